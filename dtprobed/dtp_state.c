@@ -1,0 +1,624 @@
+/*
+ * dtp_state.c: the processes dtprobed knows, their registrations, and the
+ * two places those are published: the state directory (one file per pid,
+ * written atomically, format in usdt_reg.c) and the pinned BPF map keyed on
+ * (pid, site address) (layout in usdt_reg.h).
+ *
+ * Invariants.  A process is known iff its state file exists; the map holds
+ * an entry for (pid, site) iff the state file of pid lists the site.  Every
+ * change goes: memory, then file, then map.  At start the files are the
+ * truth: they are read back, dead processes dropped, and the map is cleared
+ * and refilled from them, so dtrace sessions holding the map keep working
+ * across a restart (the pinned map is reused, not recreated).
+ *
+ * Identity.  A process is (pid, start time from /proc/PID/stat); a
+ * registration is (pid, module dev/inode, provider): registering again
+ * replaces.  The module is the file mapped at the message's base address,
+ * found in /proc/PID/maps; every site must lie in an executable mapping of
+ * that same file, so a process can describe only its own code.
+ *
+ * Exit and exec are found by a check every second (dtp_state_check): the
+ * start time changed or /proc/PID vanished (exit), or the file is no longer
+ * mapped where its sites were (exec).  An exec of the same file at the same
+ * address is not seen, but the new image registers again and replaces the
+ * registration.  Chosen over the proc connector (needs CAP_NET_ADMIN and
+ * loses events under load) and pidfds (no exec notification) for being
+ * simple and self-healing.
+ *
+ * Fork: the registration code sends its registration again in the child
+ * (pthread_atfork), under the child's own pid.
+ */
+#include <bpf/bpf.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dtprobed.h"
+
+#define DTP_PROCS_MAX		16384
+#define DTP_REGS_PER_PROC	256
+#define DTP_RATE_WINDOW		10	/* seconds */
+#define DTP_RATE_MAX		200	/* messages per window per pid */
+
+typedef struct dtp_proc {
+	pid_t pid;
+	uint64_t start;
+	usdt_reg_t *regs;
+	struct dtp_proc *next;
+} dtp_proc_t;
+
+static struct {
+	const char *statedir;
+	const char *mappath;
+	int mapfd;			/* -1: no BPF map */
+	dtp_proc_t *procs;
+	int nprocs;
+	uint64_t next_id;
+	struct { pid_t pid; time_t window; int count; } rate[1024]; /* window: start */
+} st = { .mapfd = -1, .next_id = 1 };
+
+/* ---- /proc ---- */
+
+/* Start time of pid (field 22 of /proc/PID/stat), 0 if gone. */
+static uint64_t proc_start_time(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd, field;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the command name may hold anything */
+	if (p == NULL)
+		return 0;
+	for (field = 2; p != NULL && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL || sscanf(p + 1, "%llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+typedef struct proc_map {
+	uint64_t start, end, pgoff;
+	uint64_t dev, ino;
+	bool exec;
+	char path[PATH_MAX];
+} proc_map_t;
+
+/* The mappings of pid, malloc'ed; -1 if the process is gone. */
+static int proc_maps(pid_t pid, proc_map_t **out, int *n)
+{
+	char path[64], line[PATH_MAX + 256];
+	FILE *f;
+	int cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		proc_map_t m = { 0 };
+		unsigned int maj, min;
+		unsigned long long ino;
+		char perms[8];
+		int off = 0;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
+			   " %x:%x %llu %n", &m.start, &m.end, perms, &m.pgoff,
+			   &maj, &min, &ino, &off) < 7 || ino == 0)
+			continue;
+		m.dev = makedev(maj, min);
+		m.ino = ino;
+		m.exec = perms[2] == 'x';
+		snprintf(m.path, sizeof(m.path), "%s", line + off);
+		m.path[strcspn(m.path, "\n")] = '\0';
+		if (*n == cap) {
+			proc_map_t *nm = realloc(*out, (size_t)(cap = cap * 2 + 64)
+						 * sizeof(*nm));
+			if (nm == NULL)
+				break;
+			*out = nm;
+		}
+		(*out)[(*n)++] = m;
+	}
+	fclose(f);
+	return 0;
+}
+
+static const proc_map_t *map_find(const proc_map_t *maps, int n, uint64_t addr)
+{
+	for (int i = 0; i < n; i++)
+		if (addr >= maps[i].start && addr < maps[i].end)
+			return &maps[i];
+	return NULL;
+}
+
+/* Link-time address of file offset 0: the first PT_LOAD's p_vaddr - p_offset,
+ * read from the mapped file itself (through /proc/PID/map_files, which
+ * also works across mount namespaces).  0 if unknown. */
+static uint64_t elf_vaddr_of_offset0(pid_t pid, const proc_map_t *m)
+{
+	char path[128];
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	uint64_t v = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)pid, m->start, m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_phentsize == sizeof(ph) && eh.e_phnum < 256) {
+		for (int i = 0; i < eh.e_phnum; i++) {
+			if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff +
+			    (uint64_t)i * sizeof(ph))) != sizeof(ph))
+				break;
+			if (ph.p_type == PT_LOAD) {
+				v = (ph.p_vaddr - ph.p_offset) & ~(uint64_t)0xfff;
+				break;
+			}
+		}
+	}
+	close(fd);
+	return v;
+}
+
+/* ---- the BPF map ---- */
+
+static void map_put(pid_t pid, const usdt_reg_t *r)
+{
+	for (int i = 0; st.mapfd >= 0 && i < r->nprobes; i++) {
+		for (int j = 0; j < r->probes[i].nsites; j++) {
+			usdt_reg_mapkey_t k = { (uint32_t)pid, 0,
+						r->probes[i].sites[j].addr };
+			usdt_reg_mapval_t v = { r->id, (uint32_t)i, 0 };
+
+			if (bpf_map_update_elem(st.mapfd, &k, &v, BPF_ANY) != 0)
+				dtp_log(LOG_WARNING, "pid %d: map update: %s",
+					(int)pid, strerror(errno));
+		}
+	}
+}
+
+static void map_del(pid_t pid, const usdt_reg_t *r)
+{
+	for (int i = 0; st.mapfd >= 0 && i < r->nprobes; i++) {
+		for (int j = 0; j < r->probes[i].nsites; j++) {
+			usdt_reg_mapkey_t k = { (uint32_t)pid, 0,
+						r->probes[i].sites[j].addr };
+
+			bpf_map_delete_elem(st.mapfd, &k);
+		}
+	}
+}
+
+static void map_clear(void)
+{
+	usdt_reg_mapkey_t k, next;
+
+	while (st.mapfd >= 0 && bpf_map_get_next_key(st.mapfd, NULL, &k) == 0) {
+		if (bpf_map_delete_elem(st.mapfd, &k) != 0)
+			break;
+		(void)next;
+	}
+}
+
+/* mkdir -p of the directory part of path. */
+static void mkdir_parents(const char *path)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+}
+
+static int map_open(const char *path)
+{
+	struct bpf_map_info info = { 0 };
+	uint32_t len = sizeof(info);
+	int fd = bpf_obj_get(path);
+
+	if (fd >= 0) {
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+		    info.key_size == sizeof(usdt_reg_mapkey_t) &&
+		    info.value_size == sizeof(usdt_reg_mapval_t))
+			return fd;
+		dtp_log(LOG_ERR, "%s: not a usdt_procs map; replacing it", path);
+		close(fd);
+		unlink(path);
+	}
+	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "usdt_procs",
+			    sizeof(usdt_reg_mapkey_t), sizeof(usdt_reg_mapval_t),
+			    USDT_REG_MAP_ENTRIES, NULL);
+	if (fd < 0) {
+		dtp_log(LOG_WARNING, "cannot create the BPF map: %s",
+			strerror(errno));
+		return -1;
+	}
+	mkdir_parents(path);
+	if (bpf_obj_pin(fd, path) != 0) {
+		dtp_log(LOG_WARNING, "cannot pin the BPF map at %s: %s", path,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- state files ---- */
+
+static void state_write(const dtp_proc_t *p)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d", st.statedir, (int)p->pid);
+	if (p->regs == NULL) {
+		unlink(path);
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.%d.tmp", st.statedir, (int)p->pid);
+	f = fopen(tmp, "we");
+	if (f == NULL) {
+		dtp_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
+		return;
+	}
+	usdt_reg_write(f, p->regs);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		dtp_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return;
+	}
+	fclose(f);
+	if (rename(tmp, path) != 0)
+		dtp_log(LOG_ERR, "%s: %s", path, strerror(errno));
+}
+
+/* ---- processes ---- */
+
+static dtp_proc_t *proc_get(pid_t pid, bool create)
+{
+	dtp_proc_t *p;
+
+	for (p = st.procs; p != NULL; p = p->next)
+		if (p->pid == pid)
+			return p;
+	if (!create || st.nprocs >= DTP_PROCS_MAX)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->pid = pid;
+	p->next = st.procs;
+	st.procs = p;
+	st.nprocs++;
+	return p;
+}
+
+static void proc_forget(dtp_proc_t *p)
+{
+	dtp_proc_t **pp;
+
+	for (usdt_reg_t *r = p->regs; r != NULL; r = r->next)
+		map_del(p->pid, r);
+	usdt_reg_free(p->regs);
+	p->regs = NULL;
+	state_write(p);
+	for (pp = &st.procs; *pp != p; pp = &(*pp)->next)
+		;
+	*pp = p->next;
+	st.nprocs--;
+	free(p);
+}
+
+/* Remove the registration (module dev/ino, provider) of p; true if found. */
+static bool proc_remove(dtp_proc_t *p, uint64_t dev, uint64_t ino,
+			const char *provider)
+{
+	for (usdt_reg_t **rp = &p->regs; *rp != NULL; rp = &(*rp)->next) {
+		usdt_reg_t *r = *rp;
+
+		if (r->dev == dev && r->ino == ino &&
+		    strcmp(r->provider, provider) == 0) {
+			map_del(p->pid, r);
+			*rp = r->next;
+			r->next = NULL;
+			usdt_reg_free(r);
+			return true;
+		}
+	}
+	return false;
+}
+
+static int reg_count(const usdt_reg_t *r)
+{
+	int n = 0;
+
+	for (; r != NULL; r = r->next)
+		n++;
+	return n;
+}
+
+/* Fill the module, file offsets and bias of reg from pid's mappings; -1
+ * with why when a site is not in the module's code. */
+static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
+		   size_t whysz)
+{
+	proc_map_t *maps;
+	const proc_map_t *bm;
+	int n, rc = -1;
+
+	if (proc_maps(pid, &maps, &n) != 0) {
+		snprintf(why, whysz, "process vanished");
+		return -1;
+	}
+	bm = map_find(maps, n, base);
+	if (bm == NULL) {
+		snprintf(why, whysz, "base address 0x%" PRIx64 " is not in a "
+			 "mapped file", base);
+		goto out;
+	}
+	free(reg->module);
+	reg->module = strdup(bm->path);
+	reg->dev = bm->dev;
+	reg->ino = bm->ino;
+	for (int i = 0; i < n; i++) {
+		if (maps[i].dev == bm->dev && maps[i].ino == bm->ino &&
+		    maps[i].pgoff == 0) {
+			reg->bias = maps[i].start - elf_vaddr_of_offset0(pid, &maps[i]);
+			break;
+		}
+	}
+	for (int i = 0; i < reg->nprobes; i++) {
+		for (int j = 0; j < reg->probes[i].nsites; j++) {
+			usdt_reg_site_t *s = &reg->probes[i].sites[j];
+			const proc_map_t *m = map_find(maps, n, s->addr);
+			const proc_map_t *sm = map_find(maps, n, s->sema_addr);
+
+			if (m == NULL || !m->exec || m->dev != bm->dev ||
+			    m->ino != bm->ino) {
+				snprintf(why, whysz, "site 0x%" PRIx64 " is not in "
+					 "the code of %s", s->addr, bm->path);
+				goto out;
+			}
+			s->offset = s->addr - m->start + m->pgoff;
+			if (sm != NULL && sm->dev == bm->dev && sm->ino == bm->ino)
+				s->sema_offset = s->sema_addr - sm->start + sm->pgoff;
+			else
+				s->sema_addr = s->sema_offset = 0;
+		}
+	}
+	rc = reg->module ? 0 : -1;
+out:
+	free(maps);
+	return rc;
+}
+
+/* A window opens at a pid's first message and lasts DTP_RATE_WINDOW
+ * seconds; within it at most DTP_RATE_MAX messages are served.  The table
+ * is small and hashed on the pid: a collision only resets a count. */
+bool dtp_state_rate_ok(pid_t pid)
+{
+	time_t now = time(NULL);
+	typeof(st.rate[0]) *r = &st.rate[(unsigned)pid % 1024];
+
+	if (r->pid != pid || now - r->window >= DTP_RATE_WINDOW) {
+		r->pid = pid;
+		r->window = now;
+		r->count = 0;
+	}
+	return ++r->count <= DTP_RATE_MAX;
+}
+
+/* The first site of reg, 0 if it has none. */
+static uint64_t first_site(const usdt_reg_t *r)
+{
+	for (int i = 0; i < r->nprobes; i++)
+		if (r->probes[i].nsites > 0)
+			return r->probes[i].sites[0].addr;
+	return 0;
+}
+
+/* Unregistration needs no /proc lookup (the process may be exiting and its
+ * mappings gone): the registration of the same provider whose first site is
+ * the message's first site is removed.  Unknown ones are ignored. */
+static void unregister(pid_t pid, usdt_reg_t *msg)
+{
+	dtp_proc_t *p = proc_get(pid, false);
+	uint64_t site = first_site(msg);
+
+	for (usdt_reg_t **rp = p ? &p->regs : NULL; rp && *rp; rp = &(*rp)->next) {
+		usdt_reg_t *r = *rp;
+
+		if (strcmp(r->provider, msg->provider) != 0 ||
+		    first_site(r) != site)
+			continue;
+		map_del(pid, r);
+		*rp = r->next;
+		r->next = NULL;
+		usdt_reg_free(r);
+		if (p->regs == NULL)
+			proc_forget(p);
+		else
+			state_write(p);
+		break;
+	}
+	usdt_reg_free(msg);
+}
+
+int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
+		    char *why, size_t whysz)
+{
+	uint64_t start;
+	dtp_proc_t *p;
+
+	if (op == DTPV_OP_UNREGISTER) {
+		unregister(pid, reg);
+		return 0;
+	}
+	start = proc_start_time(pid);
+	if (start == 0) {
+		snprintf(why, whysz, "process vanished");
+		goto refuse;
+	}
+	if (resolve(pid, base, reg, why, whysz) != 0)
+		goto refuse;
+	p = proc_get(pid, true);
+	if (p != NULL && p->start != start && p->start != 0) {
+		proc_forget(p);		/* a recycled pid */
+		p = proc_get(pid, true);
+	}
+	if (p == NULL) {
+		snprintf(why, whysz, "too many processes");
+		goto refuse;
+	}
+	p->start = start;
+	proc_remove(p, reg->dev, reg->ino, reg->provider);
+	if (reg_count(p->regs) >= DTP_REGS_PER_PROC) {
+		snprintf(why, whysz, "too many registrations");
+		if (p->regs == NULL)
+			proc_forget(p);
+		goto refuse;
+	}
+	reg->pid = pid;
+	reg->start_time = start;
+	reg->id = st.next_id++;
+	reg->next = p->regs;
+	p->regs = reg;
+	state_write(p);
+	map_put(pid, reg);
+	return 0;
+refuse:
+	usdt_reg_free(reg);
+	return -1;
+}
+
+/* Is every registration's first site still mapped from the same file? */
+static bool proc_same_image(dtp_proc_t *p)
+{
+	proc_map_t *maps;
+	int n;
+	bool same = true;
+
+	if (proc_maps(p->pid, &maps, &n) != 0)
+		return false;
+	for (usdt_reg_t **rp = &p->regs; *rp != NULL;) {
+		usdt_reg_t *r = *rp;
+		const proc_map_t *m = NULL;
+
+		if (r->nprobes > 0 && r->probes[0].nsites > 0)
+			m = map_find(maps, n, r->probes[0].sites[0].addr);
+		if ((r->nprobes > 0 && r->probes[0].nsites > 0) &&
+		    (m == NULL || m->dev != r->dev || m->ino != r->ino)) {
+			map_del(p->pid, r);	/* unmapped (dlclose, exec) */
+			*rp = r->next;
+			r->next = NULL;
+			usdt_reg_free(r);
+			same = false;
+			continue;
+		}
+		rp = &r->next;
+	}
+	free(maps);
+	if (!same)
+		state_write(p);
+	return p->regs != NULL;
+}
+
+void dtp_state_check(void)
+{
+	dtp_proc_t *p, *next;
+
+	for (p = st.procs; p != NULL; p = next) {
+		next = p->next;
+		if (proc_start_time(p->pid) != p->start || !proc_same_image(p))
+			proc_forget(p);
+	}
+}
+
+/* Rebuild from the state files: keep live processes, refill the map. */
+static void state_rebuild(void)
+{
+	usdt_reg_t *all = NULL, *r, *next;
+
+	usdt_reg_read_all(st.statedir, &all);
+	map_clear();
+	for (r = all; r != NULL; r = next) {
+		dtp_proc_t *p;
+
+		next = r->next;
+		r->next = NULL;
+		if (r->id >= st.next_id)
+			st.next_id = r->id + 1;
+		p = proc_start_time(r->pid) == r->start_time ?
+			proc_get(r->pid, true) : NULL;
+		if (p == NULL) {
+			usdt_reg_free(r);
+			continue;
+		}
+		p->start = r->start_time;
+		r->next = p->regs;
+		p->regs = r;
+		map_put(p->pid, r);
+	}
+	/* Drop files of dead processes; the check drops exec'd ones. */
+	usdt_reg_read_all(st.statedir, &all);
+	for (r = all; r != NULL; r = r->next) {
+		if (proc_get(r->pid, false) == NULL) {
+			char path[PATH_MAX];
+
+			snprintf(path, sizeof(path), "%s/%d", st.statedir,
+				 (int)r->pid);
+			unlink(path);
+		}
+	}
+	usdt_reg_free(all);
+	for (dtp_proc_t *p = st.procs; p != NULL; p = p->next)
+		state_write(p);
+	dtp_state_check();
+}
+
+int dtp_state_init(const char *statedir, const char *mappath)
+{
+	st.statedir = statedir;
+	st.mappath = mappath;
+	if (mkdir(statedir, 0755) != 0 && errno != EEXIST) {
+		dtp_log(LOG_ERR, "cannot create %s: %s", statedir,
+			strerror(errno));
+		return -1;
+	}
+	if (mappath != NULL && *mappath != '\0')
+		st.mapfd = map_open(mappath);
+	state_rebuild();
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * dtprobed.h: the parts of dtprobed.
+ *
+ *   dtprobed.c	options, the socket, the main loop, logging
+ *   dtp_msg.c	checks a registration message and turns it into the state
+ *		text format (usdt_reg.c), in a forked child jailed with
+ *		seccomp strict mode
+ *   dtp_state.c	processes and their registrations: /proc lookups, state
+ *		files, the pinned BPF map, liveness checks
+ */
+#ifndef DTPROBED_H
+#define DTPROBED_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "dtprobed_proto.h"
+#include "../plugins/usdt/usdt_reg.h"
+#include "../plugins/usdt/usdt_reg_impl.h"
+
+/* Log a message: to stderr in -F mode, else to syslog. */
+void dtp_log(int prio, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* dtp_msg.c.  Check msg (len bytes, untrusted) in a jailed child: on success
+ * *op, *base and *reg (one registration, pid and module not filled) are set;
+ * else -1 and why says what is wrong. */
+int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
+		  usdt_reg_t **reg, char *why, size_t whysz);
+/* The same check, in the calling process (for the child and the fuzzer):
+ * writes the state text to fd; 0 or -1 with why. */
+int dtp_msg_convert(const unsigned char *msg, size_t len, int fd,
+		    char *why, size_t whysz);
+
+/* dtp_state.c */
+int dtp_state_init(const char *statedir, const char *mappath);
+/* Apply a checked message of process pid; -1 with why when refused. */
+int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
+		    char *why, size_t whysz);
+/* Forget processes that exited or exec'd. */
+void dtp_state_check(void);
+/* Messages of pid in the current window: false when over the limit. */
+bool dtp_state_rate_ok(pid_t pid);
+
+#endif /* DTPROBED_H */

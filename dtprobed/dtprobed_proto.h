@@ -1,0 +1,78 @@
+/*
+ * dtprobed_proto.h: the registration message, version 1.
+ *
+ * Written by the registration code that `dtrace -G` links into a program
+ * (dtrace/dt_link.c generates it) and read by dtprobed, which trusts none of
+ * it.  One message per SOCK_SEQPACKET packet, at most DTPV_MSG_MAX bytes.
+ * All integers native (little-endian x86_64), all offsets relative to the
+ * start of the message, every string NUL-terminated inside the string table.
+ *
+ *	dtpv_msg_t		header, 88 bytes
+ *	dtpv_probe_t[nprobes]	at probes_off
+ *	uint32_t types[ntypes]	at types_off: string offsets of type names
+ *	dtpv_site_t[nsites]	at sites_off: the module's sites of this
+ *				provider, found at run time
+ *	char strtab[strtab_size] at strtab_off; offset 0 is ""
+ *
+ * The part from probes_off on, except sites, is fixed per provider and
+ * lives in the -G object's section .dtrace_prov (with a zero header), so
+ * `readelf -x .dtrace_prov` shows what a program will register.
+ *
+ * The daemon answers nothing: the sender never waits.
+ */
+#ifndef DTPROBED_PROTO_H
+#define DTPROBED_PROTO_H
+
+#include <stdint.h>
+
+#define DTPV_MAGIC	"DTPV"
+#define DTPV_VERSION	1
+#define DTPV_MSG_MAX	(1u << 20)
+#define DTPV_ARGS_MAX	10
+#define DTPV_PROBES_MAX	100000
+#define DTPV_SITES_MAX	200000
+#define DTPV_NAME_MAX	256	/* provider, probe and type names */
+
+enum dtpv_op {
+	DTPV_OP_REGISTER = 1,
+	DTPV_OP_UNREGISTER = 2,
+};
+
+typedef struct dtpv_msg {
+	char magic[4];		/* DTPV_MAGIC */
+	uint16_t version;	/* DTPV_VERSION */
+	uint16_t op;		/* dtpv_op */
+	uint32_t size;		/* of the whole message */
+	uint32_t provider;	/* string offset */
+	uint32_t attrs[5];	/* string offsets of "Name/Name/Class", 0: none */
+	uint32_t nprobes, probes_off;
+	uint32_t ntypes, types_off;
+	uint32_t nsites, sites_off;
+	uint32_t strtab_off, strtab_size;
+	uint64_t base;		/* run-time address of a byte of the module
+				   (its .stapsdt.base marker) */
+	uint64_t base_link;	/* link-time address of that byte, 0 unknown */
+} dtpv_msg_t;
+
+typedef struct dtpv_probe {
+	uint32_t name;		/* string offset, as declared */
+	uint8_t nargs, nxargs;	/* <= DTPV_ARGS_MAX each */
+	uint16_t pad;
+	uint32_t native;	/* index in types of the first native type */
+	uint32_t xlate;		/* index in types of the first xlate type */
+	uint8_t mapping[DTPV_ARGS_MAX];	/* args[i] is native mapping[i] */
+	uint16_t pad2;
+} dtpv_probe_t;
+
+typedef struct dtpv_site {
+	uint64_t addr;		/* run-time address of the nop */
+	uint64_t sema;		/* run-time address of the semaphore */
+	uint32_t probe;		/* index in probes */
+	uint32_t pad;
+} dtpv_site_t;
+
+_Static_assert(sizeof(dtpv_msg_t) == 88, "dtpv_msg_t layout");
+_Static_assert(sizeof(dtpv_probe_t) == 28, "dtpv_probe_t layout");
+_Static_assert(sizeof(dtpv_site_t) == 24, "dtpv_site_t layout");
+
+#endif /* DTPROBED_PROTO_H */

@@ -1,0 +1,1061 @@
+/*
+ * dt_agg.c: the consumer's side of aggregations: snapshot the BPF maps,
+ * merge the CPUs, sort, print as DTrace does; clear, trunc, normalize.
+ *
+ * Each aggregation is a BPF_MAP_TYPE_PERCPU_HASH keyed on its key tuple
+ * (dt_rec.h).  A lookup returns one value per possible CPU, each rounded up
+ * to 8 bytes.  The value is a run of int64 words whose meaning depends on
+ * the aggregating function:
+ *
+ *   count		[0] count
+ *   sum, min, max	[0] the value (min starts at INT64_MAX, max INT64_MIN)
+ *   avg		[0] count, [1] sum
+ *   stddev		[0] count, [1] sum, [2] sum of squares low 64 bits,
+ *			[3] high 64 bits
+ *   quantize		127 buckets; bucket 63 counts 0, bucket 63 + 1 + k
+ *			counts v in [2^k, 2^(k+1)), bucket 63 - 1 - k counts
+ *			v in (-2^(k+1), -2^k]; INT64_MIN goes to bucket 0
+ *   lquantize(low, high, step)   levels = (high - low) / step; levels + 2
+ *			buckets: [0] v < low, [levels + 1] v >= low +
+ *			levels * step, else [1 + (v - low) / step]
+ *   llquantize(factor, low, high, nsteps)  as illumos lays it out:
+ *			[0] v < factor^low; then, for each order o from low
+ *			to high, the bins of [factor^o, factor^(o+1)) in
+ *			steps of factor^(o+1) / nsteps (1 if that is < 1);
+ *			last, v >= factor^(high+1).  dt_llquantize_bucket()
+ *			is the reference the code generator follows.
+ *
+ * Invariants: the consumer's table (dtp->cons->aggs) holds the merged
+ * entries of the last snapshot; an aggregation without a map (unit tests)
+ * keeps the entries it was given.  Printing never changes the entries;
+ * clear and trunc change both the table and the map, so that the next
+ * snapshot agrees.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "dt_consume_impl.h"
+#include "dt_bpf.h"
+
+/* --- layout --- */
+
+static int64_t ipow(int64_t base, int64_t exp)
+{
+	int64_t r = 1;
+
+	while (exp-- > 0) {
+		if (r > INT64_MAX / (base ? base : 1))
+			return INT64_MAX;
+		r *= base;
+	}
+	return r;
+}
+
+/*
+ * Walk the llquantize bins: call fn(bin, lower bound) for each bin between
+ * the underflow and the overflow bin.  Returns the number of bins walked.
+ */
+static int llq_walk(int64_t factor, int64_t low, int64_t high, int64_t nsteps,
+		    bool (*fn)(int bin, int64_t lo, void *arg), void *arg)
+{
+	int64_t value = ipow(factor, low), next, step;
+	int bin = 1;
+
+	if (factor < 2 || nsteps < 1 || low > high)
+		return 0;
+	for (int64_t order = low; order <= high; order++) {
+		next = value > INT64_MAX / factor ? INT64_MAX : value * factor;
+		step = next > nsteps ? next / nsteps : 1;
+		for (; value < next; value += step, bin++) {
+			if (fn != NULL && !fn(bin, value, arg))
+				return bin;
+			if (bin > 100000)
+				return bin;	/* absurd parameters */
+		}
+		value = next;
+	}
+	return bin - 1;
+}
+
+int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
+			   int64_t nsteps)
+{
+	return llq_walk(factor, low, high, nsteps, NULL, NULL) + 2;
+}
+
+struct llq_find {
+	int64_t v;
+	int bin;
+};
+
+static bool llq_find_fn(int bin, int64_t lo, void *arg)
+{
+	struct llq_find *f = arg;
+
+	if (f->v < lo)
+		return false;
+	f->bin = bin;
+	return true;
+}
+
+int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
+			 int64_t nsteps, int64_t v)
+{
+	struct llq_find f = { v, 0 };
+	int n = dt_llquantize_nbuckets(factor, low, high, nsteps);
+
+	if (v < ipow(factor, low))
+		return 0;
+	if (v >= ipow(factor, high + 1))
+		return n - 1;
+	llq_walk(factor, low, high, nsteps, llq_find_fn, &f);
+	return f.bin;
+}
+
+static int lq_levels(const dt_aggdesc_t *d)
+{
+	int64_t step = d->params[2] > 0 ? d->params[2] : 1;
+	int64_t levels = (d->params[1] - d->params[0]) / step;
+
+	return levels > 0 && levels < 65536 ? (int)levels : 0;
+}
+
+size_t dt_agg_nwords(const dt_aggdesc_t *d)
+{
+	switch (d->func) {
+	case DT_AGG_AVG:	return 2;
+	case DT_AGG_STDDEV:	return 4;
+	case DT_AGG_QUANTIZE:	return DT_QUANTIZE_NBUCKETS;
+	case DT_AGG_LQUANTIZE:	return (size_t)lq_levels(d) + 2;
+	case DT_AGG_LLQUANTIZE:
+		return (size_t)dt_llquantize_nbuckets(d->params[0],
+			d->params[1], d->params[2], d->params[3]);
+	default:		return 1;
+	}
+}
+
+/* The value an entry starts from (and returns to after clear()). */
+static void agg_init_val(const dt_aggdesc_t *d, int64_t *val)
+{
+	memset(val, 0, dt_agg_nwords(d) * sizeof(int64_t));
+	if (d->func == DT_AGG_MIN)
+		val[0] = INT64_MAX;
+	else if (d->func == DT_AGG_MAX)
+		val[0] = INT64_MIN;
+}
+
+static void agg_merge_val(const dt_aggdesc_t *d, int64_t *dst,
+			  const int64_t *src)
+{
+	size_t i, n = dt_agg_nwords(d);
+
+	switch (d->func) {
+	case DT_AGG_MIN:
+		if (src[0] < dst[0])
+			dst[0] = src[0];
+		break;
+	case DT_AGG_MAX:
+		if (src[0] > dst[0])
+			dst[0] = src[0];
+		break;
+	case DT_AGG_STDDEV: {
+		unsigned __int128 a = ((unsigned __int128)(uint64_t)dst[3] << 64)
+				      | (uint64_t)dst[2];
+		unsigned __int128 b = ((unsigned __int128)(uint64_t)src[3] << 64)
+				      | (uint64_t)src[2];
+
+		dst[0] += src[0];
+		dst[1] += src[1];
+		a += b;
+		dst[2] = (int64_t)(uint64_t)a;
+		dst[3] = (int64_t)(uint64_t)(a >> 64);
+		break;
+	}
+	default:	/* counts, sums and buckets add */
+		for (i = 0; i < n; i++)
+			dst[i] = (int64_t)((uint64_t)dst[i] + (uint64_t)src[i]);
+		break;
+	}
+}
+
+/* --- the table --- */
+
+static dt_aggstate_t *agg_state(dtrace_hdl_t *dtp, int id)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+
+	if (c->aggs == NULL)
+		dt_agg_setup(dtp, NULL, 0);
+	if (id < 0 || id >= c->naggs || c->aggs[id].desc == NULL)
+		return NULL;
+	return &c->aggs[id];
+}
+
+int dt_agg_setup(dtrace_hdl_t *dtp, dt_aggdesc_t **descs, int n)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	int i;
+
+	dt_agg_fini(dtp);
+	if (descs == NULL)
+		n = dt_cg_naggs(dtp);
+	c->naggs = n;
+	c->aggs = dt_zalloc(sizeof(dt_aggstate_t) * (size_t)(n > 0 ? n : 1));
+	for (i = 0; i < n; i++) {
+		c->aggs[i].desc = descs != NULL ? descs[i] : dt_cg_agg(dtp, i);
+		c->aggs[i].normal = 1;
+	}
+	return 0;
+}
+
+static void agg_free_entries(dt_aggstate_t *as)
+{
+	for (size_t i = 0; i < as->nents; i++) {
+		free(as->ents[i].key);
+		free(as->ents[i].val);
+	}
+	as->nents = 0;
+}
+
+void dt_agg_fini(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dtp->cons;
+	int i;
+
+	if (c == NULL || c->aggs == NULL)
+		return;
+	for (i = 0; i < c->naggs; i++) {
+		agg_free_entries(&c->aggs[i]);
+		free(c->aggs[i].ents);
+	}
+	free(c->aggs);
+	c->aggs = NULL;
+	c->naggs = 0;
+}
+
+static dt_aggent_t *agg_append(dt_aggstate_t *as, const void *key)
+{
+	dt_aggent_t *e;
+	size_t ks = as->desc->keysize;
+
+	if (as->nents == as->cap) {
+		as->cap = as->cap ? as->cap * 2 : 16;
+		as->ents = dt_realloc(as->ents, as->cap * sizeof(*as->ents));
+	}
+	e = &as->ents[as->nents++];
+	e->key = dt_zalloc(ks ? ks : 1);
+	if (ks)
+		memcpy(e->key, key, ks);
+	e->val = dt_zalloc(dt_agg_nwords(as->desc) * sizeof(int64_t));
+	e->percpu = NULL;
+	agg_init_val(as->desc, e->val);
+	return e;
+}
+
+void dt_agg_merge(dtrace_hdl_t *dtp, int id, const void *key,
+		  const int64_t *val)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+	dt_aggent_t *e = NULL;
+	size_t i, ks;
+
+	if (as == NULL)
+		return;
+	ks = as->desc->keysize;
+	for (i = 0; i < as->nents; i++) {
+		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0) {
+			e = &as->ents[i];
+			break;
+		}
+	}
+	if (e == NULL)
+		e = agg_append(as, key);
+	agg_merge_val(as->desc, e->val, val);
+}
+
+/* --- snapshot --- */
+
+static int agg_ncpus(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+
+	if (c->ncpus <= 0) {
+		c->ncpus = libbpf_num_possible_cpus();
+		if (c->ncpus <= 0)
+			c->ncpus = 1;
+	}
+	return c->ncpus;
+}
+
+static size_t agg_cpu_stride(const dt_aggdesc_t *d)
+{
+	size_t vs = d->valsize ? d->valsize : dt_agg_nwords(d) * 8;
+
+	return (vs + 7) & ~(size_t)7;
+}
+
+/* Merge the per-CPU values of one key read from the map. */
+static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
+			     const uint8_t *vals, int ncpus)
+{
+	size_t stride = agg_cpu_stride(as->desc);
+	size_t nw = dt_agg_nwords(as->desc);
+	int64_t *tmp = dt_zalloc(nw * sizeof(int64_t));
+	dt_aggent_t *e = agg_append(as, key);
+	size_t copy = stride < nw * 8 ? stride : nw * 8;
+
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		agg_init_val(as->desc, tmp);
+		memcpy(tmp, vals + (size_t)cpu * stride, copy);
+		agg_merge_val(as->desc, e->val, tmp);
+	}
+	free(tmp);
+}
+
+static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
+{
+	const dt_aggdesc_t *d = as->desc;
+	int ncpus = agg_ncpus(dtp), fd, err = 0;
+	size_t ks = d->keysize ? d->keysize : 4;
+	uint8_t *key, *next, *vals;
+	void *prev = NULL;
+
+	if (d->map == NULL)
+		return 0;	/* hand-made entries (tests) */
+	fd = d->map->fd;
+	key = dt_zalloc(ks);
+	next = dt_zalloc(ks);
+	vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
+	agg_free_entries(as);
+	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+		memcpy(key, next, ks);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, vals) != 0) {
+			if (errno == ENOENT)
+				continue;	/* deleted meanwhile */
+			err = -errno;
+			break;
+		}
+		agg_merge_percpu(as, key, vals, ncpus);
+	}
+	free(key);
+	free(next);
+	free(vals);
+	if (err != 0)
+		dt_set_error(dtp, "failed to read aggregation @%s: %s",
+			     d->name, strerror(-err));
+	return err;
+}
+
+int dt_agg_snapshot(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	int i, err = 0;
+
+	if (c->aggs == NULL)
+		dt_agg_setup(dtp, NULL, 0);
+	for (i = 0; i < c->naggs; i++) {
+		if (c->aggs[i].desc != NULL &&
+		    agg_snapshot_one(dtp, &c->aggs[i]) != 0)
+			err = -1;
+	}
+	return err;
+}
+
+static int agg_snapshot_ids(dtrace_hdl_t *dtp, const int *ids, int n)
+{
+	for (int i = 0; i < n; i++) {
+		dt_aggstate_t *as = agg_state(dtp, ids[i]);
+
+		if (as == NULL) {
+			dt_set_error(dtp, "no aggregation with id %d", ids[i]);
+			return -1;
+		}
+		if (agg_snapshot_one(dtp, as) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* --- values and sorting --- */
+
+static unsigned __int128 isqrt128(unsigned __int128 n)
+{
+	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
+
+	while (bit > n)
+		bit >>= 2;
+	while (bit != 0) {
+		if (n >= r + bit) {
+			n -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/* sqrt(avg(x^2) - avg(x)^2), in integers, as DTrace computes it. */
+uint64_t dt_agg_stddev(const int64_t *val, uint64_t normal)
+{
+	unsigned __int128 sq = ((unsigned __int128)(uint64_t)val[3] << 64) |
+			       (uint64_t)val[2];
+	unsigned __int128 avgsq, sqavg;
+	int64_t avg;
+
+	if (val[0] == 0)
+		return 0;
+	if (normal == 0)
+		normal = 1;
+	avgsq = sq / normal / (uint64_t)val[0];
+	avg = val[1] / (int64_t)normal / val[0];
+	if (avg < 0)
+		avg = -avg;
+	sqavg = (unsigned __int128)(uint64_t)avg * (uint64_t)avg;
+	if (sqavg > avgsq)
+		return 0;
+	return (uint64_t)isqrt128(avgsq - sqavg);
+}
+
+/* Lower bound of histogram bucket i, for ordering histograms. */
+static long double agg_bucket_val(const dt_aggdesc_t *d, int i, int n)
+{
+	switch (d->func) {
+	case DT_AGG_QUANTIZE:
+		if (i == DT_QUANTIZE_ZERO)
+			return 0;
+		if (i > DT_QUANTIZE_ZERO)
+			return (long double)(1ull << (i - DT_QUANTIZE_ZERO - 1));
+		return -(long double)(1ull << (DT_QUANTIZE_ZERO - 1 - i));
+	case DT_AGG_LQUANTIZE:
+		return (long double)(d->params[0] +
+				     (int64_t)(i - 1) * d->params[2]);
+	default:
+		return (long double)i / (n ? n : 1);
+	}
+}
+
+/* Compare two values of one function: DTrace's ordering of values. */
+static int agg_valcmp(const dt_aggdesc_t *d, const int64_t *a,
+		      const int64_t *b)
+{
+	long double la = 0, lb = 0;
+	int i, n;
+
+	switch (d->func) {
+	case DT_AGG_COUNT:
+		return (uint64_t)a[0] < (uint64_t)b[0] ? -1 :
+		       (uint64_t)a[0] > (uint64_t)b[0];
+	case DT_AGG_AVG:
+		la = a[0] ? a[1] / a[0] : 0;
+		lb = b[0] ? b[1] / b[0] : 0;
+		break;
+	case DT_AGG_STDDEV:
+		la = dt_agg_stddev(a, 1);
+		lb = dt_agg_stddev(b, 1);
+		break;
+	case DT_AGG_QUANTIZE:
+	case DT_AGG_LQUANTIZE:
+	case DT_AGG_LLQUANTIZE:
+		n = (int)dt_agg_nwords(d);
+		for (i = 0; i < n; i++) {
+			la += agg_bucket_val(d, i, n) * a[i];
+			lb += agg_bucket_val(d, i, n) * b[i];
+		}
+		if (la == lb && d->func == DT_AGG_QUANTIZE) {
+			la = a[DT_QUANTIZE_ZERO];
+			lb = b[DT_QUANTIZE_ZERO];
+		}
+		break;
+	default:
+		la = a[0];
+		lb = b[0];
+		break;
+	}
+	return la < lb ? -1 : la > lb;
+}
+
+static uint64_t key_int(const dt_recdesc_t *r, const uint8_t *key)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, key + r->offset, r->size < 8 ? r->size : 8);
+	return v;
+}
+
+/* Keys compare field by field from key position `from`: integers as
+ * unsigned values (as DTrace sorts them), strings and bytes bytewise. */
+static int agg_keycmp(const dt_aggdesc_t *d, const uint8_t *a,
+		      const uint8_t *b, int from)
+{
+	for (int k = 0; k < d->nkeys; k++) {
+		const dt_recdesc_t *r = &d->keys[(k + from) % d->nkeys];
+		int c;
+
+		if (r->kind == DT_RK_INT) {
+			uint64_t x = key_int(r, a), y = key_int(r, b);
+
+			c = x < y ? -1 : x > y;
+		} else if (r->kind == DT_RK_STRING) {
+			c = strncmp((const char *)a + r->offset,
+				    (const char *)b + r->offset, r->size);
+		} else {
+			c = memcmp(a + r->offset, b + r->offset, r->size);
+		}
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/* One row of a (possibly joined) printa: a key and a value per agg. */
+typedef struct agg_row {
+	const uint8_t *key;
+	size_t ent;		/* index of the entry in the first aggregation */
+	const int64_t **vals;	/* one per aggregation printed; NULL: none */
+} agg_row_t;
+
+typedef struct agg_sortctx {
+	dtrace_hdl_t *dtp;
+	dt_aggstate_t **aggs;
+	int naggs;
+	int pos;		/* which aggregation's value sorts */
+} agg_sortctx_t;
+
+static int agg_rowcmp(const void *pa, const void *pb, void *arg)
+{
+	const agg_row_t *a = pa, *b = pb;
+	agg_sortctx_t *sc = arg;
+	const dt_options_t *o = &sc->dtp->opt;
+	const dt_aggdesc_t *d = sc->aggs[sc->pos]->desc;
+	const int64_t *va = a->vals[sc->pos], *vb = b->vals[sc->pos];
+	int keypos = (int)o->aggsortkeypos;
+	int64_t *zero = NULL;
+	int c, kc;
+
+	if (keypos < 0 || (d->nkeys > 0 && keypos >= d->nkeys))
+		keypos = 0;
+	kc = agg_keycmp(sc->aggs[0]->desc, a->key, b->key, keypos);
+	if (va == NULL || vb == NULL) {
+		zero = dt_zalloc(dt_agg_nwords(d) * sizeof(int64_t));
+		agg_init_val(d, zero);
+		va = va ? va : zero;
+		vb = vb ? vb : zero;
+	}
+	c = agg_valcmp(d, va, vb);
+	free(zero);
+	if (o->aggsortkey)
+		c = kc != 0 ? kc : c;
+	else
+		c = c != 0 ? c : kc;
+	return o->aggsortrev ? -c : c;
+}
+
+/* Build the sorted rows of the aggregations ids[0..n-1] joined on key. */
+static agg_row_t *agg_rows(dtrace_hdl_t *dtp, dt_aggstate_t **aggs, int n,
+			   size_t *nrows)
+{
+	size_t cap = 0, rows = 0;
+	agg_row_t *r = NULL;
+	agg_sortctx_t sc = { dtp, aggs, n, 0 };
+
+	for (int a = 0; a < n; a++) {
+		const dt_aggdesc_t *d = aggs[a]->desc;
+
+		for (size_t i = 0; i < aggs[a]->nents; i++) {
+			const dt_aggent_t *e = &aggs[a]->ents[i];
+			size_t j = rows;
+
+			/* keys are unique within one aggregation: only a
+			 * join searches (linearly: joins are small) */
+			for (j = a == 0 ? rows : 0; j < rows; j++) {
+				if (d->keysize == 0 ||
+				    memcmp(r[j].key, e->key, d->keysize) == 0)
+					break;
+			}
+			if (j == rows) {
+				if (rows == cap) {
+					cap = cap ? cap * 2 : 16;
+					r = dt_realloc(r, cap * sizeof(*r));
+				}
+				r[rows].key = e->key;
+				r[rows].ent = i;
+				r[rows].vals = dt_zalloc(sizeof(int64_t *) *
+							 (size_t)n);
+				rows++;
+			}
+			r[j].vals[a] = e->val;
+		}
+	}
+	if (n > 1 && dtp->opt.aggsortpos > 0 && dtp->opt.aggsortpos < n)
+		sc.pos = (int)dtp->opt.aggsortpos;
+	if (rows > 1)
+		qsort_r(r, rows, sizeof(*r), agg_rowcmp, &sc);
+	*nrows = rows;
+	return r;
+}
+
+static void agg_rows_free(agg_row_t *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(r[i].vals);
+	free(r);
+}
+
+/* --- printing --- */
+
+static const char agg_ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+static const char agg_spaces[] = "                                        ";
+
+/* One histogram bar and its count, DTrace's way: 40 columns of '@' for
+ * one-signed data; two half bars around a centre line otherwise. */
+static void agg_quantline(FILE *out, int64_t val, uint64_t normal,
+			  long double total, bool pos, bool neg)
+{
+	int len = 40, depth = 0;
+	long long shown = (long long)(val / (int64_t)(normal ? normal : 1));
+	long double f;
+
+	if (!neg) {
+		if (pos && total != 0) {
+			f = (val < 0 ? -(long double)val : val) * len / total;
+			depth = (int)(f + 0.5);
+		}
+		fprintf(out, "|%.*s%.*s %-9lld\n", depth, agg_ats,
+			len - depth, agg_spaces, shown);
+		return;
+	}
+	if (!pos) {
+		f = (val < 0 ? -(long double)val : val) * len / total;
+		depth = (int)(f + 0.5);
+		fprintf(out, "%.*s%.*s| %-9lld\n", len - depth, agg_spaces,
+			depth, agg_ats, shown);
+		return;
+	}
+	len /= 2;
+	f = (val < 0 ? -(long double)val : val) * len / total;
+	depth = (int)(f + 0.5);
+	if (val <= 0)
+		fprintf(out, "%.*s%.*s|%*s %-9lld\n", len - depth, agg_spaces,
+			depth, agg_ats, len, "", shown);
+	else
+		fprintf(out, "%20s|%.*s%.*s %-9lld\n", "", depth, agg_ats,
+			len - depth, agg_spaces, shown);
+}
+
+/* Range of buckets shown: one empty bucket around the data; `empty_*`
+ * when every bucket is zero. */
+static void agg_hist_range(const int64_t *b, int n, int empty_first,
+			   int empty_last, int *first, int *last)
+{
+	int f = 0, l = n - 1;
+
+	while (f < n && b[f] == 0)
+		f++;
+	if (f == n) {
+		*first = empty_first;
+		*last = empty_last;
+		return;
+	}
+	while (l > 0 && b[l] == 0)
+		l--;
+	*first = f > 0 ? f - 1 : f;
+	*last = l < n - 1 ? l + 1 : l;
+}
+
+static void agg_hist_header(FILE *out)
+{
+	fprintf(out, "\n%16s %41s %-9s\n", "value",
+		"------------- Distribution -------------", "count");
+}
+
+static void agg_hist_totals(const int64_t *b, int first, int last,
+			    long double *total, bool *pos, bool *neg)
+{
+	*total = 0;
+	*pos = *neg = false;
+	for (int i = first; i <= last; i++) {
+		*pos |= b[i] > 0;
+		*neg |= b[i] < 0;
+		*total += b[i] < 0 ? -(long double)b[i] : b[i];
+	}
+}
+
+static void agg_print_quantize(FILE *out, const int64_t *b, uint64_t normal)
+{
+	int first, last;
+	long double total;
+	bool pos, neg;
+
+	agg_hist_range(b, DT_QUANTIZE_NBUCKETS, DT_QUANTIZE_ZERO - 1,
+		       DT_QUANTIZE_ZERO + 1, &first, &last);
+	agg_hist_totals(b, first, last, &total, &pos, &neg);
+	agg_hist_header(out);
+	for (int i = first; i <= last; i++) {
+		long long v;
+
+		if (i == DT_QUANTIZE_ZERO)
+			v = 0;
+		else if (i > DT_QUANTIZE_ZERO)
+			v = (long long)(1ull << (i - DT_QUANTIZE_ZERO - 1));
+		else
+			v = -(long long)(1ull << (DT_QUANTIZE_ZERO - 1 - i));
+		fprintf(out, "%16lld ", v);
+		agg_quantline(out, b[i], normal, total, pos, neg);
+	}
+}
+
+static void agg_print_lquantize(FILE *out, const dt_aggdesc_t *d,
+				const int64_t *b, uint64_t normal)
+{
+	int levels = lq_levels(d), first, last;
+	int64_t base = d->params[0], step = d->params[2];
+	long double total;
+	bool pos, neg;
+	char label[48];
+
+	agg_hist_range(b, levels + 2, 0, 2, &first, &last);
+	if (last > levels + 1)
+		last = levels + 1;
+	agg_hist_totals(b, first, last, &total, &pos, &neg);
+	agg_hist_header(out);
+	for (int i = first; i <= last; i++) {
+		if (i == 0)
+			snprintf(label, sizeof(label), "< %lld",
+				 (long long)base);
+		else if (i == levels + 1)
+			snprintf(label, sizeof(label), ">= %lld",
+				 (long long)(base + levels * step));
+		else
+			snprintf(label, sizeof(label), "%lld",
+				 (long long)(base + (i - 1) * step));
+		fprintf(out, "%16s ", label);
+		agg_quantline(out, b[i], normal, total, pos, neg);
+	}
+}
+
+struct llq_print {
+	FILE *out;
+	const int64_t *b;
+	int first, last;
+	uint64_t normal;
+	long double total;
+	bool pos, neg;
+};
+
+static bool llq_print_fn(int bin, int64_t lo, void *arg)
+{
+	struct llq_print *p = arg;
+
+	if (bin >= p->first && bin <= p->last) {
+		fprintf(p->out, "%16lld ", (long long)lo);
+		agg_quantline(p->out, p->b[bin], p->normal, p->total, p->pos,
+			      p->neg);
+	}
+	return true;
+}
+
+static void agg_print_llquantize(FILE *out, const dt_aggdesc_t *d,
+				 const int64_t *b, uint64_t normal)
+{
+	int64_t factor = d->params[0], low = d->params[1];
+	int64_t high = d->params[2], nsteps = d->params[3];
+	int n = dt_llquantize_nbuckets(factor, low, high, nsteps);
+	struct llq_print p = { out, b, 0, 0, normal, 0, false, false };
+	char label[48];
+
+	if (n < 3) {
+		fprintf(out, " (bad llquantize parameters)\n");
+		return;
+	}
+	agg_hist_range(b, n, 0, 1, &p.first, &p.last);
+	agg_hist_totals(b, p.first, p.last, &p.total, &p.pos, &p.neg);
+	agg_hist_header(out);
+	if (p.first == 0) {
+		snprintf(label, sizeof(label), "< %lld",
+			 (long long)ipow(factor, low));
+		fprintf(out, "%16s ", label);
+		agg_quantline(out, b[0], normal, p.total, p.pos, p.neg);
+	}
+	llq_walk(factor, low, high, nsteps, llq_print_fn, &p);
+	if (p.last == n - 1) {
+		snprintf(label, sizeof(label), ">= %lld",
+			 (long long)ipow(factor, high + 1));
+		fprintf(out, "%16s ", label);
+		agg_quantline(out, b[n - 1], normal, p.total, p.pos, p.neg);
+	}
+}
+
+int dt_agg_print_value(FILE *out, const dt_aggdesc_t *d, const int64_t *v,
+		       uint64_t normal)
+{
+	int64_t nm = normal ? (int64_t)normal : 1;
+
+	switch (d->func) {
+	case DT_AGG_QUANTIZE:
+		agg_print_quantize(out, v, (uint64_t)nm);
+		break;
+	case DT_AGG_LQUANTIZE:
+		agg_print_lquantize(out, d, v, (uint64_t)nm);
+		break;
+	case DT_AGG_LLQUANTIZE:
+		agg_print_llquantize(out, d, v, (uint64_t)nm);
+		break;
+	case DT_AGG_AVG:
+		fprintf(out, " %16lld",
+			(long long)(v[0] ? v[1] / nm / v[0] : 0));
+		break;
+	case DT_AGG_STDDEV:
+		fprintf(out, " %16llu",
+			(unsigned long long)dt_agg_stddev(v, (uint64_t)nm));
+		break;
+	default:
+		fprintf(out, " %16lld", (long long)(v[0] / nm));
+		break;
+	}
+	return 0;
+}
+
+/* One key field, DTrace's way: integers right-aligned by size (1 and 2
+ * bytes unsigned, 4 and 8 signed), strings left-aligned in 50 columns. */
+static void agg_print_key(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *r,
+			  const uint8_t *key)
+{
+	const uint8_t *p = key + r->offset;
+	uint64_t v = key_int(r, key);
+
+	if (r->kind != DT_RK_INT) {
+		dt_print_strbytes(dtp, out, p, r->size, -50, false);
+		return;
+	}
+	switch (r->size) {
+	case 1:
+		fprintf(out, " %3u", (unsigned)(uint8_t)v);
+		break;
+	case 2:
+		fprintf(out, " %5u", (unsigned)(uint16_t)v);
+		break;
+	case 4:
+		fprintf(out, " %8d", (int)(int32_t)(uint32_t)v);
+		break;
+	default:
+		fprintf(out, " %16lld", (long long)v);
+		break;
+	}
+}
+
+static void agg_print_row(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t **aggs,
+			  int n, const agg_row_t *row)
+{
+	const dt_aggdesc_t *kd = aggs[0]->desc;
+	int64_t *zero = NULL;
+
+	for (int k = 0; k < kd->nkeys; k++)
+		agg_print_key(dtp, out, &kd->keys[k], row->key);
+	for (int a = 0; a < n; a++) {
+		const int64_t *v = row->vals[a];
+
+		if (v == NULL) {
+			free(zero);
+			zero = dt_zalloc(dt_agg_nwords(aggs[a]->desc) * 8);
+			agg_init_val(aggs[a]->desc, zero);
+			v = zero;
+		}
+		dt_agg_print_value(out, aggs[a]->desc, v, aggs[a]->normal);
+	}
+	free(zero);
+	fputc('\n', out);
+}
+
+static int agg_collect(dtrace_hdl_t *dtp, const int *ids, int n,
+		       dt_aggstate_t ***aggsp)
+{
+	dt_aggstate_t **aggs = dt_zalloc(sizeof(*aggs) * (size_t)(n ? n : 1));
+
+	for (int i = 0; i < n; i++) {
+		aggs[i] = agg_state(dtp, ids[i]);
+		if (aggs[i] == NULL) {
+			dt_set_error(dtp, "no aggregation with id %d", ids[i]);
+			free(aggs);
+			return -1;
+		}
+	}
+	*aggsp = aggs;
+	return 0;
+}
+
+/* Print the rows of aggs[0..n-1] (no leading newline); a printa() marks
+ * them printed (not the printing at exit, as in DTrace). */
+static void agg_print_rows(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t **aggs,
+			   int n, bool mark)
+{
+	size_t nrows = 0;
+	agg_row_t *rows = agg_rows(dtp, aggs, n, &nrows);
+
+	for (size_t i = 0; i < nrows; i++)
+		agg_print_row(dtp, out, aggs, n, &rows[i]);
+	for (int a = 0; a < n && mark; a++)
+		if (aggs[a]->nents > 0)
+			aggs[a]->printed = true;
+	agg_rows_free(rows, nrows);
+}
+
+int dt_agg_print(dtrace_hdl_t *dtp, FILE *out, const int *ids, int n)
+{
+	dt_aggstate_t **aggs;
+
+	if (n < 1 || agg_snapshot_ids(dtp, ids, n) != 0 ||
+	    agg_collect(dtp, ids, n, &aggs) != 0)
+		return -1;
+	fputc('\n', out);
+	agg_print_rows(dtp, out, aggs, n, true);
+	free(aggs);
+	return 0;
+}
+
+int dt_agg_printf(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
+		  const int *ids, int n)
+{
+	dt_aggstate_t **aggs;
+	agg_row_t *rows;
+	size_t nrows = 0;
+	dt_pfagg_t *pa;
+	int err = 0;
+
+	if (n < 1 || agg_snapshot_ids(dtp, ids, n) != 0 ||
+	    agg_collect(dtp, ids, n, &aggs) != 0)
+		return -1;
+	rows = agg_rows(dtp, aggs, n, &nrows);
+	pa = dt_zalloc(sizeof(*pa) * (size_t)n);
+	for (size_t i = 0; i < nrows && err == 0; i++) {
+		int64_t *zero = NULL;
+
+		for (int a = 0; a < n; a++) {
+			pa[a].desc = aggs[a]->desc;
+			pa[a].normal = aggs[a]->normal;
+			pa[a].val = rows[i].vals[a];
+			if (pa[a].val == NULL) {
+				free(zero);
+				zero = dt_zalloc(dt_agg_nwords(pa[a].desc) * 8);
+				agg_init_val(pa[a].desc, zero);
+				pa[a].val = zero;
+			}
+		}
+		err = dt_printf_run(dtp, out, fmt, aggs[0]->desc->keys,
+				    aggs[0]->desc->nkeys, rows[i].key, pa, n);
+		free(zero);
+	}
+	for (int a = 0; a < n; a++)
+		if (aggs[a]->nents > 0)
+			aggs[a]->printed = true;
+	free(pa);
+	agg_rows_free(rows, nrows);
+	free(aggs);
+	return err;
+}
+
+int dt_agg_print_all(dtrace_hdl_t *dtp, FILE *out)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	int err = dt_agg_snapshot(dtp);
+
+	for (int i = 0; i < c->naggs; i++) {
+		dt_aggstate_t *as = &c->aggs[i];
+
+		if (as->desc == NULL || as->printed || as->nents == 0)
+			continue;
+		agg_print_rows(dtp, out, &as, 1, false);
+	}
+	return err;
+}
+
+/* --- clear, trunc, normalize --- */
+
+/* Write the initial value for every CPU of key into the map. */
+static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			 const void *key)
+{
+	int ncpus = agg_ncpus(dtp);
+	size_t stride = agg_cpu_stride(d);
+	uint8_t *vals = dt_zalloc(stride * (size_t)ncpus);
+	int64_t *init = dt_zalloc(dt_agg_nwords(d) * 8);
+	size_t copy = stride < dt_agg_nwords(d) * 8 ? stride :
+		      dt_agg_nwords(d) * 8;
+	int err;
+
+	agg_init_val(d, init);
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		memcpy(vals + (size_t)cpu * stride, init, copy);
+	err = bpf_map_update_elem(d->map->fd, key, vals, BPF_EXIST);
+	free(vals);
+	free(init);
+	return err != 0 && errno != ENOENT ? -1 : 0;
+}
+
+int dt_agg_clear(dtrace_hdl_t *dtp, int id)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+
+	if (as == NULL || agg_snapshot_one(dtp, as) != 0)
+		return -1;
+	for (size_t i = 0; i < as->nents; i++) {
+		agg_init_val(as->desc, as->ents[i].val);
+		if (as->desc->map != NULL)
+			agg_map_reset(dtp, as->desc, as->ents[i].key);
+	}
+	return 0;
+}
+
+int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+	dt_options_t saved;
+	agg_row_t *rows;
+	size_t nrows = 0, keep;
+	dt_aggent_t *kept;
+
+	if (as == NULL || agg_snapshot_one(dtp, as) != 0)
+		return -1;
+	/* trunc orders by value alone, whatever the sorting options */
+	saved = dtp->opt;
+	dtp->opt.aggsortkey = false;
+	dtp->opt.aggsortrev = n >= 0;	/* keep the largest n */
+	dtp->opt.aggsortkeypos = 0;
+	rows = agg_rows(dtp, &as, 1, &nrows);
+	dtp->opt = saved;
+	keep = all ? 0 : (size_t)(n < 0 ? -n : n);
+	kept = dt_zalloc(sizeof(*kept) * (nrows ? nrows : 1));
+	for (size_t i = 0; i < nrows; i++) {
+		dt_aggent_t *e = &as->ents[rows[i].ent];
+
+		if (i < keep) {
+			kept[i] = *e;
+			continue;
+		}
+		if (as->desc->map != NULL)
+			bpf_map_delete_elem(as->desc->map->fd, e->key);
+		free(e->key);
+		free(e->val);
+	}
+	agg_rows_free(rows, nrows);
+	free(as->ents);
+	as->ents = kept;
+	as->nents = keep < nrows ? keep : nrows;
+	as->cap = nrows ? nrows : 1;
+	return 0;
+}
+
+int dt_agg_normalize(dtrace_hdl_t *dtp, int id, uint64_t normal)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+
+	if (as == NULL)
+		return -1;
+	as->normal = normal ? normal : 1;
+	return 0;
+}

@@ -1,0 +1,182 @@
+/*
+ * dt_as.c: the BPF assembler.
+ *
+ * Invariants: labels are indices into as->labels; a label is placed at most
+ * once; every jump or call to a label is recorded as a fixup and patched by
+ * dt_as_finish(), which is the only place offsets are computed.  Errors are
+ * sticky: the first one is kept, later emission is ignored.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_as.h"
+#include "dt_impl.h"
+
+static void as_fail(dt_as_t *as, int err, const char *msg)
+{
+	if (as->err == 0) {
+		as->err = err;
+		as->errmsg = msg;
+	}
+}
+
+/* Grow an array of elem-sized items to hold at least n + 1 of them. */
+static bool as_grow(dt_as_t *as, void **arr, int *cap, int n, size_t elem)
+{
+	if (n < *cap)
+		return true;
+	int ncap = *cap ? *cap * 2 : 64;
+	void *p = realloc(*arr, (size_t)ncap * elem);
+	if (p == NULL) {
+		as_fail(as, -ENOMEM, "out of memory");
+		return false;
+	}
+	*arr = p;
+	*cap = ncap;
+	return true;
+}
+
+void dt_as_init(dt_as_t *as)
+{
+	memset(as, 0, sizeof(*as));
+}
+
+void dt_as_fini(dt_as_t *as)
+{
+	free(as->insns);
+	free(as->labels);
+	free(as->fixups);
+	free(as->maprels);
+	memset(as, 0, sizeof(*as));
+}
+
+void dt_as_emit(dt_as_t *as, struct bpf_insn insn)
+{
+	if (as->err)
+		return;
+	if (as->ninsns >= DT_AS_MAX_INSNS) {
+		as_fail(as, -E2BIG, "program too large");
+		return;
+	}
+	int cap = (int)as->cap;
+	if (!as_grow(as, (void **)&as->insns, &cap, (int)as->ninsns,
+		     sizeof(struct bpf_insn)))
+		return;
+	as->cap = (uint32_t)cap;
+	as->insns[as->ninsns++] = insn;
+}
+
+int dt_as_label(dt_as_t *as)
+{
+	if (!as_grow(as, (void **)&as->labels, &as->labels_cap, as->nlabels,
+		     sizeof(int32_t)))
+		return 0;
+	as->labels[as->nlabels] = -1;
+	return as->nlabels++;
+}
+
+void dt_as_place(dt_as_t *as, int label)
+{
+	if (as->err)
+		return;
+	if (label < 0 || label >= as->nlabels || as->labels[label] != -1) {
+		as_fail(as, -EINVAL, "label placed twice or unknown");
+		return;
+	}
+	as->labels[label] = (int32_t)as->ninsns;
+}
+
+static void as_fixup(dt_as_t *as, int label)
+{
+	if (!as_grow(as, (void **)&as->fixups, &as->fixups_cap, as->nfixups,
+		     sizeof(dt_fixup_t)))
+		return;
+	as->fixups[as->nfixups++] = (dt_fixup_t){ as->ninsns, label };
+}
+
+void dt_as_jump(dt_as_t *as, int op, int reg, int32_t imm, int label)
+{
+	if (as->err)
+		return;
+	as_fixup(as, label);
+	if (op == BPF_JA)
+		dt_as_emit(as, DT_INSN(BPF_JMP | BPF_JA, 0, 0, 0, 0));
+	else
+		dt_as_emit(as, DT_INSN(BPF_JMP | op | BPF_K, reg, 0, 0, imm));
+}
+
+void dt_as_jump_reg(dt_as_t *as, int op, int reg, int sreg, int label)
+{
+	if (as->err)
+		return;
+	as_fixup(as, label);
+	dt_as_emit(as, DT_INSN(BPF_JMP | op | BPF_X, reg, sreg, 0, 0));
+}
+
+void dt_as_call(dt_as_t *as, int label)
+{
+	if (as->err)
+		return;
+	as_fixup(as, label);
+	dt_as_emit(as, DT_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0));
+}
+
+void dt_as_ld_imm64(dt_as_t *as, int reg, uint64_t value)
+{
+	dt_as_emit(as, DT_LD_IMM64_LO(reg, 0, value));
+	dt_as_emit(as, DT_LD_IMM64_HI(value));
+}
+
+void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map)
+{
+	if (as->err)
+		return;
+	if (!as_grow(as, (void **)&as->maprels, &as->maprels_cap,
+		     as->nmaprels, sizeof(dt_maprel_t)))
+		return;
+	as->maprels[as->nmaprels++] = (dt_maprel_t){ as->ninsns, map };
+	dt_as_emit(as, DT_LD_IMM64_LO(reg, BPF_PSEUDO_MAP_FD, 0));
+	dt_as_emit(as, DT_LD_IMM64_HI(0));
+}
+
+int dt_as_finish(dt_as_t *as)
+{
+	for (int i = 0; i < as->nfixups && as->err == 0; i++) {
+		dt_fixup_t *f = &as->fixups[i];
+		int32_t target = as->labels[f->label];
+		if (target < 0) {
+			as_fail(as, -EINVAL, "jump to a label never placed");
+			break;
+		}
+		int64_t rel = (int64_t)target - (int64_t)f->insn - 1;
+		struct bpf_insn *in = &as->insns[f->insn];
+		if (BPF_OP(in->code) == BPF_CALL) {
+			in->imm = (int32_t)rel;
+		} else if (rel < INT16_MIN || rel > INT16_MAX) {
+			as_fail(as, -E2BIG, "jump out of range");
+		} else {
+			in->off = (int16_t)rel;
+		}
+	}
+	as->nfixups = 0;	/* resolved: the block is now position free */
+	return as->err;
+}
+
+uint32_t dt_as_append(dt_as_t *as, const dt_as_t *src)
+{
+	uint32_t base = as->ninsns;
+
+	if (src->err)
+		as_fail(as, src->err, src->errmsg);
+	for (int i = 0; i < src->nmaprels && as->err == 0; i++) {
+		if (!as_grow(as, (void **)&as->maprels, &as->maprels_cap,
+			     as->nmaprels, sizeof(dt_maprel_t)))
+			break;
+		as->maprels[as->nmaprels++] = (dt_maprel_t){
+			base + src->maprels[i].insn, src->maprels[i].map };
+	}
+	for (uint32_t i = 0; i < src->ninsns; i++)
+		dt_as_emit(as, src->insns[i]);
+	return base;
+}

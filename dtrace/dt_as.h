@@ -1,0 +1,73 @@
+/*
+ * dt_as.h: the BPF assembler.
+ *
+ * Code is built through one emitter per program (or per clause).  Emission
+ * never fails on the spot: an error (out of memory, too many instructions,
+ * an unplaced label) is sticky and reported once by dt_as_finish().  Jumps
+ * and calls name labels; dt_as_finish() resolves them, after which the code
+ * is position independent (relative jumps and calls) except for map loads,
+ * which stay as relocations until the program is loaded.  A finished
+ * emitter can therefore be appended to another one as a block.
+ */
+#ifndef DT_AS_H
+#define DT_AS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <dtrace/provider.h>
+
+#define DT_AS_MAX_INSNS	(1u << 20)
+
+typedef struct dt_maprel {
+	uint32_t insn;		/* index of the first half of the ld_imm64 */
+	dtrace_map_t *map;
+} dt_maprel_t;
+
+typedef struct dt_fixup {
+	uint32_t insn;
+	int label;
+} dt_fixup_t;
+
+struct dtrace_emitter {
+	struct bpf_insn *insns;
+	uint32_t ninsns, cap;
+	int32_t *labels;	/* instruction index of each label, -1 unplaced */
+	int nlabels, labels_cap;
+	dt_fixup_t *fixups;	/* jumps and calls to labels */
+	int nfixups, fixups_cap;
+	dt_maprel_t *maprels;
+	int nmaprels, maprels_cap;
+	int err;		/* sticky: 0 or -errno */
+	const char *errmsg;
+};
+
+typedef struct dtrace_emitter dt_as_t;
+
+void dt_as_init(dt_as_t *as);
+void dt_as_fini(dt_as_t *as);
+void dt_as_emit(dt_as_t *as, struct bpf_insn insn);
+int dt_as_label(dt_as_t *as);
+void dt_as_place(dt_as_t *as, int label);
+/* Conditional jump: if (reg op imm) goto label; op BPF_JA: always. */
+void dt_as_jump(dt_as_t *as, int op, int reg, int32_t imm, int label);
+/* Conditional jump comparing two registers. */
+void dt_as_jump_reg(dt_as_t *as, int op, int reg, int sreg, int label);
+/* BPF-to-BPF call of the subprogram that starts at label. */
+void dt_as_call(dt_as_t *as, int label);
+void dt_as_ld_imm64(dt_as_t *as, int reg, uint64_t value);
+void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map);
+/* Resolve labels; returns 0 or the sticky error. */
+int dt_as_finish(dt_as_t *as);
+/* Append the finished block src at the end of as; returns the instruction
+ * index where it starts (a label may be placed there by the caller). */
+uint32_t dt_as_append(dt_as_t *as, const dt_as_t *src);
+
+/* dt_dis.c: disassemble, one instruction a line, as -S shows it. */
+void dt_dis(FILE *out, const struct bpf_insn *insns, uint32_t n,
+	    const char *(*mapname)(void *arg, uint32_t insn), void *arg);
+/* Format one instruction; returns the number of slots it takes (1 or 2). */
+int dt_dis_insn(char *buf, size_t len, const struct bpf_insn *insns,
+		uint32_t i, uint32_t n);
+
+#endif /* DT_AS_H */

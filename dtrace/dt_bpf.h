@@ -1,0 +1,118 @@
+/*
+ * dt_bpf.h: the session's BPF objects: maps, programs, links.
+ *
+ * Maps are created lazily by name (dtrace_map_t), programs loaded from
+ * finished emitters with their map relocations applied, and attached to
+ * underlying probes with the best mechanism the kernel has: one
+ * uprobe_multi link per (file, program, pid) when the kernel supports it,
+ * one perf-event uprobe per site otherwise.  Kernel features are probed once,
+ * at the first use.
+ */
+#ifndef DT_BPF_H
+#define DT_BPF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "dt_impl.h"
+#include "dt_as.h"
+
+struct dtrace_map {
+	char *name;
+	int fd;
+	enum bpf_map_type type;
+	uint32_t ksize, vsize, nentries;
+	bool pinned;
+	struct dtrace_map *next;
+};
+
+typedef struct dt_features {
+	bool uprobe_multi;	/* BPF_TRACE_UPROBE_MULTI links (6.6+) */
+	bool ringbuf;
+	bool attach_cookie;
+	bool loop;		/* bpf_loop helper */
+	bool probed;
+} dt_features_t;
+
+struct dt_bpf_state {
+	dtrace_map_t *maps;
+	dt_features_t feat;
+	bool force_perf_uprobes; /* -x uprobe=perf (tests the fallback) */
+	int *links;		/* fds to close at exit */
+	int nlinks, links_cap;
+	char *verifier_log;	/* of the last failed load */
+	/* Added by dt_bpf.c's owner (additive): */
+	int *progs;		/* program fds to close at exit */
+	int nprogs, progs_cap;
+	bool realized;		/* dt_bpf_maps_create() ran: maps are now
+				   created as soon as they are asked for */
+	char feat_msg[256];	/* what the kernel lacks, "" if nothing */
+};
+
+int dt_bpf_init(dtrace_hdl_t *dtp);
+void dt_bpf_fini(dtrace_hdl_t *dtp);
+const dt_features_t *dt_bpf_features(dtrace_hdl_t *dtp);
+
+dtrace_map_t *dt_bpf_map(dtrace_hdl_t *dtp, const char *name,
+			 enum bpf_map_type type, uint32_t ksize,
+			 uint32_t vsize, uint32_t nentries);
+dtrace_map_t *dt_bpf_map_find(dtrace_hdl_t *dtp, const char *name);
+dtrace_map_t *dt_bpf_map_pinned(dtrace_hdl_t *dtp, const char *path);
+
+/* Load a finished program (BPF_PROG_TYPE_KPROBE, license GPL).  Returns the
+ * program fd or -1 after dt_set_error() with the verifier's complaint. */
+int dt_bpf_prog_load(dtrace_hdl_t *dtp, const char *name, dt_as_t *as);
+
+/* One attachment: a program on many offsets of one file. */
+typedef struct dt_attach_req {
+	int prog_fd;
+	const char *path;
+	pid_t pid;		/* 0: every process */
+	bool retprobe;
+	uint32_t n;
+	const uint64_t *offsets;
+	const uint64_t *ref_ctr_offsets; /* NULL or n entries */
+	const uint64_t *cookies;
+	/* Added (optional out): the number of sites the kernel rejected;
+	 * each is reported with dt_warn() (file, offset, errno). */
+	uint32_t *nfailed;
+} dt_attach_req_t;
+
+/* Attach; returns 0 or -errno after dt_set_error().  Links stay open until
+ * dt_bpf_fini(); the kernel detaches them when the fds close, also when
+ * dtrace is killed. */
+int dt_bpf_attach_uprobes(dtrace_hdl_t *dtp, const dt_attach_req_t *req);
+
+/*
+ * Additions (owner of dt_bpf.c).
+ */
+
+/* Create in the kernel every map asked for so far (their sizes are final
+ * from now on); maps asked for later are created at once.  Called once by
+ * the lead before programs are loaded.  Returns 0 or -errno after
+ * dt_set_error(). */
+int dt_bpf_maps_create(dtrace_hdl_t *dtp);
+
+/* Element access on a created map; 0 or -errno (no message). */
+int dt_bpf_map_update(const dtrace_map_t *map, const void *key,
+		      const void *val);
+int dt_bpf_map_lookup(const dtrace_map_t *map, const void *key, void *val);
+
+/* Whether uprobes are attached with uprobe_multi links (feature present
+ * and not forced off by -x uprobe=perf).  dt_bpf_prog_load() loads every
+ * program for the mechanism this returns (a uprobe_multi program needs
+ * expected_attach_type BPF_TRACE_UPROBE_MULTI and cannot be attached to a
+ * perf event, and the other way round), so change -x uprobe only before
+ * the first program is loaded. */
+bool dt_bpf_use_multi(dtrace_hdl_t *dtp);
+
+/* Load for an explicit mechanism: multi true for uprobe_multi links, false
+ * for perf-event attachment (and programs that are only run by tests). */
+int dt_bpf_prog_load_for(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
+			 bool multi);
+
+/* The features the engine cannot work without (ring buffer, attach
+ * cookies): 0, or -ENOTSUP after dt_set_error() naming what the kernel
+ * lacks. */
+int dt_bpf_check_features(dtrace_hdl_t *dtp);
+
+#endif /* DT_BPF_H */

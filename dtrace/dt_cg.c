@@ -1,0 +1,613 @@
+/*
+ * dt_cg.c: the code generator's entry points: one clause in, one BPF
+ * function out, plus the session-wide state behind dtp->cg.
+ *
+ * A clause compiles to
+ *
+ *	int clause(struct pt_regs *ctx, dt_mstate_t *mst)
+ *
+ *	prologue	save ctx in the frame, r9 = mst, clear the action mask
+ *	predicate	false: return 0, nothing recorded
+ *	statements	in order; actions write their data into the record
+ *			buffer of the mstate area as they run
+ *	record		header (clause, prid, cpu), bpf_ringbuf_output() to
+ *			"output"; a full buffer counts cpuinfo.buf_drops
+ *	return 0
+ *	fault sites	store mst->fault, fault_action (the 1-based statement,
+ *			0 in the predicate), fault_pc and fault_addr, return 1
+ *	subprograms	string helpers (dt_cg_str.c), called with dt_as_call
+ *
+ * The BPF stack frame of a clause (offsets from r10; dt_cg_impl.h):
+ *
+ *	fp - 8			ctx, saved at entry (uregs[], ucaller)
+ *	fp - 16 - 8 * i		spill slot i of the register pool, i < 8
+ *
+ * 72 bytes in all.  Nothing else goes on the stack: helper arguments (map
+ * keys, values, read destinations) are staged in the mstate area, whose
+ * layout follows.  Offsets are from the start of the mstate value:
+ *
+ *	cg_area			scratch, 64 bytes: +0 u32 key for ARRAY maps,
+ *				+8 staged map value, +16 read staging,
+ *				+24 initial aggregation value
+ *	off_rec			the record: dt_rechdr_t, then rec_max bytes
+ *	off_key			tuple keys being built, two nesting levels of
+ *				key_max bytes
+ *	off_aggval		strsize zero bytes: the empty string
+ *	off_temps		string temporaries, 2 * strsize bytes each,
+ *				reused by every statement
+ *	off_this		this-> variables
+ *
+ * Register conventions: see dt_cg_impl.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+
+#include "dt_cg_impl.h"
+
+#define EMIT(insn)	dt_cg_emit(cx, insn)
+#define DT_MSTATE_MAX	32768	/* per-CPU map values stop at 32 KB */
+#define DT_CG_NTEMPS	8
+
+static uint32_t align8(uint32_t v)
+{
+	return (v + 7) & ~7u;
+}
+
+/* Lay the mstate area out for strsize; fewer string temporaries when the
+ * strings are large, so that the whole stays within DT_MSTATE_MAX. */
+static void layout(dt_cg_state_t *st)
+{
+	uint32_t ss = st->strsize;
+
+	st->off_scratch = DT_MST_AREA;
+	st->off_rec = st->off_scratch + 64;
+	st->rec_max = align8(1024 + 4 * ss);
+	st->off_key = st->off_rec + (uint32_t)sizeof(dt_rechdr_t) + st->rec_max;
+	st->key_max = align8(8 + 4 * ss);
+	st->off_aggval = st->off_key + 2 * st->key_max;
+	st->aggval_max = align8(ss);
+	st->off_temps = st->off_aggval + st->aggval_max;
+	st->ntemps = DT_CG_NTEMPS;
+	while (st->ntemps > 2 &&
+	       st->off_temps + st->ntemps * 2 * ss + 1024 > DT_MSTATE_MAX)
+		st->ntemps--;
+	st->off_this = st->off_temps + st->ntemps * 2 * align8(ss);
+}
+
+dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp)
+{
+	if (dtp->cg == NULL) {
+		dt_cg_state_t *st = dt_zalloc(sizeof(*st));
+		st->dtp = dtp;
+		st->strsize = dtp->opt.strsize ? (uint32_t)dtp->opt.strsize
+					       : 256;
+		st->strsize = align8(st->strsize);
+		layout(st);
+		st->strtab = dt_zalloc(64);
+		st->strtab_cap = 64;
+		st->strtab_len = 1;	/* "" at offset 0 */
+		dtp->cg = st;
+	}
+	return dtp->cg;
+}
+
+dtrace_map_t *dt_cg_map(dt_cg_state_t *st, const char *name,
+			enum bpf_map_type type, uint32_t ksize, uint32_t vsize,
+			uint32_t nentries)
+{
+	for (dt_cg_map_t *m = st->maps; m != NULL; m = m->next)
+		if (strcmp(m->pm.name, name) == 0)
+			return &m->pm;
+	dt_cg_map_t *m = dt_zalloc(sizeof(*m));
+	m->pm.name = dt_strdup(name);
+	m->pm.fd = -1;
+	m->pm.type = type;
+	m->pm.ksize = ksize;
+	m->pm.vsize = vsize;
+	m->pm.nentries = nentries;
+	m->next = st->maps;
+	st->maps = m;
+	return &m->pm;
+}
+
+_Noreturn void dt_cg_ice(dt_cg_t *cx, const char *what)
+{
+	dt_pcb_error(cx->pcb, D_UNKNOWN, 0, "internal error in the code "
+		     "generator: %s", what);
+}
+
+/* ---- small emitters ---- */
+
+void dt_cg_mst_ptr(dt_cg_t *cx, int reg, uint32_t off)
+{
+	EMIT(DT_MOV64_REG(reg, DT_R9));
+	EMIT(DT_ALU64_IMM(BPF_ADD, reg, (int32_t)off));
+}
+
+void dt_cg_array_value(dt_cg_t *cx, dtrace_map_t *map, int fail)
+{
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, (int16_t)cx->st->off_scratch, 0));
+	dt_as_load_map(cx->as, DT_R1, map);
+	dt_cg_mst_ptr(cx, DT_R2, cx->st->off_scratch);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, fail);
+}
+
+void dt_cg_count_drop(dt_cg_t *cx, uint32_t field_off)
+{
+	int skip = dt_as_label(cx->as);
+
+	dt_cg_array_value(cx, dt_cg_map(cx->st, "cpuinfo",
+		BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(dt_cpuinfo_t), 1), skip);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R0, (int16_t)field_off));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
+	EMIT(DT_STORE(BPF_DW, DT_R0, (int16_t)field_off, DT_R1));
+	dt_as_place(cx->as, skip);
+}
+
+void dt_cg_fault(dt_cg_t *cx, dt_fault_t fault, int addr_reg)
+{
+	uint32_t pc = cx->as->ninsns;
+
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(fault), (int32_t)fault));
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(fault_action), cx->stmt));
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(fault_pc), (int32_t)pc));
+	if (addr_reg >= 0)
+		EMIT(DT_STORE(BPF_DW, DT_R9, DT_MST_OFF(fault_addr), addr_reg));
+	else
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, DT_MST_OFF(fault_addr), 0));
+	EMIT(DT_MOV64_IMM(DT_R0, 1));
+	EMIT(DT_EXIT());
+}
+
+/* if (reg op imm) fault */
+void dt_cg_fault_if(dt_cg_t *cx, int op, int reg, int32_t imm,
+		    dt_fault_t fault, int addr_reg)
+{
+	int bad = dt_as_label(cx->as), ok = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, op, reg, imm, bad);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, ok);
+	dt_as_place(cx->as, bad);
+	dt_cg_fault(cx, fault, addr_reg);
+	dt_as_place(cx->as, ok);
+}
+
+void dt_cg_copy_str(dt_cg_t *cx, uint32_t dst_off, int src_reg)
+{
+	dt_cg_mst_ptr(cx, DT_R1, dst_off);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	EMIT(DT_MOV64_REG(DT_R3, src_reg));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+}
+
+uint32_t dt_cg_temp(dt_cg_t *cx)
+{
+	if (cx->ntemps >= cx->st->ntemps)
+		dt_pcb_error(cx->pcb, D_STACK_SIZE, 0, "statement %d needs "
+			     "more than %u string temporaries", cx->stmt,
+			     cx->st->ntemps);
+	return cx->st->off_temps + cx->ntemps++ * 2 * cx->st->strsize;
+}
+
+uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size)
+{
+	uint32_t off = align8(cx->recsize);
+
+	if (off + size > cx->st->rec_max)
+		dt_pcb_error(cx->pcb, D_STACK_SIZE, 0, "the clause records "
+			     "more than %u bytes", cx->st->rec_max);
+	cx->recsize = off + align8(size);
+	return off;
+}
+
+dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line)
+{
+	if (cx->nacts == cx->acts_cap) {
+		cx->acts_cap = cx->acts_cap ? 2 * cx->acts_cap : 8;
+		cx->acts = dt_realloc(cx->acts, sizeof(*cx->acts) *
+				      (size_t)cx->acts_cap);
+	}
+	dt_actdesc_t *ad = &cx->acts[cx->nacts++];
+	memset(ad, 0, sizeof(*ad));
+	ad->kind = kind;
+	ad->line = line;
+	return ad;
+}
+
+dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad)
+{
+	ad->recs = dt_realloc(ad->recs, sizeof(*ad->recs) *
+			      (size_t)(ad->nrecs + 1));
+	dt_recdesc_t *rd = &ad->recs[ad->nrecs++];
+	memset(rd, 0, sizeof(*rd));
+	return rd;
+}
+
+/* ---- kernel BTF ---- */
+
+static int32_t btf_member_off(const struct btf *btf, const struct btf_type *t,
+			      const char *member)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		uint32_t bits = btf_member_bit_offset(t, (uint32_t)i);
+		const char *name = btf__name_by_offset(btf, m->name_off);
+		if (name != NULL && strcmp(name, member) == 0)
+			return (int32_t)(bits / 8);
+		if (name == NULL || *name == '\0') {	/* anonymous union */
+			const struct btf_type *u =
+				btf__type_by_id(btf, m->type);
+			while (u != NULL && (btf_is_mod(u) || btf_is_typedef(u)))
+				u = btf__type_by_id(btf, u->type);
+			if (u == NULL || !btf_is_composite(u))
+				continue;
+			int32_t o = btf_member_off(btf, u, member);
+			if (o >= 0)
+				return (int32_t)(bits / 8) + o;
+		}
+	}
+	return -1;
+}
+
+int32_t dt_cg_btf_offset(dt_cg_state_t *st, const char *sou,
+			 const char *member)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	if (btf == NULL || libbpf_get_error(btf))
+		return -1;
+	int32_t off = -1;
+	int id = btf__find_by_name_kind(btf, sou, BTF_KIND_STRUCT);
+	if (id > 0)
+		off = btf_member_off(btf, btf__type_by_id(btf, (uint32_t)id),
+				     member);
+	btf__free(btf);
+	return off;
+}
+
+/* ---- statements ---- */
+
+static bool is_agg_assign(const dt_node_t *e)
+{
+	return e->kind == DT_N_BINARY && e->op == DT_OP_ASSIGN &&
+	       (e->l->kind == DT_N_AGG || (e->l->kind == DT_N_INDEX &&
+					   e->l->l->kind == DT_N_AGG));
+}
+
+static bool is_action(const dt_node_t *e)
+{
+	const dt_funcinfo_t *fi;
+
+	return e->kind == DT_N_CALL && (fi = dt_func_lookup(e->name)) != NULL &&
+	       fi->fclass == DT_FC_ACTION;
+}
+
+static void cg_stmts(dt_cg_t *cx, dt_node_t *s);
+
+static void cg_stmt(dt_cg_t *cx, dt_node_t *s)
+{
+	cx->stmt++;
+	cx->ntemps = 0;
+	switch (s->kind) {
+	case DT_N_EXPR_STMT:
+		if (is_action(s->l))
+			dt_cg_action(cx, s->l);
+		else if (is_agg_assign(s->l))
+			dt_cg_agg_assign(cx, s->l);
+		else
+			dt_regs_give(cx, dt_cg_expr(cx, s->l));
+		break;
+	case DT_N_IF: {
+		int other = dt_as_label(cx->as), done = dt_as_label(cx->as);
+		int c = dt_cg_expr(cx, s->cond);
+		EMIT(DT_MOV64_REG(DT_R0, c));
+		dt_regs_give(cx, c);
+		dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, other);
+		cg_stmts(cx, s->l);
+		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+		dt_as_place(cx->as, other);
+		cg_stmts(cx, s->r);
+		dt_as_place(cx->as, done);
+		break;
+	}
+	case DT_N_BLOCK:
+		cg_stmts(cx, s->l);
+		break;
+	default:
+		dt_cg_ice(cx, "statement kind");
+	}
+	if (cx->rs.n != 0)
+		dt_cg_ice(cx, "registers left taken after a statement");
+}
+
+static void cg_stmts(dt_cg_t *cx, dt_node_t *s)
+{
+	for (; s != NULL; s = s->next)
+		cg_stmt(cx, s);
+}
+
+/* Write the record: header, then ringbuf_output of header + data. */
+static void cg_output(dt_cg_t *cx)
+{
+	uint32_t rec = cx->st->off_rec;
+	int ok = dt_as_label(cx->as);
+
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(pub.clause)));
+	EMIT(DT_STORE(BPF_W, DT_R9, (int16_t)(rec + offsetof(dt_rechdr_t,
+							    clause)), DT_R0));
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(pub.prid)));
+	EMIT(DT_STORE(BPF_W, DT_R9, (int16_t)(rec + offsetof(dt_rechdr_t,
+							    prid)), DT_R0));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
+	EMIT(DT_STORE(BPF_W, DT_R9, (int16_t)(rec + offsetof(dt_rechdr_t,
+							    cpu)), DT_R0));
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, (int16_t)(rec + offsetof(dt_rechdr_t,
+								pad)), 0));
+	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "output",
+		BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)cx->dtp->opt.bufsize));
+	dt_cg_mst_ptr(cx, DT_R2, rec);
+	EMIT(DT_MOV64_IMM(DT_R3, (int32_t)(sizeof(dt_rechdr_t) +
+					   align8(cx->recsize))));
+	EMIT(DT_MOV64_IMM(DT_R4, 0));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_ringbuf_output));
+	dt_as_jump(cx->as, BPF_JSGE, DT_R0, 0, ok);
+	dt_cg_count_drop(cx, offsetof(dt_cpuinfo_t, buf_drops));
+	dt_as_place(cx->as, ok);
+}
+
+static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
+{
+	int ret0 = cx->lbl_end;
+
+	/* prologue */
+	EMIT(DT_STORE(BPF_DW, DT_FP, DT_FRAME_CTX, DT_R1));
+	EMIT(DT_MOV64_REG(DT_R9, DT_R2));
+	if (cx->actmask) {
+		dt_cg_rec_alloc(cx, 8);
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(cx->st->off_rec +
+			sizeof(dt_rechdr_t)), 0));
+	}
+	if (c->pred != NULL) {
+		int p = dt_cg_expr(cx, c->pred);
+		EMIT(DT_MOV64_REG(DT_R0, p));
+		dt_regs_give(cx, p);
+		dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, ret0);
+	}
+	cg_stmts(cx, c->body);
+	if (record)
+		cg_output(cx);
+	dt_as_place(cx->as, ret0);
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	EMIT(DT_EXIT());
+	dt_cg_subprograms(cx);
+}
+
+static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb)
+{
+	memset(cx, 0, sizeof(*cx));
+	cx->pcb = pcb;
+	cx->dtp = pcb->dtp;
+	cx->st = dt_cg_state(pcb->dtp);
+	cx->lbl_strcmp = -1;
+	dt_regs_init(&cx->rs);
+}
+
+dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
+				   dtrace_probe_t **probes, int nprobes)
+{
+	dt_cg_t cx;
+	dt_compiled_clause_t *cc = dt_zalloc(sizeof(*cc));
+
+	cx_init(&cx, pcb);
+	if (cx.st->off_this >= DT_MSTATE_MAX - 64)
+		dt_pcb_error(pcb, D_STR_TOOBIG, c->line, "strsize %u is too "
+			     "large for the machine state", cx.st->strsize);
+	cx.probes = probes;
+	cx.nprobes = nprobes;
+	cx.clause_id = pcb->dtp->nclauses;
+	/* Keep the emitter reachable from the session so that a compile
+	 * error (which longjmps out of here) leaks nothing: dt_cg_fini
+	 * frees a pending one. */
+	cx.as = &cc->code;
+	dt_as_init(cx.as);
+	cx.lbl_end = dt_as_label(cx.as);
+
+	dt_check_clause(&cx, c);
+	/* a clause records unless all it does is aggregate */
+	cc->record = !(cx.has_aggs && !cx.records);
+	cg_clause(&cx, c, cc->record);
+	if (cx.st->off_this + cx.st->this_size > DT_MSTATE_MAX)
+		dt_pcb_error(pcb, D_STACK_SIZE, c->line, "this-> variables "
+			     "take more room than the machine state has");
+	if (dt_as_finish(cx.as) != 0)
+		dt_pcb_error(pcb, D_NOMEM, c->line, "cannot assemble the "
+			     "clause: %s", cx.as->errmsg);
+	cc->id = cx.clause_id;
+	cc->desc = c->pdescs ? dt_strdup(c->pdescs->text) : dt_strdup("");
+	cc->line = c->line;
+	cc->nacts = cx.nacts;
+	cc->acts = cx.acts;
+	cc->recsize = align8(cx.recsize);
+	cc->actmask = cx.actmask;
+	cc->destructive = cx.destructive;
+	return cc;
+}
+
+/* ---- declarations ---- */
+
+static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
+{
+	static const dt_identkind_t kinds[] = {
+		[DT_VC_GLOBAL] = DT_IK_GLOBAL, [DT_VC_SELF] = DT_IK_SELF,
+		[DT_VC_THIS] = DT_IK_THIS,
+	};
+	dt_identkind_t kind = kinds[v->vclass];
+	dt_type_t *t = v->type;
+
+	if (t->kind == DT_TK_ARRAY && t->base->kind == DT_TK_INT &&
+	    t->base->size == 1)
+		t = dt_type_string(cx->dtp->types);
+	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING)
+		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "variable %s: "
+			     "type %s cannot be stored", v->name, t->name);
+	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);
+	if (id != NULL) {
+		if (id->type != t || id->nkeys != v->nkeys)
+			dt_pcb_error(cx->pcb, D_DECL_REDEF, v->line,
+				     "variable %s redeclared", v->name);
+		return;
+	}
+	if (kind == DT_IK_THIS && v->nkeys >= 0)
+		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "this->%s cannot "
+			     "be an associative array", v->name);
+	dt_var_declare(cx, kind, v->name, t, v->nkeys, v->keys, v->line);
+}
+
+static void declare_inline(dt_cg_t *cx, dt_inline_t *in)
+{
+	dt_type_t *t = dt_check_expr(cx, in->expr);
+	dt_ident_t *id = dt_zalloc(sizeof(*id));
+
+	id->name = dt_strdup(in->name);
+	id->type = in->type ? in->type : t;
+	id->nkeys = -1;
+	id->line = in->line;
+	if (in->expr->is_const && dt_type_is_integer(id->type)) {
+		id->kind = DT_IK_CONST;
+		id->value = (int64_t)in->expr->ival;
+	} else {
+		id->kind = DT_IK_INLINE;
+		id->expr = in->expr;	/* lives as long as the compile */
+	}
+	id->next = cx->st->vars;
+	cx->st->vars = id;
+}
+
+void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
+{
+	dt_cg_t cx;
+
+	cx_init(&cx, pcb);
+	for (dt_inline_t *in = prog->inlines; in != NULL; in = in->next)
+		declare_inline(&cx, in);
+	for (dt_vardecl_t *v = prog->vars; v != NULL; v = v->next)
+		declare_var(&cx, v);
+}
+
+/* ---- session ---- */
+
+uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp)
+{
+	dt_cg_state_t *st = dt_cg_state(dtp);
+	return align8(st->off_this + st->this_size);
+}
+
+int dt_cg_naggs(dtrace_hdl_t *dtp)
+{
+	return dtp->cg ? dt_cg_state(dtp)->naggs : 0;
+}
+
+dt_aggdesc_t *dt_cg_agg(dtrace_hdl_t *dtp, int id)
+{
+	dt_cg_state_t *st = dt_cg_state(dtp);
+	return id >= 0 && id < st->naggs ? st->aggs[id] : NULL;
+}
+
+/* Sizes known only once every clause is compiled. */
+static void final_sizes(dt_cg_state_t *st, dt_cg_map_t *m)
+{
+	dtrace_map_t *pm = &m->pm;
+
+	if (strcmp(pm->name, "globals") == 0)
+		pm->vsize = st->globals_size ? st->globals_size : 8;
+	else if (strcmp(pm->name, "strtab") == 0)
+		pm->vsize = align8(st->strtab_len + st->strsize);
+	else if (strcmp(pm->name, "aggzero") == 0) {
+		pm->vsize = 8;
+		for (int i = 0; i < st->naggs; i++)
+			if (st->aggs[i]->valsize > pm->vsize)
+				pm->vsize = st->aggs[i]->valsize;
+	} else if (strcmp(pm->name, "probedesc") == 0)
+		pm->nentries = st->dtp->nprobes + 1;
+}
+
+static int write_strtab(dt_cg_state_t *st, dtrace_map_t *pm)
+{
+	char *buf = dt_zalloc(pm->vsize);
+	uint32_t key = 0;
+
+	memcpy(buf, st->strtab, st->strtab_len);
+	int err = bpf_map_update_elem(pm->fd, &key, buf, BPF_ANY);
+	free(buf);
+	if (err == 0)
+		err = bpf_map_freeze(pm->fd);
+	return err;
+}
+
+int dt_cg_maps_init(dtrace_hdl_t *dtp)
+{
+	dt_cg_state_t *st = dtp->cg;
+
+	if (st == NULL)
+		return 0;
+	for (dt_cg_map_t *m = st->maps; m != NULL; m = m->next) {
+		dtrace_map_t *pm = &m->pm;
+		final_sizes(st, m);
+		dtrace_map_t *real = dt_bpf_map_find(dtp, pm->name);
+		if (real == NULL)
+			real = dt_bpf_map(dtp, pm->name, pm->type, pm->ksize,
+					  pm->vsize, pm->nentries);
+		if (real == NULL)
+			return -1;
+		pm->fd = real->fd;
+		pm->ksize = real->ksize;
+		pm->vsize = real->vsize;
+		pm->nentries = real->nentries;
+		if (strcmp(pm->name, "strtab") == 0 && write_strtab(st, pm)) {
+			dt_set_error(dtp, "cannot write the string table: %s",
+				     strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void free_aggdesc(dt_aggdesc_t *ad)
+{
+	free((char *)ad->name);
+	free(ad->keys);
+	free(ad);
+}
+
+void dt_cg_fini(dtrace_hdl_t *dtp)
+{
+	dt_cg_state_t *st = dtp->cg;
+
+	if (st == NULL)
+		return;
+	while (st->vars != NULL) {
+		dt_ident_t *id = st->vars;
+		st->vars = id->next;
+		if (id->kind != DT_IK_AGG)	/* agg names: freed below */
+			free((char *)id->name);
+		free(id->keys);
+		free(id);
+	}
+	for (int i = 0; i < st->naggs; i++)
+		free_aggdesc(st->aggs[i]);
+	free(st->aggs);
+	while (st->maps != NULL) {
+		dt_cg_map_t *m = st->maps;
+		st->maps = m->next;
+		free(m->pm.name);
+		free(m);
+	}
+	free(st->strtab);
+	free(st);
+	dtp->cg = NULL;
+}

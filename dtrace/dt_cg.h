@@ -1,0 +1,56 @@
+/*
+ * dt_cg.h: the checker and the code generator.
+ *
+ * dt_cg_clause() type-checks one clause against the probes its descriptions
+ * matched and compiles it into a BPF function:
+ *
+ *	int clause(struct pt_regs *ctx, dt_mstate_t *mst)
+ *
+ * returning 0, or 1 after a run-time fault whose details it stored in
+ * mst->fault* (dt_runtime.h).  The function writes the clause's record to
+ * the "output" ring buffer itself (header from mst->pub.prid and
+ * mst->pub.clause), counting a full buffer in cpuinfo.buf_drops.
+ *
+ * State that spans clauses and compiles (declared variables, their maps,
+ * aggregations, the string table, the layout of the mstate's code generator
+ * area) lives in dtp->cg.
+ */
+#ifndef DT_CG_H
+#define DT_CG_H
+
+#include "dt_impl.h"
+#include "dt_as.h"
+#include "dt_rec.h"
+
+typedef struct dt_compiled_clause {
+	int id;			/* index in dtp->clauses, bit in masks */
+	const char *desc;	/* the first probe description as written */
+	int line;
+	dt_as_t code;		/* finished; entry at instruction 0 */
+	int nacts;
+	dt_actdesc_t *acts;
+	uint32_t recsize;	/* data bytes after the dt_rechdr_t */
+	bool record;		/* writes an output record when it fires */
+	bool destructive;
+	bool actmask;		/* the data starts with a u64 mask of the
+				   actions that ran (bit i: acts[i]); set when
+				   an action sits inside an if statement */
+} dt_compiled_clause_t;
+
+struct dt_cg_state;
+
+/* Check and compile clause c; errors go through dt_pcb_error(). */
+dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
+				   dtrace_probe_t **probes, int nprobes);
+/* Declarations and inlines of a parsed program, before its clauses. */
+void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog);
+/* Size of the mstate value including the code generator's area. */
+uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp);
+/* The aggregation table. */
+int dt_cg_naggs(dtrace_hdl_t *dtp);
+dt_aggdesc_t *dt_cg_agg(dtrace_hdl_t *dtp, int id);
+/* Write initial map contents (string table, globals) once the maps exist. */
+int dt_cg_maps_init(dtrace_hdl_t *dtp);
+void dt_cg_fini(dtrace_hdl_t *dtp);
+
+#endif /* DT_CG_H */

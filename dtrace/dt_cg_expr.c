@@ -1,0 +1,776 @@
+/*
+ * dt_cg_expr.c: code generation of D expressions.
+ *
+ * dt_cg_expr() emits the code of one checked expression and returns the
+ * pool register (dt_regs.c) that holds its value, represented as
+ * dt_cg_impl.h describes.  The caller gives the register back.
+ *
+ * Discipline that keeps spilling correct: a register whose value was
+ * evaluated first may be lent out (spilled) while a later operand is
+ * evaluated, and comes back only when that operand's register is given
+ * back.  So every binary construct moves its right operand to the scratch
+ * register r0, gives the operand's register back, and only then combines
+ * with the left one.  r0..r5 never hold a value across dt_cg_expr().
+ */
+#include <string.h>
+
+#include "dt_cg_impl.h"
+
+#define EMIT(insn)	dt_cg_emit(cx, insn)
+/* cpu v4 sign-extending move and signed division/modulo (off = 1) */
+#define MOVSX64(d, s, bits) DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0)
+#define SDIV64(d, s)	DT_INSN(BPF_ALU64 | BPF_DIV | BPF_X, d, s, 1, 0)
+#define SMOD64(d, s)	DT_INSN(BPF_ALU64 | BPF_MOD | BPF_X, d, s, 1, 0)
+
+static bool is_sou_or_array(const dt_type_t *t)
+{
+	return t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION ||
+	       t->kind == DT_TK_ARRAY;
+}
+
+/* Normalize reg, holding a value of integer type from, to type to. */
+void dt_cg_convert(dt_cg_t *cx, int reg, const dt_type_t *from,
+		   const dt_type_t *to)
+{
+	if (!dt_type_is_integer(to) || to->size >= 8)
+		return;
+	if (dt_type_is_integer(from) && from->size < to->size &&
+	    (!from->is_signed || to->is_signed))
+		return;		/* the value fits as it is */
+	if (dt_type_is_integer(from) && from->size == to->size &&
+	    from->is_signed == to->is_signed)
+		return;
+	if (to->is_signed) {
+		EMIT(MOVSX64(reg, reg, (int16_t)(to->size * 8)));
+	} else if (to->size == 4) {
+		EMIT(DT_MOV32_REG(reg, reg));
+	} else {
+		EMIT(DT_ALU64_IMM(BPF_AND, reg, to->size == 1 ? 0xff : 0xffff));
+	}
+}
+
+static void load_imm(dt_cg_t *cx, int reg, uint64_t v)
+{
+	if ((int64_t)v >= INT32_MIN && (int64_t)v <= INT32_MAX)
+		EMIT(DT_MOV64_IMM(reg, (int32_t)v));
+	else
+		dt_as_ld_imm64(cx->as, reg, v);
+}
+
+/* ---- string literals ---- */
+
+static uint32_t strtab_add(dt_cg_state_t *st, const char *s, size_t len)
+{
+	for (uint32_t off = 0; off < st->strtab_len;
+	     off += (uint32_t)strlen(st->strtab + off) + 1)
+		if (strlen(st->strtab + off) == len &&
+		    memcmp(st->strtab + off, s, len) == 0)
+			return off;
+	if (st->strtab_len + len + 1 > st->strtab_cap) {
+		st->strtab_cap = (st->strtab_cap + (uint32_t)len + 1) * 2;
+		st->strtab = dt_realloc(st->strtab, st->strtab_cap);
+	}
+	uint32_t off = st->strtab_len;
+	memcpy(st->strtab + off, s, len);
+	st->strtab[off + len] = '\0';
+	st->strtab_len += (uint32_t)len + 1;
+	return off;
+}
+
+static int cg_string(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t off = strtab_add(cx->st, n->str, n->slen);
+
+	/* "strtab" is sized to hold every literal plus strsize bytes, so a
+	 * strsize read from any literal stays inside the value. */
+	dt_cg_array_value(cx, dt_cg_map(cx->st, "strtab", BPF_MAP_TYPE_ARRAY,
+					4, 0, 1), cx->lbl_end);
+	int reg = dt_regs_take(cx);
+	EMIT(DT_MOV64_REG(reg, DT_R0));
+	if (off != 0)
+		EMIT(DT_ALU64_IMM(BPF_ADD, reg, (int32_t)off));
+	return reg;
+}
+
+/* ---- user memory ---- */
+
+/* reg = *(type *)reg in user memory, through bpf_probe_read_user into the
+ * scratch area; a fault reports the address. */
+static void load_user(dt_cg_t *cx, int reg, const dt_type_t *t)
+{
+	uint32_t scr = cx->st->off_scratch + 16;
+	int sz = t->kind == DT_TK_PTR ? 8 : (int)t->size;
+	int bsz = sz == 1 ? BPF_B : sz == 2 ? BPF_H : sz == 4 ? BPF_W : BPF_DW;
+
+	if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
+		dt_cg_ice(cx, "load of an odd-sized scalar");
+	dt_cg_mst_ptr(cx, DT_R1, scr);
+	EMIT(DT_MOV64_IMM(DT_R2, sz));
+	EMIT(DT_MOV64_REG(DT_R3, reg));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
+	EMIT(DT_LOAD(bsz, reg, DT_R9, (int16_t)scr));
+	if (t->is_signed && sz < 8)
+		EMIT(MOVSX64(reg, reg, (int16_t)(sz * 8)));
+}
+
+static int cg_addr(dt_cg_t *cx, dt_node_t *n);
+
+/* The value of an lvalue in user memory: scalars are read, aggregates
+ * (struct, union, array) stay addresses. */
+static int cg_user_value(dt_cg_t *cx, dt_node_t *n)
+{
+	int reg = cg_addr(cx, n);
+	if (!is_sou_or_array(n->type))
+		load_user(cx, reg, n->type);
+	return reg;
+}
+
+/* reg = the user address of lvalue n (deref, member, index). */
+static int cg_addr(dt_cg_t *cx, dt_node_t *n)
+{
+	int reg;
+
+	if (n->kind == DT_N_UNARY && n->op == DT_OP_DEREF)
+		return dt_cg_expr(cx, n->l);
+	if (n->kind == DT_N_MEMBER) {
+		const dt_type_t *st = n->l->type;
+		reg = n->arrow ? dt_cg_expr(cx, n->l) : cg_addr(cx, n->l);
+		if (n->arrow)
+			st = st->base;
+		dt_member_t *m = dt_type_member(st, n->name);
+		if (m->offset != 0)
+			EMIT(DT_ALU64_IMM(BPF_ADD, reg, (int32_t)m->offset));
+		return reg;
+	}
+	if (n->kind == DT_N_INDEX) {
+		reg = n->l->type->kind == DT_TK_ARRAY && n->l->lvalue &&
+		      n->l->kind != DT_N_IDENT ? cg_addr(cx, n->l)
+					       : dt_cg_expr(cx, n->l);
+		int i = dt_cg_expr(cx, n->args);
+		EMIT(DT_MOV64_REG(DT_R0, i));
+		dt_regs_give(cx, i);
+		if (n->type->size != 1)
+			EMIT(DT_ALU64_IMM(BPF_MUL, DT_R0, (int32_t)n->type->size));
+		EMIT(DT_ALU64_REG(BPF_ADD, reg, DT_R0));
+		return reg;
+	}
+	dt_cg_ice(cx, "address of a non-lvalue");
+}
+
+/* ---- built-in variables ---- */
+
+static int cg_helper_value(dt_cg_t *cx, int helper)
+{
+	EMIT(DT_CALL_HELPER(helper));
+	int reg = dt_regs_take(cx);
+	EMIT(DT_MOV64_REG(reg, DT_R0));
+	return reg;
+}
+
+/* Read size bytes of kernel memory at src_reg + off into reg. */
+static void load_kernel(dt_cg_t *cx, int reg, int src_reg, int32_t off,
+			int size)
+{
+	uint32_t scr = cx->st->off_scratch + 16;
+
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)scr, 0));
+	dt_cg_mst_ptr(cx, DT_R1, scr);
+	EMIT(DT_MOV64_IMM(DT_R2, size));
+	EMIT(DT_MOV64_REG(DT_R3, src_reg));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, off));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	EMIT(DT_LOAD(size == 8 ? BPF_DW : BPF_W, reg, DT_R9, (int16_t)scr));
+}
+
+static int32_t btf_off(dt_cg_t *cx, const char *sou, const char *member)
+{
+	int32_t off = dt_cg_btf_offset(cx->st, sou, member);
+	if (off < 0)
+		dt_pcb_error(cx->pcb, D_IDENT_UNDEF, 0, "cannot find %s.%s "
+			     "in the kernel's BTF", sou, member);
+	return off;
+}
+
+static int cg_ppid(dt_cg_t *cx)
+{
+	int32_t parent = btf_off(cx, "task_struct", "real_parent");
+	int32_t tgid = btf_off(cx, "task_struct", "tgid");
+	int reg = cg_helper_value(cx, BPF_FUNC_get_current_task);
+
+	load_kernel(cx, reg, reg, parent, 8);
+	load_kernel(cx, reg, reg, tgid, 4);
+	return reg;
+}
+
+/* vtimestamp: the thread's sum_exec_runtime, i.e. its CPU time up to its
+ * last accounting point (the scheduler updates it at ticks and switches). */
+static int cg_vtimestamp(dt_cg_t *cx)
+{
+	int32_t se = btf_off(cx, "task_struct", "se");
+	int32_t rt = btf_off(cx, "sched_entity", "sum_exec_runtime");
+	int reg = cg_helper_value(cx, BPF_FUNC_get_current_task);
+
+	load_kernel(cx, reg, reg, se + rt, 8);
+	return reg;
+}
+
+static int cg_timestamp(dt_cg_t *cx)
+{
+	int reg = dt_regs_take(cx);
+	int have = dt_as_label(cx->as);
+
+	/* cached per firing in mst->timestamp */
+	EMIT(DT_LOAD(BPF_DW, reg, DT_R9, DT_MST_OFF(timestamp)));
+	dt_as_jump(cx->as, BPF_JNE, reg, 0, have);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_ktime_get_ns));
+	EMIT(DT_MOV64_REG(reg, DT_R0));
+	EMIT(DT_STORE(BPF_DW, DT_R9, DT_MST_OFF(timestamp), reg));
+	dt_as_place(cx->as, have);
+	return reg;
+}
+
+static int cg_walltimestamp(dt_cg_t *cx)
+{
+	uint32_t key = cx->st->off_scratch;
+	int reg = cg_helper_value(cx, BPF_FUNC_ktime_get_ns);
+	int done = dt_as_label(cx->as);
+
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, (int16_t)key, DT_STATE_WALL_OFFSET));
+	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "state",
+		BPF_MAP_TYPE_ARRAY, 4, 8, DT_STATE_NSLOTS));
+	dt_cg_mst_ptr(cx, DT_R2, key);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, done);
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R0, 0));
+	EMIT(DT_ALU64_REG(BPF_ADD, reg, DT_R0));
+	dt_as_place(cx->as, done);
+	return reg;
+}
+
+static int cg_execname(dt_cg_t *cx)
+{
+	uint32_t t = dt_cg_temp(cx);
+	uint32_t sz = cx->st->strsize < 16 ? cx->st->strsize : 16;
+
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)sz));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_comm));
+	int reg = dt_regs_take(cx);
+	dt_cg_mst_ptr(cx, reg, t);
+	return reg;
+}
+
+/* probeprov etc.: copied from the "probedesc" map entry of the PRID. */
+static int cg_probedesc(dt_cg_t *cx, dt_bvar_t bv)
+{
+	static const struct { uint32_t off, size; } f[] = {
+		{ offsetof(dt_probedesc_rt_t, prv), DT_PROBE_PRV_MAX },
+		{ offsetof(dt_probedesc_rt_t, mod), DT_PROBE_MOD_MAX },
+		{ offsetof(dt_probedesc_rt_t, fun), DT_PROBE_FUN_MAX },
+		{ offsetof(dt_probedesc_rt_t, prb), DT_PROBE_PRB_MAX },
+	};
+	int i = bv - DT_BV_PROBEPROV;
+	uint32_t t = dt_cg_temp(cx), key = cx->st->off_scratch;
+	uint32_t sz = f[i].size < cx->st->strsize ? f[i].size : cx->st->strsize;
+	int done = dt_as_label(cx->as);
+
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(pub.prid)));
+	EMIT(DT_STORE(BPF_W, DT_R9, (int16_t)key, DT_R0));
+	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "probedesc",
+		BPF_MAP_TYPE_ARRAY, 4, sizeof(dt_probedesc_rt_t), 0));
+	dt_cg_mst_ptr(cx, DT_R2, key);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, done);
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)sz));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, (int32_t)f[i].off));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_as_place(cx->as, done);
+	int reg = dt_regs_take(cx);
+	dt_cg_mst_ptr(cx, reg, t);
+	return reg;
+}
+
+/* ucaller: the return address at the top of the user stack, valid at a
+ * function's entry; 0 if it cannot be read. */
+static int cg_ucaller(dt_cg_t *cx)
+{
+	uint32_t scr = cx->st->off_scratch + 16;
+	int reg = dt_regs_take(cx);
+
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)scr, 0));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_FP, DT_FRAME_CTX));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R3, 152));	/* pt_regs.sp */
+	dt_cg_mst_ptr(cx, DT_R1, scr);
+	EMIT(DT_MOV64_IMM(DT_R2, 8));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	EMIT(DT_LOAD(BPF_DW, reg, DT_R9, (int16_t)scr));
+	return reg;
+}
+
+static int cg_bvar(dt_cg_t *cx, dt_node_t *n)
+{
+	int reg;
+
+	switch ((dt_bvar_t)n->ident->id) {
+	case DT_BV_ARG:
+		reg = dt_regs_take(cx);
+		EMIT(DT_LOAD(BPF_DW, reg, DT_R9,
+			     (int16_t)(DT_MST_OFF(pub.argv) + 8 * n->ival)));
+		return reg;
+	case DT_BV_PID:
+		reg = cg_helper_value(cx, BPF_FUNC_get_current_pid_tgid);
+		EMIT(DT_ALU64_IMM(BPF_RSH, reg, 32));
+		return reg;
+	case DT_BV_TID:
+		reg = cg_helper_value(cx, BPF_FUNC_get_current_pid_tgid);
+		EMIT(DT_MOV32_REG(reg, reg));
+		return reg;
+	case DT_BV_UID:
+		reg = cg_helper_value(cx, BPF_FUNC_get_current_uid_gid);
+		EMIT(DT_MOV32_REG(reg, reg));
+		return reg;
+	case DT_BV_GID:
+		reg = cg_helper_value(cx, BPF_FUNC_get_current_uid_gid);
+		EMIT(DT_ALU64_IMM(BPF_RSH, reg, 32));
+		return reg;
+	case DT_BV_PPID:
+		return cg_ppid(cx);
+	case DT_BV_EXECNAME:
+		return cg_execname(cx);
+	case DT_BV_TIMESTAMP:
+		return cg_timestamp(cx);
+	case DT_BV_VTIMESTAMP:
+		return cg_vtimestamp(cx);
+	case DT_BV_WALLTIMESTAMP:
+		return cg_walltimestamp(cx);
+	case DT_BV_CPU:
+		return cg_helper_value(cx, BPF_FUNC_get_smp_processor_id);
+	case DT_BV_ID:
+		reg = dt_regs_take(cx);
+		EMIT(DT_LOAD(BPF_W, reg, DT_R9, DT_MST_OFF(pub.prid)));
+		return reg;
+	case DT_BV_EPID:
+		reg = dt_regs_take(cx);
+		EMIT(DT_LOAD(BPF_W, reg, DT_R9, DT_MST_OFF(epid)));
+		return reg;
+	case DT_BV_PROBEPROV: case DT_BV_PROBEMOD: case DT_BV_PROBEFUNC:
+	case DT_BV_PROBENAME:
+		return cg_probedesc(cx, (dt_bvar_t)n->ident->id);
+	case DT_BV_ERRNO:
+		/* No system call is in progress at a user probe: 0. */
+		reg = dt_regs_take(cx);
+		EMIT(DT_MOV64_IMM(reg, 0));
+		return reg;
+	case DT_BV_UCALLER:
+		return cg_ucaller(cx);
+	case DT_BV_CURTHREAD:
+		return cg_helper_value(cx, BPF_FUNC_get_current_task);
+	default:
+		dt_cg_ice(cx, "built-in variable");
+	}
+}
+
+/* args[N]: the native argument it maps to, converted to its type. */
+static int cg_args(dt_cg_t *cx, dt_node_t *n)
+{
+	int i = (int)n->args->ival;
+	dtrace_probe_t *p = cx->probes[0];
+	int native = p->nargs > i && p->args[i].mapping >= 0 &&
+		     p->args[i].mapping < DTRACE_ARGS_MAX ?
+		     p->args[i].mapping : i;
+	int reg = dt_regs_take(cx);
+
+	EMIT(DT_LOAD(BPF_DW, reg, DT_R9,
+		     (int16_t)(DT_MST_OFF(pub.argv) + 8 * native)));
+	dt_cg_convert(cx, reg, dt_type_int(cx->dtp->types, 8, false), n->type);
+	return reg;
+}
+
+static int cg_uregs(dt_cg_t *cx, dt_node_t *n)
+{
+	int reg = dt_regs_take(cx);
+
+	EMIT(DT_LOAD(BPF_DW, reg, DT_FP, DT_FRAME_CTX));
+	EMIT(DT_LOAD(BPF_DW, reg, reg,
+		     (int16_t)dt_ureg_ptregs_offset((int64_t)n->args->ival)));
+	return reg;
+}
+
+/* ---- operators ---- */
+
+/* a = (a op r0) as 0 or 1, signed or unsigned per the common type. */
+static void cg_setcc(dt_cg_t *cx, int op, int a)
+{
+	int yes = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	dt_as_jump_reg(cx->as, op, a, DT_R0, yes);
+	EMIT(DT_MOV64_IMM(a, 0));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, yes);
+	EMIT(DT_MOV64_IMM(a, 1));
+	dt_as_place(cx->as, done);
+}
+
+static int cmp_jop(dt_op_t op, bool s)
+{
+	switch (op) {
+	case DT_OP_EQ: return BPF_JEQ;
+	case DT_OP_NE: return BPF_JNE;
+	case DT_OP_LT: return s ? BPF_JSLT : BPF_JLT;
+	case DT_OP_LE: return s ? BPF_JSLE : BPF_JLE;
+	case DT_OP_GT: return s ? BPF_JSGT : BPF_JGT;
+	default: return s ? BPF_JSGE : BPF_JGE;
+	}
+}
+
+static dt_type_t *common_type(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *a = n->l->type, *b = n->r->type;
+	dt_typetab_t *T = cx->dtp->types;
+
+	if (!dt_type_is_integer(a) || !dt_type_is_integer(b))
+		return dt_type_int(T, 8, false);	/* pointers */
+	unsigned as = a->size < 4 ? 4 : (unsigned)a->size;
+	unsigned bs = b->size < 4 ? 4 : (unsigned)b->size;
+	bool asg = a->size < 4 || a->is_signed, bsg = b->size < 4 || b->is_signed;
+	if (as == bs)
+		return dt_type_int(T, as, asg && bsg);
+	return as > bs ? dt_type_int(T, as, asg || bs < as ? asg : false)
+		       : dt_type_int(T, bs, bsg);
+}
+
+static int cg_compare(dt_cg_t *cx, dt_node_t *n)
+{
+	int a = dt_cg_expr(cx, n->l);
+
+	if (dt_check_is_string(n->l->type)) {
+		int b = dt_cg_expr(cx, n->r);
+		EMIT(DT_MOV64_REG(DT_R0, b));
+		dt_regs_give(cx, b);
+		dt_cg_strcmp(cx, a, DT_R0);	/* a = strcmp(a, r0) */
+		EMIT(DT_MOV64_IMM(DT_R0, 0));
+		cg_setcc(cx, cmp_jop(n->op, true), a);
+		return a;
+	}
+	dt_type_t *ct = common_type(cx, n);
+	dt_cg_convert(cx, a, n->l->type, ct);
+	int b = dt_cg_expr(cx, n->r);
+	dt_cg_convert(cx, b, n->r->type, ct);
+	EMIT(DT_MOV64_REG(DT_R0, b));
+	dt_regs_give(cx, b);
+	cg_setcc(cx, cmp_jop(n->op, ct->is_signed), a);
+	return a;
+}
+
+static dt_op_t base_op(dt_op_t op)
+{
+	switch (op) {
+	case DT_OP_ADD_ASSIGN: return DT_OP_ADD;
+	case DT_OP_SUB_ASSIGN: return DT_OP_SUB;
+	case DT_OP_MUL_ASSIGN: return DT_OP_MUL;
+	case DT_OP_DIV_ASSIGN: return DT_OP_DIV;
+	case DT_OP_MOD_ASSIGN: return DT_OP_MOD;
+	case DT_OP_SHL_ASSIGN: return DT_OP_SHL;
+	case DT_OP_SHR_ASSIGN: return DT_OP_SHR;
+	case DT_OP_AND_ASSIGN: return DT_OP_BAND;
+	case DT_OP_OR_ASSIGN: return DT_OP_BOR;
+	case DT_OP_XOR_ASSIGN: return DT_OP_BXOR;
+	default: return op;
+	}
+}
+
+/* a = a op r0, for values of type t (the result is normalized to t);
+ * pointer arithmetic scales r0 by the pointed-to size (lt, rt: operand
+ * types, for pointers). */
+static void cg_arith(dt_cg_t *cx, dt_op_t op, int a, const dt_type_t *t,
+		     const dt_type_t *lt, const dt_type_t *rt)
+{
+	bool s = t->is_signed;
+
+	if ((op == DT_OP_ADD || op == DT_OP_SUB) && lt->kind == DT_TK_PTR &&
+	    rt->kind == DT_TK_PTR) {
+		EMIT(DT_ALU64_REG(BPF_SUB, a, DT_R0));
+		if (lt->base->size > 1)
+			EMIT(DT_INSN(BPF_ALU64 | BPF_DIV | BPF_K, a, 0, 1,
+				     (int32_t)lt->base->size));
+		return;
+	}
+	if (lt->kind == DT_TK_PTR && lt->base->size > 1)
+		EMIT(DT_ALU64_IMM(BPF_MUL, DT_R0, (int32_t)lt->base->size));
+	if (rt->kind == DT_TK_PTR && rt->base->size > 1)
+		EMIT(DT_ALU64_IMM(BPF_MUL, a, (int32_t)rt->base->size));
+	switch (op) {
+	case DT_OP_ADD: EMIT(DT_ALU64_REG(BPF_ADD, a, DT_R0)); break;
+	case DT_OP_SUB: EMIT(DT_ALU64_REG(BPF_SUB, a, DT_R0)); break;
+	case DT_OP_MUL: EMIT(DT_ALU64_REG(BPF_MUL, a, DT_R0)); break;
+	case DT_OP_DIV:
+	case DT_OP_MOD:
+		dt_cg_fault_if(cx, BPF_JEQ, DT_R0, 0, DT_FAULT_DIVZERO, -1);
+		if (op == DT_OP_DIV)
+			EMIT(s ? SDIV64(a, DT_R0)
+			       : DT_ALU64_REG(BPF_DIV, a, DT_R0));
+		else
+			EMIT(s ? SMOD64(a, DT_R0)
+			       : DT_ALU64_REG(BPF_MOD, a, DT_R0));
+		break;
+	case DT_OP_SHL: EMIT(DT_ALU64_REG(BPF_LSH, a, DT_R0)); break;
+	case DT_OP_SHR:
+		EMIT(DT_ALU64_REG(s ? BPF_ARSH : BPF_RSH, a, DT_R0));
+		break;
+	case DT_OP_BAND: EMIT(DT_ALU64_REG(BPF_AND, a, DT_R0)); break;
+	case DT_OP_BOR: EMIT(DT_ALU64_REG(BPF_OR, a, DT_R0)); break;
+	case DT_OP_BXOR: EMIT(DT_ALU64_REG(BPF_XOR, a, DT_R0)); break;
+	default: dt_cg_ice(cx, "arithmetic operator");
+	}
+	dt_cg_convert(cx, a, dt_type_int(cx->dtp->types, 8, !s), t);
+}
+
+static int cg_binary_arith(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *t = n->type;
+	int a = dt_cg_expr(cx, n->l);
+
+	if (dt_type_is_integer(t) && n->op != DT_OP_SHL && n->op != DT_OP_SHR)
+		dt_cg_convert(cx, a, n->l->type, t);
+	int b = dt_cg_expr(cx, n->r);
+	if (dt_type_is_integer(t) && n->op != DT_OP_SHL && n->op != DT_OP_SHR)
+		dt_cg_convert(cx, b, n->r->type, t);
+	EMIT(DT_MOV64_REG(DT_R0, b));
+	dt_regs_give(cx, b);
+	cg_arith(cx, n->op, a, t, n->l->type, n->r->type);
+	return a;
+}
+
+/* The keys of an lvalue that names an associative array, or NULL. */
+static dt_node_t *lval_keys(dt_node_t *l)
+{
+	return l->kind == DT_N_INDEX ? l->args : NULL;
+}
+
+static int cg_assign(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_ident_t *id = n->l->ident;
+
+	if (n->op == DT_OP_ASSIGN) {
+		int v = dt_cg_expr(cx, n->r);
+		dt_cg_var_store(cx, id, lval_keys(n->l), v, n->r->type);
+		return v;
+	}
+	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
+	dt_type_t *t = id->type;
+	int b = dt_cg_expr(cx, n->r);
+	if (dt_type_is_integer(t))
+		dt_cg_convert(cx, b, n->r->type, t);
+	EMIT(DT_MOV64_REG(DT_R0, b));
+	dt_regs_give(cx, b);
+	cg_arith(cx, base_op(n->op), a, t, t, n->r->type);
+	dt_cg_var_store(cx, id, lval_keys(n->l), a, t);
+	return a;
+}
+
+static int cg_incdec(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_ident_t *id = n->l->ident;
+	dt_type_t *t = id->type;
+	bool post = n->op == DT_OP_POSTINC || n->op == DT_OP_POSTDEC;
+	bool inc = n->op == DT_OP_POSTINC || n->op == DT_OP_PREINC;
+	int32_t step = t->kind == DT_TK_PTR ? (int32_t)t->base->size : 1;
+	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
+	int b = dt_regs_take(cx);
+
+	EMIT(DT_MOV64_REG(b, a));
+	EMIT(DT_ALU64_IMM(BPF_ADD, b, inc ? step : -step));
+	dt_cg_convert(cx, b, dt_type_int(cx->dtp->types, 8, true), t);
+	dt_cg_var_store(cx, id, lval_keys(n->l), b, t);
+	if (!post)
+		EMIT(DT_MOV64_REG(a, b));
+	dt_regs_give(cx, b);
+	return a;
+}
+
+static int cg_unary(dt_cg_t *cx, dt_node_t *n)
+{
+	int a;
+
+	switch (n->op) {
+	case DT_OP_PREINC: case DT_OP_PREDEC: case DT_OP_POSTINC:
+	case DT_OP_POSTDEC:
+		return cg_incdec(cx, n);
+	case DT_OP_DEREF:
+		return cg_user_value(cx, n);
+	case DT_OP_STRINGOF:
+		return dt_cg_subr(cx, n);
+	default:
+		break;
+	}
+	a = dt_cg_expr(cx, n->l);
+	switch (n->op) {
+	case DT_OP_NEG:
+		dt_cg_convert(cx, a, n->l->type, n->type);
+		EMIT(DT_NEG64(a));
+		break;
+	case DT_OP_BITNOT:
+		dt_cg_convert(cx, a, n->l->type, n->type);
+		EMIT(DT_ALU64_IMM(BPF_XOR, a, -1));
+		break;
+	case DT_OP_LNOT:
+		EMIT(DT_MOV64_IMM(DT_R0, 0));
+		cg_setcc(cx, BPF_JEQ, a);
+		return a;
+	default:
+		dt_cg_convert(cx, a, n->l->type, n->type);
+		return a;
+	}
+	dt_cg_convert(cx, a, dt_type_int(cx->dtp->types, 8, true), n->type);
+	return a;
+}
+
+static int cg_ternary(dt_cg_t *cx, dt_node_t *n)
+{
+	int res = dt_regs_take(cx);
+	int other = dt_as_label(cx->as), done = dt_as_label(cx->as);
+	int c = dt_cg_expr(cx, n->cond);
+
+	EMIT(DT_MOV64_REG(DT_R0, c));
+	dt_regs_give(cx, c);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, other);
+	for (int side = 0; side < 2; side++) {
+		dt_node_t *e = side == 0 ? n->l : n->r;
+		int v = dt_cg_expr(cx, e);
+		if (dt_type_is_integer(n->type))
+			dt_cg_convert(cx, v, e->type, n->type);
+		EMIT(DT_MOV64_REG(DT_R0, v));
+		dt_regs_give(cx, v);
+		EMIT(DT_MOV64_REG(res, DT_R0));
+		if (side == 0) {
+			dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+			dt_as_place(cx->as, other);
+		}
+	}
+	dt_as_place(cx->as, done);
+	return res;
+}
+
+static int cg_shortcircuit(dt_cg_t *cx, dt_node_t *n)
+{
+	int res = dt_regs_take(cx);
+	int done = dt_as_label(cx->as);
+	bool is_and = n->op == DT_OP_LAND;
+	int v = dt_cg_expr(cx, n->l);
+
+	EMIT(DT_MOV64_REG(DT_R0, v));
+	dt_regs_give(cx, v);
+	EMIT(DT_MOV64_IMM(res, is_and ? 0 : 1));
+	/* && is false at a false left side, || true at a true one */
+	dt_as_jump(cx->as, is_and ? BPF_JEQ : BPF_JNE, DT_R0, 0, done);
+	v = dt_cg_expr(cx, n->r);
+	EMIT(DT_MOV64_REG(DT_R0, v));
+	dt_regs_give(cx, v);
+	EMIT(DT_MOV64_IMM(res, 0));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, done);
+	EMIT(DT_MOV64_IMM(res, 1));
+	dt_as_place(cx->as, done);
+	return res;
+}
+
+static int cg_lxor(dt_cg_t *cx, dt_node_t *n)
+{
+	int a = dt_cg_expr(cx, n->l);
+
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	cg_setcc(cx, BPF_JNE, a);
+	int b = dt_cg_expr(cx, n->r);
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	cg_setcc(cx, BPF_JNE, b);
+	EMIT(DT_MOV64_REG(DT_R0, b));
+	dt_regs_give(cx, b);
+	EMIT(DT_ALU64_REG(BPF_XOR, a, DT_R0));
+	return a;
+}
+
+static int cg_binary(dt_cg_t *cx, dt_node_t *n)
+{
+	switch (n->op) {
+	case DT_OP_ASSIGN: case DT_OP_ADD_ASSIGN: case DT_OP_SUB_ASSIGN:
+	case DT_OP_MUL_ASSIGN: case DT_OP_DIV_ASSIGN: case DT_OP_MOD_ASSIGN:
+	case DT_OP_SHL_ASSIGN: case DT_OP_SHR_ASSIGN: case DT_OP_AND_ASSIGN:
+	case DT_OP_OR_ASSIGN: case DT_OP_XOR_ASSIGN:
+		return cg_assign(cx, n);
+	case DT_OP_COMMA:
+		dt_regs_give(cx, dt_cg_expr(cx, n->l));
+		return dt_cg_expr(cx, n->r);
+	case DT_OP_EQ: case DT_OP_NE: case DT_OP_LT: case DT_OP_LE:
+	case DT_OP_GT: case DT_OP_GE:
+		return cg_compare(cx, n);
+	case DT_OP_LAND: case DT_OP_LOR:
+		return cg_shortcircuit(cx, n);
+	case DT_OP_LXOR:
+		return cg_lxor(cx, n);
+	default:
+		return cg_binary_arith(cx, n);
+	}
+}
+
+static int cg_cast(dt_cg_t *cx, dt_node_t *n)
+{
+	if (dt_check_is_string(n->type) && !dt_check_is_string(n->l->type))
+		return dt_cg_subr(cx, n);	/* (string)ptr: like stringof */
+	int a = dt_cg_expr(cx, n->l);
+	if (dt_type_is_integer(n->type))
+		dt_cg_convert(cx, a, dt_type_is_integer(n->l->type) ?
+			      n->l->type : dt_type_int(cx->dtp->types, 8,
+						       false), n->type);
+	return a;
+}
+
+static int cg_index(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_ident_t *id = n->ident;
+
+	if (id != NULL && id->kind == DT_IK_BUILTIN)
+		return id->id == DT_BV_ARGS ? cg_args(cx, n) : cg_uregs(cx, n);
+	if (id != NULL)
+		return dt_cg_var_load(cx, id, n->args);
+	return cg_user_value(cx, n);
+}
+
+int dt_cg_expr(dt_cg_t *cx, dt_node_t *n)
+{
+	if (n->is_const) {
+		int reg = dt_regs_take(cx);
+		load_imm(cx, reg, n->ival);
+		return reg;
+	}
+	switch (n->kind) {
+	case DT_N_STRING:
+		return cg_string(cx, n);
+	case DT_N_IDENT:
+		if (n->ident->kind == DT_IK_BUILTIN)
+			return cg_bvar(cx, n);
+		if (n->ident->kind == DT_IK_INLINE)
+			return dt_cg_expr(cx, n->ident->expr);
+		return dt_cg_var_load(cx, n->ident, NULL);
+	case DT_N_UNARY:
+		return cg_unary(cx, n);
+	case DT_N_BINARY:
+		return cg_binary(cx, n);
+	case DT_N_TERNARY:
+		return cg_ternary(cx, n);
+	case DT_N_CAST:
+		return cg_cast(cx, n);
+	case DT_N_CALL:
+		return dt_cg_subr(cx, n);
+	case DT_N_INDEX:
+		return cg_index(cx, n);
+	case DT_N_MEMBER:
+		if (n->ident != NULL)
+			return dt_cg_var_load(cx, n->ident, NULL);
+		return cg_user_value(cx, n);
+	default:
+		dt_cg_ice(cx, "expression kind");
+	}
+}

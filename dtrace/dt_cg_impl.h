@@ -1,0 +1,202 @@
+/*
+ * dt_cg_impl.h: private state of the checker and the code generator.
+ *
+ * Two levels of state:
+ *   dt_cg_state_t (dtp->cg)	the session: variables, aggregations, the
+ *				string table, the maps the code refers to and
+ *				the layout of the mstate's code generator area.
+ *   dt_cg_t			one clause being compiled: its emitter,
+ *				registers, record layout and actions.
+ *
+ * Register conventions inside a clause function (see dt_cg.c for the
+ * stack frame):
+ *   r9		the mstate (dt_mstate_t *), for the whole clause
+ *   r6..r8	the value pool of dt_regs.c: expression values live there
+ *		(callee-saved, so they survive helper and subprogram calls)
+ *   r0..r5	scratch inside one emitted construct only; never hold a value
+ *		across the evaluation of a subexpression
+ *
+ * Value representation in a pool register, after an expression:
+ *   integer	the value, sign- or zero-extended to 64 bits per its type
+ *   pointer	the address (user memory)
+ *   string	a pointer to strsize readable bytes in a map value (string
+ *		table, mstate temporary, variable storage), NUL-terminated
+ *   struct, union, array	the user address of the object
+ */
+#ifndef DT_CG_IMPL_H
+#define DT_CG_IMPL_H
+
+#include <stddef.h>
+#include <string.h>
+#include "dt_cg.h"
+#include "dt_ident.h"
+#include "dt_runtime.h"
+#include "dt_bpf.h"
+
+/* dt_regs.c: the value register pool with LIFO spilling. */
+#define DT_REGS_NPOOL	3	/* r6, r7, r8 */
+#define DT_REGS_NSPILL	8	/* spill slots in the frame */
+#define DT_REGS_MAXLIVE	32
+
+typedef struct dt_regs {
+	struct {
+		int reg;
+		int slot;	/* spill slot while spilled, else -1 */
+		int restores;	/* entry spilled to make room, or -1 */
+	} ent[DT_REGS_MAXLIVE];
+	int n;
+	int nslots;		/* spill slots in use (LIFO) */
+	bool busy[11];
+} dt_regs_t;
+
+struct dt_cg;
+void dt_regs_init(dt_regs_t *rs);
+int dt_regs_take(struct dt_cg *cx);
+void dt_regs_give(struct dt_cg *cx, int reg);
+/* Internal error unless reg holds a live (unspilled) value. */
+void dt_regs_check(struct dt_cg *cx, int reg);
+
+/*
+ * The clause's BPF stack frame (offsets from r10):
+ *   -8			ctx (struct pt_regs *), saved at entry
+ *   -16 - 8*i		spill slot i, i < DT_REGS_NSPILL
+ * Nothing else lives on the stack: helper arguments (map keys and values,
+ * probe_read destinations) are staged in the mstate area, so spills and
+ * staging can never collide.
+ */
+#define DT_FRAME_CTX		(-8)
+#define DT_FRAME_SPILL(i)	(-16 - 8 * (i))
+
+/* A map the generated code refers to.  Code is emitted before the maps
+ * can be sized (globals and the string table grow with every clause), so
+ * emitters refer to this placeholder; dt_cg_maps_init() creates the real
+ * map and copies its fd into the placeholder, which the loader reads. */
+typedef struct dt_cg_map {
+	dtrace_map_t pm;
+	struct dt_cg_map *next;
+} dt_cg_map_t;
+
+struct dt_cg_state {
+	dtrace_hdl_t *dtp;
+	uint32_t strsize;
+	/* The mstate area, as absolute offsets in the mstate value. */
+	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */
+	uint32_t off_rec;	/* record: dt_rechdr_t + data */
+	uint32_t rec_max;	/* data bytes */
+	uint32_t off_key;	/* tuple key being built */
+	uint32_t key_max;
+	uint32_t off_aggval;	/* zeroed initial aggregation value */
+	uint32_t aggval_max;
+	uint32_t off_temps;	/* string temporaries, 2 * strsize each */
+	uint32_t ntemps;
+	uint32_t off_this;	/* this-> variables */
+	uint32_t this_size;
+	dt_ident_t *vars;	/* globals, self, this, aggs, inlines */
+	uint32_t globals_size;
+	char *strtab;		/* literals, NUL-terminated, "" at 0 */
+	uint32_t strtab_len, strtab_cap;
+	dt_aggdesc_t **aggs;
+	int naggs;
+	dt_cg_map_t *maps;
+};
+typedef struct dt_cg_state dt_cg_state_t;
+
+typedef struct dt_cg {
+	dt_pcb_t *pcb;
+	dtrace_hdl_t *dtp;
+	dt_cg_state_t *st;
+	dt_as_t *as;
+	dtrace_probe_t **probes;
+	int nprobes;
+	int clause_id;
+	dt_regs_t rs;
+	/* record layout */
+	uint32_t recsize;	/* data bytes used so far */
+	bool actmask;		/* data starts with the mask of run actions */
+	dt_actdesc_t *acts;
+	int nacts, acts_cap;
+	int stmt;		/* 1-based statement being compiled */
+	int depth_if;		/* nesting of if statements (checker) */
+	uint32_t ntemps;	/* string temporaries taken in this statement */
+	bool destructive;
+	bool records;		/* has a data-recording action */
+	bool has_aggs;
+	int key_level;		/* nesting of tuple keys being built */
+	int lbl_strcmp;		/* subprograms, -1 until first used */
+	int lbl_end;		/* the record output and return 0 */
+} dt_cg_t;
+
+static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
+{
+	dt_as_emit(cx->as, insn);
+}
+
+#define DT_MST_OFF(f)	((int16_t)offsetof(dt_mstate_t, f))
+#define DT_MST_AREA	((uint32_t)offsetof(dt_mstate_t, cg_area))
+
+/* dt_cg.c */
+dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp);
+dtrace_map_t *dt_cg_map(dt_cg_state_t *st, const char *name,
+			enum bpf_map_type type, uint32_t ksize, uint32_t vsize,
+			uint32_t nentries);
+_Noreturn void dt_cg_ice(dt_cg_t *cx, const char *what);
+void dt_cg_fault(dt_cg_t *cx, dt_fault_t fault, int addr_reg);
+void dt_cg_fault_if(dt_cg_t *cx, int op, int reg, int32_t imm,
+		    dt_fault_t fault, int addr_reg);
+/* reg = r9 + off (a pointer into the mstate) */
+void dt_cg_mst_ptr(dt_cg_t *cx, int reg, uint32_t off);
+/* Look up key 0 of an ARRAY map into r0; jumps to fail if NULL. */
+void dt_cg_array_value(dt_cg_t *cx, dtrace_map_t *map, int fail);
+/* Add 1 to a dt_cpuinfo_t counter (uses r0-r5). */
+void dt_cg_count_drop(dt_cg_t *cx, uint32_t field_off);
+/* Offset of member in struct sou of the kernel's BTF, or -1. */
+int32_t dt_cg_btf_offset(dt_cg_state_t *st, const char *sou,
+			 const char *member);
+uint32_t dt_cg_temp(dt_cg_t *cx);	/* offset of a new string temp */
+uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size);
+dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line);
+dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);
+
+/* dt_check.c */
+void dt_check_clause(dt_cg_t *cx, const dt_clause_ast_t *c);
+dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n);
+bool dt_check_is_string(const dt_type_t *t);
+dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */
+
+/* dt_cg_var.c: the session's variables and aggregations */
+dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
+			  const char *name);
+dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
+			   const char *name, dt_type_t *type, int nkeys,
+			   dt_type_t **keys, int line);
+uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t);
+/* Emit: a value of variable id (keys: the INDEX arguments or NULL). */
+int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys);
+/* Emit: store the value in reg (of type vt) into the variable. */
+void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
+		     dt_type_t *vt);
+/* Emit: build the tuple key of args at st->off_key; size in *ksize.
+ * With tid, the first 8 bytes are the thread id (self-> variables). */
+void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize);
+uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
+			bool tid);
+
+/* dt_cg_expr.c */
+int dt_cg_expr(dt_cg_t *cx, dt_node_t *n);
+void dt_cg_convert(dt_cg_t *cx, int reg, const dt_type_t *from,
+		   const dt_type_t *to);
+void dt_cg_copy_str(dt_cg_t *cx, uint32_t dst_off, int src_reg);
+
+/* dt_cg_str.c */
+void dt_cg_strcmp(dt_cg_t *cx, int a, int b);	/* a = cmp result */
+void dt_cg_subprograms(dt_cg_t *cx);
+int dt_cg_subr(dt_cg_t *cx, dt_node_t *n);
+
+/* dt_cg_agg.c */
+void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n);
+void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n);
+
+/* dt_cg_act.c */
+void dt_cg_action(dt_cg_t *cx, dt_node_t *call);
+
+#endif /* DT_CG_IMPL_H */

@@ -1,0 +1,201 @@
+/*
+ * dt_cg_str.c: strings and subroutines.
+ *
+ * A string value is a pointer to strsize readable bytes in a map value
+ * (dt_cg_impl.h).  Subroutines that make a new string write it into a
+ * string temporary of the mstate area (dt_cg_temp(), 2 * strsize bytes so
+ * that a copy at a bounded offset, as strjoin does, stays inside it) and
+ * return a pointer to it.  Copies go through bpf_probe_read_kernel_str,
+ * which bounds and terminates them; comparisons through one byte-loop
+ * subprogram appended to the clause (dt_cg_subprograms).
+ */
+#include "dt_cg_impl.h"
+
+#define EMIT(insn)	dt_cg_emit(cx, insn)
+#define MOVSX64(d, s, bits) DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0)
+
+/* a = strcmp(a, b): negative, 0 or positive.  b may be r0. */
+void dt_cg_strcmp(dt_cg_t *cx, int a, int b)
+{
+	if (cx->lbl_strcmp < 0)
+		cx->lbl_strcmp = dt_as_label(cx->as);
+	EMIT(DT_MOV64_REG(DT_R2, b));
+	EMIT(DT_MOV64_REG(DT_R1, a));
+	dt_as_call(cx->as, cx->lbl_strcmp);
+	EMIT(DT_MOV64_REG(a, DT_R0));
+}
+
+/*
+ * int strcmp(const char *r1, const char *r2): both point to strsize
+ * readable bytes; compares as unsigned chars up to the first NUL or
+ * strsize bytes.  The index is checked against strsize before each load so
+ * the verifier sees the bound.
+ */
+static void emit_strcmp(dt_cg_t *cx)
+{
+	dt_as_t *as = cx->as;
+	int loop = dt_as_label(as), diff = dt_as_label(as);
+	int eq = dt_as_label(as);
+
+	dt_as_place(as, cx->lbl_strcmp);
+	EMIT(DT_MOV64_IMM(DT_R3, 0));
+	dt_as_place(as, loop);
+	dt_as_jump(as, BPF_JGE, DT_R3, (int32_t)cx->st->strsize, eq);
+	EMIT(DT_MOV64_REG(DT_R4, DT_R1));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R3));
+	EMIT(DT_LOAD(BPF_B, DT_R4, DT_R4, 0));
+	EMIT(DT_MOV64_REG(DT_R5, DT_R2));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R5, DT_R3));
+	EMIT(DT_LOAD(BPF_B, DT_R5, DT_R5, 0));
+	dt_as_jump_reg(as, BPF_JNE, DT_R4, DT_R5, diff);
+	dt_as_jump(as, BPF_JEQ, DT_R4, 0, eq);
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, 1));
+	dt_as_jump(as, BPF_JA, 0, 0, loop);
+	dt_as_place(as, diff);
+	EMIT(DT_MOV64_REG(DT_R0, DT_R4));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R0, DT_R5));
+	EMIT(DT_EXIT());
+	dt_as_place(as, eq);
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	EMIT(DT_EXIT());
+}
+
+void dt_cg_subprograms(dt_cg_t *cx)
+{
+	if (cx->lbl_strcmp >= 0)
+		emit_strcmp(cx);
+}
+
+/* Copy the user string at a into a new temporary, at most size bytes
+ * with its NUL (size_reg: a register with the limit, or -1 for strsize);
+ * a becomes the string.  A bad address faults. */
+static void copyinstr(dt_cg_t *cx, int a, int size_reg)
+{
+	uint32_t t = dt_cg_temp(cx);
+	uint32_t ss = cx->st->strsize;
+
+	if (size_reg >= 0) {
+		int ok = dt_as_label(cx->as);
+		EMIT(DT_MOV64_REG(DT_R2, size_reg));
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R2, 1));	/* room for NUL */
+		dt_as_jump(cx->as, BPF_JLE, DT_R2, (int32_t)ss, ok);
+		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
+		dt_as_place(cx->as, ok);
+	} else {
+		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
+	}
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_REG(DT_R3, a));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user_str));
+	dt_cg_fault_if(cx, BPF_JSLT, DT_R0, 0, DT_FAULT_BADADDR, a);
+	/* the helper stops short of the NUL when size cuts the string */
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + ss - 1), 0));
+	dt_cg_mst_ptr(cx, a, t);
+}
+
+static int cg_copyinstr(dt_cg_t *cx, dt_node_t *n)
+{
+	int a = dt_cg_expr(cx, n->args);
+
+	if (n->args->next == NULL) {
+		copyinstr(cx, a, -1);
+		return a;
+	}
+	int s = dt_cg_expr(cx, n->args->next);
+	EMIT(DT_MOV64_REG(DT_R0, s));
+	dt_regs_give(cx, s);
+	/* r0 survives the reload of a, if a was spilled */
+	copyinstr(cx, a, DT_R0);
+	return a;
+}
+
+/* stringof(x) and (string)x: a string stays; a pointer is read as a user
+ * string. */
+static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
+{
+	int a = dt_cg_expr(cx, x);
+
+	if (!dt_check_is_string(x->type))
+		copyinstr(cx, a, -1);
+	return a;
+}
+
+static int cg_strlen(dt_cg_t *cx, dt_node_t *n)
+{
+	int a = dt_cg_expr(cx, n->args);
+	uint32_t t = dt_cg_temp(cx);
+	int pos = dt_as_label(cx->as);
+
+	/* the copy's length (with the NUL) is the answer */
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	EMIT(DT_MOV64_REG(DT_R3, a));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	EMIT(DT_MOV64_REG(a, DT_R0));
+	dt_as_jump(cx->as, BPF_JSGT, a, 0, pos);
+	EMIT(DT_MOV64_IMM(a, 1));
+	dt_as_place(cx->as, pos);
+	EMIT(DT_ALU64_IMM(BPF_SUB, a, 1));
+	return a;
+}
+
+static int cg_strjoin(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t ss = cx->st->strsize;
+	uint32_t t = dt_cg_temp(cx);
+	int a = dt_cg_expr(cx, n->args);
+	int pos = dt_as_label(cx->as), fits = dt_as_label(cx->as);
+
+	/* first part; a becomes its length */
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
+	EMIT(DT_MOV64_REG(DT_R3, a));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	EMIT(DT_MOV64_REG(a, DT_R0));
+	dt_as_jump(cx->as, BPF_JSGT, a, 0, pos);
+	EMIT(DT_MOV64_IMM(a, 1));
+	dt_as_place(cx->as, pos);
+	EMIT(DT_ALU64_IMM(BPF_SUB, a, 1));
+	/* second part, at t + len (len < strsize: the temp has 2 * strsize) */
+	int b = dt_cg_expr(cx, n->args->next);
+	EMIT(DT_MOV64_REG(DT_R3, b));
+	dt_regs_give(cx, b);
+	EMIT(DT_MOV64_REG(DT_R4, a));
+	dt_as_jump(cx->as, BPF_JLE, DT_R4, (int32_t)(ss - 1), fits);
+	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)(ss - 1)));
+	dt_as_place(cx->as, fits);
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R4));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + ss - 1), 0));
+	dt_cg_mst_ptr(cx, a, t);
+	return a;
+}
+
+int dt_cg_subr(dt_cg_t *cx, dt_node_t *n)
+{
+	if (n->kind == DT_N_UNARY || n->kind == DT_N_CAST)
+		return cg_stringof(cx, n->l);
+	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
+	int a;
+
+	switch (fi->func) {
+	case DT_F_COPYINSTR:
+		return cg_copyinstr(cx, n);
+	case DT_F_STRINGOF:
+		return cg_stringof(cx, n->args);
+	case DT_F_STRLEN:
+		return cg_strlen(cx, n);
+	case DT_F_STRJOIN:
+		return cg_strjoin(cx, n);
+	case DT_F_RAND:
+		EMIT(DT_CALL_HELPER(BPF_FUNC_get_prandom_u32));
+		a = dt_regs_take(cx);
+		EMIT(MOVSX64(a, DT_R0, 32));
+		return a;
+	default:
+		dt_cg_ice(cx, "subroutine");
+	}
+}

@@ -1,0 +1,301 @@
+/*
+ * dt_cg_var.c: D variables: the session's table, their storage, and the
+ * code that reads and writes them.
+ *
+ * Storage (every integer or pointer takes an 8-byte slot holding the value
+ * normalized to its type; a string takes strsize bytes):
+ *   global scalar	a slot in the one value of the "globals" ARRAY map
+ *   global a[k...]	HASH map "assoc_NAME", key: the tuple
+ *   self->x		HASH map "self_NAME", key: the thread id (8 bytes)
+ *   self->a[k...]	HASH map "self_NAME", key: thread id, then the tuple
+ *   this->x		a slot in the mstate area (kept across the clauses of
+ *			one firing, as DTrace does)
+ * Tuple keys: integers as 8 bytes, strings strsize bytes NUL padded.  A
+ * missing element reads as 0 or "".  Storing integer 0 into a map-backed
+ * variable deletes the element; a full map counts cpuinfo.dyn_drops.
+ *
+ * Keys are built in the mstate's key area.  A key component may itself
+ * read an associative array (a[b[1]]), so keys nest: each nesting level has
+ * its own area (st->off_key + level * st->key_max).
+ */
+#include <string.h>
+#include <stdio.h>
+
+#include "dt_cg_impl.h"
+
+#define DT_VAR_NENTRIES	65536	/* dynamic variables per map */
+#define DT_KEY_LEVELS	2
+
+dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
+			  const char *name)
+{
+	for (dt_ident_t *id = st->vars; id != NULL; id = id->next) {
+		bool match = id->kind == kind ||
+			     (kind == DT_IK_INLINE && id->kind == DT_IK_CONST);
+		if (match && strcmp(id->name, name) == 0)
+			return id;
+	}
+	return NULL;
+}
+
+uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t)
+{
+	return t->kind == DT_TK_STRING ? st->strsize : 8;
+}
+
+uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
+			bool tid)
+{
+	uint32_t size = tid ? 8 : 0;
+
+	for (int i = 0; i < nkeys; i++)
+		size += dt_var_slot_size(st, keys[i]);
+	return size;
+}
+
+static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
+{
+	char name[256];
+	bool tid = id->kind == DT_IK_SELF;
+
+	id->ksize = dt_cg_key_size(cx->st, id->keys, id->nkeys < 0 ? 0 :
+				   id->nkeys, tid);
+	if (id->ksize == 0)
+		dt_cg_ice(cx, "associative array without keys");
+	if (id->ksize > cx->st->key_max)
+		dt_pcb_error(cx->pcb, D_ARR_KEYS, id->line, "the keys of %s "
+			     "take %u bytes, more than the %u available",
+			     id->name, id->ksize, cx->st->key_max);
+	id->vsize = dt_var_slot_size(cx->st, id->type);
+	snprintf(name, sizeof(name), "%s%s", prefix, id->name);
+	id->map = dt_cg_map(cx->st, name, BPF_MAP_TYPE_HASH, id->ksize,
+			    id->vsize, DT_VAR_NENTRIES);
+}
+
+dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
+			   const char *name, dt_type_t *type, int nkeys,
+			   dt_type_t **keys, int line)
+{
+	dt_cg_state_t *st = cx->st;
+	dt_ident_t *id = dt_zalloc(sizeof(*id));
+
+	id->name = dt_strdup(name);
+	id->kind = kind;
+	id->type = type;
+	id->nkeys = nkeys;
+	id->line = line;
+	id->declared = true;
+	if (nkeys > 0) {
+		id->keys = dt_zalloc(sizeof(*keys) * (size_t)nkeys);
+		memcpy(id->keys, keys, sizeof(*keys) * (size_t)nkeys);
+	}
+	uint32_t slot = dt_var_slot_size(st, type);
+	if (kind == DT_IK_SELF) {
+		var_map(cx, id, "self_");
+	} else if (kind == DT_IK_GLOBAL && nkeys >= 0) {
+		var_map(cx, id, "assoc_");
+	} else if (kind == DT_IK_GLOBAL) {
+		id->offset = st->globals_size;
+		st->globals_size += slot;
+	} else if (kind == DT_IK_THIS) {
+		id->offset = st->off_this + st->this_size;
+		st->this_size += slot;
+	}
+	id->next = st->vars;
+	st->vars = id;
+	return id;
+}
+
+/* ---- keys ---- */
+
+/* Zero size bytes at mstate offset off with immediate stores. */
+static void zero_mst(dt_cg_t *cx, uint32_t off, uint32_t size)
+{
+	for (uint32_t i = 0; i < size; i += 8)
+		dt_cg_emit(cx, DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(off + i),
+					    0));
+}
+
+/* Copy the string in src_reg to mstate offset dst, NUL padded to strsize
+ * (keys must compare equal byte for byte). */
+static void key_str(dt_cg_t *cx, uint32_t dst, int src_reg)
+{
+	zero_mst(cx, dst, cx->st->strsize);
+	dt_cg_mst_ptr(cx, DT_R1, dst);
+	dt_cg_emit(cx, DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	dt_cg_emit(cx, DT_MOV64_REG(DT_R3, src_reg));
+	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+}
+
+static uint32_t key_area(dt_cg_t *cx)
+{
+	return cx->st->off_key + (uint32_t)cx->key_level * cx->st->key_max;
+}
+
+void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize)
+{
+	if (cx->key_level >= DT_KEY_LEVELS)
+		dt_pcb_error(cx->pcb, D_ARR_KEYS, args ? args->line : 0,
+			     "associative array keys nested too deeply");
+	uint32_t base = key_area(cx), off = base;
+
+	if (tid) {
+		/* The thread id: the low half of get_current_pid_tgid. */
+		dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+		dt_cg_emit(cx, DT_MOV32_REG(DT_R0, DT_R0));
+		dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
+		off += 8;
+	}
+	for (dt_node_t *a = args; a != NULL; a = a->next) {
+		cx->key_level++;
+		int r = dt_cg_expr(cx, a);
+		cx->key_level--;
+		if (dt_check_is_string(a->type)) {
+			key_str(cx, off, r);
+			off += cx->st->strsize;
+		} else {
+			dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9, (int16_t)off, r));
+			off += 8;
+		}
+		dt_regs_give(cx, r);
+	}
+	if (off - base != ksize)
+		dt_cg_ice(cx, "key size mismatch");
+}
+
+/* Build the key of a map-backed variable at key_area(); r2 = its address. */
+static void var_key(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
+{
+	dt_cg_key(cx, keys, id->kind == DT_IK_SELF, id->ksize);
+	dt_cg_mst_ptr(cx, DT_R2, key_area(cx));
+}
+
+/* ---- loads ---- */
+
+/* reg = the value stored at ptr_reg + off (scalar) or its address. */
+static void load_slot(dt_cg_t *cx, dt_ident_t *id, int reg, int ptr_reg,
+		      int16_t off)
+{
+	if (dt_check_is_string(id->type)) {
+		dt_cg_emit(cx, DT_MOV64_REG(reg, ptr_reg));
+		if (off != 0)
+			dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, reg, off));
+	} else {
+		dt_cg_emit(cx, DT_LOAD(BPF_DW, reg, ptr_reg, off));
+	}
+}
+
+static int globals_fail_label(dt_cg_t *cx)
+{
+	/* A lookup of key 0 of an ARRAY map cannot fail; the verifier still
+	 * wants the NULL check, which ends the clause quietly. */
+	return cx->lbl_end;
+}
+
+static dtrace_map_t *globals_map(dt_cg_t *cx)
+{
+	return dt_cg_map(cx->st, "globals", BPF_MAP_TYPE_ARRAY, 4, 0, 1);
+}
+
+int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
+{
+	if (id->kind == DT_IK_THIS) {
+		int reg = dt_regs_take(cx);
+		load_slot(cx, id, reg, DT_R9, (int16_t)id->offset);
+		return reg;
+	}
+	if (id->kind == DT_IK_GLOBAL && id->nkeys < 0) {
+		dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+		int reg = dt_regs_take(cx);
+		load_slot(cx, id, reg, DT_R0, (int16_t)id->offset);
+		return reg;
+	}
+	/* map-backed: look the key up; a missing element reads as 0 / "" */
+	var_key(cx, id, keys);
+	dt_as_load_map(cx->as, DT_R1, id->map);
+	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	int reg = dt_regs_take(cx);
+	int found = dt_as_label(cx->as), done = dt_as_label(cx->as);
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, found);
+	if (dt_check_is_string(id->type))
+		dt_cg_mst_ptr(cx, reg, cx->st->off_aggval);	/* zeroed: "" */
+	else
+		dt_cg_emit(cx, DT_MOV64_IMM(reg, 0));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, found);
+	load_slot(cx, id, reg, DT_R0, 0);
+	dt_as_place(cx->as, done);
+	return reg;
+}
+
+/* ---- stores ---- */
+
+/* Copy the string in src to the address in dst_reg (one of r1..r5 is fine:
+ * it is consumed before the call). */
+static void copy_str_to(dt_cg_t *cx, int dst_reg, int src)
+{
+	if (dst_reg != DT_R1)
+		dt_cg_emit(cx, DT_MOV64_REG(DT_R1, dst_reg));
+	dt_cg_emit(cx, DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	dt_cg_emit(cx, DT_MOV64_REG(DT_R3, src));
+	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+}
+
+static void store_slot(dt_cg_t *cx, dt_ident_t *id, int ptr_reg, int16_t off,
+		       int reg)
+{
+	if (dt_check_is_string(id->type)) {
+		dt_cg_emit(cx, DT_MOV64_REG(DT_R1, ptr_reg));
+		if (off != 0)
+			dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, DT_R1, off));
+		copy_str_to(cx, DT_R1, reg);
+	} else {
+		dt_cg_emit(cx, DT_STORE(BPF_DW, ptr_reg, off, reg));
+	}
+}
+
+static void store_map(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg)
+{
+	int del = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	var_key(cx, id, keys);
+	if (!dt_check_is_string(id->type))
+		dt_as_jump(cx->as, BPF_JEQ, reg, 0, del);
+	dt_as_load_map(cx->as, DT_R1, id->map);
+	if (dt_check_is_string(id->type)) {
+		dt_cg_emit(cx, DT_MOV64_REG(DT_R3, reg));
+	} else {
+		/* stage the value in the scratch area */
+		dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9,
+					(int16_t)(cx->st->off_scratch + 8), reg));
+		dt_cg_mst_ptr(cx, DT_R3, cx->st->off_scratch + 8);
+	}
+	dt_cg_emit(cx, DT_MOV64_IMM(DT_R4, BPF_ANY));
+	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_update_elem));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, done);
+	dt_cg_count_drop(cx, offsetof(dt_cpuinfo_t, dyn_drops));
+	if (!dt_check_is_string(id->type)) {
+		/* assigning 0 deletes the element */
+		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+		dt_as_place(cx->as, del);
+		dt_as_load_map(cx->as, DT_R1, id->map);
+		dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_delete_elem));
+	}
+	dt_as_place(cx->as, done);
+}
+
+void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
+		     dt_type_t *vt)
+{
+	dt_regs_check(cx, reg);
+	if (!dt_check_is_string(id->type))
+		dt_cg_convert(cx, reg, vt, id->type);
+	if (id->kind == DT_IK_THIS) {
+		store_slot(cx, id, DT_R9, (int16_t)id->offset, reg);
+	} else if (id->kind == DT_IK_GLOBAL && id->nkeys < 0) {
+		dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+		store_slot(cx, id, DT_R0, (int16_t)id->offset, reg);
+	} else {
+		store_map(cx, id, keys, reg);
+	}
+}

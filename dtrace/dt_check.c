@@ -1,0 +1,1068 @@
+/*
+ * dt_check.c: the type checker of D clauses.
+ *
+ * One pass over a clause, before any code is emitted: every expression node
+ * gets its type (n->type), identifiers their resolution (n->ident), and
+ * constant subexpressions are folded (n->is_const, value in n->ival,
+ * normalized to the node's type).  Variables are declared here by their
+ * first assignment, in the session's table, with the type of the value.
+ *
+ * Invariants after a successful check: the code generator meets no
+ * unresolved identifier, no operator whose operands it cannot handle and no
+ * unknown function; every error was reported through dt_pcb_error() with
+ * its tag, never by the code generator.
+ */
+#include <string.h>
+
+#include "dt_cg_impl.h"
+#include "dt_consume.h"
+
+#define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
+
+static dt_typetab_t *tt(dt_cg_t *cx)
+{
+	return cx->dtp->types;
+}
+
+dt_type_t *dt_check_int_type(dt_cg_t *cx)
+{
+	return dt_type_int(tt(cx), 4, true);
+}
+
+bool dt_check_is_string(const dt_type_t *t)
+{
+	return t->kind == DT_TK_STRING;
+}
+
+/* char * and char[] convert to string where a string is expected. */
+static bool is_char_ptr(const dt_type_t *t)
+{
+	return (t->kind == DT_TK_PTR || t->kind == DT_TK_ARRAY) &&
+	       t->base->kind == DT_TK_INT && t->base->size == 1;
+}
+
+/* C's integer promotions. */
+static dt_type_t *promote(dt_cg_t *cx, dt_type_t *t)
+{
+	if (t->kind == DT_TK_ENUM || (t->kind == DT_TK_INT && t->size < 4))
+		return dt_check_int_type(cx);
+	return t;
+}
+
+/* C's usual arithmetic conversions on two integer types. */
+static dt_type_t *arith_type(dt_cg_t *cx, dt_type_t *a, dt_type_t *b)
+{
+	a = promote(cx, a);
+	b = promote(cx, b);
+	if (a->size == b->size && a->is_signed == b->is_signed)
+		return a;
+	if (a->is_signed == b->is_signed)
+		return a->size > b->size ? a : b;
+	dt_type_t *u = a->is_signed ? b : a, *s = a->is_signed ? a : b;
+	if (u->size >= s->size)
+		return u;
+	return s;
+}
+
+/* Truncate v to type t and extend it back to 64 bits. */
+static uint64_t normalize(const dt_type_t *t, uint64_t v)
+{
+	if (t->kind == DT_TK_PTR || t->size >= 8 || t->size == 0)
+		return v;
+	unsigned bits = (unsigned)t->size * 8;
+	uint64_t m = (1ULL << bits) - 1;
+	v &= m;
+	if (t->is_signed && (v >> (bits - 1)) & 1)
+		v |= ~m;
+	return v;
+}
+
+static void set_const(dt_node_t *n, dt_type_t *t, uint64_t v)
+{
+	n->type = t;
+	n->is_const = true;
+	n->ival = normalize(t, v);
+}
+
+static void need_integer(dt_cg_t *cx, dt_node_t *n, const char *op)
+{
+	if (!dt_type_is_integer(n->type))
+		ERR(cx, D_OP_INT, n, "operator %s requires an operand of "
+		    "integral type", op);
+}
+
+static void need_scalar(dt_cg_t *cx, dt_node_t *n, const char *op)
+{
+	if (!dt_type_is_scalar(n->type))
+		ERR(cx, D_OP_SCALAR, n, "operator %s requires an operand of "
+		    "scalar type", op);
+}
+
+static const char *op_name(dt_op_t op)
+{
+	static const char *const names[] = {
+		[DT_OP_NEG] = "-", [DT_OP_PLUS] = "+", [DT_OP_BITNOT] = "~",
+		[DT_OP_LNOT] = "!", [DT_OP_DEREF] = "*", [DT_OP_ADDROF] = "&",
+		[DT_OP_PREINC] = "++", [DT_OP_PREDEC] = "--",
+		[DT_OP_POSTINC] = "++", [DT_OP_POSTDEC] = "--",
+		[DT_OP_SIZEOF] = "sizeof", [DT_OP_STRINGOF] = "stringof",
+		[DT_OP_ADD] = "+", [DT_OP_SUB] = "-", [DT_OP_MUL] = "*",
+		[DT_OP_DIV] = "/", [DT_OP_MOD] = "%", [DT_OP_SHL] = "<<",
+		[DT_OP_SHR] = ">>", [DT_OP_BAND] = "&", [DT_OP_BOR] = "|",
+		[DT_OP_BXOR] = "^", [DT_OP_LAND] = "&&", [DT_OP_LOR] = "||",
+		[DT_OP_LXOR] = "^^", [DT_OP_EQ] = "==", [DT_OP_NE] = "!=",
+		[DT_OP_LT] = "<", [DT_OP_LE] = "<=", [DT_OP_GT] = ">",
+		[DT_OP_GE] = ">=", [DT_OP_ASSIGN] = "=",
+		[DT_OP_ADD_ASSIGN] = "+=", [DT_OP_SUB_ASSIGN] = "-=",
+		[DT_OP_MUL_ASSIGN] = "*=", [DT_OP_DIV_ASSIGN] = "/=",
+		[DT_OP_MOD_ASSIGN] = "%=", [DT_OP_SHL_ASSIGN] = "<<=",
+		[DT_OP_SHR_ASSIGN] = ">>=", [DT_OP_AND_ASSIGN] = "&=",
+		[DT_OP_OR_ASSIGN] = "|=", [DT_OP_XOR_ASSIGN] = "^=",
+		[DT_OP_COMMA] = ",",
+	};
+	if ((size_t)op < sizeof(names) / sizeof(names[0]) && names[op])
+		return names[op];
+	return "?";
+}
+
+/* ---- identifiers ---- */
+
+static dt_type_t *check_bvar(dt_cg_t *cx, dt_node_t *n, dt_bvar_t bv,
+			     int argn)
+{
+	static dt_ident_t bvars[DT_BV_CURTHREAD + 1];	/* read-only use */
+	dt_ident_t *id = &bvars[bv];
+
+	id->kind = DT_IK_BUILTIN;
+	id->id = (int)bv;
+	id->name = n->name;
+	id->nkeys = -1;
+	n->ident = id;
+	switch (bv) {
+	case DT_BV_ARG:
+		n->ival = (uint64_t)argn;	/* the arg number */
+		return dt_type_int(tt(cx), 8, true);
+	case DT_BV_ARGS:
+	case DT_BV_UREGS:
+		if (n->lvalue)	/* set by check_index: it is indexed */
+			return dt_type_int(tt(cx), 8, false);
+		ERR(cx, D_IDENT_BADREF, n, "%s[ ] must be used with an index",
+		    n->name);
+	case DT_BV_PID: case DT_BV_PPID: case DT_BV_TID:
+	case DT_BV_ERRNO:
+		return dt_type_int(tt(cx), 4, true);
+	case DT_BV_UID: case DT_BV_GID: case DT_BV_CPU: case DT_BV_ID:
+	case DT_BV_EPID:
+		return dt_type_int(tt(cx), 4, false);
+	case DT_BV_EXECNAME: case DT_BV_PROBEPROV: case DT_BV_PROBEMOD:
+	case DT_BV_PROBEFUNC: case DT_BV_PROBENAME:
+		return dt_type_string(tt(cx));
+	case DT_BV_TIMESTAMP: case DT_BV_VTIMESTAMP: case DT_BV_WALLTIMESTAMP:
+	case DT_BV_UCALLER: case DT_BV_CURTHREAD:
+		return dt_type_int(tt(cx), 8, false);
+	}
+	return dt_check_int_type(cx);
+}
+
+static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_bvar_t bv;
+	int argn;
+	int64_t v;
+	dt_type_t *et;
+
+	if (dt_bvar_lookup(n->name, &bv, &argn))
+		return check_bvar(cx, n, bv, argn);
+	dt_ident_t *id = dt_var_lookup(cx->st, DT_IK_GLOBAL, n->name);
+	if (id != NULL) {
+		if (id->nkeys >= 0)
+			ERR(cx, D_IDENT_BADREF, n, "%s is an associative "
+			    "array and must be used with a key", n->name);
+		n->ident = id;
+		return id->type;
+	}
+	id = dt_var_lookup(cx->st, DT_IK_INLINE, n->name);
+	if (id != NULL) {
+		n->ident = id;
+		if (id->kind == DT_IK_CONST) {
+			set_const(n, id->type, (uint64_t)id->value);
+			return id->type;
+		}
+		return id->type;
+	}
+	if (dt_type_enum_const(tt(cx), n->name, &v, &et)) {
+		set_const(n, et, (uint64_t)v);
+		return et;
+	}
+	if (dt_ureg_lookup(n->name, &v)) {
+		set_const(n, dt_check_int_type(cx), (uint64_t)v);
+		return n->type;
+	}
+	ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s: Unknown variable "
+	    "name", n->name);
+}
+
+/* The variable class and name of a self->x / this->x node, or false. */
+static bool var_member(const dt_node_t *n, dt_identkind_t *kind)
+{
+	if (n->kind != DT_N_MEMBER || n->l == NULL || n->l->kind != DT_N_IDENT)
+		return false;
+	if (strcmp(n->l->name, "self") == 0)
+		*kind = DT_IK_SELF;
+	else if (strcmp(n->l->name, "this") == 0)
+		*kind = DT_IK_THIS;
+	else
+		return false;
+	return true;
+}
+
+static int count_args(const dt_node_t *a)
+{
+	int k = 0;
+	for (; a != NULL; a = a->next)
+		k++;
+	return k;
+}
+
+/* Check tuple keys against an array's declared keys (or declare them). */
+static void check_keys(dt_cg_t *cx, dt_node_t *n, dt_ident_t *id,
+		       dt_node_t *args)
+{
+	int k = 0;
+
+	for (dt_node_t *a = args; a != NULL; a = a->next, k++) {
+		dt_type_t *t = dt_check_expr(cx, a);
+		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
+			ERR(cx, D_ARR_KEYS, a, "%s: key #%d is neither an "
+			    "integer nor a string", id->name, k + 1);
+		if (k < id->nkeys && dt_check_is_string(t) !=
+		    dt_check_is_string(id->keys[k]))
+			ERR(cx, D_ARR_KEYS, a, "%s: key #%d is of type %s, "
+			    "not %s", id->name, k + 1, t->name,
+			    id->keys[k]->name);
+	}
+	if (k != id->nkeys)
+		ERR(cx, D_ARR_KEYS, n, "%s: %d keys given, %d expected",
+		    id->name, k, id->nkeys);
+}
+
+static dt_type_t **key_types(dt_cg_t *cx, dt_node_t *args, int *nkeys)
+{
+	int k = count_args(args), i = 0;
+	dt_type_t **keys = dt_pcb_alloc(cx->pcb, sizeof(*keys) * (k + 1));
+
+	for (dt_node_t *a = args; a != NULL; a = a->next)
+		keys[i++] = dt_check_expr(cx, a);
+	*nkeys = k;
+	return keys;
+}
+
+/* The variable named by an lvalue node (IDENT, self->x, this->x, or one of
+ * them indexed by keys).  With vt non-NULL, an unknown variable is declared
+ * with that type; otherwise it is an error. */
+static dt_ident_t *check_var_ref(dt_cg_t *cx, dt_node_t *n, dt_type_t *vt)
+{
+	dt_node_t *v = n->kind == DT_N_INDEX ? n->l : n;
+	dt_node_t *args = n->kind == DT_N_INDEX ? n->args : NULL;
+	dt_identkind_t kind = DT_IK_GLOBAL;
+	dt_bvar_t bv;
+	int argn;
+
+	if (v->kind == DT_N_IDENT) {
+		if (dt_bvar_lookup(v->name, &bv, &argn))
+			ERR(cx, D_OP_WRITE, n, "operator = may not be applied "
+			    "to built-in variable %s", v->name);
+	} else if (!var_member(v, &kind)) {
+		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
+		    "lvalue as an operand");
+	}
+	if (kind == DT_IK_THIS && args != NULL)
+		ERR(cx, D_IDENT_BADREF, n, "this->%s: clause-local variables "
+		    "cannot be associative arrays", v->name);
+	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);
+	if (id == NULL) {
+		if (vt == NULL)
+			ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s%s: "
+			    "Unknown variable name", kind == DT_IK_SELF ?
+			    "self->" : kind == DT_IK_THIS ? "this->" : "",
+			    v->name);
+		int nkeys = -1;
+		dt_type_t **keys = args ? key_types(cx, args, &nkeys) : NULL;
+		id = dt_var_declare(cx, kind, v->name, vt, nkeys, keys,
+				    n->line);
+	} else if ((id->nkeys >= 0) != (args != NULL)) {
+		ERR(cx, D_IDENT_BADREF, n, "%s %s used %s keys", v->name,
+		    id->nkeys >= 0 ? "is an associative array and is" :
+		    "is a scalar and is", args ? "with" : "without");
+	}
+	if (args != NULL)
+		check_keys(cx, n, id, args);
+	v->ident = id;
+	n->ident = id;
+	n->type = id->type;
+	n->lvalue = true;
+	return id;
+}
+
+/* A value of type from may be stored in a variable of type to. */
+static bool assignable(const dt_type_t *to, const dt_type_t *from)
+{
+	if (dt_check_is_string(to))
+		return dt_check_is_string(from) || is_char_ptr(from);
+	if (dt_type_is_scalar(to))
+		return dt_type_is_scalar(from);
+	return to == from;
+}
+
+static dt_type_t *var_type_of(dt_cg_t *cx, dt_node_t *r)
+{
+	dt_type_t *t = r->type;
+
+	if (dt_type_is_integer(t) || t->kind == DT_TK_PTR ||
+	    dt_check_is_string(t))
+		return t->kind == DT_TK_ENUM ? t : t;
+	if (t->kind == DT_TK_ARRAY && is_char_ptr(t))
+		return dt_type_string(tt(cx));
+	ERR(cx, D_VAR_TYPE, r, "a value of type %s cannot be stored in a "
+	    "variable", t->name);
+}
+
+static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
+{
+	if (n->l->kind == DT_N_AGG || (n->l->kind == DT_N_INDEX &&
+					n->l->l->kind == DT_N_AGG))
+		ERR(cx, D_AGG_FUNC, n, "an aggregation may only be assigned "
+		    "in a statement of its own");
+	dt_check_expr(cx, n->r);
+	if (n->op == DT_OP_ASSIGN) {
+		dt_ident_t *id = check_var_ref(cx, n->l, var_type_of(cx, n->r));
+		if (!assignable(id->type, n->r->type))
+			ERR(cx, D_VAR_TYPE, n, "operands have incompatible "
+			    "types: \"%s\" = \"%s\"", id->type->name,
+			    n->r->type->name);
+		n->type = id->type;
+		return n->type;
+	}
+	/* x += v declares x like x = v would */
+	dt_ident_t *id = check_var_ref(cx, n->l, dt_type_is_integer(n->r->type)
+				       ? var_type_of(cx, n->r) : NULL);
+	need_scalar(cx, n->l, op_name(n->op));
+	if (n->op == DT_OP_ADD_ASSIGN || n->op == DT_OP_SUB_ASSIGN) {
+		if (!dt_type_is_integer(n->r->type))
+			need_integer(cx, n->r, op_name(n->op));
+	} else {
+		need_integer(cx, n->l, op_name(n->op));
+		need_integer(cx, n->r, op_name(n->op));
+	}
+	n->type = id->type;
+	return n->type;
+}
+
+/* ---- operators ---- */
+
+static uint64_t fold(dt_cg_t *cx, dt_node_t *n, const dt_type_t *t,
+		     uint64_t a, uint64_t b)
+{
+	bool s = t->is_signed;
+
+	switch (n->op) {
+	case DT_OP_ADD: return a + b;
+	case DT_OP_SUB: return a - b;
+	case DT_OP_MUL: return a * b;
+	case DT_OP_DIV:
+	case DT_OP_MOD:
+		if (b == 0)
+			ERR(cx, D_DIV_ZERO, n, "expression contains division "
+			    "by zero");
+		if (s && (int64_t)b == -1)
+			return n->op == DT_OP_DIV ? -a : 0;
+		if (n->op == DT_OP_DIV)
+			return s ? (uint64_t)((int64_t)a / (int64_t)b) : a / b;
+		return s ? (uint64_t)((int64_t)a % (int64_t)b) : a % b;
+	case DT_OP_SHL: return a << (b & 63);
+	case DT_OP_SHR:
+		return s ? (uint64_t)((int64_t)a >> (b & 63)) : a >> (b & 63);
+	case DT_OP_BAND: return a & b;
+	case DT_OP_BOR: return a | b;
+	case DT_OP_BXOR: return a ^ b;
+	default: return 0;
+	}
+}
+
+static uint64_t fold_cmp(dt_op_t op, bool s, uint64_t a, uint64_t b)
+{
+	int c = s ? ((int64_t)a > (int64_t)b) - ((int64_t)a < (int64_t)b)
+		  : (a > b) - (a < b);
+	switch (op) {
+	case DT_OP_EQ: return c == 0;
+	case DT_OP_NE: return c != 0;
+	case DT_OP_LT: return c < 0;
+	case DT_OP_LE: return c <= 0;
+	case DT_OP_GT: return c > 0;
+	default: return c >= 0;
+	}
+}
+
+static dt_type_t *check_compare(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *lt = n->l->type, *rt = n->r->type;
+	dt_type_t *it = dt_check_int_type(cx);
+
+	if (dt_check_is_string(lt) || dt_check_is_string(rt)) {
+		if (!(dt_check_is_string(lt) || is_char_ptr(lt)) ||
+		    !(dt_check_is_string(rt) || is_char_ptr(rt)))
+			ERR(cx, D_OP_INCOMPAT, n, "operator %s: operands "
+			    "have incompatible types: \"%s\" %s \"%s\"",
+			    op_name(n->op), lt->name, op_name(n->op),
+			    rt->name);
+		n->type = it;
+		return it;
+	}
+	need_scalar(cx, n->l, op_name(n->op));
+	need_scalar(cx, n->r, op_name(n->op));
+	n->type = it;
+	if (n->l->is_const && n->r->is_const) {
+		bool s = dt_type_is_integer(lt) && dt_type_is_integer(rt) &&
+			 arith_type(cx, lt, rt)->is_signed;
+		set_const(n, it, fold_cmp(n->op, s, n->l->ival, n->r->ival));
+	}
+	return it;
+}
+
+static dt_type_t *check_logical(dt_cg_t *cx, dt_node_t *n)
+{
+	need_scalar(cx, n->l, op_name(n->op));
+	need_scalar(cx, n->r, op_name(n->op));
+	n->type = dt_check_int_type(cx);
+	if (n->l->is_const && n->r->is_const) {
+		bool a = n->l->ival != 0, b = n->r->ival != 0;
+		uint64_t v = n->op == DT_OP_LAND ? (a && b) :
+			     n->op == DT_OP_LOR ? (a || b) : (a != b);
+		set_const(n, n->type, v);
+	}
+	return n->type;
+}
+
+static dt_type_t *check_additive(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *lt = n->l->type, *rt = n->r->type;
+
+	if (lt->kind == DT_TK_PTR && dt_type_is_integer(rt))
+		return n->type = lt;
+	if (n->op == DT_OP_ADD && rt->kind == DT_TK_PTR &&
+	    dt_type_is_integer(lt))
+		return n->type = rt;
+	if (n->op == DT_OP_SUB && lt->kind == DT_TK_PTR &&
+	    rt->kind == DT_TK_PTR) {
+		if (lt->base->size != rt->base->size)
+			ERR(cx, D_OP_INCOMPAT, n, "operator -: pointers to "
+			    "different types");
+		return n->type = dt_type_int(tt(cx), 8, true);
+	}
+	if (!dt_type_is_integer(lt) || !dt_type_is_integer(rt))
+		ERR(cx, D_OP_ARITH, n, "operator %s requires operands of "
+		    "arithmetic type", op_name(n->op));
+	return NULL;
+}
+
+static dt_type_t *check_binary(dt_cg_t *cx, dt_node_t *n)
+{
+	if (n->op >= DT_OP_ASSIGN && n->op <= DT_OP_XOR_ASSIGN)
+		return check_assign(cx, n);
+	dt_check_expr(cx, n->l);
+	dt_check_expr(cx, n->r);
+	switch (n->op) {
+	case DT_OP_COMMA:
+		n->type = n->r->type;
+		return n->type;
+	case DT_OP_EQ: case DT_OP_NE: case DT_OP_LT: case DT_OP_LE:
+	case DT_OP_GT: case DT_OP_GE:
+		return check_compare(cx, n);
+	case DT_OP_LAND: case DT_OP_LOR: case DT_OP_LXOR:
+		return check_logical(cx, n);
+	case DT_OP_ADD: case DT_OP_SUB:
+		if (check_additive(cx, n) != NULL)
+			return n->type;
+		break;
+	case DT_OP_MUL: case DT_OP_DIV: case DT_OP_MOD:
+		if (!dt_type_is_integer(n->l->type) ||
+		    !dt_type_is_integer(n->r->type))
+			ERR(cx, D_OP_ARITH, n, "operator %s requires operands "
+			    "of arithmetic type", op_name(n->op));
+		break;
+	default:
+		need_integer(cx, n->l, op_name(n->op));
+		need_integer(cx, n->r, op_name(n->op));
+		break;
+	}
+	if (n->op == DT_OP_SHL || n->op == DT_OP_SHR)
+		n->type = promote(cx, n->l->type);
+	else
+		n->type = arith_type(cx, n->l->type, n->r->type);
+	if ((n->op == DT_OP_DIV || n->op == DT_OP_MOD) && n->r->is_const &&
+	    n->r->ival == 0)
+		ERR(cx, D_DIV_ZERO, n, "expression contains division by zero");
+	if (n->l->is_const && n->r->is_const) {
+		uint64_t a = normalize(n->type, n->l->ival);
+		uint64_t b = n->op == DT_OP_SHL || n->op == DT_OP_SHR ?
+			     n->r->ival : normalize(n->type, n->r->ival);
+		set_const(n, n->type, fold(cx, n, n->type, a, b));
+	}
+	return n->type;
+}
+
+static dt_type_t *check_incdec(dt_cg_t *cx, dt_node_t *n)
+{
+	/* x++ declares x as an int */
+	dt_ident_t *id = check_var_ref(cx, n->l, dt_check_int_type(cx));
+	if (!dt_type_is_scalar(id->type))
+		ERR(cx, D_OP_SCALAR, n, "operator %s requires an operand of "
+		    "scalar type", op_name(n->op));
+	n->type = id->type;
+	return n->type;
+}
+
+static dt_type_t *check_unary(dt_cg_t *cx, dt_node_t *n)
+{
+	switch (n->op) {
+	case DT_OP_PREINC: case DT_OP_PREDEC: case DT_OP_POSTINC:
+	case DT_OP_POSTDEC:
+		return check_incdec(cx, n);
+	case DT_OP_SIZEOF:
+		dt_check_expr(cx, n->l);
+		set_const(n, dt_type_int(tt(cx), 8, false),
+			  dt_check_is_string(n->l->type) ? cx->st->strsize :
+			  n->l->type->size);
+		return n->type;
+	case DT_OP_STRINGOF:
+		dt_check_expr(cx, n->l);
+		if (!dt_type_is_scalar(n->l->type) &&
+		    !dt_check_is_string(n->l->type) && !is_char_ptr(n->l->type))
+			ERR(cx, D_OP_SCALAR, n, "stringof( ) requires a scalar "
+			    "or string operand");
+		return n->type = dt_type_string(tt(cx));
+	case DT_OP_DEREF:
+		dt_check_expr(cx, n->l);
+		if (n->l->type->kind != DT_TK_PTR &&
+		    n->l->type->kind != DT_TK_ARRAY)
+			ERR(cx, D_OP_PTR, n, "operator * requires an operand "
+			    "of pointer type");
+		if (n->l->type->base->kind == DT_TK_VOID ||
+		    n->l->type->base->kind == DT_TK_FUNC)
+			ERR(cx, D_OP_PTR, n, "cannot dereference a pointer to "
+			    "%s", n->l->type->base->name);
+		n->lvalue = true;
+		return n->type = n->l->type->base;
+	case DT_OP_ADDROF:
+		ERR(cx, D_OP_LVAL, n, "operator & is not supported on D "
+		    "variables");
+	default:
+		break;
+	}
+	dt_check_expr(cx, n->l);
+	if (n->op == DT_OP_LNOT) {
+		need_scalar(cx, n->l, "!");
+		n->type = dt_check_int_type(cx);
+		if (n->l->is_const)
+			set_const(n, n->type, n->l->ival == 0);
+		return n->type;
+	}
+	need_integer(cx, n->l, op_name(n->op));
+	n->type = promote(cx, n->l->type);
+	if (n->l->is_const) {
+		uint64_t v = n->l->ival;
+		v = n->op == DT_OP_NEG ? -v : n->op == DT_OP_BITNOT ? ~v : v;
+		set_const(n, n->type, v);
+	}
+	return n->type;
+}
+
+static dt_type_t *check_ternary(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_check_expr(cx, n->cond);
+	need_scalar(cx, n->cond, "?:");
+	dt_type_t *lt = dt_check_expr(cx, n->l), *rt = dt_check_expr(cx, n->r);
+	if (dt_check_is_string(lt) || dt_check_is_string(rt)) {
+		if (!dt_check_is_string(lt) || !dt_check_is_string(rt))
+			ERR(cx, D_OP_INCOMPAT, n, "operator ?: operands must "
+			    "have compatible types");
+		n->type = lt;
+	} else if (dt_type_is_integer(lt) && dt_type_is_integer(rt)) {
+		n->type = arith_type(cx, lt, rt);
+	} else if (dt_type_is_scalar(lt) && dt_type_is_scalar(rt)) {
+		n->type = lt->kind == DT_TK_PTR ? lt : rt;
+	} else {
+		ERR(cx, D_OP_INCOMPAT, n, "operator ?: operands must have "
+		    "compatible types");
+	}
+	if (n->cond->is_const && n->l->is_const && n->r->is_const)
+		set_const(n, n->type, n->cond->ival ? n->l->ival : n->r->ival);
+	return n->type;
+}
+
+static dt_type_t *check_cast(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *from = dt_check_expr(cx, n->l), *to = n->ctype;
+
+	if (to->kind == DT_TK_VOID)
+		return n->type = to;
+	if (dt_type_is_scalar(to) && (dt_type_is_scalar(from) ||
+				      from->kind == DT_TK_ARRAY)) {
+		n->type = to;
+		if (n->l->is_const)
+			set_const(n, to, n->l->ival);
+		return to;
+	}
+	if (dt_check_is_string(to) && (dt_check_is_string(from) ||
+				       is_char_ptr(from)))
+		return n->type = to;
+	ERR(cx, D_OP_INCOMPAT, n, "invalid cast expression: \"%s\" to \"%s\"",
+	    from->name, to->name);
+}
+
+/* ---- indexing and members ---- */
+
+static dtrace_probe_t *first_probe_args(dt_cg_t *cx)
+{
+	for (int i = 0; i < cx->nprobes; i++)
+		if (cx->probes[i]->nargs < 0)
+			dt_probe_args(cx->dtp, cx->probes[i]);
+	return cx->nprobes > 0 ? cx->probes[0] : NULL;
+}
+
+/* args[N]: the probes of the clause must agree on the type. */
+static dt_type_t *check_args(dt_cg_t *cx, dt_node_t *n)
+{
+	if (n->args == NULL || n->args->next != NULL)
+		ERR(cx, D_ARGS_IDX, n, "args[ ] takes one index");
+	dt_check_expr(cx, n->args);
+	if (!n->args->is_const)
+		ERR(cx, D_ARGS_IDX, n, "index of args[ ] must be a constant");
+	int64_t i = (int64_t)n->args->ival;
+	dtrace_probe_t *p0 = first_probe_args(cx);
+	dt_type_t *t = NULL;
+	for (int k = 0; k < cx->nprobes; k++) {
+		dtrace_probe_t *p = cx->probes[k];
+		if (i < 0 || i >= p->nargs || i >= DTRACE_ARGS_MAX ||
+		    p->argtypes[i] == NULL)
+			ERR(cx, D_ARGS_IDX, n, "index %lld is out of range for "
+			    "%s:%s:%s:%s args[ ]", (long long)i, p->prv,
+			    p->mod, p->fun, p->prb);
+		if (t != NULL && t != p->argtypes[i])
+			ERR(cx, D_ARGS_IDX, n, "args[%lld] has type %s in "
+			    "%s:%s:%s:%s but %s in %s:%s:%s:%s", (long long)i,
+			    t->name, p0->prv, p0->mod, p0->fun, p0->prb,
+			    p->argtypes[i]->name, p->prv, p->mod, p->fun,
+			    p->prb);
+		t = p->argtypes[i];
+	}
+	if (t == NULL)
+		ERR(cx, D_ARGS_IDX, n, "args[ ] is not available here");
+	n->ident = n->l->ident;
+	return n->type = t;
+}
+
+static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_node_t *l = n->l;
+	dt_bvar_t bv;
+	int argn;
+	dt_identkind_t kind;
+
+	if (l->kind == DT_N_AGG)
+		ERR(cx, D_AGG_SCALAR, n, "aggregation @%s may not be used as "
+		    "a value", l->name);
+	if (l->kind == DT_N_IDENT && dt_bvar_lookup(l->name, &bv, &argn) &&
+	    (bv == DT_BV_ARGS || bv == DT_BV_UREGS)) {
+		l->lvalue = true;
+		l->type = check_bvar(cx, l, bv, argn);
+		if (bv == DT_BV_ARGS)
+			return check_args(cx, n);
+		if (n->args == NULL || n->args->next != NULL)
+			ERR(cx, D_PROTO_LEN, n, "uregs[ ] takes one index");
+		dt_check_expr(cx, n->args);
+		if (!n->args->is_const ||
+		    dt_ureg_ptregs_offset((int64_t)n->args->ival) < 0)
+			ERR(cx, D_ARGS_IDX, n, "index of uregs[ ] must be a "
+			    "valid register constant");
+		n->ident = l->ident;
+		return n->type = dt_type_int(tt(cx), 8, false);
+	}
+	if ((l->kind == DT_N_IDENT &&
+	     (dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) != NULL ||
+	      !dt_bvar_lookup(l->name, &bv, &argn))) ||
+	    var_member(l, &kind)) {
+		if (l->kind == DT_N_IDENT &&
+		    dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) == NULL &&
+		    dt_var_lookup(cx->st, DT_IK_INLINE, l->name) != NULL)
+			goto array;
+		check_var_ref(cx, n, NULL);
+		n->lvalue = true;
+		return n->type;
+	}
+array:
+	dt_check_expr(cx, l);
+	if (l->type->kind != DT_TK_PTR && l->type->kind != DT_TK_ARRAY)
+		ERR(cx, D_OP_PTR, n, "operator [ ] requires an array or a "
+		    "pointer");
+	if (n->args == NULL || n->args->next != NULL)
+		ERR(cx, D_OP_INT, n, "operator [ ] takes one index");
+	dt_check_expr(cx, n->args);
+	need_integer(cx, n->args, "[ ]");
+	n->lvalue = true;
+	return n->type = l->type->base;
+}
+
+static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_identkind_t kind;
+
+	if (var_member(n, &kind)) {
+		dt_ident_t *id = dt_var_lookup(cx->st, kind, n->name);
+		if (id == NULL)
+			ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s->%s: "
+			    "Unknown variable name", n->l->name, n->name);
+		if (id->nkeys >= 0)
+			ERR(cx, D_IDENT_BADREF, n, "%s->%s is an associative "
+			    "array and must be used with a key", n->l->name,
+			    n->name);
+		n->ident = id;
+		n->lvalue = true;
+		return n->type = id->type;
+	}
+	dt_type_t *t = dt_check_expr(cx, n->l);
+	if (n->arrow) {
+		if (t->kind != DT_TK_PTR)
+			ERR(cx, D_OP_PTR, n, "operator -> requires a pointer "
+			    "to a struct or union");
+		t = t->base;
+	}
+	if (t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION)
+		ERR(cx, D_OP_STRUCT, n, "operator %s requires a struct or "
+		    "union", n->arrow ? "->" : ".");
+	if (!t->complete)
+		ERR(cx, D_DECL_INCOMPLETE, n, "%s is incomplete", t->name);
+	dt_member_t *m = dt_type_member(t, n->name);
+	if (m == NULL)
+		ERR(cx, D_MEMBER_UNDEF, n, "%s is not a member of %s", n->name,
+		    t->name);
+	if (m->bit_size != 0)
+		ERR(cx, D_OP_STRUCT, n, "bit-field %s is not supported",
+		    n->name);
+	n->lvalue = true;
+	return n->type = m->type;
+}
+
+/* ---- function calls ---- */
+
+static void check_call_args(dt_cg_t *cx, dt_node_t *n,
+			    const dt_funcinfo_t *fi)
+{
+	int k = count_args(n->args);
+
+	if (k < fi->minargs || (fi->maxargs >= 0 && k > fi->maxargs))
+		ERR(cx, D_PROTO_LEN, n, "%s( ) prototype mismatch: %d "
+		    "arguments passed, %s%d expected", fi->name, k,
+		    fi->maxargs != fi->minargs ? "at least " : "", fi->minargs);
+}
+
+static void need_arg(dt_cg_t *cx, dt_node_t *call, dt_node_t *a, int i,
+		     bool string, const char *what)
+{
+	dt_type_t *t = a->type;
+	bool ok = string ? dt_check_is_string(t) || is_char_ptr(t)
+			 : dt_type_is_scalar(t);
+	if (!ok)
+		ERR(cx, D_PROTO_ARG, a, "%s( ) argument #%d is incompatible "
+		    "with prototype:\n\tprototype: %s\n\t argument: %s",
+		    call->name, i, what, t->name);
+}
+
+static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
+			     const dt_funcinfo_t *fi)
+{
+	dt_node_t *a = n->args;
+	dt_typetab_t *T = tt(cx);
+
+	for (dt_node_t *x = a; x != NULL; x = x->next)
+		dt_check_expr(cx, x);
+	switch (fi->func) {
+	case DT_F_COPYIN:
+		need_arg(cx, n, a, 1, false, "uintptr_t");
+		need_arg(cx, n, a->next, 2, false, "size_t");
+		if (!a->next->is_const || a->next->ival > cx->st->strsize * 2)
+			ERR(cx, D_PROTO_ARG, a->next, "copyin( ) size must be "
+			    "a constant of at most %u", cx->st->strsize * 2);
+		return dt_type_ptr(T, dt_type_void(T));
+	case DT_F_COPYINSTR:
+		need_arg(cx, n, a, 1, false, "uintptr_t");
+		if (a->next)
+			need_arg(cx, n, a->next, 2, false, "size_t");
+		return dt_type_string(T);
+	case DT_F_STRINGOF:
+		return dt_type_string(T);
+	case DT_F_STRLEN:
+		need_arg(cx, n, a, 1, true, "const char *");
+		return dt_type_int(T, 8, false);
+	case DT_F_STRJOIN:
+		need_arg(cx, n, a, 1, true, "const char *");
+		need_arg(cx, n, a->next, 2, true, "const char *");
+		return dt_type_string(T);
+	case DT_F_RAND:
+		return dt_check_int_type(cx);
+	default:
+		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", fi->name);
+	}
+}
+
+static dt_type_t *check_call(dt_cg_t *cx, dt_node_t *n)
+{
+	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
+
+	if (fi == NULL)
+		ERR(cx, D_FUNC_UNDEF, n, "failed to resolve %s: Unknown "
+		    "function name", n->name);
+	if (!fi->implemented)
+		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", n->name);
+	if (fi->fclass == DT_FC_ACTION)
+		ERR(cx, D_ACT_SPEC, n, "%s( ) may only be used as a statement",
+		    n->name);
+	if (fi->fclass == DT_FC_AGGFUNC)
+		ERR(cx, D_AGG_FUNC, n, "%s( ) may only be used to assign an "
+		    "aggregation", n->name);
+	if (fi->destructive && !cx->dtp->opt.destructive)
+		ERR(cx, D_DESTRUCT, n, "%s( ) is a destructive subroutine: "
+		    "use -w", n->name);
+	check_call_args(cx, n, fi);
+	n->type = check_subr(cx, n, fi);
+	return n->type;
+}
+
+dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n)
+{
+	switch (n->kind) {
+	case DT_N_INT:
+		if (n->type == NULL)
+			n->type = n->ival <= INT32_MAX ? dt_check_int_type(cx) :
+				  n->ival <= INT64_MAX ?
+				  dt_type_int(tt(cx), 8, true) :
+				  dt_type_int(tt(cx), 8, false);
+		n->is_const = true;
+		n->ival = normalize(n->type, n->ival);
+		return n->type;
+	case DT_N_STRING:
+		if (n->slen >= cx->st->strsize)
+			ERR(cx, D_STR_TOOBIG, n, "string literal is longer "
+			    "than strsize (%u)", cx->st->strsize);
+		return n->type = dt_type_string(tt(cx));
+	case DT_N_IDENT:
+		return n->type = check_ident(cx, n);
+	case DT_N_AGG:
+		ERR(cx, D_AGG_SCALAR, n, "aggregation @%s may not be used as "
+		    "a value", n->name);
+	case DT_N_UNARY:
+		return check_unary(cx, n);
+	case DT_N_BINARY:
+		return check_binary(cx, n);
+	case DT_N_TERNARY:
+		return check_ternary(cx, n);
+	case DT_N_CAST:
+		return check_cast(cx, n);
+	case DT_N_SIZEOF_TYPE:
+		set_const(n, dt_type_int(tt(cx), 8, false), n->ctype->size);
+		return n->type;
+	case DT_N_CALL:
+		return check_call(cx, n);
+	case DT_N_INDEX:
+		return check_index(cx, n);
+	case DT_N_MEMBER:
+		return check_member(cx, n);
+	case DT_N_OFFSETOF: {
+		dt_member_t *m = NULL;
+		if (n->ctype->kind == DT_TK_STRUCT ||
+		    n->ctype->kind == DT_TK_UNION)
+			m = dt_type_member(n->ctype, n->name);
+		if (m == NULL)
+			ERR(cx, D_MEMBER_UNDEF, n, "%s is not a member of %s",
+			    n->name, n->ctype->name);
+		set_const(n, dt_type_int(tt(cx), 8, false), m->offset);
+		return n->type;
+	}
+	default:
+		ERR(cx, D_SYNTAX, n, "statement used as an expression");
+	}
+}
+
+/* ---- actions and statements ---- */
+
+static int agg_id_of(dt_cg_t *cx, dt_node_t *a, const char *fn)
+{
+	if (a->kind != DT_N_AGG)
+		ERR(cx, D_PROTO_ARG, a, "%s( ) requires an aggregation "
+		    "argument", fn);
+	dt_ident_t *id = dt_var_lookup(cx->st, DT_IK_AGG, a->name);
+	if (id == NULL)
+		ERR(cx, D_IDENT_UNDEF, a, "failed to resolve @%s: Unknown "
+		    "aggregation", a->name);
+	a->ident = id;
+	return id->id;
+}
+
+static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
+{
+	dt_type_t *types[64];
+	int k = 0;
+	char msg[256] = "";
+
+	if (fmt->kind != DT_N_STRING)
+		ERR(cx, D_PRINTF_FMT, n, "%s( ) format must be a string "
+		    "literal", n->name);
+	for (dt_node_t *a = fmt->next; a != NULL; a = a->next) {
+		dt_check_expr(cx, a);
+		if (k >= 64)
+			ERR(cx, D_PROTO_LEN, a, "too many arguments");
+		if (!dt_type_is_scalar(a->type) &&
+		    !dt_check_is_string(a->type))
+			ERR(cx, D_PRINTF_ARG_TYPE, a, "%s( ) argument #%d has "
+			    "type %s, which cannot be printed", n->name, k + 2,
+			    a->type->name);
+		types[k++] = a->type;
+	}
+	int tag = dt_printf_check(fmt->str, k, types, msg, sizeof(msg));
+	if (tag != 0)
+		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
+}
+
+static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
+{
+	dt_node_t *a = n->args;
+
+	check_call_args(cx, n, fi);
+	if (cx->depth_if > 0)
+		cx->actmask = true;	/* conditional: record which ran */
+	if (fi->destructive && !cx->dtp->opt.destructive)
+		ERR(cx, D_DESTRUCT, n, "%s( ) is a destructive action: use -w "
+		    "or -x destructive", n->name);
+	switch (fi->func) {
+	case DT_F_PRINTF:
+	case DT_F_SYSTEM:
+		check_printf_args(cx, n, a);
+		break;
+	case DT_F_PRINTA: {
+		dt_node_t *x = a;
+		cx->records = true;
+		if (x->kind == DT_N_STRING)
+			x = x->next;
+		if (x == NULL)
+			ERR(cx, D_PROTO_LEN, n, "printa( ) requires an "
+			    "aggregation argument");
+		for (; x != NULL; x = x->next)
+			agg_id_of(cx, x, "printa");
+		return;
+	}
+	case DT_F_CLEAR: case DT_F_TRUNC: case DT_F_NORMALIZE:
+	case DT_F_DENORMALIZE:
+		agg_id_of(cx, a, fi->name);
+		for (dt_node_t *x = a->next; x != NULL; x = x->next) {
+			dt_check_expr(cx, x);
+			need_arg(cx, n, x, 2, false, "int64_t");
+		}
+		break;
+	case DT_F_SETOPT:
+		for (dt_node_t *x = a; x != NULL; x = x->next) {
+			if (x->kind != DT_N_STRING)
+				ERR(cx, D_PROTO_ARG, x, "setopt( ) arguments "
+				    "must be string literals");
+			dt_check_expr(cx, x);
+		}
+		break;
+	case DT_F_TRACE:
+		dt_check_expr(cx, a);
+		if (a->type->kind == DT_TK_VOID || a->type->kind == DT_TK_FUNC)
+			ERR(cx, D_PROTO_ARG, a, "trace( ) argument has type "
+			    "%s", a->type->name);
+		break;
+	case DT_F_TRACEMEM:
+		dt_check_expr(cx, a);
+		dt_check_expr(cx, a->next);
+		need_arg(cx, n, a, 1, false, "void *");
+		if (!a->next->is_const || a->next->ival == 0 ||
+		    a->next->ival > cx->st->rec_max / 2)
+			ERR(cx, D_PROTO_ARG, a->next, "tracemem( ) size must be "
+			    "a positive constant of at most %u",
+			    cx->st->rec_max / 2);
+		break;
+	default:
+		for (dt_node_t *x = a; x != NULL; x = x->next) {
+			dt_check_expr(cx, x);
+			need_arg(cx, n, x, 1, false, "int");
+		}
+		break;
+	}
+	/* Everything the consumer executes travels in the record. */
+	if (fi->func != DT_F_RAISE && fi->func != DT_F_STOP)
+		cx->records = true;
+	if (fi->destructive)
+		cx->destructive = true;
+}
+
+static void check_stmts(dt_cg_t *cx, dt_node_t *s);
+
+static bool is_agg_lvalue(const dt_node_t *l)
+{
+	return l->kind == DT_N_AGG ||
+	       (l->kind == DT_N_INDEX && l->l->kind == DT_N_AGG);
+}
+
+static void check_stmt(dt_cg_t *cx, dt_node_t *s)
+{
+	dt_node_t *e = s->l;
+
+	switch (s->kind) {
+	case DT_N_EXPR_STMT:
+		if (e->kind == DT_N_CALL) {
+			const dt_funcinfo_t *fi = dt_func_lookup(e->name);
+			if (fi != NULL && fi->implemented &&
+			    fi->fclass == DT_FC_ACTION) {
+				check_action(cx, e, fi);
+				return;
+			}
+		}
+		if (e->kind == DT_N_BINARY && e->op == DT_OP_ASSIGN &&
+		    is_agg_lvalue(e->l)) {
+			dt_check_agg_assign(cx, e);
+			cx->has_aggs = true;
+			return;
+		}
+		dt_check_expr(cx, e);
+		return;
+	case DT_N_IF:
+		dt_check_expr(cx, s->cond);
+		need_scalar(cx, s->cond, "if");
+		cx->depth_if++;
+		check_stmts(cx, s->l);
+		check_stmts(cx, s->r);
+		cx->depth_if--;
+		return;
+	case DT_N_BLOCK:
+		check_stmts(cx, s->l);
+		return;
+	default:
+		ERR(cx, D_SYNTAX, s, "expression used as a statement");
+	}
+}
+
+static void check_stmts(dt_cg_t *cx, dt_node_t *s)
+{
+	for (; s != NULL; s = s->next)
+		check_stmt(cx, s);
+}
+
+void dt_check_clause(dt_cg_t *cx, const dt_clause_ast_t *c)
+{
+	if (c->pred != NULL) {
+		dt_check_expr(cx, c->pred);
+		need_scalar(cx, c->pred, "predicate");
+	}
+	check_stmts(cx, c->body);
+}

@@ -1,0 +1,165 @@
+/*
+ * dt_compile.c: from the text of a D program to compiled clauses.
+ *
+ * One call per program text (each -n, -P, ..., each -s script): run the
+ * preprocessor when asked, parse, apply the program's pragmas, declare its
+ * variables, then for each clause match its probe descriptions and compile
+ * it.  Errors anywhere end in dt_pcb_error(), which unwinds to the one catch
+ * point here; the pcb's arena is freed on every path.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_compile.h"
+#include "dt_cg.h"
+#include "dt_options.h"
+
+#define DT_MAX_CLAUSES	64	/* clause masks are 64 bits wide */
+
+typedef struct match_acc {
+	dtrace_probe_t **probes;
+	int n, cap;
+} match_acc_t;
+
+static int collect_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp, void *arg)
+{
+	match_acc_t *acc = arg;
+
+	(void)dtp;
+	for (int i = 0; i < acc->n; i++)
+		if (acc->probes[i] == prp)
+			return 0;
+	if (acc->n == acc->cap) {
+		acc->cap = acc->cap ? acc->cap * 2 : 16;
+		acc->probes = dt_realloc(acc->probes,
+					 acc->cap * sizeof(*acc->probes));
+	}
+	acc->probes[acc->n++] = prp;
+	return 0;
+}
+
+/* Apply #pragma D option lines of the program. */
+static void apply_pragmas(dt_pcb_t *pcb)
+{
+	for (dt_pragma_opt_t *o = pcb->prog->options; o; o = o->next) {
+		if (dt_opt_set(pcb->dtp, o->name, o->value) < 0) {
+			char msg[sizeof(pcb->dtp->errmsg)];
+			snprintf(msg, sizeof(msg), "%s", pcb->dtp->errmsg);
+			dt_pcb_error(pcb, D_PRAGMA_OPT, o->line, "%s", msg);
+		}
+	}
+}
+
+/* The probes the clause's descriptions match; a description that matches
+ * nothing is an error unless -Z. */
+static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
+			 match_acc_t *acc)
+{
+	dtrace_hdl_t *dtp = pcb->dtp;
+
+	for (const dt_pdesc_t *d = c->pdescs; d; d = d->next) {
+		dtrace_probedesc_t pd = { d->prv, d->mod, d->fun, d->prb };
+		dtp->errmsg[0] = '\0';
+		int n = dt_probe_iter(dtp, &pd, collect_probe, acc);
+		if (n < 0) {
+			char msg[sizeof(dtp->errmsg)];
+			snprintf(msg, sizeof(msg), "%s", dtp->errmsg);
+			dt_pcb_error(pcb, D_PDESC_INVAL, d->line, "%s", msg);
+		}
+		if (n == 0 && !dtp->opt.zdefs)
+			dt_pcb_error(pcb, D_PDESC_ZERO, d->line,
+				     "probe description %s:%s:%s:%s does not "
+				     "match any probes", d->prv, d->mod, d->fun,
+				     d->prb);
+	}
+}
+
+static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
+			   dt_compile_result_t *res)
+{
+	dtrace_hdl_t *dtp = pcb->dtp;
+	match_acc_t acc = { 0 };
+
+	if (dtp->nclauses >= DT_MAX_CLAUSES)
+		dt_pcb_error(pcb, D_UNKNOWN, c->line, "too many clauses "
+			     "(at most %d)", DT_MAX_CLAUSES);
+	match_clause(pcb, c, &acc);
+	for (int i = 0; i < acc.n; i++)
+		dt_probe_args(dtp, acc.probes[i]);
+
+	/* Register the clause first: a compile error longjmps, and acc must
+	 * not leak, so it hangs on res until the end. */
+	free(res->scratch);
+	res->scratch = acc.probes;
+	dt_compiled_clause_t *cc = dt_cg_clause(pcb, c, acc.probes, acc.n);
+	cc->id = dtp->nclauses;
+	dtp->clauses = dt_realloc(dtp->clauses,
+				  (dtp->nclauses + 1) * sizeof(*dtp->clauses));
+	dtp->clauses[dtp->nclauses++] = cc;
+
+	for (int i = 0; i < acc.n; i++) {
+		dtrace_probe_t *p = acc.probes[i];
+		if (p->compile_seen != dtp->ncompiles) {
+			p->compile_seen = dtp->ncompiles;
+			res->nprobes++;
+		}
+		p->clauses |= 1ull << cc->id;
+		if (strcmp(p->prv, "dtrace") == 0 && strcmp(p->prb, "ERROR") == 0)
+			dtp->error_probe = p;
+	}
+}
+
+int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
+	       const char *srcname, int ctx, dt_compile_result_t *res)
+{
+	dt_pcb_t pcb;
+	char *cppout = NULL;
+	size_t cpplen = 0;
+
+	res->nclauses = res->nprobes = 0;
+	res->scratch = NULL;
+	dtp->ncompiles++;
+	if (dtp->opt.cpp) {
+		if (dt_cpp_run(dtp, src, len, &cppout, &cpplen) < 0) {
+			if (dtp->errmsg[0] == '\0')
+				dt_set_error(dtp, "failed to preprocess %s",
+					     srcname ? srcname : "program");
+			dtp->errtag = D_CPP;
+			return -1;
+		}
+		src = cppout;
+		len = cpplen;
+	}
+
+	dt_pcb_init(&pcb, dtp, src, len, srcname, ctx != DT_CTX_SCRIPT);
+	if (ctx != DT_CTX_SCRIPT)
+		pcb.default_ctx = ctx;
+	if (setjmp(pcb.jb) != 0) {
+		dt_pcb_fini(&pcb);
+		free(cppout);
+		free(res->scratch);
+		res->scratch = NULL;
+		return -1;
+	}
+
+	dt_parse(&pcb);
+	apply_pragmas(&pcb);
+	dt_cg_declare(&pcb, pcb.prog);
+	for (const dt_clause_ast_t *c = pcb.prog->clauses; c; c = c->next) {
+		compile_clause(&pcb, c, res);
+		res->nclauses++;
+	}
+	if (res->gen != NULL && res->gen(dtp, pcb.prog, res->gen_arg) < 0) {
+		dt_pcb_fini(&pcb);
+		free(cppout);
+		free(res->scratch);
+		res->scratch = NULL;
+		return -1;
+	}
+	dt_pcb_fini(&pcb);
+	free(cppout);
+	free(res->scratch);
+	res->scratch = NULL;
+	return 0;
+}

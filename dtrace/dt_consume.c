@@ -1,0 +1,644 @@
+/*
+ * dt_consume.c: the consumer: reads the "output" ring buffer, formats each
+ * record as DTrace does, reports faults and drops, and prints what is left
+ * of the aggregations at the end.
+ *
+ * A record is a dt_rechdr_t then the data of its clause's actions at the
+ * offsets the action descriptors give (dt_rec.h).  Unless -q, the first
+ * record prints DTrace's heading ("%3s %6s %32s\n": CPU, ID,
+ * FUNCTION:NAME) and each record starts with its probe line ("%3d %6d %32s ":
+ * cpu, PRID, "function:name") and ends with a newline; actions print
+ * between.  Error records (clause DT_CLAUSE_ERROR) go to stderr, and
+ * tracing goes on.
+ *
+ * Invariants: a record is validated against the clause's recsize and each
+ * record descriptor against the record before any byte is read; a bad
+ * record is reported once and skipped, never trusted.
+ *
+ * JSON output (-x oformat=json) is not implemented yet.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "dt_consume_impl.h"
+#include "dt_bpf.h"
+#include "dt_runtime.h"
+
+struct dt_consumer *dt_consumer_get(dtrace_hdl_t *dtp)
+{
+	if (dtp->cons == NULL)
+		dtp->cons = dt_zalloc(sizeof(struct dt_consumer));
+	return dtp->cons;
+}
+
+const char *dt_fault_str(uint32_t fault)
+{
+	switch (fault) {
+	case DT_FAULT_BADADDR:		return "invalid address";
+	case DT_FAULT_BADALIGN:		return "invalid alignment";
+	case DT_FAULT_ILLOP:		return "illegal operation";
+	case DT_FAULT_DIVZERO:		return "divide-by-zero";
+	case DT_FAULT_NOSCRATCH:	return "out of scratch space";
+	case DT_FAULT_KPRIV:		return "invalid kernel access";
+	case DT_FAULT_UPRIV:		return "invalid user access";
+	case DT_FAULT_TUPOFLOW:		return "tuple stack overflow";
+	case DT_FAULT_BADSTACK:		return "bad stack";
+	case DT_FAULT_STRSIZE:		return "string too long";
+	case DT_FAULT_DYNVAR:		return "dynamic variable drop";
+	default:			return "unknown fault";
+	}
+}
+
+/* --- data --- */
+
+void dt_print_bytes(FILE *out, const uint8_t *p, size_t n)
+{
+	const int margin = 5;
+	size_t i, j;
+
+	fprintf(out, "\n%*s      ", margin, "");
+	for (i = 0; i < 16; i++)
+		fprintf(out, "  %c", "0123456789abcdef"[i]);
+	fprintf(out, "  0123456789abcdef\n");
+	for (i = 0; i < n; i += 16) {
+		fprintf(out, "%*s%5zx:", margin, "", i);
+		for (j = i; j < i + 16 && j < n; j++)
+			fprintf(out, " %02x", p[j]);
+		for (; j % 16 != 0; j++)
+			fputs("   ", out);
+		fputs("  ", out);
+		for (j = i; j < i + 16 && j < n; j++)
+			fputc(p[j] < ' ' || p[j] > '~' ? '.' : p[j], out);
+		fputc('\n', out);
+	}
+}
+
+static bool dt_printable(int c)
+{
+	return isprint(c) || isspace(c) || c == '\b' || c == '\a';
+}
+
+/*
+ * A string, or bytes that look like one (printable characters, then only
+ * NULs), prints as a string: "  %-33s"-style when not quiet (width < 0
+ * left-aligns), bare when quiet.  Anything else prints as a table.
+ */
+void dt_print_strbytes(dtrace_hdl_t *dtp, FILE *out, const uint8_t *p,
+		       size_t n, int width, bool quiet)
+{
+	size_t i, j;
+
+	if (n == 0)
+		return;
+	if (dtp != NULL && dtp->opt.rawbytes) {
+		dt_print_bytes(out, p, n);
+		return;
+	}
+	for (i = 0; i < n && dt_printable(p[i]); i++)
+		continue;
+	if (i == n || (p[i] == '\0' && i > 0)) {
+		for (j = i; j < n && p[j] == '\0'; j++)
+			continue;
+		if (j == n) {
+			if (quiet)
+				fprintf(out, "%.*s", (int)i, (const char *)p);
+			else
+				fprintf(out, " %s%*.*s", width < 0 ? " " : "",
+					width, (int)i, (const char *)p);
+			return;
+		}
+	}
+	if (i == 0 && n > 0 && p[0] == '\0') {
+		/* an empty string: all NULs */
+		for (j = 0; j < n && p[j] == '\0'; j++)
+			continue;
+		if (j == n) {
+			if (!quiet)
+				fprintf(out, " %s%*s", width < 0 ? " " : "",
+					width, "");
+			return;
+		}
+	}
+	dt_print_bytes(out, p, n);
+}
+
+static int64_t rec_int(const dt_recdesc_t *rec, const uint8_t *p)
+{
+	switch (rec->size) {
+	case 1:
+		return rec->is_signed ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return rec->is_signed ? (int64_t)(int16_t)v : (int64_t)v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return rec->is_signed ? (int64_t)(int32_t)v : (int64_t)v;
+	}
+	default: {
+		int64_t v = 0;
+		memcpy(&v, p, rec->size < 8 ? rec->size : 8);
+		return v;
+	}
+	}
+}
+
+/* A stack record: one PC a line, indented, hex (no symbols yet). */
+static void dt_print_stack(FILE *out, const dt_recdesc_t *rec,
+			   const uint8_t *p)
+{
+	size_t n = rec->size / 8, i = 0;
+
+	if (rec->kind == DT_RK_USTACK)
+		i = 1;	/* the pid */
+	fputc('\n', out);
+	for (; i < n; i++) {
+		uint64_t pc;
+
+		memcpy(&pc, p + i * 8, 8);
+		if (pc == 0)
+			break;
+		fprintf(out, "%*s0x%" PRIx64 "\n", 14, "", pc);
+	}
+}
+
+/*
+ * trace(): integers right-aligned by size unless quiet (" %16lld",
+ * " %8d", " %5d", " %3d"), with the sign of their type; strings and
+ * other data through dt_print_strbytes().
+ */
+void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		    const uint8_t *p)
+{
+	bool quiet = dtp->opt.quiet;
+	long long v;
+
+	switch (rec->kind) {
+	case DT_RK_INT:
+		v = rec_int(rec, p);
+		if (quiet) {
+			fprintf(out, "%lld", v);
+			return;
+		}
+		switch (rec->size) {
+		case 1:		fprintf(out, " %3lld", v); break;
+		case 2:		fprintf(out, " %5lld", v); break;
+		case 4:		fprintf(out, " %8lld", v); break;
+		default:	fprintf(out, " %16lld", v); break;
+		}
+		return;
+	case DT_RK_USTACK:
+	case DT_RK_KSTACK:
+		dt_print_stack(out, rec, p);
+		return;
+	default:
+		dt_print_strbytes(dtp, out, p, rec->size, -33, quiet);
+		return;
+	}
+}
+
+/* --- actions --- */
+
+static bool recs_fit(const dt_actdesc_t *act, size_t size)
+{
+	for (int i = 0; i < act->nrecs; i++) {
+		const dt_recdesc_t *r = &act->recs[i];
+
+		if ((size_t)r->offset + r->size > size)
+			return false;
+	}
+	return true;
+}
+
+static int act_system(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+		      const uint8_t *data)
+{
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&cmd, &len);
+	int err;
+
+	if (mf == NULL)
+		return -1;
+	err = dt_printf_format(dtp, mf, act->fmt, act->recs, act->nrecs,
+			       data);
+	fclose(mf);
+	if (err == 0) {
+		fflush(dtp->out);
+		if (system(cmd) == -1)
+			dt_warn(dtp, "system(\"%s\") failed: %s", cmd,
+				strerror(errno));
+	}
+	free(cmd);
+	return err;
+}
+
+static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+		       const uint8_t *data)
+{
+	const char *name = act->fmt ? act->fmt : "";
+	char val[64] = "";
+	dt_options_t *o = &dtp->opt;
+	bool on = true;
+
+	if (act->nrecs > 0) {
+		const dt_recdesc_t *r = &act->recs[0];
+
+		if (r->kind == DT_RK_INT)
+			snprintf(val, sizeof(val), "%lld",
+				 (long long)rec_int(r, data + r->offset));
+		else
+			snprintf(val, sizeof(val), "%.*s", (int)r->size,
+				 (const char *)data + r->offset);
+	}
+	if (strncmp(name, "no", 2) == 0 && strcmp(name, "normalize") != 0) {
+		name += 2;
+		on = false;
+	}
+	if (strcmp(name, "quiet") == 0)
+		o->quiet = on;
+	else if (strcmp(name, "aggsortkey") == 0)
+		o->aggsortkey = on;
+	else if (strcmp(name, "aggsortrev") == 0)
+		o->aggsortrev = on;
+	else if (strcmp(name, "aggpercpu") == 0)
+		o->aggpercpu = on;
+	else if (strcmp(name, "rawbytes") == 0)
+		o->rawbytes = on;
+	else if (strcmp(name, "flowindent") == 0)
+		o->flowindent = on;
+	else if (strcmp(name, "aggsortpos") == 0)
+		o->aggsortpos = strtoll(val, NULL, 0);
+	else if (strcmp(name, "aggsortkeypos") == 0)
+		o->aggsortkeypos = strtoll(val, NULL, 0);
+	else
+		fprintf(stderr, "dtrace: couldn't set option \"%s\" to "
+			"\"%s\": Invalid option name\n", act->fmt, val);
+}
+
+static void act_freopen(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+			const uint8_t *data)
+{
+	char *name = NULL;
+	size_t len = 0;
+	FILE *mf = open_memstream(&name, &len), *nf;
+
+	if (mf == NULL)
+		return;
+	dt_printf_format(dtp, mf, act->fmt, act->recs, act->nrecs, data);
+	fclose(mf);
+	fflush(dtp->out);
+	if (name[0] == '\0') {
+		if (dtp->out != stdout)
+			fclose(dtp->out);
+		dtp->out = stdout;
+	} else if ((nf = fopen(name, "a")) == NULL) {
+		fprintf(stderr, "dtrace: failed to open %s: %s\n", name,
+			strerror(errno));
+	} else {
+		if (dtp->out != stdout)
+			fclose(dtp->out);
+		dtp->out = nf;
+	}
+	free(name);
+}
+
+static int act_trunc(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+		     const uint8_t *data)
+{
+	int64_t n = 0;
+	bool all = act->nrecs == 0;
+
+	if (!all)
+		n = rec_int(&act->recs[0], data + act->recs[0].offset);
+	for (int i = 0; i < act->naggs; i++)
+		if (dt_agg_trunc(dtp, act->aggs[i], n, all) != 0)
+			return -1;
+	return 0;
+}
+
+/* Run one action of a record whose data is `data` (size checked). */
+static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+			  const uint8_t *data)
+{
+	struct dt_consumer *c = dtp->cons;
+	FILE *out = dtp->out;
+	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
+	int i;
+
+	switch (act->kind) {
+	case DT_ACT_TRACE:
+		if (r0 != NULL)
+			dt_print_trace(dtp, out, r0, data + r0->offset);
+		return 0;
+	case DT_ACT_PRINTF:
+		return dt_printf_format(dtp, out, act->fmt ? act->fmt : "",
+					act->recs, act->nrecs, data);
+	case DT_ACT_PRINTA:
+		if (act->fmt != NULL)
+			return dt_agg_printf(dtp, out, act->fmt, act->aggs,
+					     act->naggs);
+		return dt_agg_print(dtp, out, act->aggs, act->naggs);
+	case DT_ACT_EXIT:
+		if (r0 != NULL)
+			dtp->exitstatus = (int)rec_int(r0, data + r0->offset);
+		c->done = true;
+		return 0;
+	case DT_ACT_TRACEMEM:
+	case DT_ACT_PRINTM:
+		if (r0 != NULL) {
+			size_t n = r0->size;
+
+			if (r0->arg != 0 && r0->arg < n)
+				n = r0->arg;
+			dt_print_bytes(out, data + r0->offset, n);
+		}
+		return 0;
+	case DT_ACT_STACK:
+	case DT_ACT_USTACK:
+		if (r0 != NULL)
+			dt_print_stack(out, r0, data + r0->offset);
+		return 0;
+	case DT_ACT_SYSTEM:
+		return act_system(dtp, act, data);
+	case DT_ACT_CLEAR:
+		for (i = 0; i < act->naggs; i++)
+			if (dt_agg_clear(dtp, act->aggs[i]) != 0)
+				return -1;
+		return 0;
+	case DT_ACT_TRUNC:
+		return act_trunc(dtp, act, data);
+	case DT_ACT_NORMALIZE:
+		for (i = 0; i < act->naggs && r0 != NULL; i++)
+			dt_agg_normalize(dtp, act->aggs[i],
+				(uint64_t)rec_int(r0, data + r0->offset));
+		return 0;
+	case DT_ACT_DENORMALIZE:
+		for (i = 0; i < act->naggs; i++)
+			dt_agg_normalize(dtp, act->aggs[i], 1);
+		return 0;
+	case DT_ACT_SETOPT:
+		act_setopt(dtp, act, data);
+		return 0;
+	case DT_ACT_FTRUNCATE:
+		fflush(out);
+		if (ftruncate(fileno(out), 0) == 0)
+			rewind(out);
+		return 0;
+	case DT_ACT_FREOPEN:
+		act_freopen(dtp, act, data);
+		return 0;
+	case DT_ACT_RAISE:
+	case DT_ACT_STOP:
+	default:
+		return 0;
+	}
+}
+
+static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	const dtrace_probe_t *prp = NULL;
+	char name[512];
+
+	if (dtp->opt.quiet)
+		return;
+	if (!c->heading) {
+		fprintf(dtp->out, "%3s %6s %32s\n", "CPU", "ID",
+			"FUNCTION:NAME");
+		c->heading = true;
+	}
+	if (hdr->prid >= 1 && hdr->prid <= dtp->nprobes && dtp->probes)
+		prp = dtp->probes[hdr->prid];
+	snprintf(name, sizeof(name), "%s:%s", prp && prp->fun ? prp->fun : "",
+		 prp && prp->prb ? prp->prb : "");
+	fprintf(dtp->out, "%3u %6u %32s ", hdr->cpu, hdr->prid, name);
+}
+
+static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+			     const dt_errrec_t *er)
+{
+	const dtrace_probe_t *prp = NULL;
+	char details[64] = "", where[32];
+
+	if (hdr->prid >= 1 && hdr->prid <= dtp->nprobes && dtp->probes)
+		prp = dtp->probes[hdr->prid];
+	switch (er->fault) {
+	case DT_FAULT_BADADDR:
+	case DT_FAULT_BADALIGN:
+	case DT_FAULT_BADSTACK:
+	case DT_FAULT_KPRIV:
+	case DT_FAULT_UPRIV:
+		snprintf(details, sizeof(details), " (0x%" PRIx64 ")",
+			 er->addr);
+		break;
+	default:
+		break;
+	}
+	if (er->action == 0)
+		snprintf(where, sizeof(where), "predicate");
+	else
+		snprintf(where, sizeof(where), "action #%u", er->action);
+	fflush(dtp->out);
+	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
+		"%s:%s:%s:%s): %s%s in %s at BPF pc %u\n", er->clause + 1,
+		hdr->prid, prp ? prp->prv : "", prp ? prp->mod : "",
+		prp ? prp->fun : "", prp ? prp->prb : "",
+		dt_fault_str(er->fault), details, where, er->pc);
+}
+
+int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
+{
+	const uint8_t *data = (const uint8_t *)buf + sizeof(dt_rechdr_t);
+	const dt_compiled_clause_t *cl;
+	dt_rechdr_t hdr;
+	size_t dsize;
+	int i, err = 0;
+
+	dt_consumer_get(dtp);
+	if (size < sizeof(hdr)) {
+		fprintf(stderr, "dtrace: short record (%zu bytes)\n", size);
+		return -1;
+	}
+	memcpy(&hdr, buf, sizeof(hdr));
+	dsize = size - sizeof(hdr);
+	if (hdr.clause == DT_CLAUSE_ERROR) {
+		dt_errrec_t er;
+
+		if (dsize < sizeof(er)) {
+			fprintf(stderr, "dtrace: short error record\n");
+			return -1;
+		}
+		memcpy(&er, data, sizeof(er));
+		dt_consume_error(dtp, &hdr, &er);
+		return 0;
+	}
+	if (hdr.clause >= (uint32_t)dtp->nclauses || dtp->clauses == NULL ||
+	    (cl = dtp->clauses[hdr.clause]) == NULL) {
+		fprintf(stderr, "dtrace: record of unknown clause %u\n",
+			hdr.clause);
+		return -1;
+	}
+	if (dsize < cl->recsize) {
+		fprintf(stderr, "dtrace: record of clause %u is %zu bytes, "
+			"expected %u\n", hdr.clause, dsize, cl->recsize);
+		return -1;
+	}
+	dt_print_probe_line(dtp, &hdr);
+	for (i = 0; i < cl->nacts && err == 0; i++) {
+		if (!recs_fit(&cl->acts[i], dsize)) {
+			fprintf(stderr, "dtrace: action %d of clause %u lies "
+				"outside its record\n", i + 1, hdr.clause);
+			err = -1;
+			break;
+		}
+		err = dt_consume_act(dtp, &cl->acts[i], data);
+	}
+	if (!dtp->opt.quiet)
+		fputc('\n', dtp->out);
+	if (err != 0 && dtp->errmsg[0] != '\0') {
+		fprintf(stderr, "dtrace: %s\n", dtp->errmsg);
+		dtp->errmsg[0] = '\0';
+	}
+	return err;
+}
+
+/* --- the ring buffer --- */
+
+static int dt_consume_cb(void *ctx, void *data, size_t size)
+{
+	dtrace_hdl_t *dtp = ctx;
+
+	/* a bad record is reported and skipped: tracing goes on */
+	dt_consume_record(dtp, data, size);
+	return 0;
+}
+
+int dt_consume_init(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dtrace_map_t *m = dt_bpf_map_find(dtp, "output");
+
+	if (dtp->out == NULL)
+		dtp->out = stdout;
+	if (m == NULL) {
+		dt_set_error(dtp, "no output buffer");
+		return -1;
+	}
+	c->rb = ring_buffer__new(m->fd, dt_consume_cb, dtp, NULL);
+	if (c->rb == NULL) {
+		dt_set_error(dtp, "cannot open the output buffer: %s",
+			     strerror(errno));
+		return -1;
+	}
+	if (c->aggs == NULL)
+		dt_agg_setup(dtp, NULL, 0);
+	return 0;
+}
+
+void dt_consume_fini(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dtp->cons;
+
+	if (c == NULL)
+		return;
+	if (c->rb != NULL)
+		ring_buffer__free(c->rb);
+	dt_agg_fini(dtp);
+	free(c->drops_seen);
+	free(c);
+	dtp->cons = NULL;
+}
+
+int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	int n;
+
+	if (c->rb == NULL) {
+		dt_set_error(dtp, "the consumer is not initialized");
+		return -1;
+	}
+	n = ring_buffer__poll(c->rb, timeout_ms);
+	fflush(dtp->out);
+	if (n < 0 && n != -EINTR) {
+		dt_set_error(dtp, "failed to read the output buffer: %s",
+			     strerror(-n));
+		return -1;
+	}
+	return 0;
+}
+
+bool dt_consume_done(dtrace_hdl_t *dtp)
+{
+	return dtp->cons != NULL && dtp->cons->done;
+}
+
+static void report_drop(uint64_t n, const char *what, int cpu)
+{
+	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
+		n == 1 ? "" : "s", cpu);
+}
+
+void dt_consume_report_drops(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dtrace_map_t *m = dt_bpf_map_find(dtp, "cpuinfo");
+	dt_cpuinfo_t *ci;
+	uint32_t key = 0;
+	uint64_t dyn = 0;
+	int ncpus;
+
+	if (m == NULL)
+		return;
+	if (c->ncpus <= 0)
+		c->ncpus = libbpf_num_possible_cpus();
+	ncpus = c->ncpus > 0 ? c->ncpus : 1;
+	if (c->drops_seen == NULL)
+		c->drops_seen = dt_zalloc(sizeof(uint64_t) * 2 * ncpus);
+	ci = dt_zalloc(sizeof(*ci) * (size_t)ncpus);
+	if (bpf_map_lookup_elem(m->fd, &key, ci) != 0) {
+		free(ci);
+		return;
+	}
+	fflush(dtp->out);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t *seen = &c->drops_seen[2 * cpu];
+
+		if (ci[cpu].buf_drops > seen[0])
+			report_drop(ci[cpu].buf_drops - seen[0], "", cpu);
+		if (ci[cpu].agg_drops > seen[1])
+			report_drop(ci[cpu].agg_drops - seen[1],
+				    "aggregation ", cpu);
+		seen[0] = ci[cpu].buf_drops;
+		seen[1] = ci[cpu].agg_drops;
+		dyn += ci[cpu].dyn_drops;
+	}
+	if (dyn > c->dyn_seen)
+		fprintf(stderr, "dtrace: %" PRIu64 " dynamic variable drop%s\n",
+			dyn - c->dyn_seen, dyn - c->dyn_seen == 1 ? "" : "s");
+	c->dyn_seen = dyn;
+	free(ci);
+}
+
+/* DTrace ends tracing with a newline (even with -q), then prints every
+ * aggregation that was not printa()ed. */
+int dt_consume_final(dtrace_hdl_t *dtp)
+{
+	int err;
+
+	if (dtp->out == NULL)
+		dtp->out = stdout;
+	fputc('\n', dtp->out);
+	err = dt_agg_print_all(dtp, dtp->out);
+	fflush(dtp->out);
+	return err;
+}

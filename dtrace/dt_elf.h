@@ -1,0 +1,161 @@
+/*
+ * dt_elf.h: ELF files and the modules of a process, for the engine and the
+ * plugins (compiled into both: see the Makefile's libdtcommon.a).
+ *
+ * Three things live here:
+ *
+ *   files	an ELF file opened once per (device, inode) through a cache:
+ *		its PT_LOAD segments (virtual address <-> file offset) and,
+ *		loaded on first use, its function symbols from .symtab and
+ *		.dynsym, completed from separate debug information (build-id
+ *		or .gnu_debuglink) when the file itself is stripped.
+ *   modules	the ELF files mapped in a process, read from /proc/PID/maps,
+ *		each with its load bias (run-time address = link-time address
+ *		+ bias).  The main executable is named "a.out", a library by
+ *		its file name ("libc.so.6").
+ *   lookup	run-time address -> (module, symbol, offset), for ufunc(),
+ *		usym() and ustack() printing.
+ *
+ * Nothing here calls into the engine: errors are returned as -errno with a
+ * message written into a buffer the caller provides.  Nothing is global: the
+ * caller owns the cache.  Not thread safe.
+ */
+#ifndef DT_ELF_H
+#define DT_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A function symbol.  Several symbols may share an address (aliases); all
+ * are kept.  A versioned name (malloc@@GLIBC_2.2.5) is stored bare. */
+typedef struct dt_elf_sym {
+	const char *name;	/* owned by the file */
+	uint64_t addr;		/* link-time virtual address (st_value) */
+	uint64_t size;		/* st_size, 0 when unknown */
+	uint8_t bind;		/* STB_GLOBAL, STB_WEAK, STB_LOCAL */
+	uint8_t type;		/* STT_FUNC or STT_GNU_IFUNC */
+} dt_elf_sym_t;
+
+/* A PT_LOAD segment. */
+typedef struct dt_elf_seg {
+	uint64_t vaddr, memsz;
+	uint64_t offset, filesz;
+	uint32_t flags;		/* PF_R, PF_W, PF_X */
+} dt_elf_seg_t;
+
+typedef struct dt_elf_file {
+	char *path;		/* as opened */
+	int fd;			/* open for reads until the cache goes */
+	dev_t dev;
+	ino_t ino;
+	int etype;		/* ET_EXEC (fixed addresses) or ET_DYN (PIE,
+				   library) */
+	uint64_t entry;		/* e_entry */
+	dt_elf_seg_t *segs;
+	int nsegs;
+
+	/* Symbols: valid after dt_elf_symbols().  syms is sorted by address,
+	 * and at one address the preferred name for printing comes first
+	 * (global before weak before local); byname sorted by name. */
+	bool syms_loaded;
+	dt_elf_sym_t *syms;
+	size_t nsyms;
+	dt_elf_sym_t **byname;
+	char *names;		/* storage of every symbol name */
+	char *debug_path;	/* separate debug file used, or NULL */
+
+	uint8_t build_id[64];
+	size_t build_id_len;
+	char *debuglink;	/* .gnu_debuglink file name, or NULL */
+
+	struct dt_elf_file *next;	/* in the cache */
+} dt_elf_file_t;
+
+typedef struct dt_elf_cache dt_elf_cache_t;
+
+dt_elf_cache_t *dt_elf_cache_create(void);
+void dt_elf_cache_destroy(dt_elf_cache_t *cache);
+/* Where separate debug files are looked for (default /usr/lib/debug). */
+int dt_elf_cache_set_debug_dir(dt_elf_cache_t *cache, const char *dir);
+
+/* Open (or find in the cache) the ELF file at path.  The file stays valid
+ * until the cache is destroyed.  Returns 0 or -errno with msg filled. */
+int dt_elf_open(dt_elf_cache_t *cache, const char *path,
+		const dt_elf_file_t **fp, char *msg, size_t msglen);
+
+/* Load the function symbols of f (once).  Returns 0 or -errno. */
+int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *f,
+		   char *msg, size_t msglen);
+
+/* Every symbol named name (bare, without version), in *first and its
+ * count; 0 if none.  Needs dt_elf_symbols(). */
+size_t dt_elf_sym_by_name(const dt_elf_file_t *f, const char *name,
+			  dt_elf_sym_t *const **first);
+/* The symbol containing the link-time address addr (the preferred alias),
+ * or NULL.  A symbol of unknown size contains addresses up to the next
+ * symbol. */
+const dt_elf_sym_t *dt_elf_sym_by_addr(const dt_elf_file_t *f, uint64_t addr);
+
+/* Link-time virtual address <-> file offset through the PT_LOAD headers.
+ * Return 0, or -ENOENT when no segment holds it in the file. */
+int dt_elf_vaddr_to_offset(const dt_elf_file_t *f, uint64_t vaddr,
+			   uint64_t *offp);
+int dt_elf_offset_to_vaddr(const dt_elf_file_t *f, uint64_t off,
+			   uint64_t *vaddrp);
+
+/* Read len bytes at a file offset; returns the count read or -errno. */
+ssize_t dt_elf_read(const dt_elf_file_t *f, uint64_t off, void *buf,
+		    size_t len);
+
+/* One mapped range of a module. */
+typedef struct dt_elf_range {
+	uint64_t start, end;	/* run-time addresses, end exclusive */
+	uint64_t offset;	/* file offset of start */
+	unsigned prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+} dt_elf_range_t;
+
+typedef struct dt_elf_module {
+	char *name;		/* "a.out" or the file name */
+	char *path;		/* as /proc/PID/maps shows it */
+	unsigned long inode;	/* as /proc/PID/maps shows it */
+	const dt_elf_file_t *file;	/* file->path: where to open it from
+					   here (for uprobes) */
+	bool is_exe;
+	uint64_t bias;		/* run-time address - link-time address */
+	uint64_t lo, hi;	/* lowest and highest mapped address */
+	dt_elf_range_t *ranges;
+	int nranges;
+} dt_elf_module_t;
+
+typedef struct dt_elf_proc {
+	pid_t pid;
+	dt_elf_module_t *mods;	/* in address order; the exe among them */
+	int nmods;
+} dt_elf_proc_t;
+
+/* Read the modules of process pid.  Deleted and anonymous mappings and
+ * files that are not ELF are skipped.  Returns 0 or -errno (-ESRCH: no such
+ * process). */
+int dt_elf_proc_modules(dt_elf_cache_t *cache, pid_t pid,
+			dt_elf_proc_t **procp, char *msg, size_t msglen);
+void dt_elf_proc_free(dt_elf_proc_t *proc);
+
+/* The module that maps run-time address addr, or NULL. */
+const dt_elf_module_t *dt_elf_proc_module_at(const dt_elf_proc_t *proc,
+					     uint64_t addr);
+
+/* Run-time address -> module, symbol (NULL if none) and offset from the
+ * symbol (or from the module's start when there is no symbol).  Returns 0,
+ * or -ENOENT if no module maps addr. */
+int dt_elf_proc_lookup(dt_elf_cache_t *cache, const dt_elf_proc_t *proc,
+		       uint64_t addr, const dt_elf_module_t **modp,
+		       const dt_elf_sym_t **symp, uint64_t *offp);
+
+/* Whether a user's module name designates m, as DTrace matches them: "a.out"
+ * for the executable, the full path, the file name, or the file name up to
+ * one of its '.' ("libc" and "libc.so" for libc.so.6).  No globs here. */
+bool dt_elf_module_name_is(const dt_elf_module_t *m, const char *name);
+
+#endif /* DT_ELF_H */

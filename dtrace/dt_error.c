@@ -1,0 +1,23 @@
+/*
+ * dt_error.c: names of compile error tags.
+ *
+ * The table is generated from the same X-macro list as the enum in
+ * dt_error.h, so a tag and its name cannot drift apart.
+ */
+#include <stddef.h>
+
+#include "dt_error.h"
+
+static const char *const dt_errtag_names[] = {
+#define DT_ERRTAG_NAME(t) #t,
+	DT_ERRTAGS(DT_ERRTAG_NAME)
+#undef DT_ERRTAG_NAME
+};
+
+/* The tag's name ("D_SYNTAX"); "D_UNKNOWN" for a value out of range. */
+const char *dt_errtag_name(dt_errtag_t tag)
+{
+	if ((unsigned)tag >= D_NTAGS)
+		return "D_UNKNOWN";
+	return dt_errtag_names[tag];
+}

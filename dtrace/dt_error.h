@@ -1,0 +1,81 @@
+/*
+ * dt_error.h: tags of compile errors.
+ *
+ * Every compile error carries one stable tag; tests match on it
+ * (test/d/err.D_TAG.name.d) and -x errtags prints it.  Add tags at will;
+ * never rename one.
+ */
+#ifndef DT_ERROR_H
+#define DT_ERROR_H
+
+#define DT_ERRTAGS(X) \
+	X(D_UNKNOWN)		/* unclassified */ \
+	X(D_SYNTAX)		/* syntax error near token */ \
+	X(D_EMPTY)		/* empty program */ \
+	X(D_CHR_NL)		/* newline in character constant */ \
+	X(D_STR_NL)		/* newline in string literal */ \
+	X(D_CHR_NULL)		/* empty character constant */ \
+	X(D_CHR_TOOBIG)		/* character constant too long */ \
+	X(D_INT_OFLOW)		/* integer constant too large */ \
+	X(D_INT_DIGIT)		/* bad digit in integer constant */ \
+	X(D_COMM_EOF)		/* unterminated comment */ \
+	X(D_STR_EOF)		/* unterminated string */ \
+	X(D_BADCHAR)		/* invalid character */ \
+	X(D_MACRO_UNDEF)	/* macro variable not defined ($3) */ \
+	X(D_MACRO_UNUSED)	/* macro argument not used */ \
+	X(D_PDESC_INVAL)	/* invalid probe description */ \
+	X(D_PDESC_ZERO)		/* probe description matches nothing */ \
+	X(D_IDENT_UNDEF)	/* undefined identifier */ \
+	X(D_IDENT_BADREF)	/* identifier used the wrong way */ \
+	X(D_DECL_TYPE)		/* bad type in declaration */ \
+	X(D_DECL_REDEF)		/* redeclaration */ \
+	X(D_DECL_INCOMPLETE)	/* incomplete type */ \
+	X(D_TYPE_UNDEF)		/* unknown type name */ \
+	X(D_OP_INT)		/* operator needs integers */ \
+	X(D_OP_SCALAR)		/* operator needs scalars */ \
+	X(D_OP_ARITH)		/* operator needs arithmetic operands */ \
+	X(D_OP_LVAL)		/* operator needs an lvalue */ \
+	X(D_OP_INCOMPAT)	/* incompatible operand types */ \
+	X(D_OP_PTR)		/* operator needs a pointer */ \
+	X(D_OP_STRUCT)		/* . or -> on a non-struct */ \
+	X(D_OP_WRITE)		/* assignment to a read-only object */ \
+	X(D_DIV_ZERO)		/* constant division by zero */ \
+	X(D_MEMBER_UNDEF)	/* no such member */ \
+	X(D_ARGS_IDX)		/* args[] index out of range or not constant */ \
+	X(D_PROTO_LEN)		/* wrong number of arguments to a function */ \
+	X(D_PROTO_ARG)		/* wrong type of argument to a function */ \
+	X(D_FUNC_UNDEF)		/* unknown function */ \
+	X(D_PRINTF_FMT)		/* bad printf format */ \
+	X(D_PRINTF_ARG_TYPE)	/* printf argument does not fit its conversion */ \
+	X(D_PRINTF_ARG_EXTRA)	/* too many printf arguments */ \
+	X(D_PRINTF_ARG_PROTO)	/* too few printf arguments */ \
+	X(D_ACT_SPEC)		/* action not allowed here */ \
+	X(D_DESTRUCT)		/* destructive action without -w */ \
+	X(D_AGG_FUNC)		/* aggregation needs an aggregating function */ \
+	X(D_AGG_REDEF)		/* aggregation used with two functions */ \
+	X(D_AGG_SCALAR)		/* aggregation used as a value */ \
+	X(D_AGG_KEYS)		/* aggregation keys differ in number/type */ \
+	X(D_AGG_ARGS)		/* bad arguments to an aggregating function */ \
+	X(D_ARR_KEYS)		/* associative array keys differ */ \
+	X(D_VAR_TYPE)		/* variable used with another type */ \
+	X(D_PRAGMA_OPT)		/* unknown or bad option */ \
+	X(D_PRAGMA_MALFORM)	/* malformed #pragma */ \
+	X(D_PROV_BADNAME)	/* bad provider name */ \
+	X(D_PROV_PRDUP)		/* duplicate probe in a provider */ \
+	X(D_PROV_INCOMPAT)	/* argument mapping does not fit */ \
+	X(D_STACK_SIZE)		/* program needs too much stack */ \
+	X(D_STR_TOOBIG)		/* string does not fit strsize */ \
+	X(D_NOMEM)		/* out of memory */ \
+	X(D_CPP)		/* the C preprocessor failed */ \
+	X(D_IO)			/* cannot read the script */
+
+typedef enum dt_errtag {
+#define DT_ERRTAG_ENUM(t) t,
+	DT_ERRTAGS(DT_ERRTAG_ENUM)
+#undef DT_ERRTAG_ENUM
+	D_NTAGS
+} dt_errtag_t;
+
+const char *dt_errtag_name(dt_errtag_t tag);
+
+#endif /* DT_ERROR_H */

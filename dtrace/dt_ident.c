@@ -1,0 +1,140 @@
+/*
+ * dt_ident.c: the static identifier tables of D: actions, subroutines,
+ * aggregating functions, built-in variables and user register names.
+ *
+ * The tables are read-only; variables and aggregations a program declares
+ * live in the session's table (dt_cg_var.c) instead.
+ */
+#include <string.h>
+#include <stdlib.h>
+
+#include "dt_ident.h"
+
+#define ACT(n, f, mn, mx, d, i) { n, f, DT_FC_ACTION, mn, mx, d, i }
+#define SUB(n, f, mn, mx, d, i) { n, f, DT_FC_SUBR, mn, mx, d, i }
+#define AGG(n, f, mn, mx)	{ n, f, DT_FC_AGGFUNC, mn, mx, false, true }
+
+static const dt_funcinfo_t dt_funcs[] = {
+	ACT("trace", DT_F_TRACE, 1, 1, false, true),
+	ACT("printf", DT_F_PRINTF, 1, -1, false, true),
+	ACT("exit", DT_F_EXIT, 1, 1, false, true),
+	ACT("tracemem", DT_F_TRACEMEM, 2, 3, false, true),
+	ACT("printa", DT_F_PRINTA, 1, -1, false, true),
+	ACT("system", DT_F_SYSTEM, 1, -1, true, true),
+	ACT("raise", DT_F_RAISE, 1, 1, true, true),
+	ACT("stop", DT_F_STOP, 0, 0, true, true),
+	ACT("clear", DT_F_CLEAR, 1, 1, false, true),
+	ACT("trunc", DT_F_TRUNC, 1, 2, false, true),
+	ACT("normalize", DT_F_NORMALIZE, 2, 2, false, true),
+	ACT("denormalize", DT_F_DENORMALIZE, 1, 1, false, true),
+	ACT("setopt", DT_F_SETOPT, 1, 2, false, true),
+	ACT("stack", DT_F_STACK, 0, 1, false, false),
+	ACT("ustack", DT_F_USTACK, 0, 2, false, false),
+	SUB("copyin", DT_F_COPYIN, 2, 2, false, false),
+	SUB("copyinstr", DT_F_COPYINSTR, 1, 2, false, true),
+	SUB("copyinto", DT_F_COPYINTO, 3, 3, false, false),
+	SUB("stringof", DT_F_STRINGOF, 1, 1, false, true),
+	SUB("strlen", DT_F_STRLEN, 1, 1, false, true),
+	SUB("strjoin", DT_F_STRJOIN, 2, 2, false, true),
+	SUB("substr", DT_F_SUBSTR, 2, 3, false, false),
+	SUB("index", DT_F_INDEX, 2, 3, false, false),
+	SUB("rindex", DT_F_RINDEX, 2, 3, false, false),
+	SUB("strstr", DT_F_STRSTR, 2, 2, false, false),
+	SUB("strchr", DT_F_STRCHR, 2, 2, false, false),
+	SUB("strrchr", DT_F_STRRCHR, 2, 2, false, false),
+	SUB("basename", DT_F_BASENAME, 1, 1, false, false),
+	SUB("dirname", DT_F_DIRNAME, 1, 1, false, false),
+	SUB("lltostr", DT_F_LLTOSTR, 1, 2, false, false),
+	SUB("toupper", DT_F_TOUPPER, 1, 1, false, false),
+	SUB("tolower", DT_F_TOLOWER, 1, 1, false, false),
+	SUB("rand", DT_F_RAND, 0, 0, false, true),
+	SUB("progenyof", DT_F_PROGENYOF, 1, 1, false, false),
+	AGG("count", DT_F_COUNT, 0, 0),
+	AGG("sum", DT_F_SUM, 1, 1),
+	AGG("avg", DT_F_AVG, 1, 1),
+	AGG("min", DT_F_MIN, 1, 1),
+	AGG("max", DT_F_MAX, 1, 1),
+	AGG("stddev", DT_F_STDDEV, 1, 1),
+	AGG("quantize", DT_F_QUANTIZE, 1, 2),
+	AGG("lquantize", DT_F_LQUANTIZE, 3, 5),
+	{ "llquantize", DT_F_LLQUANTIZE, DT_FC_AGGFUNC, 5, 6, false, false },
+};
+
+const dt_funcinfo_t *dt_func_lookup(const char *name)
+{
+	for (size_t i = 0; i < sizeof(dt_funcs) / sizeof(dt_funcs[0]); i++)
+		if (strcmp(dt_funcs[i].name, name) == 0)
+			return &dt_funcs[i];
+	return NULL;
+}
+
+static const struct {
+	const char *name;
+	dt_bvar_t bv;
+} dt_bvars[] = {
+	{ "args", DT_BV_ARGS }, { "uregs", DT_BV_UREGS },
+	{ "pid", DT_BV_PID }, { "ppid", DT_BV_PPID }, { "tid", DT_BV_TID },
+	{ "uid", DT_BV_UID }, { "gid", DT_BV_GID },
+	{ "execname", DT_BV_EXECNAME }, { "timestamp", DT_BV_TIMESTAMP },
+	{ "vtimestamp", DT_BV_VTIMESTAMP },
+	{ "walltimestamp", DT_BV_WALLTIMESTAMP }, { "cpu", DT_BV_CPU },
+	{ "id", DT_BV_ID }, { "epid", DT_BV_EPID },
+	{ "probeprov", DT_BV_PROBEPROV }, { "probemod", DT_BV_PROBEMOD },
+	{ "probefunc", DT_BV_PROBEFUNC }, { "probename", DT_BV_PROBENAME },
+	{ "errno", DT_BV_ERRNO }, { "ucaller", DT_BV_UCALLER },
+	{ "curthread", DT_BV_CURTHREAD },
+};
+
+bool dt_bvar_lookup(const char *name, dt_bvar_t *bv, int *argn)
+{
+	if (strncmp(name, "arg", 3) == 0 && name[3] >= '0' && name[3] <= '9' &&
+	    name[4] == '\0') {
+		*bv = DT_BV_ARG;
+		*argn = name[3] - '0';
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(dt_bvars) / sizeof(dt_bvars[0]); i++)
+		if (strcmp(dt_bvars[i].name, name) == 0) {
+			*bv = dt_bvars[i].bv;
+			*argn = -1;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * uregs[] indices follow the order of x86_64 struct pt_regs, as Oracle
+ * Linux DTrace's regs.d does, so an index is the pt_regs word number.
+ */
+static const struct {
+	const char *name;
+	int index;
+} dt_uregs[] = {
+	{ "R_R15", 0 }, { "R_R14", 1 }, { "R_R13", 2 }, { "R_R12", 3 },
+	{ "R_RBP", 4 }, { "R_RBX", 5 }, { "R_R11", 6 }, { "R_R10", 7 },
+	{ "R_R9", 8 }, { "R_R8", 9 }, { "R_RAX", 10 }, { "R_RCX", 11 },
+	{ "R_RDX", 12 }, { "R_RSI", 13 }, { "R_RDI", 14 },
+	{ "R_ORIG_RAX", 15 }, { "R_RIP", 16 }, { "R_CS", 17 },
+	{ "R_RFL", 18 }, { "R_RSP", 19 }, { "R_SS", 20 },
+	{ "R_PC", 16 }, { "R_FP", 4 }, { "R_SP", 19 }, { "R_PS", 18 },
+	{ "R_R0", 10 }, { "R_R1", 5 },
+};
+
+#define DT_UREGS_MAX	21
+
+bool dt_ureg_lookup(const char *name, int64_t *index)
+{
+	for (size_t i = 0; i < sizeof(dt_uregs) / sizeof(dt_uregs[0]); i++)
+		if (strcmp(dt_uregs[i].name, name) == 0) {
+			*index = dt_uregs[i].index;
+			return true;
+		}
+	return false;
+}
+
+int dt_ureg_ptregs_offset(int64_t index)
+{
+	if (index < 0 || index >= DT_UREGS_MAX)
+		return -1;
+	return (int)index * 8;
+}

@@ -1,0 +1,96 @@
+/*
+ * dt_ident.h: identifiers the checker resolves: built-in variables, actions
+ * and subroutines (static tables), and the variables and aggregations a
+ * program declares (the session's table in dtp->cg, which outlives one
+ * clause: a global assigned in one clause is read in another).
+ *
+ * Invariant: a variable's type never changes after its first declaration or
+ * assignment; a use with a type that does not convert is D_VAR_TYPE.
+ */
+#ifndef DT_IDENT_H
+#define DT_IDENT_H
+
+#include "dt_impl.h"
+
+typedef enum dt_identkind {
+	DT_IK_BUILTIN,		/* built-in variable: id is dt_bvar_t */
+	DT_IK_GLOBAL,		/* global scalar or associative array */
+	DT_IK_SELF,		/* thread-local */
+	DT_IK_THIS,		/* clause-local */
+	DT_IK_AGG,		/* @name */
+	DT_IK_FUNC,		/* action, subroutine or aggregating function */
+	DT_IK_CONST,		/* inline constant, R_* register index */
+	DT_IK_INLINE,		/* inline with a non-constant expression */
+} dt_identkind_t;
+
+/* Built-in variables. */
+typedef enum dt_bvar {
+	DT_BV_ARG,		/* arg0..arg9: index in bvar_arg */
+	DT_BV_ARGS, DT_BV_UREGS,
+	DT_BV_PID, DT_BV_PPID, DT_BV_TID, DT_BV_UID, DT_BV_GID,
+	DT_BV_EXECNAME, DT_BV_TIMESTAMP, DT_BV_VTIMESTAMP,
+	DT_BV_WALLTIMESTAMP, DT_BV_CPU, DT_BV_ID, DT_BV_EPID,
+	DT_BV_PROBEPROV, DT_BV_PROBEMOD, DT_BV_PROBEFUNC, DT_BV_PROBENAME,
+	DT_BV_ERRNO, DT_BV_UCALLER, DT_BV_CURTHREAD,
+} dt_bvar_t;
+
+/* Functions: actions, subroutines and aggregating functions. */
+typedef enum dt_func {
+	DT_F_TRACE, DT_F_PRINTF, DT_F_EXIT, DT_F_TRACEMEM, DT_F_PRINTA,
+	DT_F_SYSTEM, DT_F_RAISE, DT_F_STOP, DT_F_CLEAR, DT_F_TRUNC,
+	DT_F_NORMALIZE, DT_F_DENORMALIZE, DT_F_SETOPT, DT_F_STACK,
+	DT_F_USTACK,
+	/* subroutines (return a value) */
+	DT_F_COPYIN, DT_F_COPYINSTR, DT_F_COPYINTO, DT_F_STRINGOF,
+	DT_F_STRLEN, DT_F_STRJOIN, DT_F_SUBSTR, DT_F_INDEX, DT_F_RINDEX,
+	DT_F_STRSTR, DT_F_STRCHR, DT_F_STRRCHR, DT_F_BASENAME,
+	DT_F_DIRNAME, DT_F_LLTOSTR, DT_F_TOUPPER, DT_F_TOLOWER, DT_F_RAND,
+	DT_F_PROGENYOF,
+	/* aggregating functions */
+	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STDDEV,
+	DT_F_QUANTIZE, DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
+} dt_func_t;
+
+typedef enum dt_fclass {
+	DT_FC_ACTION,		/* a statement of its own, records data */
+	DT_FC_SUBR,		/* an expression */
+	DT_FC_AGGFUNC,		/* only on the right of @a = */
+} dt_fclass_t;
+
+typedef struct dt_funcinfo {
+	const char *name;
+	dt_func_t func;
+	dt_fclass_t fclass;
+	int minargs, maxargs;	/* maxargs -1: variadic */
+	bool destructive;
+	bool implemented;	/* false: D_FUNC_UNDEF "not supported yet" */
+} dt_funcinfo_t;
+
+struct dt_ident {
+	const char *name;
+	dt_identkind_t kind;
+	int id;			/* dt_bvar_t, dt_func_t, agg id */
+	dt_type_t *type;	/* value type */
+	int nkeys;		/* -1: scalar; else associative array */
+	dt_type_t **keys;
+	bool declared;		/* by a declaration or an assignment */
+	uint32_t offset;	/* GLOBAL scalar: in the globals value; THIS:
+				   in the mstate */
+	uint32_t ksize, vsize;	/* map-backed variables */
+	dtrace_map_t *map;	/* self vars, associative arrays */
+	int64_t value;		/* CONST */
+	dt_node_t *expr;	/* INLINE */
+	const dt_funcinfo_t *fi; /* FUNC */
+	int line;
+	struct dt_ident *next;
+};
+
+const dt_funcinfo_t *dt_func_lookup(const char *name);
+/* A built-in variable by name: fills *bv (and *argn for argN). */
+bool dt_bvar_lookup(const char *name, dt_bvar_t *bv, int *argn);
+/* DTrace's user register names (R_PC, R_SP, R_RAX ...): the index into
+ * uregs[] and the byte offset in struct pt_regs. */
+bool dt_ureg_lookup(const char *name, int64_t *index);
+int dt_ureg_ptregs_offset(int64_t index);	/* -1 if out of range */
+
+#endif /* DT_IDENT_H */

@@ -1,0 +1,217 @@
+/*
+ * dt_impl.h: the session and the compile control block.
+ *
+ * One dtrace_hdl_t per session holds every piece of state: options, the
+ * provider plugins, the probe table, the compiled clauses, the BPF maps and
+ * programs, and the consumer.  Each subsystem keeps its own state behind one
+ * pointer of the handle, declared in its own header, so that subsystems do
+ * not reach into each other's fields.  There are no hidden globals.
+ *
+ * One dt_pcb_t per compile holds what a compile needs and frees: the arena
+ * of parse nodes, the source, and the catch point of compile errors.
+ */
+#ifndef DT_IMPL_H
+#define DT_IMPL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include <dtrace/provider.h>
+#include "dt_ast.h"
+#include "dt_type.h"
+#include "dt_error.h"
+
+#define DT_VERS_STRING	"dtrace 0.1"
+
+/* Options (-x name=value and #pragma D option).  Sizes are in bytes,
+ * times in nanoseconds.  See dt_options.c for names and parsing. */
+typedef struct dt_options {
+	uint64_t bufsize;	/* output ring buffer, default 4m */
+	uint64_t aggsize;	/* aggregation buffer, default 4m */
+	uint64_t strsize;	/* default 256 */
+	uint64_t switchrate;	/* consumer wakeup period, default 1s */
+	uint64_t aggrate;
+	uint64_t statusrate;
+	uint64_t nspec;
+	int64_t aggsortpos;
+	int64_t aggsortkeypos;
+	bool quiet;		/* -q */
+	bool destructive;	/* -w */
+	bool flowindent;	/* -F */
+	bool zdefs;		/* -Z: allow descriptions that match nothing */
+	bool errtags;		/* prefix compile errors with their tag */
+	bool aggsortkey, aggsortrev, aggpercpu;
+	bool rawbytes;
+	bool cpp;		/* -C */
+	bool verbose;		/* -v */
+	bool show_bpf;		/* -S */
+	bool list;		/* -l */
+	bool json;		/* oformat=json */
+	const char *cpppath;
+	const char **cpp_args;	/* -D, -U, -I as given, for -C */
+	int cpp_nargs;
+	const char *uprobe_mech; /* -x uprobe=multi|perf (perf: the fallback) */
+} dt_options_t;
+
+/* The provider a plugin serves in this session. */
+typedef struct dt_provider {
+	const dtrace_provider_ops_t *ops;
+	void *data;		/* from attach_session */
+	char *path;		/* plugin file */
+	void *dlh;
+	struct dt_provider *next;
+} dt_provider_t;
+
+/* An overlying probe. */
+struct dtrace_probe {
+	uint32_t id;		/* PRID, 1-based, index in dtp->probes */
+	char *prv, *mod, *fun, *prb;
+	dt_provider_t *provider;
+	void *priv;
+	int nargs;		/* -1 until probe_args was asked */
+	dtrace_argdesc_t args[DTRACE_ARGS_MAX];
+	dt_type_t *argtypes[DTRACE_ARGS_MAX];	/* of args[N] */
+	dt_type_t *nativetypes[DTRACE_ARGS_MAX];	/* of argN */
+	uint64_t clauses;	/* mask of clauses enabled on it */
+	bool enabled;
+	int compile_seen;	/* last compile that matched it (counting) */
+	struct dtrace_probe *hash_next;
+};
+
+struct dt_compiled_clause;	/* dt_cg.h */
+struct dt_bpf_state;		/* dt_bpf.h */
+struct dt_consumer;		/* dt_consume.h */
+struct dt_proc_state;		/* dt_proc.h */
+struct dt_progset;		/* dt_program.h */
+struct dt_cg_state;		/* dt_cg.h */
+
+struct dtrace_hdl {
+	dt_options_t opt;
+	const char *progname;	/* "dtrace", for messages */
+	FILE *out;		/* -o file, else stdout */
+	int exitstatus;
+
+	/* macro arguments: $0 .. $n */
+	int macro_argc;
+	char **macro_argv;
+	pid_t target;		/* $target, 0 if none */
+
+	dt_typetab_t *types;
+	dt_provider_t *providers;
+	dt_provider_t *cur_provider;	/* whose operation is running */
+	const char **plugin_dirs;	/* NULL-terminated, in search order */
+
+	/* probe table: probes[1 .. nprobes] */
+	dtrace_probe_t **probes;
+	uint32_t nprobes, probes_cap;
+	dtrace_probe_t **probe_hash;
+	uint32_t probe_hash_size;
+
+	/* the compiled program */
+	struct dt_compiled_clause **clauses;
+	int nclauses;
+	int ncompiles;
+	dtrace_probe_t *error_probe;	/* dtrace:::ERROR when enabled */
+
+	struct dt_cg_state *cg;
+	struct dt_bpf_state *bpf;
+	struct dt_progset *progs;
+	struct dt_consumer *cons;
+	struct dt_proc_state *proc;
+
+	/* last error message, for the command to print */
+	char errmsg[1024];
+	int errtag;
+};
+
+extern const dtrace_host_t dt_host;
+
+/* dt_subr.c */
+void *dt_zalloc(size_t size);		/* exits on out of memory */
+void *dt_realloc(void *p, size_t size);
+char *dt_strdup(const char *s);
+void dt_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Record an error for the command to print ("dtrace: " + message). */
+void dt_set_error(dtrace_hdl_t *dtp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int dt_glob_match(const char *pattern, const char *s);
+bool dt_glob_has_meta(const char *pattern);
+uint64_t dt_now_ns(void);		/* CLOCK_MONOTONIC */
+uint64_t dt_wall_ns(void);		/* CLOCK_REALTIME */
+
+/* dt_probe.c */
+dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
+				const char *prv, const char *mod,
+				const char *fun, const char *prb, void *priv);
+dtrace_probe_t *dt_probe_lookup(dtrace_hdl_t *dtp, const char *prv,
+				const char *mod, const char *fun,
+				const char *prb);
+/* Ask every provider to create the probes that may match pdp, then call
+ * fn for each probe that does.  Returns the number of matches or -1. */
+int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
+		  int (*fn)(dtrace_hdl_t *, dtrace_probe_t *, void *),
+		  void *arg);
+/* Fill prp->args/argtypes from its provider (once). */
+int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
+void dt_probe_fini(dtrace_hdl_t *dtp);
+
+/* dt_provider.c: find, load and initialise the provider plugins. */
+int dt_provider_load_all(dtrace_hdl_t *dtp);
+void dt_provider_fini(dtrace_hdl_t *dtp);
+
+/* Values of dt_pcb_t.default_ctx: the field a one-field description names. */
+enum {
+	DT_CTX_NAME,		/* -n, -i, scripts */
+	DT_CTX_PROVIDER,	/* -P */
+	DT_CTX_MODULE,		/* -m */
+	DT_CTX_FUNCTION,	/* -f */
+};
+
+/*
+ * The compile control block.  All memory of a compile comes from its arena
+ * and goes with dt_pcb_free(); dt_pcb_error() longjmps to the catch point set
+ * by dt_compile(), which frees and returns the error.
+ */
+typedef struct dt_pcb {
+	dtrace_hdl_t *dtp;
+	const char *srcname;	/* "x.d" for -s, NULL for -n */
+	const char *src;	/* the whole text */
+	size_t srclen;
+	bool from_cmdline;	/* -n/-P/-m/-f/-i: errors say "invalid probe
+				   specifier" */
+	int default_ctx;	/* for -P/-m/-f/-i: which field a bare name is */
+	jmp_buf jb;
+	struct dt_arena *arena;
+	dt_program_ast_t *prog;
+	void *lex;		/* lexer state (dt_lex.c) */
+} dt_pcb_t;
+
+void *dt_pcb_alloc(dt_pcb_t *pcb, size_t size);	/* zeroed */
+char *dt_pcb_strdup(dt_pcb_t *pcb, const char *s);
+char *dt_pcb_strndup(dt_pcb_t *pcb, const char *s, size_t n);
+/* Start a compile of src[0 .. len) (copied into the arena); srcname names a
+ * script for messages, from_cmdline marks -n/-P/-m/-f/-i specifiers.  The
+ * caller sets pcb->default_ctx and the catch point pcb->jb. */
+void dt_pcb_init(dt_pcb_t *pcb, dtrace_hdl_t *dtp, const char *src,
+		 size_t len, const char *srcname, bool from_cmdline);
+/* Free everything the compile allocated (after success or error). */
+void dt_pcb_fini(dt_pcb_t *pcb);
+_Noreturn void dt_pcb_error(dt_pcb_t *pcb, dt_errtag_t tag, int line,
+			    const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* dt_parse.c: parse pcb->src into pcb->prog (errors through dt_pcb_error). */
+void dt_parse(dt_pcb_t *pcb);
+
+/* dt_cpp.c: run src through the C preprocessor (-C).  On success *out is a
+ * malloc'ed NUL-terminated text of *outlen bytes; on failure -1 with the
+ * reason (naming cpp) in dtp->errmsg. */
+int dt_cpp_run(dtrace_hdl_t *dtp, const char *src, size_t len, char **out,
+	       size_t *outlen);
+
+#endif /* DT_IMPL_H */

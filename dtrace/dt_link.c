@@ -1,0 +1,605 @@
+/*
+ * dt_link.c: dtrace -G, the object that carries the provider descriptions
+ * and registers them with dtprobed.
+ *
+ * Steps: check every input (an ELF relocatable object; its stapsdt notes
+ * name only declared probes of our providers, with the declared number of
+ * arguments), build one registration message image per provider (the format
+ * of dtprobed/dtprobed_proto.h), write a C file holding the images, the
+ * probes' semaphores and the fixed registration code below, and compile it
+ * with the system C compiler ($CC, else cc) into a temporary file renamed
+ * onto the output.  Inputs are only read: the sites stay as the compiler
+ * made them (a nop and a note), so -G can run any number of times.
+ *
+ * Objects compiled with -flto (no fat objects) carry no notes yet: they are
+ * accepted unchecked.  Objects without probes are accepted when another
+ * input has some (build systems such as PostgreSQL's pass every object);
+ * when no input has any probe of the declared providers, that is an error.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dt_usdt_gen.h"
+#include "../dtprobed/dtprobed_proto.h"
+
+/* ---- checking the inputs ---- */
+
+typedef struct link_check {
+	dtrace_hdl_t *dtp;
+	const dt_program_ast_t *prog;
+	const char *obj;
+	int nprobes;		/* sites of declared providers found */
+	bool lto;		/* an LTO object without notes */
+} link_check_t;
+
+static const dt_providerdecl_t *link_find_provider(const dt_program_ast_t *prog,
+						   const char *name)
+{
+	for (const dt_providerdecl_t *pv = prog->providers; pv; pv = pv->next)
+		if (strcmp(pv->name, name) == 0)
+			return pv;
+	return NULL;
+}
+
+static const dt_probedecl_t *link_find_probe(const dt_providerdecl_t *pv,
+					     const char *name)
+{
+	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next)
+		if (strcmp(pr->name, name) == 0)
+			return pr;
+	return NULL;
+}
+
+/* Number of arguments in a stapsdt argument specification. */
+static int link_count_args(const char *spec)
+{
+	int n = 0;
+	bool in = false;
+
+	for (; *spec != '\0'; spec++) {
+		if (*spec == ' ') {
+			in = false;
+		} else if (!in) {
+			in = true;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* One stapsdt note's descriptor: 3 addresses, provider, name, args. */
+static int link_check_note(link_check_t *lc, const char *desc, size_t size)
+{
+	const char *prov, *name, *args, *end = desc + size;
+	const dt_providerdecl_t *pv;
+	const dt_probedecl_t *pr;
+
+	if (size < 24 + 3)
+		return 0;
+	prov = desc + 24;
+	name = memchr(prov, '\0', (size_t)(end - prov));
+	if (name == NULL || ++name >= end)
+		return 0;
+	args = memchr(name, '\0', (size_t)(end - name));
+	if (args == NULL || ++args >= end || !memchr(args, '\0', (size_t)(end - args)))
+		return 0;
+	pv = link_find_provider(lc->prog, prov);
+	if (pv == NULL)
+		return 0;	/* another provider's <sys/sdt.h> probe */
+	pr = link_find_probe(pv, name);
+	if (pr == NULL) {
+		dt_set_error(lc->dtp, "failed to link %s: probe %s:::%s is used "
+			     "but not declared by provider %s", lc->obj, prov,
+			     name, prov);
+		return -1;
+	}
+	if (link_count_args(args) != pr->nargs) {
+		dt_set_error(lc->dtp, "failed to link %s: probe %s:::%s fired "
+			     "with %d arguments, declared with %d", lc->obj,
+			     prov, name, link_count_args(args), pr->nargs);
+		return -1;
+	}
+	lc->nprobes++;
+	return 0;
+}
+
+static int link_check_notes(link_check_t *lc, Elf_Scn *scn)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t off = 0, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	while (data != NULL &&
+	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+		if (nh.n_type != 3 || nh.n_namesz != 8 ||
+		    memcmp((char *)data->d_buf + name_off, "stapsdt", 8) != 0)
+			continue;
+		if (link_check_note(lc, (char *)data->d_buf + desc_off,
+				    nh.n_descsz) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int link_check_elf(link_check_t *lc, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getehdr(elf, &eh) == NULL) {
+		dt_set_error(lc->dtp, "failed to link %s: not an ELF file",
+			     lc->obj);
+		return -1;
+	}
+	if (eh.e_type != ET_REL || eh.e_ident[EI_CLASS] != ELFCLASS64) {
+		dt_set_error(lc->dtp, "failed to link %s: not a 64-bit ELF "
+			     "relocatable object", lc->obj);
+		return -1;
+	}
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		goto bad;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			goto bad;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name == NULL)
+			goto bad;
+		if (strncmp(name, ".gnu.lto_", 9) == 0)
+			lc->lto = true;
+		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.stapsdt") == 0 &&
+		    link_check_notes(lc, scn) != 0)
+			return -1;
+	}
+	return 0;
+bad:
+	dt_set_error(lc->dtp, "failed to link %s: malformed ELF file: %s",
+		     lc->obj, elf_errmsg(-1));
+	return -1;
+}
+
+/* Check one input; add its probe count to *nprobes, flag LTO objects. */
+static int link_check_object(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
+			     const char *obj, int *nprobes, bool *lto)
+{
+	link_check_t lc = { dtp, prog, obj, 0, false };
+	Elf *elf;
+	int fd, rc;
+
+	fd = open(obj, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		dt_set_error(dtp, "failed to open %s: %s", obj, strerror(errno));
+		return -1;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf == NULL) {
+		dt_set_error(dtp, "failed to link %s: not an ELF file", obj);
+		close(fd);
+		return -1;
+	}
+	rc = link_check_elf(&lc, elf);
+	elf_end(elf);
+	close(fd);
+	*nprobes += lc.nprobes;
+	*lto = *lto || (lc.lto && lc.nprobes == 0);
+	return rc;
+}
+
+/* ---- the registration message image of a provider ---- */
+
+typedef struct link_buf {
+	char *p;
+	size_t len, cap;
+} link_buf_t;
+
+static size_t link_buf_add(link_buf_t *b, const void *data, size_t n)
+{
+	size_t at = b->len;
+
+	if (b->len + n > b->cap) {
+		b->cap = (b->len + n) * 2 + 64;
+		b->p = dt_realloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	return at;
+}
+
+/* A string's offset in the string table, adding it if new (offset 0: ""). */
+static uint32_t link_str(link_buf_t *st, const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return 0;
+	for (size_t off = 1; off < st->len; off += strlen(st->p + off) + 1)
+		if (strcmp(st->p + off, s) == 0)
+			return (uint32_t)off;
+	return (uint32_t)link_buf_add(st, s, strlen(s) + 1);
+}
+
+static const char *link_type_name(const dt_type_t *t)
+{
+	return t ? t->name : "";
+}
+
+/* Build the image: header, probes, types, string table, padded to 8. */
+static void link_image(const dt_providerdecl_t *pv, link_buf_t *img)
+{
+	link_buf_t probes = { 0 }, types = { 0 }, st = { 0 };
+	dtpv_msg_t h = { .magic = "DTPV", .version = DTPV_VERSION };
+	uint32_t nprobes = 0;
+
+	link_buf_add(&st, "", 1);
+	h.provider = link_str(&st, pv->name);
+	for (int i = 0; i < 5; i++)
+		h.attrs[i] = link_str(&st, pv->attrs[i]);
+	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next) {
+		dtpv_probe_t p = { .name = link_str(&st, pr->name) };
+
+		p.nargs = (uint8_t)pr->nargs;
+		p.nxargs = (uint8_t)pr->nxargs;
+		p.native = (uint32_t)(types.len / 4);
+		for (int i = 0; i < pr->nargs; i++) {
+			uint32_t s = link_str(&st, link_type_name(pr->args[i]));
+			link_buf_add(&types, &s, 4);
+		}
+		p.xlate = (uint32_t)(types.len / 4);
+		for (int i = 0; i < pr->nxargs; i++) {
+			uint32_t s = link_str(&st, link_type_name(pr->xargs[i]));
+			link_buf_add(&types, &s, 4);
+			p.mapping[i] = (uint8_t)(pr->mapping ? pr->mapping[i] : i);
+		}
+		link_buf_add(&probes, &p, sizeof(p));
+		nprobes++;
+	}
+	h.nprobes = nprobes;
+	h.probes_off = sizeof(h);
+	h.ntypes = (uint32_t)(types.len / 4);
+	h.types_off = h.probes_off + (uint32_t)probes.len;
+	h.strtab_off = h.types_off + (uint32_t)types.len;
+	h.strtab_size = (uint32_t)st.len;
+	h.size = (uint32_t)((h.strtab_off + st.len + 7) & ~(size_t)7);
+	h.sites_off = h.size;
+	link_buf_add(img, &h, sizeof(h));
+	link_buf_add(img, probes.p ? probes.p : "", probes.len);
+	link_buf_add(img, types.p ? types.p : "", types.len);
+	link_buf_add(img, st.p, st.len);
+	while (img->len < h.size)
+		link_buf_add(img, "", 1);
+	free(probes.p);
+	free(types.p);
+	free(st.p);
+}
+
+static int link_check_decls(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv)
+{
+	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next) {
+		if (pr->nargs > DTPV_ARGS_MAX || pr->nxargs > DTPV_ARGS_MAX) {
+			dt_set_error(dtp, "probe %s:::%s has more than %d "
+				     "arguments", pv->name, pr->name,
+				     DTPV_ARGS_MAX);
+			return -1;
+		}
+		for (int i = 0; pr->mapping && i < pr->nxargs; i++) {
+			if (pr->mapping[i] < 0 || pr->mapping[i] >= pr->nargs) {
+				dt_set_error(dtp, "probe %s:::%s: translated "
+					     "argument %d maps to no native "
+					     "argument", pv->name, pr->name, i);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* ---- the generated C file ---- */
+
+/*
+ * The fixed part: at load, for each provider, collect the module's sites of
+ * its probes (dtrace_usdt_sites entries whose semaphore is one of the
+ * provider's), append them to the image and send it to dtprobed; at unload,
+ * send it again as an unregistration; in the child of a fork, send it again
+ * so the child is registered under its own pid.  The message is built once
+ * at load, so the fork handler only makes system calls.  Never blocks for
+ * long (non-blocking socket, one 100 ms wait at most), never raises
+ * SIGPIPE, never prints, keeps errno.
+ */
+static const char link_runtime[] =
+"#include <errno.h>\n"
+"#include <poll.h>\n"
+"#include <pthread.h>\n"
+"#include <stdint.h>\n"
+"#include <stdlib.h>\n"
+"#include <string.h>\n"
+"#include <sys/socket.h>\n"
+"#include <sys/un.h>\n"
+"#include <unistd.h>\n"
+"struct dtpv_site_ent { uint64_t pc, sema; };\n"
+"extern const struct dtpv_site_ent __start_dtrace_usdt_sites[] DTPV_HIDDEN __attribute__((weak));\n"
+"extern const struct dtpv_site_ent __stop_dtrace_usdt_sites[] DTPV_HIDDEN __attribute__((weak));\n"
+"extern const char dtpv_stapsdt_base __asm__(\"_.stapsdt.base\") DTPV_HIDDEN __attribute__((weak));\n"
+"static void dtpv_send(const unsigned char *msg, uint32_t size, uint16_t op)\n"
+"{\n"
+"	struct sockaddr_un sun = { .sun_family = AF_UNIX };\n"
+"	const char *path = secure_getenv(\"DTPROBED_SOCKET\");\n"
+"	struct pollfd pfd;\n"
+"	int fd, saved = errno;\n"
+"	if (path == NULL || *path == 0)\n"
+"		path = \"/run/dtprobed.sock\";\n"
+"	if (strlen(path) >= sizeof(sun.sun_path))\n"
+"		goto out;\n"
+"	strcpy(sun.sun_path, path);\n"
+"	memcpy((unsigned char *)msg + DTPV_OFF_OP, &op, 2);\n"
+"	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);\n"
+"	if (fd < 0)\n"
+"		goto out;\n"
+"	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {\n"
+"		if (send(fd, msg, size, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EAGAIN) {\n"
+"			pfd.fd = fd; pfd.events = POLLOUT;\n"
+"			if (poll(&pfd, 1, 100) == 1)\n"
+"				(void)send(fd, msg, size, MSG_NOSIGNAL | MSG_DONTWAIT);\n"
+"		}\n"
+"	}\n"
+"	close(fd);\n"
+"out:\n"
+"	errno = saved;\n"
+"}\n"
+"static void dtpv_build(struct dtpv_desc *d)\n"
+"{\n"
+"	const struct dtpv_site_ent *s;\n"
+"	uintptr_t lo = (uintptr_t)d->semas, hi = lo + 2 * (uintptr_t)d->nprobes;\n"
+"	uint32_t n = 0, at;\n"
+"	unsigned char *m;\n"
+"	uint64_t base = (uintptr_t)&dtpv_stapsdt_base;\n"
+"	if (__start_dtrace_usdt_sites == 0)\n"
+"		return;\n"
+"	for (s = __start_dtrace_usdt_sites; s < __stop_dtrace_usdt_sites; s++)\n"
+"		n += s->sema >= lo && s->sema < hi;\n"
+"	if (n > 200000 || (m = malloc(d->size + 24 * (size_t)n)) == NULL)\n"
+"		return;\n"
+"	memcpy(m, d->image, d->size);\n"
+"	at = d->size;\n"
+"	for (s = __start_dtrace_usdt_sites; s < __stop_dtrace_usdt_sites; s++) {\n"
+"		uint32_t probe = (uint32_t)((s->sema - lo) / 2), pad = 0;\n"
+"		if (s->sema < lo || s->sema >= hi)\n"
+"			continue;\n"
+"		memcpy(m + at, &s->pc, 8); memcpy(m + at + 8, &s->sema, 8);\n"
+"		memcpy(m + at + 16, &probe, 4); memcpy(m + at + 20, &pad, 4);\n"
+"		at += 24;\n"
+"	}\n"
+"	memcpy(m + DTPV_OFF_SIZE, &at, 4);\n"
+"	memcpy(m + DTPV_OFF_NSITES, &n, 4);\n"
+"	memcpy(m + DTPV_OFF_BASE, &base, 8);\n"
+"	d->msg = m;\n"
+"	d->msgsize = at;\n"
+"}\n"
+"static void dtpv_atfork_child(void)\n"
+"{\n"
+"	for (unsigned i = 0; i < sizeof(dtpv_descs) / sizeof(dtpv_descs[0]); i++)\n"
+"		if (dtpv_descs[i].msg)\n"
+"			dtpv_send(dtpv_descs[i].msg, dtpv_descs[i].msgsize, 1);\n"
+"}\n"
+"__attribute__((constructor)) static void dtpv_init(void)\n"
+"{\n"
+"	int saved = errno;\n"
+"	for (unsigned i = 0; i < sizeof(dtpv_descs) / sizeof(dtpv_descs[0]); i++) {\n"
+"		dtpv_build(&dtpv_descs[i]);\n"
+"		if (dtpv_descs[i].msg)\n"
+"			dtpv_send(dtpv_descs[i].msg, dtpv_descs[i].msgsize, 1);\n"
+"	}\n"
+"	(void)pthread_atfork(NULL, NULL, dtpv_atfork_child);\n"
+"	errno = saved;\n"
+"}\n"
+"__attribute__((destructor)) static void dtpv_fini(void)\n"
+"{\n"
+"	for (unsigned i = 0; i < sizeof(dtpv_descs) / sizeof(dtpv_descs[0]); i++) {\n"
+"		if (dtpv_descs[i].msg)\n"
+"			dtpv_send(dtpv_descs[i].msg, dtpv_descs[i].msgsize, 2);\n"
+"		free(dtpv_descs[i].msg);\n"
+"		dtpv_descs[i].msg = NULL;\n"
+"	}\n"
+"}\n";
+
+/* The data part of provider number idx: image, semaphores (one array in
+ * .probes; each probe's named semaphore is an alias into it, so the
+ * run-time code finds a site's probe from its semaphore address). */
+static void link_emit_provider(FILE *f, const dt_providerdecl_t *pv, int idx)
+{
+	link_buf_t img = { 0 };
+	int nprobes = 0, i = 0;
+
+	link_image(pv, &img);
+	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next)
+		nprobes++;
+	fprintf(f, "/* provider %s */\n", pv->name);
+	fprintf(f, "static const unsigned char dtpv_image_%d[%zu] "
+		"__attribute__((section(\".dtrace_prov\"), aligned(8), used)) = {",
+		idx, img.len);
+	for (size_t k = 0; k < img.len; k++)
+		fprintf(f, "%s0x%02x,", k % 16 ? "" : "\n\t",
+			(unsigned char)img.p[k]);
+	fprintf(f, "\n};\n");
+	fprintf(f, "volatile unsigned short dtpv_semas_%d_%s[%d] DTPV_HIDDEN "
+		"__attribute__((section(\".probes\"), aligned(2), used));\n",
+		idx, pv->name, nprobes ? nprobes : 1);
+	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next, i++)
+		fprintf(f, "__asm__(\".globl %s_%s_semaphore\\n.hidden "
+			"%s_%s_semaphore\\n.type %s_%s_semaphore, @object\\n"
+			".size %s_%s_semaphore, 2\\n.set %s_%s_semaphore, "
+			"dtpv_semas_%d_%s + %d\\n\");\n", pv->name, pr->name,
+			pv->name, pr->name, pv->name, pr->name, pv->name,
+			pr->name, pv->name, pr->name, idx, pv->name, 2 * i);
+	free(img.p);
+}
+
+static int link_write_source(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
+			     const char *path)
+{
+	const dt_providerdecl_t *pv;
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&buf, &size);
+	int n = 0, rc;
+
+	if (f == NULL) {
+		dt_set_error(dtp, "failed to link: %s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, "/* Generated by dtrace -G: provider descriptions and "
+		"their registration with dtprobed. */\n#define _GNU_SOURCE\n");
+	fprintf(f, "#define DTPV_HIDDEN __attribute__((visibility(\"hidden\")))\n");
+	fprintf(f, "#define DTPV_OFF_OP %zu\n#define DTPV_OFF_SIZE %zu\n"
+		"#define DTPV_OFF_NSITES %zu\n#define DTPV_OFF_BASE %zu\n",
+		offsetof(dtpv_msg_t, op), offsetof(dtpv_msg_t, size),
+		offsetof(dtpv_msg_t, nsites), offsetof(dtpv_msg_t, base));
+	for (pv = prog->providers; pv != NULL; pv = pv->next)
+		link_emit_provider(f, pv, n++);
+	fprintf(f, "struct dtpv_desc { const unsigned char *image; "
+		"unsigned size; volatile unsigned short *semas; unsigned nprobes; "
+		"unsigned char *msg; unsigned msgsize; };\n");
+	fprintf(f, "static struct dtpv_desc dtpv_descs[] = {\n");
+	n = 0;
+	for (pv = prog->providers; pv != NULL; pv = pv->next, n++) {
+		int np = 0;
+
+		for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next)
+			np++;
+		fprintf(f, "\t{ dtpv_image_%d, sizeof(dtpv_image_%d), "
+			"dtpv_semas_%d_%s, %d, 0, 0 },\n", n, n, n, pv->name, np);
+	}
+	fprintf(f, "};\n%s", link_runtime);
+	fclose(f);
+	rc = dt_usdt_write_file(dtp, path, buf, size);
+	free(buf);
+	return rc;
+}
+
+/* Run $CC (else cc) -c -fPIC on src into obj; 0 or -1 with an error. */
+static int link_compile(dtrace_hdl_t *dtp, const char *src, const char *obj)
+{
+	const char *cc = getenv("CC");
+	char cmd[8192];
+	int status;
+
+	if (cc == NULL || *cc == '\0')
+		cc = "cc";
+	/* $CC may hold several words ("ccache gcc"), hence the shell; the
+	 * paths are ours (a mkdtemp directory), quoted all the same. */
+	snprintf(cmd, sizeof(cmd), "%s -std=gnu11 -O2 -fPIC -fno-lto -c "
+		 "-o '%s' '%s'", cc, obj, src);
+	status = system(cmd);
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		dt_set_error(dtp, "failed to link: the C compiler (%s) failed "
+			     "on the generated %s", cc, src);
+		return -1;
+	}
+	return 0;
+}
+
+static int link_check_inputs(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
+			     char *const objs[], int nobjs)
+{
+	int nprobes = 0;
+	bool lto = false;
+
+	if (prog->providers == NULL) {
+		dt_set_error(dtp, "failed to link: no providers are declared");
+		return -1;
+	}
+	for (const dt_providerdecl_t *pv = prog->providers; pv; pv = pv->next)
+		if (link_check_decls(dtp, pv) != 0)
+			return -1;
+	if (nobjs == 0) {
+		dt_set_error(dtp, "failed to link: no object files given");
+		return -1;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		dt_set_error(dtp, "failed to link: libelf: %s", elf_errmsg(-1));
+		return -1;
+	}
+	for (int i = 0; i < nobjs; i++)
+		if (link_check_object(dtp, prog, objs[i], &nprobes, &lto) != 0)
+			return -1;
+	if (nprobes == 0 && !lto) {
+		dt_set_error(dtp, "failed to link: no probe sites of provider "
+			     "%s found in %s%s", prog->providers->name, objs[0],
+			     nobjs > 1 ? " and the other objects" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Copy the compiled object onto out_path atomically (it may be on another
+ * file system than the temporary directory). */
+static int link_move(dtrace_hdl_t *dtp, const char *obj, const char *out_path)
+{
+	char *buf = NULL;
+	size_t size = 0, cap = 0;
+	ssize_t n;
+	int fd = open(obj, O_RDONLY | O_CLOEXEC), rc;
+
+	if (fd < 0) {
+		dt_set_error(dtp, "failed to link: %s: %s", obj, strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		if (size == cap)
+			buf = dt_realloc(buf, cap = cap * 2 + 65536);
+		n = read(fd, buf + size, cap - size);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		size += (size_t)n;
+	}
+	close(fd);
+	if (n < 0) {
+		dt_set_error(dtp, "failed to link: %s: %s", obj, strerror(errno));
+		free(buf);
+		return -1;
+	}
+	rc = dt_usdt_write_file(dtp, out_path, buf, size);
+	free(buf);
+	return rc;
+}
+
+int dt_link_generate(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
+		     const char *out_path, char *const objs[], int nobjs)
+{
+	char dir[] = "/tmp/dtrace-G.XXXXXX", src[64], obj[64];
+	int rc = -1;
+
+	if (link_check_inputs(dtp, prog, objs, nobjs) != 0)
+		return -1;
+	for (int i = 0; i < nobjs; i++) {
+		if (strcmp(objs[i], out_path) == 0) {
+			dt_set_error(dtp, "failed to link: output %s is also an "
+				     "input", out_path);
+			return -1;
+		}
+	}
+	if (mkdtemp(dir) == NULL) {
+		dt_set_error(dtp, "failed to link: %s", strerror(errno));
+		return -1;
+	}
+	snprintf(src, sizeof(src), "%s/prov.c", dir);
+	snprintf(obj, sizeof(obj), "%s/prov.o", dir);
+	if (link_write_source(dtp, prog, src) == 0 &&
+	    link_compile(dtp, src, obj) == 0)
+		rc = link_move(dtp, obj, out_path);
+	if (getenv("DTRACE_KEEP_G") == NULL)
+		unlink(src);
+	unlink(obj);
+	rmdir(dir);
+	return rc;
+}

@@ -1,0 +1,631 @@
+/*
+ * dt_main.c: the dtrace command.
+ *
+ * Reads the options in order (program texts are compiled in the order they
+ * are given, after every option was seen, as DTrace does), then does one of:
+ * generate a header (-h) or an object (-G), list probes (-l), compile only
+ * (-e), or trace until exit(), the end of the -c/-p processes, or a signal.
+ *
+ * Exit status: 0 on success (or the value of exit()), 1 on failure, 2 on
+ * a usage error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+
+#include "dt_impl.h"
+#include "dt_bpf.h"
+#include "dt_cg.h"
+#include "dt_compile.h"
+#include "dt_consume.h"
+#include "dt_options.h"
+#include "dt_proc.h"
+#include "dt_program.h"
+#include "dt_runtime.h"
+#include "dt_usdt_gen.h"
+
+enum { E_SUCCESS = 0, E_ERROR = 1, E_USAGE = 2 };
+
+/* A program text in command-line order. */
+typedef struct dt_spec {
+	int ctx;		/* DT_CTX_SCRIPT or DT_CTX_NAME... */
+	const char *arg;	/* -n text or -s path */
+} dt_spec_t;
+
+typedef struct dt_cmd {
+	dt_spec_t *specs;
+	int nspecs;
+	const char **cmds;	/* -c */
+	int ncmds;
+	pid_t *pids;		/* -p */
+	int npids;
+	bool header, object;	/* -h, -G */
+	bool compile_only;	/* -e */
+	const char *outpath;	/* -o */
+	char **objs;		/* -G inputs */
+	int nobjs;
+} dt_cmd_t;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted++;
+}
+
+static void usage(FILE *out)
+{
+	fputs("Usage: dtrace [-CeFGhHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]]\n"
+	      "\t[-I path] [-o output] [-p pid] [-s script] [-U name]\n"
+	      "\t[-x opt[=val]] [-X a|c|s|t]\n"
+	      "\t[-P provider [[ predicate ] action ]]\n"
+	      "\t[-m [ provider: ] module [[ predicate ] action ]]\n"
+	      "\t[-f [[ provider: ] module: ] func [[ predicate ] action ]]\n"
+	      "\t[-n [[[ provider: ] module: ] func: ] name [[ predicate ] action ]]\n"
+	      "\t[-i probe-id [[ predicate ] action ]] [ args ... ]\n\n"
+	      "\tpredicate -> '/' D-expression '/'\n"
+	      "\t   action -> '{' D-statements '}'\n\n"
+	      "\t-b  set trace buffer size\n"
+	      "\t-c  run specified command and exit upon its completion\n"
+	      "\t-C  run cpp(1) preprocessor on script files\n"
+	      "\t-D  define symbol when invoking preprocessor\n"
+	      "\t-e  exit after compiling request but prior to enabling probes\n"
+	      "\t-f  enable or list probes matching the specified function name\n"
+	      "\t-F  coalesce trace output by function\n"
+	      "\t-G  generate an ELF file containing embedded dtrace program\n"
+	      "\t-h  generate a header file with definitions for static probes\n"
+	      "\t-H  print included files when invoking preprocessor\n"
+	      "\t-i  enable or list probes matching the specified probe id\n"
+	      "\t-I  add include directory to preprocessor search path\n"
+	      "\t-l  list probes matching specified criteria\n"
+	      "\t-m  enable or list probes matching the specified module name\n"
+	      "\t-n  enable or list probes matching the specified probe name\n"
+	      "\t-o  set output file\n"
+	      "\t-p  grab specified process-ID and cache its symbol tables\n"
+	      "\t-P  enable or list probes matching the specified provider name\n"
+	      "\t-q  set quiet mode (only output explicitly traced data)\n"
+	      "\t-s  enable or list probes according to the specified D script\n"
+	      "\t-S  print D compiler intermediate code\n"
+	      "\t-U  undefine symbol when invoking preprocessor\n"
+	      "\t-v  set verbose mode (report stability attributes, arguments)\n"
+	      "\t-V  report DTrace API version\n"
+	      "\t-w  permit destructive actions\n"
+	      "\t-x  enable or modify compiler and tracing options\n"
+	      "\t-X  specify ISO C conformance settings for preprocessor\n"
+	      "\t-Z  permit probe descriptions that match zero probes\n", out);
+}
+
+static void fail(dtrace_hdl_t *dtp)
+{
+	if (dtp->errmsg[0] != '\0')
+		fprintf(stderr, "dtrace: %s\n", dtp->errmsg);
+}
+
+static dtrace_hdl_t *dt_open(void)
+{
+	dtrace_hdl_t *dtp = dt_zalloc(sizeof(*dtp));
+
+	dt_opt_defaults(&dtp->opt);
+	dtp->progname = "dtrace";
+	dtp->out = stdout;
+	dtp->types = dt_typetab_create();
+	return dtp;
+}
+
+static void dt_close(dtrace_hdl_t *dtp)
+{
+	dt_consume_fini(dtp);
+	dt_prog_fini(dtp);
+	dt_bpf_fini(dtp);
+	dt_proc_fini(dtp);
+	dt_cg_fini(dtp);
+	dt_probe_fini(dtp);
+	dt_provider_fini(dtp);
+	dt_typetab_destroy(dtp->types);
+	for (int i = 0; i < dtp->nclauses; i++) {
+		dt_as_fini(&dtp->clauses[i]->code);
+		free(dtp->clauses[i]);
+	}
+	free(dtp->clauses);
+	for (int i = 0; dtp->plugin_dirs && dtp->plugin_dirs[i]; i++)
+		free((char *)dtp->plugin_dirs[i]);
+	free(dtp->plugin_dirs);
+	free((char *)dtp->opt.uprobe_mech);
+	free((char *)dtp->opt.cpppath);
+	free(dtp->opt.cpp_args);
+	if (dtp->out != stdout && dtp->out != NULL)
+		fclose(dtp->out);
+	free(dtp);
+}
+
+static void add_spec(dt_cmd_t *cmd, int ctx, const char *arg)
+{
+	cmd->specs = dt_realloc(cmd->specs, (cmd->nspecs + 1) * sizeof(dt_spec_t));
+	cmd->specs[cmd->nspecs++] = (dt_spec_t){ ctx, arg };
+}
+
+static void add_cpp_arg(dtrace_hdl_t *dtp, const char *flag, const char *val)
+{
+	size_t len = strlen(flag) + strlen(val) + 1;
+	char *s = dt_zalloc(len);
+
+	snprintf(s, len, "%s%s", flag, val);
+	dtp->opt.cpp_args = dt_realloc(dtp->opt.cpp_args,
+		(dtp->opt.cpp_nargs + 1) * sizeof(char *));
+	dtp->opt.cpp_args[dtp->opt.cpp_nargs++] = s;
+}
+
+/* Parse a pid for -p: a positive decimal number. */
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end != '\0' || end == s || v <= 0 || v > 0x7fffffff)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/* Options; returns -1 on a usage error (message printed). */
+static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
+{
+	static const char optstr[] =
+		"+b:c:CD:eFGhHi:I:lm:n:o:p:P:qs:SU:vVwx:X:Z";
+	int c;
+
+	/* -32 and -64 select a data model; there is only one here. */
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-64") == 0 || strcmp(argv[i], "-32") == 0) {
+			if (argv[i][1] == '3') {
+				fprintf(stderr, "dtrace: -32 is not supported\n");
+				return -1;
+			}
+			memmove(&argv[i], &argv[i + 1], (argc - i) * sizeof(char *));
+			argc--, i--;
+		}
+	}
+
+	opterr = 0;
+	while ((c = getopt(argc, argv, optstr)) != -1) {
+		switch (c) {
+		case 'b':
+			if (dt_opt_set(dtp, "bufsize", optarg) < 0)
+				goto opt_error;
+			break;
+		case 'c':
+			cmd->cmds = dt_realloc(cmd->cmds, (cmd->ncmds + 1) *
+					       sizeof(char *));
+			cmd->cmds[cmd->ncmds++] = optarg;
+			break;
+		case 'C': dtp->opt.cpp = true; break;
+		case 'D': add_cpp_arg(dtp, "-D", optarg); break;
+		case 'U': add_cpp_arg(dtp, "-U", optarg); break;
+		case 'I': add_cpp_arg(dtp, "-I", optarg); break;
+		case 'H': add_cpp_arg(dtp, "-H", ""); break;
+		case 'X': break;	/* ISO C modes of cpp: all alike here */
+		case 'e': cmd->compile_only = true; break;
+		case 'F': dtp->opt.flowindent = true; break;
+		case 'G': cmd->object = true; break;
+		case 'h': cmd->header = true; break;
+		case 'i': add_spec(cmd, DT_CTX_NAME, optarg); break;
+		case 'l': dtp->opt.list = true; break;
+		case 'm': add_spec(cmd, DT_CTX_MODULE, optarg); break;
+		case 'n': add_spec(cmd, DT_CTX_NAME, optarg); break;
+		case 'f': add_spec(cmd, DT_CTX_FUNCTION, optarg); break;
+		case 'P': add_spec(cmd, DT_CTX_PROVIDER, optarg); break;
+		case 's': add_spec(cmd, DT_CTX_SCRIPT, optarg); break;
+		case 'o': cmd->outpath = optarg; break;
+		case 'p': {
+			pid_t pid;
+			if (parse_pid(optarg, &pid) < 0) {
+				fprintf(stderr, "dtrace: invalid process id "
+					"'%s'\n", optarg);
+				return -1;
+			}
+			cmd->pids = dt_realloc(cmd->pids, (cmd->npids + 1) *
+					       sizeof(pid_t));
+			cmd->pids[cmd->npids++] = pid;
+			break;
+		}
+		case 'q': dtp->opt.quiet = true; break;
+		case 'S': dtp->opt.show_bpf = true; break;
+		case 'v': dtp->opt.verbose = true; break;
+		case 'V':
+			printf("dtrace: Sun D 2.0\n");
+			exit(E_SUCCESS);
+		case 'w': dtp->opt.destructive = true; break;
+		case 'x':
+			if (dt_opt_set_arg(dtp, optarg) < 0)
+				goto opt_error;
+			break;
+		case 'Z': dtp->opt.zdefs = true; break;
+		default:
+			if (optopt && strchr(optstr, optopt))
+				fprintf(stderr, "dtrace: option requires an "
+					"argument -- %c\n", optopt);
+			else
+				fprintf(stderr, "dtrace: illegal option -- %c\n",
+					optopt);
+			usage(stderr);
+			return -1;
+		}
+	}
+
+	/* What is left: -G's objects, else macro arguments $1 ... */
+	int first = optind;
+	if (cmd->object) {
+		cmd->objs = &argv[first];
+		cmd->nobjs = argc - first;
+		first = argc;
+	}
+	dtp->macro_argc = argc - first + 1;
+	dtp->macro_argv = dt_zalloc((dtp->macro_argc + 1) * sizeof(char *));
+	dtp->macro_argv[0] = argv[0];
+	for (int i = 0; i < cmd->nspecs; i++)
+		if (cmd->specs[i].ctx == DT_CTX_SCRIPT)
+			dtp->macro_argv[0] = (char *)cmd->specs[i].arg;
+	for (int i = first; i < argc; i++)
+		dtp->macro_argv[i - first + 1] = argv[i];
+	return 0;
+
+opt_error:
+	fail(dtp);
+	return -2;
+}
+
+/* Read a script; "-" is standard input.  NULL after setting the error. */
+static char *read_script(dtrace_hdl_t *dtp, const char *path, size_t *lenp)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (f == NULL) {
+		dt_set_error(dtp, "failed to open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = dt_realloc(buf, cap);
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		if (n == 0)
+			break;
+		len += n;
+	}
+	bool err = ferror(f);
+	if (f != stdin)
+		fclose(f);
+	if (err) {
+		dt_set_error(dtp, "failed to read %s: %s", path, strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
+}
+
+typedef struct gen_arg {
+	dt_cmd_t *cmd;
+	const char *script;
+} gen_arg_t;
+
+static int gen_output(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
+		      void *arg)
+{
+	gen_arg_t *g = arg;
+	char *out = NULL;
+	int rc;
+
+	if (g->cmd->outpath == NULL)
+		out = dt_usdt_default_output(g->script,
+					     g->cmd->header ? ".h" : ".o");
+	const char *path = g->cmd->outpath ? g->cmd->outpath : out;
+	if (g->cmd->header)
+		rc = dt_header_generate(dtp, prog, path);
+	else
+		rc = dt_link_generate(dtp, prog, path, g->cmd->objs,
+				      g->cmd->nobjs);
+	free(out);
+	return rc;
+}
+
+/* The text up to the clause body, as DTrace names a -n description. */
+static void print_description_match(dtrace_hdl_t *dtp, const dt_spec_t *s,
+				    const dt_compile_result_t *res)
+{
+	if (dtp->opt.quiet)
+		return;
+	if (s->ctx == DT_CTX_SCRIPT) {
+		fprintf(stderr, "dtrace: script '%s' matched %d probe%s\n",
+			s->arg, res->nprobes, res->nprobes == 1 ? "" : "s");
+		return;
+	}
+	size_t n = strcspn(s->arg, "{/");
+	fprintf(stderr, "dtrace: description '%.*s' matched %d probe%s\n",
+		(int)n, s->arg, res->nprobes, res->nprobes == 1 ? "" : "s");
+}
+
+static int compile_specs(dtrace_hdl_t *dtp, dt_cmd_t *cmd, bool generate)
+{
+	for (int i = 0; i < cmd->nspecs; i++) {
+		dt_spec_t *s = &cmd->specs[i];
+		dt_compile_result_t res = { 0 };
+		gen_arg_t g = { cmd, s->arg };
+		char *text = NULL;
+		size_t len;
+		int rc;
+
+		if (generate) {
+			res.gen = gen_output;
+			res.gen_arg = &g;
+		}
+		if (s->ctx == DT_CTX_SCRIPT) {
+			text = read_script(dtp, s->arg, &len);
+			if (text == NULL)
+				return -1;
+			rc = dt_compile(dtp, text, len, s->arg, s->ctx, &res);
+		} else {
+			rc = dt_compile(dtp, s->arg, strlen(s->arg), NULL,
+					s->ctx, &res);
+		}
+		free(text);
+		if (rc < 0)
+			return -1;
+		if (!generate && !dtp->opt.list)
+			print_description_match(dtp, s, &res);
+	}
+	return 0;
+}
+
+static const char *stability_name(dtrace_stability_t s)
+{
+	static const char *names[] = {
+		"Internal", "Private", "Obsolete", "External", "Unstable",
+		"Evolving", "Stable", "Standard",
+	};
+	return (unsigned)s < 8 ? names[s] : "Unknown";
+}
+
+static void list_verbose(dtrace_hdl_t *dtp, dtrace_probe_t *p)
+{
+	dtrace_stability_t attr[6] = {
+		DTRACE_STABILITY_EVOLVING, DTRACE_STABILITY_EVOLVING,
+		DTRACE_STABILITY_EVOLVING, DTRACE_STABILITY_EVOLVING,
+		DTRACE_STABILITY_EVOLVING, DTRACE_STABILITY_EVOLVING,
+	};
+	static const char *classes[] = { "Unknown", "CPU", "Platform",
+					 "Group", "ISA", "Common" };
+	FILE *out = dtp->out;
+
+	if (p->provider->ops->probe_stability)
+		p->provider->ops->probe_stability(dtp, p->provider->data, p,
+						  attr);
+	dt_probe_args(dtp, p);
+	fprintf(out, "\n\tProbe Description Attributes\n"
+		"\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n"
+		"\t\tDependency Class: %s\n", stability_name(attr[0]),
+		stability_name(attr[1]),
+		classes[(unsigned)attr[2] < 6 ? attr[2] : 0]);
+	fprintf(out, "\n\tArgument Attributes\n"
+		"\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n"
+		"\t\tDependency Class: %s\n", stability_name(attr[3]),
+		stability_name(attr[4]),
+		classes[(unsigned)attr[5] < 6 ? attr[5] : 0]);
+	fprintf(out, "\n\tArgument Types\n");
+	if (p->nargs <= 0)
+		fprintf(out, "\t\tNone\n");
+	for (int i = 0; i < p->nargs; i++)
+		fprintf(out, "\t\targs[%d]: %s\n", i, p->argtypes[i]->name);
+	fprintf(out, "\n");
+}
+
+static int list_one(dtrace_hdl_t *dtp, dtrace_probe_t *p, void *arg)
+{
+	bool *seen = arg;
+
+	if (seen[p->id])
+		return 0;
+	seen[p->id] = true;
+	fprintf(dtp->out, "%5u %10s %17s %33s %s\n", p->id, p->prv, p->mod,
+		p->fun, p->prb);
+	if (dtp->opt.verbose)
+		list_verbose(dtp, p);
+	return 0;
+}
+
+/* -l: the probes of the descriptions (or all), as DTrace lists them. */
+static int list_probes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
+{
+	dtrace_probedesc_t all = { "", "", "", "" };
+	int rc = 0;
+
+	fprintf(dtp->out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER",
+		"MODULE", "FUNCTION", "NAME");
+	if (cmd->nspecs == 0) {
+		if (dt_probe_iter(dtp, &all, NULL, NULL) < 0)
+			return -1;
+		bool *seen = dt_zalloc(dtp->nprobes + 1);
+		for (uint32_t id = 1; id <= dtp->nprobes; id++)
+			list_one(dtp, dtp->probes[id], seen);
+		free(seen);
+		return 0;
+	}
+	/* Descriptions were compiled with -l set: their probes carry the
+	 * clauses; list those in PRID order. */
+	bool *seen = dt_zalloc(dtp->nprobes + 1);
+	for (uint32_t id = 1; id <= dtp->nprobes; id++)
+		if (dtp->probes[id]->clauses)
+			list_one(dtp, dtp->probes[id], seen);
+	free(seen);
+	return rc;
+}
+
+static void raise_memlock(void)
+{
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+
+	setrlimit(RLIMIT_MEMLOCK, &rl);
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* The consumer's poll period: the switch rate, capped so that signals and
+ * process exits are seen promptly. */
+static int poll_period_ms(dtrace_hdl_t *dtp)
+{
+	uint64_t ms = dtp->opt.switchrate / 1000000;
+
+	if (ms > 100)
+		ms = 100;
+	return ms ? (int)ms : 1;
+}
+
+static int trace_loop(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
+{
+	bool have_procs = cmd->ncmds > 0 || cmd->npids > 0;
+
+	while (!interrupted) {
+		if (dt_consume_poll(dtp, poll_period_ms(dtp)) < 0)
+			return -1;
+		dt_consume_report_drops(dtp);
+		if (dt_consume_done(dtp))
+			break;
+		if (dt_prog_poll_providers(dtp) < 0)
+			return -1;
+		if (have_procs && dt_proc_done(dtp))
+			break;
+		if (dt_prog_activity(dtp) >= DT_ACTIVITY_DRAINING)
+			break;
+	}
+	return 0;
+}
+
+static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
+{
+	if (dt_prog_build_all(dtp) < 0 || dt_consume_init(dtp) < 0)
+		return -1;
+	install_signals();
+	if (dt_prog_start(dtp) < 0)
+		return -1;
+	if (cmd->ncmds > 0 && dt_proc_release(dtp) < 0)
+		return -1;
+	int rc = trace_loop(dtp, cmd);
+
+	/* END fires, then everything still in the buffer is printed. */
+	if (dt_prog_stop(dtp) < 0)
+		rc = -1;
+	if (dt_consume_poll(dtp, 0) < 0)
+		rc = -1;
+	dt_consume_report_drops(dtp);
+	if (dt_consume_final(dtp) < 0)
+		rc = -1;
+	fflush(dtp->out);
+	return rc;
+}
+
+static int grab_processes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
+{
+	for (int i = 0; i < cmd->ncmds; i++) {
+		pid_t pid;
+		if (dt_proc_create(dtp, cmd->cmds[i], &pid) < 0)
+			return -1;
+		if (dtp->target == 0)
+			dtp->target = pid;
+	}
+	for (int i = 0; i < cmd->npids; i++) {
+		if (dt_proc_grab(dtp, cmd->pids[i]) < 0)
+			return -1;
+		if (dtp->target == 0)
+			dtp->target = cmd->pids[i];
+	}
+	return 0;
+}
+
+static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
+{
+	if (cmd->header || cmd->object) {
+		if (cmd->header && cmd->object) {
+			fprintf(stderr, "dtrace: -h and -G may not be used "
+				"together\n");
+			return E_USAGE;
+		}
+		if (cmd->nspecs == 0) {
+			fprintf(stderr, "dtrace: -%c requires a script "
+				"(-s)\n", cmd->header ? 'h' : 'G');
+			return E_USAGE;
+		}
+		dtp->opt.list = true;	/* compile without matching probes */
+		return compile_specs(dtp, cmd, true) < 0 ? E_ERROR : E_SUCCESS;
+	}
+	if (cmd->nspecs == 0 && !dtp->opt.list) {
+		usage(stderr);
+		return E_USAGE;
+	}
+	if (cmd->outpath != NULL) {
+		dtp->out = fopen(cmd->outpath, "w");
+		if (dtp->out == NULL) {
+			dt_set_error(dtp, "failed to open output file '%s': %s",
+				     cmd->outpath, strerror(errno));
+			dtp->out = stdout;
+			return E_ERROR;
+		}
+	}
+	raise_memlock();
+	if (dt_bpf_init(dtp) < 0 || dt_provider_load_all(dtp) < 0 ||
+	    grab_processes(dtp, cmd) < 0 ||
+	    dt_prog_maps_declare(dtp) < 0 || compile_specs(dtp, cmd, false) < 0)
+		return E_ERROR;
+	if (dtp->opt.list)
+		return list_probes(dtp, cmd) < 0 ? E_ERROR : E_SUCCESS;
+	if (cmd->compile_only)
+		return E_SUCCESS;
+	if (trace(dtp, cmd) < 0)
+		return E_ERROR;
+	return dtp->exitstatus;
+}
+
+int main(int argc, char **argv)
+{
+	dtrace_hdl_t *dtp = dt_open();
+	dt_cmd_t cmd = { 0 };
+	int status;
+
+	int rc = parse_args(dtp, &cmd, argc, argv);
+	if (rc < 0) {
+		status = rc == -1 ? E_USAGE : E_ERROR;
+	} else {
+		status = run(dtp, &cmd);
+		if (status == E_ERROR)
+			fail(dtp);
+	}
+	fflush(stdout);
+	dt_close(dtp);
+	free(cmd.specs);
+	free(cmd.cmds);
+	free(cmd.pids);
+	return status;
+}

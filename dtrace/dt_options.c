@@ -1,0 +1,265 @@
+/*
+ * dt_options.c: -x name[=value] and #pragma D option.
+ *
+ * One table names every option, how its value is parsed and where it is
+ * stored.  Sizes take k, m, g, t suffixes; times take ns, us, ms, s, m, h,
+ * d or hz (a rate: 10hz is every 100ms).  Options DTrace has but that mean
+ * nothing here are accepted and ignored, so scripts written for DTrace run.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "dt_impl.h"
+#include "dt_options.h"
+
+typedef enum {
+	OPT_BOOL,	/* no value, or a value: set; "-x name=0"? still set */
+	OPT_SIZE,
+	OPT_TIME,
+	OPT_INT,
+	OPT_STRING,
+	OPT_IGNORED,	/* DTrace's, accepted with or without a value */
+	OPT_SPECIAL,	/* handled by opt_special() */
+} opt_kind_t;
+
+typedef struct dt_optdesc {
+	const char *name;
+	opt_kind_t kind;
+	size_t off;	/* in dt_options_t */
+} dt_optdesc_t;
+
+#define O(f) offsetof(dt_options_t, f)
+
+static const dt_optdesc_t options[] = {
+	{ "aggpercpu",	   OPT_BOOL,   O(aggpercpu) },
+	{ "aggrate",	   OPT_TIME,   O(aggrate) },
+	{ "aggsize",	   OPT_SIZE,   O(aggsize) },
+	{ "aggsortkey",	   OPT_BOOL,   O(aggsortkey) },
+	{ "aggsortkeypos", OPT_INT,    O(aggsortkeypos) },
+	{ "aggsortpos",	   OPT_INT,    O(aggsortpos) },
+	{ "aggsortrev",	   OPT_BOOL,   O(aggsortrev) },
+	{ "bufpolicy",	   OPT_IGNORED, 0 },
+	{ "bufresize",	   OPT_IGNORED, 0 },
+	{ "bufsize",	   OPT_SIZE,   O(bufsize) },
+	{ "cleanrate",	   OPT_IGNORED, 0 },
+	{ "cpp",	   OPT_BOOL,   O(cpp) },
+	{ "cpppath",	   OPT_STRING, O(cpppath) },
+	{ "defaultargs",   OPT_IGNORED, 0 },
+	{ "destructive",   OPT_BOOL,   O(destructive) },
+	{ "dynvarsize",	   OPT_IGNORED, 0 },
+	{ "errtags",	   OPT_BOOL,   O(errtags) },
+	{ "flowindent",	   OPT_BOOL,   O(flowindent) },
+	{ "jstackframes",  OPT_IGNORED, 0 },
+	{ "jstackstrsize", OPT_IGNORED, 0 },
+	{ "nolibs",	   OPT_IGNORED, 0 },
+	{ "nspec",	   OPT_INT,    O(nspec) },
+	{ "oformat",	   OPT_SPECIAL, 0 },
+	{ "plugindir",	   OPT_SPECIAL, 0 },
+	{ "quiet",	   OPT_BOOL,   O(quiet) },
+	{ "rawbytes",	   OPT_BOOL,   O(rawbytes) },
+	{ "specsize",	   OPT_IGNORED, 0 },
+	{ "stackframes",   OPT_IGNORED, 0 },
+	{ "statusrate",	   OPT_TIME,   O(statusrate) },
+	{ "strsize",	   OPT_SIZE,   O(strsize) },
+	{ "switchrate",	   OPT_TIME,   O(switchrate) },
+	{ "uprobe",	   OPT_SPECIAL, 0 },
+	{ "ustackframes",  OPT_IGNORED, 0 },
+	{ "verbose",	   OPT_BOOL,   O(verbose) },
+	{ "zdefs",	   OPT_BOOL,   O(zdefs) },
+};
+
+void dt_opt_defaults(dt_options_t *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->bufsize = 4 << 20;
+	o->aggsize = 4 << 20;
+	o->strsize = 256;
+	o->switchrate = 1000000000ull;
+	o->aggrate = 1000000000ull;
+	o->statusrate = 1000000000ull;
+	o->nspec = 1;
+	o->aggsortpos = 0;
+	o->aggsortkeypos = 0;
+}
+
+static int parse_u64(const char *s, char **end, uint64_t *v)
+{
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return -1;
+	*v = strtoull(s, end, 0);
+	return errno ? -1 : 0;
+}
+
+static int parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (parse_u64(s, &end, v) < 0)
+		return -1;
+	uint64_t mult = 1;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': mult = 1ull << 10; end++; break;
+	case 'm': case 'M': mult = 1ull << 20; end++; break;
+	case 'g': case 'G': mult = 1ull << 30; end++; break;
+	case 't': case 'T': mult = 1ull << 40; end++; break;
+	default: return -1;
+	}
+	if (*end != '\0' || (mult > 1 && *v > UINT64_MAX / mult))
+		return -1;
+	*v *= mult;
+	return 0;
+}
+
+/* A time in ns; a bare number is in ns for rates such as switchrate, as in
+ * DTrace; "hz" gives a frequency. */
+static int parse_time(const char *s, uint64_t *v)
+{
+	static const struct { const char *sfx; uint64_t mult; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "nsec", 1 }, { "us", 1000 },
+		{ "usec", 1000 }, { "ms", 1000000 }, { "msec", 1000000 },
+		{ "s", 1000000000ull }, { "sec", 1000000000ull },
+		{ "m", 60000000000ull }, { "min", 60000000000ull },
+		{ "h", 3600000000000ull }, { "hour", 3600000000000ull },
+		{ "d", 86400000000000ull }, { "day", 86400000000000ull },
+	};
+	char *end;
+
+	if (parse_u64(s, &end, v) < 0)
+		return -1;
+	if (strcasecmp(end, "hz") == 0) {
+		if (*v == 0)
+			return -1;
+		*v = 1000000000ull / *v;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].sfx) == 0) {
+			*v *= units[i].mult;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
+{
+	if (strcmp(name, "oformat") == 0) {
+		if (val && strcmp(val, "json") == 0)
+			dtp->opt.json = true;
+		else if (val && strcmp(val, "text") == 0)
+			dtp->opt.json = false;
+		else
+			return -1;
+		return 0;
+	}
+	if (strcmp(name, "uprobe") == 0) {
+		if (val == NULL || (strcmp(val, "multi") && strcmp(val, "perf")))
+			return -1;
+		dtp->opt.uprobe_mech = dt_strdup(val);
+		return 0;
+	}
+	if (strcmp(name, "plugindir") == 0) {
+		if (val == NULL || *val == '\0')
+			return -1;
+		int n = 0;
+		while (dtp->plugin_dirs && dtp->plugin_dirs[n])
+			n++;
+		dtp->plugin_dirs = dt_realloc(dtp->plugin_dirs,
+					      (n + 2) * sizeof(char *));
+		dtp->plugin_dirs[n] = dt_strdup(val);
+		dtp->plugin_dirs[n + 1] = NULL;
+		return 0;
+	}
+	return -1;
+}
+
+int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
+{
+	const dt_optdesc_t *d = NULL;
+	char *base = (char *)&dtp->opt;
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (strcmp(options[i].name, name) == 0)
+			d = &options[i];
+	if (d == NULL) {
+		dt_set_error(dtp, "failed to set option -x %s: Invalid option "
+			     "name", name);
+		return -1;
+	}
+
+	int rc = 0;
+	switch (d->kind) {
+	case OPT_BOOL:
+		*(bool *)(base + d->off) = true;
+		break;
+	case OPT_SIZE:
+		rc = val ? parse_size(val, &v) : -1;
+		if (rc == 0)
+			*(uint64_t *)(base + d->off) = v;
+		break;
+	case OPT_TIME:
+		rc = val ? parse_time(val, &v) : -1;
+		if (rc == 0)
+			*(uint64_t *)(base + d->off) = v;
+		break;
+	case OPT_INT: {
+		char *end;
+		rc = -1;
+		if (val != NULL) {
+			errno = 0;
+			long long n = strtoll(val, &end, 0);
+			if (errno == 0 && *end == '\0' && end != val) {
+				if (d->off == O(nspec))
+					*(uint64_t *)(base + d->off) = (uint64_t)n;
+				else
+					*(int64_t *)(base + d->off) = n;
+				rc = 0;
+			}
+		}
+		break;
+	}
+	case OPT_STRING:
+		rc = val ? 0 : -1;
+		if (rc == 0)
+			*(const char **)(base + d->off) = dt_strdup(val);
+		break;
+	case OPT_IGNORED:
+		break;
+	case OPT_SPECIAL:
+		rc = opt_special(dtp, name, val);
+		break;
+	}
+	if (rc < 0) {
+		dt_set_error(dtp, "failed to set option -x %s%s%s: Invalid "
+			     "value for specified option", name,
+			     val ? "=" : "", val ? val : "");
+		return -1;
+	}
+	if (d->off == O(strsize) && d->kind == OPT_SIZE &&
+	    (dtp->opt.strsize < 2 || dtp->opt.strsize > 4096)) {
+		dt_set_error(dtp, "failed to set option -x strsize=%s: value "
+			     "must be between 2 and 4096", val);
+		return -1;
+	}
+	return 0;
+}
+
+/* "name=value" or "name" as given to -x. */
+int dt_opt_set_arg(dtrace_hdl_t *dtp, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (eq == NULL)
+		return dt_opt_set(dtp, arg, NULL);
+	char *name = dt_strdup(arg);
+	name[eq - arg] = '\0';
+	int rc = dt_opt_set(dtp, name, eq + 1);
+	free(name);
+	return rc;
+}

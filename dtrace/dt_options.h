@@ -1,0 +1,16 @@
+/*
+ * dt_options.h: options (-x, #pragma D option).
+ */
+#ifndef DT_OPTIONS_H
+#define DT_OPTIONS_H
+
+#include "dt_impl.h"
+
+void dt_opt_defaults(dt_options_t *o);
+/* Set one option; val NULL when none was given.  0, or -1 with the error
+ * set ("failed to set option -x name: ..."). */
+int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val);
+/* "name[=value]" as -x takes it. */
+int dt_opt_set_arg(dtrace_hdl_t *dtp, const char *arg);
+
+#endif /* DT_OPTIONS_H */

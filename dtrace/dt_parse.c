@@ -1,0 +1,1495 @@
+/*
+ * dt_parse.c: the D parser, by recursive descent, from tokens (dt_lex.c)
+ * to the program tree of dt_ast.h.
+ *
+ * A program is a sequence of top-level items, each either
+ *  - a declaration: variables (`int x;`, `self int x;`, `int a[string];`),
+ *    `typedef`, struct/union/enum definitions, `inline`, `extern`,
+ *    `provider NAME { probe ...; };`, or
+ *  - a clause: descriptions separated by ',', an optional `/ predicate /`
+ *    and an optional `{ statements }`.
+ * Which one starts is decided from the raw text (dt_lex_at_decl()) because
+ * descriptions are not C tokens; for that the parser never peeks past the
+ * `;` or `}` that ends a top-level item.
+ *
+ * Expressions follow C's grammar and precedence, with D's `^^` (logical
+ * xor) between `||` and `&&`, `stringof`, `offsetof`, and aggregations
+ * (`@name[keys]`).  Types named in declarations go straight into the
+ * session's type table (typedefs, tags, struct layouts), since the type
+ * table outlives the compile; variables, inlines and providers go into the
+ * tree for the checker.  Every node carries its source line.
+ *
+ * Errors go through dt_pcb_error() and never return; the parser frees
+ * nothing itself (everything is in the pcb arena).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "dt_lex.h"
+
+/* ---- tokens ---- */
+
+static const dt_token_t *peek(dt_pcb_t *pcb)
+{
+	return dt_lex_peek(pcb, 0);
+}
+
+static bool peek_is(dt_pcb_t *pcb, dt_tokkind_t kind)
+{
+	return dt_lex_peek(pcb, 0)->kind == kind;
+}
+
+static _Noreturn void syntax_error(dt_pcb_t *pcb, const dt_token_t *t)
+{
+	if (t->kind == T_EOF)
+		dt_pcb_error(pcb, D_SYNTAX, t->line,
+			     "syntax error near end of input");
+	dt_pcb_error(pcb, D_SYNTAX, t->line, "syntax error near \"%s\"",
+		     t->text);
+}
+
+static bool accept(dt_pcb_t *pcb, dt_tokkind_t kind)
+{
+	if (!peek_is(pcb, kind))
+		return false;
+	dt_lex_next(pcb);
+	return true;
+}
+
+static dt_token_t expect(dt_pcb_t *pcb, dt_tokkind_t kind)
+{
+	if (!peek_is(pcb, kind))
+		syntax_error(pcb, peek(pcb));
+	return dt_lex_next(pcb);
+}
+
+static const char *expect_ident(dt_pcb_t *pcb)
+{
+	return expect(pcb, T_IDENT).name;
+}
+
+static dt_typetab_t *TT(dt_pcb_t *pcb)
+{
+	return pcb->dtp->types;
+}
+
+/*
+ * Nesting limits: the parser recurses for every parenthesis, unary
+ * operator, assignment, block and struct body, and later passes recurse
+ * over the tree, so a hostile input must not be able to exhaust the
+ * stack.  Long chains of left-associative operators are iterative here
+ * but make deep trees too, so they are bounded as well.
+ */
+#define MAX_NESTING	1000
+#define MAX_CHAIN	2000
+
+static void nest(dt_pcb_t *pcb)
+{
+	int *depth = dt_lex_nesting(pcb);
+
+	if (++*depth > MAX_NESTING)
+		dt_pcb_error(pcb, D_SYNTAX, peek(pcb)->line,
+			     "program is nested too deeply (more than %d "
+			     "levels)", MAX_NESTING);
+}
+
+static void unnest(dt_pcb_t *pcb)
+{
+	--*dt_lex_nesting(pcb);
+}
+
+/* ---- nodes ---- */
+
+static dt_node_t *node_new(dt_pcb_t *pcb, dt_nodekind_t kind, int line)
+{
+	dt_node_t *n = dt_pcb_alloc(pcb, sizeof(*n));
+
+	n->kind = kind;
+	n->line = line;
+	return n;
+}
+
+static dt_node_t *node_unary(dt_pcb_t *pcb, dt_op_t op, dt_node_t *l,
+			     int line)
+{
+	dt_node_t *n = node_new(pcb, DT_N_UNARY, line);
+
+	n->op = op;
+	n->l = l;
+	return n;
+}
+
+static dt_node_t *node_binary(dt_pcb_t *pcb, dt_op_t op, dt_node_t *l,
+			      dt_node_t *r, int line)
+{
+	dt_node_t *n = node_new(pcb, DT_N_BINARY, line);
+
+	n->op = op;
+	n->l = l;
+	n->r = r;
+	return n;
+}
+
+/* ---- types ---- */
+
+static dt_node_t *parse_expr(dt_pcb_t *pcb);
+static dt_node_t *parse_assign(dt_pcb_t *pcb);
+static dt_node_t *parse_cond(dt_pcb_t *pcb);
+static dt_node_t *parse_cast(dt_pcb_t *pcb);
+static dt_node_t *parse_unary(dt_pcb_t *pcb);
+static dt_type_t *parse_specifiers(dt_pcb_t *pcb);
+
+static bool is_type_start(dt_pcb_t *pcb, const dt_token_t *t)
+{
+	switch (t->kind) {
+	case T_CHAR: case T_SHORT: case T_INT_KW: case T_LONG:
+	case T_SIGNED: case T_UNSIGNED: case T_VOID: case T_FLOAT:
+	case T_DOUBLE: case T_STRUCT: case T_UNION: case T_ENUM:
+	case T_STRING_KW: case T_CONST: case T_VOLATILE: case T_RESTRICT:
+	case T_USERLAND:
+		return true;
+	case T_IDENT:
+		return dt_type_is_typedef_name(TT(pcb), t->name);
+	default:
+		return false;
+	}
+}
+
+/*
+ * A constant integer expression, as array dimensions, bit-field widths and
+ * enumerators need them.  enumvals: the enumerators of the enum being
+ * defined, which may be referred to before the enum is complete.
+ */
+static bool fold(dt_pcb_t *pcb, const dt_node_t *n, int64_t *v,
+		 const dt_enumval_t *enumvals)
+{
+	int64_t a, b;
+
+	switch (n->kind) {
+	case DT_N_INT:
+		*v = (int64_t)n->ival;
+		return true;
+	case DT_N_IDENT:
+		for (; enumvals != NULL; enumvals = enumvals->next)
+			if (strcmp(enumvals->name, n->name) == 0) {
+				*v = enumvals->value;
+				return true;
+			}
+		return dt_type_enum_const(TT(pcb), n->name, v, NULL);
+	case DT_N_SIZEOF_TYPE:
+		*v = (int64_t)n->ctype->size;
+		return true;
+	case DT_N_TERNARY:
+		if (!fold(pcb, n->cond, &a, enumvals))
+			return false;
+		return fold(pcb, a ? n->l : n->r, v, enumvals);
+	case DT_N_UNARY:
+		if (!fold(pcb, n->l, &a, enumvals))
+			return false;
+		switch (n->op) {
+		case DT_OP_NEG:	   *v = (int64_t)(0 - (uint64_t)a); return true;
+		case DT_OP_PLUS:   *v = a; return true;
+		case DT_OP_BITNOT: *v = ~a; return true;
+		case DT_OP_LNOT:   *v = !a; return true;
+		default:	   return false;
+		}
+	case DT_N_BINARY:
+		if (!fold(pcb, n->l, &a, enumvals) ||
+		    !fold(pcb, n->r, &b, enumvals))
+			return false;
+		switch (n->op) {
+		case DT_OP_ADD: *v = (int64_t)((uint64_t)a + (uint64_t)b); break;
+		case DT_OP_SUB: *v = (int64_t)((uint64_t)a - (uint64_t)b); break;
+		case DT_OP_MUL: *v = (int64_t)((uint64_t)a * (uint64_t)b); break;
+		case DT_OP_DIV:
+		case DT_OP_MOD:
+			if (b == 0)
+				dt_pcb_error(pcb, D_DIV_ZERO, n->line,
+					     "expression contains division by "
+					     "zero");
+			if (b == -1)
+				*v = n->op == DT_OP_DIV ?
+				     (int64_t)(0 - (uint64_t)a) : 0;
+			else
+				*v = n->op == DT_OP_DIV ? a / b : a % b;
+			break;
+		case DT_OP_SHL: *v = (int64_t)((uint64_t)a << (b & 63)); break;
+		case DT_OP_SHR: *v = a >> (b & 63); break;
+		case DT_OP_BAND: *v = a & b; break;
+		case DT_OP_BOR: *v = a | b; break;
+		case DT_OP_BXOR: *v = a ^ b; break;
+		case DT_OP_LAND: *v = a && b; break;
+		case DT_OP_LOR: *v = a || b; break;
+		case DT_OP_LXOR: *v = !a != !b; break;
+		case DT_OP_EQ: *v = a == b; break;
+		case DT_OP_NE: *v = a != b; break;
+		case DT_OP_LT: *v = a < b; break;
+		case DT_OP_LE: *v = a <= b; break;
+		case DT_OP_GT: *v = a > b; break;
+		case DT_OP_GE: *v = a >= b; break;
+		default: return false;
+		}
+		return true;
+	default:
+		return false;
+	}
+}
+
+static int64_t const_expr(dt_pcb_t *pcb, const dt_enumval_t *enumvals,
+			  const char *what)
+{
+	int line = peek(pcb)->line;
+	dt_node_t *e = parse_cond(pcb);
+	int64_t v;
+
+	if (!fold(pcb, e, &v, enumvals))
+		dt_pcb_error(pcb, D_DECL_TYPE, line,
+			     "%s must be an integer constant expression",
+			     what);
+	return v;
+}
+
+/* Members of a struct or union body, after its '{'. */
+static dt_member_t *parse_members(dt_pcb_t *pcb)
+{
+	dt_member_t *head = NULL, **tail = &head;
+
+	while (!accept(pcb, T_RBRACE)) {
+		int line = peek(pcb)->line;
+		dt_type_t *base = parse_specifiers(pcb);
+
+		do {
+			dt_member_t *m = dt_pcb_alloc(pcb, sizeof(*m)), *o;
+			dt_type_t *t = base;
+			int64_t w;
+
+			while (accept(pcb, T_STAR))
+				t = dt_type_ptr(TT(pcb), t);
+			if (peek_is(pcb, T_IDENT))
+				m->name = expect_ident(pcb);
+			while (accept(pcb, T_LBRACK)) {
+				int64_t n = const_expr(pcb, NULL,
+						       "array dimension");
+
+				expect(pcb, T_RBRACK);
+				if (n < 0)
+					dt_pcb_error(pcb, D_DECL_TYPE, line,
+						     "array dimension is "
+						     "negative");
+				t = dt_type_array(TT(pcb), t, (uint64_t)n);
+			}
+			if (accept(pcb, T_COLON)) {
+				w = const_expr(pcb, NULL, "bit-field width");
+				if (w <= 0 || !dt_type_is_integer(t) ||
+				    (uint64_t)w > t->size * 8)
+					dt_pcb_error(pcb, D_DECL_TYPE, line,
+						     "invalid bit-field width "
+						     "%" PRId64, w);
+				m->bit_size = (uint8_t)w;
+			}
+			if (m->name == NULL && m->bit_size == 0)
+				syntax_error(pcb, peek(pcb));
+			if (t->kind == DT_TK_VOID || (!t->complete &&
+			    t->kind != DT_TK_ENUM))
+				dt_pcb_error(pcb, D_DECL_INCOMPLETE, line,
+					     "member %s has incomplete type %s",
+					     m->name ? m->name : "", t->name);
+			for (o = head; o != NULL && m->name; o = o->next)
+				if (o->name && strcmp(o->name, m->name) == 0)
+					dt_pcb_error(pcb, D_DECL_REDEF, line,
+						     "member %s redeclared",
+						     m->name);
+			m->type = t;
+			*tail = m;
+			tail = &m->next;
+		} while (accept(pcb, T_COMMA));
+		expect(pcb, T_SEMI);
+	}
+	return head;
+}
+
+static dt_enumval_t *parse_enumerators(dt_pcb_t *pcb)
+{
+	dt_enumval_t *head = NULL, **tail = &head, *o;
+	int64_t next = 0;
+
+	while (!accept(pcb, T_RBRACE)) {
+		dt_token_t t = expect(pcb, T_IDENT);
+		dt_enumval_t *v = dt_pcb_alloc(pcb, sizeof(*v));
+
+		for (o = head; o != NULL; o = o->next)
+			if (strcmp(o->name, t.name) == 0)
+				break;
+		if (o != NULL || dt_type_enum_const(TT(pcb), t.name, NULL,
+						    NULL))
+			dt_pcb_error(pcb, D_DECL_REDEF, t.line,
+				     "identifier redeclared: %s", t.name);
+		v->name = t.name;
+		if (accept(pcb, T_ASSIGN))
+			next = const_expr(pcb, head, "enumerator value");
+		if (next < INT32_MIN || next > INT32_MAX)
+			dt_pcb_error(pcb, D_DECL_TYPE, t.line,
+				     "enumerator %s does not fit in an int",
+				     t.name);
+		v->value = next++;
+		*tail = v;
+		tail = &v->next;
+		if (!accept(pcb, T_COMMA)) {
+			expect(pcb, T_RBRACE);
+			break;
+		}
+	}
+	return head;
+}
+
+/* struct/union/enum [tag] [{ body }] */
+static dt_type_t *parse_tagged_nested(dt_pcb_t *pcb)
+{
+	dt_token_t kw = dt_lex_next(pcb);
+	dt_typekind_t kind = kw.kind == T_STRUCT ? DT_TK_STRUCT :
+			     kw.kind == T_UNION ? DT_TK_UNION : DT_TK_ENUM;
+	const char *tag = NULL;
+	dt_type_t *t;
+	int rc;
+
+	if (peek_is(pcb, T_IDENT))
+		tag = expect_ident(pcb);
+	else if (!peek_is(pcb, T_LBRACE))
+		syntax_error(pcb, peek(pcb));
+	t = dt_type_tag(TT(pcb), kind, tag);
+	if (!accept(pcb, T_LBRACE))
+		return t;
+	if (t->complete)
+		dt_pcb_error(pcb, D_DECL_REDEF, kw.line, "%s redeclared",
+			     t->name);
+	if (kind == DT_TK_ENUM)
+		rc = dt_type_complete_enum(TT(pcb), t,
+					   parse_enumerators(pcb));
+	else
+		rc = dt_type_complete_sou(TT(pcb), t, parse_members(pcb));
+	if (rc != 0)
+		dt_pcb_error(pcb, errno == EEXIST ? D_DECL_REDEF : D_DECL_TYPE,
+			     kw.line, "invalid definition of %s", t->name);
+	return t;
+}
+
+static dt_type_t *parse_tagged(dt_pcb_t *pcb)
+{
+	dt_type_t *r;
+
+	nest(pcb);
+	r = parse_tagged_nested(pcb);
+	unnest(pcb);
+	return r;
+}
+
+/*
+ * Declaration specifiers: the type named by keywords (in any order, as C
+ * allows), a typedef name, or a struct/union/enum.  const, volatile,
+ * restrict and userland are accepted and ignored.
+ */
+static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
+{
+	char words[128] = "";
+	dt_type_t *named = NULL;
+	int line = peek(pcb)->line, nwords = 0;
+
+	for (;;) {
+		const dt_token_t *t = peek(pcb);
+
+		switch (t->kind) {
+		case T_CONST: case T_VOLATILE: case T_RESTRICT:
+		case T_USERLAND:
+			dt_lex_next(pcb);
+			continue;
+		case T_CHAR: case T_SHORT: case T_INT_KW: case T_LONG:
+		case T_SIGNED: case T_UNSIGNED: case T_VOID:
+			if (strlen(words) + strlen(t->text) + 2 < sizeof(words)) {
+				strcat(words, " ");
+				strcat(words, t->text);
+			}
+			nwords++;
+			dt_lex_next(pcb);
+			continue;
+		case T_FLOAT: case T_DOUBLE:
+			dt_pcb_error(pcb, D_DECL_TYPE, t->line,
+				     "floating-point types are not supported");
+		case T_STRING_KW:
+		case T_STRUCT: case T_UNION: case T_ENUM:
+		case T_IDENT:
+			if (named != NULL || nwords > 0 ||
+			    (t->kind == T_IDENT &&
+			     !dt_type_is_typedef_name(TT(pcb), t->name)))
+				break;
+			/* t points into the lookahead: done with it first */
+			if (t->kind == T_STRUCT || t->kind == T_UNION ||
+			    t->kind == T_ENUM) {
+				named = parse_tagged(pcb);
+			} else {
+				named = dt_type_lookup(TT(pcb), t->text);
+				dt_lex_next(pcb);
+			}
+			continue;
+		default:
+			break;
+		}
+		break;
+	}
+	if (nwords > 4 || (named != NULL && nwords > 0))
+		dt_pcb_error(pcb, D_DECL_TYPE, line,
+			     "invalid combination of type specifiers");
+	if (named != NULL)
+		return named;
+	if (nwords == 0) {
+		const dt_token_t *t = peek(pcb);
+
+		if (t->kind == T_IDENT)
+			dt_pcb_error(pcb, D_TYPE_UNDEF, t->line,
+				     "unknown type name %s", t->name);
+		syntax_error(pcb, t);
+	}
+	named = dt_type_lookup(TT(pcb), words + 1);
+	if (named == NULL)
+		dt_pcb_error(pcb, D_DECL_TYPE, line,
+			     "invalid combination of type specifiers: %s",
+			     words + 1);
+	return named;
+}
+
+static dt_type_t *parse_pointers(dt_pcb_t *pcb, dt_type_t *t)
+{
+	for (;;) {
+		if (accept(pcb, T_STAR))
+			t = dt_type_ptr(TT(pcb), t);
+		else if (!accept(pcb, T_CONST) && !accept(pcb, T_VOLATILE) &&
+			 !accept(pcb, T_RESTRICT))
+			return t;
+	}
+}
+
+static dt_type_t *parse_array_dims(dt_pcb_t *pcb, dt_type_t *t)
+{
+	/* int a[2][3] is an array of 2 arrays of 3 ints: build inside out */
+	int64_t dims[16];
+	int n = 0, line = peek(pcb)->line;
+
+	while (accept(pcb, T_LBRACK)) {
+		int64_t d = const_expr(pcb, NULL, "array dimension");
+
+		expect(pcb, T_RBRACK);
+		if (d < 0 || n == 16)
+			dt_pcb_error(pcb, D_DECL_TYPE, line,
+				     "invalid array dimension");
+		dims[n++] = d;
+	}
+	if (n > 0 && t->kind == DT_TK_VOID)
+		dt_pcb_error(pcb, D_DECL_TYPE, line, "array of void");
+	while (n > 0)
+		t = dt_type_array(TT(pcb), t, (uint64_t)dims[--n]);
+	return t;
+}
+
+/* A type name: specifiers and an abstract declarator ("char *", "int[4]"). */
+static dt_type_t *parse_type_name(dt_pcb_t *pcb)
+{
+	dt_type_t *t = parse_pointers(pcb, parse_specifiers(pcb));
+
+	return parse_array_dims(pcb, t);
+}
+
+/* ---- expressions ---- */
+
+static dt_node_t *parse_args(dt_pcb_t *pcb, dt_tokkind_t close)
+{
+	dt_node_t *head = NULL, **tail = &head;
+
+	if (accept(pcb, close))
+		return NULL;
+	do {
+		*tail = parse_assign(pcb);
+		tail = &(*tail)->next;
+	} while (accept(pcb, T_COMMA));
+	expect(pcb, close);
+	return head;
+}
+
+static dt_node_t *parse_offsetof(dt_pcb_t *pcb, int line)
+{
+	dt_node_t *n = node_new(pcb, DT_N_OFFSETOF, line);
+	dt_token_t m;
+
+	expect(pcb, T_LPAREN);
+	n->ctype = parse_type_name(pcb);
+	expect(pcb, T_COMMA);
+	m = dt_lex_next(pcb);
+	if (m.kind != T_IDENT && m.kind < T_KW_FIRST)
+		syntax_error(pcb, &m);
+	n->name = m.name;
+	expect(pcb, T_RPAREN);
+	return n;
+}
+
+static dt_node_t *parse_primary(dt_pcb_t *pcb)
+{
+	dt_token_t t = dt_lex_next(pcb);
+	dt_node_t *n;
+
+	switch (t.kind) {
+	case T_INT:
+		n = node_new(pcb, DT_N_INT, t.line);
+		n->ival = t.ival;
+		n->type = t.itype;
+		return n;
+	case T_STRING:
+		n = node_new(pcb, DT_N_STRING, t.line);
+		n->str = t.str;
+		n->slen = t.slen;
+		return n;
+	case T_IDENT:
+		if (peek_is(pcb, T_LPAREN)) {
+			dt_lex_next(pcb);
+			n = node_new(pcb, DT_N_CALL, t.line);
+			n->name = t.name;
+			n->args = parse_args(pcb, T_RPAREN);
+			return n;
+		}
+		/* FALLTHROUGH */
+	case T_SELF:
+	case T_THIS:
+		n = node_new(pcb, DT_N_IDENT, t.line);
+		n->name = t.name;
+		return n;
+	case T_AGG:
+		n = node_new(pcb, DT_N_AGG, t.line);
+		n->name = t.name;
+		return n;
+	case T_LPAREN:
+		n = parse_expr(pcb);
+		expect(pcb, T_RPAREN);
+		return n;
+	case T_OFFSETOF:
+		return parse_offsetof(pcb, t.line);
+	default:
+		syntax_error(pcb, &t);
+	}
+}
+
+static dt_node_t *parse_postfix(dt_pcb_t *pcb)
+{
+	dt_node_t *n = parse_primary(pcb), *p;
+
+	for (;;) {
+		const dt_token_t *t = peek(pcb);
+		int line = t->line;
+
+		switch (t->kind) {
+		case T_LBRACK:
+			dt_lex_next(pcb);
+			p = node_new(pcb, DT_N_INDEX, line);
+			p->l = n;
+			p->args = parse_args(pcb, T_RBRACK);
+			if (p->args == NULL)
+				syntax_error(pcb, peek(pcb));
+			n = p;
+			break;
+		case T_DOT:
+		case T_ARROW: {
+			dt_token_t m;
+
+			p = node_new(pcb, DT_N_MEMBER, line);
+			p->arrow = dt_lex_next(pcb).kind == T_ARROW;
+			m = dt_lex_next(pcb);
+			if (m.kind != T_IDENT && m.kind < T_KW_FIRST)
+				syntax_error(pcb, &m);
+			p->l = n;
+			p->name = m.name;
+			n = p;
+			break;
+		}
+		case T_INC:
+		case T_DEC:
+			n = node_unary(pcb, dt_lex_next(pcb).kind == T_INC ?
+				       DT_OP_POSTINC : DT_OP_POSTDEC, n, line);
+			break;
+		case T_LPAREN:
+			/* a call needs a name: f(x), not (f)(x) or a[0](x) */
+			syntax_error(pcb, t);
+		default:
+			return n;
+		}
+	}
+}
+
+static dt_node_t *parse_sizeof(dt_pcb_t *pcb, int line)
+{
+	if (peek_is(pcb, T_LPAREN) && is_type_start(pcb, dt_lex_peek(pcb, 1))) {
+		dt_node_t *n = node_new(pcb, DT_N_SIZEOF_TYPE, line);
+
+		dt_lex_next(pcb);
+		n->ctype = parse_type_name(pcb);
+		expect(pcb, T_RPAREN);
+		return n;
+	}
+	return node_unary(pcb, DT_OP_SIZEOF, parse_unary(pcb), line);
+}
+
+static dt_node_t *parse_unary_nested(dt_pcb_t *pcb)
+{
+	const dt_token_t *t = peek(pcb);
+	int line = t->line;
+	dt_op_t op;
+
+	switch (t->kind) {
+	case T_INC:	op = DT_OP_PREINC; break;
+	case T_DEC:	op = DT_OP_PREDEC; break;
+	case T_MINUS:	op = DT_OP_NEG; break;
+	case T_PLUS:	op = DT_OP_PLUS; break;
+	case T_TILDE:	op = DT_OP_BITNOT; break;
+	case T_BANG:	op = DT_OP_LNOT; break;
+	case T_STAR:	op = DT_OP_DEREF; break;
+	case T_AMP:	op = DT_OP_ADDROF; break;
+	case T_SIZEOF:
+		dt_lex_next(pcb);
+		return parse_sizeof(pcb, line);
+	case T_STRINGOF:
+		dt_lex_next(pcb);
+		return node_unary(pcb, DT_OP_STRINGOF, parse_unary(pcb), line);
+	default:
+		return parse_postfix(pcb);
+	}
+	dt_lex_next(pcb);
+	if (op == DT_OP_PREINC || op == DT_OP_PREDEC)
+		return node_unary(pcb, op, parse_unary(pcb), line);
+	return node_unary(pcb, op, parse_cast(pcb), line);
+}
+
+static dt_node_t *parse_unary(dt_pcb_t *pcb)
+{
+	dt_node_t *r;
+
+	nest(pcb);
+	r = parse_unary_nested(pcb);
+	unnest(pcb);
+	return r;
+}
+
+static dt_node_t *parse_cast_nested(dt_pcb_t *pcb)
+{
+	if (peek_is(pcb, T_LPAREN) && is_type_start(pcb, dt_lex_peek(pcb, 1))) {
+		int line = dt_lex_next(pcb).line;
+		dt_node_t *n = node_new(pcb, DT_N_CAST, line);
+
+		n->ctype = parse_type_name(pcb);
+		expect(pcb, T_RPAREN);
+		n->l = parse_cast(pcb);
+		return n;
+	}
+	return parse_unary(pcb);
+}
+
+static dt_node_t *parse_cast(dt_pcb_t *pcb)
+{
+	dt_node_t *r;
+
+	nest(pcb);
+	r = parse_cast_nested(pcb);
+	unnest(pcb);
+	return r;
+}
+
+/* Binary operators from the loosest (||) to the tightest (*). */
+typedef struct binop {
+	dt_tokkind_t tok;
+	dt_op_t op;
+	int prec;
+} binop_t;
+
+static const binop_t binops[] = {
+	{ T_LOR, DT_OP_LOR, 1 }, { T_LXOR, DT_OP_LXOR, 2 },
+	{ T_LAND, DT_OP_LAND, 3 }, { T_BAR, DT_OP_BOR, 4 },
+	{ T_CARET, DT_OP_BXOR, 5 }, { T_AMP, DT_OP_BAND, 6 },
+	{ T_EQ, DT_OP_EQ, 7 }, { T_NE, DT_OP_NE, 7 },
+	{ T_LT, DT_OP_LT, 8 }, { T_LE, DT_OP_LE, 8 }, { T_GT, DT_OP_GT, 8 },
+	{ T_GE, DT_OP_GE, 8 }, { T_SHL, DT_OP_SHL, 9 },
+	{ T_SHR, DT_OP_SHR, 9 }, { T_PLUS, DT_OP_ADD, 10 },
+	{ T_MINUS, DT_OP_SUB, 10 }, { T_STAR, DT_OP_MUL, 11 },
+	{ T_SLASH, DT_OP_DIV, 11 }, { T_PERCENT, DT_OP_MOD, 11 },
+};
+
+static const binop_t *binop_of(dt_tokkind_t kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
+		if (binops[i].tok == kind)
+			return &binops[i];
+	return NULL;
+}
+
+/* Precedence climbing over the left-associative binary operators. */
+static dt_node_t *parse_binary(dt_pcb_t *pcb, int min_prec)
+{
+	dt_node_t *l = parse_cast(pcb);
+	const binop_t *b;
+
+	int chain = 0;
+
+	while ((b = binop_of(peek(pcb)->kind)) != NULL && b->prec >= min_prec) {
+		int line = dt_lex_next(pcb).line;
+		dt_node_t *r;
+
+		if (++chain > MAX_CHAIN)
+			dt_pcb_error(pcb, D_SYNTAX, line, "expression is too "
+				     "long (more than %d operators)", MAX_CHAIN);
+		r = parse_binary(pcb, b->prec + 1);
+
+		l = node_binary(pcb, b->op, l, r, line);
+	}
+	return l;
+}
+
+static dt_node_t *parse_cond_nested(dt_pcb_t *pcb)
+{
+	dt_node_t *c = parse_binary(pcb, 1), *n;
+
+	if (!peek_is(pcb, T_QUESTION))
+		return c;
+	n = node_new(pcb, DT_N_TERNARY, dt_lex_next(pcb).line);
+	n->cond = c;
+	n->l = parse_expr(pcb);
+	expect(pcb, T_COLON);
+	n->r = parse_cond(pcb);
+	return n;
+}
+
+static dt_node_t *parse_cond(dt_pcb_t *pcb)
+{
+	dt_node_t *r;
+
+	nest(pcb);
+	r = parse_cond_nested(pcb);
+	unnest(pcb);
+	return r;
+}
+
+static dt_op_t assign_op(dt_tokkind_t kind)
+{
+	switch (kind) {
+	case T_ASSIGN:		return DT_OP_ASSIGN;
+	case T_ADD_ASSIGN:	return DT_OP_ADD_ASSIGN;
+	case T_SUB_ASSIGN:	return DT_OP_SUB_ASSIGN;
+	case T_MUL_ASSIGN:	return DT_OP_MUL_ASSIGN;
+	case T_DIV_ASSIGN:	return DT_OP_DIV_ASSIGN;
+	case T_MOD_ASSIGN:	return DT_OP_MOD_ASSIGN;
+	case T_SHL_ASSIGN:	return DT_OP_SHL_ASSIGN;
+	case T_SHR_ASSIGN:	return DT_OP_SHR_ASSIGN;
+	case T_AND_ASSIGN:	return DT_OP_AND_ASSIGN;
+	case T_OR_ASSIGN:	return DT_OP_OR_ASSIGN;
+	case T_XOR_ASSIGN:	return DT_OP_XOR_ASSIGN;
+	default:		return DT_OP_NONE;
+	}
+}
+
+static dt_node_t *parse_assign_nested(dt_pcb_t *pcb)
+{
+	dt_node_t *l = parse_cond(pcb);
+	dt_op_t op = assign_op(peek(pcb)->kind);
+	int line;
+
+	if (op == DT_OP_NONE)
+		return l;
+	line = dt_lex_next(pcb).line;
+	return node_binary(pcb, op, l, parse_assign(pcb), line);
+}
+
+static dt_node_t *parse_assign(dt_pcb_t *pcb)
+{
+	dt_node_t *r;
+
+	nest(pcb);
+	r = parse_assign_nested(pcb);
+	unnest(pcb);
+	return r;
+}
+
+static dt_node_t *parse_expr(dt_pcb_t *pcb)
+{
+	dt_node_t *l = parse_assign(pcb);
+	int chain = 0;
+
+	while (peek_is(pcb, T_COMMA)) {
+		int line = dt_lex_next(pcb).line;
+
+		if (++chain > MAX_CHAIN)
+			dt_pcb_error(pcb, D_SYNTAX, line, "expression is too "
+				     "long (more than %d operators)", MAX_CHAIN);
+
+		l = node_binary(pcb, DT_OP_COMMA, l, parse_assign(pcb), line);
+	}
+	return l;
+}
+
+/* ---- statements ---- */
+
+static dt_node_t *parse_stmt_list(dt_pcb_t *pcb);
+static dt_node_t *parse_if(dt_pcb_t *pcb);
+
+/* expr followed by ';', or by the '}' that ends the list (not consumed). */
+static dt_node_t *parse_expr_stmt(dt_pcb_t *pcb)
+{
+	int line = peek(pcb)->line;
+	dt_node_t *n = node_new(pcb, DT_N_EXPR_STMT, line);
+
+	n->l = parse_expr(pcb);
+	if (!accept(pcb, T_SEMI) && !peek_is(pcb, T_RBRACE))
+		syntax_error(pcb, peek(pcb));
+	return n;
+}
+
+/* The branch of an if: a block's statements or one statement. */
+static dt_node_t *parse_branch(dt_pcb_t *pcb)
+{
+	if (accept(pcb, T_LBRACE))
+		return parse_stmt_list(pcb);
+	if (peek_is(pcb, T_IF))
+		return parse_if(pcb);
+	if (accept(pcb, T_SEMI))
+		return NULL;
+	return parse_expr_stmt(pcb);
+}
+
+static dt_node_t *parse_if_nested(dt_pcb_t *pcb)
+{
+	dt_node_t *n = node_new(pcb, DT_N_IF, expect(pcb, T_IF).line);
+
+	expect(pcb, T_LPAREN);
+	n->cond = parse_expr(pcb);
+	expect(pcb, T_RPAREN);
+	n->l = parse_branch(pcb);
+	if (accept(pcb, T_ELSE))
+		n->r = parse_branch(pcb);
+	return n;
+}
+
+static dt_node_t *parse_if(dt_pcb_t *pcb)
+{
+	dt_node_t *r;
+
+	nest(pcb);
+	r = parse_if_nested(pcb);
+	unnest(pcb);
+	return r;
+}
+
+/* Statements up to and including the closing '}'. */
+static dt_node_t *parse_stmt_list_nested(dt_pcb_t *pcb)
+{
+	dt_node_t *head = NULL, **tail = &head, *s;
+
+	for (;;) {
+		const dt_token_t *t = peek(pcb);
+
+		if (t->kind == T_RBRACE) {
+			dt_lex_next(pcb);
+			return head;
+		}
+		if (t->kind == T_SEMI) {
+			dt_lex_next(pcb);
+			continue;
+		}
+		if (t->kind == T_LBRACE) {
+			s = node_new(pcb, DT_N_BLOCK, dt_lex_next(pcb).line);
+			s->l = parse_stmt_list(pcb);
+		} else if (t->kind == T_IF) {
+			s = parse_if(pcb);
+		} else if (t->kind == T_EOF) {
+			syntax_error(pcb, t);
+		} else {
+			s = parse_expr_stmt(pcb);
+		}
+		*tail = s;
+		tail = &s->next;
+	}
+}
+
+static dt_node_t *parse_stmt_list(dt_pcb_t *pcb)
+{
+	dt_node_t *r;
+
+	nest(pcb);
+	r = parse_stmt_list_nested(pcb);
+	unnest(pcb);
+	return r;
+}
+
+/* ---- clauses ---- */
+
+static void parse_clause(dt_pcb_t *pcb)
+{
+	dt_clause_ast_t *c = dt_pcb_alloc(pcb, sizeof(*c)), **cp;
+	dt_pdesc_t **pdtail = &c->pdescs;
+	bool has_pred = false;
+	int ch;
+
+	for (;;) {
+		*pdtail = dt_lex_pdesc(pcb);
+		pdtail = &(*pdtail)->next;
+		if (dt_lex_peek_char(pcb) != ',')
+			break;
+		dt_lex_skip_char(pcb);
+	}
+	c->line = c->pdescs->line;
+	if (dt_lex_peek_char(pcb) == '/') {
+		dt_lex_skip_char(pcb);
+		dt_lex_set_predicate(pcb, true);
+		c->pred = parse_expr(pcb);
+		expect(pcb, T_EPRED);
+		dt_lex_set_predicate(pcb, false);
+		has_pred = true;
+	}
+	ch = dt_lex_peek_char(pcb);
+	if (ch == '{') {
+		dt_lex_skip_char(pcb);
+		c->body = parse_stmt_list(pcb);
+	} else if (!has_pred && !pcb->from_cmdline) {
+		dt_pcb_error(pcb, D_SYNTAX, dt_lex_line(pcb),
+			     "expected predicate and/or actions following "
+			     "probe description");
+	}
+	for (cp = &pcb->prog->clauses; *cp != NULL; cp = &(*cp)->next)
+		;
+	*cp = c;
+}
+
+/* ---- declarations ---- */
+
+static void add_var(dt_pcb_t *pcb, dt_vardecl_t *v)
+{
+	dt_vardecl_t **vp, *o;
+
+	for (vp = &pcb->prog->vars; (o = *vp) != NULL; vp = &o->next)
+		if (o->vclass == v->vclass && strcmp(o->name, v->name) == 0)
+			dt_pcb_error(pcb, D_DECL_REDEF, v->line,
+				     "identifier redeclared: %s", v->name);
+	*vp = v;
+}
+
+/* The keys of an associative array declaration, after its '['. */
+static void parse_keys(dt_pcb_t *pcb, dt_vardecl_t *v)
+{
+	dt_type_t *keys[64];
+	int n = 0;
+
+	do {
+		dt_type_t *k = parse_type_name(pcb);
+
+		if (k->kind == DT_TK_VOID)
+			dt_pcb_error(pcb, D_DECL_TYPE, v->line,
+				     "associative array key of type void");
+		if (n == 64)
+			dt_pcb_error(pcb, D_DECL_TYPE, v->line,
+				     "too many associative array keys");
+		keys[n++] = k;
+		if (peek_is(pcb, T_IDENT))
+			dt_lex_next(pcb);	/* a key may be named */
+	} while (accept(pcb, T_COMMA));
+	expect(pcb, T_RBRACK);
+	v->keys = dt_pcb_alloc(pcb, (size_t)n * sizeof(*v->keys));
+	memcpy(v->keys, keys, (size_t)n * sizeof(*v->keys));
+	v->nkeys = n;
+}
+
+typedef struct decl_spec {
+	bool is_typedef, is_extern;
+	dt_varclass_t vclass;
+	dt_type_t *base;
+} decl_spec_t;
+
+/* One declarator of a declaration: "*name", "name[4]", "a[string, int]". */
+static void parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
+{
+	dt_type_t *t = parse_pointers(pcb, ds->base);
+	dt_token_t name = expect(pcb, T_IDENT);
+	dt_vardecl_t *v = dt_pcb_alloc(pcb, sizeof(*v));
+
+	v->vclass = ds->vclass;
+	v->name = name.name;
+	v->line = name.line;
+	v->nkeys = -1;
+	if (peek_is(pcb, T_LBRACK) && !ds->is_typedef &&
+	    is_type_start(pcb, dt_lex_peek(pcb, 1))) {
+		dt_lex_next(pcb);
+		parse_keys(pcb, v);
+	} else {
+		t = parse_array_dims(pcb, t);
+	}
+	v->type = t;
+	if (ds->is_typedef) {
+		if (dt_type_typedef(TT(pcb), v->name, t) != 0)
+			dt_pcb_error(pcb, D_DECL_REDEF, v->line,
+				     "typedef redeclared: %s", v->name);
+		return;
+	}
+	if (t->kind == DT_TK_VOID)
+		dt_pcb_error(pcb, D_DECL_TYPE, v->line,
+			     "variable %s may not be of type void", v->name);
+	if (ds->is_extern)
+		return;	/* a symbol of the traced program: nothing to make */
+	add_var(pcb, v);
+}
+
+static void parse_inline(dt_pcb_t *pcb)
+{
+	dt_inline_t *in = dt_pcb_alloc(pcb, sizeof(*in)), **ip;
+	dt_token_t name;
+
+	in->type = parse_pointers(pcb, parse_specifiers(pcb));
+	name = expect(pcb, T_IDENT);
+	in->name = name.name;
+	in->line = name.line;
+	in->type = parse_array_dims(pcb, in->type);
+	expect(pcb, T_ASSIGN);
+	in->expr = parse_assign(pcb);
+	expect(pcb, T_SEMI);
+	for (ip = &pcb->prog->inlines; *ip != NULL; ip = &(*ip)->next)
+		if (strcmp((*ip)->name, in->name) == 0)
+			dt_pcb_error(pcb, D_DECL_REDEF, in->line,
+				     "identifier redeclared: %s", in->name);
+	*ip = in;
+}
+
+/* A parameter list of a probe declaration, after its '('. */
+static int parse_params(dt_pcb_t *pcb, dt_type_t ***types,
+			const char ***names)
+{
+	dt_type_t *t[DTRACE_ARGS_MAX];
+	const char *nm[DTRACE_ARGS_MAX];
+	int n = 0;
+
+	if (peek_is(pcb, T_VOID) && dt_lex_peek(pcb, 1)->kind == T_RPAREN)
+		dt_lex_next(pcb);
+	if (!accept(pcb, T_RPAREN)) {
+		do {
+			int line = peek(pcb)->line;
+			dt_type_t *ty = parse_pointers(pcb,
+						       parse_specifiers(pcb));
+			const char *name = NULL;
+
+			if (peek_is(pcb, T_IDENT))
+				name = expect_ident(pcb);
+			ty = parse_array_dims(pcb, ty);
+			if (n == DTRACE_ARGS_MAX)
+				dt_pcb_error(pcb, D_PROV_INCOMPAT, line,
+					     "too many probe arguments "
+					     "(at most %d)", DTRACE_ARGS_MAX);
+			if (ty->kind == DT_TK_VOID)
+				dt_pcb_error(pcb, D_DECL_TYPE, line,
+					     "probe argument of type void");
+			t[n] = ty;
+			nm[n++] = name;
+		} while (accept(pcb, T_COMMA));
+		expect(pcb, T_RPAREN);
+	}
+	*types = dt_pcb_alloc(pcb, (size_t)(n + 1) * sizeof(**types));
+	*names = dt_pcb_alloc(pcb, (size_t)(n + 1) * sizeof(**names));
+	memcpy(*types, t, (size_t)n * sizeof(**types));
+	memcpy(*names, nm, (size_t)n * sizeof(**names));
+	return n;
+}
+
+static bool any_name(const char **names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL)
+			return true;
+	return false;
+}
+
+/*
+ * Map the translated arguments (after ':') to native ones: by name when
+ * both sides name them, else by position.
+ */
+static void map_args(dt_pcb_t *pcb, dt_probedecl_t *pr,
+		     const char **xnames)
+{
+	bool by_name = any_name(pr->argnames, pr->nargs);
+	int i, j;
+
+	pr->mapping = dt_pcb_alloc(pcb, (size_t)(pr->nxargs + 1) *
+				   sizeof(int));
+	for (i = 0; i < pr->nxargs; i++) {
+		if (by_name && xnames[i] != NULL) {
+			for (j = 0; j < pr->nargs; j++)
+				if (pr->argnames[j] &&
+				    strcmp(pr->argnames[j], xnames[i]) == 0)
+					break;
+			if (j == pr->nargs)
+				dt_pcb_error(pcb, D_PROV_INCOMPAT, pr->line,
+					     "probe %s: translated argument "
+					     "%s names no native argument",
+					     pr->name, xnames[i]);
+		} else {
+			j = i;
+			if (j >= pr->nargs)
+				dt_pcb_error(pcb, D_PROV_INCOMPAT, pr->line,
+					     "probe %s: translated argument "
+					     "#%d has no native argument",
+					     pr->name, i + 1);
+		}
+		pr->mapping[i] = j;
+	}
+}
+
+static dt_probedecl_t *parse_probe_decl(dt_pcb_t *pcb)
+{
+	dt_probedecl_t *pr = dt_pcb_alloc(pcb, sizeof(*pr));
+	dt_token_t name;
+	const char **xnames;
+	int i;
+
+	expect(pcb, T_PROBE);
+	name = expect(pcb, T_IDENT);
+	pr->name = name.name;
+	pr->line = name.line;
+	expect(pcb, T_LPAREN);
+	pr->nargs = parse_params(pcb, &pr->args, &pr->argnames);
+	if (accept(pcb, T_COLON)) {
+		expect(pcb, T_LPAREN);
+		pr->nxargs = parse_params(pcb, &pr->xargs, &xnames);
+		map_args(pcb, pr, xnames);
+	} else {
+		pr->nxargs = pr->nargs;
+		pr->xargs = pr->args;
+		pr->mapping = dt_pcb_alloc(pcb, (size_t)(pr->nargs + 1) *
+					   sizeof(int));
+		for (i = 0; i < pr->nargs; i++)
+			pr->mapping[i] = i;
+	}
+	expect(pcb, T_SEMI);
+	return pr;
+}
+
+static void parse_provider(dt_pcb_t *pcb)
+{
+	dt_providerdecl_t *pv = dt_pcb_alloc(pcb, sizeof(*pv)), **pp;
+	dt_probedecl_t **tail = &pv->probes, *pr, *o;
+	dt_token_t name;
+
+	expect(pcb, T_PROVIDER);
+	name = expect(pcb, T_IDENT);
+	pv->name = name.name;
+	pv->line = name.line;
+	expect(pcb, T_LBRACE);
+	while (!accept(pcb, T_RBRACE)) {
+		pr = parse_probe_decl(pcb);
+		for (o = pv->probes; o != NULL; o = o->next)
+			if (strcmp(o->name, pr->name) == 0)
+				dt_pcb_error(pcb, D_PROV_PRDUP, pr->line,
+					     "probe %s:%s redeclared",
+					     pv->name, pr->name);
+		*tail = pr;
+		tail = &pr->next;
+	}
+	expect(pcb, T_SEMI);
+	for (pp = &pcb->prog->providers; *pp != NULL; pp = &(*pp)->next)
+		if (strcmp((*pp)->name, pv->name) == 0)
+			dt_pcb_error(pcb, D_DECL_REDEF, pv->line,
+				     "provider %s redeclared", pv->name);
+	*pp = pv;
+}
+
+static void parse_declaration(dt_pcb_t *pcb)
+{
+	decl_spec_t ds = { .vclass = DT_VC_GLOBAL };
+	const dt_token_t *t = peek(pcb);
+
+	if (t->kind == T_PROVIDER) {
+		parse_provider(pcb);
+		return;
+	}
+	if (accept(pcb, T_INLINE)) {
+		parse_inline(pcb);
+		return;
+	}
+	if (t->kind == T_TRANSLATOR)
+		dt_pcb_error(pcb, D_SYNTAX, t->line,
+			     "translators are not supported");
+	for (;; t = peek(pcb)) {
+		if (t->kind == T_TYPEDEF)
+			ds.is_typedef = true;
+		else if (t->kind == T_EXTERN)
+			ds.is_extern = true;
+		else if (t->kind == T_SELF)
+			ds.vclass = DT_VC_SELF;
+		else if (t->kind == T_THIS)
+			ds.vclass = DT_VC_THIS;
+		else if (t->kind != T_STATIC && t->kind != T_REGISTER &&
+			 t->kind != T_AUTO)
+			break;
+		dt_lex_next(pcb);
+	}
+	ds.base = parse_specifiers(pcb);
+	if (accept(pcb, T_SEMI))
+		return;		/* struct foo { ... }; or a bare tag */
+	do {
+		parse_declarator(pcb, &ds);
+	} while (accept(pcb, T_COMMA));
+	expect(pcb, T_SEMI);
+}
+
+void dt_parse(dt_pcb_t *pcb)
+{
+	int ndecls = 0;
+
+	if (pcb->prog == NULL)
+		pcb->prog = dt_pcb_alloc(pcb, sizeof(*pcb->prog));
+	dt_lex_init(pcb);
+	while (dt_lex_peek_char(pcb) != -1) {
+		if (dt_lex_at_decl(pcb)) {
+			parse_declaration(pcb);
+			ndecls++;
+		} else {
+			parse_clause(pcb);
+		}
+	}
+	dt_lex_apply_attributes(pcb);
+	if (pcb->prog->clauses == NULL && ndecls == 0)
+		dt_pcb_error(pcb, D_EMPTY, dt_lex_line(pcb),
+			     "empty D program translation unit");
+	dt_lex_check_argref(pcb);
+}
+
+/* ---- dump ---- */
+
+static const char *op_name(dt_op_t op)
+{
+	static const char *const names[] = {
+		[DT_OP_NONE] = "?", [DT_OP_NEG] = "-", [DT_OP_PLUS] = "+",
+		[DT_OP_BITNOT] = "~", [DT_OP_LNOT] = "!", [DT_OP_DEREF] = "*",
+		[DT_OP_ADDROF] = "&", [DT_OP_PREINC] = "pre++",
+		[DT_OP_PREDEC] = "pre--", [DT_OP_POSTINC] = "post++",
+		[DT_OP_POSTDEC] = "post--", [DT_OP_SIZEOF] = "sizeof",
+		[DT_OP_STRINGOF] = "stringof", [DT_OP_ADD] = "+",
+		[DT_OP_SUB] = "-", [DT_OP_MUL] = "*", [DT_OP_DIV] = "/",
+		[DT_OP_MOD] = "%", [DT_OP_SHL] = "<<", [DT_OP_SHR] = ">>",
+		[DT_OP_BAND] = "&", [DT_OP_BOR] = "|", [DT_OP_BXOR] = "^",
+		[DT_OP_LAND] = "&&", [DT_OP_LOR] = "||", [DT_OP_LXOR] = "^^",
+		[DT_OP_EQ] = "==", [DT_OP_NE] = "!=", [DT_OP_LT] = "<",
+		[DT_OP_LE] = "<=", [DT_OP_GT] = ">", [DT_OP_GE] = ">=",
+		[DT_OP_ASSIGN] = "=", [DT_OP_ADD_ASSIGN] = "+=",
+		[DT_OP_SUB_ASSIGN] = "-=", [DT_OP_MUL_ASSIGN] = "*=",
+		[DT_OP_DIV_ASSIGN] = "/=", [DT_OP_MOD_ASSIGN] = "%=",
+		[DT_OP_SHL_ASSIGN] = "<<=", [DT_OP_SHR_ASSIGN] = ">>=",
+		[DT_OP_AND_ASSIGN] = "&=", [DT_OP_OR_ASSIGN] = "|=",
+		[DT_OP_XOR_ASSIGN] = "^=", [DT_OP_COMMA] = ",",
+	};
+
+	if ((unsigned)op >= sizeof(names) / sizeof(names[0]) || !names[op])
+		return "?";
+	return names[op];
+}
+
+static void dump_str(FILE *out, const char *s, size_t n)
+{
+	size_t i;
+
+	fputc('"', out);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 32 || c >= 127)
+			fprintf(out, "\\%03o", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+static void dump_node(FILE *out, const dt_node_t *n);
+
+static void dump_list(FILE *out, const dt_node_t *n)
+{
+	for (; n != NULL; n = n->next) {
+		fputc(' ', out);
+		dump_node(out, n);
+	}
+}
+
+static void dump_int(FILE *out, const dt_node_t *n)
+{
+	if (n->type != NULL && n->type->is_signed)
+		fprintf(out, "%" PRId64, (int64_t)n->ival);
+	else
+		fprintf(out, "%" PRIu64, n->ival);
+}
+
+static void dump_node(FILE *out, const dt_node_t *n)
+{
+	switch (n->kind) {
+	case DT_N_INT:	dump_int(out, n); return;
+	case DT_N_STRING: dump_str(out, n->str, n->slen); return;
+	case DT_N_IDENT: fputs(n->name, out); return;
+	case DT_N_AGG:	fprintf(out, "@%s", n->name); return;
+	case DT_N_UNARY:
+		fprintf(out, "(%s ", op_name(n->op));
+		dump_node(out, n->l);
+		break;
+	case DT_N_BINARY:
+		fprintf(out, "(%s ", op_name(n->op));
+		dump_node(out, n->l);
+		fputc(' ', out);
+		dump_node(out, n->r);
+		break;
+	case DT_N_TERNARY:
+		fputs("(? ", out);
+		dump_node(out, n->cond);
+		fputc(' ', out);
+		dump_node(out, n->l);
+		fputc(' ', out);
+		dump_node(out, n->r);
+		break;
+	case DT_N_CAST:
+		fprintf(out, "(cast \"%s\" ", n->ctype->name);
+		dump_node(out, n->l);
+		break;
+	case DT_N_SIZEOF_TYPE:
+		fprintf(out, "(sizeof \"%s\"", n->ctype->name);
+		break;
+	case DT_N_CALL:
+		fprintf(out, "(call %s", n->name);
+		dump_list(out, n->args);
+		break;
+	case DT_N_INDEX:
+		fputs("([] ", out);
+		dump_node(out, n->l);
+		dump_list(out, n->args);
+		break;
+	case DT_N_MEMBER:
+		fprintf(out, "(%s ", n->arrow ? "->" : ".");
+		dump_node(out, n->l);
+		fprintf(out, " %s", n->name);
+		break;
+	case DT_N_OFFSETOF:
+		fprintf(out, "(offsetof \"%s\" %s", n->ctype->name, n->name);
+		break;
+	case DT_N_EXPR_STMT:
+		dump_node(out, n->l);
+		return;
+	case DT_N_IF:
+		fputs("(if ", out);
+		dump_node(out, n->cond);
+		fputs(" (then", out);
+		dump_list(out, n->l);
+		fputc(')', out);
+		if (n->r != NULL) {
+			fputs(" (else", out);
+			dump_list(out, n->r);
+			fputc(')', out);
+		}
+		break;
+	case DT_N_BLOCK:
+		fputs("(block", out);
+		dump_list(out, n->l);
+		break;
+	}
+	fputc(')', out);
+}
+
+static void dump_clause(FILE *out, const dt_clause_ast_t *c)
+{
+	const dt_pdesc_t *pd;
+
+	fputs("(clause", out);
+	for (pd = c->pdescs; pd != NULL; pd = pd->next) {
+		fputs(" (pdesc ", out);
+		dump_str(out, pd->text, strlen(pd->text));
+		fprintf(out, " %s:%s:%s:%s)", pd->prv, pd->mod, pd->fun,
+			pd->prb);
+	}
+	if (c->pred != NULL) {
+		fputs(" (pred ", out);
+		dump_node(out, c->pred);
+		fputc(')', out);
+	}
+	fputs(" (body", out);
+	dump_list(out, c->body);
+	fputs("))\n", out);
+}
+
+static void dump_types(FILE *out, const char *what, dt_type_t **t, int n,
+		       const char **names)
+{
+	int i;
+
+	fprintf(out, " (%s", what);
+	for (i = 0; i < n; i++) {
+		fprintf(out, " \"%s\"", t[i]->name);
+		if (names != NULL && names[i] != NULL)
+			fprintf(out, ":%s", names[i]);
+	}
+	fputc(')', out);
+}
+
+static void dump_provider(FILE *out, const dt_providerdecl_t *pv)
+{
+	const dt_probedecl_t *pr;
+	int i;
+
+	fprintf(out, "(provider %s", pv->name);
+	for (i = 0; i < 5; i++)
+		if (pv->attrs[i] != NULL)
+			fprintf(out, " (attr %d %s)", i, pv->attrs[i]);
+	for (pr = pv->probes; pr != NULL; pr = pr->next) {
+		fprintf(out, " (probe %s", pr->name);
+		dump_types(out, "args", pr->args, pr->nargs, pr->argnames);
+		if (pr->xargs != pr->args) {
+			dump_types(out, "xargs", pr->xargs, pr->nxargs, NULL);
+			fputs(" (map", out);
+			for (i = 0; i < pr->nxargs; i++)
+				fprintf(out, " %d", pr->mapping[i]);
+			fputc(')', out);
+		}
+		fputc(')', out);
+	}
+	fputs(")\n", out);
+}
+
+void dt_ast_dump(FILE *out, const dt_program_ast_t *prog)
+{
+	static const char *const vclass[] = { "global", "self", "this" };
+	const dt_pragma_opt_t *o;
+	const dt_vardecl_t *v;
+	const dt_inline_t *in;
+	const dt_providerdecl_t *pv;
+	const dt_clause_ast_t *c;
+	int i;
+
+	for (o = prog->options; o != NULL; o = o->next)
+		fprintf(out, "(option %s%s%s)\n", o->name,
+			o->value ? " " : "", o->value ? o->value : "");
+	for (v = prog->vars; v != NULL; v = v->next) {
+		fprintf(out, "(var %s %s \"%s\"", vclass[v->vclass], v->name,
+			v->type->name);
+		for (i = 0; i < v->nkeys; i++)
+			fprintf(out, " [\"%s\"]", v->keys[i]->name);
+		fputs(")\n", out);
+	}
+	for (in = prog->inlines; in != NULL; in = in->next) {
+		fprintf(out, "(inline %s \"%s\" ", in->name, in->type->name);
+		dump_node(out, in->expr);
+		fputs(")\n", out);
+	}
+	for (pv = prog->providers; pv != NULL; pv = pv->next)
+		dump_provider(out, pv);
+	for (c = prog->clauses; c != NULL; c = c->next)
+		dump_clause(out, c);
+}

@@ -1,0 +1,661 @@
+/*
+ * dt_printf.c: D's printf(): checked when a clause compiles, run when its
+ * record is consumed.
+ *
+ * A format is literal text and conversions, `%[flags][width][.prec][len]c`
+ * with the flags - + space # 0 ' and @ (the value of the aggregation, in
+ * printa()), `*` widths and precisions taken from the next argument, `?` as
+ * the width of a pointer (16), and the length modifiers hh h l ll L j z t,
+ * which are accepted and otherwise ignored: as in DTrace, the size of a
+ * value is the size of its recorded argument, and its sign comes from the
+ * conversion (%d/%i follow the argument's type: an unsigned argument
+ * prints as %u).  Escapes were decoded by the lexer already.
+ *
+ * dt_printf_check()'s messages follow DTrace's wording without the
+ * leading "printf( ) ": the caller knows which function it checks and
+ * prefixes "name( ) ".
+ *
+ * Invariants: the checker and the runner parse with the same function
+ * (pf_parse), so a format the checker accepted never surprises the runner;
+ * the runner never reads outside the record data it is given.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dt_consume_impl.h"
+
+/* One conversion of a format. */
+typedef struct pf_spec {
+	char flags[8];		/* printf flags as written, deduplicated */
+	bool agg;		/* %@: the aggregation's value */
+	bool dynwidth, dynprec;
+	int width;		/* -1 if none */
+	int prec;		/* -1 if none */
+	char len[3];		/* length modifier, ignored but checked */
+	char conv;		/* d i u o x X c s S p a A Y k %  */
+	const char *start;	/* at '%' */
+	const char *end;	/* after the conversion character */
+} pf_spec_t;
+
+/* What a conversion accepts. */
+typedef enum pf_class {
+	PF_INT,			/* d i u o x X: any integer or pointer */
+	PF_CHAR,		/* c: char, short or int */
+	PF_ADDR,		/* p a A: pointer or integer */
+	PF_STR,			/* s S: string or char array */
+	PF_TIME,		/* Y: 64-bit integer */
+	PF_FLOAT,		/* e E f g G: D has no floating point */
+	PF_PCT,			/* %% */
+	PF_STACK,		/* k: a stack() value */
+	PF_NONE,		/* undefined */
+} pf_class_t;
+
+static pf_class_t pf_class(char c)
+{
+	switch (c) {
+	case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
+		return PF_INT;
+	case 'c':
+		return PF_CHAR;
+	case 'p': case 'a': case 'A':
+		return PF_ADDR;
+	case 's': case 'S':
+		return PF_STR;
+	case 'Y':
+		return PF_TIME;
+	case 'e': case 'E': case 'f': case 'g': case 'G':
+		return PF_FLOAT;
+	case '%':
+		return PF_PCT;
+	case 'k':
+		return PF_STACK;
+	default:
+		return PF_NONE;
+	}
+}
+
+static const char *pf_proto(pf_class_t cls)
+{
+	switch (cls) {
+	case PF_INT:	return "char, short, int, long, or long long";
+	case PF_CHAR:	return "char, short, or int";
+	case PF_ADDR:	return "pointer or integer";
+	case PF_STR:	return "char [] or string (or use stringof)";
+	case PF_TIME:	return "int64_t";
+	case PF_FLOAT:	return "float, double, or long double";
+	case PF_STACK:	return "stack";
+	default:	return "void";
+	}
+}
+
+static void pf_addflag(pf_spec_t *sp, char f)
+{
+	size_t n = strlen(sp->flags);
+
+	if (strchr(sp->flags, f) == NULL && n + 1 < sizeof(sp->flags)) {
+		sp->flags[n] = f;
+		sp->flags[n + 1] = '\0';
+	}
+}
+
+/*
+ * Parse the conversion at p ('%').  Returns 0, or -1 with a message
+ * (DTrace's wording) in err.
+ */
+static int pf_parse(const char *p, int convno, pf_spec_t *sp, char *err,
+		    size_t errlen)
+{
+	bool dot = false;
+	size_t nlen = 0;
+
+	memset(sp, 0, sizeof(*sp));
+	sp->width = sp->prec = -1;
+	sp->start = p++;
+	for (;; p++) {
+		char c = *p;
+
+		if (c == '\0') {
+			snprintf(err, errlen, "format conversion #%d name "
+				 "expected before end of format string",
+				 convno);
+			return -1;
+		}
+		if (c == '0' && !dot && sp->width < 0) {
+			pf_addflag(sp, '0');
+		} else if (isdigit((unsigned char)c)) {
+			int n = 0;
+
+			while (isdigit((unsigned char)*p) && n < 100000)
+				n = n * 10 + (*p++ - '0');
+			p--;
+			if (dot)
+				sp->prec = n;
+			else
+				sp->width = n;
+		} else if (c == '-' || c == '+' || c == ' ' || c == '#') {
+			pf_addflag(sp, c);
+		} else if (c == '\'') {
+			/* thousands grouping: accepted, printed plainly */
+		} else if (c == '@') {
+			sp->agg = true;
+		} else if (c == '?') {
+			sp->width = 16;
+		} else if (c == '*') {
+			if (dot ? sp->dynprec : sp->dynwidth) {
+				snprintf(err, errlen, "format conversion #%d "
+					 "has more than one '*' specified for "
+					 "the output %s", convno,
+					 dot ? "precision" : "width");
+				return -1;
+			}
+			if (dot)
+				sp->dynprec = true;
+			else
+				sp->dynwidth = true;
+		} else if (c == '.') {
+			if (dot) {
+				snprintf(err, errlen, "format conversion #%d "
+					 "has more than one '.' specified",
+					 convno);
+				return -1;
+			}
+			dot = true;
+			sp->prec = 0;
+		} else if (c == '$') {
+			snprintf(err, errlen, "format conversion #%d uses "
+				 "unsupported positional format (%%n$)",
+				 convno);
+			return -1;
+		} else if (strchr("hlLjzt", c) != NULL) {
+			if (nlen < sizeof(sp->len) - 1)
+				sp->len[nlen++] = c;
+		} else {
+			sp->conv = c;
+			sp->end = p + 1;
+			break;
+		}
+	}
+	if (sp->conv == '%' && p[-1] != '%') {
+		snprintf(err, errlen, "format conversion #%d cannot be "
+			 "combined with other format flags: %%%%", convno);
+		return -1;
+	}
+	if (pf_class(sp->conv) == PF_NONE) {
+		snprintf(err, errlen, "format conversion #%d is undefined: "
+			 "%%%s%c", convno, sp->len, sp->conv);
+		return -1;
+	}
+	return 0;
+}
+
+/* Does an argument of type t fit conversion class cls? */
+static bool pf_fits(pf_class_t cls, const dt_type_t *t)
+{
+	if (t == NULL)
+		return true;	/* unknown: checked at run time */
+	switch (cls) {
+	case PF_INT:
+	case PF_ADDR:
+		return dt_type_is_scalar(t);
+	case PF_CHAR:
+		return dt_type_is_integer(t) && t->size <= 4;
+	case PF_STR:
+		return t->kind == DT_TK_STRING ||
+		       (t->kind == DT_TK_ARRAY && t->base != NULL &&
+			t->base->kind == DT_TK_INT && t->base->size == 1);
+	case PF_TIME:
+		return dt_type_is_integer(t) && t->size == 8;
+	case PF_STACK:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static const char *pf_tname(const dt_type_t *t)
+{
+	return t != NULL && t->name != NULL ? t->name : "unknown";
+}
+
+int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
+		    char *msg, size_t msglen)
+{
+	int convno = 0, argi = 0;
+	const char *p = fmt;
+	pf_spec_t sp;
+
+	if (fmt == NULL || fmt[0] == '\0') {
+		snprintf(msg, msglen, "format string is empty");
+		return D_PRINTF_FMT;
+	}
+	while ((p = strchr(p, '%')) != NULL) {
+		pf_class_t cls;
+		int dyn;
+
+		convno++;
+		if (pf_parse(p, convno, &sp, msg, msglen) != 0)
+			return D_PRINTF_FMT;
+		p = sp.end;
+		cls = pf_class(sp.conv);
+		if (cls == PF_PCT)
+			continue;
+		if (cls == PF_FLOAT) {
+			snprintf(msg, msglen, "format conversion "
+				 "#%d (%%%c) needs a floating-point value, "
+				 "which D does not have", convno, sp.conv);
+			return D_PRINTF_FMT;
+		}
+		for (dyn = 0; dyn < (int)sp.dynwidth + (int)sp.dynprec; dyn++) {
+			const char *what = (dyn == 0 && sp.dynprec &&
+					    !sp.dynwidth) || dyn == 1 ? ".*" : "*";
+
+			if (argi >= nargs) {
+				snprintf(msg, msglen, "prototype "
+					 "mismatch: conversion #%d (%%%c) is "
+					 "missing a corresponding \"%s\" "
+					 "argument", convno, sp.conv, what);
+				return D_PRINTF_ARG_PROTO;
+			}
+			if (types[argi] != NULL &&
+			    !dt_type_is_integer(types[argi])) {
+				snprintf(msg, msglen, "argument #%d "
+					 "is incompatible with conversion #%d "
+					 "prototype:\n\tconversion: %% %s %c\n"
+					 "\t prototype: int\n\t  argument: %s",
+					 argi + 2, convno, what, sp.conv,
+					 pf_tname(types[argi]));
+				return D_PRINTF_ARG_TYPE;
+			}
+			argi++;
+		}
+		if (sp.agg) {
+			if (cls != PF_INT && cls != PF_CHAR) {
+				snprintf(msg, msglen, "aggregating "
+					 "action is incompatible with "
+					 "conversion #%d prototype:\n"
+					 "\tconversion: %%%c\n\t prototype: "
+					 "%s\n\t  argument: int64_t", convno,
+					 sp.conv, pf_proto(cls));
+				return D_PRINTF_ARG_TYPE;
+			}
+			continue;
+		}
+		if (argi >= nargs) {
+			snprintf(msg, msglen, "prototype mismatch: "
+				 "conversion #%d (%%%s%c) is missing a "
+				 "corresponding value argument", convno,
+				 sp.len, sp.conv);
+			return D_PRINTF_ARG_PROTO;
+		}
+		if (!pf_fits(cls, types[argi])) {
+			snprintf(msg, msglen, "argument #%d is "
+				 "incompatible with conversion #%d prototype:"
+				 "\n\tconversion: %%%s%c\n\t prototype: %s\n"
+				 "\t  argument: %s", argi + 2, convno, sp.len,
+				 sp.conv, pf_proto(cls),
+				 pf_tname(types[argi]));
+			return D_PRINTF_ARG_TYPE;
+		}
+		argi++;
+	}
+	if (argi < nargs) {
+		snprintf(msg, msglen, "prototype mismatch: only %d "
+			 "arguments required by this format string", argi);
+		return D_PRINTF_ARG_EXTRA;
+	}
+	return 0;
+}
+
+/* --- run time --- */
+
+typedef struct pf_run {
+	dtrace_hdl_t *dtp;
+	FILE *out;
+	const dt_recdesc_t *recs;
+	int nrecs, ri;
+	const uint8_t *data;
+	const dt_pfagg_t *aggs;
+	int naggs, ai;
+	char err[256];
+} pf_run_t;
+
+/* An integer record's value, sign- or zero-extended from its size. */
+static uint64_t pf_int(const dt_recdesc_t *rec, const uint8_t *data,
+		       bool is_signed)
+{
+	const uint8_t *p = data + rec->offset;
+
+	switch (rec->size) {
+	case 1: {
+		uint8_t v = p[0];
+		return is_signed ? (uint64_t)(int64_t)(int8_t)v : v;
+	}
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return is_signed ? (uint64_t)(int64_t)(int16_t)v : v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return is_signed ? (uint64_t)(int64_t)(int32_t)v : v;
+	}
+	default: {
+		uint64_t v = 0;
+		memcpy(&v, p, rec->size < 8 ? rec->size : 8);
+		return v;
+	}
+	}
+}
+
+/* Build the C format of a conversion, widths resolved, "ll" for ints. */
+static void pf_cfmt(char *buf, size_t len, const pf_spec_t *sp, int width,
+		    int prec, const char *lenmod, char conv)
+{
+	int n = snprintf(buf, len, "%%%s", sp->flags);
+
+	if (width >= 0)
+		n += snprintf(buf + n, len - n, "%d", width);
+	if (prec >= 0)
+		n += snprintf(buf + n, len - n, ".%d", prec);
+	snprintf(buf + n, len - n, "%s%c", lenmod, conv);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+static void pf_out_int(FILE *out, const char *cfmt, uint64_t v)
+{
+	fprintf(out, cfmt, (unsigned long long)v);
+}
+
+static void pf_out_str(FILE *out, const char *cfmt, const char *s)
+{
+	fprintf(out, cfmt, s);
+}
+
+static void pf_out_char(FILE *out, const char *cfmt, int c)
+{
+	fprintf(out, cfmt, c);
+}
+#pragma GCC diagnostic pop
+
+/* Take the next record, or fail with a message. */
+static const dt_recdesc_t *pf_next_rec(pf_run_t *r, int convno)
+{
+	if (r->ri >= r->nrecs) {
+		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d "
+			 "has no recorded argument", convno);
+		return NULL;
+	}
+	return &r->recs[r->ri++];
+}
+
+static int pf_dyn(pf_run_t *r, int convno, int *v)
+{
+	const dt_recdesc_t *rec = pf_next_rec(r, convno);
+
+	if (rec == NULL)
+		return -1;
+	if (rec->kind != DT_RK_INT) {
+		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d: "
+			 "'*' argument is not an integer", convno);
+		return -1;
+	}
+	*v = (int)(int64_t)pf_int(rec, r->data, true);
+	return 0;
+}
+
+/* Escape a string as %S prints it. */
+static char *pf_escape(const char *s, size_t n)
+{
+	char *buf = malloc(n * 4 + 1), *q = buf;
+	size_t i;
+
+	if (buf == NULL)
+		return NULL;
+	for (i = 0; i < n && s[i] != '\0'; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *esc = NULL;
+
+		switch (c) {
+		case '\a': esc = "\\a"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		case '\v': esc = "\\v"; break;
+		case '\\': esc = "\\\\"; break;
+		case '"': esc = "\\\""; break;
+		default: break;
+		}
+		if (esc != NULL) {
+			strcpy(q, esc);
+			q += strlen(esc);
+		} else if (isprint(c)) {
+			*q++ = (char)c;
+		} else {
+			q += sprintf(q, "\\%03o", c);
+		}
+	}
+	*q = '\0';
+	return buf;
+}
+
+void dt_printf_walltime(char *buf, size_t len, uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	if (localtime_r(&sec, &tm) == NULL ||
+	    strftime(buf, len, "%Y %b %e %T", &tm) == 0)
+		snprintf(buf, len, "%" PRIu64, ns);
+}
+
+/* The value an aggregation shows through %@. */
+static uint64_t pf_aggval(const dt_pfagg_t *a, bool *is_signed);
+
+/* Print a conversion whose value is a string. */
+static int pf_emit_str(pf_run_t *r, const pf_spec_t *sp, int width, int prec,
+		       const char *s, size_t n)
+{
+	char cfmt[64];
+	char *copy = strndup(s, n);
+
+	if (copy == NULL)
+		return -1;
+	if (sp->conv == 'S') {
+		char *esc = pf_escape(copy, n);
+
+		free(copy);
+		if (esc == NULL)
+			return -1;
+		copy = esc;
+	}
+	pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "", 's');
+	pf_out_str(r->out, cfmt, copy);
+	free(copy);
+	return 0;
+}
+
+/* Print one value conversion (not %%). */
+static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
+		   int prec)
+{
+	pf_class_t cls = pf_class(sp->conv);
+	const dt_recdesc_t *rec;
+	char cfmt[64], tmp[64];
+	bool is_signed;
+	uint64_t v;
+
+	if (sp->agg) {
+		const dt_pfagg_t *a;
+
+		if (r->naggs == 0) {
+			snprintf(r->err, sizeof(r->err), "printf( ) %%@ "
+				 "conversion #%d without an aggregation",
+				 convno);
+			return -1;
+		}
+		a = &r->aggs[r->ai < r->naggs ? r->ai : r->naggs - 1];
+		r->ai++;
+		if (a->desc->func == DT_AGG_QUANTIZE ||
+		    a->desc->func == DT_AGG_LQUANTIZE ||
+		    a->desc->func == DT_AGG_LLQUANTIZE) {
+			return dt_agg_print_value(r->out, a->desc, a->val,
+						  a->normal);
+		}
+		v = pf_aggval(a, &is_signed);
+		if (sp->conv == 'd' || sp->conv == 'i')
+			pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll",
+				is_signed ? 'd' : 'u');
+		else
+			pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec,
+				sp->conv == 'c' ? "" : "ll", sp->conv);
+		if (sp->conv == 'c')
+			pf_out_char(r->out, cfmt, (int)(int64_t)v);
+		else
+			pf_out_int(r->out, cfmt, v);
+		return 0;
+	}
+
+	rec = pf_next_rec(r, convno);
+	if (rec == NULL)
+		return -1;
+	if (cls == PF_STR) {
+		if (rec->kind == DT_RK_INT) {
+			snprintf(r->err, sizeof(r->err), "printf( ) "
+				 "conversion #%d (%%%c) got an integer",
+				 convno, sp->conv);
+			return -1;
+		}
+		return pf_emit_str(r, sp, width, prec,
+				   (const char *)r->data + rec->offset,
+				   rec->size);
+	}
+	if (rec->kind != DT_RK_INT) {
+		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d "
+			 "(%%%c) needs an integer argument", convno, sp->conv);
+		return -1;
+	}
+	switch (sp->conv) {
+	case 'd':
+	case 'i':
+		is_signed = rec->is_signed;
+		v = pf_int(rec, r->data, is_signed);
+		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll",
+			is_signed ? 'd' : 'u');
+		pf_out_int(r->out, cfmt, v);
+		return 0;
+	case 'c':
+		v = pf_int(rec, r->data, true);
+		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "", 'c');
+		pf_out_char(r->out, cfmt, (int)(int64_t)v);
+		return 0;
+	case 'p':
+		v = pf_int(rec, r->data, false);
+		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll", 'x');
+		pf_out_int(r->out, cfmt, v);
+		return 0;
+	case 'a':
+	case 'A':
+		/* no symbol tables here: the address in hex */
+		v = pf_int(rec, r->data, false);
+		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
+		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
+	case 'Y':
+		v = pf_int(rec, r->data, false);
+		dt_printf_walltime(tmp, sizeof(tmp), v);
+		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
+	case 'k':
+		snprintf(r->err, sizeof(r->err), "printf( ) %%k is not "
+			 "supported");
+		return -1;
+	default:	/* u o x X */
+		v = pf_int(rec, r->data, false);
+		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll", sp->conv);
+		pf_out_int(r->out, cfmt, v);
+		return 0;
+	}
+}
+
+int dt_printf_run(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
+		  const dt_recdesc_t *recs, int nrecs, const void *data,
+		  const dt_pfagg_t *aggs, int naggs)
+{
+	pf_run_t r = { .dtp = dtp, .out = out, .recs = recs, .nrecs = nrecs,
+		       .data = data, .aggs = aggs, .naggs = naggs };
+	const char *p = fmt;
+	int convno = 0;
+
+	while (*p != '\0') {
+		const char *pct = strchr(p, '%');
+		pf_spec_t sp;
+		int width, prec;
+
+		if (pct == NULL) {
+			fputs(p, out);
+			break;
+		}
+		fwrite(p, 1, (size_t)(pct - p), out);
+		convno++;
+		if (pf_parse(pct, convno, &sp, r.err, sizeof(r.err)) != 0)
+			goto fail;
+		p = sp.end;
+		if (sp.conv == '%') {
+			fputc('%', out);
+			continue;
+		}
+		width = sp.width;
+		prec = sp.prec;
+		if (sp.dynwidth && pf_dyn(&r, convno, &width) != 0)
+			goto fail;
+		if (sp.dynprec && pf_dyn(&r, convno, &prec) != 0)
+			goto fail;
+		if (width < -1) {	/* a negative '*' width: left-justify */
+			pf_addflag(&sp, '-');
+			width = -width;
+		}
+		if (prec < -1)
+			prec = -1;
+		if (pf_emit(&r, &sp, convno, width, prec) != 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	if (dtp != NULL)
+		dt_set_error(dtp, "%s", r.err);
+	return -1;
+}
+
+int dt_printf_format(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
+		     const dt_recdesc_t *recs, int nrecs, const void *data)
+{
+	return dt_printf_run(dtp, out, fmt, recs, nrecs, data, NULL, 0);
+}
+
+/* --- aggregation values for %@ --- */
+
+static uint64_t pf_aggval(const dt_pfagg_t *a, bool *is_signed)
+{
+	const int64_t *v = a->val;
+	int64_t normal = a->normal ? (int64_t)a->normal : 1;
+
+	*is_signed = true;
+	switch (a->desc->func) {
+	case DT_AGG_COUNT:
+		*is_signed = false;
+		return (uint64_t)v[0] / (uint64_t)normal;
+	case DT_AGG_AVG:
+		return v[0] ? (uint64_t)(v[1] / normal / v[0]) : 0;
+	case DT_AGG_STDDEV:
+		*is_signed = false;
+		return dt_agg_stddev(v, (uint64_t)normal);
+	default:
+		return (uint64_t)(v[0] / normal);
+	}
+}

@@ -1,0 +1,176 @@
+/*
+ * dt_probe.c: the session's probe table.
+ *
+ * Probes are created by providers (on demand, from a description) and live
+ * until the session ends.  probes[id] holds the probe of PRID id (ids start
+ * at 1 and never change); a hash on the full name finds a probe by its four
+ * names.  Matching a description asks every provider to create what may
+ * match first, then walks the table in PRID order, so results come in the
+ * order probes were created.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_impl.h"
+
+static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
+			  const char *prb)
+{
+	const char *parts[4] = { prv, mod, fun, prb };
+	uint32_t h = 2166136261u;
+
+	for (int i = 0; i < 4; i++) {
+		for (const char *s = parts[i]; *s != '\0'; s++)
+			h = (h ^ (uint8_t)*s) * 16777619u;
+		h = (h ^ ':') * 16777619u;
+	}
+	return h;
+}
+
+static void hash_grow(dtrace_hdl_t *dtp)
+{
+	uint32_t nsize = dtp->probe_hash_size ? dtp->probe_hash_size * 2 : 1024;
+	dtrace_probe_t **nh = dt_zalloc(nsize * sizeof(*nh));
+
+	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		uint32_t b = name_hash(p->prv, p->mod, p->fun, p->prb) &
+			     (nsize - 1);
+		p->hash_next = nh[b];
+		nh[b] = p;
+	}
+	free(dtp->probe_hash);
+	dtp->probe_hash = nh;
+	dtp->probe_hash_size = nsize;
+}
+
+dtrace_probe_t *dt_probe_lookup(dtrace_hdl_t *dtp, const char *prv,
+				const char *mod, const char *fun,
+				const char *prb)
+{
+	if (dtp->probe_hash_size == 0)
+		return NULL;
+	uint32_t b = name_hash(prv, mod, fun, prb) & (dtp->probe_hash_size - 1);
+	for (dtrace_probe_t *p = dtp->probe_hash[b]; p; p = p->hash_next)
+		if (strcmp(p->prv, prv) == 0 && strcmp(p->mod, mod) == 0 &&
+		    strcmp(p->fun, fun) == 0 && strcmp(p->prb, prb) == 0)
+			return p;
+	return NULL;
+}
+
+dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
+				const char *prv, const char *mod,
+				const char *fun, const char *prb, void *priv)
+{
+	dtrace_probe_t *p = dt_probe_lookup(dtp, prv, mod, fun, prb);
+
+	if (p != NULL)
+		return p;
+	if (dtp->nprobes + 1 >= dtp->probes_cap) {
+		dtp->probes_cap = dtp->probes_cap ? dtp->probes_cap * 2 : 256;
+		dtp->probes = dt_realloc(dtp->probes,
+					 dtp->probes_cap * sizeof(*dtp->probes));
+	}
+	if (dtp->nprobes + 1 > dtp->probe_hash_size / 2)
+		hash_grow(dtp);
+
+	p = dt_zalloc(sizeof(*p));
+	p->id = ++dtp->nprobes;
+	p->prv = dt_strdup(prv);
+	p->mod = dt_strdup(mod);
+	p->fun = dt_strdup(fun);
+	p->prb = dt_strdup(prb);
+	p->provider = pv;
+	p->priv = priv;
+	p->nargs = -1;
+	dtp->probes[p->id] = p;
+
+	uint32_t b = name_hash(prv, mod, fun, prb) & (dtp->probe_hash_size - 1);
+	p->hash_next = dtp->probe_hash[b];
+	dtp->probe_hash[b] = p;
+	return p;
+}
+
+static bool probe_matches(const dtrace_probe_t *p, const dtrace_probedesc_t *d)
+{
+	return dt_glob_match(d->prv, p->prv) && dt_glob_match(d->mod, p->mod) &&
+	       dt_glob_match(d->fun, p->fun) && dt_glob_match(d->prb, p->prb);
+}
+
+int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
+		  int (*fn)(dtrace_hdl_t *, dtrace_probe_t *, void *),
+		  void *arg)
+{
+	int matched = 0;
+
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		dtp->cur_provider = pv;
+		int rc = pv->ops->provide(dtp, pv->data, pdp);
+		dtp->cur_provider = NULL;
+		if (rc < 0)
+			return -1;
+	}
+	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		if (!probe_matches(p, pdp))
+			continue;
+		matched++;
+		if (fn != NULL && fn(dtp, p, arg) < 0)
+			return -1;
+	}
+	return matched;
+}
+
+/* Resolve a provider's type name; unknown names fall back to uint64_t so
+ * that a plugin's typo does not make the probe unusable. */
+static dt_type_t *arg_type(dtrace_hdl_t *dtp, const char *name)
+{
+	dt_type_t *t = name ? dt_type_parse(dtp->types, name) : NULL;
+
+	return t ? t : dt_type_int(dtp->types, 8, false);
+}
+
+int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
+{
+	const dtrace_provider_ops_t *ops = prp->provider->ops;
+
+	if (prp->nargs >= 0)
+		return 0;
+	prp->nargs = 0;
+	if (ops->probe_args == NULL)
+		return 0;
+
+	dtp->cur_provider = prp->provider;
+	int n = ops->probe_args(dtp, prp->provider->data, prp, prp->args);
+	dtp->cur_provider = NULL;
+	if (n < 0)
+		return n;
+	prp->nargs = n > DTRACE_ARGS_MAX ? DTRACE_ARGS_MAX : n;
+	for (int i = 0; i < prp->nargs; i++) {
+		dtrace_argdesc_t *a = &prp->args[i];
+		prp->nativetypes[i] = arg_type(dtp, a->native);
+		prp->argtypes[i] = arg_type(dtp, a->xlate ? a->xlate : a->native);
+	}
+	return 0;
+}
+
+void dt_probe_fini(dtrace_hdl_t *dtp)
+{
+	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		dt_provider_t *pv = p->provider;
+		if (pv && pv->ops->free_priv && p->priv)
+			pv->ops->free_priv(pv->data, p->priv);
+		free(p->prv);
+		free(p->mod);
+		free(p->fun);
+		free(p->prb);
+		free(p);
+	}
+	free(dtp->probes);
+	free(dtp->probe_hash);
+	dtp->probes = NULL;
+	dtp->probe_hash = NULL;
+	dtp->nprobes = dtp->probes_cap = dtp->probe_hash_size = 0;
+}

@@ -1,0 +1,525 @@
+/*
+ * dt_proc.c: starting (-c) and grabbing (-p) the processes a session
+ * traces, and noticing when they exit.  See dt_proc.h for the contract.
+ *
+ * Starting a command.  The child asks to be traced (PTRACE_TRACEME) and
+ * execs the command; a close-on-exec pipe tells the parent whether the exec
+ * worked (the child writes errno into it when it did not).  The kernel stops
+ * the child with SIGTRAP right after the exec, when only the dynamic linker
+ * is mapped.  To get past the loading of libraries without running any code
+ * of the program, the parent plants an int3 at the program's entry point
+ * (AT_ENTRY from /proc/PID/auxv), lets the child run into it, then puts the
+ * original byte and the instruction pointer back.  The child then stays
+ * stopped until dt_proc_release().
+ *
+ * All ptrace requests come from the thread that forked the child, as ptrace
+ * requires.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dt_proc.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* ---- command splitting ------------------------------------------------- */
+
+void dt_proc_argv_free(char **argv)
+{
+	size_t i;
+
+	if (argv == NULL)
+		return;
+	for (i = 0; argv[i] != NULL; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* Read one word starting at *pp into buf (as long as the rest of cmd at
+ * most); '...' keeps everything, "..." honours \" and \\, a bare \ quotes
+ * the next character.  Returns false on an unterminated quote. */
+static bool split_word(const char **pp, char *buf)
+{
+	const char *p = *pp;
+	char quote = 0;
+
+	for (; *p != '\0'; p++) {
+		if (quote == '\'') {
+			if (*p == '\'')
+				quote = 0;
+			else
+				*buf++ = *p;
+		} else if (quote == '"') {
+			if (*p == '"')
+				quote = 0;
+			else if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+				*buf++ = *++p;
+			else
+				*buf++ = *p;
+		} else if (*p == '\'' || *p == '"') {
+			quote = *p;
+		} else if (*p == '\\' && p[1] != '\0') {
+			*buf++ = *++p;
+		} else if (*p == ' ' || *p == '\t' || *p == '\n') {
+			break;
+		} else {
+			*buf++ = *p;
+		}
+	}
+	*buf = '\0';
+	*pp = p;
+	return quote == 0;
+}
+
+char **dt_proc_split(const char *cmd)
+{
+	size_t n = 0, len = strlen(cmd);
+	char **argv = calloc(len / 2 + 2, sizeof(char *));
+	const char *p = cmd;
+
+	if (argv == NULL)
+		return NULL;
+	for (;;) {
+		p += strspn(p, " \t\n");
+		if (*p == '\0')
+			break;
+		if ((argv[n] = malloc(len + 1)) == NULL ||
+		    !split_word(&p, argv[n])) {
+			n += argv[n] != NULL;
+			goto fail;
+		}
+		n++;
+	}
+	if (n == 0)
+		goto fail;
+	return argv;
+fail:
+	argv[n] = NULL;
+	dt_proc_argv_free(argv);
+	return NULL;
+}
+
+/* ---- the target table -------------------------------------------------- */
+
+static struct dt_proc_state *proc_state(dtrace_hdl_t *dtp)
+{
+	if (dtp->proc == NULL) {
+		dtp->proc = dt_zalloc(sizeof(*dtp->proc));
+		dtp->proc->epfd = epoll_create1(EPOLL_CLOEXEC);
+	}
+	return dtp->proc;
+}
+
+static int pidfd_open(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static dt_proc_t *add_target(dtrace_hdl_t *dtp, pid_t pid, int pidfd,
+			     bool created)
+{
+	struct dt_proc_state *ps = proc_state(dtp);
+	dt_proc_t *p;
+
+	ps->procs = dt_realloc(ps->procs, (ps->nprocs + 1) * sizeof(*p));
+	p = &ps->procs[ps->nprocs];
+	*p = (dt_proc_t){ .pid = pid, .pidfd = pidfd, .created = created };
+	if (pidfd >= 0 && ps->epfd >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN,
+					  .data.u32 = (uint32_t)ps->nprocs };
+
+		epoll_ctl(ps->epfd, EPOLL_CTL_ADD, pidfd, &ev);
+	}
+	ps->nprocs++;
+	if (dtp->target == 0)
+		dtp->target = pid;
+	return p;
+}
+
+/* ---- -c ---------------------------------------------------------------- */
+
+static _Noreturn void child_exec(char **argv, int errfd)
+{
+	int err;
+
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+		execvp(argv[0], argv);
+	err = errno;
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* AT_ENTRY of a process, or 0. */
+static uint64_t auxv_entry(pid_t pid)
+{
+	char path[64];
+	Elf64_auxv_t av;
+	uint64_t entry = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	while (read(fd, &av, sizeof(av)) == (ssize_t)sizeof(av) &&
+	       av.a_type != AT_NULL) {
+		if (av.a_type == AT_ENTRY) {
+			entry = av.a_un.a_val;
+			break;
+		}
+	}
+	close(fd);
+	return entry;
+}
+
+/* Wait for the child to stop with SIGTRAP, passing on any other signal it
+ * receives meanwhile.  Returns 0, or -1 with *status set if it died. */
+static int wait_trap(pid_t pid, int *status)
+{
+	for (;;) {
+		if (waitpid(pid, status, 0) < 0)
+			return -1;
+		if (!WIFSTOPPED(*status))
+			return -1;
+		if (WSTOPSIG(*status) == SIGTRAP)
+			return 0;
+		if (ptrace(PTRACE_CONT, pid, NULL,
+			   (void *)(long)WSTOPSIG(*status)) != 0)
+			return -1;
+	}
+}
+
+/* Run the stopped child up to its entry point (see the top of the file).
+ * Returns 0 or a message describing the failure. */
+static const char *run_to_entry(pid_t pid, int *status)
+{
+	uint64_t entry = auxv_entry(pid);
+	struct user_regs_struct regs;
+	long word;
+
+	if (entry == 0)
+		return "cannot find its entry point";
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, pid, (void *)entry, NULL);
+	if (errno != 0)
+		return "cannot read its entry point";
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry,
+		   (void *)((word & ~0xffL) | 0xcc)) != 0)
+		return "cannot write its entry point";
+	if (ptrace(PTRACE_CONT, pid, NULL, NULL) != 0 ||
+	    wait_trap(pid, status) != 0)
+		return "it exited before reaching its entry point";
+	if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0 ||
+	    regs.rip != entry + 1)
+		return "it stopped away from its entry point";
+	regs.rip = entry;
+	if (ptrace(PTRACE_POKETEXT, pid, (void *)entry, (void *)word) != 0 ||
+	    ptrace(PTRACE_SETREGS, pid, NULL, &regs) != 0)
+		return "cannot restore its entry point";
+	return NULL;
+}
+
+static void kill_and_reap(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Fork and exec argv under ptrace; returns the child's pid, or -1 with
+ * *errp set to the exec's errno. */
+static pid_t spawn_traced(char **argv, int *errp)
+{
+	int fds[2], err = 0;
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		*errp = errno;
+		return -1;
+	}
+	fflush(NULL);	/* the child must not write our buffered output */
+	if ((pid = fork()) < 0) {
+		*errp = errno;
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child_exec(argv, fds[1]);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
+		;
+	close(fds[0]);
+	if (n == (ssize_t)sizeof(err)) {	/* exec failed */
+		int status;
+
+		waitpid(pid, &status, 0);
+		*errp = err;
+		return -1;
+	}
+	return pid;
+}
+
+int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp)
+{
+	char **argv = dt_proc_split(cmd);
+	const char *why;
+	int err = 0, status = 0;
+	dt_proc_t *p;
+	pid_t pid;
+
+	if (argv == NULL) {
+		dt_set_error(dtp, "failed to execute %s: %s", cmd,
+			     *cmd ? "unterminated quote" : "empty command");
+		return -1;
+	}
+	if ((pid = spawn_traced(argv, &err)) < 0) {
+		dt_set_error(dtp, "failed to execute %s: %s", argv[0],
+			     strerror(err));
+		dt_proc_argv_free(argv);
+		return -1;
+	}
+	/* the stop that follows the exec */
+	if (wait_trap(pid, &status) != 0) {
+		why = "it exited right after its exec";
+		goto fail;
+	}
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL);
+	if ((why = run_to_entry(pid, &status)) != NULL)
+		goto fail;
+	dt_proc_argv_free(argv);
+	p = add_target(dtp, pid, pidfd_open(pid), true);
+	p->stopped = true;
+	*pidp = pid;
+	return 0;
+fail:
+	dt_set_error(dtp, "failed to execute %s: %s", argv[0], why);
+	dt_proc_argv_free(argv);
+	kill_and_reap(pid);
+	return -1;
+}
+
+/* ---- -p ---------------------------------------------------------------- */
+
+/* A zombie still answers kill(pid, 0) but cannot be traced. */
+static bool is_zombie(pid_t pid)
+{
+	char path[64], buf[256], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	rp = strrchr(buf, ')');	/* the command name may hold anything */
+	return rp != NULL && rp[1] == ' ' && rp[2] == 'Z';
+}
+
+int dt_proc_grab(dtrace_hdl_t *dtp, pid_t pid)
+{
+	int fd;
+
+	if (pid <= 0 || kill(pid, 0) != 0 || is_zombie(pid)) {
+		dt_set_error(dtp, "failed to grab pid %d: %s", (int)pid,
+			     pid > 0 && errno == EPERM ? strerror(EPERM) :
+			     strerror(ESRCH));
+		return -1;
+	}
+	/* pidfd_open refuses a thread that is not a process (EINVAL) */
+	if ((fd = pidfd_open(pid)) < 0 && errno == EINVAL) {
+		dt_set_error(dtp, "failed to grab pid %d: %s", (int)pid,
+			     strerror(ESRCH));
+		return -1;
+	}
+	add_target(dtp, pid, fd, false);
+	return 0;
+}
+
+/* ---- running and exiting ----------------------------------------------- */
+
+int dt_proc_release(dtrace_hdl_t *dtp)
+{
+	struct dt_proc_state *ps = dtp->proc;
+	int i, rc = 0;
+
+	for (i = 0; ps != NULL && i < ps->nprocs; i++) {
+		dt_proc_t *p = &ps->procs[i];
+
+		if (!p->stopped)
+			continue;
+		if (ptrace(PTRACE_DETACH, p->pid, NULL, NULL) != 0) {
+			dt_set_error(dtp, "failed to release pid %d: %s",
+				     (int)p->pid, strerror(errno));
+			rc = -1;
+		}
+		p->stopped = false;
+	}
+	return rc;
+}
+
+int dt_proc_fd(dtrace_hdl_t *dtp)
+{
+	return dtp->proc && dtp->proc->nprocs ? dtp->proc->epfd : -1;
+}
+
+static bool pidfd_readable(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLIN | POLLHUP));
+}
+
+/* Whether target p has exited; for our own child, reap it and keep its
+ * status. */
+static bool target_gone(dt_proc_t *p)
+{
+	if (p->created) {
+		pid_t r = waitpid(p->pid, &p->status, WNOHANG);
+
+		return r == p->pid || (r < 0 && errno == ECHILD);
+	}
+	if (p->pidfd >= 0)
+		return pidfd_readable(p->pidfd);
+	return kill(p->pid, 0) != 0 && errno == ESRCH;
+}
+
+static void exit_message(const dt_proc_t *p, char *msg, size_t len)
+{
+	if (p->created && WIFSIGNALED(p->status)) {
+		const char *sig = sigabbrev_np(WTERMSIG(p->status));
+
+		if (sig)
+			snprintf(msg, len, "pid %d terminated by SIG%s",
+				 (int)p->pid, sig);
+		else
+			snprintf(msg, len, "pid %d terminated by signal %d",
+				 (int)p->pid, WTERMSIG(p->status));
+	} else if (p->created && WIFEXITED(p->status) &&
+		   WEXITSTATUS(p->status) != 0) {
+		snprintf(msg, len, "pid %d exited with status %d", (int)p->pid,
+			 WEXITSTATUS(p->status));
+	} else {
+		snprintf(msg, len, "pid %d has exited", (int)p->pid);
+	}
+}
+
+/* Notice the targets that exited since the last look. */
+static void update_targets(struct dt_proc_state *ps)
+{
+	int i;
+
+	for (i = 0; ps != NULL && i < ps->nprocs; i++) {
+		dt_proc_t *p = &ps->procs[i];
+
+		if (p->exited || p->stopped || !target_gone(p))
+			continue;
+		p->exited = true;
+		if (p->pidfd >= 0 && ps->epfd >= 0)
+			epoll_ctl(ps->epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+	}
+}
+
+int dt_proc_check(dtrace_hdl_t *dtp, char *msg, size_t msglen)
+{
+	struct dt_proc_state *ps = dtp->proc;
+	int i;
+
+	update_targets(ps);
+	for (i = 0; ps != NULL && i < ps->nprocs; i++) {
+		dt_proc_t *p = &ps->procs[i];
+
+		if (!p->exited || p->reported)
+			continue;
+		p->reported = true;
+		exit_message(p, msg, msglen);
+		return 1;
+	}
+	return 0;
+}
+
+bool dt_proc_done(dtrace_hdl_t *dtp)
+{
+	struct dt_proc_state *ps = dtp->proc;
+	int i;
+
+	if (ps == NULL || ps->nprocs == 0)
+		return false;
+	update_targets(ps);
+	for (i = 0; i < ps->nprocs; i++)
+		if (!ps->procs[i].exited)
+			return false;
+	return true;
+}
+
+int dt_proc_exit_status(dtrace_hdl_t *dtp)
+{
+	struct dt_proc_state *ps = dtp->proc;
+	int i;
+
+	for (i = 0; ps != NULL && i < ps->nprocs; i++) {
+		dt_proc_t *p = &ps->procs[i];
+
+		if (!p->created || !p->exited)
+			continue;
+		if (WIFSIGNALED(p->status))
+			return 128 + WTERMSIG(p->status);
+		return WEXITSTATUS(p->status);
+	}
+	return -1;
+}
+
+int dt_proc_count(dtrace_hdl_t *dtp)
+{
+	return dtp->proc ? dtp->proc->nprocs : 0;
+}
+
+pid_t dt_proc_pid(dtrace_hdl_t *dtp, int i)
+{
+	if (dtp->proc == NULL || i < 0 || i >= dtp->proc->nprocs)
+		return -1;
+	return dtp->proc->procs[i].pid;
+}
+
+void dt_proc_fini(dtrace_hdl_t *dtp)
+{
+	struct dt_proc_state *ps = dtp->proc;
+	int i;
+
+	if (ps == NULL)
+		return;
+	for (i = 0; i < ps->nprocs; i++) {
+		dt_proc_t *p = &ps->procs[i];
+
+		if (p->created && !p->exited)
+			kill_and_reap(p->pid);
+		if (p->pidfd >= 0)
+			close(p->pidfd);
+	}
+	if (ps->epfd >= 0)
+		close(ps->epfd);
+	free(ps->procs);
+	free(ps);
+	dtp->proc = NULL;
+}

@@ -1,0 +1,940 @@
+/*
+ * dt_program.c: underlying probes, overlays and the per-kind programs.
+ *
+ * Providers place underlying probes (host->uprobe) and say which overlying
+ * probe applies in which process (host->overlay) while they enable probes.
+ * Cookies are indices into ps->ups plus one; the kernel hands the cookie of
+ * the firing site to the program (bpf_get_attach_cookie), which looks the
+ * overlay up by (pid, cookie), then (0, cookie).
+ *
+ * A program, for one (provider, kind, BEGIN/END flags):
+ *
+ *	prologue	r6 = ctx, r7 = mstate, activity check, default key
+ *	trampoline	the provider's: arguments into the mstate
+ *	lookup		r8 = overlay value, or leave
+ *	dispatch	for each entry i of the overlay, for each clause c of
+ *			this program: if (ent[i].clauses & 1 << c) call c
+ *	epilogue	BEGIN activates the session, END stops it
+ *	subprograms	the error handler, then each clause once
+ *
+ * r8 and r9 survive the calls (callee-saved), so the dispatch keeps the
+ * overlay value in r8 and the current mask in r9.  The program's own stack
+ * use is one 8-byte slot at fp-8 for map keys; the error handler, a
+ * subprogram of its own, stages its record at fp-48..fp-8 of its frame.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "dt_program.h"
+#include "dt_as.h"
+#include "dt_bpf.h"
+#include "dt_cg.h"
+#include "dt_rec.h"
+#include "dt_runtime.h"
+
+typedef struct dt_uprobe_ent {
+	dt_provider_t *pv;
+	int kind;
+	unsigned flags;
+	char *path;
+	uint64_t offset, ref_ctr;
+	pid_t pid;
+	int prog;		/* index in ps->progs, once built */
+} dt_uprobe_ent_t;
+
+typedef struct dt_overlay_ent {
+	uint32_t pid, cookie;
+	uint32_t prids[DT_OVERLAY_MAX];
+	uint32_t n;
+} dt_overlay_ent_t;
+
+typedef struct dt_kprog {
+	dt_provider_t *pv;
+	int kind;
+	unsigned flags;		/* DTRACE_UPROBE_BEGIN / END */
+	uint64_t clauses;	/* union of the masks of its overlays */
+	int fd;
+	dt_as_t as;
+} dt_kprog_t;
+
+/* Open-addressing index over ups or ovls: slots hold index + 1, 0 is free. */
+typedef struct dt_index {
+	uint32_t *slots;
+	uint32_t size;		/* a power of two, at least twice the entries */
+} dt_index_t;
+
+struct dt_progset {
+	dt_uprobe_ent_t *ups;
+	uint32_t nups, ups_cap;
+	dt_index_t ups_index;
+	dt_overlay_ent_t *ovls;
+	uint32_t novls, ovls_cap;
+	dt_index_t ovls_index;
+	dt_kprog_t *progs;
+	int nprogs;
+	bool built;
+};
+
+static struct dt_progset *progset(dtrace_hdl_t *dtp)
+{
+	if (dtp->progs == NULL)
+		dtp->progs = dt_zalloc(sizeof(*dtp->progs));
+	return dtp->progs;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+static uint64_t uprobe_hash(const dt_provider_t *pv, const char *path,
+			    uint64_t offset, unsigned flags, pid_t pid, int kind)
+{
+	uint64_t h = mix(str_hash(path), offset);
+
+	h = mix(h, (uintptr_t)pv);
+	h = mix(h, flags);
+	h = mix(h, (uint64_t)pid);
+	return mix(h, (uint64_t)kind);
+}
+
+static uint64_t overlay_hash(uint32_t pid, uint32_t cookie)
+{
+	return mix(mix(0, pid), cookie);
+}
+
+/* Find the slot of an entry equal to the probe (eq(i) true), or the free
+ * slot where it would go. */
+static uint32_t *index_slot(dt_index_t *ix, uint64_t hash,
+			    bool (*eq)(const void *, uint32_t, const void *),
+			    const void *set, const void *key)
+{
+	uint32_t mask = ix->size - 1;
+
+	for (uint32_t i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
+		uint32_t *slot = &ix->slots[i];
+		if (*slot == 0 || eq(set, *slot - 1, key))
+			return slot;
+	}
+}
+
+/* Before adding one entry to the nentries there are: rebuild the index
+ * twice as large when it would pass half full. */
+static void index_grow(dt_index_t *ix, uint32_t nentries,
+		       uint64_t (*hash_of)(const void *, uint32_t),
+		       const void *set)
+{
+	if ((nentries + 1) * 2 < ix->size)
+		return;
+	free(ix->slots);
+	ix->size = ix->size ? ix->size * 2 : 256;
+	ix->slots = dt_zalloc(ix->size * sizeof(uint32_t));
+	for (uint32_t i = 0; i < nentries; i++) {
+		uint32_t mask = ix->size - 1, j = (uint32_t)hash_of(set, i) & mask;
+		while (ix->slots[j] != 0)
+			j = (j + 1) & mask;
+		ix->slots[j] = i + 1;
+	}
+}
+
+static uint64_t ups_hash_of(const void *set, uint32_t i)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+
+	return uprobe_hash(u->pv, u->path, u->offset, u->flags, u->pid,
+			   u->kind);
+}
+
+static bool ups_eq(const void *set, uint32_t i, const void *key)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+	const dt_uprobe_ent_t *k = key;
+
+	return u->pv == k->pv && u->offset == k->offset &&
+	       u->flags == k->flags && u->pid == k->pid &&
+	       u->kind == k->kind && strcmp(u->path, k->path) == 0;
+}
+
+static uint64_t ovls_hash_of(const void *set, uint32_t i)
+{
+	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
+
+	return overlay_hash(o->pid, o->cookie);
+}
+
+static bool ovls_eq(const void *set, uint32_t i, const void *key)
+{
+	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
+	const dt_overlay_ent_t *k = key;
+
+	return o->pid == k->pid && o->cookie == k->cookie;
+}
+
+static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
+				  uint32_t *slot);
+static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
+
+int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
+		       const dtrace_uprobe_t *up)
+{
+	struct dt_progset *ps = progset(dtp);
+
+	if (up == NULL || up->path == NULL)
+		return -EINVAL;
+	dt_uprobe_ent_t key = {
+		.pv = pv, .kind = up->kind, .flags = up->flags,
+		.path = (char *)up->path, .offset = up->offset,
+		.pid = up->pid,
+	};
+	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
+	uint32_t *slot = index_slot(&ps->ups_index,
+		uprobe_hash(pv, up->path, up->offset, up->flags, up->pid,
+			    up->kind), ups_eq, ps, &key);
+	if (*slot != 0)
+		return ps->ups[*slot - 1].prog < 0 && ps->built ? -ENOENT
+							   : (int64_t)*slot;
+	if (ps->nups == ps->ups_cap) {
+		ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
+		ps->ups = dt_realloc(ps->ups, ps->ups_cap * sizeof(*ps->ups));
+	}
+	ps->ups[ps->nups] = (dt_uprobe_ent_t){
+		.pv = pv, .kind = up->kind, .flags = up->flags,
+		.path = dt_strdup(up->path), .offset = up->offset,
+		.ref_ctr = up->ref_ctr_offset, .pid = up->pid, .prog = -1,
+	};
+	*slot = ++ps->nups;
+	if (ps->built)
+		return uprobe_attach_late(dtp, ps, slot);
+	return ps->nups;
+}
+
+int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
+		    dtrace_probe_t *prp)
+{
+	struct dt_progset *ps = progset(dtp);
+	dt_overlay_ent_t *o = NULL;
+
+	if (cookie <= 0 || (uint64_t)cookie > ps->nups || prp == NULL)
+		return -EINVAL;
+	dt_overlay_ent_t key = { .pid = (uint32_t)pid,
+				 .cookie = (uint32_t)cookie };
+	index_grow(&ps->ovls_index, ps->novls, ovls_hash_of, ps);
+	uint32_t *slot = index_slot(&ps->ovls_index,
+		overlay_hash(key.pid, key.cookie), ovls_eq, ps, &key);
+	if (*slot != 0) {
+		o = &ps->ovls[*slot - 1];
+	} else {
+		if (ps->novls == ps->ovls_cap) {
+			ps->ovls_cap = ps->ovls_cap ? ps->ovls_cap * 2 : 64;
+			ps->ovls = dt_realloc(ps->ovls,
+					ps->ovls_cap * sizeof(*ps->ovls));
+		}
+		o = &ps->ovls[ps->novls++];
+		*o = key;
+		*slot = ps->novls;
+	}
+	for (uint32_t i = 0; i < o->n; i++)
+		if (o->prids[i] == prp->id)
+			return 0;
+	if (o->n == DT_OVERLAY_MAX) {
+		dt_warn(dtp, "more than %d probes on one site: %s:%s:%s:%s "
+			"left out", DT_OVERLAY_MAX, prp->prv, prp->mod,
+			prp->fun, prp->prb);
+		return -E2BIG;
+	}
+	o->prids[o->n++] = prp->id;
+	return ps->built ? overlay_update(dtp, o) : 0;
+}
+
+int dt_prog_maps_declare(dtrace_hdl_t *dtp)
+{
+	uint64_t bufsize = dtp->opt.bufsize;
+	long page = sysconf(_SC_PAGESIZE);
+
+	/* The ring buffer size must be a power of two number of pages. */
+	uint64_t rb = (uint64_t)page;
+	while (rb < bufsize)
+		rb <<= 1;
+	if (!dt_bpf_map(dtp, "output", BPF_MAP_TYPE_RINGBUF, 0, 0,
+			(uint32_t)rb) ||
+	    !dt_bpf_map(dtp, "state", BPF_MAP_TYPE_ARRAY, 4, 8,
+			DT_STATE_NSLOTS) ||
+	    !dt_bpf_map(dtp, "cpuinfo", BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+			sizeof(dt_cpuinfo_t), 1) ||
+	    !dt_bpf_map(dtp, "mstate", BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+			sizeof(dt_mstate_t), 1))
+		return -1;
+	return 0;
+}
+
+/* Emission shorthands for this file. */
+#define EMIT(as, insn)	dt_as_emit((as), (insn))
+/* Field offsets as int, for offsets relative to the frame pointer. */
+#define OFF(type, field)	((int)offsetof(type, field))
+
+/* r0 = lookup(map, &key) with a 4-byte key staged at fp-8; r0 may be NULL. */
+static void emit_array_lookup(dt_as_t *as, dtrace_map_t *map, int32_t key)
+{
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_FP, -8, key));
+	dt_as_load_map(as, DT_R1, map);
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+}
+
+/* Which activity lets this program run: BEGIN runs before the session is
+ * active, END while it drains, everything else only while it is active. */
+static void emit_activity_check(dt_as_t *as, dtrace_map_t *state,
+				unsigned flags, int out)
+{
+	emit_array_lookup(as, state, DT_STATE_ACTIVITY);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
+	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
+	if (flags & DTRACE_UPROBE_BEGIN)
+		dt_as_jump(as, BPF_JNE, DT_R1, DT_ACTIVITY_INACTIVE, out);
+	else if (flags & DTRACE_UPROBE_END)
+		dt_as_jump(as, BPF_JEQ, DT_R1, DT_ACTIVITY_STOPPED, out);
+	else
+		dt_as_jump(as, BPF_JNE, DT_R1, DT_ACTIVITY_ACTIVE, out);
+}
+
+static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int act)
+{
+	int skip = dt_as_label(as);
+
+	emit_array_lookup(as, state, DT_STATE_ACTIVITY);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, skip);
+	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R0, 0, act));
+	dt_as_place(as, skip);
+}
+
+static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
+			  int out)
+{
+	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
+	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
+
+	emit_array_lookup(as, dt_bpf_map_find(dtp, "mstate"), 0);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
+	EMIT(as, DT_MOV64_REG(DT_R7, DT_R0));
+
+	/* Arguments the trampoline does not fill read as 0. */
+	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
+		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
+			 OFF(dtrace_mstate_t, argv) + 8 * i, 0));
+	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
+			      0));
+	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R6, 128));	/* pt_regs->ip */
+	EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, regs_ip),
+			  DT_R1));
+
+	/* Default overlay key: (tgid, cookie). */
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	EMIT(as, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.pid),
+			  DT_R0));
+	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.cookie),
+			  DT_R0));
+}
+
+/* r8 = the overlay of (pid, cookie), else of (0, cookie), else leave. */
+static void emit_overlay_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out)
+{
+	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
+	int found = dt_as_label(as);
+
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1)
+			EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
+				 OFF(dtrace_mstate_t, key.pid), 0));
+		dt_as_load_map(as, DT_R1, ovl);
+		EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+		EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2,
+				      OFF(dtrace_mstate_t, key)));
+		EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+		dt_as_jump(as, BPF_JNE, DT_R0, 0, found);
+	}
+	dt_as_jump(as, BPF_JA, 0, 0, out);
+	dt_as_place(as, found);
+	EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
+}
+
+/* if (r9 & 1 << c) { mst->clause = c; r0 = clause(ctx, mst); if (r0)
+ * error(ctx, mst); } */
+static void emit_clause_call(dt_as_t *as, int c, int clause_label,
+			     int error_label)
+{
+	int next = dt_as_label(as);
+
+	if (c < 31) {
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R9));
+		EMIT(as, DT_ALU64_IMM(BPF_AND, DT_R1, 1 << c));
+	} else {
+		dt_as_ld_imm64(as, DT_R1, 1ull << c);
+		EMIT(as, DT_ALU64_REG(BPF_AND, DT_R1, DT_R9));
+	}
+	dt_as_jump(as, BPF_JEQ, DT_R1, 0, next);
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, clause),
+			      c));
+	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+	dt_as_call(as, clause_label);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, next);
+	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+	dt_as_call(as, error_label);
+	dt_as_place(as, next);
+}
+
+static void emit_dispatch(dt_as_t *as, uint64_t clauses,
+			  const int *clause_labels, int error_label)
+{
+	int done = dt_as_label(as);
+
+	for (int i = 0; i < DT_OVERLAY_MAX; i++) {
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, OFF(dt_overlay_t, n)));
+		dt_as_jump(as, BPF_JLE, DT_R1, i, done);
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8,
+				 OFF(dt_overlay_t, ent[i].prid)));
+		EMIT(as, DT_STORE(BPF_W, DT_R7,
+				  OFF(dtrace_mstate_t, prid), DT_R1));
+		EMIT(as, DT_LOAD(BPF_DW, DT_R9, DT_R8,
+				 OFF(dt_overlay_t, ent[i].clauses)));
+		for (int c = 0; c < 64; c++)
+			if (clauses & (1ull << c))
+				emit_clause_call(as, c, clause_labels[c],
+						 error_label);
+	}
+	dt_as_place(as, done);
+}
+
+/*
+ * The error handler: error(ctx, mst).  Counts the fault, writes an error
+ * record (header + dt_errrec_t staged on its stack) and runs the clauses
+ * enabled on dtrace:::ERROR with DTrace's ERROR arguments; a fault inside
+ * an ERROR clause is dropped rather than recursing.
+ */
+static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
+			       const int *clause_labels)
+{
+	const int rec = -48;	/* dt_rechdr_t then dt_errrec_t: 40 bytes */
+	const int errp = rec + (int)sizeof(dt_rechdr_t);
+	dtrace_probe_t *ep = dtp->error_probe;
+
+	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(as, DT_MOV64_REG(DT_R7, DT_R2));
+
+	int nocount = dt_as_label(as);
+	emit_array_lookup(as, dt_bpf_map_find(dtp, "cpuinfo"), 0);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, nocount);
+	EMIT(as, DT_MOV64_IMM(DT_R1, 1));
+	EMIT(as, DT_XADD(BPF_DW, DT_R0, OFF(dt_cpuinfo_t, errors), DT_R1));
+	dt_as_place(as, nocount);
+
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, clause),
+			      (int32_t)DT_CLAUSE_ERROR));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dtrace_mstate_t, prid)));
+	EMIT(as, DT_STORE(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, prid), DT_R1));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
+	EMIT(as, DT_STORE(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, cpu), DT_R0));
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, pad), 0));
+
+	static const struct { int from, to, size; } copy[] = {
+		{ OFF(dtrace_mstate_t, clause),
+		  OFF(dt_errrec_t, clause), BPF_W },
+		{ OFF(dt_mstate_t, fault_action),
+		  OFF(dt_errrec_t, action), BPF_W },
+		{ OFF(dt_mstate_t, fault_pc), OFF(dt_errrec_t, pc),
+		  BPF_W },
+		{ OFF(dt_mstate_t, fault), OFF(dt_errrec_t, fault),
+		  BPF_W },
+		{ OFF(dt_mstate_t, fault_addr), OFF(dt_errrec_t, addr),
+		  BPF_DW },
+	};
+	for (size_t i = 0; i < sizeof(copy) / sizeof(copy[0]); i++) {
+		EMIT(as, DT_LOAD(copy[i].size, DT_R1, DT_R7, copy[i].from));
+		EMIT(as, DT_STORE(copy[i].size, DT_FP, errp + copy[i].to, DT_R1));
+	}
+
+	int sent = dt_as_label(as);
+	dt_as_load_map(as, DT_R1, dt_bpf_map_find(dtp, "output"));
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, rec));
+	EMIT(as, DT_MOV64_IMM(DT_R3, sizeof(dt_rechdr_t) + sizeof(dt_errrec_t)));
+	EMIT(as, DT_MOV64_IMM(DT_R4, 0));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_ringbuf_output));
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, sent);
+	emit_array_lookup(as, dt_bpf_map_find(dtp, "cpuinfo"), 0);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, sent);
+	EMIT(as, DT_MOV64_IMM(DT_R1, 1));
+	EMIT(as, DT_XADD(BPF_DW, DT_R0, OFF(dt_cpuinfo_t, buf_drops),
+			 DT_R1));
+	dt_as_place(as, sent);
+
+	if (ep != NULL && ep->clauses != 0) {
+		/* ERROR's arguments: arg1 EPID, arg2 action, arg3 pc,
+		 * arg4 fault, arg5 address.  The firing's own arguments are
+		 * no longer needed: its clause has faulted. */
+		static const struct { int from, size; } args[] = {
+			{ -1, 0 },
+			{ OFF(dtrace_mstate_t, clause), BPF_W },
+			{ OFF(dt_mstate_t, fault_action), BPF_W },
+			{ OFF(dt_mstate_t, fault_pc), BPF_W },
+			{ OFF(dt_mstate_t, fault), BPF_W },
+			{ OFF(dt_mstate_t, fault_addr), BPF_DW },
+		};
+		for (int i = 0; i < 6; i++) {
+			if (args[i].from < 0) {
+				EMIT(as, DT_MOV64_IMM(DT_R1, 0));
+			} else {
+				EMIT(as, DT_LOAD(args[i].size, DT_R1, DT_R7,
+						 args[i].from));
+			}
+			if (i == 1)	/* EPID: clause + 1 */
+				EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
+			EMIT(as, DT_STORE(BPF_DW, DT_R7,
+				 OFF(dtrace_mstate_t, argv) + 8 * i,
+				 DT_R1));
+		}
+		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
+			 OFF(dtrace_mstate_t, prid), (int32_t)ep->id));
+		for (int c = 0; c < 64; c++) {
+			if (!(ep->clauses & (1ull << c)))
+				continue;
+			EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
+				 OFF(dtrace_mstate_t, clause), c));
+			EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+			EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+			dt_as_call(as, clause_labels[c]);
+		}
+	}
+	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	EMIT(as, DT_EXIT());
+}
+
+/* Build the program of kp into kp->as.  Returns 0 or -1. */
+static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
+{
+	dt_as_t *as = &kp->as;
+	int out = dt_as_label(as), error_label = dt_as_label(as);
+	int clause_labels[64];
+	uint64_t needed = kp->clauses;
+
+	if (dtp->error_probe)
+		needed |= dtp->error_probe->clauses;
+	for (int c = 0; c < 64; c++)
+		clause_labels[c] = (needed & (1ull << c)) ? dt_as_label(as) : -1;
+
+	emit_prologue(dtp, as, kp->flags, out);
+	int skip = dt_as_label(as);
+	dtp->cur_provider = kp->pv;
+	int rc = kp->pv->ops->trampoline(dtp, kp->pv->data, as, kp->kind, skip);
+	dtp->cur_provider = NULL;
+	if (rc < 0) {
+		if (dtp->errmsg[0] == '\0')
+			dt_set_error(dtp, "provider %s failed to generate its "
+				     "trampoline", kp->pv->ops->name);
+		return -1;
+	}
+	emit_overlay_lookup(dtp, as, skip);
+	emit_dispatch(as, kp->clauses, clause_labels, error_label);
+	dt_as_place(as, skip);
+	if (kp->flags & DTRACE_UPROBE_BEGIN)
+		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
+				  DT_ACTIVITY_ACTIVE);
+	if (kp->flags & DTRACE_UPROBE_END)
+		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
+				  DT_ACTIVITY_STOPPED);
+	dt_as_place(as, out);
+	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	EMIT(as, DT_EXIT());
+
+	dt_as_place(as, error_label);
+	emit_error_handler(dtp, as, clause_labels);
+	for (int c = 0; c < 64; c++) {
+		if (clause_labels[c] < 0)
+			continue;
+		dt_as_place(as, clause_labels[c]);
+		dt_as_append(as, &dtp->clauses[c]->code);
+	}
+	if (dt_as_finish(as) != 0) {
+		dt_set_error(dtp, "failed to assemble the program of %s: %s",
+			     kp->pv->ops->name, as->errmsg);
+		return -1;
+	}
+	return 0;
+}
+
+static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
+{
+	dt_provider_t *pv = prp->provider;
+
+	dtp->cur_provider = pv;
+	dtp->errmsg[0] = '\0';
+	int rc = pv->ops->enable(dtp, pv->data, prp);
+	dtp->cur_provider = NULL;
+	if (rc < 0) {
+		if (dtp->errmsg[0] == '\0')
+			dt_set_error(dtp, "failed to enable %s:%s:%s:%s: %s",
+				     prp->prv, prp->mod, prp->fun, prp->prb,
+				     strerror(-rc));
+		return -1;
+	}
+	prp->enabled = true;
+	return 0;
+}
+
+static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
+{
+	unsigned f = u->flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END);
+
+	for (int i = 0; i < ps->nprogs; i++)
+		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
+		    ps->progs[i].flags == f)
+			return i;
+	ps->progs = dt_realloc(ps->progs, (ps->nprogs + 1) * sizeof(*ps->progs));
+	dt_kprog_t *kp = &ps->progs[ps->nprogs];
+	memset(kp, 0, sizeof(*kp));
+	kp->pv = u->pv;
+	kp->kind = u->kind;
+	kp->flags = f;
+	kp->fd = -1;
+	dt_as_init(&kp->as);
+	return ps->nprogs++;
+}
+
+static uint64_t overlay_mask(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+{
+	uint64_t m = 0;
+
+	for (uint32_t i = 0; i < o->n; i++)
+		m |= dtp->probes[o->prids[i]]->clauses;
+	return m;
+}
+
+/* Assign each underlying probe to its program, and give each program the
+ * clauses of the overlays on its probes. */
+static void group_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
+{
+	for (uint32_t i = 0; i < ps->nups; i++)
+		ps->ups[i].prog = kprog_find(ps, &ps->ups[i]);
+	for (uint32_t i = 0; i < ps->novls; i++) {
+		dt_uprobe_ent_t *u = &ps->ups[ps->ovls[i].cookie - 1];
+		ps->progs[u->prog].clauses |= overlay_mask(dtp, &ps->ovls[i]);
+	}
+}
+
+static const char *dis_mapname(void *arg, uint32_t insn)
+{
+	dt_as_t *as = arg;
+
+	for (int i = 0; i < as->nmaprels; i++)
+		if (as->maprels[i].insn == insn)
+			return as->maprels[i].map->name;
+	return "?";
+}
+
+static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
+{
+	for (int i = 0; i < ps->nprogs; i++) {
+		dt_kprog_t *kp = &ps->progs[i];
+		char name[16];
+
+		if (prog_build(dtp, kp) < 0)
+			return -1;
+		if (dtp->opt.show_bpf) {
+			fprintf(stderr, "\n%s program, kind %d (%u insns):\n",
+				kp->pv->ops->name, kp->kind, kp->as.ninsns);
+			dt_dis(stderr, kp->as.insns, kp->as.ninsns,
+			       dis_mapname, &kp->as);
+		}
+		snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name,
+			 kp->kind);
+		kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
+		if (kp->fd < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Attach every underlying probe: one request per (program, file, pid,
+ * return flag). */
+static int attach_all(dtrace_hdl_t *dtp, struct dt_progset *ps)
+{
+	bool *done = dt_zalloc(ps->nups * sizeof(bool) + 1);
+	uint64_t *offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
+	uint64_t *refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
+	uint64_t *cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
+	int rc = 0;
+
+	for (uint32_t i = 0; i < ps->nups && rc == 0; i++) {
+		if (done[i])
+			continue;
+		dt_uprobe_ent_t *u = &ps->ups[i];
+		uint32_t n = 0;
+		bool any_ref = false;
+		for (uint32_t j = i; j < ps->nups; j++) {
+			dt_uprobe_ent_t *v = &ps->ups[j];
+			if (done[j] || v->prog != u->prog || v->pid != u->pid ||
+			    (v->flags & DTRACE_UPROBE_RETURN) !=
+				    (u->flags & DTRACE_UPROBE_RETURN) ||
+			    strcmp(v->path, u->path) != 0)
+				continue;
+			done[j] = true;
+			offs[n] = v->offset;
+			refs[n] = v->ref_ctr;
+			any_ref |= v->ref_ctr != 0;
+			cookies[n] = j + 1;
+			n++;
+		}
+		dt_attach_req_t req = {
+			.prog_fd = ps->progs[u->prog].fd,
+			.path = u->path,
+			.pid = u->pid,
+			.retprobe = (u->flags & DTRACE_UPROBE_RETURN) != 0,
+			.n = n,
+			.offsets = offs,
+			.ref_ctr_offsets = any_ref ? refs : NULL,
+			.cookies = cookies,
+		};
+		rc = dt_bpf_attach_uprobes(dtp, &req);
+	}
+	free(done);
+	free(offs);
+	free(refs);
+	free(cookies);
+	return rc < 0 ? -1 : 0;
+}
+
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	strncpy(dst, src, len - 1);
+	dst[len - 1] = '\0';
+}
+
+static int fill_maps(dtrace_hdl_t *dtp, struct dt_progset *ps)
+{
+	dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");
+	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+
+	for (uint32_t i = 0; i < ps->novls; i++)
+		if (overlay_update(dtp, &ps->ovls[i]) < 0)
+			return -1;
+	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		dt_probedesc_rt_t d;
+		if (!p->enabled && p != dtp->error_probe)
+			continue;
+		memset(&d, 0, sizeof(d));
+		copy_name(d.prv, sizeof(d.prv), p->prv);
+		copy_name(d.mod, sizeof(d.mod), p->mod);
+		copy_name(d.fun, sizeof(d.fun), p->fun);
+		copy_name(d.prb, sizeof(d.prb), p->prb);
+		if (bpf_map_update_elem(pd->fd, &id, &d, BPF_ANY) < 0)
+			goto fail;
+	}
+	uint32_t k = DT_STATE_WALL_OFFSET;
+	uint64_t v = dt_wall_ns() - dt_now_ns();
+	if (bpf_map_update_elem(st->fd, &k, &v, BPF_ANY) < 0)
+		goto fail;
+	k = DT_STATE_DTRACE_PID;
+	v = (uint64_t)getpid();
+	if (bpf_map_update_elem(st->fd, &k, &v, BPF_ANY) < 0)
+		goto fail;
+	return dt_cg_maps_init(dtp);
+fail:
+	dt_set_error(dtp, "failed to initialise the session's maps: %s",
+		     strerror(errno));
+	return -1;
+}
+
+/* An underlying probe placed while tracing: attach it at once to the
+ * program of its kind, if there is one. */
+static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
+				  uint32_t *slot)
+{
+	uint32_t idx = *slot - 1;
+	dt_uprobe_ent_t *u = &ps->ups[idx];
+	unsigned f = u->flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END);
+	int prog = -1;
+
+	for (int i = 0; i < ps->nprogs; i++)
+		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
+		    ps->progs[i].flags == f)
+			prog = i;
+	if (prog < 0)	/* kept, unattached: asking again says the same */
+		return -ENOENT;
+	u->prog = prog;
+
+	uint64_t off = u->offset, ref = u->ref_ctr, cookie = idx + 1;
+	dt_attach_req_t req = {
+		.prog_fd = ps->progs[prog].fd,
+		.path = u->path,
+		.pid = u->pid,
+		.retprobe = (u->flags & DTRACE_UPROBE_RETURN) != 0,
+		.n = 1,
+		.offsets = &off,
+		.ref_ctr_offsets = ref ? &ref : NULL,
+		.cookies = &cookie,
+	};
+	int rc = dt_bpf_attach_uprobes(dtp, &req);
+	return rc < 0 ? rc : (int64_t)cookie;
+}
+
+static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+{
+	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
+	dt_overlay_t v = { .n = o->n };
+	uint32_t key[2] = { o->pid, o->cookie };
+
+	for (uint32_t j = 0; j < o->n; j++) {
+		v.ent[j].prid = o->prids[j];
+		v.ent[j].clauses = dtp->probes[o->prids[j]]->clauses;
+	}
+	if (bpf_map_update_elem(ovl->fd, key, &v, BPF_ANY) < 0) {
+		int err = -errno;
+		dt_warn(dtp, "failed to record an overlay: %s", strerror(errno));
+		return err;
+	}
+	return 0;
+}
+
+int dt_prog_build_all(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = progset(dtp);
+
+	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		if (p->clauses != 0 && p != dtp->error_probe &&
+		    enable_probe(dtp, p) < 0)
+			return -1;
+	}
+	group_programs(dtp, ps);
+
+	uint32_t novl = ps->novls ? ps->novls : 1;
+	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
+			sizeof(dt_overlay_t), novl) ||
+	    !dt_bpf_map(dtp, "probedesc", BPF_MAP_TYPE_ARRAY, 4,
+			sizeof(dt_probedesc_rt_t), dtp->nprobes + 1))
+		return -1;
+	dtrace_map_t *mst = dt_bpf_map_find(dtp, "mstate");
+	if (mst->vsize < dt_cg_mstate_size(dtp))
+		mst->vsize = dt_cg_mstate_size(dtp);
+	if (dt_bpf_maps_create(dtp) < 0)
+		return -1;
+	if (fill_maps(dtp, ps) < 0 || load_programs(dtp, ps) < 0 ||
+	    attach_all(dtp, ps) < 0)
+		return -1;
+	ps->built = true;
+	return 0;
+}
+
+static int call_providers(dtrace_hdl_t *dtp, bool start)
+{
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		int (*fn)(dtrace_hdl_t *, void *) =
+			start ? pv->ops->start : pv->ops->stop;
+		if (fn == NULL)
+			continue;
+		dtp->cur_provider = pv;
+		int rc = fn(dtp, pv->data);
+		dtp->cur_provider = NULL;
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int dt_prog_start(dtrace_hdl_t *dtp)
+{
+	int rc = call_providers(dtp, true);
+
+	/* Without a BEGIN clause nothing activates the session: do it. */
+	if (rc == 0 && dt_prog_activity(dtp) == DT_ACTIVITY_INACTIVE) {
+		dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+		uint32_t k = DT_STATE_ACTIVITY;
+		uint64_t v = DT_ACTIVITY_ACTIVE;
+		bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
+	}
+	return rc;
+}
+
+int dt_prog_stop(dtrace_hdl_t *dtp)
+{
+	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+	uint32_t k = DT_STATE_ACTIVITY;
+	uint64_t v = DT_ACTIVITY_DRAINING;
+
+	bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
+	int rc = call_providers(dtp, false);
+	v = DT_ACTIVITY_STOPPED;
+	bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
+	return rc;
+}
+
+int dt_prog_activity(dtrace_hdl_t *dtp)
+{
+	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+	uint32_t k = DT_STATE_ACTIVITY;
+	uint64_t v = 0;
+
+	if (st == NULL || st->fd < 0 || bpf_map_lookup_elem(st->fd, &k, &v) < 0)
+		return -1;
+	return (int)v;
+}
+
+void dt_prog_fini(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	if (ps == NULL)
+		return;
+	for (int i = 0; i < ps->nprogs; i++) {
+		if (ps->progs[i].fd >= 0)
+			close(ps->progs[i].fd);
+		dt_as_fini(&ps->progs[i].as);
+	}
+	for (uint32_t i = 0; i < ps->nups; i++)
+		free(ps->ups[i].path);
+	free(ps->ups);
+	free(ps->ovls);
+	free(ps->ups_index.slots);
+	free(ps->ovls_index.slots);
+	free(ps->progs);
+	free(ps);
+	dtp->progs = NULL;
+}
+
+int dt_prog_poll_providers(dtrace_hdl_t *dtp)
+{
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		if (pv->ops->poll == NULL)
+			continue;
+		dtp->cur_provider = pv;
+		int rc = pv->ops->poll(dtp, pv->data);
+		dtp->cur_provider = NULL;
+		if (rc < 0) {
+			if (dtp->errmsg[0] == '\0')
+				dt_set_error(dtp, "provider %s failed: %s",
+					     pv->ops->name, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,36 @@
+/*
+ * dt_program.h: underlying probes, overlays, and the BPF programs that run
+ * the clauses when an underlying probe fires.
+ *
+ * One program per (provider, kind), attached to every underlying probe of
+ * that kind: prologue, the provider's trampoline, the overlay lookup, then a
+ * call of each clause enabled on each overlying probe that applies.  Layout
+ * and maps: dt_runtime.h.
+ */
+#ifndef DT_PROGRAM_H
+#define DT_PROGRAM_H
+
+#include "dt_impl.h"
+
+/* host->uprobe(): returns the cookie or -errno. */
+int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
+		       const dtrace_uprobe_t *up);
+/* host->overlay(). */
+int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
+		    dtrace_probe_t *prp);
+
+/* Create the session maps every program uses (before compiling clauses). */
+int dt_prog_maps_declare(dtrace_hdl_t *dtp);
+/* Enable every probe some clause is enabled on, build and load the
+ * programs, create the maps and attach.  Returns 0 or -1 (error set). */
+int dt_prog_build_all(dtrace_hdl_t *dtp);
+/* Let the providers start (BEGIN fires) and stop (END fires). */
+int dt_prog_start(dtrace_hdl_t *dtp);
+int dt_prog_stop(dtrace_hdl_t *dtp);
+/* Activity of the session as the BPF side sees it (dt_activity_t). */
+int dt_prog_activity(dtrace_hdl_t *dtp);
+/* Let the providers that watch for new processes and files act. */
+int dt_prog_poll_providers(dtrace_hdl_t *dtp);
+void dt_prog_fini(dtrace_hdl_t *dtp);
+
+#endif /* DT_PROGRAM_H */

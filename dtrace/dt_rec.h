@@ -1,0 +1,142 @@
+/*
+ * dt_rec.h: what travels from BPF to the consumer, and how it is described.
+ *
+ * The run-time contract between the code generator (which lays records out),
+ * the program builder (which writes headers and error records) and the
+ * consumer (which formats them).
+ *
+ * Output records.  Every clause firing that has something to say writes one
+ * record to the output ring buffer: a dt_rechdr_t, then the data of the
+ * clause's actions at the offsets its action descriptors give.  The header
+ * carries both the clause and the PRID of the probe that fired: the consumer
+ * never derives a probe from a clause.  A fault writes an error record
+ * instead (clause DT_CLAUSE_ERROR).
+ *
+ * Aggregations.  Each aggregation is a BPF per-CPU hash map keyed on its key
+ * tuple (laid out like record data: integers as 8 bytes, strings strsize
+ * bytes, NUL padded), the value is the aggregating function's state
+ * (dt_aggfunc_t says which).  The consumer snapshots and merges the CPUs.
+ */
+#ifndef DT_REC_H
+#define DT_REC_H
+
+#include <stdint.h>
+#include "dt_type.h"
+
+typedef struct dt_rechdr {
+	uint32_t clause;	/* index in dtp->clauses, or DT_CLAUSE_* */
+	uint32_t prid;		/* the probe that fired */
+	uint32_t cpu;
+	uint32_t pad;
+} dt_rechdr_t;
+
+#define DT_CLAUSE_ERROR	0xfffffffeu	/* body: dt_errrec_t */
+
+/* Run-time faults, as DTrace names them. */
+typedef enum dt_fault {
+	DT_FAULT_NONE,
+	DT_FAULT_BADADDR,	/* "invalid address (0x%llx)" */
+	DT_FAULT_BADALIGN,	/* "invalid alignment (0x%llx)" */
+	DT_FAULT_ILLOP,		/* "illegal operation" */
+	DT_FAULT_DIVZERO,	/* "divide-by-zero" */
+	DT_FAULT_NOSCRATCH,	/* "out of scratch space" */
+	DT_FAULT_KPRIV,		/* "invalid kernel access" */
+	DT_FAULT_UPRIV,		/* "invalid user access" */
+	DT_FAULT_TUPOFLOW,	/* "tuple stack overflow" */
+	DT_FAULT_BADSTACK,	/* "bad stack" */
+	DT_FAULT_STRSIZE,	/* "string too long" */
+	DT_FAULT_DYNVAR,	/* "dynamic variable drop" (map full) */
+} dt_fault_t;
+
+typedef struct dt_errrec {
+	uint32_t clause;	/* the clause that faulted */
+	uint32_t action;	/* 1-based action (statement) index */
+	uint32_t pc;		/* BPF instruction index in the clause */
+	uint32_t fault;		/* dt_fault_t */
+	uint64_t addr;		/* faulting address, when there is one */
+} dt_errrec_t;
+
+/* How one recorded value is stored. */
+typedef enum dt_reckind {
+	DT_RK_INT,		/* size 1, 2, 4 or 8; signed per is_signed */
+	DT_RK_STRING,		/* size bytes, NUL-terminated within */
+	DT_RK_MEM,		/* size raw bytes (tracemem, structs) */
+	DT_RK_USTACK,		/* size/8 user PCs, 0-terminated; first u64 is
+				   the pid (ustack, ufunc, uaddr, usym) */
+	DT_RK_KSTACK,		/* size/8 kernel PCs, 0-terminated */
+} dt_reckind_t;
+
+typedef struct dt_recdesc {
+	dt_reckind_t kind;
+	uint32_t offset;	/* from the start of the data (after header) */
+	uint32_t size;
+	bool is_signed;
+	dt_type_t *type;	/* the D type, for printf checks and trace() */
+	uint32_t arg;		/* kind specific: tracemem's size, ustack's
+				   frames, the format of uaddr/usym/umod */
+} dt_recdesc_t;
+
+/* What the consumer does with an action's records. */
+typedef enum dt_actkind {
+	DT_ACT_TRACE,		/* trace(x): 1 record */
+	DT_ACT_PRINTF,		/* printf(fmt, ...): n records */
+	DT_ACT_PRINTA,		/* printa([fmt,] @a, ...): no records; aggs */
+	DT_ACT_EXIT,		/* exit(n): 1 record, the status */
+	DT_ACT_TRACEMEM,	/* tracemem(addr, size): 1 MEM record */
+	DT_ACT_STACK,		/* stack(): 1 KSTACK record */
+	DT_ACT_USTACK,		/* ustack(): 1 USTACK record */
+	DT_ACT_SYSTEM,		/* system(fmt, ...): like printf */
+	DT_ACT_CLEAR,		/* clear(@a) */
+	DT_ACT_TRUNC,		/* trunc(@a[, n]): 0 or 1 record */
+	DT_ACT_NORMALIZE,	/* normalize(@a, n): 1 record */
+	DT_ACT_DENORMALIZE,	/* denormalize(@a) */
+	DT_ACT_SETOPT,		/* setopt(name[, value]): strings in fmt/arg */
+	DT_ACT_RAISE,		/* raise(sig): done in BPF, nothing recorded */
+	DT_ACT_STOP,		/* stop(): done in BPF */
+	DT_ACT_FTRUNCATE,	/* ftruncate() */
+	DT_ACT_FREOPEN,		/* freopen(fmt, ...) */
+	DT_ACT_PRINTM,
+} dt_actkind_t;
+
+typedef struct dt_actdesc {
+	dt_actkind_t kind;
+	const char *fmt;	/* printf/printa/system/setopt format */
+	int nrecs;
+	dt_recdesc_t *recs;
+	int naggs;		/* printa, clear, trunc, normalize: */
+	int *aggs;		/*   aggregation ids */
+	int line;
+} dt_actdesc_t;
+
+typedef enum dt_aggfunc {
+	DT_AGG_COUNT,		/* value: u64 count */
+	DT_AGG_SUM,		/* value: i64 sum */
+	DT_AGG_AVG,		/* value: u64 count, i64 sum */
+	DT_AGG_MIN,		/* value: i64 min (init INT64_MAX) */
+	DT_AGG_MAX,		/* value: i64 max (init INT64_MIN) */
+	DT_AGG_STDDEV,		/* value: u64 count, i64 sum, u64 sumsq[2]
+				   (128-bit, low word first) */
+	DT_AGG_QUANTIZE,	/* value: i64 buckets[DT_QUANTIZE_NBUCKETS] */
+	DT_AGG_LQUANTIZE,	/* value: i64 buckets[levels + 2] */
+	DT_AGG_LLQUANTIZE,	/* value: i64 buckets[...] see dt_agg.c */
+} dt_aggfunc_t;
+
+/* quantize: bucket 0 is the most negative power of two, DT_QUANTIZE_ZERO is
+ * the zero bucket, as DTrace lays them out. */
+#define DT_QUANTIZE_NBUCKETS	127
+#define DT_QUANTIZE_ZERO	63
+
+typedef struct dt_aggdesc {
+	int id;			/* index in the compile's aggregation table */
+	const char *name;	/* "" for @ */
+	dt_aggfunc_t func;
+	int nkeys;
+	dt_recdesc_t *keys;	/* offsets within the key */
+	uint32_t keysize;
+	uint32_t valsize;
+	int64_t params[4];	/* lquantize low, high, step; llquantize
+				   factor, low, high, steps */
+	dtrace_map_t *map;	/* the per-CPU hash */
+} dt_aggdesc_t;
+
+#endif /* DT_REC_H */

@@ -1,0 +1,90 @@
+/*
+ * dt_runtime.h: the session's BPF-side state, shared by the code generator,
+ * the program builder and the consumer.
+ *
+ * Maps every session has (created by dt_program.c):
+ *   "output"	RINGBUF	records to the consumer (dt_rec.h)
+ *   "state"	ARRAY	u64 slots, DT_STATE_*; key is the slot number
+ *   "cpuinfo"	PERCPU_ARRAY, 1 entry: dt_cpuinfo_t, counters per CPU
+ *   "mstate"	PERCPU_ARRAY, 1 entry: dt_mstate_t then the code generator's
+ *		area (dt_cg_mstate_size() bytes in all)
+ *   "overlay"	HASH	key: the mstate's key (pid, cookie); value:
+ *		dt_overlay_t, the overlying probes and their clauses
+ *   "probedesc" ARRAY	key: PRID; value: dt_probedesc_rt_t, the names
+ *		of each enabled probe (probeprov, probemod, ...)
+ *
+ * A program runs: prologue (activity check, mstate, default key), the
+ * provider's trampoline, overlay lookup ((pid, cookie), then (0, cookie)),
+ * then for each overlying probe found, each clause whose bit is set in its
+ * mask, as a BPF-to-BPF call clause(ctx, mstate).  A clause returns 0, or
+ * non-zero after a fault, whose details it left in the mstate; the program
+ * then writes an error record and runs the ERROR clauses.
+ */
+#ifndef DT_RUNTIME_H
+#define DT_RUNTIME_H
+
+#include <stdint.h>
+#include <dtrace/provider.h>
+
+enum dt_state_slot {
+	DT_STATE_ACTIVITY,	/* dt_activity_t */
+	DT_STATE_BEGIN_TID,	/* the thread running BEGIN */
+	DT_STATE_WALL_OFFSET,	/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, at
+				   start: walltimestamp = ktime_get_ns() + it */
+	DT_STATE_DTRACE_PID,	/* the consumer's pid ($pid) */
+	DT_STATE_NSLOTS
+};
+
+typedef enum dt_activity {
+	DT_ACTIVITY_INACTIVE,	/* before BEGIN: only BEGIN runs */
+	DT_ACTIVITY_ACTIVE,	/* every probe runs */
+	DT_ACTIVITY_DRAINING,	/* exit() was called: only END runs */
+	DT_ACTIVITY_STOPPED,	/* after END: nothing runs */
+} dt_activity_t;
+
+typedef struct dt_cpuinfo {
+	uint64_t buf_drops;	/* records the output buffer had no room for */
+	uint64_t agg_drops;	/* aggregation entries that found no room */
+	uint64_t dyn_drops;	/* dynamic variables that found no room */
+	uint64_t errors;	/* faults */
+} dt_cpuinfo_t;
+
+#define DT_OVERLAY_MAX	4	/* overlying probes per (pid, site) */
+
+typedef struct dt_overlay {
+	uint32_t n;
+	uint32_t pad;
+	struct {
+		uint32_t prid;
+		uint32_t pad;
+		uint64_t clauses;	/* bit i: run clause i */
+	} ent[DT_OVERLAY_MAX];
+} dt_overlay_t;
+
+#define DT_PROBE_PRV_MAX	64
+#define DT_PROBE_MOD_MAX	128
+#define DT_PROBE_FUN_MAX	128
+#define DT_PROBE_PRB_MAX	64
+
+typedef struct dt_probedesc_rt {
+	char prv[DT_PROBE_PRV_MAX];
+	char mod[DT_PROBE_MOD_MAX];
+	char fun[DT_PROBE_FUN_MAX];
+	char prb[DT_PROBE_PRB_MAX];
+} dt_probedesc_rt_t;
+
+/* The machine state: the public part, then the engine's.  The code
+ * generator's own area follows at offsetof(dt_mstate_t, cg_area). */
+typedef struct dt_mstate {
+	dtrace_mstate_t pub;
+	uint32_t epid;
+	uint32_t fault;		/* dt_fault_t, set by a faulting clause */
+	uint32_t fault_action;	/* 1-based statement of the fault */
+	uint32_t fault_pc;
+	uint64_t fault_addr;
+	uint64_t timestamp;	/* cached per firing, 0 until read */
+	uint64_t err_argv[6];	/* ERROR's arg0..arg5 while it runs */
+	uint64_t cg_area[];
+} dt_mstate_t;
+
+#endif /* DT_RUNTIME_H */

@@ -1,0 +1,105 @@
+/*
+ * dt_type.h: D types.
+ *
+ * A type is an immutable node owned by the session's type table (dt_typetab),
+ * freed with the session.  Types are compared by identity after resolving
+ * typedefs, which the table does at creation: a typedef name maps straight to
+ * the type it names, so no typedef node ever reaches the checker.
+ *
+ * D's model is LP64: char 1 (signed), short 2, int 4, long 8, long long 8,
+ * pointers 8.  `string` is its own kind: a NUL-terminated value of at most
+ * strsize bytes, stored inline wherever a string lives.
+ */
+#ifndef DT_TYPE_H
+#define DT_TYPE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum dt_typekind {
+	DT_TK_VOID,
+	DT_TK_INT,		/* also char, _Bool and enums' underlying int */
+	DT_TK_PTR,		/* base: the pointed-to type */
+	DT_TK_ARRAY,		/* base: element type; nelems */
+	DT_TK_STRUCT,
+	DT_TK_UNION,
+	DT_TK_ENUM,		/* an int of size 4 with named constants */
+	DT_TK_STRING,		/* D string */
+	DT_TK_FUNC,		/* only as a pointed-to type; opaque */
+} dt_typekind_t;
+
+typedef struct dt_type dt_type_t;
+
+typedef struct dt_member {
+	const char *name;
+	dt_type_t *type;
+	uint32_t offset;	/* bytes */
+	uint8_t bit_offset, bit_size; /* bit-fields; bit_size 0 if none */
+	struct dt_member *next;
+} dt_member_t;
+
+typedef struct dt_enumval {
+	const char *name;
+	int64_t value;
+	struct dt_enumval *next;
+} dt_enumval_t;
+
+struct dt_type {
+	dt_typekind_t kind;
+	const char *name;	/* as printed: "int", "char *", "struct foo" */
+	uint64_t size;		/* sizeof; 0 for void, func, incomplete */
+	uint32_t align;
+	bool is_signed;		/* DT_TK_INT, DT_TK_ENUM */
+	bool complete;		/* struct/union/enum has a body */
+	dt_type_t *base;	/* PTR, ARRAY */
+	uint64_t nelems;	/* ARRAY */
+	dt_member_t *members;	/* STRUCT, UNION, in declaration order */
+	dt_enumval_t *enums;	/* ENUM */
+	dt_type_t *ptr_cache;	/* the pointer-to-this type, made on demand */
+	dt_type_t *next_all;	/* every type of the table, for freeing */
+};
+
+typedef struct dt_typetab dt_typetab_t;
+
+dt_typetab_t *dt_typetab_create(void);
+void dt_typetab_destroy(dt_typetab_t *tt);
+
+/* Built-in types, always present. */
+dt_type_t *dt_type_void(dt_typetab_t *tt);
+dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed);
+dt_type_t *dt_type_string(dt_typetab_t *tt);
+dt_type_t *dt_type_ptr(dt_typetab_t *tt, dt_type_t *base);
+dt_type_t *dt_type_array(dt_typetab_t *tt, dt_type_t *elem, uint64_t n);
+
+/* Named types: "int", "unsigned long", "uint64_t", "struct foo", "foo_t"
+ * (typedefs).  NULL if unknown. */
+dt_type_t *dt_type_lookup(dt_typetab_t *tt, const char *name);
+/* Parse a type name as providers give it ("char *", "const char *",
+ * "unsigned int", "struct foo *").  NULL if it does not name a type. */
+dt_type_t *dt_type_parse(dt_typetab_t *tt, const char *text);
+
+/* Declarations made by scripts.  Return NULL (errno EEXIST/EINVAL) on a
+ * conflicting redeclaration. */
+int dt_type_typedef(dt_typetab_t *tt, const char *name, dt_type_t *type);
+bool dt_type_is_typedef_name(dt_typetab_t *tt, const char *name);
+/* Get or create an incomplete struct/union/enum tag. */
+dt_type_t *dt_type_tag(dt_typetab_t *tt, dt_typekind_t kind, const char *tag);
+/* Complete a struct or union from its members (offsets computed here with
+ * C's layout rules), or an enum from its constants. */
+int dt_type_complete_sou(dt_typetab_t *tt, dt_type_t *sou, dt_member_t *mems);
+int dt_type_complete_enum(dt_typetab_t *tt, dt_type_t *e, dt_enumval_t *vals);
+/* An enum constant by name, across all enums; false if none. */
+bool dt_type_enum_const(dt_typetab_t *tt, const char *name, int64_t *value,
+			dt_type_t **type);
+dt_member_t *dt_type_member(const dt_type_t *sou, const char *name);
+
+static inline bool dt_type_is_integer(const dt_type_t *t)
+{
+	return t->kind == DT_TK_INT || t->kind == DT_TK_ENUM;
+}
+static inline bool dt_type_is_scalar(const dt_type_t *t)
+{
+	return dt_type_is_integer(t) || t->kind == DT_TK_PTR;
+}
+
+#endif /* DT_TYPE_H */

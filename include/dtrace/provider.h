@@ -1,0 +1,270 @@
+/*
+ * dtrace/provider.h: the whole contract between the dtrace engine and a
+ * provider plugin.
+ *
+ * A plugin is a shared object that exports one symbol,
+ *
+ *	const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host);
+ *
+ * The engine dlopen()s every plugin it finds, checks the table's version and
+ * keeps the host table for the plugin to use.  Nothing else in the plugin is
+ * looked up; the engine links no provider statically.
+ *
+ * Terms.
+ *   probe		what a user names: provider:module:function:name.  The
+ *			engine owns it and gives it an id (PRID) for the session.
+ *   underlying probe	where the kernel traps: a uprobe on (file, offset),
+ *			entry or return.  One underlying probe serves every
+ *			probe placed at that site, in any process.
+ *   overlay		"probe P applies when the underlying probe U fires in
+ *			process PID" (PID 0: in every process).
+ *   kind		a provider-chosen small number naming a family of
+ *			underlying probes that share one trampoline (for pid:
+ *			entry, return, offset).  The engine builds one BPF
+ *			program per (provider, kind) and attaches it to every
+ *			underlying probe of that kind at once.
+ *   trampoline		the BPF that runs first when an underlying probe fires:
+ *			it fills the machine state (arguments) and may pick the
+ *			overlay key.  The engine then runs the clauses of every
+ *			overlying probe that applies.
+ *
+ * Versioning.  DTRACE_PROVIDER_VERSION grows when a field is added to the
+ * end of a table; a plugin built for another version is refused with a
+ * message naming the file and both versions.
+ *
+ * Errors.  Functions return 0 or a negative errno value.  A plugin reports a
+ * message for the user through host->error(); the engine prints it prefixed
+ * with "dtrace: ".
+ */
+#ifndef DTRACE_PROVIDER_H
+#define DTRACE_PROVIDER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <dtrace/bpf.h>
+
+#define DTRACE_PROVIDER_VERSION	1
+
+typedef struct dtrace_hdl	dtrace_hdl_t;	/* a tracing session */
+typedef struct dtrace_probe	dtrace_probe_t;	/* an overlying probe */
+typedef struct dtrace_map	dtrace_map_t;	/* a BPF map of the session */
+typedef struct dtrace_emitter	dtrace_emitter_t; /* a BPF program being built */
+
+/* A probe description as the user wrote it; each field may hold globs
+ * (*, ?, [...]) and may be empty, which matches everything. */
+typedef struct dtrace_probedesc {
+	const char *prv;
+	const char *mod;
+	const char *fun;
+	const char *prb;
+} dtrace_probedesc_t;
+
+/* Stability attributes, as dtrace -lv shows them. */
+typedef enum dtrace_stability {
+	DTRACE_STABILITY_INTERNAL, DTRACE_STABILITY_PRIVATE,
+	DTRACE_STABILITY_OBSOLETE, DTRACE_STABILITY_EXTERNAL,
+	DTRACE_STABILITY_UNSTABLE, DTRACE_STABILITY_EVOLVING,
+	DTRACE_STABILITY_STABLE, DTRACE_STABILITY_STANDARD
+} dtrace_stability_t;
+
+/* One argument of a probe.  native is the type of argN as the probe site
+ * passes it, xlate the type of args[N] as the user sees it (NULL: same as
+ * native), mapping the index of the native argument args[N] is taken from.
+ * Type names are D type names ("int", "char *", "uint64_t"). */
+typedef struct dtrace_argdesc {
+	const char *native;
+	const char *xlate;
+	int mapping;
+} dtrace_argdesc_t;
+
+#define DTRACE_ARGS_MAX	10
+
+/*
+ * The machine state: one per CPU, in a map value, valid while an underlying
+ * probe's program runs.  The trampoline fills argv[] and may rewrite key.
+ * Plugins address fields with offsetof(dtrace_mstate_t, field) from the
+ * register that holds the state (DTRACE_REG_MSTATE).  The engine's private
+ * state follows this structure; plugins must not touch it.
+ */
+typedef struct dtrace_mstate {
+	uint64_t argv[DTRACE_ARGS_MAX];	/* arg0 .. arg9 */
+	struct {
+		uint32_t pid;		/* process the overlay applies to */
+		uint32_t cookie;	/* underlying probe (attach cookie) */
+	} key;				/* overlay key, prefilled by the engine */
+	uint64_t regs_ip;		/* address of the probe site */
+	uint32_t prid;			/* firing probe, set by the engine */
+	uint32_t clause;		/* running clause, set by the engine */
+} dtrace_mstate_t;
+
+/* Register conventions inside a trampoline: it receives the program context
+ * (struct pt_regs *) in DTRACE_REG_CTX and the machine state in
+ * DTRACE_REG_MSTATE, must leave both intact, and may use R0-R5, R8, R9. */
+#define DTRACE_REG_CTX		DT_R6
+#define DTRACE_REG_MSTATE	DT_R7
+
+/* Flags of an underlying probe. */
+#define DTRACE_UPROBE_RETURN	0x1	/* a uretprobe */
+#define DTRACE_UPROBE_BEGIN	0x2	/* runs while the session is not yet
+					   active and activates it */
+#define DTRACE_UPROBE_END	0x4	/* runs while the session stops */
+
+/* An underlying probe the plugin asks the engine to place. */
+typedef struct dtrace_uprobe {
+	const char *path;	/* the file (executable or library) */
+	uint64_t offset;	/* file offset of the instruction */
+	uint64_t ref_ctr_offset; /* file offset of a semaphore, or 0 */
+	pid_t pid;		/* fire only in this process, or 0 for all */
+	int kind;		/* the provider's trampoline family */
+	unsigned flags;		/* DTRACE_UPROBE_* */
+} dtrace_uprobe_t;
+
+/*
+ * What the engine offers a plugin.  Every function may be called only from
+ * within one of the plugin's operations, on the session it was given.
+ */
+typedef struct dtrace_host {
+	int version;		/* DTRACE_PROVIDER_VERSION of the engine */
+
+	/* Report an error to the user (printf format; no trailing newline). */
+	void (*error)(dtrace_hdl_t *dtp, const char *fmt, ...)
+		__attribute__((format(printf, 2, 3)));
+	/* Report a warning: printed, but the operation goes on. */
+	void (*warn)(dtrace_hdl_t *dtp, const char *fmt, ...)
+		__attribute__((format(printf, 2, 3)));
+
+	/* Create a probe of the provider calling this (or return the existing
+	 * one with these names).  priv is the plugin's own data for the probe;
+	 * the engine hands it back in probe_priv() and to free_priv() of the
+	 * ops at teardown.  Returns NULL with errno set on failure. */
+	dtrace_probe_t *(*probe_insert)(dtrace_hdl_t *dtp, const char *prv,
+					const char *mod, const char *fun,
+					const char *prb, void *priv);
+	dtrace_probe_t *(*probe_lookup)(dtrace_hdl_t *dtp, const char *prv,
+					const char *mod, const char *fun,
+					const char *prb);
+	void *(*probe_priv)(const dtrace_probe_t *prp);
+	uint32_t (*probe_id)(const dtrace_probe_t *prp);
+	/* The probe's names, owned by the engine. */
+	const char *(*probe_name)(const dtrace_probe_t *prp, int field);
+#define DTRACE_FIELD_PRV 0
+#define DTRACE_FIELD_MOD 1
+#define DTRACE_FIELD_FUN 2
+#define DTRACE_FIELD_PRB 3
+
+	/* Glob matching as D does it (*, ?, [...], \); an empty or NULL
+	 * pattern matches everything. */
+	int (*glob_match)(const char *pattern, const char *s);
+
+	/* Place an underlying probe (deduplicated on path, offset, flags and
+	 * pid).  Returns its cookie (> 0) or a negative errno. */
+	int64_t (*uprobe)(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up);
+	/* Make prp fire when the underlying probe cookie fires in process pid
+	 * (0: any process).  Used from enable(). */
+	int (*overlay)(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
+		       dtrace_probe_t *prp);
+
+	/* Maps.  map_create returns a map of the session (created on first
+	 * use, shared by name); map_pinned opens a map pinned in bpffs.
+	 * Both return NULL and report the error on failure. */
+	dtrace_map_t *(*map_create)(dtrace_hdl_t *dtp, const char *name,
+				    enum bpf_map_type type, uint32_t ksize,
+				    uint32_t vsize, uint32_t nentries);
+	dtrace_map_t *(*map_pinned)(dtrace_hdl_t *dtp, const char *path);
+	int (*map_fd)(const dtrace_map_t *map);
+
+	/* BPF emission, for trampolines.  Labels are small integers valid in
+	 * one emitter; a jump to a label is patched when the program is
+	 * finished.  jump() with op BPF_JA is unconditional; otherwise op is
+	 * a BPF_JMP comparison (BPF_JEQ, ...) of reg against imm. */
+	void (*emit)(dtrace_emitter_t *em, struct bpf_insn insn);
+	int (*label_new)(dtrace_emitter_t *em);
+	void (*label_place)(dtrace_emitter_t *em, int label);
+	void (*jump)(dtrace_emitter_t *em, int op, int reg, int32_t imm,
+		     int label);
+	/* reg = the map (BPF_PSEUDO_MAP_FD load, relocated at load time). */
+	void (*load_map)(dtrace_emitter_t *em, int reg, dtrace_map_t *map);
+} dtrace_host_t;
+
+/*
+ * What a plugin offers.  Fields marked optional may be NULL.
+ */
+typedef struct dtrace_provider_ops {
+	int version;		/* DTRACE_PROVIDER_VERSION the plugin was built for */
+	const char *name;	/* provider name, or prefix for pid-like ones */
+
+	/* Optional.  Called once per session before any other operation; the
+	 * returned pointer is passed back as data.  On failure return NULL
+	 * after host->error(): the provider is left out of the session. */
+	void *(*attach_session)(dtrace_hdl_t *dtp);
+
+	/* Create the probes that may match pdp (pdp->prv may be a glob; the
+	 * plugin decides whether its provider names match).  Called for every
+	 * probe description of the program and for dtrace -l.  Returns the
+	 * number of probes created or a negative errno (after host->error()). */
+	int (*provide)(dtrace_hdl_t *dtp, void *data,
+		       const dtrace_probedesc_t *pdp);
+
+	/* Optional.  Describe the probe's arguments: fill at most
+	 * DTRACE_ARGS_MAX entries of args and return how many; strings must
+	 * stay valid for the session. */
+	int (*probe_args)(dtrace_hdl_t *dtp, void *data,
+			  const dtrace_probe_t *prp, dtrace_argdesc_t *args);
+
+	/* Optional.  Name/data/class stability (3 entries each). */
+	void (*probe_stability)(dtrace_hdl_t *dtp, void *data,
+				const dtrace_probe_t *prp,
+				dtrace_stability_t attr[6]);
+
+	/* The probe will be traced: place its underlying probes with
+	 * host->uprobe() and overlay it with host->overlay().  A site that
+	 * cannot be probed is skipped with host->warn() rather than failing
+	 * the whole enabling; return a negative errno only when the probe as a
+	 * whole cannot be traced. */
+	int (*enable)(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp);
+
+	/* Emit the trampoline of kind into em: read arguments from the
+	 * context in DTRACE_REG_CTX into the machine state in
+	 * DTRACE_REG_MSTATE (see the register conventions above).  Jump to
+	 * label skip when the firing must be ignored. */
+	int (*trampoline)(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+			  int kind, int skip);
+
+	/* Optional.  Everything is attached: for providers that fire
+	 * themselves (BEGIN) this is the moment. */
+	int (*start)(dtrace_hdl_t *dtp, void *data);
+	/* Optional.  Tracing stops (END fires here). */
+	int (*stop)(dtrace_hdl_t *dtp, void *data);
+
+	/* Optional.  Free a probe's private data. */
+	void (*free_priv)(void *data, void *priv);
+	/* Optional.  The session ends: free data. */
+	void (*detach_session)(dtrace_hdl_t *dtp, void *data);
+
+	/* Optional.  Called while tracing, at least every 100 ms and at once
+	 * when the descriptor returned by event_fd() (if any, else -1)
+	 * becomes readable.  Here the plugin may notice processes and files
+	 * that appeared and call host->uprobe() and host->overlay(): during
+	 * tracing those take effect at once, on the program of the same
+	 * kind (a kind that had no underlying probe when tracing started
+	 * cannot be added; host->uprobe() returns -ENOENT then).  Returns 0
+	 * or a negative errno, which stops tracing after host->error(). */
+	int (*event_fd)(dtrace_hdl_t *dtp, void *data);
+	int (*poll)(dtrace_hdl_t *dtp, void *data);
+
+	/* Optional.  Whether the probe prp (of this provider) matches pdp,
+	 * for providers whose probes answer to more names than their own:
+	 * pid's module "libc.so.6" also answers to "libc", "libc.so" and its
+	 * full path, and offset "1c" to "01c".  Returns 1 or 0.  When NULL,
+	 * the engine glob-matches each field against the probe's names. */
+	int (*probe_match)(dtrace_hdl_t *dtp, void *data,
+			   const dtrace_probe_t *prp,
+			   const dtrace_probedesc_t *pdp);
+} dtrace_provider_ops_t;
+
+/* The one symbol a plugin exports. */
+typedef const dtrace_provider_ops_t *(*dtrace_provider_init_f)(
+	const dtrace_host_t *host);
+#define DTRACE_PROVIDER_INIT	"dtrace_provider_init"
+
+#endif /* DTRACE_PROVIDER_H */

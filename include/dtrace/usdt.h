@@ -1,0 +1,190 @@
+/*
+ * dtrace/usdt.h: the probe-site macros that headers made by `dtrace -h`
+ * expand to.  Installed; included by application code (C and C++).
+ *
+ * A probe site is one `nop` plus an ELF note in section .note.stapsdt (type
+ * 3, owner "stapsdt"), the format that <sys/sdt.h> documents, so bpftrace,
+ * perf and gdb see our probes too.  The note holds, as 8-byte words, the
+ * address of the nop, the address of the .stapsdt.base marker (to undo
+ * prelinking) and the address of the probe's semaphore, then three strings:
+ * provider, probe name and the argument specification ("-4@%edi 8@%rsi":
+ * size, negative when signed, '@', the operand in AT&T syntax).
+ *
+ * Each site also appends { nop address, semaphore address } to the
+ * allocated section dtrace_usdt_sites.  The registration code that
+ * `dtrace -G` links in walks that section (through the linker-made
+ * __start_/__stop_ symbols, which are per module) to tell dtprobed where its
+ * probes are, without reading the file.
+ *
+ * Semaphores: unsigned short, hidden, in section .probes, defined by the
+ * `dtrace -G` object, named <provider>_<probe>_semaphore.  The kernel
+ * increments it while a uprobe with a reference counter traces the site, so
+ * DTRACE_USDT_ENABLED() is one load and works where BPF may not write user
+ * memory (lockdown).  A disabled probe costs the nop.
+ *
+ * Invariants: the asm is `volatile` and has no outputs, so the compiler keeps
+ * every expansion (each inlined or unrolled copy is its own site, with its
+ * own note); the operands are the already-cast argument values.
+ */
+#ifndef DTRACE_USDT_H
+#define DTRACE_USDT_H
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "dtrace/usdt.h: unsupported architecture"
+#endif
+
+#define DTRACE_USDT_STR_(x)	#x
+#define DTRACE_USDT_STR(x)	DTRACE_USDT_STR_(x)
+
+#define DTRACE_USDT_SEMA(prov, name)	prov##_##name##_semaphore
+
+#ifdef __cplusplus
+#define DTRACE_USDT_EXTERN	extern "C"
+#else
+#define DTRACE_USDT_EXTERN	extern
+#endif
+
+/* Declare a probe's semaphore (once per probe in the generated header). */
+#define DTRACE_USDT_DECLARE_SEMA(prov, name)				\
+	DTRACE_USDT_EXTERN volatile unsigned short			\
+	DTRACE_USDT_SEMA(prov, name)					\
+	__attribute__((visibility("hidden")))
+
+/* True while a tracer traces the probe: one load. */
+#define DTRACE_USDT_ENABLED(prov, name)					\
+	__builtin_expect(DTRACE_USDT_SEMA(prov, name) != 0, 0)
+
+/* The .stapsdt.base marker: one byte, once per module (a comdat group). */
+#define DTRACE_USDT_ASM_BASE						\
+	".ifndef _.stapsdt.base\n"					\
+	".pushsection .stapsdt.base,\"aG\",\"progbits\",.stapsdt.base,comdat\n" \
+	".weak _.stapsdt.base\n"					\
+	".hidden _.stapsdt.base\n"					\
+	"_.stapsdt.base: .space 1\n"					\
+	".size _.stapsdt.base, 1\n"					\
+	".popsection\n"							\
+	".endif\n"
+
+/* The site: a nop, its note and its entry in dtrace_usdt_sites.  "?" puts
+ * the note in the section group of the code (a discarded inline copy takes
+ * its note with it). */
+#define DTRACE_USDT_ASM_SITE(prov, name, argspec)			\
+	"990: nop\n"							\
+	".pushsection .note.stapsdt,\"?\",\"note\"\n"			\
+	".balign 4\n"							\
+	".4byte 992f-991f, 994f-993f, 3\n"				\
+	"991: .asciz \"stapsdt\"\n"					\
+	"992: .balign 4\n"						\
+	"993: .8byte 990b\n"						\
+	".8byte _.stapsdt.base\n"					\
+	".8byte " DTRACE_USDT_STR(DTRACE_USDT_SEMA(prov, name)) "\n"	\
+	".asciz \"" #prov "\"\n"					\
+	".asciz \"" #name "\"\n"					\
+	".asciz \"" argspec "\"\n"					\
+	"994: .balign 4\n"						\
+	".popsection\n"							\
+	".pushsection dtrace_usdt_sites,\"aw?\",\"progbits\"\n"		\
+	".balign 8\n"							\
+	".8byte 990b\n"							\
+	".8byte " DTRACE_USDT_STR(DTRACE_USDT_SEMA(prov, name)) "\n"	\
+	".popsection\n"							\
+	DTRACE_USDT_ASM_BASE
+
+#define DTRACE_USDT_SITE(prov, name, argspec, ...)			\
+	__asm__ __volatile__(DTRACE_USDT_ASM_SITE(prov, name, argspec)	\
+			     : : __VA_ARGS__)
+
+/* An argument: its spec "SIZE@%N" and its operand.  s is the size, negated
+ * for a signed type, as a literal (the generated header knows the types). */
+#define DTRACE_USDT_A(s, n)	DTRACE_USDT_STR(s) "@%" #n
+#define DTRACE_USDT_O(v)	"nor"(v)
+
+#define DTRACE_USDT_PROBE0(prov, name)					\
+	__asm__ __volatile__(DTRACE_USDT_ASM_SITE(prov, name, ""))
+#define DTRACE_USDT_PROBE1(prov, name, s0, a0)				\
+	DTRACE_USDT_SITE(prov, name, DTRACE_USDT_A(s0, 0),		\
+			 DTRACE_USDT_O(a0))
+#define DTRACE_USDT_PROBE2(prov, name, s0, a0, s1, a1)			\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1),	\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1))
+#define DTRACE_USDT_PROBE3(prov, name, s0, a0, s1, a1, s2, a2)		\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2),				\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2))
+#define DTRACE_USDT_PROBE4(prov, name, s0, a0, s1, a1, s2, a2, s3, a3)	\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3),	\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3))
+#define DTRACE_USDT_PROBE5(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			   s4, a4)					\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "	\
+			 DTRACE_USDT_A(s4, 4),				\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3),		\
+			 DTRACE_USDT_O(a4))
+#define DTRACE_USDT_PROBE6(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			   s4, a4, s5, a5)				\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "	\
+			 DTRACE_USDT_A(s4, 4) " " DTRACE_USDT_A(s5, 5),	\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3),		\
+			 DTRACE_USDT_O(a4), DTRACE_USDT_O(a5))
+#define DTRACE_USDT_PROBE7(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			   s4, a4, s5, a5, s6, a6)			\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "	\
+			 DTRACE_USDT_A(s4, 4) " " DTRACE_USDT_A(s5, 5) " "	\
+			 DTRACE_USDT_A(s6, 6),				\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3),		\
+			 DTRACE_USDT_O(a4), DTRACE_USDT_O(a5),		\
+			 DTRACE_USDT_O(a6))
+#define DTRACE_USDT_PROBE8(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			   s4, a4, s5, a5, s6, a6, s7, a7)		\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "	\
+			 DTRACE_USDT_A(s4, 4) " " DTRACE_USDT_A(s5, 5) " "	\
+			 DTRACE_USDT_A(s6, 6) " " DTRACE_USDT_A(s7, 7),	\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3),		\
+			 DTRACE_USDT_O(a4), DTRACE_USDT_O(a5),		\
+			 DTRACE_USDT_O(a6), DTRACE_USDT_O(a7))
+#define DTRACE_USDT_PROBE9(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			   s4, a4, s5, a5, s6, a6, s7, a7, s8, a8)	\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "	\
+			 DTRACE_USDT_A(s4, 4) " " DTRACE_USDT_A(s5, 5) " "	\
+			 DTRACE_USDT_A(s6, 6) " " DTRACE_USDT_A(s7, 7) " "	\
+			 DTRACE_USDT_A(s8, 8),				\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3),		\
+			 DTRACE_USDT_O(a4), DTRACE_USDT_O(a5),		\
+			 DTRACE_USDT_O(a6), DTRACE_USDT_O(a7),		\
+			 DTRACE_USDT_O(a8))
+#define DTRACE_USDT_PROBE10(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8, s9, a9) \
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
+			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "	\
+			 DTRACE_USDT_A(s4, 4) " " DTRACE_USDT_A(s5, 5) " "	\
+			 DTRACE_USDT_A(s6, 6) " " DTRACE_USDT_A(s7, 7) " "	\
+			 DTRACE_USDT_A(s8, 8) " " DTRACE_USDT_A(s9, 9),	\
+			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
+			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3),		\
+			 DTRACE_USDT_O(a4), DTRACE_USDT_O(a5),		\
+			 DTRACE_USDT_O(a6), DTRACE_USDT_O(a7),		\
+			 DTRACE_USDT_O(a8), DTRACE_USDT_O(a9))
+
+#endif /* DTRACE_USDT_H */

@@ -1,0 +1,304 @@
+/*
+ * plugins/dtrace/dtrace.c: the dtrace provider, dtrace:::BEGIN, dtrace:::END
+ * and dtrace:::ERROR, written against include/dtrace/provider.h only, as any
+ * third party's provider would be.
+ *
+ * How BEGIN and END fire.  The plugin carries two trigger functions,
+ * dtp_begin_trigger() and dtp_end_trigger().  Enabling BEGIN places a uprobe
+ * on the first instruction of the BEGIN trigger in this very shared object,
+ * restricted to the dtrace process itself (pid = getpid()), and overlays the
+ * BEGIN probe on it; END likewise.  start() calls the BEGIN trigger once
+ * everything is attached, so the BEGIN clauses run synchronously, in the
+ * consumer's thread, before start() returns; stop() calls the END trigger.
+ * The flags DTRACE_UPROBE_BEGIN and DTRACE_UPROBE_END tell the engine to run
+ * them while the session is inactive (and to activate it) or stopping.
+ *
+ * A uprobe is placed by (file, file offset).  The trigger's file offset is
+ * found from its run-time address: dl_iterate_phdr() gives the load bias and
+ * program headers of the object that contains the address; the PT_LOAD
+ * segment that holds it maps the virtual address to the file offset.
+ *
+ * ERROR needs no uprobe: when a clause faults, the engine writes the error
+ * record and runs the ERROR clauses itself.  Its arguments, as DTrace
+ * documents them (see probe_args below), are filled by the engine too.
+ *
+ * Invariants.  The triggers must stay real, distinct functions: they are
+ * noipa (never inlined, cloned or merged with each other) and each holds an
+ * asm statement the compiler cannot remove.  Nothing here touches the
+ * engine except through the host table.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <dtrace/provider.h>
+
+#define DTP_PROVIDER	"dtrace"
+
+/* The probes of the provider; the value is stored as the probe's priv. */
+enum dtp_probe_kind {
+	DTP_BEGIN = 1,
+	DTP_END,
+	DTP_ERROR,
+};
+
+static const struct {
+	const char *name;
+	enum dtp_probe_kind kind;
+} dtp_probes[] = {
+	{ "BEGIN", DTP_BEGIN },
+	{ "END", DTP_END },
+	{ "ERROR", DTP_ERROR },
+};
+
+/* Per-session data: where the triggers are in this shared object. */
+typedef struct dtp_session {
+	char path[PATH_MAX];
+	uint64_t begin_off;	/* file offset of dtp_begin_trigger */
+	uint64_t end_off;	/* file offset of dtp_end_trigger */
+} dtp_session_t;
+
+/* The engine's table, given once to dtrace_provider_init(). */
+static const dtrace_host_t *host;
+
+/*
+ * The triggers.  The uprobes sit on their first instruction; calling them
+ * is all it takes to fire BEGIN or END.  The asm statements differ so that
+ * the two bodies are never identical, and are volatile so that a call is
+ * never dropped.
+ */
+__attribute__((noipa)) static void dtp_begin_trigger(void)
+{
+	__asm__ __volatile__("nop" ::: "memory");
+}
+
+__attribute__((noipa)) static void dtp_end_trigger(void)
+{
+	__asm__ __volatile__("nop\n\tnop" ::: "memory");
+}
+
+/* What dtp_locate() looks for and finds through dl_iterate_phdr(). */
+struct dtp_lookup {
+	uintptr_t addr;		/* a run-time address */
+	const char *name;	/* out: the object that holds it */
+	uint64_t offset;	/* out: its file offset there */
+	int found;
+};
+
+static int dtp_lookup_object(struct dl_phdr_info *info, size_t size,
+			     void *arg)
+{
+	struct dtp_lookup *lk = arg;
+	uint64_t vaddr = lk->addr - info->dlpi_addr;
+
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD || vaddr < ph->p_vaddr ||
+		    vaddr >= ph->p_vaddr + ph->p_filesz)
+			continue;
+		lk->name = info->dlpi_name;
+		lk->offset = vaddr - ph->p_vaddr + ph->p_offset;
+		lk->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* Find the file offset of fn in this shared object. */
+static int dtp_locate(dtrace_hdl_t *dtp, void (*fn)(void), uint64_t *offset,
+		      const char **name)
+{
+	struct dtp_lookup lk = { .addr = (uintptr_t)fn };
+
+	dl_iterate_phdr(dtp_lookup_object, &lk);
+	if (!lk.found || lk.name == NULL || lk.name[0] == '\0') {
+		host->error(dtp, "dtrace provider: cannot locate its own "
+			    "trigger functions in memory");
+		return -ENOENT;
+	}
+	*offset = lk.offset;
+	*name = lk.name;
+	return 0;
+}
+
+/* The absolute path of this shared object: the uprobe needs a path that
+ * does not depend on the current directory. */
+static int dtp_own_path(dtrace_hdl_t *dtp, const char *name, char *path)
+{
+	if (realpath(name, path) == NULL) {
+		host->error(dtp, "dtrace provider: cannot resolve %s: %s",
+			    name, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+static void *dtp_attach_session(dtrace_hdl_t *dtp)
+{
+	dtp_session_t *s = calloc(1, sizeof(*s));
+	const char *name, *name2;
+
+	if (s == NULL) {
+		host->error(dtp, "dtrace provider: out of memory");
+		return NULL;
+	}
+	if (dtp_locate(dtp, dtp_begin_trigger, &s->begin_off, &name) < 0 ||
+	    dtp_locate(dtp, dtp_end_trigger, &s->end_off, &name2) < 0 ||
+	    dtp_own_path(dtp, name, s->path) < 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void dtp_detach_session(dtrace_hdl_t *dtp, void *data)
+{
+	free(data);
+}
+
+/*
+ * Create dtrace:::BEGIN, END and ERROR, in that order, the first time any
+ * description is provided for, whether it names them or not: the engine
+ * matches descriptions itself, and creating all three at once gives them
+ * the ids DTrace users know (1, 2, 3) when this provider is asked first.
+ * Returns the number of probes created by this call.
+ */
+static int dtp_provide(dtrace_hdl_t *dtp, void *data,
+		       const dtrace_probedesc_t *pdp)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(dtp_probes) / sizeof(dtp_probes[0]); i++) {
+		const char *name = dtp_probes[i].name;
+
+		if (host->probe_lookup(dtp, DTP_PROVIDER, "", "", name) != NULL)
+			continue;
+		if (host->probe_insert(dtp, DTP_PROVIDER, "", "", name,
+				       (void *)(uintptr_t)dtp_probes[i].kind) == NULL) {
+			int err = errno ? errno : ENOMEM;
+
+			host->error(dtp, "dtrace provider: cannot create "
+				    "probe dtrace:::%s: %s", name, strerror(err));
+			return -err;
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * ERROR's arguments, as DTrace documents them: arg1 the EPID of the
+ * enabled probe that faulted, arg2 the index of the action (statement) that
+ * faulted, arg3 the offset in that action's code (here: the BPF instruction
+ * index) or -1, arg4 the fault type (DTRACEFLT_*), arg5 a value particular
+ * to the fault (the address for bad address and alignment faults).  arg0
+ * is not defined and reads as 0.  BEGIN and END have no arguments.
+ */
+static int dtp_probe_args(dtrace_hdl_t *dtp, void *data,
+			  const dtrace_probe_t *prp, dtrace_argdesc_t *args)
+{
+	static const char *const error_types[] = {
+		"uint64_t",	/* arg0: undefined, 0 */
+		"uint32_t",	/* arg1: EPID */
+		"uint32_t",	/* arg2: action index */
+		"int32_t",	/* arg3: BPF pc or -1 */
+		"uint32_t",	/* arg4: fault type */
+		"uint64_t",	/* arg5: fault value (address) */
+	};
+	int n = sizeof(error_types) / sizeof(error_types[0]);
+
+	if ((uintptr_t)host->probe_priv(prp) != DTP_ERROR)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		args[i].native = error_types[i];
+		args[i].xlate = NULL;
+		args[i].mapping = i;
+	}
+	return n;
+}
+
+/* Place the uprobe on a trigger, for this process only, and overlay prp. */
+static int dtp_enable_trigger(dtrace_hdl_t *dtp, dtp_session_t *s,
+			      uint64_t offset, unsigned flags,
+			      dtrace_probe_t *prp)
+{
+	dtrace_uprobe_t up = {
+		.path = s->path,
+		.offset = offset,
+		.pid = getpid(),
+		.kind = 0,
+		.flags = flags,
+	};
+	int64_t cookie = host->uprobe(dtp, &up);
+
+	if (cookie < 0)
+		return (int)cookie;
+	return host->overlay(dtp, cookie, up.pid, prp);
+}
+
+static int dtp_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+{
+	dtp_session_t *s = data;
+
+	switch ((uintptr_t)host->probe_priv(prp)) {
+	case DTP_BEGIN:
+		return dtp_enable_trigger(dtp, s, s->begin_off,
+					  DTRACE_UPROBE_BEGIN, prp);
+	case DTP_END:
+		return dtp_enable_trigger(dtp, s, s->end_off,
+					  DTRACE_UPROBE_END, prp);
+	case DTP_ERROR:
+		return 0;	/* the engine runs ERROR clauses itself */
+	default:
+		host->error(dtp, "dtrace provider: unknown probe %s",
+			    host->probe_name(prp, DTRACE_FIELD_PRB));
+		return -EINVAL;
+	}
+}
+
+/* BEGIN and END have no arguments: the machine state's argv stays 0. */
+static int dtp_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+			  int kind, int skip)
+{
+	return 0;
+}
+
+static int dtp_start(dtrace_hdl_t *dtp, void *data)
+{
+	dtp_begin_trigger();
+	return 0;
+}
+
+static int dtp_stop(dtrace_hdl_t *dtp, void *data)
+{
+	dtp_end_trigger();
+	return 0;
+}
+
+static const dtrace_provider_ops_t dtp_ops = {
+	.version = DTRACE_PROVIDER_VERSION,
+	.name = DTP_PROVIDER,
+	.attach_session = dtp_attach_session,
+	.provide = dtp_provide,
+	.probe_args = dtp_probe_args,
+	.enable = dtp_enable,
+	.trampoline = dtp_trampoline,
+	.start = dtp_start,
+	.stop = dtp_stop,
+	.detach_session = dtp_detach_session,
+};
+
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h);
+
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
+{
+	if (h == NULL || h->version < DTRACE_PROVIDER_VERSION)
+		return NULL;	/* an engine older than this plugin */
+	host = h;
+	return &dtp_ops;
+}

@@ -1,0 +1,457 @@
+/*
+ * pid.c: the pid provider: function entry, return and instruction probes
+ * in one process, pidNNN:MODULE:FUNCTION:NAME.
+ *
+ * Discovery is on demand: provide() looks only at the process a description
+ * names (pidNNN, NNN decimal; a glob or an empty provider matches only the
+ * processes provide() has already looked into, so "pid*" alone matches
+ * nothing, as in DTrace), reads its modules from /proc/PID/maps again each
+ * time (libraries come and go with dlopen), and creates probes only for the
+ * modules and functions the description matches.
+ *
+ * Names.  The module of a probe is "a.out" for the executable, else the
+ * library's file name ("libc.so.6"); a description may also name it by its
+ * full path, or by the file name up to a '.' ("libc", "libc.so"), or by a
+ * glob on the file name or the path (probe_match() tells the engine).  The
+ * function is the symbol's name; aliases get a probe each (they share the
+ * underlying uprobe).  The name is "entry", "return", or the offset of an
+ * instruction in hex without 0x ("1c").  A description whose name is empty
+ * or a glob creates entry, return and one probe per instruction.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pid_impl.h"
+
+const dtrace_host_t *pid_host;
+
+/* ---- names -------------------------------------------------------------- */
+
+static bool has_glob(const char *s)
+{
+	return s != NULL && strpbrk(s, "*?[\\") != NULL;
+}
+
+static bool is_empty(const char *s)
+{
+	return s == NULL || *s == '\0';
+}
+
+/* "pid1234" -> 1234; 0 if s is not a literal pid provider name. */
+static pid_t literal_pid(const char *s)
+{
+	const char *p;
+	long v;
+
+	if (s == NULL || strncmp(s, "pid", 3) != 0 || s[3] == '\0' ||
+	    s[3] == '0')
+		return 0;
+	for (p = s + 3; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return 0;
+	v = strtol(s + 3, NULL, 10);
+	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+}
+
+/* A literal offset name: hex digits only (no 0x, as DTrace writes them). */
+static bool parse_offset(const char *s, uint64_t *offp)
+{
+	char *end;
+
+	if (is_empty(s) || strspn(s, "0123456789abcdefABCDEF") != strlen(s) ||
+	    strlen(s) > 16)
+		return false;
+	*offp = strtoull(s, &end, 16);
+	return true;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b ? b + 1 : path;
+}
+
+/* Whether the description's module field designates the module named name
+ * (a.out or the file name) mapped from path. */
+static bool module_matches(const char *pat, const char *name, bool is_exe,
+			   const char *path)
+{
+	dt_elf_module_t m = { .name = (char *)name, .path = (char *)path,
+			      .is_exe = is_exe };
+
+	if (is_empty(pat))
+		return true;
+	if (!has_glob(pat))
+		return dt_elf_module_name_is(&m, pat);
+	return pid_host->glob_match(pat, name) ||
+	       pid_host->glob_match(pat, base_name(path)) ||
+	       pid_host->glob_match(pat, path);
+}
+
+static bool name_matches(const char *pat, const char *s)
+{
+	return is_empty(pat) || pid_host->glob_match(pat, s);
+}
+
+/* ---- targets ------------------------------------------------------------ */
+
+/* The session's view of pid, its modules read again from /proc. */
+pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
+				 pid_t pid, int *errp)
+{
+	dt_elf_proc_t *proc;
+	char msg[256];
+	int i, err;
+
+	err = dt_elf_proc_modules(ps->cache, pid, &proc, msg, sizeof(msg));
+	if (err != 0) {
+		if (err == -ESRCH)
+			pid_host->error(dtp, "failed to grab pid %d: %s",
+					(int)pid, strerror(ESRCH));
+		else
+			pid_host->error(dtp, "failed to grab pid %d: %s",
+					(int)pid, msg);
+		*errp = err;
+		return NULL;
+	}
+	for (i = 0; i < ps->ntargets; i++) {
+		if (ps->targets[i].pid == pid) {
+			/* probes keep pointers into files, which live in the
+			 * cache; the module list itself can go */
+			dt_elf_proc_free(ps->targets[i].proc);
+			ps->targets[i].proc = proc;
+			return &ps->targets[i];
+		}
+	}
+	pid_target_t *t = realloc(ps->targets,
+				  (ps->ntargets + 1) * sizeof(*t));
+	if (t == NULL) {
+		dt_elf_proc_free(proc);
+		*errp = -ENOMEM;
+		pid_host->error(dtp, "out of memory");
+		return NULL;
+	}
+	ps->targets = t;
+	t[ps->ntargets] = (pid_target_t){ .pid = pid, .proc = proc };
+	return &t[ps->ntargets++];
+}
+
+/* ---- probe creation ----------------------------------------------------- */
+
+/* What provide() is creating probes for. */
+typedef struct provide_ctx {
+	dtrace_hdl_t *dtp;
+	pid_session_t *ps;
+	const dtrace_probedesc_t *pdp;
+	pid_t pid;
+	char prv[32];
+	const dt_elf_module_t *mod;
+	const dt_elf_sym_t *sym;
+	int created;
+	int err;
+	dtrace_probe_t **fresh;	/* if non-NULL: the probes created */
+	int nfresh, fresh_cap;
+} provide_ctx_t;
+
+static void probe_free(pid_probe_t *pp)
+{
+	if (pp == NULL)
+		return;
+	free(pp->path);
+	free(pp->modpath);
+	free(pp);
+}
+
+/* Create one probe (unless it exists).  off is used by offset probes. */
+static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
+			 const char *prb)
+{
+	pid_probe_t *pp;
+
+	if (pid_host->probe_lookup(c->dtp, c->prv, c->mod->name, c->sym->name,
+				   prb) != NULL)
+		return;
+	pp = calloc(1, sizeof(*pp));
+	if (pp == NULL || (pp->path = strdup(c->mod->file->path)) == NULL ||
+	    (pp->modpath = strdup(c->mod->path)) == NULL) {
+		probe_free(pp);
+		c->err = -ENOMEM;
+		return;
+	}
+	pp->pid = c->pid;
+	pp->site = site;
+	pp->file = c->mod->file;
+	pp->func_addr = c->sym->addr;
+	pp->func_size = c->sym->size;
+	pp->off = off;
+	dtrace_probe_t *prp = pid_host->probe_insert(c->dtp, c->prv,
+						     c->mod->name,
+						     c->sym->name, prb, pp);
+	if (prp == NULL) {
+		probe_free(pp);
+		c->err = -errno;
+		return;
+	}
+	c->created++;
+	if (c->fresh != NULL) {
+		if (c->nfresh == c->fresh_cap) {
+			int cap = c->fresh_cap * 2;
+			dtrace_probe_t **p = realloc(c->fresh,
+						     cap * sizeof(*p));
+
+			if (p == NULL) {
+				c->err = -ENOMEM;
+				return;
+			}
+			c->fresh = p;
+			c->fresh_cap = cap;
+		}
+		c->fresh[c->nfresh++] = prp;
+	}
+}
+
+static int offset_probe_cb(uint64_t off, void *arg)
+{
+	provide_ctx_t *c = arg;
+	char name[24];
+
+	snprintf(name, sizeof(name), "%" PRIx64, off);
+	if (name_matches(c->pdp->prb, name))
+		create_probe(c, PID_SITE_OFFSET, off, name);
+	return c->err != 0;
+}
+
+/* The probes of one function that the description's name field asks for. */
+static void provide_function(provide_ctx_t *c)
+{
+	const char *prb = c->pdp->prb;
+	uint64_t off;
+
+	if (name_matches(prb, "entry"))
+		create_probe(c, PID_SITE_ENTRY, 0, "entry");
+	if (name_matches(prb, "return"))
+		create_probe(c, PID_SITE_RETURN, 0, "return");
+	if (is_empty(prb) || has_glob(prb)) {
+		if (c->sym->size == 0)
+			offset_probe_cb(0, c);	/* only the entry is known */
+		else
+			pid_insn_each(c->ps, c->mod->file, c->sym->addr,
+				      c->sym->size, offset_probe_cb, c);
+	} else if (parse_offset(prb, &off) &&
+		   (off == 0 || off < c->sym->size)) {
+		char name[24];
+
+		/* named as DTrace prints it: "01C" becomes "1c"; whether it
+		 * is an instruction boundary is checked by enable() */
+		snprintf(name, sizeof(name), "%" PRIx64, off);
+		create_probe(c, PID_SITE_OFFSET, off, name);
+	}
+}
+
+/* Functions of one module matching the description. */
+static void provide_module(provide_ctx_t *c)
+{
+	const dt_elf_file_t *f = c->mod->file;
+	const char *fun = c->pdp->fun;
+	char msg[256];
+	size_t i, n;
+
+	if (dt_elf_symbols(c->ps->cache, f, msg, sizeof(msg)) != 0)
+		return;		/* a module without symbols has no probes */
+	if (!is_empty(fun) && !has_glob(fun)) {
+		dt_elf_sym_t *const *first;
+
+		/* several functions of one name (static ones in different
+		 * files): the first one gets the probes */
+		n = dt_elf_sym_by_name(f, fun, &first);
+		if (n > 0) {
+			c->sym = first[0];
+			provide_function(c);
+		}
+		return;
+	}
+	/* A glob: in address order, one name per address, the first alias
+	 * that matches (aliases come preferred name first), as DTrace does;
+	 * and of several functions of one name, the first. */
+	for (i = 0; i < f->nsyms && c->err == 0; i++) {
+		const dt_elf_sym_t *s = &f->syms[i];
+		dt_elf_sym_t *const *same;
+
+		if (c->sym != NULL && c->sym->addr == s->addr)
+			continue;	/* an alias was taken */
+		if (!name_matches(fun, s->name))
+			continue;
+		if (dt_elf_sym_by_name(f, s->name, &same) > 1 && same[0] != s)
+			continue;
+		c->sym = s;
+		provide_function(c);
+	}
+}
+
+/* Create the probes of t that pdp matches.  With freshp, also return the
+ * new probes (malloc'ed array, *nfreshp entries). */
+int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
+		       dtrace_probe_t ***freshp, int *nfreshp)
+{
+	provide_ctx_t c = { .dtp = dtp, .ps = ps, .pdp = pdp, .pid = t->pid };
+	int i;
+
+	if (freshp != NULL) {
+		c.fresh_cap = 16;
+		if ((c.fresh = malloc(c.fresh_cap * sizeof(*c.fresh))) == NULL)
+			return -ENOMEM;
+	}
+	snprintf(c.prv, sizeof(c.prv), "pid%d", (int)t->pid);
+	for (i = 0; i < t->proc->nmods && c.err == 0; i++) {
+		const dt_elf_module_t *m = &t->proc->mods[i];
+
+		if (!module_matches(pdp->mod, m->name, m->is_exe, m->path))
+			continue;
+		c.mod = m;
+		c.sym = NULL;
+		provide_module(&c);
+	}
+	if (freshp != NULL) {
+		*freshp = c.fresh;
+		*nfreshp = c.nfresh;
+	}
+	if (c.err != 0) {
+		pid_host->error(dtp, "failed to create probes in pid %d: %s",
+				(int)t->pid, strerror(-c.err));
+		return c.err;
+	}
+	return c.created;
+}
+
+static int provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+			  const dtrace_probedesc_t *pdp, const pid_target_t *t)
+{
+	return pid_provide_target(dtp, ps, pdp, t, NULL, NULL);
+}
+
+static int pid_provide(dtrace_hdl_t *dtp, void *data,
+		       const dtrace_probedesc_t *pdp)
+{
+	pid_session_t *ps = data;
+	pid_t pid = literal_pid(pdp->prv);
+	pid_target_t *t;
+	int i, n, err = 0, total = 0;
+
+	if (pid != 0) {
+		if ((t = pid_target_refresh(dtp, ps, pid, &err)) == NULL)
+			return err;
+		if ((err = pid_late_remember(ps, pdp, pid)) < 0)
+			return err;
+		return provide_target(dtp, ps, pdp, t);
+	}
+	if (!is_empty(pdp->prv) && !has_glob(pdp->prv))
+		return 0;	/* another provider's name */
+	/* A glob: only the processes already looked into, as they were. */
+	for (i = 0; i < ps->ntargets; i++) {
+		char prv[32];
+
+		snprintf(prv, sizeof(prv), "pid%d", (int)ps->targets[i].pid);
+		if (!name_matches(pdp->prv, prv))
+			continue;
+		if ((n = provide_target(dtp, ps, pdp, &ps->targets[i])) < 0)
+			return n;
+		total += n;
+	}
+	return total;
+}
+
+/* ---- matching (see provider.h: probe_match) ------------------------------ */
+
+static int pid_probe_match(dtrace_hdl_t *dtp, void *data,
+			   const dtrace_probe_t *prp,
+			   const dtrace_probedesc_t *pdp)
+{
+	const pid_probe_t *pp = pid_host->probe_priv(prp);
+	const char *prb = pid_host->probe_name(prp, DTRACE_FIELD_PRB);
+	uint64_t off;
+
+	if (!name_matches(pdp->prv, pid_host->probe_name(prp, DTRACE_FIELD_PRV)) ||
+	    !name_matches(pdp->fun, pid_host->probe_name(prp, DTRACE_FIELD_FUN)))
+		return 0;
+	if (!module_matches(pdp->mod, pid_host->probe_name(prp, DTRACE_FIELD_MOD),
+			    strcmp(pid_host->probe_name(prp, DTRACE_FIELD_MOD),
+				   "a.out") == 0, pp->modpath))
+		return 0;
+	if (pp->site == PID_SITE_OFFSET && !is_empty(pdp->prb) &&
+	    !has_glob(pdp->prb) && parse_offset(pdp->prb, &off))
+		return off == pp->off;
+	return name_matches(pdp->prb, prb);
+}
+
+/* ---- session ------------------------------------------------------------ */
+
+static void *pid_attach_session(dtrace_hdl_t *dtp)
+{
+	pid_session_t *ps = calloc(1, sizeof(*ps));
+
+	if (ps == NULL || (ps->cache = dt_elf_cache_create()) == NULL) {
+		free(ps);
+		pid_host->error(dtp, "pid provider: out of memory");
+		return NULL;
+	}
+	pid_insn_init(ps);
+	return ps;
+}
+
+static int pid_start(dtrace_hdl_t *dtp, void *data)
+{
+	pid_report_skipped(dtp, data);
+	pid_late_start(data);
+	return 0;
+}
+
+static void pid_free_priv(void *data, void *priv)
+{
+	probe_free(priv);
+}
+
+static void pid_detach_session(dtrace_hdl_t *dtp, void *data)
+{
+	pid_session_t *ps = data;
+	int i;
+
+	if (ps == NULL)
+		return;
+	pid_report_skipped(dtp, ps);
+	pid_late_free(ps);
+	for (i = 0; i < ps->ntargets; i++)
+		dt_elf_proc_free(ps->targets[i].proc);
+	free(ps->targets);
+	dt_elf_cache_destroy(ps->cache);
+	free(ps);
+}
+
+static const dtrace_provider_ops_t pid_ops = {
+	.version = DTRACE_PROVIDER_VERSION,
+	.name = "pid",
+	.attach_session = pid_attach_session,
+	.provide = pid_provide,
+	.probe_args = pid_probe_args,
+	.enable = pid_enable,
+	.trampoline = pid_trampoline,
+	.start = pid_start,
+	.free_priv = pid_free_priv,
+	.detach_session = pid_detach_session,
+	.poll = pid_poll,
+	.probe_match = pid_probe_match,
+};
+
+__attribute__((visibility("default")))
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host);
+
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host)
+{
+	pid_host = host;
+	return &pid_ops;
+}

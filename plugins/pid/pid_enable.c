@@ -1,0 +1,270 @@
+/*
+ * pid_enable.c: placing the pid provider's probes, and their trampolines.
+ *
+ * enable() turns a probe into an underlying uprobe on (file, file offset)
+ * filtered on the probe's process, and an overlay that ties the probe to it
+ * for that process.  Sites the kernel would mishandle (see pid_insn.c), that
+ * are not instruction boundaries, or that the kernel refuses, are skipped,
+ * not fatal; the refusals are summed up in one warning when tracing starts
+ * (the one refusal in full when there was only one).
+ *
+ * Trampolines (x86-64, struct pt_regs in the context register):
+ *   kind 0, entry and offset probes:
+ *	arg0..arg5 = rdi, rsi, rdx, rcx, r8, r9; arg6..arg9 from the user
+ *	stack at sp+8 .. sp+32 (0 when unreadable); regs_ip = ip.  At an
+ *	offset probe the arguments are whatever those registers and stack
+ *	slots hold there (DTrace leaves them undefined: use uregs[]).
+ *   kind 1, return probes:
+ *	arg0 = 0, arg1 = rax, arg2..arg9 = 0; regs_ip = ip, which is the
+ *	return address in the caller.  DTrace gives in arg0 the offset of
+ *	the returning instruction in the function; a uretprobe fires after
+ *	the return, in the caller, and cannot know which ret ran: arg0 is
+ *	always 0 here.
+ *
+ * Arguments are untyped in DTrace's pid provider (argN are raw 64-bit
+ * values); for args[] this provider declares uint64_t: ten at entry, two at
+ * return (the offset and the return value), none at an offset.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pid_impl.h"
+
+/* struct pt_regs of x86-64 as a BPF program sees it. */
+enum {
+	PT_R9 = 64, PT_R8 = 72, PT_RAX = 80, PT_RCX = 88, PT_RDX = 96,
+	PT_RSI = 104, PT_RDI = 112, PT_IP = 128, PT_SP = 152,
+};
+
+#define ARGV_OFF(i) \
+	((int16_t)(offsetof(dtrace_mstate_t, argv) + (i) * sizeof(uint64_t)))
+#define IP_OFF	((int16_t)offsetof(dtrace_mstate_t, regs_ip))
+
+/* ---- skipped sites ------------------------------------------------------ */
+
+static void full_name(const dtrace_probe_t *prp, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%s:%s:%s",
+		 pid_host->probe_name(prp, DTRACE_FIELD_PRV),
+		 pid_host->probe_name(prp, DTRACE_FIELD_MOD),
+		 pid_host->probe_name(prp, DTRACE_FIELD_FUN),
+		 pid_host->probe_name(prp, DTRACE_FIELD_PRB));
+}
+
+/* Remember a refused probe; the first refusal is kept in full. */
+static void skip(pid_session_t *ps, const dtrace_probe_t *prp, bool vex,
+		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void skip(pid_session_t *ps, const dtrace_probe_t *prp, bool vex,
+		 const char *fmt, ...)
+{
+	char name[512], why[256];
+	va_list ap;
+
+	ps->nskipped++;
+	ps->nskipped_vex += vex;
+	ps->skip_reported = false;
+	if (ps->nskipped > 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	full_name(prp, name, sizeof(name));
+	snprintf(ps->first_skipped, sizeof(ps->first_skipped),
+		 "probe %s skipped: %s", name, why);
+}
+
+void pid_report_skipped(dtrace_hdl_t *dtp, pid_session_t *ps)
+{
+	if (ps->nskipped == 0 || ps->skip_reported)
+		return;
+	ps->skip_reported = true;
+	if (ps->nskipped == 1)
+		pid_host->warn(dtp, "%s", ps->first_skipped);
+	else if (ps->nskipped_vex == ps->nskipped)
+		pid_host->warn(dtp, "%d probes skipped: their instructions are "
+			       "VEX/EVEX/XOP-encoded, which uprobes execute "
+			       "wrongly (first: %s)", ps->nskipped,
+			       ps->first_skipped);
+	else
+		pid_host->warn(dtp, "%d probes skipped, %d of them on "
+			       "VEX/EVEX/XOP-encoded instructions, which "
+			       "uprobes execute wrongly (first: %s)",
+			       ps->nskipped, ps->nskipped_vex,
+			       ps->first_skipped);
+	ps->nskipped = ps->nskipped_vex = 0;
+}
+
+/* ---- enable ------------------------------------------------------------- */
+
+/* Whether the site of pp may carry a uprobe; if not, record why. */
+static bool site_ok(pid_session_t *ps, const dtrace_probe_t *prp,
+		    const pid_probe_t *pp, uint64_t addr)
+{
+	const char *why, *mnem;
+	bool vex;
+
+	if (pp->site == PID_SITE_OFFSET &&
+	    !pid_insn_is_boundary(ps, pp->file, pp->func_addr, pp->func_size,
+				  pp->off)) {
+		skip(ps, prp, false, "offset 0x%" PRIx64 " is not an "
+		     "instruction boundary", pp->off);
+		return false;
+	}
+	why = pid_insn_unsafe(ps, pp->file, addr, &mnem, &vex);
+	if (why == NULL)
+		return true;
+	if (vex)
+		skip(ps, prp, true, "its instruction (%s) is %s, which uprobes "
+		     "execute wrongly", mnem, why);
+	else if (mnem != NULL)
+		skip(ps, prp, false, "its instruction (%s) is %s, which uprobes "
+		     "cannot probe", mnem, why);
+	else
+		skip(ps, prp, false, "its instruction is %s", why);
+	return false;
+}
+
+int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+{
+	pid_session_t *ps = data;
+	const pid_probe_t *pp = pid_host->probe_priv(prp);
+	uint64_t addr = pp->func_addr, off;
+	dtrace_uprobe_t up = { 0 };
+	int64_t cookie;
+	int err;
+
+	if (pp->site == PID_SITE_OFFSET)
+		addr += pp->off;
+	if (!site_ok(ps, prp, pp, addr))
+		return 0;
+	if (dt_elf_vaddr_to_offset(pp->file, addr, &off) != 0) {
+		skip(ps, prp, false, "its address is not in %s", pp->path);
+		return 0;
+	}
+	up.path = pp->path;
+	up.pid = pp->pid;
+	if (pp->site == PID_SITE_RETURN) {
+		/* a uretprobe is planted at the function's entry */
+		if (dt_elf_vaddr_to_offset(pp->file, pp->func_addr, &off) != 0)
+			return 0;
+		up.kind = PID_KIND_RETURN;
+		up.flags = DTRACE_UPROBE_RETURN;
+	} else {
+		up.kind = PID_KIND_ENTRY;
+	}
+	up.offset = off;
+	cookie = pid_host->uprobe(dtp, &up);
+	if (cookie < 0) {
+		skip(ps, prp, false, "the kernel refused it: %s",
+		     strerror((int)-cookie));
+		return 0;
+	}
+	if ((err = pid_host->overlay(dtp, cookie, pp->pid, prp)) < 0)
+		skip(ps, prp, false, "%s", strerror(-err));
+	return 0;
+}
+
+/* ---- trampolines -------------------------------------------------------- */
+
+/* mstate->argv[i] = *(u64 *)(ctx + regoff) */
+static void copy_reg(dtrace_emitter_t *em, int i, int regoff)
+{
+	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, regoff));
+	pid_host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV_OFF(i),
+				    DT_R0));
+}
+
+/* mstate->argv[i] = the 8 bytes at user address R8 + sp_off, or 0 */
+static void copy_stack_arg(dtrace_emitter_t *em, int i, int sp_off)
+{
+	int done = pid_host->label_new(em);
+
+	pid_host->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
+	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(i)));
+	pid_host->emit(em, DT_MOV64_IMM(DT_R2, 8));
+	pid_host->emit(em, DT_MOV64_REG(DT_R3, DT_R8));
+	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, sp_off));
+	pid_host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	pid_host->jump(em, BPF_JEQ, DT_R0, 0, done);
+	pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+					ARGV_OFF(i), 0));
+	pid_host->label_place(em, done);
+}
+
+static void entry_trampoline(dtrace_emitter_t *em)
+{
+	static const int regs[6] = { PT_RDI, PT_RSI, PT_RDX, PT_RCX, PT_R8,
+				     PT_R9 };
+	int i;
+
+	for (i = 0; i < 6; i++)
+		copy_reg(em, i, regs[i]);
+	/* at the entry, sp points at the return address; the seventh
+	 * argument is just above it */
+	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, PT_SP));
+	for (i = 6; i < DTRACE_ARGS_MAX; i++)
+		copy_stack_arg(em, i, 8 * (i - 5));
+}
+
+static void return_trampoline(dtrace_emitter_t *em)
+{
+	int i;
+
+	/* arg0: the offset of the ret, unknown to a uretprobe */
+	pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+					ARGV_OFF(0), 0));
+	copy_reg(em, 1, PT_RAX);
+	for (i = 2; i < DTRACE_ARGS_MAX; i++)
+		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+						ARGV_OFF(i), 0));
+}
+
+int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+		   int kind, int skip_label)
+{
+	switch (kind) {
+	case PID_KIND_ENTRY:
+		entry_trampoline(em);
+		break;
+	case PID_KIND_RETURN:
+		return_trampoline(em);
+		break;
+	default:
+		pid_host->error(dtp, "pid provider: no trampoline of kind %d",
+				kind);
+		return -EINVAL;
+	}
+	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, PT_IP));
+	pid_host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, IP_OFF, DT_R0));
+	return 0;
+}
+
+/* ---- arguments ---------------------------------------------------------- */
+
+int pid_probe_args(dtrace_hdl_t *dtp, void *data, const dtrace_probe_t *prp,
+		   dtrace_argdesc_t *args)
+{
+	const pid_probe_t *pp = pid_host->probe_priv(prp);
+	int i, n;
+
+	switch (pp->site) {
+	case PID_SITE_ENTRY:
+		n = DTRACE_ARGS_MAX;
+		break;
+	case PID_SITE_RETURN:
+		n = 2;
+		break;
+	default:
+		n = 0;
+		break;
+	}
+	for (i = 0; i < n; i++)
+		args[i] = (dtrace_argdesc_t){ .native = "uint64_t",
+					      .mapping = i };
+	return n;
+}

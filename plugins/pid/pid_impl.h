@@ -1,0 +1,128 @@
+/*
+ * pid_impl.h: private declarations of the pid provider plugin.
+ *
+ * The plugin is three files:
+ *   pid.c		the ops table, the session, provide() (discovery of
+ *			probes from the modules and symbols of a process)
+ *   pid_enable.c	enable() (placing uprobes and overlays, refusing
+ *			unsafe sites), the trampolines, probe arguments
+ *   pid_insn.c		instruction decoding with Zydis: boundaries inside a
+ *			function, and which instructions uprobes mishandle
+ *   pid_late.c		while tracing: libraries loaded later (dlopen)
+ */
+#ifndef PID_IMPL_H
+#define PID_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <dtrace/provider.h>
+#include <Zydis/Zydis.h>
+
+#include "dt_elf.h"
+
+/* What a probe's site is. */
+typedef enum pid_site {
+	PID_SITE_ENTRY,		/* the function's first instruction */
+	PID_SITE_RETURN,	/* a uretprobe planted at the entry */
+	PID_SITE_OFFSET,	/* an instruction inside the function */
+} pid_site_t;
+
+/*
+ * Trampoline kinds.  Entry and offset probes share kind 0: their
+ * trampolines are identical (arguments from the ABI registers and the
+ * stack, regs_ip from the site), and the engine deduplicates underlying
+ * probes on (path, offset, flags, pid), so an entry probe and the offset-0
+ * probe of one function must ask for the same kind to share their uprobe.
+ */
+#define PID_KIND_ENTRY	0
+#define PID_KIND_RETURN	1
+
+/* A probe's private data. */
+typedef struct pid_probe {
+	pid_t pid;
+	pid_site_t site;
+	char *path;		/* file to place the uprobe on */
+	char *modpath;		/* the module's path in the process (matching) */
+	const dt_elf_file_t *file;
+	uint64_t func_addr;	/* link-time address of the function */
+	uint64_t func_size;	/* 0: unknown */
+	uint64_t off;		/* PID_SITE_OFFSET: offset in the function */
+} pid_probe_t;
+
+/* A process the session has looked into. */
+typedef struct pid_target {
+	pid_t pid;
+	dt_elf_proc_t *proc;
+	uint64_t maps_sig;	/* of its file mappings, while tracing */
+	bool gone;		/* exited while tracing */
+} pid_target_t;
+
+/* A description provide() saw for one pid, kept to be matched again
+ * against the libraries the process loads while tracing. */
+typedef struct pid_late_desc {
+	pid_t pid;
+	char *prv, *mod, *fun, *prb;
+} pid_late_desc_t;
+
+typedef struct pid_session {
+	dt_elf_cache_t *cache;
+	pid_target_t *targets;
+	int ntargets;
+	ZydisDecoder decoder;
+
+	/* sites refused by enable(), reported once as a summary */
+	int nskipped;		/* in all */
+	int nskipped_vex;	/* of which on VEX/EVEX/XOP instructions */
+	char first_skipped[1024]; /* the first refusal, in full */
+	bool skip_reported;
+
+	pid_late_desc_t *late;	/* see pid_late.c */
+	int nlate;
+	bool tracing;		/* start() was called */
+} pid_session_t;
+
+extern const dtrace_host_t *pid_host;
+
+/* pid.c */
+pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
+				 pid_t pid, int *errp);
+int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
+		       dtrace_probe_t ***freshp, int *nfreshp);
+
+/* pid_late.c */
+int pid_late_remember(pid_session_t *ps, const dtrace_probedesc_t *pdp,
+		      pid_t pid);
+void pid_late_start(pid_session_t *ps);
+int pid_poll(dtrace_hdl_t *dtp, void *data);
+void pid_late_free(pid_session_t *ps);
+
+/* pid_insn.c */
+void pid_insn_init(pid_session_t *ps);
+/* Decode the function [addr, addr + size) of f; call fn for each
+ * instruction boundary (offset from addr) until fn returns non-zero.
+ * Returns 0, or -errno when the bytes cannot be read. */
+int pid_insn_each(pid_session_t *ps, const dt_elf_file_t *f, uint64_t addr,
+		  uint64_t size, int (*fn)(uint64_t off, void *arg), void *arg);
+/* Whether off is an instruction boundary of the function. */
+bool pid_insn_is_boundary(pid_session_t *ps, const dt_elf_file_t *f,
+			  uint64_t addr, uint64_t size, uint64_t off);
+/* Why the instruction at link-time address addr of f cannot carry a uprobe
+ * (a static string: "VEX-encoded", "lock-prefixed", ...), or NULL if it
+ * can.  mnem receives its mnemonic when known; vex whether it is refused
+ * for its VEX/EVEX/XOP/MVEX encoding (which the kernel would accept and
+ * then mis-execute). */
+const char *pid_insn_unsafe(pid_session_t *ps, const dt_elf_file_t *f,
+			    uint64_t addr, const char **mnem, bool *vex);
+
+/* pid_enable.c */
+int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp);
+int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+		   int kind, int skip);
+int pid_probe_args(dtrace_hdl_t *dtp, void *data, const dtrace_probe_t *prp,
+		   dtrace_argdesc_t *args);
+void pid_report_skipped(dtrace_hdl_t *dtp, pid_session_t *ps);
+
+#endif /* PID_IMPL_H */

@@ -1,0 +1,298 @@
+/*
+ * usdt_args.c: decoding of <sys/sdt.h> argument specifications (x86-64).
+ *
+ * A note carries its arguments as one string of space-separated
+ * specifications "[-]N@operand", where N is the size in bytes (1, 2, 4, 8;
+ * negative: signed) and operand is the assembler operand the compiler chose
+ * for the value at the probe site (AT&T syntax):
+ *
+ *	%reg			a register, any width (%al %ah %ax %eax %rax,
+ *				%r8b %r8w %r8d %r8, %sil %dil %bpl %spl ...)
+ *	$imm			a constant
+ *	disp(%base)		memory; disp may be empty or an expression of
+ *				numbers and symbols ("-16", "40+sym", "sym+8")
+ *	disp(%base,%index,s)	memory with an index scaled by 1, 2, 4 or 8
+ *	sym(%rip)		memory at a symbol (its address relative to
+ *				the program counter at run time)
+ *	sym			absolute memory (non-PIE programs)
+ *
+ * Invariant: a successful decode yields a location the trampoline can
+ * evaluate from pt_regs and user memory alone; anything else (segment
+ * overrides, symbols that are not in the file, sizes other than 1/2/4/8)
+ * is refused with -EINVAL and USDT_LOC_NONE, and the caller reports it.
+ *
+ * A symbol's link-time address is turned into a run-time one without knowing
+ * the load base: the probe site's own run-time address is in pt_regs->ip,
+ * so the value's address is ip + (sym - site), a memory operand based on ip.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "usdt_impl.h"
+
+/* pt_regs byte offsets of the general purpose registers, and the names of
+ * each register's 64, 32, 16 and low 8-bit forms (a second 8-bit spelling
+ * where assemblers accept two). */
+static const struct {
+	int off;
+	const char *names[6];
+} usdt_regs[] = {
+	{ 80,  { "rax", "eax", "ax", "al" } },
+	{ 40,  { "rbx", "ebx", "bx", "bl" } },
+	{ 88,  { "rcx", "ecx", "cx", "cl" } },
+	{ 96,  { "rdx", "edx", "dx", "dl" } },
+	{ 104, { "rsi", "esi", "si", "sil" } },
+	{ 112, { "rdi", "edi", "di", "dil" } },
+	{ 32,  { "rbp", "ebp", "bp", "bpl" } },
+	{ 152, { "rsp", "esp", "sp", "spl" } },
+	{ 72,  { "r8", "r8d", "r8w", "r8b", "r8l" } },
+	{ 64,  { "r9", "r9d", "r9w", "r9b", "r9l" } },
+	{ 56,  { "r10", "r10d", "r10w", "r10b", "r10l" } },
+	{ 48,  { "r11", "r11d", "r11w", "r11b", "r11l" } },
+	{ 24,  { "r12", "r12d", "r12w", "r12b", "r12l" } },
+	{ 16,  { "r13", "r13d", "r13w", "r13b", "r13l" } },
+	{ 8,   { "r14", "r14d", "r14w", "r14b", "r14l" } },
+	{ 0,   { "r15", "r15d", "r15w", "r15b", "r15l" } },
+	{ USDT_PTREGS_IP, { "rip", "eip" } },
+};
+
+/* The high byte registers live one byte above their register's start. */
+static const struct {
+	const char *name;
+	int off;
+} usdt_hiregs[] = {
+	{ "ah", 80 + 1 }, { "bh", 40 + 1 }, { "ch", 88 + 1 }, { "dh", 96 + 1 },
+};
+
+int usdt_reg_offset(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(usdt_regs) / sizeof(usdt_regs[0]); i++)
+		for (int j = 0; j < 6 && usdt_regs[i].names[j]; j++)
+			if (strlen(usdt_regs[i].names[j]) == len &&
+			    strncmp(usdt_regs[i].names[j], name, len) == 0)
+				return usdt_regs[i].off;
+	for (size_t i = 0; i < sizeof(usdt_hiregs) / sizeof(usdt_hiregs[0]); i++)
+		if (strlen(usdt_hiregs[i].name) == len &&
+		    strncmp(usdt_hiregs[i].name, name, len) == 0)
+			return usdt_hiregs[i].off;
+	return -1;
+}
+
+/* Read "%name" at *pp; advance past it.  Returns the offset or -1. */
+static int parse_reg(const char **pp)
+{
+	const char *p = *pp;
+	if (*p != '%')
+		return -1;
+	p++;
+	size_t n = 0;
+	while (isalnum((unsigned char)p[n]))
+		n++;
+	int off = usdt_reg_offset(p, n);
+	if (off >= 0)
+		*pp = p + n;
+	return off;
+}
+
+/* Read a number (decimal, 0x hex, or octal as the assembler does). */
+static bool parse_number(const char **pp, int64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long u = strtoull(*pp, &end, 0);
+	if (end == *pp || errno)
+		return false;
+	*v = (int64_t)u;
+	*pp = end;
+	return true;
+}
+
+static bool is_sym_char(int c, bool first)
+{
+	return isalpha(c) || c == '_' || c == '.' || c == '$' ||
+	       (!first && (isdigit(c) || c == '@'));
+}
+
+/*
+ * A displacement: terms (numbers and symbols) joined by + and -, e.g.
+ * "-16", "40+CheckpointStats", "sym+8", "sym-4".  Stops at '(' or the end.
+ * *has_sym says whether a symbol took part (its address is link-time).
+ */
+static bool parse_disp(const char **pp, const usdt_symtab_t *st,
+		       int64_t *disp, bool *has_sym)
+{
+	const char *p = *pp;
+	int64_t sum = 0;
+	bool first = true;
+	*has_sym = false;
+	while (*p && *p != '(') {
+		int sign = 1;
+		if (*p == '+' || *p == '-') {
+			sign = *p == '-' ? -1 : 1;
+			p++;
+		} else if (!first) {
+			return false;
+		}
+		int64_t v;
+		if (isdigit((unsigned char)*p)) {
+			if (!parse_number(&p, &v))
+				return false;
+		} else if (is_sym_char((unsigned char)*p, true)) {
+			const char *s = p;
+			while (is_sym_char((unsigned char)*p, false))
+				p++;
+			char name[256];
+			size_t n = (size_t)(p - s);
+			if (n >= sizeof(name) || *has_sym)
+				return false;	/* two symbols: not an address */
+			memcpy(name, s, n);
+			name[n] = '\0';
+			uint64_t a;
+			if (st == NULL || usdt_sym_lookup(st, name, &a) != 0)
+				return false;
+			v = (int64_t)a;
+			*has_sym = true;
+		} else {
+			return false;
+		}
+		sum += sign * v;
+		first = false;
+	}
+	*disp = sum;
+	*pp = p;
+	return true;
+}
+
+/* "(%base)", "(%base,%index)", "(%base,%index,scale)", "(,%index,scale)". */
+static bool parse_mem_regs(const char **pp, usdt_arg_t *arg)
+{
+	const char *p = *pp + 1;
+	arg->base = USDT_NOREG;
+	arg->index = USDT_NOREG;
+	arg->scale_shift = 0;
+	if (*p == '%') {
+		int off = parse_reg(&p);
+		if (off < 0 || (off & 7))
+			return false;	/* unknown, or a high byte register */
+		arg->base = (uint8_t)off;
+	}
+	if (*p == ',') {
+		p++;
+		int off = parse_reg(&p);
+		if (off < 0 || (off & 7) || off == USDT_PTREGS_IP)
+			return false;
+		arg->index = (uint8_t)off;
+		if (*p == ',') {
+			p++;
+			int64_t scale;
+			if (!parse_number(&p, &scale))
+				return false;
+			switch (scale) {
+			case 1: arg->scale_shift = 0; break;
+			case 2: arg->scale_shift = 1; break;
+			case 4: arg->scale_shift = 2; break;
+			case 8: arg->scale_shift = 3; break;
+			default: return false;
+			}
+		}
+	}
+	if (*p != ')')
+		return false;
+	*pp = p + 1;
+	return true;
+}
+
+/* The size prefix "[-]N@"; a specification without one is an old-style
+ * 8-byte value. */
+static bool parse_size(const char **pp, usdt_arg_t *arg)
+{
+	const char *p = *pp;
+	const char *at = strchr(p, '@');
+	arg->size = 8;
+	arg->is_signed = false;
+	if (at == NULL)
+		return true;
+	if (*p == '-') {
+		arg->is_signed = true;
+		p++;
+	}
+	int64_t n;
+	if (!parse_number(&p, &n) || p != at)
+		return false;
+	if (n != 1 && n != 2 && n != 4 && n != 8)
+		return false;
+	arg->size = (uint8_t)n;
+	*pp = at + 1;
+	return true;
+}
+
+/* The operand after the size, into arg. */
+static bool parse_operand(const char *p, uint64_t site, bool pie,
+			  const usdt_symtab_t *st, usdt_arg_t *arg)
+{
+	if (*p == '%') {
+		int off = parse_reg(&p);
+		if (off < 0 || off == USDT_PTREGS_IP || *p)
+			return false;
+		arg->loc = USDT_LOC_REG;
+		arg->base = (uint8_t)off;
+		return true;
+	}
+	if (*p == '$') {
+		p++;
+		bool has_sym;
+		if (!parse_disp(&p, st, &arg->val, &has_sym) || *p)
+			return false;
+		if (has_sym && pie)
+			return false;	/* an address constant that moves */
+		arg->loc = USDT_LOC_IMM;
+		return true;
+	}
+	bool has_sym;
+	int64_t disp;
+	if (*p == '\0' || !parse_disp(&p, st, &disp, &has_sym))
+		return false;
+	arg->loc = USDT_LOC_MEM;
+	arg->base = USDT_NOREG;
+	arg->index = USDT_NOREG;
+	if (*p == '(' && !parse_mem_regs(&p, arg))
+		return false;
+	if (*p)
+		return false;
+	if (arg->base == USDT_PTREGS_IP) {
+		/* sym(%rip) is the symbol's address; a bare number relative
+		 * to the next instruction means nothing at a nop site. */
+		if (!has_sym || arg->index != USDT_NOREG)
+			return false;
+		arg->val = disp - (int64_t)site;
+	} else if (has_sym && pie) {
+		/* Absolute symbol in a moving file: make it ip-relative,
+		 * unless a register is added to it too. */
+		if (arg->base != USDT_NOREG)
+			return false;
+		arg->base = USDT_PTREGS_IP;
+		arg->val = disp - (int64_t)site;
+	} else {
+		arg->val = disp;
+	}
+	return true;
+}
+
+int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
+		   const usdt_symtab_t *st, usdt_arg_t *arg)
+{
+	memset(arg, 0, sizeof(*arg));
+	arg->base = USDT_NOREG;
+	arg->index = USDT_NOREG;
+	const char *p = spec;
+	if (!parse_size(&p, arg) || !parse_operand(p, site, pie, st, arg)) {
+		arg->loc = USDT_LOC_NONE;
+		arg->base = USDT_NOREG;
+		arg->index = USDT_NOREG;
+		arg->val = 0;
+		return -EINVAL;
+	}
+	return 0;
+}

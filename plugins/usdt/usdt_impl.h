@@ -1,0 +1,164 @@
+/*
+ * usdt_impl.h: the usdt provider's private interfaces.
+ *
+ * The provider is split by phase:
+ *   usdt_notes.c	reads the <sys/sdt.h> notes (.note.stapsdt) of one ELF
+ *			file: sites, semaphores, containing functions; caches
+ *			them per file (dev, inode) for the session.
+ *   usdt_args.c	decodes one note's argument specifications
+ *			("-4@%eax", "8@-16(%rbp)", "8@sym(%rip)", ...) into
+ *			locations the trampoline can read.
+ *   usdt_tramp.c	the run-time spec table (a BPF hash map keyed on the
+ *			attach cookie) and the trampoline that reads it.
+ *   usdt_proc.c	the ELF files mapped by a process (/proc/PID/maps).
+ *   usdt_prov.c	the provider operations: naming, provide, enable,
+ *			argument types.
+ *
+ * Invariant: everything decoded from a file is kept in its usdt_file_t for
+ * the whole session and never changes after usdt_file_get() returned it, so
+ * probes may point into it.
+ */
+#ifndef USDT_IMPL_H
+#define USDT_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <dtrace/provider.h>
+
+/* <sys/sdt.h> allows up to 12 arguments; DTrace shows 10 (arg0..arg9). */
+#define USDT_NOTE_ARGS_MAX	12
+
+/* Where an argument's value is at the probe site. */
+typedef enum usdt_loc {
+	USDT_LOC_NONE,		/* not decodable: reads as 0 */
+	USDT_LOC_IMM,		/* a constant: val */
+	USDT_LOC_REG,		/* a register: pt_regs byte offset base */
+	USDT_LOC_MEM,		/* memory at [base] + [index << scale] + val;
+				   base or index may be absent.  A %rip-relative
+				   symbol has base = ip and val = sym + disp -
+				   site, so it follows the load address. */
+} usdt_loc_t;
+
+#define USDT_NOREG	0xff	/* no base or index register */
+
+/* Byte offsets in x86-64 struct pt_regs, the uprobe program's context. */
+#define USDT_PTREGS_IP		128
+#define USDT_PTREGS_SIZE	168
+
+typedef struct usdt_arg {
+	usdt_loc_t loc;
+	uint8_t size;		/* 1, 2, 4 or 8 bytes */
+	bool is_signed;		/* -N@: sign-extended, else zero-extended */
+	uint8_t base;		/* pt_regs byte offset or USDT_NOREG */
+	uint8_t index;		/* pt_regs byte offset or USDT_NOREG */
+	uint8_t scale_shift;	/* log2 of the index scale */
+	int64_t val;		/* IMM: the value; MEM: displacement */
+} usdt_arg_t;
+
+/* What the argument decoder needs to know of the file. */
+typedef struct usdt_symtab usdt_symtab_t;
+int usdt_sym_lookup(const usdt_symtab_t *st, const char *name,
+		    uint64_t *addr);
+
+/* Decode one argument specification ("-4@%eax").  site is the link-time
+ * address of the probe site and pie whether addresses move at load time.
+ * Returns 0, or -EINVAL when the form cannot be decoded (arg->loc is then
+ * USDT_LOC_NONE). */
+int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
+		   const usdt_symtab_t *st, usdt_arg_t *arg);
+/* The pt_regs byte offset of a register name without '%' ("eax", "r8d",
+ * "ah" gives rax's offset + 1), or -1. */
+int usdt_reg_offset(const char *name, size_t len);
+
+/* One probe site, as a note describes it. */
+typedef struct usdt_note {
+	char *provider;
+	char *name;		/* as in the note ("function__entry") */
+	char *argstr;		/* the argument specifications, as written */
+	char *func;		/* the function containing the site, or "" */
+	uint64_t pc;		/* link-time address, prelink-adjusted */
+	uint64_t sema;		/* semaphore address, or 0 */
+	uint64_t offset;	/* file offset of the site */
+	uint64_t sema_offset;	/* file offset of the semaphore, or 0 */
+	int nargs;
+	usdt_arg_t args[USDT_NOTE_ARGS_MAX];
+	int bad_arg;		/* index of the first undecodable arg, -1 */
+	char *bad_spec;		/* and its text */
+} usdt_note_t;
+
+/* An ELF file's notes, cached per (dev, inode). */
+typedef struct usdt_file {
+	dev_t dev;
+	ino_t ino;
+	char *path;		/* as first opened */
+	char *module;		/* the file's name, the probes' module */
+	bool pie;		/* ET_DYN: addresses move at load time */
+	int nnotes;
+	usdt_note_t *notes;
+	struct usdt_file *next;
+} usdt_file_t;
+
+typedef struct usdt_filecache {
+	usdt_file_t *files;
+} usdt_filecache_t;
+
+/* The file's notes (read once; a file without notes or not ELF has
+ * nnotes 0).  path is opened; dev/ino identify it (from stat when 0).
+ * Returns NULL with errno set when the file cannot be read. */
+usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const char *path);
+/* Read notes straight from a file, without cache (tests). */
+usdt_file_t *usdt_file_read(const char *path, int *err);
+void usdt_file_free(usdt_file_t *f);
+void usdt_filecache_free(usdt_filecache_t *fc);
+
+/* "function__entry" -> "function-entry" (DTrace's convention). */
+char *usdt_probe_name(const char *note_name);
+
+/* A mapped file of a process. */
+typedef struct usdt_mapping {
+	char *path;		/* openable path (through /proc/PID/root if the
+				   process lives in another mount namespace) */
+	dev_t dev;
+	ino_t ino;
+} usdt_mapping_t;
+
+/* The regular files mapped executable by pid, deduplicated.  Returns the
+ * count (>= 0) and an array to free with usdt_mappings_free(), or -errno. */
+int usdt_proc_mappings(pid_t pid, usdt_mapping_t **out);
+void usdt_mappings_free(usdt_mapping_t *m, int n);
+/* Every process's mapped files, deduplicated.  Processes that vanish or
+ * cannot be read are skipped. */
+int usdt_all_mappings(usdt_mapping_t **out);
+
+/* The run-time spec table (one value per attach cookie).  The layout is
+ * shared by usdt_tramp.c's writer and the BPF it emits. */
+typedef struct usdt_rtarg {
+	uint8_t loc;		/* usdt_loc_t */
+	uint8_t size;
+	uint8_t shift;		/* 64 - 8 * size: for the extension */
+	uint8_t is_signed;
+	uint8_t base;		/* pt_regs offset or USDT_NOREG */
+	uint8_t index;
+	uint8_t scale_shift;
+	uint8_t pad;
+	int64_t val;
+} usdt_rtarg_t;
+
+typedef struct usdt_rtspec {
+	uint32_t nargs;
+	uint32_t pad;
+	usdt_rtarg_t args[DTRACE_ARGS_MAX];
+} usdt_rtspec_t;
+
+#define USDT_SPECS_MAP		"usdt_specs"
+#define USDT_SPECS_MAX		16384
+
+void usdt_rtspec_fill(const usdt_note_t *note, usdt_rtspec_t *rt);
+/* Emit the trampoline: argv[] from the spec of the firing cookie. */
+void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
+		     dtrace_map_t *specs, int skip);
+/* Write one spec into the map (fd); 0 or -errno. */
+int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);
+
+#endif /* USDT_IMPL_H */

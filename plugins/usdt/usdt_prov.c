@@ -1,0 +1,617 @@
+/*
+ * usdt_prov.c: the usdt provider: <sys/sdt.h> probes of the files processes
+ * map, and the providers applications register with dtprobed.
+ *
+ * Naming.  A probe is provider:module:function:name where
+ *   provider	the note's provider, followed by the pid for a
+ *		process-specific probe ("python1234"), as DTrace names USDT
+ *		providers; without a pid ("python") for a probe that applies
+ *		to every process (see below);
+ *   module	the name of the file holding the site ("python3.11",
+ *		"libstdc++.so.6.0.30", the program's file name for a program);
+ *   function	the function symbol whose range holds the site, "" if the
+ *		file has no symbol for it;
+ *   name	the note's name with every "__" written "-".
+ *
+ * Which processes.  A description whose provider field is a name followed
+ * by the decimal pid of a live process ("python1234", which is what
+ * "python$target" becomes) looks at that process only: the files it maps
+ * now.  Any other provider field (a plain name, a glob such as
+ * "postgresql*", or empty) makes probes without a pid, one per (provider,
+ * module, function, name), over the files mapped by every process running
+ * now and the modules registered with dtprobed.  Such a probe's uprobes are
+ * placed for every process, so it fires in processes that start later and
+ * map the same file too, and each process's firings are told apart by the
+ * pid variable.  This is the least surprising reading of "provider*" for a
+ * tracer that cannot create probes as processes come and go: the probe set
+ * is fixed when tracing starts and nothing a new process does is missed.
+ * Glob descriptions never create pid-specific probes, so a firing matches
+ * one probe of a clause, not two.
+ *
+ * Arguments.  The specs of each site are decoded when its file is read
+ * (usdt_args.c) and written to the usdt_specs map under the site's attach
+ * cookie at enable time; one trampoline (usdt_tramp.c) serves every site.
+ * Types come from the note sizes, or from the provider's declaration when
+ * the process registered it with dtprobed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "usdt_impl.h"
+#include "usdt_reg.h"
+
+static const dtrace_host_t *host;
+
+/* One site of a probe. */
+typedef struct usdt_site {
+	char *path;		/* the file to place the uprobe on */
+	const usdt_file_t *file;
+	const usdt_note_t *note;
+} usdt_site_t;
+
+/* A probe's private data. */
+typedef struct usdt_probe {
+	pid_t pid;		/* 0: every process */
+	int nsites, cap;
+	usdt_site_t *sites;
+	const usdt_reg_probe_t *reg;	/* declared by a registration */
+	const usdt_reg_t *regp;
+	bool warned;		/* undecodable arguments were reported */
+} usdt_probe_t;
+
+/* A spec waiting for the map to exist. */
+typedef struct usdt_pending {
+	uint32_t cookie;
+	usdt_rtspec_t spec;
+} usdt_pending_t;
+
+typedef struct usdt_state {
+	usdt_filecache_t fc;
+	usdt_mapping_t *all;	/* every process's files, when scanned */
+	int nall;
+	bool all_scanned;
+	usdt_reg_t *regs;	/* dtprobed's registrations, when read */
+	bool regs_read;
+	dtrace_map_t *specs;
+	usdt_pending_t *pending;
+	int npending, pending_cap;
+} usdt_state_t;
+
+/* What a description asks for: every process, or one. */
+typedef struct usdt_query {
+	const dtrace_probedesc_t *pdp;
+	char prvpat[256];	/* the provider name or glob, without pid */
+	pid_t pid;		/* 0: every process */
+} usdt_query_t;
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[\\") != NULL;
+}
+
+static bool proc_exists(pid_t pid)
+{
+	char path[32];
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return access(path, F_OK) == 0;
+}
+
+/* Split "name1234" into "name" and pid 1234 when that process exists. */
+static void query_init(usdt_query_t *q, const dtrace_probedesc_t *pdp)
+{
+	const char *prv = pdp->prv ? pdp->prv : "";
+	size_t n = strlen(prv), d = n;
+	q->pdp = pdp;
+	q->pid = 0;
+	snprintf(q->prvpat, sizeof(q->prvpat), "%s", prv);
+	if (is_glob(prv))
+		return;
+	while (d > 0 && isdigit((unsigned char)prv[d - 1]))
+		d--;
+	if (d == 0 || d == n || n - d > 9 || d >= sizeof(q->prvpat))
+		return;
+	pid_t pid = (pid_t)atol(prv + d);
+	if (pid <= 0 || !proc_exists(pid))
+		return;
+	q->pid = pid;
+	q->prvpat[d] = '\0';
+}
+
+/* The probe's private data, created with the probe when new. */
+static usdt_probe_t *probe_get(dtrace_hdl_t *dtp, const char *prv,
+			       const char *mod, const char *fun,
+			       const char *prb, pid_t pid, bool *created)
+{
+	dtrace_probe_t *prp = host->probe_lookup(dtp, prv, mod, fun, prb);
+	*created = false;
+	if (prp != NULL)
+		return host->probe_priv(prp);
+	usdt_probe_t *pr = calloc(1, sizeof(*pr));
+	if (pr == NULL)
+		return NULL;
+	pr->pid = pid;
+	if (host->probe_insert(dtp, prv, mod, fun, prb, pr) == NULL) {
+		free(pr);
+		return NULL;
+	}
+	*created = true;
+	return pr;
+}
+
+/* Add a site to a probe unless it has it already. */
+static int probe_add_site(usdt_probe_t *pr, const char *path,
+			  const usdt_file_t *f, const usdt_note_t *note)
+{
+	for (int i = 0; i < pr->nsites; i++)
+		if (pr->sites[i].note == note)
+			return 0;
+	if (pr->nsites == pr->cap) {
+		int cap = pr->cap ? pr->cap * 2 : 4;
+		usdt_site_t *s = realloc(pr->sites, (size_t)cap * sizeof(*s));
+		if (s == NULL)
+			return -ENOMEM;
+		pr->sites = s;
+		pr->cap = cap;
+	}
+	char *copy = strdup(path);
+	if (copy == NULL)
+		return -ENOMEM;
+	pr->sites[pr->nsites++] = (usdt_site_t){ copy, f, note };
+	return 0;
+}
+
+/* The registration that declares this note's probe, if any. */
+static void probe_find_reg(usdt_state_t *st, usdt_probe_t *pr,
+			   const usdt_file_t *f, const usdt_note_t *note)
+{
+	if (pr->reg != NULL)
+		return;
+	for (const usdt_reg_t *r = st->regs; r != NULL; r = r->next) {
+		if ((dev_t)r->dev != f->dev || (ino_t)r->ino != f->ino ||
+		    strcmp(r->provider, note->provider) != 0 ||
+		    (pr->pid != 0 && r->pid != pr->pid))
+			continue;
+		for (int i = 0; i < r->nprobes; i++)
+			if (strcmp(r->probes[i].name, note->name) == 0) {
+				pr->reg = &r->probes[i];
+				pr->regp = r;
+				return;
+			}
+	}
+}
+
+/* Create the probes of one file that match the query.  Returns how many
+ * were created, or -errno. */
+static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
+			const usdt_query_t *q, const char *path,
+			const usdt_file_t *f)
+{
+	const dtrace_probedesc_t *pdp = q->pdp;
+	int created = 0;
+	if (!host->glob_match(pdp->mod, f->module))
+		return 0;
+	for (int i = 0; i < f->nnotes; i++) {
+		const usdt_note_t *note = &f->notes[i];
+		char prv[300];
+		if (q->pid ? strcmp(q->prvpat, note->provider) != 0 :
+			     !host->glob_match(q->prvpat, note->provider))
+			continue;
+		if (!host->glob_match(pdp->fun, note->func))
+			continue;
+		char *name = usdt_probe_name(note->name);
+		if (name == NULL)
+			return -ENOMEM;
+		if (!host->glob_match(pdp->prb, name)) {
+			free(name);
+			continue;
+		}
+		if (q->pid)
+			snprintf(prv, sizeof(prv), "%s%d", note->provider,
+				 (int)q->pid);
+		else
+			snprintf(prv, sizeof(prv), "%s", note->provider);
+		bool isnew;
+		usdt_probe_t *pr = probe_get(dtp, prv, f->module, note->func,
+					     name, q->pid, &isnew);
+		free(name);
+		if (pr == NULL) {
+			host->error(dtp, "cannot create probe %s:%s:%s:%s: %s",
+				    prv, f->module, note->func, note->name,
+				    strerror(errno));
+			return -errno;
+		}
+		if (probe_add_site(pr, path, f, note) < 0)
+			return -ENOMEM;
+		probe_find_reg(st, pr, f, note);
+		created += isnew;
+	}
+	return created;
+}
+
+/* Provide from each mapped file of a list. */
+static int provide_mappings(dtrace_hdl_t *dtp, usdt_state_t *st,
+			    const usdt_query_t *q, const usdt_mapping_t *m,
+			    int n)
+{
+	int total = 0;
+	for (int i = 0; i < n; i++) {
+		usdt_file_t *f = usdt_file_get(&st->fc, m[i].path);
+		if (f == NULL || f->nnotes == 0)
+			continue;	/* gone, unreadable, or no probes */
+		int rc = provide_file(dtp, st, q, m[i].path, f);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	return total;
+}
+
+static void regs_load(usdt_state_t *st)
+{
+	if (st->regs_read)
+		return;
+	st->regs_read = true;
+	if (usdt_reg_read_all(NULL, &st->regs) < 0)
+		st->regs = NULL;	/* no dtprobed: notes alone */
+}
+
+/* Registered modules, as files to read: they are mapped by the registering
+ * process, possibly in another mount namespace. */
+static int provide_registered(dtrace_hdl_t *dtp, usdt_state_t *st,
+			      const usdt_query_t *q)
+{
+	int total = 0;
+	for (const usdt_reg_t *r = st->regs; r != NULL; r = r->next) {
+		if (q->pid ? r->pid != q->pid :
+			     !host->glob_match(q->prvpat, r->provider))
+			continue;
+		char alt[PATH_MAX];
+		usdt_mapping_t m = { .path = r->module };
+		struct stat sb;
+		if (stat(r->module, &sb) != 0 || sb.st_ino != (ino_t)r->ino) {
+			snprintf(alt, sizeof(alt), "/proc/%d/root%s",
+				 (int)r->pid, r->module);
+			m.path = alt;
+		}
+		int rc = provide_mappings(dtp, st, q, &m, 1);
+		if (rc < 0)
+			return rc;
+		total += rc;
+	}
+	return total;
+}
+
+static int usdt_provide(dtrace_hdl_t *dtp, void *data,
+			const dtrace_probedesc_t *pdp)
+{
+	usdt_state_t *st = data;
+	usdt_query_t q;
+	int rc, total;
+
+	query_init(&q, pdp);
+	regs_load(st);
+	if (q.pid) {
+		usdt_mapping_t *m;
+		int n = usdt_proc_mappings(q.pid, &m);
+		if (n < 0)
+			return 0;	/* it just exited: nothing to match */
+		rc = provide_mappings(dtp, st, &q, m, n);
+		usdt_mappings_free(m, n);
+	} else {
+		if (!st->all_scanned) {
+			st->nall = usdt_all_mappings(&st->all);
+			if (st->nall < 0) {
+				host->error(dtp, "cannot read the processes' "
+					    "mappings: %s", strerror(-st->nall));
+				st->nall = 0;
+				return -ENOMEM;
+			}
+			st->all_scanned = true;
+		}
+		rc = provide_mappings(dtp, st, &q, st->all, st->nall);
+	}
+	if (rc < 0)
+		return rc;
+	total = rc;
+	rc = provide_registered(dtp, st, &q);
+	return rc < 0 ? rc : total + rc;
+}
+
+/* Argument types as the note's sizes give them. */
+static const char *note_type(const usdt_arg_t *a)
+{
+	switch (a->size) {
+	case 1: return a->is_signed ? "int8_t" : "uint8_t";
+	case 2: return a->is_signed ? "int16_t" : "uint16_t";
+	case 4: return a->is_signed ? "int" : "uint32_t";
+	default: return a->is_signed ? "int64_t" : "uint64_t";
+	}
+}
+
+static int usdt_probe_args(dtrace_hdl_t *dtp, void *data,
+			   const dtrace_probe_t *prp, dtrace_argdesc_t *args)
+{
+	const usdt_probe_t *pr = host->probe_priv(prp);
+	if (pr == NULL || pr->nsites == 0)
+		return 0;
+	if (pr->reg != NULL) {
+		const usdt_reg_probe_t *rp = pr->reg;
+		int n = rp->nxargs ? rp->nxargs : rp->nargs;
+		if (n > DTRACE_ARGS_MAX)
+			n = DTRACE_ARGS_MAX;
+		for (int i = 0; i < n; i++) {
+			int map = rp->nxargs ? rp->mapping[i] : i;
+			if (map < 0 || map >= rp->nargs)
+				map = i < rp->nargs ? i : 0;
+			args[i].native = rp->native[map];
+			args[i].xlate = rp->nxargs ? rp->xlate[i] : NULL;
+			args[i].mapping = map;
+		}
+		return n;
+	}
+	const usdt_note_t *note = pr->sites[0].note;
+	int n = note->nargs < DTRACE_ARGS_MAX ? note->nargs : DTRACE_ARGS_MAX;
+	for (int i = 0; i < n; i++) {
+		args[i].native = note_type(&note->args[i]);
+		args[i].xlate = NULL;
+		args[i].mapping = i;
+	}
+	return n;
+}
+
+/* "Name/Data/Class" of a registration into three attribute slots. */
+static void attr_parse(const char *a, dtrace_stability_t out[3])
+{
+	static const char *const classes[] = { "Unknown", "CPU", "Platform",
+					       "Group", "ISA", "Common" };
+	char part[3][32];
+	if (a == NULL || sscanf(a, "%31[^/]/%31[^/]/%31s", part[0], part[1],
+				part[2]) != 3)
+		return;
+	for (int i = 0; i < 2; i++) {
+		int s = usdt_reg_stability(part[i]);
+		if (s >= 0)
+			out[i] = (dtrace_stability_t)s;
+	}
+	for (int c = 0; c < 6; c++)
+		if (strcasecmp(part[2], classes[c]) == 0)
+			out[2] = (dtrace_stability_t)c;
+}
+
+static void usdt_probe_stability(dtrace_hdl_t *dtp, void *data,
+				 const dtrace_probe_t *prp,
+				 dtrace_stability_t attr[6])
+{
+	const usdt_probe_t *pr = host->probe_priv(prp);
+	/* <sys/sdt.h> notes say nothing of stability: Evolving names and
+	 * data of Common class, what USDT providers commonly declare. */
+	for (int i = 0; i < 6; i++)
+		attr[i] = DTRACE_STABILITY_EVOLVING;
+	attr[2] = attr[5] = (dtrace_stability_t)5;	/* Common */
+	if (pr == NULL || pr->regp == NULL)
+		return;
+	attr_parse(pr->regp->attrs[USDT_REG_ATTR_NAME], attr);
+	attr_parse(pr->regp->attrs[USDT_REG_ATTR_ARGS], attr + 3);
+}
+
+static dtrace_map_t *specs_map(dtrace_hdl_t *dtp, usdt_state_t *st)
+{
+	if (st->specs == NULL)
+		st->specs = host->map_create(dtp, USDT_SPECS_MAP,
+					     BPF_MAP_TYPE_HASH,
+					     sizeof(uint32_t),
+					     sizeof(usdt_rtspec_t),
+					     USDT_SPECS_MAX);
+	return st->specs;
+}
+
+/* Write the specs kept back until the map had a descriptor. */
+static int specs_flush(dtrace_hdl_t *dtp, usdt_state_t *st)
+{
+	int fd = st->specs ? host->map_fd(st->specs) : -1;
+	if (fd < 0)
+		return 0;
+	for (int i = 0; i < st->npending; i++) {
+		int err = usdt_rtspec_store(fd, st->pending[i].cookie,
+					    &st->pending[i].spec);
+		if (err < 0) {
+			host->error(dtp, "cannot store the argument table of "
+				    "a usdt probe: %s", strerror(-err));
+			return err;
+		}
+	}
+	st->npending = 0;
+	return 0;
+}
+
+static int spec_queue(usdt_state_t *st, uint32_t cookie,
+		      const usdt_note_t *note)
+{
+	for (int i = 0; i < st->npending; i++)
+		if (st->pending[i].cookie == cookie)
+			return 0;
+	if (st->npending == st->pending_cap) {
+		int cap = st->pending_cap ? st->pending_cap * 2 : 64;
+		usdt_pending_t *p = realloc(st->pending,
+					    (size_t)cap * sizeof(*p));
+		if (p == NULL)
+			return -ENOMEM;
+		st->pending = p;
+		st->pending_cap = cap;
+	}
+	usdt_pending_t *p = &st->pending[st->npending++];
+	p->cookie = cookie;
+	usdt_rtspec_fill(note, &p->spec);
+	return 0;
+}
+
+static void probe_fullname(const dtrace_probe_t *prp, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%s:%s:%s",
+		 host->probe_name(prp, DTRACE_FIELD_PRV),
+		 host->probe_name(prp, DTRACE_FIELD_MOD),
+		 host->probe_name(prp, DTRACE_FIELD_FUN),
+		 host->probe_name(prp, DTRACE_FIELD_PRB));
+}
+
+/* Once per probe: arguments that read as 0. */
+static void warn_args(dtrace_hdl_t *dtp, usdt_probe_t *pr,
+		      const dtrace_probe_t *prp, const usdt_note_t *note)
+{
+	char name[512];
+	if (pr->warned)
+		return;
+	if (note->bad_arg >= 0 && note->bad_arg < DTRACE_ARGS_MAX) {
+		probe_fullname(prp, name, sizeof(name));
+		host->warn(dtp, "probe %s: cannot decode argument %d (\"%s\"): "
+			   "arg%d reads as 0", name, note->bad_arg,
+			   note->bad_spec ? note->bad_spec : "",
+			   note->bad_arg);
+		pr->warned = true;
+	}
+	if (note->nargs > DTRACE_ARGS_MAX) {
+		probe_fullname(prp, name, sizeof(name));
+		host->warn(dtp, "probe %s: has %d arguments; only arg0..arg%d "
+			   "are available", name, note->nargs,
+			   DTRACE_ARGS_MAX - 1);
+		pr->warned = true;
+	}
+}
+
+/* Place one site's uprobe, overlay the probe on it, queue its specs. */
+static int enable_site(dtrace_hdl_t *dtp, usdt_state_t *st,
+		       usdt_probe_t *pr, dtrace_probe_t *prp,
+		       const usdt_site_t *s)
+{
+	dtrace_uprobe_t up = {
+		.path = s->path,
+		.offset = s->note->offset,
+		.ref_ctr_offset = s->note->sema ? s->note->sema_offset : 0,
+		.pid = pr->pid,
+		.kind = 0,
+		.flags = 0,
+	};
+	int64_t cookie = host->uprobe(dtp, &up);
+	if (cookie <= 0)
+		return cookie < 0 ? (int)cookie : -EINVAL;
+	int err = host->overlay(dtp, cookie, pr->pid, prp);
+	if (err < 0)
+		return err;
+	return spec_queue(st, (uint32_t)cookie, s->note);
+}
+
+static int usdt_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+{
+	usdt_state_t *st = data;
+	usdt_probe_t *pr = host->probe_priv(prp);
+	int placed = 0, err = -ENOENT;
+	char name[512];
+
+	if (pr == NULL || specs_map(dtp, st) == NULL)
+		return -EINVAL;
+	for (int i = 0; i < pr->nsites; i++) {
+		const usdt_site_t *s = &pr->sites[i];
+		int rc = enable_site(dtp, st, pr, prp, s);
+		if (rc == -ENOMEM)
+			return rc;
+		if (rc < 0) {
+			probe_fullname(prp, name, sizeof(name));
+			host->warn(dtp, "probe %s: cannot trace the site at "
+				   "offset 0x%llx of %s: %s", name,
+				   (unsigned long long)s->note->offset,
+				   s->path, strerror(-rc));
+			err = rc;
+			continue;
+		}
+		warn_args(dtp, pr, prp, s->note);
+		placed++;
+	}
+	if (placed == 0) {
+		probe_fullname(prp, name, sizeof(name));
+		host->error(dtp, "failed to enable %s: %s", name,
+			    strerror(-err));
+		return err;
+	}
+	return specs_flush(dtp, st);
+}
+
+static int usdt_trampoline(dtrace_hdl_t *dtp, void *data,
+			   dtrace_emitter_t *em, int kind, int skip)
+{
+	usdt_state_t *st = data;
+	dtrace_map_t *specs = specs_map(dtp, st);
+	if (specs == NULL)
+		return -ENOMEM;
+	/* The session's maps exist by now: write what enable() queued. */
+	int err = specs_flush(dtp, st);
+	if (err < 0)
+		return err;
+	usdt_tramp_emit(host, em, specs, skip);
+	return 0;
+}
+
+static int usdt_start(dtrace_hdl_t *dtp, void *data)
+{
+	return specs_flush(dtp, data);
+}
+
+static void *usdt_attach_session(dtrace_hdl_t *dtp)
+{
+	usdt_state_t *st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		host->error(dtp, "usdt: out of memory");
+	return st;
+}
+
+static void usdt_free_priv(void *data, void *priv)
+{
+	usdt_probe_t *pr = priv;
+	if (pr == NULL)
+		return;
+	for (int i = 0; i < pr->nsites; i++)
+		free(pr->sites[i].path);
+	free(pr->sites);
+	free(pr);
+}
+
+static void usdt_detach_session(dtrace_hdl_t *dtp, void *data)
+{
+	usdt_state_t *st = data;
+	if (st == NULL)
+		return;
+	usdt_filecache_free(&st->fc);
+	usdt_mappings_free(st->all, st->nall);
+	usdt_reg_free(st->regs);
+	free(st->pending);
+	free(st);
+}
+
+static const dtrace_provider_ops_t usdt_ops = {
+	.version = DTRACE_PROVIDER_VERSION,
+	.name = "usdt",
+	.attach_session = usdt_attach_session,
+	.provide = usdt_provide,
+	.probe_args = usdt_probe_args,
+	.probe_stability = usdt_probe_stability,
+	.enable = usdt_enable,
+	.trampoline = usdt_trampoline,
+	.start = usdt_start,
+	.free_priv = usdt_free_priv,
+	.detach_session = usdt_detach_session,
+};
+
+__attribute__((visibility("default")))
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h);
+
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
+{
+	host = h;
+	return &usdt_ops;
+}

@@ -1,0 +1,10 @@
+/* @dtrace-opts: -q */
+/* avg() prints the integer mean. */
+BEGIN
+{
+	@ = avg(1);
+	@ = avg(2);
+	@ = avg(3);
+	@ = avg(4);
+	exit(0);
+}

@@ -1,0 +1,12 @@
+/* @dtrace-opts: -q */
+/* String keys, sorted by value. */
+BEGIN
+{
+	@c["beta"] = count();
+	@c["beta"] = count();
+	@c["alpha"] = count();
+	@c["gamma"] = count();
+	@c["gamma"] = count();
+	@c["gamma"] = count();
+	exit(0);
+}

@@ -1,0 +1,12 @@
+/*
+ * A probe line without data ends with a space; END is probe 2 and fires
+ * after exit().
+ */
+BEGIN
+{
+	exit(0);
+}
+
+END
+{
+}

@@ -1,0 +1,12 @@
+/* @dtrace-opts: -q */
+/* exit(n) makes dtrace exit with status n, after END has run. */
+BEGIN
+{
+	printf("begin\n");
+	exit(3);
+}
+
+END
+{
+	printf("end\n");
+}

@@ -1,0 +1,6 @@
+/* Must fail to compile: one aggregation used with two functions. */
+BEGIN
+{
+	@a = count();
+	@a = sum(1);
+}

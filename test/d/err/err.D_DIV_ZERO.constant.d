@@ -1,0 +1,5 @@
+/* Must fail to compile: a constant division by zero. */
+BEGIN
+{
+	trace(1 / 0);
+}

@@ -1,0 +1,5 @@
+/* Must fail to compile: a call to an undefined function. */
+BEGIN
+{
+	nosuchfunction(1);
+}

@@ -1,0 +1,5 @@
+/* Must fail to compile: an undefined variable read. */
+BEGIN
+{
+	trace(nosuchvar);
+}

@@ -1,0 +1,5 @@
+/* Must fail to compile: a macro argument that was not given. */
+BEGIN
+{
+	trace($1);
+}

@@ -1,0 +1,5 @@
+/* Must fail to compile: an assignment to a constant. */
+BEGIN
+{
+	1 = 2;
+}

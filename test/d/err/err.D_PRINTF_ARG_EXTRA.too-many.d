@@ -1,0 +1,5 @@
+/* Must fail to compile: more arguments than conversions. */
+BEGIN
+{
+	printf("%d\n", 1, 2);
+}

@@ -1,0 +1,5 @@
+/* Must fail to compile: fewer arguments than conversions. */
+BEGIN
+{
+	printf("%d %d\n", 1);
+}

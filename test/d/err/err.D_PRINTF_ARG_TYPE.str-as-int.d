@@ -1,0 +1,5 @@
+/* Must fail to compile: a string given to %d. */
+BEGIN
+{
+	printf("%d\n", "str");
+}

@@ -1,0 +1,5 @@
+/* Must fail to compile: exit() with a string argument. */
+BEGIN
+{
+	exit("zero");
+}

@@ -1,0 +1,5 @@
+/* Must fail to compile: exit() without its argument. */
+BEGIN
+{
+	exit();
+}

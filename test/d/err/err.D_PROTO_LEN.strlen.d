@@ -1,0 +1,5 @@
+/* Must fail to compile: a subroutine called with too many arguments. */
+BEGIN
+{
+	trace(strlen("a", "b"));
+}

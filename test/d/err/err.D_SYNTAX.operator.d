@@ -1,0 +1,5 @@
+/* Must fail to compile: a binary operator without its right operand. */
+BEGIN
+{
+	trace(1 + );
+}

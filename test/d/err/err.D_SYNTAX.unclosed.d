@@ -1,0 +1,4 @@
+/* Must fail to compile: a clause without its closing brace. */
+BEGIN
+{
+	trace(1);

@@ -1,0 +1,4 @@
+BEGIN
+{
+	/* never closed
+}

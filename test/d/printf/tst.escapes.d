@@ -1,0 +1,9 @@
+/* @dtrace-opts: -q */
+/* Escapes in D string literals. */
+BEGIN
+{
+	printf("tab\there\n");
+	printf("quote\"back\\slash\n");
+	printf("octal \101\n");
+	exit(0);
+}

@@ -1,0 +1,9 @@
+/* @dtrace-opts: -q */
+/* printf output is not followed by anything: no implicit newline. */
+BEGIN
+{
+	printf("a");
+	printf("b");
+	printf("%s", "c");
+	exit(0);
+}

@@ -1,0 +1,265 @@
+#!/bin/bash
+# test/run.sh: run every test of the tree against one build, print one line
+# per test (PASS/FAIL/SKIP name) and end with "N passed, N failed" (then
+# ", N skipped" when some were) as the very last line.  Exit status 1 when
+# any test failed.
+#
+# Kinds of tests (see HACKING.md):
+#   $B/test/unit/*            C programs: exit 0 passes, 77 skips
+#   test/d/**/tst.NAME.d      run as `dtrace -s tst.NAME.d` from the test's
+#                             directory; stdout must equal tst.NAME.d.out and
+#                             the exit status tst.NAME.d.status (default 0).
+#                             Options come from a first-line comment
+#                             /* @dtrace-opts: -q -x strsize=32 */ where $B
+#                             stands for the build directory.
+#   test/d/**/err.D_TAG.NAME.d  run with -x errtags: must exit 1 with
+#                             "[D_TAG]" on stderr
+#   test/sh/*.sh              run by bash in a fresh scratch directory with
+#                             DTRACE, B, DTRACE_PLUGIN_PATH, TESTDIR (the
+#                             test/ directory) and TMPDIR exported: exit 0
+#                             passes, 77 skips
+#
+# Environment:
+#   B             build directory (default: build/ of this tree)
+#   DT_SANITIZED  1 when $B is a sanitizer build: sets ASan/UBSan options
+#   DT_JOBS       tests run at once (default 2)
+#   DT_TIMEOUT    seconds a test may take (default 30)
+#   DT_TESTS      a regular expression: run only the tests whose name matches
+#
+# dtrace runs pinned to CPU 0 (taskset) so that the CPU column of BEGIN and
+# END lines is stable.  Works from any directory.  Each test runs under
+# `timeout`; a test that
+# hangs fails with "timed out" and never stops the run.
+
+set -u
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SELF=$ROOT/test/run.sh
+TESTDIR=$ROOT/test
+
+# A relative B is taken from the current directory when it exists there,
+# else from the top of the tree (the Makefile passes B=build).
+B=${B:-build}
+if [ "${B#/}" = "$B" ]; then
+	if [ -d "$B" ]; then B=$(cd "$B" && pwd); else B=$ROOT/$B; fi
+fi
+DTRACE=$B/dtrace
+DTRACE_PLUGIN_PATH=$B/plugins
+DT_TIMEOUT=${DT_TIMEOUT:-30}
+DT_JOBS=${DT_JOBS:-2}
+export B DTRACE DTRACE_PLUGIN_PATH TESTDIR DT_TIMEOUT
+
+if [ "${DT_SANITIZED:-0}" = 1 ]; then
+	# Leaks are bugs ("nothing is lost silently"): LeakSanitizer is on.
+	# The sanitizers' exit codes are moved away from 1, which dtrace uses
+	# for compile errors, so an err.* test cannot pass by crashing.  Any
+	# options the caller set come last and win.
+	export ASAN_OPTIONS="detect_leaks=1:exitcode=99:abort_on_error=0:detect_stack_use_after_return=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+	export LSAN_OPTIONS="exitcode=99${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+fi
+
+MAX_DETAIL=40	# lines of diff or stderr shown for a failure
+
+# --- running one test --------------------------------------------------------
+# Each runs in a child (`run.sh --one KIND FILE`), prints its whole report
+# with one write so that parallel reports do not interleave, and appends its
+# verdict to $DT_RESULTS.
+
+# The test's name as printed: its path below test/, or below $B for units.
+test_name() {
+	case $1 in
+	"$TESTDIR"/*) echo "${1#"$TESTDIR"/}" ;;
+	"$B"/*) echo "${1#"$B"/}" ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# report VERDICT NAME [DETAIL-FILE...]: print the verdict line and, for a
+# failure, the first lines of each detail file; record the verdict.
+report() {
+	local verdict=$1 name=$2 out
+	shift 2
+	out="$verdict $name"$'\n'
+	if [ "$verdict" = FAIL ]; then
+		local f
+		for f in "$@"; do
+			[ -s "$f" ] || continue
+			out+=$(head -n "$MAX_DETAIL" "$f" | sed 's/^/    /')$'\n'
+			if [ "$(wc -l <"$f")" -gt "$MAX_DETAIL" ]; then
+				out+="    [... $(wc -l <"$f") lines in all]"$'\n'
+			fi
+		done
+	fi
+	printf '%s' "$out"
+	echo "$verdict" >>"$DT_RESULTS"
+}
+
+# The options of a D test: its first line's @dtrace-opts comment, with $B
+# replaced by the build directory.
+dtrace_opts() {
+	local first
+	IFS= read -r first <"$1" || true
+	case $first in
+	*@dtrace-opts:*) ;;
+	*) return 0 ;;
+	esac
+	first=${first#*@dtrace-opts:}
+	first=${first%%\*/*}
+	first=${first//\$\{B\}/$B}
+	first=${first//\$B/$B}
+	echo "$first"
+}
+
+# Run dtrace under the time limit; notes a timeout in the stderr file.
+# dtrace runs on CPU 0 only: BEGIN and END fire in its own thread, so the
+# CPU column of the default output is stable.
+PIN=
+command -v taskset >/dev/null 2>&1 && PIN="taskset -c 0"
+run_dtrace() {
+	local errfile=$1 status
+	shift
+	timeout -k 5 "$DT_TIMEOUT" $PIN "$DTRACE" "$@" 2>"$errfile"
+	status=$?
+	if [ $status = 124 ] || [ $status = 137 ]; then
+		echo "timed out after ${DT_TIMEOUT}s" >>"$errfile"
+	fi
+	return $status
+}
+
+run_unit() {
+	local bin=$1 name tmp status
+	name=$(test_name "$bin")
+	tmp=$(mktemp -d)
+	(cd "$tmp" && timeout -k 5 "$DT_TIMEOUT" "$bin") >"$tmp/.out" 2>&1
+	status=$?
+	case $status in
+	0) report PASS "$name" ;;
+	77) report SKIP "$name" ;;
+	*) echo "exit status $status" >>"$tmp/.out"
+	   report FAIL "$name" "$tmp/.out" ;;
+	esac
+	rm -rf "$tmp"
+}
+
+run_tst() {
+	local file=$1 name dir base tmp expect_status=0 status opts
+	name=$(test_name "$file")
+	dir=$(dirname "$file")
+	base=$(basename "$file")
+	tmp=$(mktemp -d)
+	[ -f "$file.status" ] && expect_status=$(tr -d ' \n' <"$file.status")
+	opts=$(dtrace_opts "$file")
+	# shellcheck disable=SC2086 # the options are words
+	(cd "$dir" && run_dtrace "$tmp/err" $opts -s "$base") >"$tmp/out"
+	status=$?
+	if [ ! -f "$file.out" ]; then
+		echo "missing expected output $name.out" >"$tmp/why"
+		report FAIL "$name" "$tmp/why" "$tmp/err"
+	elif [ "$status" != "$expect_status" ]; then
+		echo "exit status $status, expected $expect_status" >"$tmp/why"
+		diff -u "$file.out" "$tmp/out" >"$tmp/diff"
+		report FAIL "$name" "$tmp/why" "$tmp/diff" "$tmp/err"
+	elif ! diff -u --label expected --label actual \
+		"$file.out" "$tmp/out" >"$tmp/diff"; then
+		report FAIL "$name" "$tmp/diff" "$tmp/err"
+	else
+		report PASS "$name"
+	fi
+	rm -rf "$tmp"
+}
+
+run_err() {
+	local file=$1 name dir base tag tmp status opts
+	name=$(test_name "$file")
+	dir=$(dirname "$file")
+	base=$(basename "$file")
+	tag=${base#err.}
+	tag=${tag%%.*}
+	tmp=$(mktemp -d)
+	opts=$(dtrace_opts "$file")
+	# shellcheck disable=SC2086
+	(cd "$dir" && run_dtrace "$tmp/err" -x errtags $opts -s "$base") \
+		>"$tmp/out"
+	status=$?
+	if [ $status != 1 ]; then
+		echo "exit status $status, expected 1 with [$tag]" >"$tmp/why"
+		report FAIL "$name" "$tmp/why" "$tmp/err"
+	elif ! grep -qF "[$tag]" "$tmp/err"; then
+		echo "stderr lacks [$tag]:" >"$tmp/why"
+		report FAIL "$name" "$tmp/why" "$tmp/err"
+	else
+		report PASS "$name"
+	fi
+	rm -rf "$tmp"
+}
+
+run_sh() {
+	local file=$1 name tmp status
+	name=$(test_name "$file")
+	tmp=$(mktemp -d)
+	mkdir "$tmp/scratch"
+	(cd "$tmp/scratch" && TMPDIR=$tmp/scratch \
+		timeout -k 5 "$DT_TIMEOUT" bash "$file") >"$tmp/.out" 2>&1
+	status=$?
+	case $status in
+	0) report PASS "$name" ;;
+	77) report SKIP "$name" ;;
+	*) [ $status = 124 ] && echo "timed out after ${DT_TIMEOUT}s" >>"$tmp/.out"
+	   echo "exit status $status" >>"$tmp/.out"
+	   report FAIL "$name" "$tmp/.out" ;;
+	esac
+	rm -rf "$tmp"
+}
+
+if [ "${1:-}" = --one ]; then
+	case $2 in
+	unit) run_unit "$3" ;;
+	tst) run_tst "$3" ;;
+	err) run_err "$3" ;;
+	sh) run_sh "$3" ;;
+	esac
+	exit 0
+fi
+
+# --- the whole run -------------------------------------------------------------
+
+# Every test as "KIND FILE", one a line, in a stable order.
+list_tests() {
+	local f
+	for f in "$B"/test/unit/*; do
+		[ -f "$f" ] && [ -x "$f" ] && echo "unit $f"
+	done
+	if [ -d "$TESTDIR/d" ]; then
+		find "$TESTDIR/d" -type f -name 'tst.*.d' | LC_ALL=C sort |
+			sed 's/^/tst /'
+		find "$TESTDIR/d" -type f -name 'err.D_*.d' | LC_ALL=C sort |
+			sed 's/^/err /'
+	fi
+	for f in "$TESTDIR"/sh/*.sh; do
+		[ -f "$f" ] && echo "sh $f"
+	done
+}
+
+DT_RESULTS=$(mktemp)
+export DT_RESULTS
+trap 'rm -f "$DT_RESULTS"' EXIT
+
+if [ ! -x "$DTRACE" ]; then
+	echo "note: $DTRACE does not exist: D tests will fail (run make first)"
+fi
+
+list_tests | { if [ -n "${DT_TESTS:-}" ]; then grep -E -- "$DT_TESTS"; else cat; fi; } |
+	tr '\n' '\0' |
+	xargs -0 -r -P "$DT_JOBS" -I{} bash -c '"$0" --one ${1%% *} "${1#* }"' \
+		"$SELF" {}
+
+passed=$(grep -c '^PASS$' "$DT_RESULTS")
+failed=$(grep -c '^FAIL$' "$DT_RESULTS")
+skipped=$(grep -c '^SKIP$' "$DT_RESULTS")
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" = 0 ]

@@ -1,0 +1,73 @@
+#!/bin/bash
+# A semaphore-guarded <sys/sdt.h> probe (sdt_test:guarded of
+# test/progs/sdt_args.c) is enabled through the kernel's uprobe reference
+# counter: the guarded code does not run before dtrace attaches, runs while
+# it traces (-p), and stops with the counter back to 0 once dtrace is gone,
+# after a normal exit and after kill -9.
+set -u
+[ -x "${DTRACE:-}" ] || exit 77
+command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
+	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+status=0
+bin=$PWD/sdt_args
+gcc -O2 -g -o "$bin" "$TESTDIR/progs/sdt_args.c" || exit 1
+
+# The program's "guarded N semaphore S" line, asked for with SIGUSR1.
+state() {
+	local before
+	before=$(grep -c . prog.out)
+	kill -USR1 "$prog"
+	for _ in $(seq 100); do
+		[ "$(grep -c . prog.out)" -gt "$before" ] && break
+		sleep 0.05
+	done
+	tail -n 1 prog.out
+}
+
+# Wait until file has a line matching pattern (5 s at most).
+wait_for() {
+	for _ in $(seq 100); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+for how in INT KILL; do
+	: >prog.out
+	"$bin" 0 10 >prog.out &
+	prog=$!
+	sleep 0.2
+	s=$(state)
+	if [ "$s" != "guarded 0 semaphore 0" ]; then
+		echo "$how: before tracing: $s"; status=1
+	fi
+	"$DTRACE" -q -p "$prog" -n 'sdt_test$target:::guarded { printf("fired %d\n", arg1); }' >dt.out 2>dt.err &
+	dt=$!
+	if ! wait_for dt.out '^fired [0-9]'; then
+		echo "$how: the guarded probe never fired:"; cat dt.out dt.err
+		status=1
+	fi
+	s=$(state)
+	case $s in
+	"guarded "[1-9]*" semaphore 1") ;;
+	*) echo "$how: while traced: $s"; status=1 ;;
+	esac
+	kill -"$how" "$dt"
+	wait "$dt" 2>/dev/null
+	sleep 0.2
+	s1=$(state)
+	sleep 0.3
+	s2=$(state)
+	case $s1 in
+	"guarded "[1-9]*" semaphore 0") ;;
+	*) echo "$how: after dtrace: $s1"; status=1 ;;
+	esac
+	if [ "$s1" != "$s2" ]; then
+		echo "$how: the guarded code still runs: $s1, then $s2"
+		status=1
+	fi
+	kill "$prog"
+	wait "$prog" 2>/dev/null
+done
+exit $status

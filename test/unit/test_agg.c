@@ -1,0 +1,430 @@
+/*
+ * test_agg.c: aggregation printing from hand-made merged data, compared
+ * with the text DTrace prints: count/sum keyed by strings and integers,
+ * avg, min, max, stddev, quantize (zero, small, large, negative counts),
+ * lquantize with its < and >= rows, llquantize, printa with formats and
+ * with several aggregations, trunc, clear, normalize, sorting options.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_consume_impl.h"
+
+static int failures;
+
+static void expect_str(int line, const char *got, const char *want)
+{
+	if (strcmp(got, want) != 0) {
+		fprintf(stderr, "line %d: got\n[%s]\nwant\n[%s]\n", line, got,
+			want);
+		failures++;
+	}
+}
+
+#define EXPECT_STR(got, want) expect_str(__LINE__, (got), (want))
+
+static dtrace_hdl_t dtp;
+static char *outbuf;
+static size_t outlen;
+
+static void reset_out(void)
+{
+	if (dtp.out != NULL)
+		fclose(dtp.out);
+	free(outbuf);
+	outbuf = NULL;
+	dtp.out = open_memstream(&outbuf, &outlen);
+}
+
+static const char *output(void)
+{
+	fflush(dtp.out);
+	return outbuf;
+}
+
+static dt_recdesc_t strkey = { .kind = DT_RK_STRING, .offset = 0, .size = 16 };
+static dt_recdesc_t intkey = { .kind = DT_RK_INT, .offset = 0, .size = 8,
+			       .is_signed = true };
+static dt_recdesc_t int4key = { .kind = DT_RK_INT, .offset = 0, .size = 4,
+				.is_signed = true };
+
+static dt_aggdesc_t mkdesc(int id, dt_aggfunc_t func, dt_recdesc_t *key)
+{
+	dt_aggdesc_t d = { .id = id, .name = "a", .func = func,
+			   .nkeys = key ? 1 : 0, .keys = key,
+			   .keysize = key ? key->size : 0 };
+
+	return d;
+}
+
+static void setup(dt_aggdesc_t *descs, int n)
+{
+	dt_aggdesc_t *p[8];
+
+	for (int i = 0; i < n; i++)
+		p[i] = &descs[i];
+	dt_consume_fini(&dtp);
+	memset(&dtp.opt, 0, sizeof(dtp.opt));
+	dt_agg_setup(&dtp, p, n);
+	reset_out();
+}
+
+static void add_str(int id, const char *k, int64_t v0, int64_t v1)
+{
+	char key[16] = { 0 };
+	int64_t val[4] = { v0, v1, 0, 0 };
+
+	strncpy(key, k, sizeof(key) - 1);
+	dt_agg_merge(&dtp, id, key, val);
+}
+
+static void add_int(int id, int64_t k, int64_t v)
+{
+	int64_t val[1] = { v };
+
+	dt_agg_merge(&dtp, id, &k, val);
+}
+
+static const char *line_str(const char *key, long long v)
+{
+	static char buf[8][128];
+	static int i;
+	char *b = buf[i++ % 8];
+
+	snprintf(b, 128, "  %-50s %16lld\n", key, v);
+	return b;
+}
+
+static void test_count_sum(void)
+{
+	dt_aggdesc_t d[2] = { mkdesc(0, DT_AGG_COUNT, &strkey),
+			      mkdesc(1, DT_AGG_SUM, &intkey) };
+	char want[1024];
+	int ids[2] = { 0, 1 };
+
+	setup(d, 2);
+	add_str(0, "bash", 3, 0);
+	add_str(0, "dtrace", 1, 0);
+	add_str(0, "cat", 2, 0);
+	add_str(0, "cat", 2, 0);	/* a second CPU */
+	add_str(0, "awk", 1, 0);
+	add_int(1, 7, 100);
+	add_int(1, -1, -20);
+	dt_consume_final(&dtp);
+	snprintf(want, sizeof(want), "\n%s%s%s%s"
+		 "               -1              -20\n"
+		 "                7              100\n",
+		 line_str("awk", 1), line_str("dtrace", 1),
+		 line_str("bash", 3), line_str("cat", 4));
+	EXPECT_STR(output(), want);
+
+	/* printa(@a): a blank line first; then not printed again at exit */
+	reset_out();
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	snprintf(want, sizeof(want), "\n%s%s%s%s", line_str("awk", 1),
+		 line_str("dtrace", 1), line_str("bash", 3),
+		 line_str("cat", 4));
+	EXPECT_STR(output(), want);
+	reset_out();
+	dt_agg_print_all(&dtp, dtp.out);
+	EXPECT_STR(output(), "               -1              -20\n"
+		   "                7              100\n");
+
+	/* aggsortkey, aggsortrev */
+	reset_out();
+	dtp.opt.aggsortkey = true;
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	snprintf(want, sizeof(want), "\n%s%s%s%s", line_str("awk", 1),
+		 line_str("bash", 3), line_str("cat", 4),
+		 line_str("dtrace", 1));
+	EXPECT_STR(output(), want);
+	reset_out();
+	dtp.opt.aggsortrev = true;
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	snprintf(want, sizeof(want), "\n%s%s%s%s", line_str("dtrace", 1),
+		 line_str("cat", 4), line_str("bash", 3),
+		 line_str("awk", 1));
+	EXPECT_STR(output(), want);
+	dtp.opt.aggsortkey = dtp.opt.aggsortrev = false;
+
+	/* printa with a format */
+	reset_out();
+	dt_agg_printf(&dtp, dtp.out, "%-8s %@5d|\n", ids, 1);
+	EXPECT_STR(output(), "awk          1|\ndtrace       1|\n"
+		   "bash         3|\ncat          4|\n");
+
+	/* trunc(@, 2) keeps the 2 largest; trunc(@, -1) the smallest */
+	reset_out();
+	dt_agg_trunc(&dtp, 0, 2, false);
+	dt_agg_printf(&dtp, dtp.out, "%s=%@d ", ids, 1);
+	EXPECT_STR(output(), "bash=3 cat=4 ");
+	reset_out();
+	dt_agg_trunc(&dtp, 0, -1, false);
+	dt_agg_printf(&dtp, dtp.out, "%s=%@d ", ids, 1);
+	EXPECT_STR(output(), "bash=3 ");
+
+	/* normalize divides what is printed; clear zeroes, keeps keys */
+	reset_out();
+	dt_agg_normalize(&dtp, 1, 10);
+	dt_agg_printf(&dtp, dtp.out, "%d:%@d ", ids + 1, 1);
+	EXPECT_STR(output(), "-1:-2 7:10 ");
+	reset_out();
+	dt_agg_normalize(&dtp, 1, 1);
+	dt_agg_clear(&dtp, 1);
+	dt_agg_printf(&dtp, dtp.out, "%d:%@d ", ids + 1, 1);
+	/* integer keys sort as unsigned values, as in DTrace */
+	EXPECT_STR(output(), "7:0 -1:0 ");
+	reset_out();
+	dt_agg_trunc(&dtp, 1, 0, true);
+	dt_agg_print(&dtp, dtp.out, ids + 1, 1);
+	EXPECT_STR(output(), "\n");
+}
+
+static void test_scalars(void)
+{
+	dt_aggdesc_t d[5] = { mkdesc(0, DT_AGG_AVG, NULL),
+			      mkdesc(1, DT_AGG_MIN, NULL),
+			      mkdesc(2, DT_AGG_MAX, NULL),
+			      mkdesc(3, DT_AGG_STDDEV, NULL),
+			      mkdesc(4, DT_AGG_COUNT, &int4key) };
+	int64_t avg[2] = { 3, 10 }, mn[1] = { -5 }, mx[1] = { 9 };
+	int64_t sd[4] = { 2, 30, 500, 0 };	/* stddev(10), stddev(20) */
+	int64_t mn2[1] = { 4 };
+	int32_t k4 = -2;
+	int64_t one[1] = { 1 };
+
+	setup(d, 5);
+	dt_agg_merge(&dtp, 0, NULL, avg);
+	dt_agg_merge(&dtp, 1, NULL, mn);
+	dt_agg_merge(&dtp, 1, NULL, mn2);
+	dt_agg_merge(&dtp, 2, NULL, mx);
+	dt_agg_merge(&dtp, 3, NULL, sd);
+	dt_agg_merge(&dtp, 4, &k4, one);
+	dt_consume_final(&dtp);
+	EXPECT_STR(output(), "\n"
+		   "                3\n"
+		   "               -5\n"
+		   "                9\n"
+		   "                5\n"
+		   "       -2                1\n");
+}
+
+static void test_quantize(void)
+{
+	dt_aggdesc_t d[2] = { mkdesc(0, DT_AGG_QUANTIZE, NULL),
+			      mkdesc(1, DT_AGG_QUANTIZE, &strkey) };
+	int64_t b[DT_QUANTIZE_NBUCKETS] = { 0 };
+	int ids[2] = { 0, 1 };
+	char key[16] = "sh";
+
+	setup(d, 2);
+	b[DT_QUANTIZE_ZERO] = 1;		/* 0 */
+	b[DT_QUANTIZE_ZERO + 1] = 2;		/* 1 */
+	b[DT_QUANTIZE_ZERO + 3] = 1;		/* 4..7 */
+	dt_agg_merge(&dtp, 0, NULL, b);
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	EXPECT_STR(output(), "\n\n"
+		   "           value  ------------- Distribution ------------- count    \n"
+		   "              -1 |                                         0        \n"
+		   "               0 |@@@@@@@@@@                               1        \n"
+		   "               1 |@@@@@@@@@@@@@@@@@@@@                     2        \n"
+		   "               2 |                                         0        \n"
+		   "               4 |@@@@@@@@@@                               1        \n"
+		   "               8 |                                         0        \n"
+		   "\n");
+
+	/* large and negative values, keyed: the key line, then the table */
+	memset(b, 0, sizeof(b));
+	b[DT_QUANTIZE_ZERO - 1 - 10] = 3;	/* -2047..-1024 */
+	b[DT_QUANTIZE_NBUCKETS - 1] = 1;	/* >= 2^62 */
+	dt_agg_merge(&dtp, 1, key, b);
+	reset_out();
+	dt_agg_print(&dtp, dtp.out, ids + 1, 1);
+	{
+		const char *out = output();
+		char head[128];
+
+		snprintf(head, sizeof(head), "\n  %-50s\n           value",
+			 "sh");
+		if (strstr(out, "           -1024 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@           3        \n") == NULL ||
+		    strstr(out, "           -2048 |                                         0        \n") == NULL ||
+		    strstr(out, "\n4611686018427387904 |@@@@@@@@@@                               1        \n\n") == NULL ||
+		    strncmp(out, head, strlen(head)) != 0) {
+			fprintf(stderr, "quantize large/negative:\n%s", out);
+			failures++;
+		}
+	}
+
+	/* negative counts only (quantize(x, -1)) */
+	memset(b, 0, sizeof(b));
+	b[DT_QUANTIZE_ZERO + 1] = -1;
+	setup(d, 1);
+	dt_agg_merge(&dtp, 0, NULL, b);
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	EXPECT_STR(output(), "\n\n"
+		   "           value  ------------- Distribution ------------- count    \n"
+		   "               0                                         | 0        \n"
+		   "               1 @@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@| -1       \n"
+		   "               2                                         | 0        \n"
+		   "\n");
+
+	/* both signs: two half bars around a centre line */
+	memset(b, 0, sizeof(b));
+	b[DT_QUANTIZE_ZERO + 1] = 1;
+	b[DT_QUANTIZE_ZERO + 2] = -1;
+	setup(d, 1);
+	dt_agg_merge(&dtp, 0, NULL, b);
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	EXPECT_STR(output(), "\n\n"
+		   "           value  ------------- Distribution ------------- count    \n"
+		   "               0                     |                     0        \n"
+		   "               1                     |@@@@@@@@@@           1        \n"
+		   "               2           @@@@@@@@@@|                     -1       \n"
+		   "               4                     |                     0        \n"
+		   "\n");
+
+	/* empty: the buckets around zero */
+	memset(b, 0, sizeof(b));
+	setup(d, 1);
+	dt_agg_merge(&dtp, 0, NULL, b);
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	EXPECT_STR(output(), "\n\n"
+		   "           value  ------------- Distribution ------------- count    \n"
+		   "              -1 |                                         0        \n"
+		   "               0 |                                         0        \n"
+		   "               1 |                                         0        \n"
+		   "\n");
+}
+
+static void test_lquantize(void)
+{
+	dt_aggdesc_t d = mkdesc(0, DT_AGG_LQUANTIZE, NULL);
+	int64_t b[7] = { 1, 0, 2, 0, 0, 0, 1 };
+	int ids[1] = { 0 };
+
+	d.params[0] = 0;	/* low */
+	d.params[1] = 10;	/* high */
+	d.params[2] = 2;	/* step */
+	setup(&d, 1);
+	dt_agg_merge(&dtp, 0, NULL, b);
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	EXPECT_STR(output(), "\n\n"
+		   "           value  ------------- Distribution ------------- count    \n"
+		   "             < 0 |@@@@@@@@@@                               1        \n"
+		   "               0 |                                         0        \n"
+		   "               2 |@@@@@@@@@@@@@@@@@@@@                     2        \n"
+		   "               4 |                                         0        \n"
+		   "               6 |                                         0        \n"
+		   "               8 |                                         0        \n"
+		   "           >= 10 |@@@@@@@@@@                               1        \n"
+		   "\n");
+
+	/* inside the range only: one empty row on each side */
+	int64_t c[7] = { 0, 0, 0, 4, 0, 0, 0 };
+
+	setup(&d, 1);
+	dt_agg_merge(&dtp, 0, NULL, c);
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	EXPECT_STR(output(), "\n\n"
+		   "           value  ------------- Distribution ------------- count    \n"
+		   "               2 |                                         0        \n"
+		   "               4 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 4        \n"
+		   "               6 |                                         0        \n"
+		   "\n");
+}
+
+static void test_llquantize(void)
+{
+	dt_aggdesc_t d = mkdesc(0, DT_AGG_LLQUANTIZE, NULL);
+	int64_t b[20] = { 0 };
+	int ids[1] = { 0 };
+	int n;
+
+	d.params[0] = 10;	/* factor */
+	d.params[1] = 0;	/* low magnitude */
+	d.params[2] = 1;	/* high magnitude */
+	d.params[3] = 10;	/* steps */
+	n = dt_llquantize_nbuckets(10, 0, 1, 10);
+	if (n != 20 || dt_llquantize_bucket(10, 0, 1, 10, 0) != 0 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 5) != 5 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 25) != 11 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 99) != 18 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 100) != 19) {
+		fprintf(stderr, "llquantize buckets wrong (n %d)\n", n);
+		failures++;
+	}
+	b[0] = 1;	/* < 1 */
+	b[5] = 1;	/* 5 */
+	b[11] = 2;	/* 20..29 */
+	b[19] = 0;
+	setup(&d, 1);
+	dt_agg_merge(&dtp, 0, NULL, b);
+	dt_agg_print(&dtp, dtp.out, ids, 1);
+	EXPECT_STR(output(), "\n\n"
+		   "           value  ------------- Distribution ------------- count    \n"
+		   "             < 1 |@@@@@@@@@@                               1        \n"
+		   "               1 |                                         0        \n"
+		   "               2 |                                         0        \n"
+		   "               3 |                                         0        \n"
+		   "               4 |                                         0        \n"
+		   "               5 |@@@@@@@@@@                               1        \n"
+		   "               6 |                                         0        \n"
+		   "               7 |                                         0        \n"
+		   "               8 |                                         0        \n"
+		   "               9 |                                         0        \n"
+		   "              10 |                                         0        \n"
+		   "              20 |@@@@@@@@@@@@@@@@@@@@                     2        \n"
+		   "              30 |                                         0        \n"
+		   "\n");
+}
+
+static void test_joined(void)
+{
+	dt_aggdesc_t d[2] = { mkdesc(0, DT_AGG_COUNT, &strkey),
+			      mkdesc(1, DT_AGG_SUM, &strkey) };
+	int ids[2] = { 0, 1 };
+	char want[512];
+
+	setup(d, 2);
+	add_str(0, "x", 2, 0);
+	add_str(0, "y", 1, 0);
+	add_str(1, "x", 10, 0);
+	add_str(1, "z", 5, 0);
+	dt_agg_print(&dtp, dtp.out, ids, 2);
+	snprintf(want, sizeof(want), "\n  %-50s %16d %16d\n  %-50s %16d %16d\n"
+		 "  %-50s %16d %16d\n", "z", 0, 5, "y", 1, 0, "x", 2, 10);
+	EXPECT_STR(output(), want);
+	reset_out();
+	dt_agg_printf(&dtp, dtp.out, "%s %@d %@d\n", ids, 2);
+	EXPECT_STR(output(), "z 0 5\ny 1 0\nx 2 10\n");
+	/* aggsortpos=1 sorts on @b's values */
+	reset_out();
+	dtp.opt.aggsortpos = 1;
+	dt_agg_printf(&dtp, dtp.out, "%s ", ids, 2);
+	EXPECT_STR(output(), "y z x ");
+	dtp.opt.aggsortpos = 0;
+	/* one %@ several times with one aggregation repeats it */
+	reset_out();
+	dt_agg_printf(&dtp, dtp.out, "%@d %@d|", ids, 1);
+	EXPECT_STR(output(), "1 1|2 2|");
+}
+
+int main(void)
+{
+	test_count_sum();
+	test_scalars();
+	test_quantize();
+	test_lquantize();
+	test_llquantize();
+	test_joined();
+	dt_consume_fini(&dtp);
+	fclose(dtp.out);
+	free(outbuf);
+	if (failures) {
+		fprintf(stderr, "test_agg: %d failures\n", failures);
+		return 1;
+	}
+	printf("test_agg: ok\n");
+	return 0;
+}

@@ -1,0 +1,605 @@
+/*
+ * test_usdt_notes.c: the usdt provider's note reader, argument decoder and
+ * trampoline (plugins/usdt), without the rest of the engine's pipeline.
+ *
+ *  1. Argument specifications of every form, decoded from text.
+ *  2. test/progs/sdt_args.c built at -O0 and -O2 in a temporary directory:
+ *     its notes are read; names, functions, semaphores and decoded
+ *     arguments are checked, and each site's file offset must hold the nop
+ *     <sys/sdt.h> put there, each semaphore's offset the semaphore symbol.
+ *  3. Debian's python3.11 and libstdc++ notes are found (when installed).
+ *  4. The trampoline, run for real: a small program (prologue, the usdt
+ *     trampoline, a store of argv[] per cookie) is loaded and attached to
+ *     every site of both builds with the engine's dt_bpf; the program runs
+ *     once and every argument value is compared with what it passed.  The
+ *     semaphore-guarded code must run only while attached.
+ *
+ * The plugin is not linked with the engine, so its sources are included.
+ * Needs gcc and <sys/sdt.h>; part 4 needs root and BPF (skipped otherwise).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../plugins/usdt/usdt_args.c"
+#include "../../plugins/usdt/usdt_notes.c"
+#include "../../plugins/usdt/usdt_tramp.c"
+#include "../../plugins/usdt/usdt_proc.c"
+
+#include "dt_bpf.h"
+#include "dt_impl.h"
+
+static int failures;
+
+#define CHECK(cond, ...)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "%s:%d: FAIL: %s: ", __FILE__,	\
+				__LINE__, #cond);			\
+			fprintf(stderr, __VA_ARGS__);			\
+			fputc('\n', stderr);				\
+			failures++;					\
+		}							\
+	} while (0)
+
+/* pt_regs offsets used in expectations */
+#define RAX 80
+#define RBX 40
+#define RCX 88
+#define RDX 96
+#define RSI 104
+#define RDI 112
+#define RBP 32
+#define RSP 152
+#define R8  72
+#define R12 24
+#define R15 0
+#define RIP 128
+#define NOREG USDT_NOREG
+
+/* A symbol table of one entry for the decoder: "sym" at 0x5000. */
+static usdt_symtab_t *one_sym_table(void)
+{
+	static usdt_sym_t sym = { "sym", 0x5000, 8, -1 };
+	static usdt_symtab_t st = { &sym, 1, NULL, 0 };
+	return &st;
+}
+
+typedef struct arg_case {
+	const char *spec;
+	bool pie;
+	int ok;
+	usdt_loc_t loc;
+	int size, is_signed, base, index, scale_shift;
+	int64_t val;
+} arg_case_t;
+
+static void test_arg_forms(void)
+{
+	/* site 0x1000 for every case */
+	static const arg_case_t cases[] = {
+		{ "-4@%eax", 0, 1, USDT_LOC_REG, 4, 1, RAX, NOREG, 0, 0 },
+		{ "8@%rax", 0, 1, USDT_LOC_REG, 8, 0, RAX, NOREG, 0, 0 },
+		{ "2@%ax", 0, 1, USDT_LOC_REG, 2, 0, RAX, NOREG, 0, 0 },
+		{ "1@%al", 0, 1, USDT_LOC_REG, 1, 0, RAX, NOREG, 0, 0 },
+		{ "1@%ah", 0, 1, USDT_LOC_REG, 1, 0, RAX + 1, NOREG, 0, 0 },
+		{ "-1@%r8b", 0, 1, USDT_LOC_REG, 1, 1, R8, NOREG, 0, 0 },
+		{ "2@%r8w", 0, 1, USDT_LOC_REG, 2, 0, R8, NOREG, 0, 0 },
+		{ "4@%r8d", 0, 1, USDT_LOC_REG, 4, 0, R8, NOREG, 0, 0 },
+		{ "8@%r8", 0, 1, USDT_LOC_REG, 8, 0, R8, NOREG, 0, 0 },
+		{ "1@%sil", 0, 1, USDT_LOC_REG, 1, 0, RSI, NOREG, 0, 0 },
+		{ "1@%dil", 0, 1, USDT_LOC_REG, 1, 0, RDI, NOREG, 0, 0 },
+		{ "1@%spl", 0, 1, USDT_LOC_REG, 1, 0, RSP, NOREG, 0, 0 },
+		{ "-1@%bpl", 0, 1, USDT_LOC_REG, 1, 1, RBP, NOREG, 0, 0 },
+		{ "-2@%r12w", 0, 1, USDT_LOC_REG, 2, 1, R12, NOREG, 0, 0 },
+		{ "1@%r15b", 0, 1, USDT_LOC_REG, 1, 0, R15, NOREG, 0, 0 },
+		{ "-4@$1234", 0, 1, USDT_LOC_IMM, 4, 1, NOREG, NOREG, 0, 1234 },
+		{ "-4@$-5", 0, 1, USDT_LOC_IMM, 4, 1, NOREG, NOREG, 0, -5 },
+		{ "8@$0x10", 0, 1, USDT_LOC_IMM, 8, 0, NOREG, NOREG, 0, 16 },
+		{ "8@-16(%rbp)", 0, 1, USDT_LOC_MEM, 8, 0, RBP, NOREG, 0, -16 },
+		{ "-4@112(%rsp)", 0, 1, USDT_LOC_MEM, 4, 1, RSP, NOREG, 0, 112 },
+		{ "4@(%rdi)", 0, 1, USDT_LOC_MEM, 4, 0, RDI, NOREG, 0, 0 },
+		{ "-2@(%rdx,%rcx,2)", 0, 1, USDT_LOC_MEM, 2, 1, RDX, RCX, 1, 0 },
+		{ "8@24(%rbx,%rsi,8)", 0, 1, USDT_LOC_MEM, 8, 0, RBX, RSI, 3, 24 },
+		{ "4@-8(%rax,%rdx)", 0, 1, USDT_LOC_MEM, 4, 0, RAX, RDX, 0, -8 },
+		{ "4@(,%rax,4)", 0, 1, USDT_LOC_MEM, 4, 0, NOREG, RAX, 2, 0 },
+		{ "-4@sym(%rip)", 1, 1, USDT_LOC_MEM, 4, 1, RIP, NOREG, 0,
+		  0x5000 - 0x1000 },
+		{ "-4@sym+8(%rip)", 1, 1, USDT_LOC_MEM, 4, 1, RIP, NOREG, 0,
+		  0x5008 - 0x1000 },
+		{ "-4@40+sym(%rip)", 1, 1, USDT_LOC_MEM, 4, 1, RIP, NOREG, 0,
+		  0x5028 - 0x1000 },
+		{ "-4@sym-4(%rip)", 1, 1, USDT_LOC_MEM, 4, 1, RIP, NOREG, 0,
+		  0x4ffc - 0x1000 },
+		/* absolute symbol: as is in a fixed program, ip-relative in a
+		 * moving one */
+		{ "8@sym", 0, 1, USDT_LOC_MEM, 8, 0, NOREG, NOREG, 0, 0x5000 },
+		{ "8@sym", 1, 1, USDT_LOC_MEM, 8, 0, RIP, NOREG, 0, 0x4000 },
+		{ "4@sym(,%rax,4)", 0, 1, USDT_LOC_MEM, 4, 0, NOREG, RAX, 2,
+		  0x5000 },
+		{ "8@$sym", 0, 1, USDT_LOC_IMM, 8, 0, NOREG, NOREG, 0, 0x5000 },
+		{ "%rdi", 0, 1, USDT_LOC_REG, 8, 0, RDI, NOREG, 0, 0 },
+		/* refused */
+		{ "8@$sym", 1, 0 },
+		{ "-4@nosuch(%rip)", 1, 0 },
+		{ "4@8(%rip)", 1, 0 },
+		{ "3@%eax", 0, 0 },
+		{ "4@%xmm0", 0, 0 },
+		{ "4@%fs:8", 0, 0 },
+		{ "4@(%rax,%rbx,3)", 0, 0 },
+		{ "4@(%rax", 0, 0 },
+		{ "4@%eax)", 0, 0 },
+		{ "x@%eax", 0, 0 },
+		{ "4@", 0, 0 },
+		{ "4@(%ah)", 0, 0 },
+		{ "4@%rip", 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const arg_case_t *c = &cases[i];
+		usdt_arg_t a;
+		int rc = usdt_arg_parse(c->spec, 0x1000, c->pie,
+					one_sym_table(), &a);
+		if (!c->ok) {
+			CHECK(rc == -EINVAL && a.loc == USDT_LOC_NONE,
+			      "'%s' must be refused", c->spec);
+			continue;
+		}
+		CHECK(rc == 0, "'%s' refused", c->spec);
+		CHECK(a.loc == c->loc && a.size == c->size &&
+		      a.is_signed == c->is_signed && a.base == c->base &&
+		      a.index == c->index && a.scale_shift == c->scale_shift &&
+		      a.val == c->val,
+		      "'%s': loc %d size %d signed %d base %d index %d "
+		      "scale %d val %lld", c->spec, a.loc, a.size,
+		      a.is_signed, a.base, a.index, a.scale_shift,
+		      (long long)a.val);
+	}
+}
+
+static void test_names(void)
+{
+	char *s = usdt_probe_name("function__entry");
+	CHECK(strcmp(s, "function-entry") == 0, "%s", s);
+	free(s);
+	s = usdt_probe_name("a__b__c_d");
+	CHECK(strcmp(s, "a-b-c_d") == 0, "%s", s);
+	free(s);
+}
+
+/*
+ * Building and checking sdt_args
+ */
+
+static char tmpdir[] = "/tmp/test_usdt.XXXXXX";
+
+static const char *source_path(void)
+{
+	static char path[4096];
+	const char *td = getenv("TESTDIR");
+	if (td != NULL)
+		snprintf(path, sizeof(path), "%s/progs/sdt_args.c", td);
+	else
+		snprintf(path, sizeof(path), "test/progs/sdt_args.c");
+	return path;
+}
+
+/* Build sdt_args at -Oopt; returns the binary's path or NULL. */
+static const char *build(int opt)
+{
+	static char bins[3][4200];
+	char cmd[9000];
+	char *bin = bins[opt];
+	snprintf(bin, sizeof(bins[0]), "%s/sdt_args_O%d", tmpdir, opt);
+	snprintf(cmd, sizeof(cmd), "gcc -O%d -g -o %s %s", opt, bin,
+		 source_path());
+	if (system(cmd) != 0) {
+		fprintf(stderr, "cannot build: %s\n", cmd);
+		return NULL;
+	}
+	return bin;
+}
+
+static const usdt_note_t *find_note(const usdt_file_t *f, const char *prov,
+				    const char *name)
+{
+	for (int i = 0; i < f->nnotes; i++)
+		if (strcmp(f->notes[i].provider, prov) == 0 &&
+		    strcmp(f->notes[i].name, name) == 0)
+			return &f->notes[i];
+	return NULL;
+}
+
+/* The value of a symbol and the file offset of that address, computed from
+ * the section headers (independently of the reader's PT_LOAD walk). */
+static bool sym_file_offset(const char *path, const char *name,
+			    uint64_t *off)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	uint64_t addr = 0;
+	bool found = false;
+	while (!found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		gelf_getshdr(scn, &sh);
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		Elf_Data *d = elf_getdata(scn, NULL);
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			gelf_getsym(d, (int)i, &s);
+			if (strcmp(elf_strptr(elf, sh.sh_link, s.st_name),
+				   name) == 0) {
+				addr = s.st_value;
+				found = true;
+				break;
+			}
+		}
+	}
+	scn = NULL;
+	while (found && (scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		gelf_getshdr(scn, &sh);
+		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_type == SHT_PROGBITS &&
+		    addr >= sh.sh_addr && addr < sh.sh_addr + sh.sh_size) {
+			*off = addr - sh.sh_addr + sh.sh_offset;
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static int byte_at(const char *path, uint64_t off)
+{
+	unsigned char b = 0;
+	int fd = open(path, O_RDONLY);
+	if (pread(fd, &b, 1, (off_t)off) != 1)
+		b = 0;
+	close(fd);
+	return b;
+}
+
+static const char *const probe_names[] = {
+	"consts", "regs", "globals", "array", "stack", "fields", "string",
+	"many", "guarded",
+};
+#define NPROBES (sizeof(probe_names) / sizeof(probe_names[0]))
+
+static void check_sdt_args(const char *bin, int opt)
+{
+	int err;
+	usdt_file_t *f = usdt_file_read(bin, &err);
+	CHECK(f != NULL, "read %s: %s", bin, strerror(-err));
+	if (f == NULL)
+		return;
+	CHECK(f->nnotes == (int)NPROBES, "-O%d: %d notes", opt, f->nnotes);
+	CHECK(strcmp(f->module, strrchr(bin, '/') + 1) == 0, "module %s",
+	      f->module);
+	for (size_t i = 0; i < NPROBES; i++) {
+		const usdt_note_t *n = find_note(f, "sdt_test", probe_names[i]);
+		CHECK(n != NULL, "-O%d: no note %s", opt, probe_names[i]);
+		if (n == NULL)
+			continue;
+		char func[64], sema[64];
+		snprintf(func, sizeof(func), "fire_%s", probe_names[i]);
+		/* -O2 may clone it: fire_string.constprop.0 */
+		CHECK(strncmp(n->func, func, strlen(func)) == 0 &&
+		      (n->func[strlen(func)] == '\0' ||
+		       n->func[strlen(func)] == '.'),
+		      "-O%d %s: function '%s'", opt, n->name, n->func);
+		CHECK(n->bad_arg < 0, "-O%d %s: argument %d '%s' undecoded",
+		      opt, n->name, n->bad_arg, n->bad_spec);
+		CHECK(byte_at(bin, n->offset) == 0x90,
+		      "-O%d %s: no nop at offset 0x%llx", opt, n->name,
+		      (unsigned long long)n->offset);
+		snprintf(sema, sizeof(sema), "sdt_test_%s_semaphore",
+			 probe_names[i]);
+		uint64_t off = 0;
+		CHECK(sym_file_offset(bin, sema, &off) && n->sema != 0 &&
+		      n->sema_offset == off,
+		      "-O%d %s: semaphore offset 0x%llx, expected 0x%llx", opt,
+		      n->name, (unsigned long long)n->sema_offset,
+		      (unsigned long long)off);
+	}
+	const usdt_note_t *n = find_note(f, "sdt_test", "many");
+	CHECK(n && n->nargs == 10, "many: %d args", n ? n->nargs : -1);
+	n = find_note(f, "sdt_test", "consts");
+	CHECK(n && n->nargs == 6 && n->args[0].loc == USDT_LOC_IMM &&
+	      n->args[3].val == -5000000000LL,
+	      "consts decoded: %s", n ? n->argstr : "");
+	if (opt == 2) {
+		n = find_note(f, "sdt_test", "globals");
+		CHECK(n && n->args[0].loc == USDT_LOC_MEM &&
+		      n->args[0].base == RIP, "globals: %s",
+		      n ? n->argstr : "");
+		n = find_note(f, "sdt_test", "array");
+		CHECK(n && n->args[0].index != NOREG, "array: %s",
+		      n ? n->argstr : "");
+	}
+	usdt_file_free(f);
+}
+
+/* Installed software: python3.11 and libstdc++ carry notes on Debian. */
+static void test_system_notes(void)
+{
+	static const char *const pythons[] = {
+		"/usr/bin/python3.11",
+		"/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0",
+	};
+	bool found = false;
+	for (size_t i = 0; i < 2 && !found; i++) {
+		int err;
+		if (access(pythons[i], R_OK) != 0)
+			continue;
+		usdt_file_t *f = usdt_file_read(pythons[i], &err);
+		if (f == NULL)
+			continue;
+		const usdt_note_t *n = find_note(f, "python", "function__entry");
+		if (n != NULL) {
+			found = true;
+			CHECK(n->nargs == 3 && n->bad_arg < 0,
+			      "python function__entry: '%s'", n->argstr);
+			CHECK(n->sema != 0 && n->sema_offset != 0,
+			      "python function__entry has a semaphore");
+			CHECK(byte_at(pythons[i], n->offset) == 0x90,
+			      "python site is a nop");
+		}
+		usdt_file_free(f);
+	}
+	if (access(pythons[0], R_OK) == 0)
+		CHECK(found, "python3.11's function__entry note not found");
+
+	const char *cxx = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
+	int err;
+	usdt_file_t *f = access(cxx, R_OK) == 0 ? usdt_file_read(cxx, &err) :
+						  NULL;
+	if (f != NULL) {
+		const usdt_note_t *t = find_note(f, "libstdcxx", "throw");
+		const usdt_note_t *c = find_note(f, "libstdcxx", "catch");
+		CHECK(t && c, "libstdcxx throw/catch notes");
+		CHECK(t && strcmp(t->func, "__cxa_throw") == 0 &&
+		      t->sema == 0 && t->nargs == 2 && t->bad_arg < 0,
+		      "throw: func '%s' args '%s'", t ? t->func : "",
+		      t ? t->argstr : "");
+		usdt_file_free(f);
+	}
+}
+
+/*
+ * The trampoline, run for real
+ */
+
+typedef struct run_site {
+	const usdt_note_t *note;
+	int opt;
+} run_site_t;
+
+#define MAX_SITES 32
+
+/* The emission part of a host table: the assembler's functions. */
+static const dtrace_host_t test_host = {
+	.version = DTRACE_PROVIDER_VERSION,
+	.emit = dt_as_emit,
+	.label_new = dt_as_label,
+	.label_place = dt_as_place,
+	.jump = dt_as_jump,
+	.load_map = dt_as_load_map,
+};
+
+static void emit_test_program(dt_as_t *as, dtrace_map_t *mstate,
+			      dtrace_map_t *specs, dtrace_map_t *results)
+{
+	int out = dt_as_label(as);
+	dt_as_emit(as, DT_MOV64_REG(DT_R6, DT_R1));
+	dt_as_emit(as, DT_STORE_IMM(BPF_W, DT_FP, -4, 0));
+	dt_as_load_map(as, DT_R1, mstate);
+	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_FP));
+	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -4));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
+	dt_as_emit(as, DT_MOV64_REG(DT_R7, DT_R0));
+	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
+		dt_as_emit(as, DT_STORE_IMM(BPF_DW, DT_R7, 8 * i, 0));
+	dt_as_emit(as, DT_MOV64_REG(DT_R1, DT_R6));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
+	dt_as_emit(as, DT_STORE(BPF_W, DT_R7,
+				offsetof(dtrace_mstate_t, key.cookie), DT_R0));
+	usdt_tramp_emit(&test_host, as, specs, out);
+	dt_as_load_map(as, DT_R1, results);
+	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_R7));
+	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2,
+				    offsetof(dtrace_mstate_t, key.cookie)));
+	dt_as_emit(as, DT_MOV64_REG(DT_R3, DT_R7));
+	dt_as_emit(as, DT_MOV64_IMM(DT_R4, 0));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_map_update_elem));
+	dt_as_place(as, out);
+	dt_as_emit(as, DT_MOV64_IMM(DT_R0, 0));
+	dt_as_emit(as, DT_EXIT());
+}
+
+/* Run bin with one iteration; returns its output line. */
+static void run_program(const char *bin, char *line, size_t len)
+{
+	char cmd[4300];
+	snprintf(cmd, sizeof(cmd), "%s 1", bin);
+	line[0] = '\0';
+	FILE *p = popen(cmd, "r");
+	if (p == NULL)
+		return;
+	if (fgets(line, (int)len, p) == NULL)
+		line[0] = '\0';
+	pclose(p);
+	line[strcspn(line, "\n")] = '\0';
+}
+
+/* The values sdt_args passes in its first iteration (string: checked as
+ * non-zero for the pointer). */
+static void expected(const char *name, int64_t v[DTRACE_ARGS_MAX], int *n)
+{
+	static const struct {
+		const char *name;
+		int n;
+		int64_t v[DTRACE_ARGS_MAX];
+	} tab[] = {
+		{ "consts", 6, { -5, -300, -70000, -5000000000LL, 250, 65000 } },
+		{ "regs", 6, { -5, -300, -70000, -5000000000LL, 250,
+			       4000000000LL } },
+		{ "globals", 6, { -7, 0x123456789abcdef0LL, 200, -100, -1234,
+				  4000000000LL } },
+		{ "array", 4, { -60, -6, -40, 70 } },
+		{ "stack", 4, { -11, -22, 33000000000LL, 244 } },
+		{ "fields", 4, { -31, -32, 33, 34 } },
+		{ "string", 2, { -1, 0 } },
+		{ "many", 10, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 } },
+		{ "guarded", 2, { 0, 1 } },
+	};
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (strcmp(tab[i].name, name) == 0) {
+			memcpy(v, tab[i].v, sizeof(tab[i].v));
+			*n = tab[i].n;
+			return;
+		}
+	*n = 0;
+}
+
+static void check_results(dtrace_map_t *results, const run_site_t *sites,
+			  int nsites)
+{
+	for (int c = 1; c <= nsites; c++) {
+		const run_site_t *s = &sites[c - 1];
+		dtrace_mstate_t ms;
+		uint32_t key = (uint32_t)c;
+		memset(&ms, 0, sizeof(ms));
+		CHECK(dt_bpf_map_lookup(results, &key, &ms) == 0,
+		      "-O%d %s did not fire", s->opt, s->note->name);
+		int64_t v[DTRACE_ARGS_MAX];
+		int n;
+		expected(s->note->name, v, &n);
+		for (int i = 0; i < n; i++) {
+			if (v[i] == -1 && strcmp(s->note->name, "string") == 0) {
+				CHECK(ms.argv[i] != 0, "string pointer");
+				continue;
+			}
+			CHECK((int64_t)ms.argv[i] == v[i],
+			      "-O%d %s arg%d (%s): %lld, expected %lld",
+			      s->opt, s->note->name, i, s->note->argstr,
+			      (long long)ms.argv[i], (long long)v[i]);
+		}
+	}
+}
+
+static void test_trampoline(const char *bins[2], usdt_file_t *files[2])
+{
+	dtrace_hdl_t h;
+	memset(&h, 0, sizeof(h));
+	if (geteuid() != 0 || dt_bpf_init(&h) < 0) {
+		fprintf(stderr, "skipping the trampoline run: no BPF\n");
+		return;
+	}
+	dtrace_map_t *mstate = dt_bpf_map(&h, "mstate",
+					  BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+					  sizeof(dtrace_mstate_t), 1);
+	dtrace_map_t *specs = dt_bpf_map(&h, USDT_SPECS_MAP, BPF_MAP_TYPE_HASH,
+					 4, sizeof(usdt_rtspec_t), 1024);
+	dtrace_map_t *results = dt_bpf_map(&h, "results", BPF_MAP_TYPE_HASH,
+					   4, sizeof(dtrace_mstate_t), 1024);
+	CHECK(mstate && specs && results && dt_bpf_maps_create(&h) == 0,
+	      "maps: %s", h.errmsg);
+	dt_as_t as;
+	dt_as_init(&as);
+	emit_test_program(&as, mstate, specs, results);
+	CHECK(dt_as_finish(&as) == 0, "assemble: %s", as.errmsg);
+	int prog = dt_bpf_prog_load(&h, "usdt_test", &as);
+	CHECK(prog >= 0, "load: %s", h.errmsg);
+	if (prog < 0) {
+		dt_as_fini(&as);
+		dt_bpf_fini(&h);
+		return;
+	}
+
+	run_site_t sites[MAX_SITES];
+	int nsites = 0;
+	for (int b = 0; b < 2; b++) {
+		uint64_t offs[MAX_SITES], refs[MAX_SITES], cookies[MAX_SITES];
+		uint32_t n = 0;
+		for (int i = 0; i < files[b]->nnotes && nsites < MAX_SITES; i++) {
+			const usdt_note_t *note = &files[b]->notes[i];
+			usdt_rtspec_t rt;
+			sites[nsites] = (run_site_t){ note, b ? 2 : 0 };
+			nsites++;
+			usdt_rtspec_fill(note, &rt);
+			CHECK(usdt_rtspec_store(specs->fd, (uint32_t)nsites,
+						&rt) == 0, "store spec");
+			offs[n] = note->offset;
+			refs[n] = note->sema_offset;
+			cookies[n] = (uint64_t)nsites;
+			n++;
+		}
+		dt_attach_req_t req = {
+			.prog_fd = prog, .path = bins[b], .pid = 0, .n = n,
+			.offsets = offs, .ref_ctr_offsets = refs,
+			.cookies = cookies,
+		};
+		CHECK(dt_bpf_attach_uprobes(&h, &req) == 0, "attach %s: %s",
+		      bins[b], h.errmsg);
+	}
+	char line[256];
+	for (int b = 0; b < 2; b++) {
+		run_program(bins[b], line, sizeof(line));
+		CHECK(strcmp(line, "guarded 1 semaphore 1") == 0,
+		      "traced -O%d: '%s'", b ? 2 : 0, line);
+	}
+	check_results(results, sites, nsites);
+	dt_as_fini(&as);
+	dt_bpf_fini(&h);	/* closes the links: the counters drop */
+	for (int b = 0; b < 2; b++) {
+		run_program(bins[b], line, sizeof(line));
+		CHECK(strcmp(line, "guarded 0 semaphore 0") == 0,
+		      "untraced -O%d: '%s'", b ? 2 : 0, line);
+	}
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	test_arg_forms();
+	test_names();
+	test_system_notes();
+
+	if (mkdtemp(tmpdir) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	const char *bins[2] = { build(0), build(2) };
+	usdt_file_t *files[2] = { NULL, NULL };
+	for (int b = 0; b < 2; b++) {
+		int err;
+		if (bins[b] == NULL) {
+			failures++;
+			continue;
+		}
+		check_sdt_args(bins[b], b ? 2 : 0);
+		files[b] = usdt_file_read(bins[b], &err);
+	}
+	if (files[0] && files[1])
+		test_trampoline(bins, files);
+	for (int b = 0; b < 2; b++) {
+		usdt_file_free(files[b]);
+		if (bins[b])
+			unlink(bins[b]);
+	}
+	rmdir(tmpdir);
+	if (failures)
+		fprintf(stderr, "%d failures\n", failures);
+	return failures ? 1 : 0;
+}

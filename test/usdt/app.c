@@ -1,0 +1,48 @@
+/* app.c: a program with myapp probes, for the -h/-G and dtprobed tests.
+ * Usage: app [loops [sleep_ms [fork|dlopen LIB]]] */
+#define _DEFAULT_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "prov.h"
+
+static int fire(int i)
+{
+	if (MYAPP_QUERY_START_ENABLED())
+		printf("enabled\n");
+	MYAPP_TICK(i);
+	MYAPP_QUERY_START(i, "hello");
+	MYAPP_NOARGS();
+	return i;
+}
+
+int main(int argc, char **argv)
+{
+	int loops = argc > 1 ? atoi(argv[1]) : 1;
+	int ms = argc > 2 ? atoi(argv[2]) : 0;
+	void *h = NULL;
+
+	if (argc > 4 && argv[3][0] == 'd') {
+		h = dlopen(argv[4], RTLD_NOW);
+		if (h == NULL) {
+			fprintf(stderr, "%s\n", dlerror());
+			return 1;
+		}
+	}
+	if (argc > 3 && argv[3][0] == 'f' && fork() == 0) {
+		usleep(ms * 1000);
+		_exit(0);
+	}
+	for (int i = 0; i < loops; i++) {
+		fire(i);
+		usleep(ms * 1000);
+	}
+	if (h != NULL) {
+		dlclose(h);
+		usleep(ms * 1000);
+	}
+	wait(NULL);
+	return 0;
+}

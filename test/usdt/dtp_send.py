@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""dtp_send.py: registration messages sent straight to dtprobed's socket.
+
+    dtp_send.py SOCKET bad     send malformed, truncated, oversized and lying
+                               messages, one per connection; print how many
+    dtp_send.py SOCKET good    register a well-formed provider "pyprov" for
+                               this process (its own code), then sleep 3 s
+    dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
+
+The message layout is dtprobed/dtprobed_proto.h, version 1.
+"""
+import socket
+import struct
+import sys
+import time
+
+HDR = struct.Struct('<4sHHII5IIIIIIIII4xQQ')   # 88 bytes
+PROBE = struct.Struct('<IBBHII10BH')            # 28 bytes
+SITE = struct.Struct('<QQII')                   # 24 bytes
+assert HDR.size == 88 and PROBE.size == 28 and SITE.size == 24
+
+
+def own_code():
+    """Start address of an executable file mapping of this process."""
+    with open('/proc/self/maps') as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and parts[1][2] == 'x' and parts[5].startswith('/'):
+                return int(parts[0].split('-')[0], 16)
+    raise SystemExit('no executable mapping')
+
+
+def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
+            nargs=1, mapping=0, op=1, **override):
+    code = own_code()
+    base = code if base is None else base
+    site = code + 16 if site is None else site
+    strtab = b'\0' + provider + b'\0' + probe + b'\0' + b'int\0'
+    s_prov, s_probe = 1, 2 + len(provider)
+    s_int = s_probe + len(probe) + 1
+    probes_off = HDR.size
+    types_off = probes_off + PROBE.size
+    types = struct.pack('<I', s_int) * 2
+    strtab_off = types_off + len(types)
+    sites_off = (strtab_off + len(strtab) + 7) & ~7
+    sites = SITE.pack(site, 0, 0, 0)
+    size = sites_off + len(sites)
+    f = dict(magic=b'DTPV', version=1, op=op, size=size, provider_off=s_prov,
+             nprobes=1, probes_off=probes_off, ntypes=2, types_off=types_off,
+             nsites=1, sites_off=sites_off, strtab_off=strtab_off,
+             strtab_size=len(strtab), base=base)
+    f.update(override)
+    hdr = HDR.pack(f['magic'], f['version'], f['op'], f['size'],
+                   f['provider_off'], 0, 0, 0, 0, 0, f['nprobes'],
+                   f['probes_off'], f['ntypes'], f['types_off'], f['nsites'],
+                   f['sites_off'], f['strtab_off'], f['strtab_size'],
+                   f['base'], 0)
+    maps = [mapping] + [0] * 9
+    pr = PROBE.pack(s_probe, nargs, nargs, 0, 0, 1, *maps, 0)
+    body = hdr + pr + types + strtab
+    body += b'\0' * (sites_off - len(body)) + sites
+    return body
+
+
+def send(sock_path, data, pause=0.05):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        s.setsockopt(socket.SOL_SOCKET, 32, 8 << 20)   # SO_SNDBUFFORCE
+    except OSError:
+        pass
+    s.connect(sock_path)
+    s.send(data)
+    s.close()
+    time.sleep(pause)
+
+
+def bad_cases():
+    good = message()
+    return [
+        ('garbage', b'hello, dtprobed'),
+        ('truncated header', good[:40]),
+        ('truncated body', good[:len(good) - 30]),
+        ('bad magic', message(magic=b'XXXX')),
+        ('bad version', message(version=9)),
+        ('bad op', message(op=7)),
+        ('size lies', message(size=len(good) + 100)),
+        ('probes outside', message(probes_off=0xfffffff0)),
+        ('count overflow', message(nprobes=0x7fffffff)),
+        ('strtab outside', message(strtab_size=0x10000000)),
+        ('strtab unterminated', message(strtab_size=16)),
+        ('string offset outside', message(provider_off=5000)),
+        ('bad provider name', message(provider=b'a b;rm')),
+        ('bad probe name', message(probe=b'x\x01y')),
+        ('too many args', message(nargs=11)),
+        ('mapping outside', message(mapping=5)),
+        ('lying site', message(site=0x1000)),
+        ('lying base', message(base=0x10)),
+        ('oversized', good + b'\0' * (2 << 20)),
+    ]
+
+
+def main():
+    path, what = sys.argv[1], sys.argv[2]
+    if what == 'bad':
+        cases = bad_cases()
+        for _, data in cases:
+            send(path, data)
+        print(len(cases))
+    elif what == 'good':
+        send(path, message())
+        time.sleep(3)
+    elif what == 'flood':
+        for _ in range(300):
+            try:
+                send(path, b'x', 0)
+            except OSError:
+                pass
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
