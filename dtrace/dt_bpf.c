@@ -680,6 +680,17 @@ typedef struct site_report {
 	uint64_t first_off;
 } site_report_t;
 
+/* The kernel's own ENOTSUPP (524), which libc has no text for, is what the
+ * instruction decoder says of an instruction a uprobe cannot replace. */
+#define DT_KERNEL_ENOTSUPP	524
+
+static const char *site_strerror(int err)
+{
+	if (err == DT_KERNEL_ENOTSUPP)
+		return "the instruction there cannot be probed";
+	return strerror(err);
+}
+
 static void site_failed(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 			site_report_t *rep, uint32_t i, int err)
 {
@@ -691,7 +702,7 @@ static void site_failed(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 		dt_warn(dtp, "failed to attach uprobe%s to %s at offset "
 			"0x%llx: %s", req->retprobe ? " (return)" : "",
 			req->path, (unsigned long long)req->offsets[i],
-			strerror(err));
+			site_strerror(err));
 	rep->nfailed++;
 }
 
@@ -711,7 +722,7 @@ static int attach_done(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 		     "offset 0x%llx): %s", req->n > 1 ? "all " : "", req->n,
 		     req->n > 1 ? "s" : "", req->path,
 		     (unsigned long long)rep->first_off,
-		     strerror(rep->first_err));
+		     site_strerror(rep->first_err));
 	return -rep->first_err;
 }
 
@@ -737,25 +748,34 @@ static int multi_link(const dt_attach_req_t *req, uint32_t i, uint32_t cnt)
 	return fd < 0 ? -errno : fd;
 }
 
-/* All sites in one link; when the kernel refuses it, site by site, so that
- * one bad site costs only itself. */
-static int attach_multi(dtrace_hdl_t *dtp, const dt_attach_req_t *req)
+/*
+ * Sites [lo, lo + cnt) in one link; when the kernel refuses it, each half
+ * on its own, down to single sites, so that a bad site costs only itself
+ * and k bad sites among n cost about 2k log2(n) attempts, not n links.
+ */
+static void attach_multi_range(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
+			       site_report_t *rep, uint32_t lo, uint32_t cnt)
 {
 	struct dt_bpf_state *st = dtp->bpf;
-	site_report_t rep = { 0 };
+	int fd = multi_link(req, lo, cnt);
 
-	int fd = multi_link(req, 0, req->n);
 	if (fd >= 0) {
 		fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
-		return attach_done(dtp, req, &rep);
+		return;
 	}
-	for (uint32_t i = 0; i < req->n; i++) {
-		fd = req->n == 1 ? fd : multi_link(req, i, 1);
-		if (fd < 0)
-			site_failed(dtp, req, &rep, i, -fd);
-		else
-			fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+	if (cnt == 1) {
+		site_failed(dtp, req, rep, lo, -fd);
+		return;
 	}
+	attach_multi_range(dtp, req, rep, lo, cnt / 2);
+	attach_multi_range(dtp, req, rep, lo + cnt / 2, cnt - cnt / 2);
+}
+
+static int attach_multi(dtrace_hdl_t *dtp, const dt_attach_req_t *req)
+{
+	site_report_t rep = { 0 };
+
+	attach_multi_range(dtp, req, &rep, 0, req->n);
 	return attach_done(dtp, req, &rep);
 }
 

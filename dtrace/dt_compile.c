@@ -75,6 +75,52 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	}
 }
 
+/* Keep the clause's descriptions beyond the compile: probes that appear
+ * while tracing (a library loaded later) are matched against them. */
+static void keep_descs(dtrace_hdl_t *dtp, int id, const dt_clause_ast_t *c)
+{
+	int n = 0;
+
+	for (const dt_pdesc_t *d = c->pdescs; d; d = d->next)
+		n++;
+	dtrace_probedesc_t *v = dt_zalloc(n * sizeof(*v));
+	n = 0;
+	for (const dt_pdesc_t *d = c->pdescs; d; d = d->next, n++)
+		v[n] = (dtrace_probedesc_t){ dt_strdup(d->prv),
+			dt_strdup(d->mod), dt_strdup(d->fun), dt_strdup(d->prb) };
+	dtp->clause_descs[id] = v;
+	dtp->clause_ndescs[id] = n;
+}
+
+void dt_compile_fini(dtrace_hdl_t *dtp)
+{
+	for (int i = 0; i < 64; i++) {
+		for (int j = 0; j < dtp->clause_ndescs[i]; j++) {
+			dtrace_probedesc_t *d = &dtp->clause_descs[i][j];
+			free((char *)d->prv);
+			free((char *)d->mod);
+			free((char *)d->fun);
+			free((char *)d->prb);
+		}
+		free(dtp->clause_descs[i]);
+		dtp->clause_descs[i] = NULL;
+		dtp->clause_ndescs[i] = 0;
+	}
+}
+
+/* The clauses whose descriptions match p: for probes created while
+ * tracing. */
+uint64_t dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
+{
+	uint64_t mask = 0;
+
+	for (int c = 0; c < dtp->nclauses; c++)
+		for (int j = 0; j < dtp->clause_ndescs[c]; j++)
+			if (dt_probe_matches(dtp, p, &dtp->clause_descs[c][j]))
+				mask |= 1ull << c;
+	return mask;
+}
+
 static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			   dt_compile_result_t *res)
 {
@@ -98,6 +144,7 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 				  (dtp->nclauses + 1) * sizeof(*dtp->clauses));
 	dtp->clauses[dtp->nclauses++] = cc;
 
+	keep_descs(dtp, cc->id, c);
 	for (int i = 0; i < acc.n; i++) {
 		dtrace_probe_t *p = acc.probes[i];
 		if (p->compile_seen != dtp->ncompiles) {

@@ -114,6 +114,9 @@ struct dtrace_hdl {
 	/* the compiled program */
 	struct dt_compiled_clause **clauses;
 	int nclauses;
+	dtrace_probedesc_t *clause_descs[64];	/* each clause's descriptions, */
+	int clause_ndescs[64];			/* to match late probes */
+	bool tracing;		/* probes created now are enabled at once */
 	int ncompiles;
 	dtrace_probe_t *error_probe;	/* dtrace:::ERROR when enabled */
 
@@ -156,6 +159,8 @@ dtrace_probe_t *dt_probe_lookup(dtrace_hdl_t *dtp, const char *prv,
 int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 		  int (*fn)(dtrace_hdl_t *, dtrace_probe_t *, void *),
 		  void *arg);
+bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
+		      const dtrace_probedesc_t *d);
 /* Fill prp->args/argtypes from its provider (once). */
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
 void dt_probe_fini(dtrace_hdl_t *dtp);

@@ -619,7 +619,7 @@ static void lex_char(dt_pcb_t *pcb, dt_token_t *t)
  * long.  D allows unsigned long for a large decimal too.
  */
 static dt_type_t *int_type(dt_pcb_t *pcb, uint64_t v, bool dec, bool u,
-			   int nl, const char *text, int line)
+			   int nl)
 {
 	dt_typetab_t *tt = pcb->dtp->types;
 
@@ -629,8 +629,6 @@ static dt_type_t *int_type(dt_pcb_t *pcb, uint64_t v, bool dec, bool u,
 		return dt_type_int(tt, 4, false);
 	if (!u && v <= LONG_MAX)
 		return dt_type_int(tt, 8, true);
-	(void)text;
-	(void)line;
 	return dt_type_int(tt, 8, false);
 }
 
@@ -707,7 +705,7 @@ static void lex_number(dt_pcb_t *pcb, dt_token_t *t)
 	}
 	t->kind = T_INT;
 	t->ival = v;
-	t->itype = int_type(pcb, v, base == 10, u, nl, s, t->line);
+	t->itype = int_type(pcb, v, base == 10, u, nl);
 	lx->p = p;
 }
 
@@ -720,8 +718,7 @@ static void lex_ident(dt_pcb_t *pcb, dt_token_t *t)
 	while (is_ident_char(ch(lx, p)))
 		p++;
 	n = p - s;
-	t->kind = T_IDENT;
-	t->name = dt_pcb_strndup(pcb, s, n);
+	t->kind = T_IDENT;	/* its name is its text, set by lex_fill() */
 	for (i = 0; i < NELEMS(keywords); i++)
 		if (strlen(keywords[i].name) == n &&
 		    memcmp(keywords[i].name, s, n) == 0)
@@ -741,7 +738,7 @@ static bool arg_integer(const char *s, uint64_t *v, bool *neg)
 		return false;
 	errno = 0;
 	*v = strtoull(s, &end, 0);
-	return *end == '\0' && errno == 0;
+	return *end == '\0';
 }
 
 /*
@@ -767,6 +764,10 @@ static void lex_macro(dt_pcb_t *pcb, dt_token_t *t)
 		t->str = val;
 		t->slen = strlen(val);
 	} else if (arg_integer(val, &v, &neg)) {
+		if (errno == ERANGE)
+			dt_pcb_error(pcb, D_INT_OFLOW, t->line,
+				     "macro argument %s (%s) is too large for "
+				     "an integer constant", t->text, val);
 		if (neg || val[0] == '+') {
 			dt_token_t sign = *t;
 
@@ -775,7 +776,7 @@ static void lex_macro(dt_pcb_t *pcb, dt_token_t *t)
 		}
 		t->kind = T_INT;
 		t->ival = v;
-		t->itype = int_type(pcb, v, true, false, 0, val, t->line);
+		t->itype = int_type(pcb, v, true, false, 0);
 	} else {
 		t->kind = T_IDENT;
 		t->name = val;
@@ -870,7 +871,7 @@ static void lex_fill(dt_pcb_t *pcb)
 		lex_operator(pcb, &t);
 	t.text = t.kind == T_EOF ? "" : dt_pcb_strndup(pcb, t.text,
 						       lx->p - t.text);
-	if (t.name == NULL && t.kind >= T_KW_FIRST)
+	if (t.kind == T_IDENT || t.kind >= T_KW_FIRST)
 		t.name = t.text;
 	tok_push(lx, &t);
 }

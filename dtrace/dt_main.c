@@ -126,6 +126,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_bpf_fini(dtp);
 	dt_proc_fini(dtp);
 	dt_cg_fini(dtp);
+	dt_compile_fini(dtp);
 	dt_probe_fini(dtp);
 	dt_provider_fini(dtp);
 	dt_typetab_destroy(dtp->types);
@@ -504,6 +505,16 @@ static int poll_period_ms(dtrace_hdl_t *dtp)
 	return ms ? (int)ms : 1;
 }
 
+/* "dtrace: pid N has exited" for each target that went away. */
+static void report_proc_exits(dtrace_hdl_t *dtp)
+{
+	char msg[256];
+
+	while (dt_proc_check(dtp, msg, sizeof(msg)) > 0)
+		if (!dtp->opt.quiet)
+			dt_warn(dtp, "%s", msg);
+}
+
 static int trace_loop(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
 	bool have_procs = cmd->ncmds > 0 || cmd->npids > 0;
@@ -516,6 +527,7 @@ static int trace_loop(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 			break;
 		if (dt_prog_poll_providers(dtp) < 0)
 			return -1;
+		report_proc_exits(dtp);
 		if (have_procs && dt_proc_done(dtp))
 			break;
 		if (dt_prog_activity(dtp) >= DT_ACTIVITY_DRAINING)
@@ -533,7 +545,9 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		return -1;
 	if (cmd->ncmds > 0 && dt_proc_release(dtp) < 0)
 		return -1;
+	dtp->tracing = true;
 	int rc = trace_loop(dtp, cmd);
+	report_proc_exits(dtp);
 
 	/* END fires, then everything still in the buffer is printed. */
 	if (dt_prog_stop(dtp) < 0)

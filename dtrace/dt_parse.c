@@ -925,9 +925,9 @@ static dt_node_t *parse_stmt_list(dt_pcb_t *pcb)
 
 /* ---- clauses ---- */
 
-static void parse_clause(dt_pcb_t *pcb)
+static dt_clause_ast_t *parse_clause(dt_pcb_t *pcb)
 {
-	dt_clause_ast_t *c = dt_pcb_alloc(pcb, sizeof(*c)), **cp;
+	dt_clause_ast_t *c = dt_pcb_alloc(pcb, sizeof(*c));
 	dt_pdesc_t **pdtail = &c->pdescs;
 	bool has_pred = false;
 	int ch;
@@ -957,9 +957,7 @@ static void parse_clause(dt_pcb_t *pcb)
 			     "expected predicate and/or actions following "
 			     "probe description");
 	}
-	for (cp = &pcb->prog->clauses; *cp != NULL; cp = &(*cp)->next)
-		;
-	*cp = c;
+	return c;
 }
 
 /* ---- declarations ---- */
@@ -1242,17 +1240,22 @@ static void parse_declaration(dt_pcb_t *pcb)
 
 void dt_parse(dt_pcb_t *pcb)
 {
+	dt_clause_ast_t **ctail;
 	int ndecls = 0;
 
 	if (pcb->prog == NULL)
 		pcb->prog = dt_pcb_alloc(pcb, sizeof(*pcb->prog));
+	for (ctail = &pcb->prog->clauses; *ctail != NULL;
+	     ctail = &(*ctail)->next)
+		;
 	dt_lex_init(pcb);
 	while (dt_lex_peek_char(pcb) != -1) {
 		if (dt_lex_at_decl(pcb)) {
 			parse_declaration(pcb);
 			ndecls++;
 		} else {
-			parse_clause(pcb);
+			*ctail = parse_clause(pcb);
+			ctail = &(*ctail)->next;
 		}
 	}
 	dt_lex_apply_attributes(pcb);

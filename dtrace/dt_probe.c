@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dt_impl.h"
+#include "dt_compile.h"
 
 static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
 			  const char *prb)
@@ -89,11 +90,30 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	uint32_t b = name_hash(prv, mod, fun, prb) & (dtp->probe_hash_size - 1);
 	p->hash_next = dtp->probe_hash[b];
 	dtp->probe_hash[b] = p;
+
+	/* A probe that appears while tracing gets the clauses whose
+	 * descriptions match it; its provider enables it from poll(). */
+	if (dtp->tracing) {
+		p->clauses = dt_compile_clauses_of(dtp, p);
+		p->enabled = p->clauses != 0;
+	}
 	return p;
 }
 
-static bool probe_matches(const dtrace_probe_t *p, const dtrace_probedesc_t *d)
+/* A provider may match its own probes (module aliases such as libc for
+ * libc.so.6); otherwise each field is a glob on the probe's name. */
+bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
+		      const dtrace_probedesc_t *d)
 {
+	dt_provider_t *pv = p->provider;
+
+	if (pv && pv->ops->probe_match) {
+		dt_provider_t *saved_pv = dtp->cur_provider;
+		dtp->cur_provider = pv;
+		int rc = pv->ops->probe_match(dtp, pv->data, p, d);
+		dtp->cur_provider = saved_pv;
+		return rc == 1;
+	}
 	return dt_glob_match(d->prv, p->prv) && dt_glob_match(d->mod, p->mod) &&
 	       dt_glob_match(d->fun, p->fun) && dt_glob_match(d->prb, p->prb);
 }
@@ -105,15 +125,16 @@ int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 	int matched = 0;
 
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
 		int rc = pv->ops->provide(dtp, pv->data, pdp);
-		dtp->cur_provider = NULL;
+		dtp->cur_provider = saved_pv;
 		if (rc < 0)
 			return -1;
 	}
 	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
 		dtrace_probe_t *p = dtp->probes[id];
-		if (!probe_matches(p, pdp))
+		if (!dt_probe_matches(dtp, p, pdp))
 			continue;
 		matched++;
 		if (fn != NULL && fn(dtp, p, arg) < 0)
@@ -141,9 +162,10 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	if (ops->probe_args == NULL)
 		return 0;
 
+	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = prp->provider;
 	int n = ops->probe_args(dtp, prp->provider->data, prp, prp->args);
-	dtp->cur_provider = NULL;
+	dtp->cur_provider = saved_pv;
 	if (n < 0)
 		return n;
 	prp->nargs = n > DTRACE_ARGS_MAX ? DTRACE_ARGS_MAX : n;

@@ -186,6 +186,8 @@ static bool ovls_eq(const void *set, uint32_t i, const void *key)
 
 static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 				  uint32_t *slot);
+static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u);
+static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 
 int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
@@ -543,9 +545,10 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 
 	emit_prologue(dtp, as, kp->flags, out);
 	int skip = dt_as_label(as);
+	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = kp->pv;
 	int rc = kp->pv->ops->trampoline(dtp, kp->pv->data, as, kp->kind, skip);
-	dtp->cur_provider = NULL;
+	dtp->cur_provider = saved_pv;
 	if (rc < 0) {
 		if (dtp->errmsg[0] == '\0')
 			dt_set_error(dtp, "provider %s failed to generate its "
@@ -585,10 +588,11 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	dt_provider_t *pv = prp->provider;
 
+	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = pv;
 	dtp->errmsg[0] = '\0';
 	int rc = pv->ops->enable(dtp, pv->data, prp);
-	dtp->cur_provider = NULL;
+	dtp->cur_provider = saved_pv;
 	if (rc < 0) {
 		if (dtp->errmsg[0] == '\0')
 			dt_set_error(dtp, "failed to enable %s:%s:%s:%s: %s",
@@ -764,8 +768,37 @@ fail:
 	return -1;
 }
 
+/* A kind that had no underlying probe when tracing started (a library
+ * loaded later, under -Z): build its program now, with every clause, since
+ * the overlays that will use it are not known yet.  Returns its index or
+ * -1. */
+static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			const dt_uprobe_ent_t *u)
+{
+	int i = kprog_find(ps, u);
+	dt_kprog_t *kp = &ps->progs[i];
+
+	kp->clauses = dtp->nclauses >= 64 ? ~0ull
+					  : (1ull << dtp->nclauses) - 1;
+	if (dtp->error_probe)
+		kp->clauses &= ~dtp->error_probe->clauses;
+	if (prog_build(dtp, kp) < 0)
+		goto fail;
+	char name[16];
+	snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name, kp->kind);
+	kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
+	if (kp->fd >= 0)
+		return i;
+fail:
+	dt_warn(dtp, "%s", dtp->errmsg);
+	dtp->errmsg[0] = '\0';
+	dt_as_fini(&kp->as);
+	ps->nprogs--;
+	return -1;
+}
+
 /* An underlying probe placed while tracing: attach it at once to the
- * program of its kind, if there is one. */
+ * program of its kind, built now if need be. */
 static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 				  uint32_t *slot)
 {
@@ -778,8 +811,8 @@ static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
 		    ps->progs[i].flags == f)
 			prog = i;
-	if (prog < 0)	/* kept, unattached: asking again says the same */
-		return -ENOENT;
+	if (prog < 0 && (prog = late_program(dtp, ps, u)) < 0)
+		return -ENOENT;	/* kept, unattached: asking again says the same */
 	u->prog = prog;
 
 	uint64_t off = u->offset, ref = u->ref_ctr, cookie = idx + 1;
@@ -852,9 +885,10 @@ static int call_providers(dtrace_hdl_t *dtp, bool start)
 			start ? pv->ops->start : pv->ops->stop;
 		if (fn == NULL)
 			continue;
+		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
 		int rc = fn(dtp, pv->data);
-		dtp->cur_provider = NULL;
+		dtp->cur_provider = saved_pv;
 		if (rc < 0)
 			return -1;
 	}
@@ -926,9 +960,10 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
 		if (pv->ops->poll == NULL)
 			continue;
+		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
 		int rc = pv->ops->poll(dtp, pv->data);
-		dtp->cur_provider = NULL;
+		dtp->cur_provider = saved_pv;
 		if (rc < 0) {
 			if (dtp->errmsg[0] == '\0')
 				dt_set_error(dtp, "provider %s failed: %s",

@@ -85,9 +85,10 @@ static int provider_load(dtrace_hdl_t *dtp, const char *path)
 	pv->path = dt_strdup(path);
 	pv->dlh = dlh;
 	if (ops->attach_session != NULL) {
+		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
 		pv->data = ops->attach_session(dtp);
-		dtp->cur_provider = NULL;
+		dtp->cur_provider = saved_pv;
 		if (pv->data == NULL) {
 			if (dtp->errmsg[0] != '\0')
 				dt_warn(dtp, "%s", dtp->errmsg);

@@ -160,7 +160,7 @@ int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 	up.offset = off;
 	cookie = pid_host->uprobe(dtp, &up);
 	if (cookie < 0) {
-		skip(ps, prp, false, "the kernel refused it: %s",
+		skip(ps, prp, false, "it could not be placed: %s",
 		     strerror((int)-cookie));
 		return 0;
 	}

@@ -13,6 +13,7 @@
  * (it matches the new probe against the clauses' descriptions); this file
  * only creates and places it.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
