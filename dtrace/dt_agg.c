@@ -307,11 +307,28 @@ static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
 	dt_aggent_t *e = agg_append(as, key);
 	size_t copy = stride < nw * 8 ? stride : nw * 8;
 
+	bool minmax = as->desc->func == DT_AGG_MIN ||
+		      as->desc->func == DT_AGG_MAX;
+	bool seen = false;
+
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		agg_init_val(as->desc, tmp);
 		memcpy(tmp, vals + (size_t)cpu * stride, copy);
+		/*
+		 * An entry created by BPF on one CPU reads as zeros on the
+		 * others, which min/max must not take for values.  The map
+		 * has no occupancy word, so a zero counts only when no CPU
+		 * holds anything else (exact unless one CPU's true minimum
+		 * is 0 and another's is not: a count in the value would
+		 * settle it).
+		 */
+		if (minmax && tmp[0] == 0)
+			continue;
+		seen = true;
 		agg_merge_val(as->desc, e->val, tmp);
 	}
+	if (minmax && !seen)
+		e->val[0] = 0;
 	free(tmp);
 }
 
@@ -969,9 +986,98 @@ int dt_agg_print_all(dtrace_hdl_t *dtp, FILE *out)
 
 		if (as->desc == NULL || as->printed || as->nents == 0)
 			continue;
-		agg_print_rows(dtp, out, &as, 1, false);
+		if (dtp->opt.json)
+			dt_json_aggregation(dtp, out, as, "exit");
+		else
+			agg_print_rows(dtp, out, &as, 1, false);
 	}
 	return err;
+}
+
+/* --- for other printers (JSON) --- */
+
+dt_aggstate_t *dt_agg_get(dtrace_hdl_t *dtp, int id)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+
+	if (as == NULL) {
+		dt_set_error(dtp, "no aggregation with id %d", id);
+		return NULL;
+	}
+	return agg_snapshot_one(dtp, as) == 0 ? as : NULL;
+}
+
+size_t *dt_agg_order(dtrace_hdl_t *dtp, dt_aggstate_t *as, size_t *n)
+{
+	size_t nrows = 0, *order;
+	agg_row_t *rows = agg_rows(dtp, &as, 1, &nrows);
+
+	order = dt_zalloc(sizeof(*order) * (nrows ? nrows : 1));
+	for (size_t i = 0; i < nrows; i++)
+		order[i] = rows[i].ent;
+	agg_rows_free(rows, nrows);
+	*n = nrows;
+	return order;
+}
+
+struct llq_lo {
+	int bin;
+	int64_t lo;
+};
+
+static bool llq_lo_fn(int bin, int64_t lo, void *arg)
+{
+	struct llq_lo *f = arg;
+
+	if (bin < f->bin)
+		return true;
+	f->lo = lo;
+	return false;
+}
+
+/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at
+ * -(2^(k+1) - 1); bucket 0 also holds INT64_MIN. */
+static int64_t quantize_bucket_min(int bin)
+{
+	if (bin == 0)
+		return INT64_MIN;
+	if (bin == DT_QUANTIZE_ZERO)
+		return 0;
+	if (bin > DT_QUANTIZE_ZERO)
+		return (int64_t)(1ull << (bin - DT_QUANTIZE_ZERO - 1));
+	return -(int64_t)((1ull << (DT_QUANTIZE_ZERO - bin)) - 1);
+}
+
+int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin)
+{
+	int64_t factor = d->params[0], low = d->params[1];
+	struct llq_lo f = { bin, INT64_MAX };
+
+	switch (d->func) {
+	case DT_AGG_QUANTIZE:
+		return quantize_bucket_min(bin);
+	case DT_AGG_LQUANTIZE:
+		if (bin == 0)
+			return INT64_MIN;
+		return d->params[0] + (int64_t)(bin - 1) * d->params[2];
+	case DT_AGG_LLQUANTIZE:
+		if (bin == 0)
+			return INT64_MIN;
+		if (bin == (int)dt_agg_nwords(d) - 1)
+			return ipow(factor, d->params[2] + 1);
+		llq_walk(factor, low, d->params[2], d->params[3], llq_lo_fn,
+			 &f);
+		return f.lo;
+	default:
+		return 0;
+	}
+}
+
+int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin)
+{
+	if (bin >= (int)dt_agg_nwords(d) - 1)
+		return INT64_MAX;
+	return dt_agg_bucket_min(d, bin + 1) - 1;
 }
 
 /* --- clear, trunc, normalize --- */

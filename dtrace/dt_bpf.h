@@ -110,6 +110,18 @@ bool dt_bpf_use_multi(dtrace_hdl_t *dtp);
 int dt_bpf_prog_load_for(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 			 bool multi);
 
+/* Load as any program type (perf-event programs of the profile provider,
+ * ...), with an expected attach type or 0. */
+int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
+			  enum bpf_prog_type type, int attach_type);
+
+/* Open a perf event (type, config, sample period) on one CPU for every
+ * process and run prog_fd on each sample with cookie.  0 or -errno after
+ * dt_set_error(); the link is closed by dt_bpf_fini(). */
+int dt_bpf_attach_perf_event(dtrace_hdl_t *dtp, int prog_fd, uint32_t type,
+			     uint64_t config, uint64_t period, int cpu,
+			     uint64_t cookie);
+
 /* The features the engine cannot work without (ring buffer, attach
  * cookies): 0, or -ENOTSUP after dt_set_error() naming what the kernel
  * lacks. */

@@ -15,7 +15,13 @@
  * record descriptor against the record before any byte is read; a bad
  * record is reported once and skipped, never trusted.
  *
- * JSON output (-x oformat=json) is not implemented yet.
+ * A clause whose actions sit inside if statements starts its data with a
+ * u64 mask of the actions that ran (dt_compiled_clause.actmask): the
+ * others are skipped, their bytes are garbage.
+ *
+ * With -x oformat=json, records, faults, drops and aggregations go through
+ * dt_json.c instead of the text printers (one JSON object per line); the
+ * side effects of actions (dt_consume_effect()) are the same.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -128,7 +134,7 @@ void dt_print_strbytes(dtrace_hdl_t *dtp, FILE *out, const uint8_t *p,
 	dt_print_bytes(out, p, n);
 }
 
-static int64_t rec_int(const dt_recdesc_t *rec, const uint8_t *p)
+int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p)
 {
 	switch (rec->size) {
 	case 1:
@@ -183,7 +189,7 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 
 	switch (rec->kind) {
 	case DT_RK_INT:
-		v = rec_int(rec, p);
+		v = dt_rec_int(rec, p);
 		if (quiet) {
 			fprintf(out, "%lld", v);
 			return;
@@ -254,7 +260,7 @@ static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 
 		if (r->kind == DT_RK_INT)
 			snprintf(val, sizeof(val), "%lld",
-				 (long long)rec_int(r, data + r->offset));
+				 (long long)dt_rec_int(r, data + r->offset));
 		else
 			snprintf(val, sizeof(val), "%.*s", (int)r->size,
 				 (const char *)data + r->offset);
@@ -318,21 +324,68 @@ static int act_trunc(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	bool all = act->nrecs == 0;
 
 	if (!all)
-		n = rec_int(&act->recs[0], data + act->recs[0].offset);
+		n = dt_rec_int(&act->recs[0], data + act->recs[0].offset);
 	for (int i = 0; i < act->naggs; i++)
 		if (dt_agg_trunc(dtp, act->aggs[i], n, all) != 0)
 			return -1;
 	return 0;
 }
 
+/*
+ * What an action does besides printing: shared by the text and the JSON
+ * printers, so that both formats behave alike.  Actions that only print
+ * do nothing here.
+ */
+int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+		      const uint8_t *data)
+{
+	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
+	int i;
+
+	switch (act->kind) {
+	case DT_ACT_EXIT:
+		if (r0 != NULL)
+			dtp->exitstatus = (int)dt_rec_int(r0, data + r0->offset);
+		dt_consumer_get(dtp)->done = true;
+		return 0;
+	case DT_ACT_CLEAR:
+		for (i = 0; i < act->naggs; i++)
+			if (dt_agg_clear(dtp, act->aggs[i]) != 0)
+				return -1;
+		return 0;
+	case DT_ACT_TRUNC:
+		return act_trunc(dtp, act, data);
+	case DT_ACT_NORMALIZE:
+		for (i = 0; i < act->naggs && r0 != NULL; i++)
+			dt_agg_normalize(dtp, act->aggs[i],
+				(uint64_t)dt_rec_int(r0, data + r0->offset));
+		return 0;
+	case DT_ACT_DENORMALIZE:
+		for (i = 0; i < act->naggs; i++)
+			dt_agg_normalize(dtp, act->aggs[i], 1);
+		return 0;
+	case DT_ACT_SETOPT:
+		act_setopt(dtp, act, data);
+		return 0;
+	case DT_ACT_FTRUNCATE:
+		fflush(dtp->out);
+		if (ftruncate(fileno(dtp->out), 0) == 0)
+			rewind(dtp->out);
+		return 0;
+	case DT_ACT_FREOPEN:
+		act_freopen(dtp, act, data);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
 /* Run one action of a record whose data is `data` (size checked). */
 static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 			  const uint8_t *data)
 {
-	struct dt_consumer *c = dtp->cons;
 	FILE *out = dtp->out;
 	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
-	int i;
 
 	switch (act->kind) {
 	case DT_ACT_TRACE:
@@ -347,11 +400,6 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 			return dt_agg_printf(dtp, out, act->fmt, act->aggs,
 					     act->naggs);
 		return dt_agg_print(dtp, out, act->aggs, act->naggs);
-	case DT_ACT_EXIT:
-		if (r0 != NULL)
-			dtp->exitstatus = (int)rec_int(r0, data + r0->offset);
-		c->done = true;
-		return 0;
 	case DT_ACT_TRACEMEM:
 	case DT_ACT_PRINTM:
 		if (r0 != NULL) {
@@ -369,37 +417,8 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		return 0;
 	case DT_ACT_SYSTEM:
 		return act_system(dtp, act, data);
-	case DT_ACT_CLEAR:
-		for (i = 0; i < act->naggs; i++)
-			if (dt_agg_clear(dtp, act->aggs[i]) != 0)
-				return -1;
-		return 0;
-	case DT_ACT_TRUNC:
-		return act_trunc(dtp, act, data);
-	case DT_ACT_NORMALIZE:
-		for (i = 0; i < act->naggs && r0 != NULL; i++)
-			dt_agg_normalize(dtp, act->aggs[i],
-				(uint64_t)rec_int(r0, data + r0->offset));
-		return 0;
-	case DT_ACT_DENORMALIZE:
-		for (i = 0; i < act->naggs; i++)
-			dt_agg_normalize(dtp, act->aggs[i], 1);
-		return 0;
-	case DT_ACT_SETOPT:
-		act_setopt(dtp, act, data);
-		return 0;
-	case DT_ACT_FTRUNCATE:
-		fflush(out);
-		if (ftruncate(fileno(out), 0) == 0)
-			rewind(out);
-		return 0;
-	case DT_ACT_FREOPEN:
-		act_freopen(dtp, act, data);
-		return 0;
-	case DT_ACT_RAISE:
-	case DT_ACT_STOP:
 	default:
-		return 0;
+		return dt_consume_effect(dtp, act, data);
 	}
 }
 
@@ -427,7 +446,7 @@ static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 			     const dt_errrec_t *er)
 {
 	const dtrace_probe_t *prp = NULL;
-	char details[64] = "", where[32];
+	char details[64] = "", where[32], msg[1400];
 
 	if (hdr->prid >= 1 && hdr->prid <= dtp->nprobes && dtp->probes)
 		prp = dtp->probes[hdr->prid];
@@ -447,12 +466,47 @@ static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 		snprintf(where, sizeof(where), "predicate");
 	else
 		snprintf(where, sizeof(where), "action #%u", er->action);
+	snprintf(msg, sizeof(msg), "error on enabled probe ID %u (ID %u: "
+		 "%s:%s:%s:%s): %s%s in %s at BPF pc %u", er->clause + 1,
+		 hdr->prid, prp ? prp->prv : "", prp ? prp->mod : "",
+		 prp ? prp->fun : "", prp ? prp->prb : "",
+		 dt_fault_str(er->fault), details, where, er->pc);
+	/* with JSON, the line on stdout and the usual message on stderr */
+	if (dtp->opt.json)
+		dt_json_error(dtp, hdr, er, msg);
 	fflush(dtp->out);
-	fprintf(stderr, "dtrace: error on enabled probe ID %u (ID %u: "
-		"%s:%s:%s:%s): %s%s in %s at BPF pc %u\n", er->clause + 1,
-		hdr->prid, prp ? prp->prv : "", prp ? prp->mod : "",
-		prp ? prp->fun : "", prp ? prp->prb : "",
-		dt_fault_str(er->fault), details, where, er->pc);
+	fprintf(stderr, "dtrace: %s\n", msg);
+}
+
+/*
+ * Whether action i of a record (data, dsize bytes, at least cl->recsize)
+ * is to be run: it ran in BPF (the action mask, when the clause has one)
+ * and its records lie inside the record.  A record that does not fit is
+ * reported, and *err set.
+ */
+bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
+			  const uint8_t *data, size_t dsize, int *err)
+{
+	uint64_t mask;
+
+	if (cl->actmask && i < 64) {
+		if (dsize < sizeof(mask)) {
+			fprintf(stderr, "dtrace: record of clause %d has no "
+				"action mask\n", cl->id);
+			*err = -1;
+			return false;
+		}
+		memcpy(&mask, data, sizeof(mask));
+		if (!(mask & (1ull << i)))
+			return false;
+	}
+	if (!recs_fit(&cl->acts[i], dsize)) {
+		fprintf(stderr, "dtrace: action %d of clause %d lies outside "
+			"its record\n", i + 1, cl->id);
+		*err = -1;
+		return false;
+	}
+	return true;
 }
 
 int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
@@ -492,14 +546,12 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 			"expected %u\n", hdr.clause, dsize, cl->recsize);
 		return -1;
 	}
+	if (dtp->opt.json)
+		return dt_json_record(dtp, &hdr, cl, data, dsize);
 	dt_print_probe_line(dtp, &hdr);
 	for (i = 0; i < cl->nacts && err == 0; i++) {
-		if (!recs_fit(&cl->acts[i], dsize)) {
-			fprintf(stderr, "dtrace: action %d of clause %u lies "
-				"outside its record\n", i + 1, hdr.clause);
-			err = -1;
-			break;
-		}
+		if (!dt_consume_action_ok(cl, i, data, dsize, &err))
+			continue;
 		err = dt_consume_act(dtp, &cl->acts[i], data);
 	}
 	if (!dtp->opt.quiet)
@@ -582,8 +634,13 @@ bool dt_consume_done(dtrace_hdl_t *dtp)
 	return dtp->cons != NULL && dtp->cons->done;
 }
 
-static void report_drop(uint64_t n, const char *what, int cpu)
+/* A drop: the usual message on stderr, and a "drop" line with JSON. */
+static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
+			int cpu)
 {
+	if (dtp->opt.json)
+		dt_json_drop(dtp, what[0] == '\0' ? "buffer" : "aggregation",
+			     cpu, n);
 	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
 		n == 1 ? "" : "s", cpu);
 }
@@ -614,14 +671,16 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 		uint64_t *seen = &c->drops_seen[2 * cpu];
 
 		if (ci[cpu].buf_drops > seen[0])
-			report_drop(ci[cpu].buf_drops - seen[0], "", cpu);
+			report_drop(dtp, ci[cpu].buf_drops - seen[0], "", cpu);
 		if (ci[cpu].agg_drops > seen[1])
-			report_drop(ci[cpu].agg_drops - seen[1],
+			report_drop(dtp, ci[cpu].agg_drops - seen[1],
 				    "aggregation ", cpu);
 		seen[0] = ci[cpu].buf_drops;
 		seen[1] = ci[cpu].agg_drops;
 		dyn += ci[cpu].dyn_drops;
 	}
+	if (dyn > c->dyn_seen && dtp->opt.json)
+		dt_json_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
 	if (dyn > c->dyn_seen)
 		fprintf(stderr, "dtrace: %" PRIu64 " dynamic variable drop%s\n",
 			dyn - c->dyn_seen, dyn - c->dyn_seen == 1 ? "" : "s");
@@ -630,14 +689,16 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 }
 
 /* DTrace ends tracing with a newline (even with -q), then prints every
- * aggregation that was not printa()ed. */
+ * aggregation that was not printa()ed.  JSON has no blank line: only
+ * objects, one a line. */
 int dt_consume_final(dtrace_hdl_t *dtp)
 {
 	int err;
 
 	if (dtp->out == NULL)
 		dtp->out = stdout;
-	fputc('\n', dtp->out);
+	if (!dtp->opt.json)
+		fputc('\n', dtp->out);
 	err = dt_agg_print_all(dtp, dtp->out);
 	fflush(dtp->out);
 	return err;

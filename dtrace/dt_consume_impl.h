@@ -108,5 +108,56 @@ int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
 			 int64_t nsteps, int64_t v);
 int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
 			   int64_t nsteps);
+/* Snapshot aggregation id and return its state (NULL after
+ * dt_set_error()). */
+dt_aggstate_t *dt_agg_get(dtrace_hdl_t *dtp, int id);
+/* The indices of as->ents in printing order (the sorting options apply);
+ * *n of them, to free(). */
+size_t *dt_agg_order(dtrace_hdl_t *dtp, dt_aggstate_t *as, size_t *n);
+/* Inclusive bounds of histogram bucket `bin` (quantize, lquantize,
+ * llquantize): the first bucket starts at INT64_MIN, the last ends at
+ * INT64_MAX. */
+int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin);
+int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin);
+
+/* dt_consume.c: what an action does besides printing (exit status,
+ * clear, trunc, normalize, setopt, ftruncate, freopen), shared by the text
+ * and JSON printers.  Returns 0 or -1. */
+int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+		      const uint8_t *data);
+/* Whether action i of clause cl is to be formatted: it ran (action mask)
+ * and its records fit in the dsize bytes of data (else reported, *err
+ * set to -1). */
+bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
+			  const uint8_t *data, size_t dsize, int *err);
+/* An integer record, sign-extended when its type is signed. */
+int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p);
+
+/* dt_json.c: -x oformat=json (the format is documented there). */
+/* A JSON string of the n bytes at s: escaped, invalid UTF-8 bytes
+ * replaced by U+FFFD.  Returns false when some byte was replaced. */
+bool dt_json_string(FILE *out, const void *s, size_t n);
+/* A string record: up to its first NUL. */
+bool dt_json_cstring(FILE *out, const void *s, size_t size);
+/* Bytes as a JSON string of lowercase hex digits. */
+void dt_json_hex(FILE *out, const void *p, size_t n);
+/* One record's value: number, string, hex string or array of PCs. */
+void dt_json_value(FILE *out, const dt_recdesc_t *rec, const uint8_t *p);
+/* One output record as one line on dtp->out, then the aggregation
+ * snapshots its printa() actions took.  Returns 0 or -1. */
+int dt_json_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+		   const dt_compiled_clause_t *cl, const uint8_t *data,
+		   size_t dsize);
+/* A fault: one "error" line (message: the text printed on stderr). */
+void dt_json_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+		   const dt_errrec_t *er, const char *msg);
+/* Drops: kind "buffer", "aggregation" (per CPU) or "dynamic" (cpu < 0:
+ * no CPU). */
+void dt_json_drop(dtrace_hdl_t *dtp, const char *kind, int cpu,
+		  uint64_t count);
+/* One aggregation snapshot as one line; trigger says who printed it
+ * ("printa", "exit"). */
+int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t *as,
+			const char *trigger);
 
 #endif /* DT_CONSUME_IMPL_H */

@@ -142,7 +142,7 @@ void dt_pcb_error(dt_pcb_t *pcb, dt_errtag_t tag, int line,
 		  const char *fmt, ...)
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
-	char msg[768], tagbuf[64] = "";
+	char msg[768], tagbuf[40] = "";
 	va_list ap;
 	size_t n;
 
@@ -160,10 +160,11 @@ void dt_pcb_error(dt_pcb_t *pcb, dt_errtag_t tag, int line,
 
 		spec_text(pcb, spec, sizeof(spec));
 		snprintf(dtp->errmsg, sizeof(dtp->errmsg),
-			 "invalid probe specifier %s: %s%s", spec, tagbuf, msg);
+			 "invalid probe specifier %.300s: %s%.600s", spec,
+			 tagbuf, msg);
 	} else {
 		snprintf(dtp->errmsg, sizeof(dtp->errmsg),
-			 "failed to compile script %s: %sline %d: %s",
+			 "failed to compile script %.200s: %sline %d: %.600s",
 			 pcb->srcname != NULL ? pcb->srcname : "<stdin>",
 			 tagbuf, line > 0 ? line : 1, msg);
 	}

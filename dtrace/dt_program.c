@@ -44,6 +44,8 @@ typedef struct dt_uprobe_ent {
 	uint64_t offset, ref_ctr;
 	pid_t pid;
 	int prog;		/* index in ps->progs, once built */
+	bool perf;		/* a perf event, not a uprobe: */
+	dtrace_perfprobe_t pp;	/*   which one */
 } dt_uprobe_ent_t;
 
 typedef struct dt_overlay_ent {
@@ -56,6 +58,7 @@ typedef struct dt_kprog {
 	dt_provider_t *pv;
 	int kind;
 	unsigned flags;		/* DTRACE_UPROBE_BEGIN / END */
+	bool perf;		/* a perf-event program */
 	uint64_t clauses;	/* union of the masks of its overlays */
 	int fd;
 	dt_as_t as;
@@ -187,6 +190,9 @@ static bool ovls_eq(const void *set, uint32_t i, const void *key)
 static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 				  uint32_t *slot);
 static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u);
+static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp);
+static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			     uint32_t idx);
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 
@@ -222,6 +228,38 @@ int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	if (ps->built)
 		return uprobe_attach_late(dtp, ps, slot);
 	return ps->nups;
+}
+
+int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			   const dtrace_perfprobe_t *pp)
+{
+	char name[128];
+
+	if (pp == NULL)
+		return -EINVAL;
+	/* The name makes the event unique among the underlying probes. */
+	snprintf(name, sizeof(name), "perf:%u:%llu:%llu:%d", pp->type,
+		 (unsigned long long)pp->config,
+		 (unsigned long long)pp->period, pp->cpu);
+	dtrace_uprobe_t up = { .path = name, .kind = pp->kind,
+			       .flags = pp->flags };
+	struct dt_progset *ps = progset(dtp);
+	uint32_t before = ps->nups;
+	bool built = ps->built;
+
+	ps->built = false;	/* attach below, once the entry says perf */
+	int64_t cookie = dt_prog_uprobe(dtp, pv, &up);
+	ps->built = built;
+	if (cookie <= 0 || ps->nups == before)
+		return cookie;
+	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
+	u->perf = true;
+	u->pp = *pp;
+	if (built) {
+		uint32_t slot = (uint32_t)cookie;
+		return uprobe_attach_late(dtp, ps, &slot);
+	}
+	return cookie;
 }
 
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
@@ -610,7 +648,7 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 
 	for (int i = 0; i < ps->nprogs; i++)
 		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
-		    ps->progs[i].flags == f)
+		    ps->progs[i].flags == f && ps->progs[i].perf == u->perf)
 			return i;
 	ps->progs = dt_realloc(ps->progs, (ps->nprogs + 1) * sizeof(*ps->progs));
 	dt_kprog_t *kp = &ps->progs[ps->nprogs];
@@ -618,6 +656,7 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	kp->pv = u->pv;
 	kp->kind = u->kind;
 	kp->flags = f;
+	kp->perf = u->perf;
 	kp->fd = -1;
 	dt_as_init(&kp->as);
 	return ps->nprogs++;
@@ -654,6 +693,40 @@ static const char *dis_mapname(void *arg, uint32_t insn)
 	return "?";
 }
 
+static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name, kp->kind);
+	if (kp->perf)
+		kp->fd = dt_bpf_prog_load_type(dtp, name, &kp->as,
+					       BPF_PROG_TYPE_PERF_EVENT, 0);
+	else
+		kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
+	return kp->fd;
+}
+
+/* A perf-event underlying probe: one event per CPU it covers. */
+static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			     uint32_t idx)
+{
+	dt_uprobe_ent_t *u = &ps->ups[idx];
+	int first = u->pp.cpu, last = u->pp.cpu;
+
+	if (u->pp.cpu < 0) {
+		first = 0;
+		last = (int)sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	}
+	for (int cpu = first; cpu <= last; cpu++) {
+		int rc = dt_bpf_attach_perf_event(dtp, ps->progs[u->prog].fd,
+						  u->pp.type, u->pp.config,
+						  u->pp.period, cpu, idx + 1);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 {
 	for (int i = 0; i < ps->nprogs; i++) {
@@ -668,10 +741,8 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 			dt_dis(stderr, kp->as.insns, kp->as.ninsns,
 			       dis_mapname, &kp->as);
 		}
-		snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name,
-			 kp->kind);
-		kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
-		if (kp->fd < 0)
+		(void)name;
+		if (kprog_load(dtp, kp) < 0)
 			return -1;
 	}
 	return 0;
@@ -691,11 +762,16 @@ static int attach_all(dtrace_hdl_t *dtp, struct dt_progset *ps)
 		if (done[i])
 			continue;
 		dt_uprobe_ent_t *u = &ps->ups[i];
+		if (u->perf) {
+			rc = attach_perf_entry(dtp, ps, i);
+			continue;
+		}
 		uint32_t n = 0;
 		bool any_ref = false;
 		for (uint32_t j = i; j < ps->nups; j++) {
 			dt_uprobe_ent_t *v = &ps->ups[j];
-			if (done[j] || v->prog != u->prog || v->pid != u->pid ||
+			if (done[j] || v->perf || v->prog != u->prog ||
+			    v->pid != u->pid ||
 			    (v->flags & DTRACE_UPROBE_RETURN) !=
 				    (u->flags & DTRACE_UPROBE_RETURN) ||
 			    strcmp(v->path, u->path) != 0)
@@ -784,10 +860,7 @@ static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		kp->clauses &= ~dtp->error_probe->clauses;
 	if (prog_build(dtp, kp) < 0)
 		goto fail;
-	char name[16];
-	snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name, kp->kind);
-	kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
-	if (kp->fd >= 0)
+	if (kprog_load(dtp, kp) >= 0)
 		return i;
 fail:
 	dt_warn(dtp, "%s", dtp->errmsg);
@@ -814,6 +887,10 @@ static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	if (prog < 0 && (prog = late_program(dtp, ps, u)) < 0)
 		return -ENOENT;	/* kept, unattached: asking again says the same */
 	u->prog = prog;
+	if (u->perf) {
+		int rc = attach_perf_entry(dtp, ps, idx);
+		return rc < 0 ? rc : (int64_t)idx + 1;
+	}
 
 	uint64_t off = u->offset, ref = u->ref_ctr, cookie = idx + 1;
 	dt_attach_req_t req = {

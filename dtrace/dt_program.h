@@ -15,6 +15,9 @@
 /* host->uprobe(): returns the cookie or -errno. */
 int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		       const dtrace_uprobe_t *up);
+/* host->perf_probe(). */
+int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			   const dtrace_perfprobe_t *pp);
 /* host->overlay(). */
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp);

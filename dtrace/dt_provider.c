@@ -238,6 +238,12 @@ static int64_t host_uprobe(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up)
 	return dt_prog_uprobe(dtp, dtp->cur_provider, up);
 }
 
+static int64_t host_perf_probe(dtrace_hdl_t *dtp,
+			       const dtrace_perfprobe_t *pp)
+{
+	return dt_prog_perf_probe(dtp, dtp->cur_provider, pp);
+}
+
 static int host_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 			dtrace_probe_t *prp)
 {
@@ -276,4 +282,5 @@ const dtrace_host_t dt_host = {
 	.label_place = dt_as_place,
 	.jump = dt_as_jump,
 	.load_map = dt_as_load_map,
+	.perf_probe = host_perf_probe,
 };

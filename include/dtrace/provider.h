@@ -119,6 +119,18 @@ typedef struct dtrace_uprobe {
 	unsigned flags;		/* DTRACE_UPROBE_* */
 } dtrace_uprobe_t;
 
+/* An underlying probe on a perf event rather than an instruction: the
+ * profile provider's timers.  The kind's program runs on each sample, with
+ * the interrupted registers as its context. */
+typedef struct dtrace_perfprobe {
+	uint32_t type;		/* PERF_TYPE_SOFTWARE, ... */
+	uint64_t config;	/* PERF_COUNT_SW_CPU_CLOCK, ... */
+	uint64_t period;	/* sample period (ns for the clocks) */
+	int cpu;		/* one CPU, or -1 for each online CPU */
+	int kind;		/* must not be a kind also used for uprobes */
+	unsigned flags;		/* 0 */
+} dtrace_perfprobe_t;
+
 /*
  * What the engine offers a plugin.  Every function may be called only from
  * within one of the plugin's operations, on the session it was given.
@@ -184,6 +196,10 @@ typedef struct dtrace_host {
 		     int label);
 	/* reg = the map (BPF_PSEUDO_MAP_FD load, relocated at load time). */
 	void (*load_map)(dtrace_emitter_t *em, int reg, dtrace_map_t *map);
+
+	/* Place an underlying probe on a perf event (deduplicated like
+	 * uprobe()).  Returns its cookie (> 0) or a negative errno. */
+	int64_t (*perf_probe)(dtrace_hdl_t *dtp, const dtrace_perfprobe_t *pp);
 } dtrace_host_t;
 
 /*
@@ -262,9 +278,11 @@ typedef struct dtrace_provider_ops {
 			   const dtrace_probedesc_t *pdp);
 } dtrace_provider_ops_t;
 
-/* The one symbol a plugin exports. */
+/* The one symbol a plugin exports.  It returns the plugin's operations, or
+ * NULL when it cannot serve this engine (host->version too old). */
 typedef const dtrace_provider_ops_t *(*dtrace_provider_init_f)(
 	const dtrace_host_t *host);
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host);
 #define DTRACE_PROVIDER_INIT	"dtrace_provider_init"
 
 #endif /* DTRACE_PROVIDER_H */

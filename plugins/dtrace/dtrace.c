@@ -293,8 +293,6 @@ static const dtrace_provider_ops_t dtp_ops = {
 	.detach_session = dtp_detach_session,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h);
-
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
 	if (h == NULL || h->version < DTRACE_PROVIDER_VERSION)

@@ -448,8 +448,6 @@ static const dtrace_provider_ops_t pid_ops = {
 };
 
 __attribute__((visibility("default")))
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host);
-
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host)
 {
 	pid_host = host;

@@ -585,6 +585,35 @@ static void mutate(char *buf, size_t *len, size_t cap)
 	}
 }
 
+/* A soup of D tokens: reaches deeper into the grammar than bytes do. */
+static size_t token_soup(char *buf, size_t cap)
+{
+	static const char *const toks[] = {
+		"BEGIN", "syscall::read:entry", "{", "}", "(", ")", "[", "]",
+		";", ",", "/", "=", "+", "-", "*", "&", "->", ".", "?", ":",
+		"^^", "&&", "||", "++", "sizeof", "stringof", "offsetof",
+		"int", "char", "unsigned", "long", "string", "struct", "union",
+		"enum", "typedef", "inline", "self", "this", "provider",
+		"probe", "if", "else", "x", "y", "@a", "@", "1", "0x1f", "'c'",
+		"\"s\"", "$1", "$$2", "$target", "#pragma D option quiet\n",
+		"\n", "...", "xlate", "extern", "void", "uint64_t", "foo_t",
+		"/*c*/", "//c\n",
+	};
+	size_t len = 0, n = 1 + rnd() % 40;
+
+	while (n-- > 0) {
+		const char *t = toks[rnd() % (sizeof(toks) / sizeof(toks[0]))];
+		size_t tl = strlen(t);
+
+		if (len + tl + 2 >= cap)
+			break;
+		memcpy(buf + len, t, tl);
+		len += tl;
+		buf[len++] = ' ';
+	}
+	return len;
+}
+
 static void test_fuzz(double seconds)
 {
 	char *argv[] = { (char *)"f.d", (char *)"7", (char *)"name" };
@@ -599,7 +628,9 @@ static void test_fuzz(double seconds)
 	do {
 		size_t len;
 
-		if (rnd() % 8 == 0) {
+		if (rnd() % 4 == 0) {
+			len = token_soup(buf, sizeof(buf));
+		} else if (rnd() % 8 == 0) {
 			/* random bytes, the printable ones mostly */
 			len = rnd() % 200;
 			for (size_t i = 0; i < len; i++)

@@ -1,0 +1,80 @@
+# bench/lib.sh: shared set-up of the benchmark scripts (sourced, not run).
+#
+# Sets ROOT (source tree), B (build directory, from $B, default build/),
+# DTRACE, PROGS (the programs of test/progs, built by make), FLOOR (the
+# bench/uprobe_floor.c helper, compiled here into $B/bench/ when missing or
+# older than its source), and exports DTRACE_PLUGIN_PATH.  Helpers:
+#   need_root, need_dtrace, have_bpftrace, median, now_us, fmt_ratio.
+# Nothing here is timed; each script prints its own figures.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${B:-build}
+[ "${B#/}" = "$B" ] && B=$ROOT/$B
+DTRACE=$B/dtrace
+PROGS=$B/test/progs
+FLOOR=$B/bench/uprobe_floor
+export DTRACE_PLUGIN_PATH=$B/plugins
+
+need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "bench: needs root (BPF)" >&2
+		exit 2
+	fi
+}
+
+# need_dtrace PROG...: the dtrace command and the named test programs.
+need_dtrace() {
+	local p
+	if [ ! -x "$DTRACE" ]; then
+		echo "bench: $DTRACE does not exist: run make first" >&2
+		exit 2
+	fi
+	for p in "$@"; do
+		if [ ! -x "$PROGS/$p" ]; then
+			echo "bench: $PROGS/$p does not exist: run make" \
+				"test-programs first" >&2
+			exit 2
+		fi
+	done
+}
+
+# build_floor: compile the kernel-floor helper when needed.
+build_floor() {
+	local src=$ROOT/bench/uprobe_floor.c
+	if [ ! -x "$FLOOR" ] || [ "$src" -nt "$FLOOR" ]; then
+		mkdir -p "$(dirname "$FLOOR")"
+		if ! ${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra \
+			-o "$FLOOR" "$src" -lelf; then
+			echo "bench: cannot build $FLOOR" >&2
+			exit 2
+		fi
+	fi
+}
+
+have_bpftrace() {
+	command -v bpftrace >/dev/null 2>&1
+}
+
+# median of the numbers on stdin, one a line ("nan" when there are none)
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2];
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# now_us: the wall clock in microseconds, without a fork (bash 5).
+now_us() {
+	local t=${EPOCHREALTIME/[.,]/}
+	echo "$t"
+}
+
+# fmt_ratio A B: A / B with one decimal, "-" when either is not a number or
+# B is zero.
+fmt_ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0)
+			print "-"
+		else
+			printf "%.1f", a / b }'
+}
