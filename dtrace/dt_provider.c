@@ -3,7 +3,8 @@
  *
  * Plugins are shared objects found, in this order, in the directories of
  * -x plugindir=DIR (dtp->plugin_dirs), of $DTRACE_PLUGIN_PATH (colon
- * separated) and in the installed plugin directory.  A plugin name already
+ * separated), in plugins/ beside the dtrace executable, and in the
+ * installed plugin directory.  A plugin name already
  * loaded from an earlier directory is not loaded again, so a test build can
  * shadow the installed plugins.  A plugin built for another interface
  * version is refused with a message and the others are loaded.
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt_impl.h"
 #include "dt_as.h"
@@ -150,6 +152,18 @@ int dt_provider_load_all(dtrace_hdl_t *dtp)
 		     dir = strtok_r(NULL, ":", &save))
 			provider_load_dir(dtp, dir);
 		free(copy);
+	}
+	/* Beside the command (build/dtrace and build/plugins/), so that a
+	 * build runs from its tree without installing. */
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 16);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash != NULL) {
+			strcpy(slash + 1, "plugins");
+			provider_load_dir(dtp, exe);
+		}
 	}
 	provider_load_dir(dtp, DT_PLUGINDIR);
 
