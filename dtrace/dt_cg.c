@@ -33,6 +33,8 @@
  *	off_key			tuple keys being built, two nesting levels of
  *				key_max bytes
  *	off_aggval		strsize zero bytes: the empty string
+ *	off_cmp			two strsize buffers where strcmp pads its
+ *				operands with NULs
  *	off_temps		string temporaries, 2 * strsize bytes each,
  *				reused by every statement
  *	off_this		this-> variables
@@ -69,7 +71,8 @@ static void layout(dt_cg_state_t *st)
 	st->key_max = align8(8 + 4 * ss);
 	st->off_aggval = st->off_key + 2 * st->key_max;
 	st->aggval_max = align8(ss);
-	st->off_temps = st->off_aggval + st->aggval_max;
+	st->off_cmp = st->off_aggval + st->aggval_max;
+	st->off_temps = st->off_cmp + 2 * align8(ss);
 	st->ntemps = DT_CG_NTEMPS;
 	while (st->ntemps > 2 &&
 	       st->off_temps + st->ntemps * 2 * ss + 1024 > DT_MSTATE_MAX)

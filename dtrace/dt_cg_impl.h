@@ -87,6 +87,7 @@ struct dt_cg_state {
 	uint32_t key_max;
 	uint32_t off_aggval;	/* zeroed initial aggregation value */
 	uint32_t aggval_max;
+	uint32_t off_cmp;	/* two strsize buffers for comparisons */
 	uint32_t off_temps;	/* string temporaries, 2 * strsize each */
 	uint32_t ntemps;
 	uint32_t off_this;	/* this-> variables */

@@ -6,7 +6,7 @@
  * string temporary of the mstate area (dt_cg_temp(), 2 * strsize bytes so
  * that a copy at a bounded offset, as strjoin does, stays inside it) and
  * return a pointer to it.  Copies go through bpf_probe_read_kernel_str,
- * which bounds and terminates them; comparisons through one byte-loop
+ * which bounds and terminates them; comparisons through one word-compare
  * subprogram appended to the clause (dt_cg_subprograms).
  */
 #include "dt_cg_impl.h"
@@ -21,42 +21,65 @@ void dt_cg_strcmp(dt_cg_t *cx, int a, int b)
 		cx->lbl_strcmp = dt_as_label(cx->as);
 	EMIT(DT_MOV64_REG(DT_R2, b));
 	EMIT(DT_MOV64_REG(DT_R1, a));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R9));
 	dt_as_call(cx->as, cx->lbl_strcmp);
 	EMIT(DT_MOV64_REG(a, DT_R0));
 }
 
+/* Copy strsize bytes from src (a register) to mstate offset dst. */
+static void emit_copy(dt_cg_t *cx, uint32_t dst, int src, int helper)
+{
+	EMIT(DT_MOV64_REG(DT_R1, DT_R8));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, (int32_t)dst));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	EMIT(DT_MOV64_REG(DT_R3, src));
+	EMIT(DT_CALL_HELPER(helper));
+}
+
 /*
- * int strcmp(const char *r1, const char *r2): both point to strsize
- * readable bytes; compares as unsigned chars up to the first NUL or
- * strsize bytes.  The index is checked against strsize before each load so
- * the verifier sees the bound.
+ * int strcmp(const char *r1, const char *r2, dt_mstate_t *r3)
+ *
+ * Both strings are copied, NUL padded, into the two comparison buffers of
+ * the mstate; the buffers are then compared a word at a time, unrolled
+ * (a byte loop would make the verifier walk strsize iterations per call).
+ * The first differing words, byte-swapped to big endian, order the strings
+ * as unsigned bytes.  The callee's r6..r8 are its own.
  */
 static void emit_strcmp(dt_cg_t *cx)
 {
 	dt_as_t *as = cx->as;
-	int loop = dt_as_label(as), diff = dt_as_label(as);
-	int eq = dt_as_label(as);
+	uint32_t ss = cx->st->strsize;
+	uint32_t ca = cx->st->off_cmp, cb = ca + ss;
+	int diff = dt_as_label(as), less = dt_as_label(as);
 
 	dt_as_place(as, cx->lbl_strcmp);
-	EMIT(DT_MOV64_IMM(DT_R3, 0));
-	dt_as_place(as, loop);
-	dt_as_jump(as, BPF_JGE, DT_R3, (int32_t)cx->st->strsize, eq);
-	EMIT(DT_MOV64_REG(DT_R4, DT_R1));
-	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R3));
-	EMIT(DT_LOAD(BPF_B, DT_R4, DT_R4, 0));
-	EMIT(DT_MOV64_REG(DT_R5, DT_R2));
-	EMIT(DT_ALU64_REG(BPF_ADD, DT_R5, DT_R3));
-	EMIT(DT_LOAD(BPF_B, DT_R5, DT_R5, 0));
-	dt_as_jump_reg(as, BPF_JNE, DT_R4, DT_R5, diff);
-	dt_as_jump(as, BPF_JEQ, DT_R4, 0, eq);
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, 1));
-	dt_as_jump(as, BPF_JA, 0, 0, loop);
-	dt_as_place(as, diff);
-	EMIT(DT_MOV64_REG(DT_R0, DT_R4));
-	EMIT(DT_ALU64_REG(BPF_SUB, DT_R0, DT_R5));
-	EMIT(DT_EXIT());
-	dt_as_place(as, eq);
+	EMIT(DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(DT_MOV64_REG(DT_R7, DT_R2));
+	EMIT(DT_MOV64_REG(DT_R8, DT_R3));
+	/* pad: fill both buffers from the zero area, then copy the strings */
+	EMIT(DT_MOV64_REG(DT_R4, DT_R8));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R4, (int32_t)cx->st->off_aggval));
+	emit_copy(cx, ca, DT_R4, BPF_FUNC_probe_read_kernel);
+	EMIT(DT_MOV64_REG(DT_R4, DT_R8));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R4, (int32_t)cx->st->off_aggval));
+	emit_copy(cx, cb, DT_R4, BPF_FUNC_probe_read_kernel);
+	emit_copy(cx, ca, DT_R6, BPF_FUNC_probe_read_kernel_str);
+	emit_copy(cx, cb, DT_R7, BPF_FUNC_probe_read_kernel_str);
+	for (uint32_t w = 0; w < ss; w += 8) {
+		EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R8, (int16_t)(ca + w)));
+		EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R8, (int16_t)(cb + w)));
+		dt_as_jump_reg(as, BPF_JNE, DT_R4, DT_R5, diff);
+	}
 	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	EMIT(DT_EXIT());
+	dt_as_place(as, diff);
+	EMIT(DT_INSN(BPF_ALU | BPF_END | BPF_TO_BE, DT_R4, 0, 0, 64));
+	EMIT(DT_INSN(BPF_ALU | BPF_END | BPF_TO_BE, DT_R5, 0, 0, 64));
+	EMIT(DT_MOV64_IMM(DT_R0, 1));
+	dt_as_jump_reg(as, BPF_JLT, DT_R4, DT_R5, less);
+	EMIT(DT_EXIT());
+	dt_as_place(as, less);
+	EMIT(DT_MOV64_IMM(DT_R0, -1));
 	EMIT(DT_EXIT());
 }
 

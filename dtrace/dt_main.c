@@ -32,6 +32,9 @@
 
 enum { E_SUCCESS = 0, E_ERROR = 1, E_USAGE = 2 };
 
+/* -i: a probe id, resolved to its full name before compiling. */
+#define DT_CTX_ID	(-2)
+
 /* A program text in command-line order. */
 typedef struct dt_spec {
 	int ctx;		/* DT_CTX_SCRIPT or DT_CTX_NAME... */
@@ -218,7 +221,7 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 		case 'F': dtp->opt.flowindent = true; break;
 		case 'G': cmd->object = true; break;
 		case 'h': cmd->header = true; break;
-		case 'i': add_spec(cmd, DT_CTX_NAME, optarg); break;
+		case 'i': add_spec(cmd, DT_CTX_ID, optarg); break;
 		case 'l': dtp->opt.list = true; break;
 		case 'm': add_spec(cmd, DT_CTX_MODULE, optarg); break;
 		case 'n': add_spec(cmd, DT_CTX_NAME, optarg); break;
@@ -359,6 +362,42 @@ static void print_description_match(dtrace_hdl_t *dtp, const dt_spec_t *s,
 		(int)n, s->arg, res->nprobes, res->nprobes == 1 ? "" : "s");
 }
 
+/*
+ * -i ID [ predicate action ]: the probe of that id, as `dtrace -l` numbers
+ * them (every provider asked for all its probes first).  Returns the text
+ * to compile with the id replaced by the probe's full name, or NULL.
+ */
+static char *resolve_probe_id(dtrace_hdl_t *dtp, const char *arg)
+{
+	dtrace_probedesc_t all = { "", "", "", "" };
+	char *end;
+	unsigned long id;
+
+	while (*arg == ' ' || *arg == '\t')
+		arg++;
+	errno = 0;
+	id = strtoul(arg, &end, 10);
+	if (errno || end == arg || id == 0) {
+		dt_set_error(dtp, "invalid probe identifier %s", arg);
+		return NULL;
+	}
+	if (dt_probe_iter(dtp, &all, NULL, NULL) < 0)
+		return NULL;
+	if (id > dtp->nprobes) {
+		dt_set_error(dtp, "invalid probe specifier %s: probe "
+			     "description :::%lu does not match any probes",
+			     arg, id);
+		return NULL;
+	}
+	dtrace_probe_t *p = dtp->probes[id];
+	size_t len = strlen(p->prv) + strlen(p->mod) + strlen(p->fun) +
+		     strlen(p->prb) + strlen(end) + 8;
+	char *text = dt_zalloc(len);
+	snprintf(text, len, "%s:%s:%s:%s%s", p->prv, p->mod, p->fun, p->prb,
+		 end);
+	return text;
+}
+
 static int compile_specs(dtrace_hdl_t *dtp, dt_cmd_t *cmd, bool generate)
 {
 	for (int i = 0; i < cmd->nspecs; i++) {
@@ -378,6 +417,12 @@ static int compile_specs(dtrace_hdl_t *dtp, dt_cmd_t *cmd, bool generate)
 			if (text == NULL)
 				return -1;
 			rc = dt_compile(dtp, text, len, s->arg, s->ctx, &res);
+		} else if (s->ctx == DT_CTX_ID) {
+			text = resolve_probe_id(dtp, s->arg);
+			if (text == NULL)
+				return -1;
+			rc = dt_compile(dtp, text, strlen(text), NULL,
+					DT_CTX_NAME, &res);
 		} else {
 			rc = dt_compile(dtp, s->arg, strlen(s->arg), NULL,
 					s->ctx, &res);
