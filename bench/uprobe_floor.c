@@ -3,11 +3,12 @@
  * of dtrace in the way: an empty BPF program (r0 = 0; exit) attached with
  * one uprobe_multi link, through raw bpf() syscalls.
  *
- *   uprobe_floor attach LIB [N]
- *	every defined function of LIB's dynamic symbol table (the first N
- *	distinct offsets when N is given), attached for this process only:
- *	prints the number of sites and the time to create the link and to
- *	close it.
+ *   uprobe_floor attach LIB [N [DEBUGFILE]]
+ *	every defined function of LIB's dynamic symbol table, and of the
+ *	.symtab of DEBUGFILE (LIB's separate debug file) when given (the
+ *	first N distinct offsets when N is not 0), attached for this process
+ *	only: prints the number of sites and the time to create the link and
+ *	to close it.  Sites the kernel refuses are left out first.
  *   uprobe_floor names LIB N
  *	prints the names of the first N functions that "attach" would use
  *	(one name per offset), so that other tracers can be given the same
@@ -145,10 +146,12 @@ static Elf_Scn *find_section(Elf *elf, uint32_t type, const char *name)
 	return NULL;
 }
 
-/* Defined functions of section scn (a symbol table), in table order,
- * each offset once (aliases share an offset: the first name wins).  When
- * only is not NULL, only that symbol. */
-static void symbol_sites(Elf *elf, Elf_Scn *scn, const char *only,
+/* Defined functions of section scn (a symbol table of elf), in table
+ * order, each offset once (aliases share an offset: the first name wins);
+ * load is the file whose segments give the offsets (elf itself, or the
+ * library a separate debug file describes).  When only is not NULL, only
+ * that symbol. */
+static void symbol_sites(Elf *elf, Elf_Scn *scn, Elf *load, const char *only,
 			 uf_sites_t *s)
 {
 	GElf_Shdr sh;
@@ -165,7 +168,7 @@ static void symbol_sites(Elf *elf, Elf_Scn *scn, const char *only,
 		const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (name == NULL || (only != NULL && strcmp(name, only) != 0))
 			continue;
-		uint64_t off = vaddr_to_off(elf, sym.st_value);
+		uint64_t off = vaddr_to_off(load, sym.st_value);
 		bool seen = false;
 		for (size_t k = 0; k < s->n && !seen && only == NULL; k++)
 			seen = s->off[k] == off;
@@ -289,16 +292,36 @@ static size_t keep_attachable(int prog, const char *lib, uf_sites_t *s,
 	return keep_attachable(prog, lib, s, mid, hi, out);
 }
 
-static int cmd_attach(const char *lib, size_t max, bool names_only)
+/* The functions of lib's dynamic symbol table, then those of symfile's
+ * .symtab (lib's separate debug file, NULL for none). */
+static void library_sites(Elf *elf, const char *symfile, uf_sites_t *s)
+{
+	Elf_Scn *dynsym = find_section(elf, SHT_DYNSYM, NULL);
+	int dfd;
+
+	if (dynsym != NULL)
+		symbol_sites(elf, dynsym, elf, NULL, s);
+	if (symfile == NULL)
+		return;
+	Elf *dbg = elf_open(symfile, &dfd);
+	Elf_Scn *symtab = dbg ? find_section(dbg, SHT_SYMTAB, NULL) : NULL;
+	if (symtab != NULL)
+		symbol_sites(dbg, symtab, elf, NULL, s);
+	if (dbg != NULL) {
+		elf_end(dbg);
+		close(dfd);
+	}
+}
+
+static int cmd_attach(const char *lib, size_t max, const char *symfile,
+		      bool names_only)
 {
 	uf_sites_t s = { 0 };
 	int efd;
 	Elf *elf = elf_open(lib, &efd);
-	Elf_Scn *dynsym = elf ? find_section(elf, SHT_DYNSYM, NULL) : NULL;
 
-	if (dynsym != NULL)
-		symbol_sites(elf, dynsym, NULL, &s);
 	if (elf != NULL) {
+		library_sites(elf, symfile, &s);
 		elf_end(elf);
 		close(efd);
 	}
@@ -357,7 +380,7 @@ static int resolve_site(const char *bin, const char *spec, uf_sites_t *s)
 		if (tab == NULL)
 			tab = find_section(elf, SHT_DYNSYM, NULL);
 		if (tab != NULL)
-			symbol_sites(elf, tab, spec, s);
+			symbol_sites(elf, tab, elf, spec, s);
 		rc = s->n > 0 ? 0 : -1;
 	}
 	elf_end(elf);
@@ -411,7 +434,7 @@ static int cmd_run(const char *bin, const char *spec, char **cmd)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: uprobe_floor attach LIB [N]\n"
+	fprintf(stderr, "usage: uprobe_floor attach LIB [N [DEBUGFILE]]\n"
 			"       uprobe_floor names LIB N\n"
 			"       uprobe_floor run BIN SITE -- CMD [ARGS...]\n");
 	return 2;
@@ -419,11 +442,13 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && strcmp(argv[1], "attach") == 0)
+	if (argc >= 3 && argc <= 5 && strcmp(argv[1], "attach") == 0)
 		return cmd_attach(argv[2], argc > 3 ? strtoul(argv[3], NULL, 10)
-						    : 0, false);
+						    : 0,
+				  argc > 4 ? argv[4] : NULL, false);
 	if (argc == 4 && strcmp(argv[1], "names") == 0)
-		return cmd_attach(argv[2], strtoul(argv[3], NULL, 10), true);
+		return cmd_attach(argv[2], strtoul(argv[3], NULL, 10), NULL,
+				  true);
 	if (argc >= 6 && strcmp(argv[1], "run") == 0 &&
 	    strcmp(argv[4], "--") == 0)
 		return cmd_run(argv[2], argv[3], argv + 5);
