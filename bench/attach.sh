@@ -100,18 +100,15 @@ DEBUGFILE=
 id=$(readelf -n "$LIBC" 2>/dev/null | awk '/Build ID:/ { print $3 }')
 f=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
 [ -n "$id" ] && [ -r "$f" ] && DEBUGFILE=$f
-: >"$W/fatt"; : >"$W/fdet"
-for ((i = 0; i < RUNS; i++)); do
-	"$FLOOR" attach "$LIBC" 0 $DEBUGFILE >"$W/floor" 2>&1 || {
-		echo "bench: floor failed: $(head -n 1 "$W/floor")" >&2
-		exit 1
-	}
-	awk '/^floor [0-9]+ sites/ { print $5 >"'"$W/fatt"'";
-		print $8 >"'"$W/fdet"'"; print $2 >"'"$W/fn"'" }' "$W/floor"
-done
+"$FLOOR" attach "$LIBC" 0 "$DEBUGFILE" "$RUNS" >"$W/floor" 2>&1 || {
+	echo "bench: floor failed: $(head -n 1 "$W/floor")" >&2
+	exit 1
+}
+awk '/^floor [0-9]+ sites/ { print $5 }' "$W/floor" >"$W/fatt"
+awk '/^floor [0-9]+ sites/ { print $8 }' "$W/floor" >"$W/fdet"
+F_N=$(awk '/^floor [0-9]+ sites/ { print $2; exit }' "$W/floor")
 F_ATT=$(median <"$W/fatt")
 F_DET=$(median <"$W/fdet")
-F_N=$(cat "$W/fn")
 
 printf '%s: every function entry (median of %d runs)\n' "$LIBC" "$RUNS"
 printf '%-34s %7s %12s %12s\n' "" "sites" "attach ms" "teardown ms"
@@ -124,26 +121,42 @@ printf 'ratio dtrace / floor: attach %sx, teardown %sx\n' \
 	"$(fmt_ratio "$D_ATT" "$F_ATT")" "$(fmt_ratio "$D_DET" "$F_DET")"
 
 # --- bpftrace -----------------------------------------------------------------
-if have_bpftrace && [ -n "$NSITES" ] && [ "$NB" -gt 0 ]; then
+# bpftrace_run K: bpftrace on the first K names; sets ATT_MS, DET_MS.
+bpftrace_run() {
+	local probes
+	probes=$(head -n "$1" "$W/names" | sed "s|^|uprobe:$LIBC:|" |
+		paste -sd, -)
+	timed_session bpftrace -B line -p $TARGET -e "$probes { }
+		BEGIN { printf(\"bench-begin\\n\"); exit(); }
+		END { printf(\"bench-end\\n\"); }"
+}
+
+if have_bpftrace && [ -n "$NSITES" ] && [ "$NB" -ge 8 ]; then
 	# Functions of the dynamic symbol table the kernel accepts, one per
 	# address; bpftrace's uprobes are limited to the sleeping target (-p).
 	"$FLOOR" names "$LIBC" "$NB" >"$W/names"
 	nb=$(wc -l <"$W/names")
-	probes=$(sed "s|^|uprobe:$LIBC:|" "$W/names" | paste -sd, -)
-	timed_session bpftrace -B line -p $TARGET -e "$probes { }
-		BEGIN { printf(\"bench-begin\\n\"); exit(); }
-		END { printf(\"bench-end\\n\"); }"
-	if [ -z "$ATT_MS" ]; then
+	nsmall=$((nb / 4))
+	bpftrace_run "$nsmall"
+	a1=$ATT_MS d1=$DET_MS
+	bpftrace_run "$nb"
+	if [ -z "$a1" ] || [ -z "$ATT_MS" ]; then
 		echo "bpftrace: not available: $(head -n 1 "$W/err")"
 	else
+		printf '%-34s %7s %12.1f %12.1f\n' "bpftrace (measured)" \
+			"$nsmall" "$a1" "$d1"
 		printf '%-34s %7s %12.1f %12.1f\n' "bpftrace (measured)" "$nb" \
 			"$ATT_MS" "$DET_MS"
-		B_ATT=$(awk -v m="$ATT_MS" -v n="$NSITES" -v k="$nb" \
-			'BEGIN { print m * n / k }')
-		B_DET=$(awk -v m="$DET_MS" -v n="$NSITES" -v k="$nb" \
-			'BEGIN { print m * n / k }')
+		# the cost per site between the two sizes, carried on to
+		# dtrace's number of probes
+		extra='BEGIN { v = m + (m - s) / (k - j) * (n - k);
+			print v < m ? m : v }'
+		B_ATT=$(awk -v m="$ATT_MS" -v s="$a1" -v k="$nb" -v j="$nsmall" \
+			-v n="$NSITES" "$extra")
+		B_DET=$(awk -v m="$DET_MS" -v s="$d1" -v k="$nb" -v j="$nsmall" \
+			-v n="$NSITES" "$extra")
 		printf '%-34s %7s %12.0f %12.0f\n' \
-			"bpftrace (extrapolated linearly)" "$NSITES" "$B_ATT" \
+			"bpftrace (extrapolated, linear)" "$NSITES" "$B_ATT" \
 			"$B_DET"
 		printf 'ratio bpftrace (extrapolated) / dtrace: attach %sx,' \
 			"$(fmt_ratio "$B_ATT" "$D_ATT")"

@@ -28,14 +28,16 @@ trap 'rm -rf "$W"' EXIT
 # loop_ns CMD...: the median loop time, in ns, of RUNS runs of CMD (which
 # runs bench_loop); empty when a run fails, with its error in $W/err.
 loop_ns() {
-	local i t
+	local i t rc
 	: >"$W/times"
 	for ((i = 0; i < RUNS; i++)); do
 		"$@" >"$W/out" 2>"$W/err" </dev/null
+		rc=$?
 		t=$(awk '$1 == "bench_loop" && $3 == "calls" { print $4 }' \
 			"$W/out")
 		if [ -z "$t" ]; then
 			[ -s "$W/err" ] || tail -n 3 "$W/out" >"$W/err"
+			[ -s "$W/err" ] || echo "exit status $rc" >"$W/err"
 			return
 		fi
 		echo "$t" >>"$W/times"
@@ -68,7 +70,7 @@ row() {
 
 row "bare uprobe, empty BPF program" "$FLOOR" run "$LOOP" bench_fn -- \
 	"$LOOP" "$N"
-for clause in '{ }' '{ @ = count(); }' '{ @[probefunc] = count(); }' \
+for clause in '{ }' '/arg0 < 0/ { }' '{ @ = count(); }' '{ @[probefunc] = count(); }' \
 	'{ @ = quantize(arg0); }'; do
 	row "dtrace $clause" "$DTRACE" -q \
 		-n "pid\$target:a.out:bench_fn:entry $clause" -c "$LOOP $N"
@@ -81,4 +83,7 @@ if have_bpftrace; then
 else
 	echo "bpftrace is not installed: no comparison"
 fi
+echo
+echo "An empty clause in D records a firing (the default action), which"
+echo "the consumer reads; /arg0 < 0/ { } is the dispatch alone."
 exit 0

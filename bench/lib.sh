@@ -44,7 +44,7 @@ build_floor() {
 	if [ ! -x "$FLOOR" ] || [ "$src" -nt "$FLOOR" ]; then
 		mkdir -p "$(dirname "$FLOOR")"
 		if ! ${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra \
-			-o "$FLOOR" "$src" -lelf; then
+			-o "$FLOOR" "$src" -lelf -lpthread; then
 			echo "bench: cannot build $FLOOR" >&2
 			exit 2
 		fi

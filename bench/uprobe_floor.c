@@ -3,12 +3,14 @@
  * of dtrace in the way: an empty BPF program (r0 = 0; exit) attached with
  * one uprobe_multi link, through raw bpf() syscalls.
  *
- *   uprobe_floor attach LIB [N [DEBUGFILE]]
+ *   uprobe_floor attach LIB [N [DEBUGFILE [REPEAT]]]
  *	every defined function of LIB's dynamic symbol table, and of the
  *	.symtab of DEBUGFILE (LIB's separate debug file) when given (the
  *	first N distinct offsets when N is not 0), attached for this process
  *	only: prints the number of sites and the time to create the link and
- *	to close it.  Sites the kernel refuses are left out first.
+ *	to close it, REPEAT times (default 1; DEBUGFILE "" for none).
+ *	Sites the kernel refuses are left out first (slow: each refusal
+ *	costs the kernel a grace period).
  *   uprobe_floor names LIB N
  *	prints the names of the first N functions that "attach" would use
  *	(one name per offset), so that other tracers can be given the same
@@ -37,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -266,19 +269,48 @@ static void link_failed(const char *path, int err)
 		strerror(-err));
 }
 
+/* Links made while sorting out refused sites, closed together at the end:
+ * each close waits for a grace period, and concurrent closes share them. */
+typedef struct uf_fds {
+	int fd[4096];
+	size_t n;
+} uf_fds_t;
+
+static void *close_one(void *arg)
+{
+	close((int)(intptr_t)arg);
+	return NULL;
+}
+
+static void close_all(uf_fds_t *f)
+{
+	pthread_t t[4096];
+
+	for (size_t i = 0; i < f->n; i++)
+		if (pthread_create(&t[i], NULL, close_one,
+				   (void *)(intptr_t)f->fd[i]) != 0)
+			close_one((void *)(intptr_t)f->fd[i]), f->fd[i] = -1;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->fd[i] >= 0)
+			pthread_join(t[i], NULL);
+	f->n = 0;
+}
+
 /* Drop the sites in [lo, hi) of s that the kernel refuses (it rejects
  * some instructions with ENOTSUPP), by bisection, so that the timed link
  * covers exactly the sites a tracer can use.  Survivors are packed at the
- * front of s; returns their number. */
+ * front of s; returns their number.  Test links go to fds. */
 static size_t keep_attachable(int prog, const char *lib, uf_sites_t *s,
-			      size_t lo, size_t hi, size_t *out)
+			      size_t lo, size_t hi, size_t *out, uf_fds_t *fds)
 {
 	if (hi == lo)
 		return *out;
 	int fd = link_sites(prog, lib, s->off + lo, NULL, hi - lo, getpid());
 	if (fd >= 0 || hi - lo == 1) {
 		if (fd >= 0) {
-			close(fd);
+			if (fds->n == sizeof(fds->fd) / sizeof(fds->fd[0]))
+				close_all(fds);
+			fds->fd[fds->n++] = fd;
 			for (size_t i = lo; i < hi; i++) {
 				s->off[*out] = s->off[i];
 				s->name[*out] = s->name[i];
@@ -288,8 +320,8 @@ static size_t keep_attachable(int prog, const char *lib, uf_sites_t *s,
 		return *out;
 	}
 	size_t mid = lo + (hi - lo) / 2;
-	keep_attachable(prog, lib, s, lo, mid, out);
-	return keep_attachable(prog, lib, s, mid, hi, out);
+	keep_attachable(prog, lib, s, lo, mid, out, fds);
+	return keep_attachable(prog, lib, s, mid, hi, out, fds);
 }
 
 /* The functions of lib's dynamic symbol table, then those of symfile's
@@ -314,7 +346,7 @@ static void library_sites(Elf *elf, const char *symfile, uf_sites_t *s)
 }
 
 static int cmd_attach(const char *lib, size_t max, const char *symfile,
-		      bool names_only)
+		      unsigned repeat, bool names_only)
 {
 	uf_sites_t s = { 0 };
 	int efd;
@@ -333,7 +365,9 @@ static int cmd_attach(const char *lib, size_t max, const char *symfile,
 	if (prog < 0)
 		return 1;
 	size_t all = s.n, kept = 0;
-	s.n = keep_attachable(prog, lib, &s, 0, s.n, &kept);
+	static uf_fds_t fds;
+	s.n = keep_attachable(prog, lib, &s, 0, s.n, &kept, &fds);
+	close_all(&fds);
 	size_t n = max && max < s.n ? max : s.n;
 	if (names_only) {
 		for (size_t i = 0; i < n; i++)
@@ -343,19 +377,21 @@ static int cmd_attach(const char *lib, size_t max, const char *symfile,
 	if (all != s.n)
 		printf("floor: the kernel refuses %zu of %zu sites\n",
 		       all - s.n, all);
-	struct timespec t0, t1, t2;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	int link = link_sites(prog, lib, s.off, NULL, n, getpid());
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (link < 0) {
-		link_failed(lib, link);
-		return 1;
+	for (unsigned r = 0; r < repeat; r++) {
+		struct timespec t0, t1, t2;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		int link = link_sites(prog, lib, s.off, NULL, n, getpid());
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (link < 0) {
+			link_failed(lib, link);
+			return 1;
+		}
+		close(link);
+		clock_gettime(CLOCK_MONOTONIC, &t2);
+		printf("floor %zu sites: attach %.1f ms, detach %.1f ms\n", n,
+		       ms_between(&t0, &t1), ms_between(&t1, &t2));
 	}
-	close(link);
-	clock_gettime(CLOCK_MONOTONIC, &t2);
 	close(prog);
-	printf("floor %zu sites: attach %.1f ms, detach %.1f ms\n", n,
-	       ms_between(&t0, &t1), ms_between(&t1, &t2));
 	return 0;
 }
 
@@ -434,7 +470,7 @@ static int cmd_run(const char *bin, const char *spec, char **cmd)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: uprobe_floor attach LIB [N [DEBUGFILE]]\n"
+	fprintf(stderr, "usage: uprobe_floor attach LIB [N [DEBUGFILE [REPEAT]]]\n"
 			"       uprobe_floor names LIB N\n"
 			"       uprobe_floor run BIN SITE -- CMD [ARGS...]\n");
 	return 2;
@@ -442,12 +478,14 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	if (argc >= 3 && argc <= 5 && strcmp(argv[1], "attach") == 0)
+	if (argc >= 3 && argc <= 6 && strcmp(argv[1], "attach") == 0)
 		return cmd_attach(argv[2], argc > 3 ? strtoul(argv[3], NULL, 10)
 						    : 0,
-				  argc > 4 ? argv[4] : NULL, false);
+				  argc > 4 && *argv[4] ? argv[4] : NULL,
+				  argc > 5 ? (unsigned)atoi(argv[5]) : 1,
+				  false);
 	if (argc == 4 && strcmp(argv[1], "names") == 0)
-		return cmd_attach(argv[2], strtoul(argv[3], NULL, 10), NULL,
+		return cmd_attach(argv[2], strtoul(argv[3], NULL, 10), NULL, 0,
 				  true);
 	if (argc >= 6 && strcmp(argv[1], "run") == 0 &&
 	    strcmp(argv[4], "--") == 0)

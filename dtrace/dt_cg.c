@@ -21,8 +21,10 @@
  *
  *	fp - 8			ctx, saved at entry (uregs[], ucaller)
  *	fp - 16 - 8 * i		spill slot i of the register pool, i < 8
+ *	fp - 136 .. fp - 73	the context of string scans: eight u64 slots,
+ *				filled right before each call
  *
- * 72 bytes in all.  Nothing else goes on the stack: helper arguments (map
+ * 136 bytes in all.  Nothing else goes on the stack: helper arguments (map
  * keys, values, read destinations) are staged in the mstate area, whose
  * layout follows.  Offsets are from the start of the mstate value:
  *
@@ -388,6 +390,7 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 	EMIT(DT_MOV64_IMM(DT_R0, 0));
 	EMIT(DT_EXIT());
 	dt_cg_subprograms(cx);
+	dt_cg_callbacks(cx);
 }
 
 static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb)
@@ -397,6 +400,8 @@ static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb)
 	cx->dtp = pcb->dtp;
 	cx->st = dt_cg_state(pcb->dtp);
 	cx->lbl_strcmp = -1;
+	for (int i = 0; i < 4; i++)
+		cx->lbl_cb[i] = -1;
 	dt_regs_init(&cx->rs);
 }
 

@@ -27,6 +27,7 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 {
 	dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
 	dt_type_t *t = a->type;
+	uint32_t ntemps = cx->ntemps;
 	int reg = dt_cg_expr(cx, a);
 
 	rd->type = t;
@@ -54,6 +55,7 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 		dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	}
 	dt_regs_give(cx, reg);
+	cx->ntemps = ntemps;	/* the value is in the record now */
 }
 
 static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)

@@ -60,17 +60,17 @@ void dt_regs_check(struct dt_cg *cx, int reg);
  * The clause's BPF stack frame (offsets from r10):
  *   -8			ctx (struct pt_regs *), saved at entry
  *   -16 - 8*i		spill slot i, i < DT_REGS_NSPILL
- *   -120 .. -73	bpf_loop() callback context (DT_FRAME_LOOP)
+ *   -136 .. -73	string scan context (DT_FRAME_LOOP)
  * Nothing else lives on the stack: helper arguments (map keys and values,
  * probe_read destinations) are staged in the mstate area, so spills and
  * staging can never collide.
  */
 #define DT_FRAME_CTX		(-8)
 #define DT_FRAME_SPILL(i)	(-16 - 8 * (i))
-/* The context of a bpf_loop() callback (dt_cg_subr.c): DT_LOOP_NSLOTS
- * u64 slots at fp-120 .. fp-73, written right before the call. */
-#define DT_LOOP_NSLOTS		6
-#define DT_FRAME_LOOP		(-120)
+/* The context of a string scan (dt_cg_subr.c): DT_LOOP_NSLOTS u64 slots
+ * at fp-136 .. fp-73, written right before the call. */
+#define DT_LOOP_NSLOTS		8
+#define DT_FRAME_LOOP		(-136)
 #define DT_FRAME_LOOP_SLOT(i)	(DT_FRAME_LOOP + 8 * (i))
 
 /* A map the generated code refers to.  Code is emitted before the maps
@@ -130,12 +130,7 @@ typedef struct dt_cg {
 	bool has_aggs;
 	int key_level;		/* nesting of tuple keys being built */
 	int lbl_strcmp;		/* subprograms, -1 until first used */
-	int lbl_cb[4];		/* bpf_loop callbacks (dt_cg_subr.c) */
-	struct {		/* ld_imm64 of a callback's address, */
-		uint32_t insn;	/*   patched after dt_as_finish() */
-		int label;
-	} fnrefs[32];
-	int nfnrefs;
+	int lbl_cb[4];		/* scan subprograms (dt_cg_subr.c) */
 	int lbl_end;		/* the record output and return 0 */
 } dt_cg_t;
 
@@ -205,10 +200,9 @@ void dt_cg_strcmp(dt_cg_t *cx, int a, int b);	/* a = cmp result */
 void dt_cg_subprograms(dt_cg_t *cx);
 int dt_cg_subr(dt_cg_t *cx, dt_node_t *n);
 
-/* dt_cg_subr.c: subroutines built on bpf_loop() and friends */
+/* dt_cg_subr.c: the scanning string subroutines */
 int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f);
 void dt_cg_callbacks(dt_cg_t *cx);
-void dt_cg_patch_fnrefs(dt_cg_t *cx);
 
 /* dt_cg_agg.c */
 void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n);

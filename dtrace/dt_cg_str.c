@@ -147,7 +147,7 @@ static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
 static int cg_strlen(dt_cg_t *cx, dt_node_t *n)
 {
 	int a = dt_cg_expr(cx, n->args);
-	uint32_t t = dt_cg_temp(cx);
+	uint32_t t = cx->st->off_cmp;	/* free outside strcmp */
 	int pos = dt_as_label(cx->as);
 
 	/* the copy's length (with the NUL) is the answer */
@@ -219,6 +219,6 @@ int dt_cg_subr(dt_cg_t *cx, dt_node_t *n)
 		EMIT(MOVSX64(a, DT_R0, 32));
 		return a;
 	default:
-		dt_cg_ice(cx, "subroutine");
+		return dt_cg_subr_more(cx, n, fi->func);
 	}
 }

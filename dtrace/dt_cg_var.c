@@ -147,6 +147,7 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize)
 		off += 8;
 	}
 	for (dt_node_t *a = args; a != NULL; a = a->next) {
+		uint32_t ntemps = cx->ntemps;
 		cx->key_level++;
 		int r = dt_cg_expr(cx, a);
 		cx->key_level--;
@@ -158,6 +159,7 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize)
 			off += 8;
 		}
 		dt_regs_give(cx, r);
+		cx->ntemps = ntemps;	/* the value is in the key now */
 	}
 	if (off - base != ksize)
 		dt_cg_ice(cx, "key size mismatch");

@@ -810,6 +810,36 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 		return dt_type_string(T);
 	case DT_F_RAND:
 		return dt_check_int_type(cx);
+	case DT_F_STRCHR: case DT_F_STRRCHR:
+		need_arg(cx, n, a, 1, true, "const char *");
+		need_arg(cx, n, a->next, 2, false, "char");
+		return dt_type_string(T);
+	case DT_F_STRSTR:
+		need_arg(cx, n, a, 1, true, "const char *");
+		need_arg(cx, n, a->next, 2, true, "const char *");
+		return dt_type_string(T);
+	case DT_F_INDEX: case DT_F_RINDEX:
+		need_arg(cx, n, a, 1, true, "const char *");
+		need_arg(cx, n, a->next, 2, true, "const char *");
+		if (a->next->next)
+			need_arg(cx, n, a->next->next, 3, false, "int");
+		return dt_check_int_type(cx);
+	case DT_F_SUBSTR:
+		need_arg(cx, n, a, 1, true, "const char *");
+		need_arg(cx, n, a->next, 2, false, "int");
+		if (a->next->next)
+			need_arg(cx, n, a->next->next, 3, false, "int");
+		return dt_type_string(T);
+	case DT_F_TOUPPER: case DT_F_TOLOWER: case DT_F_BASENAME:
+	case DT_F_DIRNAME:
+		need_arg(cx, n, a, 1, true, "const char *");
+		return dt_type_string(T);
+	case DT_F_LLTOSTR:
+		need_arg(cx, n, a, 1, false, "int64_t");
+		return dt_type_string(T);
+	case DT_F_PROGENYOF:
+		need_arg(cx, n, a, 1, false, "pid_t");
+		return dt_check_int_type(cx);
 	default:
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", fi->name);
 	}

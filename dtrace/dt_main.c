@@ -143,7 +143,10 @@ static void dt_close(dtrace_hdl_t *dtp)
 	free(dtp->plugin_dirs);
 	free((char *)dtp->opt.uprobe_mech);
 	free((char *)dtp->opt.cpppath);
+	for (int i = 0; i < dtp->opt.cpp_nargs; i++)
+		free((char *)dtp->opt.cpp_args[i]);
 	free(dtp->opt.cpp_args);
+	free(dtp->macro_argv);
 	if (dtp->out != stdout && dtp->out != NULL)
 		fclose(dtp->out);
 	free(dtp);

@@ -46,6 +46,7 @@ typedef struct dt_uprobe_ent {
 	int prog;		/* index in ps->progs, once built */
 	bool perf;		/* a perf event, not a uprobe: */
 	dtrace_perfprobe_t pp;	/*   which one */
+	uint32_t site_next;	/* next entry at the same (path, offset), +1 */
 } dt_uprobe_ent_t;
 
 typedef struct dt_overlay_ent {
@@ -74,6 +75,7 @@ struct dt_progset {
 	dt_uprobe_ent_t *ups;
 	uint32_t nups, ups_cap;
 	dt_index_t ups_index;
+	dt_index_t site_index;	/* (path, offset) -> first entry there */
 	dt_overlay_ent_t *ovls;
 	uint32_t novls, ovls_cap;
 	dt_index_t ovls_index;
@@ -172,6 +174,60 @@ static bool ups_eq(const void *set, uint32_t i, const void *key)
 	       u->kind == k->kind && strcmp(u->path, k->path) == 0;
 }
 
+static uint64_t site_hash_of(const void *set, uint32_t i)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+
+	return mix(str_hash(u->path), u->offset);
+}
+
+static bool site_eq(const void *set, uint32_t i, const void *key)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+	const dt_uprobe_ent_t *k = key;
+
+	return u->offset == k->offset && strcmp(u->path, k->path) == 0;
+}
+
+/*
+ * The kernel keeps one uprobe per (file, offset) and refuses a second
+ * registration there with another semaphore (reference counter) offset,
+ * even 0 against one.  So every underlying probe at a site uses the
+ * semaphore that any of them names: a pid probe on a USDT site shares the
+ * USDT probe's counter (and so enables its guarded code while traced).
+ */
+static void site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
+{
+	dt_uprobe_ent_t *u = &ps->ups[idx];
+
+	if (u->perf)
+		return;
+	/* The entries before idx are in the site index (a rebuild puts
+	 * every entry in; lookups still find the first of each site). */
+	index_grow(&ps->site_index, idx, site_hash_of, ps);
+	uint32_t *slot = index_slot(&ps->site_index, site_hash_of(ps, idx),
+				    site_eq, ps, u);
+	if (*slot == 0) {
+		*slot = idx + 1;
+		return;
+	}
+	dt_uprobe_ent_t *first = &ps->ups[*slot - 1];
+	if (u->ref_ctr == 0) {
+		u->ref_ctr = first->ref_ctr;
+	} else if (first->ref_ctr != u->ref_ctr) {
+		if (ps->built || first->ref_ctr != 0)
+			dt_warn(dtp, "%s:0x%llx: semaphores at 0x%llx and 0x%llx: "
+				"the kernel will refuse one", u->path,
+				(unsigned long long)u->offset,
+				(unsigned long long)first->ref_ctr,
+				(unsigned long long)u->ref_ctr);
+		for (uint32_t i = *slot; i != 0; i = ps->ups[i - 1].site_next)
+			ps->ups[i - 1].ref_ctr = u->ref_ctr;
+	}
+	u->site_next = first->site_next;
+	first->site_next = idx + 1;
+}
+
 static uint64_t ovls_hash_of(const void *set, uint32_t i)
 {
 	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
@@ -225,6 +281,7 @@ int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		.ref_ctr = up->ref_ctr_offset, .pid = up->pid, .prog = -1,
 	};
 	*slot = ++ps->nups;
+	site_link(dtp, ps, ps->nups - 1);
 	if (ps->built)
 		return uprobe_attach_late(dtp, ps, slot);
 	return ps->nups;
@@ -937,7 +994,9 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	}
 	group_programs(dtp, ps);
 
-	uint32_t novl = ps->novls ? ps->novls : 1;
+	/* Room for overlays that providers add while tracing (libraries
+	 * and processes that appear); entries are allocated on use. */
+	uint32_t novl = ps->novls < 32768 ? 65536 : ps->novls * 2;
 	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
 			sizeof(dt_overlay_t), novl) ||
 	    !dt_bpf_map(dtp, "probedesc", BPF_MAP_TYPE_ARRAY, 4,
@@ -1026,6 +1085,7 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	free(ps->ups);
 	free(ps->ovls);
 	free(ps->ups_index.slots);
+	free(ps->site_index.slots);
 	free(ps->ovls_index.slots);
 	free(ps->progs);
 	free(ps);

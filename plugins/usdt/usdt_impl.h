@@ -103,9 +103,9 @@ typedef struct usdt_filecache {
 	usdt_file_t *files;
 } usdt_filecache_t;
 
-/* The file's notes (read once; a file without notes or not ELF has
- * nnotes 0).  path is opened; dev/ino identify it (from stat when 0).
- * Returns NULL with errno set when the file cannot be read. */
+/* The file's notes, read once per (dev, inode) as stat(path) gives them; a
+ * file without notes or not ELF has nnotes 0.  Returns NULL with errno set
+ * when the file cannot be read. */
 usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const char *path);
 /* Read notes straight from a file, without cache (tests). */
 usdt_file_t *usdt_file_read(const char *path, int *err);

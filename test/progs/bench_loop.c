@@ -5,8 +5,10 @@
  *   bench_loop [N]
  *
  * Calls bench_fn(i) for i = 0 .. N-1 (default 2,000,000) in a tight loop and
- * prints "bench_loop N calls T ns", T being the loop's own wall time
- * (CLOCK_MONOTONIC), so that start-up and attachment are not counted.
+ * prints "bench_loop N calls T ns (sum S) exit E", T being the loop's own
+ * wall time (CLOCK_MONOTONIC), so that start-up and attachment are not
+ * counted, and E the wall clock (CLOCK_REALTIME, ns) just before exit, so
+ * that a benchmark can time what a tracer does after the target exits.
  * bench_fn is in assembly: each iteration is one real call, and arg0 takes
  * N distinct values.  It sets up a frame pointer, so its first instruction
  * is "push %rbp", which the kernel's uprobe emulates, like the entry of
@@ -36,15 +38,17 @@ __asm__(".text\n"
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 2000000;
-	struct timespec t0, t1;
+	struct timespec t0, t1, end;
 	long sum = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; i < n; i++)
 		sum += bench_fn(i);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("bench_loop %ld calls %lld ns (sum %ld)\n", n,
+	clock_gettime(CLOCK_REALTIME, &end);
+	printf("bench_loop %ld calls %lld ns (sum %ld) exit %lld\n", n,
 	       (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL +
-		       (t1.tv_nsec - t0.tv_nsec), sum);
+		       (t1.tv_nsec - t0.tv_nsec),
+	       sum, (long long)end.tv_sec * 1000000000LL + end.tv_nsec);
 	return 0;
 }

@@ -31,6 +31,8 @@ as_pg $pg/pg_ctl -D "$dir/data" -l "$dir/server.log" -w \
 	-o "-k $dir -c listen_addresses=''" start >/dev/null ||
 	{ echo "server did not start:"; cat "$dir/server.log"; exit 1; }
 psql() { as_pg $pg/psql -h "$dir" -U nobody -d postgres -X -q -t -A "$@"; }
+# (The fifo's writing end is fd 3 of this shell only: psql ends at its
+# close, so nothing else may inherit it.)
 
 wait_for() {
 	for _ in $(seq 200); do
@@ -50,7 +52,7 @@ echo "select 1;" >&3
 sleep 0.3
 
 "$DTRACE" -q -n 'BEGIN { printf("tracing\n"); }' \
-	-n 'postgresql*:::query-start { printf("query %s\n", copyinstr(arg0)); }' >out 2>err &
+	-n 'postgresql*:::query-start { printf("query %s\n", copyinstr(arg0)); }' >out 2>err 3>&- &
 dt=$!
 if ! wait_for out "^tracing"; then
 	echo "dtrace did not start:"; cat out err

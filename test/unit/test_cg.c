@@ -236,6 +236,13 @@ static void test_strings(void)
 	OK("BEGIN { trace(stringof(args[1])); }");
 	OK("BEGIN { trace(strjoin(strjoin(\"a\", \"b\"), strjoin(\"c\", execname))); }");
 	OK("BEGIN /execname == \"bash\"/ { trace(probefunc != \"main\"); }");
+	OK("BEGIN { trace(substr(execname, 1)); trace(substr(\"abc\", -2, 1)); }");
+	OK("BEGIN { trace(strchr(\"a/b\", '/')); }");
+	OK("BEGIN { trace(strrchr(execname, 'a')); trace(toupper(execname)); }");
+	OK("BEGIN { trace(tolower(\"ABC\")); trace(basename(\"/a/b\")); }");
+	OK("BEGIN { trace(dirname(\"/a/b\")); trace(lltostr(-1234)); }");
+	OK("BEGIN { trace(progenyof(1)); }");
+	OK("BEGIN { trace(toupper(strjoin(execname, substr(execname, 2)))); }");
 }
 
 static void test_actions(void)
@@ -281,7 +288,8 @@ static void test_errors(void)
 	ERR(D_OP_INCOMPAT, "BEGIN { trace(\"a\" == 1); }");
 	ERR(D_ARR_KEYS, "BEGIN { a[1] = 1; a[\"x\"] = 2; }");
 	ERR(D_PRINTF_ARG_PROTO, "BEGIN { printf(\"%d\\n\"); }");
-	ERR(D_FUNC_UNDEF, "BEGIN { trace(substr(\"abc\", 1)); }");
+	ERR(D_FUNC_UNDEF, "BEGIN { speculate(1); }");
+	ERR(D_PROTO_ARG, "BEGIN { trace(substr(1, 1)); }");
 }
 
 int main(void)

@@ -1,0 +1,530 @@
+/*
+ * dt_cg_subr.c: the string subroutines that scan their input: strchr,
+ * strrchr, toupper, tolower, basename, dirname,
+ * and substr, lltostr, progenyof.
+ *
+ * Scans run in subprograms, one per kind, appended to the clause once,
+ * with branch-free loop bodies (see emit_scan_*).  A scan finds its
+ * operands in the loop context of the clause's frame (DT_FRAME_LOOP).
+ * (bpf_loop() callbacks would need BTF func_info for the program.)
+ *
+ * Every index is checked against strsize before it reaches a pointer, so
+ * the verifier sees the bound; string operands point to at least strsize
+ * readable bytes (dt_cg_impl.h), temporaries to 2 * strsize.
+ *
+ * Deviation: DTrace returns NULL from strchr and strrchr when nothing
+ * matches; here the result is the empty string.  index, rindex and strstr
+ * are not done yet (a needle scan per position is too costly for the
+ * verifier this way).
+ */
+#include "dt_cg_impl.h"
+
+#define EMIT(insn)	dt_cg_emit(cx, insn)
+#define SLOT(i)		((int16_t)(8 * (i)))	/* in the callback's ctx */
+
+enum { CB_CHR, CB_STR, CB_CASE, CB_PATH };
+
+/*
+ * Scan subprograms: void scan(u64 *ctx), called with r1 = the loop
+ * context in the caller's frame.  Each runs i = 0 .. strsize - 1 over the
+ * string in ctx[0] with a branch-free body, so the only jump the verifier
+ * meets per iteration is the loop's own, whose outcome it knows (i is
+ * exact): no state forks, about strsize times the body in instructions
+ * verified per call.  Registers: r6 = ctx, r7 = i, r3 = the byte A[i].
+ */
+
+/* d = (x == 0), for 0 <= x < 2^63 */
+static void emit_iszero(dt_cg_t *cx, int d, int x)
+{
+	if (d != x)
+		EMIT(DT_MOV64_REG(d, x));
+	EMIT(DT_ALU64_IMM(BPF_SUB, d, 1));
+	EMIT(DT_ALU64_IMM(BPF_RSH, d, 63));
+}
+
+/* slot = flag ? a : slot (flag 0 or 1; uses r0, r1) */
+static void emit_select(dt_cg_t *cx, int slot, int flag, int a)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R6, SLOT(slot)));
+	EMIT(DT_MOV64_REG(DT_R1, a));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R1, DT_R0));
+	EMIT(DT_MOV64_REG(DT_R2, flag));
+	EMIT(DT_NEG64(DT_R2));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R1, DT_R2));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R0, DT_R1));
+	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(slot), DT_R0));
+}
+
+static void scan_begin(dt_cg_t *cx, int *loop, int *out)
+{
+	*loop = dt_as_label(cx->as);
+	*out = dt_as_label(cx->as);
+	EMIT(DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(DT_MOV64_IMM(DT_R7, 0));
+	dt_as_place(cx->as, *loop);
+	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)cx->st->strsize, *out);
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(0)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R7));
+	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R3, 0));
+}
+
+static void scan_end(dt_cg_t *cx, int loop, int out)
+{
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R7, 1));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, loop);
+	dt_as_place(cx->as, out);
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	EMIT(DT_EXIT());
+}
+
+/* ctx: 0 string, 2 char, 3 result (-1), 4 mode (0 first, 1 last),
+ * 5 done (the NUL was seen) */
+static void emit_scan_chr(dt_cg_t *cx)
+{
+	int loop, out;
+
+	scan_begin(cx, &loop, &out);
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
+	EMIT(DT_ALU64_REG(BPF_XOR, DT_R4, DT_R3));
+	emit_iszero(cx, DT_R4, DT_R4);			/* A[i] == c */
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(5)));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R5, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R5));	/* ... before the end */
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(3)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R8, 1));
+	emit_iszero(cx, DT_R8, DT_R8);			/* no match yet */
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(4)));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R8, DT_R5));	/* ... or last */
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R8));
+	emit_select(cx, 3, DT_R4, DT_R7);
+	emit_iszero(cx, DT_R3, DT_R3);
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(5)));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R5, DT_R3));
+	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(5), DT_R5));
+	scan_end(cx, loop, out);
+}
+
+/* ctx: 0 string, 1 destination, 2 first letter to change ('a' or 'A'),
+ * 3 what to add to it (-32 or 32) */
+static void emit_scan_case(dt_cg_t *cx)
+{
+	int loop, out;
+
+	scan_begin(cx, &loop, &out);
+	/* x = A[i] + 256 - first: the letter range is [256, 282) */
+	EMIT(DT_MOV64_REG(DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R4, 256));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(2)));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
+	EMIT(DT_MOV64_REG(DT_R5, DT_R4));
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R5, 256));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R5, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R5, 1));		/* x >= 256 */
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R4, 282));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 63));		/* x < 282 */
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R5));
+	EMIT(DT_NEG64(DT_R4));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(3)));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R5));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R4));
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R7));
+	EMIT(DT_STORE(BPF_B, DT_R4, 0, DT_R3));
+	scan_end(cx, loop, out);
+}
+
+/* ctx: 0 string, 1 previous char (0 at the start), 2 start of the last
+ * component (-1: none), 3 its end, 4 start of the slash run before it
+ * (-1: none), 5 start of the current slash run, 6 done */
+static void emit_scan_path(dt_cg_t *cx)
+{
+	int loop, out;
+
+	scan_begin(cx, &loop, &out);
+	/* r8 = active (before the NUL) */
+	emit_iszero(cx, DT_R4, DT_R3);
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(6)));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R8, DT_R4));
+	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(6), DT_R8));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R8, 1));
+	/* r9 = A[i] is a slash, r4 = the previous was (or i is 0: r5) */
+	EMIT(DT_MOV64_REG(DT_R9, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R9, '/'));
+	emit_iszero(cx, DT_R9, DT_R9);
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
+	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(1), DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R4, '/'));
+	emit_iszero(cx, DT_R4, DT_R4);
+	/* a slash run starts: active, slash, previous not a slash */
+	EMIT(DT_MOV64_REG(DT_R3, DT_R4));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R3, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R3, DT_R9));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R3, DT_R8));
+	emit_select(cx, 5, DT_R3, DT_R7);
+	/* component characters: active, not a slash */
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R9, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R9, DT_R8));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R7));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, 1));
+	emit_select(cx, 3, DT_R9, DT_R3);
+	/* a component starts: at 0 or after a slash */
+	emit_iszero(cx, DT_R5, DT_R7);
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R4, DT_R5));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R9, DT_R4));
+	emit_select(cx, 2, DT_R9, DT_R7);
+	/* the slash run before it: none at 0 */
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(5)));
+	EMIT(DT_MOV64_REG(DT_R4, DT_R5));
+	EMIT(DT_NEG64(DT_R4));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R3, DT_R4));	/* i == 0: -1 */
+	emit_select(cx, 4, DT_R9, DT_R3);
+	scan_end(cx, loop, out);
+}
+
+void dt_cg_callbacks(dt_cg_t *cx)
+{
+	static void (*const emit[])(dt_cg_t *) = {
+		[CB_CHR] = emit_scan_chr, [CB_STR] = NULL,
+		[CB_CASE] = emit_scan_case, [CB_PATH] = emit_scan_path,
+	};
+	for (int i = 0; i < 4; i++)
+		if (cx->lbl_cb[i] >= 0 && emit[i] != NULL) {
+			dt_as_place(cx->as, cx->lbl_cb[i]);
+			emit[i](cx);
+		}
+}
+
+/* ---- callers ---- */
+
+static void loop_slot(dt_cg_t *cx, int i, int reg)
+{
+	EMIT(DT_STORE(BPF_DW, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(i), reg));
+}
+
+static void loop_slot_imm(dt_cg_t *cx, int i, int32_t v)
+{
+	EMIT(DT_STORE_IMM(BPF_DW, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(i), v));
+}
+
+static void loop_init(dt_cg_t *cx)
+{
+	for (int i = 0; i < DT_LOOP_NSLOTS; i++)
+		loop_slot_imm(cx, i, 0);
+}
+
+/* scan(&ctx): the scan subprogram of kind cb */
+static void emit_loop(dt_cg_t *cx, int cb)
+{
+	if (cx->lbl_cb[cb] < 0)
+		cx->lbl_cb[cb] = dt_as_label(cx->as);
+	EMIT(DT_MOV64_REG(DT_R1, DT_FP));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_FRAME_LOOP));
+	dt_as_call(cx->as, cx->lbl_cb[cb]);
+}
+
+static void load_slot(dt_cg_t *cx, int reg, int i)
+{
+	EMIT(DT_LOAD(BPF_DW, reg, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(i)));
+}
+
+/* reg = strlen of the string in src (copied to the comparison buffer to
+ * count) */
+static void emit_strlen(dt_cg_t *cx, int reg, int src)
+{
+	uint32_t t = cx->st->off_cmp;	/* free outside strcmp */
+	int pos = dt_as_label(cx->as);
+
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	EMIT(DT_MOV64_REG(DT_R3, src));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	EMIT(DT_MOV64_REG(reg, DT_R0));
+	dt_as_jump(cx->as, BPF_JSGT, reg, 0, pos);
+	EMIT(DT_MOV64_IMM(reg, 1));
+	dt_as_place(cx->as, pos);
+	EMIT(DT_ALU64_IMM(BPF_SUB, reg, 1));
+}
+
+/* Copy len (r4) bytes of the string at src (r3) + off (r5) into a new
+ * temporary, NUL terminated; dst becomes it.  len <= 0 gives "". */
+static void emit_extract(dt_cg_t *cx, int dst)
+{
+	uint32_t t = dt_cg_temp(cx), ss = cx->st->strsize;
+	int empty = dt_as_label(cx->as), fits = dt_as_label(cx->as);
+
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
+	dt_as_jump(cx->as, BPF_JSLE, DT_R4, 0, empty);
+	dt_as_jump(cx->as, BPF_JSLT, DT_R5, 0, empty);
+	dt_as_jump(cx->as, BPF_JGE, DT_R5, (int32_t)ss, empty);
+	dt_as_jump(cx->as, BPF_JLT, DT_R4, (int32_t)ss, fits);
+	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)ss - 1));
+	dt_as_place(cx->as, fits);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R5));
+	EMIT(DT_MOV64_REG(DT_R2, DT_R4));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R2, 1));
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_as_place(cx->as, empty);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + ss - 1), 0));
+	dt_cg_mst_ptr(cx, dst, t);
+}
+
+/* strchr(s, c), strrchr(s, c): the rest of s from the first / last c */
+static int cg_strchr(dt_cg_t *cx, dt_node_t *n, bool last)
+{
+	int s = dt_cg_expr(cx, n->args);
+	int c = dt_cg_expr(cx, n->args->next);
+
+	loop_init(cx);
+	EMIT(DT_MOV64_REG(DT_R0, c));
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R0, 0xff));
+	loop_slot(cx, 2, DT_R0);
+	dt_regs_give(cx, c);
+	loop_slot(cx, 0, s);
+	loop_slot_imm(cx, 3, -1);
+	loop_slot_imm(cx, 4, last);
+	emit_loop(cx, CB_CHR);
+	/* the suffix: from the match to the end */
+	load_slot(cx, DT_R5, 3);
+	EMIT(DT_MOV64_REG(DT_R3, s));
+	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)cx->st->strsize - 1));
+	emit_extract(cx, s);
+	return s;
+}
+
+static int cg_case(dt_cg_t *cx, dt_node_t *n, bool lower)
+{
+	int s = dt_cg_expr(cx, n->args);
+	uint32_t t = dt_cg_temp(cx);
+
+	loop_init(cx);
+	loop_slot(cx, 0, s);
+	dt_cg_mst_ptr(cx, DT_R0, t);
+	loop_slot(cx, 1, DT_R0);
+	loop_slot_imm(cx, 2, lower ? 'A' : 'a');
+	loop_slot_imm(cx, 3, lower ? 'a' - 'A' : 'A' - 'a');
+	emit_loop(cx, CB_CASE);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + cx->st->strsize - 1), 0));
+	dt_cg_mst_ptr(cx, s, t);
+	return s;
+}
+
+/* s = a new temporary holding the one-character string ch */
+static void one_char(dt_cg_t *cx, int s, char ch)
+{
+	uint32_t t = dt_cg_temp(cx);
+
+	EMIT(DT_STORE_IMM(BPF_H, DT_R9, (int16_t)t, (uint8_t)ch));
+	dt_cg_mst_ptr(cx, s, t);
+}
+
+/*
+ * basename(s) and dirname(s), as DTrace has them: trailing slashes do not
+ * count; a path without a slash has dirname "."; "/" and "" are their own
+ * basename ("/" and ".").
+ */
+static int cg_path(dt_cg_t *cx, dt_node_t *n, bool dir)
+{
+	int s = dt_cg_expr(cx, n->args);
+	int slash = dt_as_label(cx->as), dot = dt_as_label(cx->as);
+	int done = dt_as_label(cx->as), none = dt_as_label(cx->as);
+
+	loop_init(cx);
+	loop_slot(cx, 0, s);
+	loop_slot_imm(cx, 2, -1);
+	loop_slot_imm(cx, 4, -1);
+	emit_loop(cx, CB_PATH);
+	load_slot(cx, DT_R0, 2);
+	dt_as_jump(cx->as, BPF_JSLT, DT_R0, 0, none);
+	if (dir) {
+		load_slot(cx, DT_R4, 4);
+		dt_as_jump(cx->as, BPF_JSLT, DT_R4, 0, dot);
+		dt_as_jump(cx->as, BPF_JEQ, DT_R4, 0, slash);
+		EMIT(DT_MOV64_IMM(DT_R5, 0));
+	} else {
+		load_slot(cx, DT_R5, 2);
+		load_slot(cx, DT_R4, 3);
+		EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
+	}
+	EMIT(DT_MOV64_REG(DT_R3, s));
+	emit_extract(cx, s);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	/* no component: "" gives ".", only slashes give "/" */
+	dt_as_place(cx->as, none);
+	EMIT(DT_LOAD(BPF_B, DT_R0, s, 0));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, dot);
+	dt_as_place(cx->as, slash);
+	one_char(cx, s, '/');
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, dot);
+	one_char(cx, s, '.');
+	dt_as_place(cx->as, done);
+	return s;
+}
+
+/*
+ * substr(s, index[, length]) with DTrace's rules: a negative index counts
+ * from the end (and eats into length when it reaches before the start); a
+ * negative length leaves that many characters off the end; an index past
+ * the end gives "".
+ */
+static int cg_substr(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_as_t *as = cx->as;
+	int32_t ss = (int32_t)cx->st->strsize;
+	int s = dt_cg_expr(cx, n->args);
+	int idx = dt_cg_expr(cx, n->args->next);
+	int rem = -1;
+	int posidx = dt_as_label(as), inrange = dt_as_label(as);
+	int empty = dt_as_label(as), fits = dt_as_label(as);
+	int copy = dt_as_label(as);
+
+	if (n->args->next->next != NULL)
+		rem = dt_cg_expr(cx, n->args->next->next);
+	/* remaining and index wait in the loop context (no expression is
+	 * evaluated from here on); r3 = len, r4 = remaining, r5 = index */
+	if (rem >= 0) {
+		loop_slot(cx, 1, rem);
+		dt_regs_give(cx, rem);
+	} else {
+		loop_slot_imm(cx, 1, ss);
+	}
+	loop_slot(cx, 0, idx);
+	dt_regs_give(cx, idx);
+	emit_strlen(cx, DT_R0, s);
+	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
+	load_slot(cx, DT_R5, 0);
+	load_slot(cx, DT_R4, 1);
+	dt_as_jump(as, BPF_JSGE, DT_R5, 0, posidx);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R5, DT_R3));
+	dt_as_jump(as, BPF_JSGE, DT_R5, 0, posidx);
+	EMIT(DT_MOV64_REG(DT_R0, DT_R5));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R0, DT_R4));
+	dt_as_jump(as, BPF_JSLE, DT_R0, 0, posidx);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R5));
+	EMIT(DT_MOV64_IMM(DT_R5, 0));
+	dt_as_place(as, posidx);
+	dt_as_jump(as, BPF_JSLT, DT_R5, 0, empty);
+	dt_as_jump_reg(as, BPF_JSGE, DT_R5, DT_R3, empty);
+	dt_as_jump(as, BPF_JSGE, DT_R4, 0, inrange);
+	/* negative length: leave that many off the end */
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R3));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
+	dt_as_jump(as, BPF_JA, 0, 0, copy);
+	dt_as_place(as, inrange);
+	EMIT(DT_MOV64_REG(DT_R0, DT_R5));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R0, DT_R4));
+	dt_as_jump(as, BPF_JSLE, DT_R0, ss, fits);
+	EMIT(DT_MOV64_IMM(DT_R4, ss));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
+	dt_as_place(as, fits);
+	dt_as_jump(as, BPF_JA, 0, 0, copy);
+	dt_as_place(as, empty);
+	EMIT(DT_MOV64_IMM(DT_R4, 0));
+	dt_as_place(as, copy);
+	EMIT(DT_MOV64_REG(DT_R3, s));
+	emit_extract(cx, s);
+	return s;
+}
+
+/* lltostr(v): decimal, written backwards into a scratch buffer, then
+ * copied to a temporary (so the verifier's paths, one per digit count,
+ * meet again after the copy). */
+static int cg_lltostr(dt_cg_t *cx, dt_node_t *n)
+{
+	int v = dt_cg_expr(cx, n->args);
+	uint32_t buf = cx->st->off_cmp, t = dt_cg_temp(cx);
+	int pos = dt_as_label(cx->as), done = dt_as_label(cx->as);
+	int nosign = dt_as_label(cx->as);
+
+	/* r1 = |v| (unsigned), r2 = write position from buf */
+	EMIT(DT_MOV64_REG(DT_R1, v));
+	dt_as_jump(cx->as, BPF_JSGE, DT_R1, 0, pos);
+	EMIT(DT_NEG64(DT_R1));
+	dt_as_place(cx->as, pos);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(buf + 31), 0));
+	dt_cg_mst_ptr(cx, DT_R2, buf + 31);
+	for (int i = 0; i < 20; i++) {
+		EMIT(DT_MOV64_REG(DT_R3, DT_R1));
+		EMIT(DT_ALU64_IMM(BPF_MOD, DT_R3, 10));
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, '0'));
+		EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
+		EMIT(DT_STORE(BPF_B, DT_R2, 0, DT_R3));
+		EMIT(DT_ALU64_IMM(BPF_DIV, DT_R1, 10));
+		dt_as_jump(cx->as, BPF_JEQ, DT_R1, 0, done);
+	}
+	dt_as_place(cx->as, done);
+	dt_as_jump(cx->as, BPF_JSGE, v, 0, nosign);
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R2, 0, '-'));
+	dt_as_place(cx->as, nosign);
+	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, 32));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_cg_mst_ptr(cx, v, t);
+	return v;
+}
+
+/* progenyof(pid): the current process or one of its ancestors (up to
+ * DT_PROGENY_DEPTH generations) is pid. */
+#define DT_PROGENY_DEPTH	32
+static int cg_progenyof(dt_cg_t *cx, dt_node_t *n)
+{
+	int32_t parent = dt_cg_btf_offset(cx->st, "task_struct",
+					  "real_parent");
+	int32_t tgid = dt_cg_btf_offset(cx->st, "task_struct", "tgid");
+	uint32_t scr = cx->st->off_scratch + 16;
+	int p = dt_cg_expr(cx, n->args);
+	int yes = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	if (parent < 0 || tgid < 0)
+		dt_pcb_error(cx->pcb, D_IDENT_UNDEF, n->line, "progenyof( ) "
+			     "needs the kernel's BTF");
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_task));
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(scr + 8), DT_R0));
+	for (int i = 0; i < DT_PROGENY_DEPTH; i++) {
+		/* tgid of the task in scr + 8 */
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)scr, 0));
+		dt_cg_mst_ptr(cx, DT_R1, scr);
+		EMIT(DT_MOV64_IMM(DT_R2, 4));
+		EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)(scr + 8)));
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, tgid));
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+		EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, (int16_t)scr));
+		dt_as_jump_reg(cx->as, BPF_JEQ, DT_R0, p, yes);
+		dt_as_jump(cx->as, BPF_JEQ, DT_R0, 1, done);	/* init */
+		/* up one generation */
+		dt_cg_mst_ptr(cx, DT_R1, scr + 8);
+		EMIT(DT_MOV64_IMM(DT_R2, 8));
+		EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)(scr + 8)));
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, parent));
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+		dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, done);
+	}
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, yes);
+	EMIT(DT_MOV64_IMM(p, 1));
+	int end = dt_as_label(cx->as);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, end);
+	dt_as_place(cx->as, done);
+	EMIT(DT_MOV64_IMM(p, 0));
+	dt_as_place(cx->as, end);
+	return p;
+}
+
+int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
+{
+	switch (f) {
+	case DT_F_STRCHR: return cg_strchr(cx, n, false);
+	case DT_F_STRRCHR: return cg_strchr(cx, n, true);
+	case DT_F_TOUPPER: return cg_case(cx, n, false);
+	case DT_F_TOLOWER: return cg_case(cx, n, true);
+	case DT_F_BASENAME: return cg_path(cx, n, false);
+	case DT_F_DIRNAME: return cg_path(cx, n, true);
+	case DT_F_SUBSTR: return cg_substr(cx, n);
+	case DT_F_LLTOSTR: return cg_lltostr(cx, n);
+	case DT_F_PROGENYOF: return cg_progenyof(cx, n);
+	default: dt_cg_ice(cx, "subroutine");
+	}
+}
