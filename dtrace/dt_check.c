@@ -290,6 +290,14 @@ static dt_ident_t *check_var_ref(dt_cg_t *cx, dt_node_t *n, dt_type_t *vt)
 		dt_type_t **keys = args ? key_types(cx, args, &nkeys) : NULL;
 		id = dt_var_declare(cx, kind, v->name, vt, nkeys, keys,
 				    n->line);
+	} else if (id->implicit && vt != NULL) {
+		/* first assignment of a variable read before: it keeps its
+		 * 8-byte slot, so only scalar types may take it */
+		if (!dt_type_is_scalar(vt) || args != NULL)
+			ERR(cx, D_VAR_TYPE, n, "%s was used as an integer "
+			    "before this assignment", v->name);
+		id->type = vt;
+		id->implicit = false;
 	} else if ((id->nkeys >= 0) != (args != NULL)) {
 		ERR(cx, D_IDENT_BADREF, n, "%s %s used %s keys", v->name,
 		    id->nkeys >= 0 ? "is an associative array and is" :
@@ -719,9 +727,14 @@ static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
 
 	if (var_member(n, &kind)) {
 		dt_ident_t *id = dt_var_lookup(cx->st, kind, n->name);
-		if (id == NULL)
-			ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s->%s: "
-			    "Unknown variable name", n->l->name, n->name);
+		if (id == NULL) {
+			/* as in DTrace, self->x and this->x exist once named;
+			 * an unassigned one reads as 0 */
+			id = dt_var_declare(cx, kind, n->name,
+					    dt_type_int(tt(cx), 8, true), -1,
+					    NULL, n->line);
+			id->implicit = true;
+		}
 		if (id->nkeys >= 0)
 			ERR(cx, D_IDENT_BADREF, n, "%s->%s is an associative "
 			    "array and must be used with a key", n->l->name,

@@ -74,6 +74,8 @@ struct dt_ident {
 	int nkeys;		/* -1: scalar; else associative array */
 	dt_type_t **keys;
 	bool declared;		/* by a declaration or an assignment */
+	bool implicit;		/* self->x / this->x read before any
+				   assignment: int64_t until assigned */
 	uint32_t offset;	/* GLOBAL scalar: in the globals value; THIS:
 				   in the mstate */
 	uint32_t ksize, vsize;	/* map-backed variables */
