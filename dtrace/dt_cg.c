@@ -60,25 +60,40 @@ static uint32_t align8(uint32_t v)
 	return (v + 7) & ~7u;
 }
 
-/* Lay the mstate area out for strsize; fewer string temporaries when the
- * strings are large, so that the whole stays within DT_MSTATE_MAX. */
+/* Lay the mstate area out for strsize.  The record buffer gets what the
+ * other regions leave of DT_MSTATE_MAX (keeping DT_THIS_RESERVE for this->
+ * variables), up to DT_REC_MAX; fewer string temporaries when the strings
+ * are so large that the record would get less than DT_REC_MIN. */
+#define DT_REC_MAX	4096
+#define DT_REC_MIN	2048
+#define DT_THIS_RESERVE	4096
 static void layout(dt_cg_state_t *st)
 {
-	uint32_t ss = st->strsize;
+	uint32_t ss = st->strsize, p2 = 8;
+	int64_t room;
 
+	while (p2 < ss)
+		p2 <<= 1;
+	st->key_max = align8(8 + 4 * ss);
+	st->aggval_max = align8(ss);
+	for (st->ntemps = DT_CG_NTEMPS; ; st->ntemps--) {
+		/* strcmp uses 2 * strsize; index a power-of-two window +
+		 * strsize */
+		uint32_t fixed = 64 + 2 * st->key_max + st->aggval_max +
+				 p2 + align8(ss) + st->ntemps * 2 * align8(ss);
+		room = (int64_t)DT_MSTATE_MAX - DT_MST_AREA - DT_THIS_RESERVE -
+		       fixed - (int64_t)sizeof(dt_rechdr_t);
+		if (room >= DT_REC_MIN || st->ntemps == 2)
+			break;
+	}
+	st->rec_max = room < 0 ? 0 : room > DT_REC_MAX ? DT_REC_MAX :
+		      (uint32_t)room & ~7u;
 	st->off_scratch = DT_MST_AREA;
 	st->off_rec = st->off_scratch + 64;
-	st->rec_max = align8(1024 + 4 * ss);
 	st->off_key = st->off_rec + (uint32_t)sizeof(dt_rechdr_t) + st->rec_max;
-	st->key_max = align8(8 + 4 * ss);
 	st->off_aggval = st->off_key + 2 * st->key_max;
-	st->aggval_max = align8(ss);
 	st->off_cmp = st->off_aggval + st->aggval_max;
-	st->off_temps = st->off_cmp + 2 * align8(ss);
-	st->ntemps = DT_CG_NTEMPS;
-	while (st->ntemps > 2 &&
-	       st->off_temps + st->ntemps * 2 * ss + 1024 > DT_MSTATE_MAX)
-		st->ntemps--;
+	st->off_temps = st->off_cmp + p2 + align8(ss);
 	st->off_this = st->off_temps + st->ntemps * 2 * align8(ss);
 }
 
@@ -217,6 +232,10 @@ dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line)
 				      (size_t)cx->acts_cap);
 	}
 	dt_actdesc_t *ad = &cx->acts[cx->nacts++];
+	if (cx->cc != NULL) {	/* owned by the clause from now on */
+		cx->cc->acts = cx->acts;
+		cx->cc->nacts = cx->nacts;
+	}
 	memset(ad, 0, sizeof(*ad));
 	ad->kind = kind;
 	ad->line = line;
@@ -393,6 +412,22 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 	dt_cg_callbacks(cx);
 }
 
+/* What a compiled clause owns besides its code and itself (which the
+ * session frees): its action and record descriptors and strings. */
+static void free_clause_descs(dt_compiled_clause_t *cc)
+{
+	for (int i = 0; i < cc->nacts; i++) {
+		free((char *)cc->acts[i].fmt);
+		free(cc->acts[i].recs);
+		free(cc->acts[i].aggs);
+	}
+	free(cc->acts);
+	free((char *)cc->desc);
+	cc->acts = NULL;
+	cc->nacts = 0;
+	cc->desc = NULL;
+}
+
 static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb)
 {
 	memset(cx, 0, sizeof(*cx));
@@ -412,19 +447,25 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	dt_compiled_clause_t *cc = dt_zalloc(sizeof(*cc));
 
 	cx_init(&cx, pcb);
-	if (cx.st->off_this >= DT_MSTATE_MAX - 64)
+	/* A compile error longjmps out of here: the clause under
+	 * construction stays reachable until the next call or dt_cg_fini. */
+	if (cx.st->pending != NULL) {
+		dt_as_fini(&cx.st->pending->code);
+		free_clause_descs(cx.st->pending);
+		free(cx.st->pending);
+	}
+	cx.st->pending = cc;
+	if (cx.st->rec_max < 1024)
 		dt_pcb_error(pcb, D_STR_TOOBIG, c->line, "strsize %u is too "
 			     "large for the machine state", cx.st->strsize);
 	cx.probes = probes;
 	cx.nprobes = nprobes;
 	cx.clause_id = pcb->dtp->nclauses;
-	/* Keep the emitter reachable from the session so that a compile
-	 * error (which longjmps out of here) leaks nothing: dt_cg_fini
-	 * frees a pending one. */
 	cx.as = &cc->code;
 	dt_as_init(cx.as);
 	cx.lbl_end = dt_as_label(cx.as);
 
+	cx.cc = cc;
 	dt_check_clause(&cx, c);
 	/* a clause records unless all it does is aggregate */
 	cc->record = !(cx.has_aggs && !cx.records);
@@ -443,6 +484,7 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cc->recsize = align8(cx.recsize);
 	cc->actmask = cx.actmask;
 	cc->destructive = cx.destructive;
+	cx.st->pending = NULL;
 	return cc;
 }
 
@@ -596,8 +638,15 @@ void dt_cg_fini(dtrace_hdl_t *dtp)
 {
 	dt_cg_state_t *st = dtp->cg;
 
+	for (int i = 0; i < dtp->nclauses; i++)
+		free_clause_descs(dtp->clauses[i]);
 	if (st == NULL)
 		return;
+	if (st->pending != NULL) {
+		dt_as_fini(&st->pending->code);
+		free_clause_descs(st->pending);
+		free(st->pending);
+	}
 	while (st->vars != NULL) {
 		dt_ident_t *id = st->vars;
 		st->vars = id->next;

@@ -105,6 +105,7 @@ struct dt_cg_state {
 	dt_aggdesc_t **aggs;
 	int naggs;
 	dt_cg_map_t *maps;
+	dt_compiled_clause_t *pending;	/* being compiled */
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
@@ -113,6 +114,7 @@ typedef struct dt_cg {
 	dtrace_hdl_t *dtp;
 	dt_cg_state_t *st;
 	dt_as_t *as;
+	dt_compiled_clause_t *cc;	/* being built, NULL in declarations */
 	dtrace_probe_t **probes;
 	int nprobes;
 	int clause_id;

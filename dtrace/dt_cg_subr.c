@@ -1,6 +1,6 @@
 /*
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
- * strrchr, toupper, tolower, basename, dirname,
+ * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
  * and substr, lltostr, progenyof.
  *
  * Scans run in subprograms, one per kind, appended to the clause once,
@@ -13,9 +13,7 @@
  * readable bytes (dt_cg_impl.h), temporaries to 2 * strsize.
  *
  * Deviation: DTrace returns NULL from strchr and strrchr when nothing
- * matches; here the result is the empty string.  index, rindex and strstr
- * are not done yet (a needle scan per position is too costly for the
- * verifier this way).
+ * matches; here the result is the empty string (strstr likewise).
  */
 #include "dt_cg_impl.h"
 
@@ -181,10 +179,160 @@ static void emit_scan_path(dt_cg_t *cx)
 	scan_end(cx, loop, out);
 }
 
+/* The power of two at or above n: masks that prove a bound to the
+ * verifier. */
+static uint32_t pow2_above(uint32_t n)
+{
+	uint32_t p = 1;
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+#define DT_HASH_BASE	1000003		/* odd: a unit mod 2^64 */
+
+/* r0 = (r0 < r1) for 0 <= r0, r1 < 2^63 */
+static void emit_lt(dt_cg_t *cx, int a, int b)
+{
+	EMIT(DT_ALU64_REG(BPF_SUB, a, b));
+	EMIT(DT_ALU64_IMM(BPF_RSH, a, 63));
+}
+
+/* slot = flag ? val : slot, flag 0 or 1 (uses r0..r2; val not r0..r2) */
+#define SELECT_SLOT(slot, flag, val) emit_select(cx, slot, flag, val)
+
+/*
+ * Substring search by rolling hash (Rabin-Karp, mod 2^64): two branch-free
+ * passes, so the verifier's cost stays linear in strsize.  ctx: 0 needle
+ * hash (out of pass 1), 1 base^needle length, 2 needle length, 3 result
+ * (-1), 4 mode (0 first at or after slot 5, 1 last at or before it),
+ * 5 start, 6 haystack length, 7 the mstate.  The caller left the haystack
+ * NUL padded at off_cmp (a power-of-two window, so that masked indices
+ * stay inside) and the needle at off_cmp + that window.  A hash equality
+ * is taken as a match: a false one needs a 64-bit collision.
+ */
+static void emit_scan_str(dt_cg_t *cx)
+{
+	uint32_t ss = cx->st->strsize, p2 = pow2_above(ss);
+	uint32_t c = cx->st->off_cmp, b = c + p2;
+	int l1 = dt_as_label(cx->as), o1 = dt_as_label(cx->as);
+	int l2 = dt_as_label(cx->as), o2 = dt_as_label(cx->as);
+
+	EMIT(DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(7)));
+	/* pass 1: hash of the needle, base^length */
+	EMIT(DT_MOV64_IMM(DT_R9, 0));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(1), 1));
+	EMIT(DT_MOV64_IMM(DT_R7, 0));
+	dt_as_place(cx->as, l1);
+	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)ss, o1);
+	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
+	emit_lt(cx, DT_R5, DT_R4);			/* r5 = k < length */
+	EMIT(DT_MOV64_REG(DT_R3, DT_R8));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, (int32_t)b));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R7));
+	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R3, 0));
+	EMIT(DT_MOV64_REG(DT_R4, DT_R9));
+	EMIT(DT_ALU64_IMM(BPF_MUL, DT_R4, DT_HASH_BASE));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R3));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R9));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R5));
+	EMIT(DT_NEG64(DT_R3));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R3));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R9, DT_R4));	/* hash, if k < length */
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_IMM(BPF_MUL, DT_R4, DT_HASH_BASE));
+	SELECT_SLOT(1, DT_R5, DT_R4);			/* power */
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R7, 1));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, l1);
+	dt_as_place(cx->as, o1);
+	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(0), DT_R9));
+	/* pass 2: the hash of the window ending at i, r9 */
+	EMIT(DT_MOV64_IMM(DT_R9, 0));
+	EMIT(DT_MOV64_IMM(DT_R7, 0));
+	dt_as_place(cx->as, l2);
+	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)ss, o2);
+	EMIT(DT_ALU64_IMM(BPF_MUL, DT_R9, DT_HASH_BASE));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R8));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, (int32_t)c));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R7));
+	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R3, 0));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R9, DT_R3));
+	/* drop the byte leaving the window: C[i - length] when i >= length */
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
+	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R5, DT_R4));	/* i - length */
+	EMIT(DT_MOV64_REG(DT_R2, DT_R5));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R2, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R2, 1));		/* i >= length */
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R5, (int32_t)(p2 - 1)));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R8));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, (int32_t)c));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R5));
+	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R3, 0));
+	EMIT(DT_ALU64_REG(BPF_MUL, DT_R3, DT_R2));
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_MUL, DT_R3, DT_R4));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R9, DT_R3));
+	/* r5 = p = i + 1 - length, the window's start; r2 = p >= 0 */
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
+	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R5, 1));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R5, DT_R4));
+	EMIT(DT_MOV64_REG(DT_R2, DT_R5));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R2, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R2, 1));
+	/* ... and the window inside the haystack: i + 1 <= its length */
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(6)));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R3, DT_R7));
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R3, 1));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R3, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R3, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R2, DT_R3));
+	/* ... and the hashes equal */
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(0)));
+	EMIT(DT_ALU64_REG(BPF_XOR, DT_R3, DT_R9));
+	EMIT(DT_MOV64_IMM(DT_R4, 0));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R3));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R4, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R2, DT_R4));	/* r2 = match at p */
+	/* first: p >= start and none yet; last: p <= start */
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R6, SLOT(5)));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R5));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R3, DT_R0));	/* p - start */
+	EMIT(DT_MOV64_REG(DT_R4, DT_R3));
+	EMIT(DT_NEG64(DT_R4));				/* start - p */
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R3, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R3, 1));		/* p >= start */
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R4, 1));		/* p <= start */
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R6, SLOT(3)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
+	emit_iszero(cx, DT_R0, DT_R0);			/* none yet */
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R3, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_XOR, DT_R4, DT_R3));	/* mode ? r4 : r3 */
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R6, SLOT(4)));
+	EMIT(DT_NEG64(DT_R0));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_XOR, DT_R3, DT_R4));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R2, DT_R3));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
+	EMIT(DT_MOV64_REG(DT_R4, DT_R5));
+	SELECT_SLOT(3, DT_R3, DT_R4);
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R7, 1));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, l2);
+	dt_as_place(cx->as, o2);
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	EMIT(DT_EXIT());
+}
+
 void dt_cg_callbacks(dt_cg_t *cx)
 {
 	static void (*const emit[])(dt_cg_t *) = {
-		[CB_CHR] = emit_scan_chr, [CB_STR] = NULL,
+		[CB_CHR] = emit_scan_chr, [CB_STR] = emit_scan_str,
 		[CB_CASE] = emit_scan_case, [CB_PATH] = emit_scan_path,
 	};
 	for (int i = 0; i < 4; i++)
@@ -288,6 +436,92 @@ static int cg_strchr(dt_cg_t *cx, dt_node_t *n, bool last)
 	load_slot(cx, DT_R5, 3);
 	EMIT(DT_MOV64_REG(DT_R3, s));
 	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)cx->st->strsize - 1));
+	emit_extract(cx, s);
+	return s;
+}
+
+/* Copy the string in src to mstate offset dst, NUL padded to size. */
+static void pad_copy(dt_cg_t *cx, uint32_t dst, uint32_t size, int src)
+{
+	dt_cg_mst_ptr(cx, DT_R1, dst);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
+	dt_cg_mst_ptr(cx, DT_R3, cx->st->off_aggval);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	dt_cg_mst_ptr(cx, DT_R1, dst);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	EMIT(DT_MOV64_REG(DT_R3, src));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+}
+
+/* The empty needle is found at start (clamped to the haystack's length
+ * for rindex; -1 past it for index). */
+static void empty_needle(dt_cg_t *cx, bool last)
+{
+	int done = dt_as_label(cx->as), ok = dt_as_label(cx->as);
+
+	load_slot(cx, DT_R0, 2);
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, done);
+	load_slot(cx, DT_R0, 5);
+	load_slot(cx, DT_R1, 6);
+	dt_as_jump_reg(cx->as, BPF_JSLE, DT_R0, DT_R1, ok);
+	if (last)
+		EMIT(DT_MOV64_REG(DT_R0, DT_R1));
+	else
+		EMIT(DT_MOV64_IMM(DT_R0, -1));
+	dt_as_place(cx->as, ok);
+	loop_slot(cx, 3, DT_R0);
+	dt_as_place(cx->as, done);
+}
+
+/* index(s, sub[, start]), rindex(s, sub[, start]), strstr(s, sub).
+ * Operands are evaluated first (a nested scan would reuse the loop
+ * context), then each register is used while it is the newest one (the
+ * only kind sure not to be spilled) and given back. */
+static int cg_index(dt_cg_t *cx, dt_node_t *n, bool last, bool suffix)
+{
+	uint32_t ss = cx->st->strsize;
+	uint32_t b = cx->st->off_cmp + pow2_above(ss);
+	int s = dt_cg_expr(cx, n->args);
+	int sub = dt_cg_expr(cx, n->args->next);
+	dt_node_t *start = n->args->next->next;
+
+	if (start != NULL) {
+		int st = dt_cg_expr(cx, start);
+		int ok = dt_as_label(cx->as);
+		/* a negative start: from 0 for index; nothing for rindex */
+		EMIT(DT_MOV64_REG(DT_R0, st));
+		dt_regs_give(cx, st);
+		dt_as_jump(cx->as, BPF_JSGE, DT_R0, 0, ok);
+		EMIT(DT_MOV64_IMM(DT_R0, last ? -1 : 0));
+		dt_as_place(cx->as, ok);
+		loop_slot(cx, 5, DT_R0);
+	} else {
+		loop_slot_imm(cx, 5, last ? (int32_t)ss : 0);
+	}
+	for (int i = 0; i < DT_LOOP_NSLOTS; i++)
+		if (i != 5)
+			loop_slot_imm(cx, i, 0);
+	/* lengths first (emit_strlen borrows the comparison buffer) */
+	emit_strlen(cx, DT_R0, sub);
+	loop_slot(cx, 2, DT_R0);
+	emit_strlen(cx, DT_R0, s);
+	loop_slot(cx, 6, DT_R0);
+	/* the needle and the haystack, NUL padded */
+	pad_copy(cx, b, ss, sub);
+	dt_regs_give(cx, sub);
+	pad_copy(cx, cx->st->off_cmp, pow2_above(ss), s);
+	loop_slot_imm(cx, 3, -1);
+	loop_slot_imm(cx, 4, last);
+	EMIT(DT_STORE(BPF_DW, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(7), DT_R9));
+	emit_loop(cx, CB_STR);
+	empty_needle(cx, last);
+	if (!suffix) {
+		load_slot(cx, s, 3);
+		return s;
+	}
+	load_slot(cx, DT_R5, 3);
+	EMIT(DT_MOV64_REG(DT_R3, s));
+	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)ss - 1));
 	emit_extract(cx, s);
 	return s;
 }
@@ -518,6 +752,9 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	switch (f) {
 	case DT_F_STRCHR: return cg_strchr(cx, n, false);
 	case DT_F_STRRCHR: return cg_strchr(cx, n, true);
+	case DT_F_INDEX: return cg_index(cx, n, false, false);
+	case DT_F_RINDEX: return cg_index(cx, n, true, false);
+	case DT_F_STRSTR: return cg_index(cx, n, false, true);
 	case DT_F_TOUPPER: return cg_case(cx, n, false);
 	case DT_F_TOLOWER: return cg_case(cx, n, true);
 	case DT_F_BASENAME: return cg_path(cx, n, false);

@@ -129,6 +129,8 @@ struct dtrace_hdl {
 	/* last error message, for the command to print */
 	char errmsg[1024];
 	int errtag;
+
+	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
 };
 
 extern const dtrace_host_t dt_host;

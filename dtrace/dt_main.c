@@ -24,6 +24,7 @@
 #include "dt_cg.h"
 #include "dt_compile.h"
 #include "dt_consume.h"
+#include "dt_exec.h"
 #include "dt_options.h"
 #include "dt_proc.h"
 #include "dt_program.h"
@@ -124,6 +125,7 @@ static dtrace_hdl_t *dt_open(void)
 
 static void dt_close(dtrace_hdl_t *dtp)
 {
+	dt_exec_fini(dtp);
 	dt_consume_fini(dtp);
 	dt_prog_fini(dtp);
 	dt_bpf_fini(dtp);
@@ -568,7 +570,7 @@ static int trace_loop(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	bool have_procs = cmd->ncmds > 0 || cmd->npids > 0;
 
 	while (!interrupted) {
-		if (dt_consume_poll(dtp, poll_period_ms(dtp)) < 0)
+		if (dt_exec_consume_poll(dtp, poll_period_ms(dtp)) < 0)
 			return -1;
 		dt_consume_report_drops(dtp);
 		if (dt_consume_done(dtp))

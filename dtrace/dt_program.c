@@ -60,6 +60,8 @@ typedef struct dt_kprog {
 	int kind;
 	unsigned flags;		/* DTRACE_UPROBE_BEGIN / END */
 	bool perf;		/* a perf-event program */
+	int64_t soft_cookie;	/* > 0: run directly (raw tracepoint type,
+				   BPF_PROG_TEST_RUN) for this one probe */
 	uint64_t clauses;	/* union of the masks of its overlays */
 	int fd;
 	dt_as_t as;
@@ -319,6 +321,10 @@ int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	return cookie;
 }
 
+/* Probes that may be created while tracing with run-time names. */
+#define DT_LATE_PROBES_MAX	8192
+static int probedesc_store(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
+
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp)
 {
@@ -354,6 +360,8 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		return -E2BIG;
 	}
 	o->prids[o->n++] = prp->id;
+	if (ps->built && probedesc_store(dtp, prp) < 0)
+		return -errno;
 	return ps->built ? overlay_update(dtp, o) : 0;
 }
 
@@ -377,6 +385,10 @@ int dt_prog_maps_declare(dtrace_hdl_t *dtp)
 		return -1;
 	return 0;
 }
+
+/* The flags of an underlying probe that make a program of their own. */
+#define DT_PROG_FLAGS \
+	(DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END | DTRACE_UPROBE_SOFT)
 
 /* Emission shorthands for this file. */
 #define EMIT(as, insn)	dt_as_emit((as), (insn))
@@ -419,8 +431,10 @@ static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int act)
 	dt_as_place(as, skip);
 }
 
+/* soft_cookie > 0: the program is run directly, not from a probe: its
+ * context is no pt_regs and it has no attach cookie. */
 static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
-			  int out)
+			  int64_t soft_cookie, int out)
 {
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
@@ -435,15 +449,26 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 			 OFF(dtrace_mstate_t, argv) + 8 * i, 0));
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
-	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R6, 128));	/* pt_regs->ip */
-	EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, regs_ip),
-			  DT_R1));
+	if (soft_cookie > 0) {
+		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
+				      OFF(dtrace_mstate_t, regs_ip), 0));
+	} else {
+		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R6, 128)); /* regs->ip */
+		EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, regs_ip),
+				  DT_R1));
+	}
 
 	/* Default overlay key: (tgid, cookie). */
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
 	EMIT(as, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
 	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.pid),
 			  DT_R0));
+	if (soft_cookie > 0) {
+		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
+				      OFF(dtrace_mstate_t, key.cookie),
+				      (int32_t)soft_cookie));
+		return;
+	}
 	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
 	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.cookie),
@@ -638,7 +663,7 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	for (int c = 0; c < 64; c++)
 		clause_labels[c] = (needed & (1ull << c)) ? dt_as_label(as) : -1;
 
-	emit_prologue(dtp, as, kp->flags, out);
+	emit_prologue(dtp, as, kp->flags, kp->soft_cookie, out);
 	int skip = dt_as_label(as);
 	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = kp->pv;
@@ -701,7 +726,7 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 
 static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
-	unsigned f = u->flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END);
+	unsigned f = u->flags & DT_PROG_FLAGS;
 
 	for (int i = 0; i < ps->nprogs; i++)
 		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
@@ -750,11 +775,55 @@ static const char *dis_mapname(void *arg, uint32_t insn)
 	return "?";
 }
 
+/* The one underlying probe of a soft program, or 0 if it has several or
+ * any that is not soft. */
+static int64_t soft_cookie_of(const struct dt_progset *ps, int prog)
+{
+	int64_t cookie = 0;
+
+	for (uint32_t i = 0; i < ps->nups; i++) {
+		const dt_uprobe_ent_t *u = &ps->ups[i];
+		if (u->prog != prog)
+			continue;
+		if (cookie != 0 || !(u->flags & DTRACE_UPROBE_SOFT) || u->perf)
+			return 0;
+		cookie = i + 1;
+	}
+	return cookie;
+}
+
+/*
+ * A soft program is first tried as a raw-tracepoint program, which the
+ * engine runs itself (dt_prog_fire) at no attach cost.  Clause code that
+ * reads registers from the context does not verify as one: then it is
+ * built again as a uprobe program, and the uprobe on the site is the way
+ * it fires.
+ */
+static int kprog_load_soft(dtrace_hdl_t *dtp, dt_kprog_t *kp, const char *name)
+{
+	int fd = dt_bpf_prog_load_type(dtp, name, &kp->as,
+				       BPF_PROG_TYPE_RAW_TRACEPOINT, 0);
+	if (fd >= 0) {
+		kp->fd = fd;
+		return fd;
+	}
+	dtp->errmsg[0] = '\0';
+	kp->soft_cookie = 0;
+	dt_as_fini(&kp->as);
+	dt_as_init(&kp->as);
+	if (prog_build(dtp, kp) < 0)
+		return -1;
+	kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
+	return kp->fd;
+}
+
 static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 {
 	char name[16];
 
 	snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name, kp->kind);
+	if (kp->soft_cookie > 0)
+		return kprog_load_soft(dtp, kp, name);
 	if (kp->perf)
 		kp->fd = dt_bpf_prog_load_type(dtp, name, &kp->as,
 					       BPF_PROG_TYPE_PERF_EVENT, 0);
@@ -790,6 +859,9 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 		dt_kprog_t *kp = &ps->progs[i];
 		char name[16];
 
+		if (kp->flags & DTRACE_UPROBE_SOFT)
+			kp->soft_cookie = soft_cookie_of(ps, i);
+
 		if (prog_build(dtp, kp) < 0)
 			return -1;
 		if (dtp->opt.show_bpf) {
@@ -819,6 +891,8 @@ static int attach_all(dtrace_hdl_t *dtp, struct dt_progset *ps)
 		if (done[i])
 			continue;
 		dt_uprobe_ent_t *u = &ps->ups[i];
+		if (ps->progs[u->prog].soft_cookie > 0)
+			continue;	/* run directly: nothing to attach */
 		if (u->perf) {
 			rc = attach_perf_entry(dtp, ps, i);
 			continue;
@@ -828,6 +902,7 @@ static int attach_all(dtrace_hdl_t *dtp, struct dt_progset *ps)
 		for (uint32_t j = i; j < ps->nups; j++) {
 			dt_uprobe_ent_t *v = &ps->ups[j];
 			if (done[j] || v->perf || v->prog != u->prog ||
+			    ps->progs[v->prog].soft_cookie > 0 ||
 			    v->pid != u->pid ||
 			    (v->flags & DTRACE_UPROBE_RETURN) !=
 				    (u->flags & DTRACE_UPROBE_RETURN) ||
@@ -863,6 +938,25 @@ static void copy_name(char *dst, size_t len, const char *src)
 {
 	strncpy(dst, src, len - 1);
 	dst[len - 1] = '\0';
+}
+
+/* The names probeprov.. read at run time for probe p; a probe created
+ * while tracing gets its entry when first overlaid (room for
+ * DT_LATE_PROBES_MAX of them; beyond, its names read as ""). */
+static int probedesc_store(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
+{
+	dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");
+	dt_probedesc_rt_t d;
+	uint32_t id = p->id;
+
+	if (pd == NULL || pd->fd < 0 || id >= pd->nentries)
+		return 0;
+	memset(&d, 0, sizeof(d));
+	copy_name(d.prv, sizeof(d.prv), p->prv);
+	copy_name(d.mod, sizeof(d.mod), p->mod);
+	copy_name(d.fun, sizeof(d.fun), p->fun);
+	copy_name(d.prb, sizeof(d.prb), p->prb);
+	return bpf_map_update_elem(pd->fd, &id, &d, BPF_ANY);
 }
 
 static int fill_maps(dtrace_hdl_t *dtp, struct dt_progset *ps)
@@ -934,7 +1028,7 @@ static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 {
 	uint32_t idx = *slot - 1;
 	dt_uprobe_ent_t *u = &ps->ups[idx];
-	unsigned f = u->flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END);
+	unsigned f = u->flags & DT_PROG_FLAGS;
 	int prog = -1;
 
 	for (int i = 0; i < ps->nprogs; i++)
@@ -1000,7 +1094,8 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
 			sizeof(dt_overlay_t), novl) ||
 	    !dt_bpf_map(dtp, "probedesc", BPF_MAP_TYPE_ARRAY, 4,
-			sizeof(dt_probedesc_rt_t), dtp->nprobes + 1))
+			sizeof(dt_probedesc_rt_t),
+			dtp->nprobes + 1 + DT_LATE_PROBES_MAX))
 		return -1;
 	dtrace_map_t *mst = dt_bpf_map_find(dtp, "mstate");
 	if (mst->vsize < dt_cg_mstate_size(dtp))
@@ -1107,6 +1202,27 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 					     pv->ops->name, strerror(-rc));
 			return -1;
 		}
+	}
+	return 0;
+}
+
+int dt_prog_fire(dtrace_hdl_t *dtp, int64_t cookie)
+{
+	struct dt_progset *ps = dtp->progs;
+	uint64_t ctx[1] = { 0 };
+
+	if (ps == NULL || cookie <= 0 || (uint64_t)cookie > ps->nups)
+		return -EINVAL;
+	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
+	if (u->prog < 0 || ps->progs[u->prog].soft_cookie != cookie)
+		return -ENOTSUP;
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx,
+		    .ctx_size_in = sizeof(ctx));
+	if (bpf_prog_test_run_opts(ps->progs[u->prog].fd, &opts) < 0) {
+		int err = -errno;
+		dt_warn(dtp, "failed to run the program of %s: %s",
+			u->pv->ops->name, strerror(errno));
+		return err;
 	}
 	return 0;
 }

@@ -18,6 +18,8 @@ int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 /* host->perf_probe(). */
 int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			   const dtrace_perfprobe_t *pp);
+/* host->fire(): run a soft probe's program now. */
+int dt_prog_fire(dtrace_hdl_t *dtp, int64_t cookie);
 /* host->overlay(). */
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp);

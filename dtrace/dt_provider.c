@@ -25,6 +25,7 @@
 #include "dt_impl.h"
 #include "dt_as.h"
 #include "dt_bpf.h"
+#include "dt_exec.h"
 #include "dt_program.h"
 
 #ifndef DT_PLUGINDIR
@@ -297,4 +298,6 @@ const dtrace_host_t dt_host = {
 	.jump = dt_as_jump,
 	.load_map = dt_as_load_map,
 	.perf_probe = host_perf_probe,
+	.watch_exec = dt_exec_watch,
+	.fire = dt_prog_fire,
 };

@@ -108,6 +108,10 @@ typedef struct dtrace_mstate {
 #define DTRACE_UPROBE_BEGIN	0x2	/* runs while the session is not yet
 					   active and activates it */
 #define DTRACE_UPROBE_END	0x4	/* runs while the session stops */
+#define DTRACE_UPROBE_SOFT	0x8	/* fires only when the plugin calls
+					   host->fire(): the engine may run
+					   its program directly rather than
+					   attach a uprobe */
 
 /* An underlying probe the plugin asks the engine to place. */
 typedef struct dtrace_uprobe {
@@ -200,7 +204,28 @@ typedef struct dtrace_host {
 	/* Place an underlying probe on a perf event (deduplicated like
 	 * uprobe()).  Returns its cookie (> 0) or a negative errno. */
 	int64_t (*perf_probe)(dtrace_hdl_t *dtp, const dtrace_perfprobe_t *pp);
+
+	/* Added: ask to be told of processes while tracing (dtrace/dt_exec.c).
+	 * From then on the engine calls the plugin's notice_process() for
+	 * every exec on the machine (DTRACE_NOTICE_EXEC) and every change
+	 * of a process's set of loaded libraries made by the dynamic loader
+	 * (DTRACE_NOTICE_MAPS: dlopen, dlclose, and the libraries loaded at
+	 * start-up).  Events are delivered as soon as the trace loop wakes,
+	 * which it does when one arrives, not on a poll period.  Idempotent;
+	 * callable from enable() and start().  0 or a negative errno after
+	 * error(). */
+	int (*watch_exec)(dtrace_hdl_t *dtp);
+
+	/* Run the program of a DTRACE_UPROBE_SOFT underlying probe now, in
+	 * the calling thread, as if the probe had fired there.  Returns 0,
+	 * or -ENOTSUP when the engine attached a real uprobe instead: then
+	 * execute the probed instruction to fire it. */
+	int (*fire)(dtrace_hdl_t *dtp, int64_t cookie);
 } dtrace_host_t;
+
+/* What notice_process() is told. */
+#define DTRACE_NOTICE_EXEC	1	/* pid just called exec */
+#define DTRACE_NOTICE_MAPS	2	/* pid's loader changed its libraries */
 
 /*
  * What a plugin offers.  Fields marked optional may be NULL.
@@ -276,6 +301,17 @@ typedef struct dtrace_provider_ops {
 	int (*probe_match)(dtrace_hdl_t *dtp, void *data,
 			   const dtrace_probe_t *prp,
 			   const dtrace_probedesc_t *pdp);
+
+	/* Optional, added.  After the plugin called host->watch_exec(): pid
+	 * did what (DTRACE_NOTICE_*).  Called from the trace loop, where
+	 * host->uprobe(), host->overlay() and probe creation work as in
+	 * poll().  The process runs on while this is called (it is never
+	 * stopped), and may already be gone.  Returns the number of
+	 * underlying probes it placed (>= 0: the engine measures the latency
+	 * of those that placed some), or a negative errno, which stops
+	 * tracing after host->error(). */
+	int (*notice_process)(dtrace_hdl_t *dtp, void *data, pid_t pid,
+			      int what);
 } dtrace_provider_ops_t;
 
 /* The one symbol a plugin exports.  It returns the plugin's operations, or

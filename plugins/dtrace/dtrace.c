@@ -60,6 +60,8 @@ typedef struct dtp_session {
 	char path[PATH_MAX];
 	uint64_t begin_off;	/* file offset of dtp_begin_trigger */
 	uint64_t end_off;	/* file offset of dtp_end_trigger */
+	int64_t begin_cookie;	/* their underlying probes, once enabled */
+	int64_t end_cookie;
 } dtp_session_t;
 
 /* The engine's table, given once to dtrace_provider_init(). */
@@ -223,21 +225,26 @@ static int dtp_probe_args(dtrace_hdl_t *dtp, void *data,
 }
 
 /* Place the uprobe on a trigger, for this process only, and overlay prp. */
-static int dtp_enable_trigger(dtrace_hdl_t *dtp, dtp_session_t *s,
-			      uint64_t offset, unsigned flags,
-			      dtrace_probe_t *prp)
+/* BEGIN and END are soft probes: the engine may run their programs
+ * directly (host->fire) instead of placing a uprobe, which saves the
+ * kernel's tens of milliseconds of uprobe registration and removal at
+ * every start; the uprobe on the trigger is the fallback. */
+static int dtp_enable_trigger(dtrace_hdl_t *dtp, uint64_t offset,
+			      const char *path, unsigned flags,
+			      dtrace_probe_t *prp, int64_t *cookiep)
 {
 	dtrace_uprobe_t up = {
-		.path = s->path,
+		.path = path,
 		.offset = offset,
 		.pid = getpid(),
 		.kind = 0,
-		.flags = flags,
+		.flags = flags | DTRACE_UPROBE_SOFT,
 	};
 	int64_t cookie = host->uprobe(dtp, &up);
 
 	if (cookie < 0)
 		return (int)cookie;
+	*cookiep = cookie;
 	return host->overlay(dtp, cookie, up.pid, prp);
 }
 
@@ -247,11 +254,13 @@ static int dtp_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 
 	switch ((uintptr_t)host->probe_priv(prp)) {
 	case DTP_BEGIN:
-		return dtp_enable_trigger(dtp, s, s->begin_off,
-					  DTRACE_UPROBE_BEGIN, prp);
+		return dtp_enable_trigger(dtp, s->begin_off, s->path,
+					  DTRACE_UPROBE_BEGIN, prp,
+					  &s->begin_cookie);
 	case DTP_END:
-		return dtp_enable_trigger(dtp, s, s->end_off,
-					  DTRACE_UPROBE_END, prp);
+		return dtp_enable_trigger(dtp, s->end_off, s->path,
+					  DTRACE_UPROBE_END, prp,
+					  &s->end_cookie);
 	case DTP_ERROR:
 		return 0;	/* the engine runs ERROR clauses itself */
 	default:
@@ -268,15 +277,28 @@ static int dtp_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
 	return 0;
 }
 
+/* Fire BEGIN or END: directly when the engine can, else through the
+ * uprobe on the trigger. */
+static void dtp_fire(dtrace_hdl_t *dtp, int64_t cookie, void (*trigger)(void))
+{
+	if (cookie > 0 && host->fire != NULL && host->fire(dtp, cookie) == 0)
+		return;
+	trigger();
+}
+
 static int dtp_start(dtrace_hdl_t *dtp, void *data)
 {
-	dtp_begin_trigger();
+	dtp_session_t *s = data;
+
+	dtp_fire(dtp, s->begin_cookie, dtp_begin_trigger);
 	return 0;
 }
 
 static int dtp_stop(dtrace_hdl_t *dtp, void *data)
 {
-	dtp_end_trigger();
+	dtp_session_t *s = data;
+
+	dtp_fire(dtp, s->end_cookie, dtp_end_trigger);
 	return 0;
 }
 

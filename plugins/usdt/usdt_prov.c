@@ -49,6 +49,13 @@
 
 static const dtrace_host_t *host;
 
+/* A description provide() was given, kept to match processes and libraries
+ * that appear while tracing. */
+typedef struct usdt_desc {
+	char *prv, *mod, *fun, *prb;
+	pid_t pid;		/* the process it names, or 0 */
+} usdt_desc_t;
+
 /* One site of a probe. */
 typedef struct usdt_site {
 	char *path;		/* the file to place the uprobe on */
@@ -64,6 +71,10 @@ typedef struct usdt_probe {
 	const usdt_reg_probe_t *reg;	/* declared by a registration */
 	const usdt_reg_t *regp;
 	bool warned;		/* undecodable arguments were reported */
+	dtrace_probe_t *prp;	/* the engine's probe */
+	bool enabled;		/* enable() ran: sites[0..nenabled) placed */
+	int nenabled;
+	bool late;		/* created while tracing (see "Late") */
 } usdt_probe_t;
 
 /* A spec waiting for the map to exist. */
@@ -82,6 +93,13 @@ typedef struct usdt_state {
 	dtrace_map_t *specs;
 	usdt_pending_t *pending;
 	int npending, pending_cap;
+	/* processes that appear while tracing (see "Late") */
+	usdt_desc_t *descs;	/* the descriptions provide() was given */
+	int ndescs;
+	bool tracing;
+	bool matched;		/* the running provide() matched a note */
+	usdt_probe_t **touched;	/* probes a late provide created or grew */
+	int ntouched, touched_cap;
 } usdt_state_t;
 
 /* What a description asks for: every process, or one. */
@@ -125,6 +143,8 @@ static void query_init(usdt_query_t *q, const dtrace_probedesc_t *pdp)
 }
 
 /* The probe's private data, created with the probe when new. */
+static int touch(usdt_state_t *st, usdt_probe_t *pr);
+
 static usdt_probe_t *probe_get(dtrace_hdl_t *dtp, const char *prv,
 			       const char *mod, const char *fun,
 			       const char *prb, pid_t pid, bool *created)
@@ -137,7 +157,8 @@ static usdt_probe_t *probe_get(dtrace_hdl_t *dtp, const char *prv,
 	if (pr == NULL)
 		return NULL;
 	pr->pid = pid;
-	if (host->probe_insert(dtp, prv, mod, fun, prb, pr) == NULL) {
+	pr->prp = host->probe_insert(dtp, prv, mod, fun, prb, pr);
+	if (pr->prp == NULL) {
 		free(pr);
 		return NULL;
 	}
@@ -227,7 +248,11 @@ static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
 				    strerror(errno));
 			return -errno;
 		}
-		if (probe_add_site(pr, path, f, note) < 0)
+		st->matched = true;
+		if (isnew && st->tracing)
+			pr->late = true;
+		if (probe_add_site(pr, path, f, note) < 0 ||
+		    (st->tracing && touch(st, pr) < 0))
 			return -ENOMEM;
 		probe_find_reg(st, pr, f, note);
 		created += isnew;
@@ -288,6 +313,8 @@ static int provide_registered(dtrace_hdl_t *dtp, usdt_state_t *st,
 	return total;
 }
 
+static int desc_remember(usdt_state_t *st, const usdt_query_t *q);
+
 static int usdt_provide(dtrace_hdl_t *dtp, void *data,
 			const dtrace_probedesc_t *pdp)
 {
@@ -297,6 +324,7 @@ static int usdt_provide(dtrace_hdl_t *dtp, void *data,
 
 	query_init(&q, pdp);
 	regs_load(st);
+	st->matched = false;
 	if (q.pid) {
 		usdt_mapping_t *m;
 		int n = usdt_proc_mappings(q.pid, &m);
@@ -321,7 +349,17 @@ static int usdt_provide(dtrace_hdl_t *dtp, void *data,
 		return rc;
 	total = rc;
 	rc = provide_registered(dtp, st, &q);
-	return rc < 0 ? rc : total + rc;
+	if (rc < 0)
+		return rc;
+	/* Kept for processes that appear later: what matched a usdt probe,
+	 * and provider globs ("myapp*"), which may match only later.  Other
+	 * descriptions (BEGIN, pid1234::malloc:entry) do not turn the exec
+	 * watch on. */
+	if (!st->tracing && (st->matched || (is_glob(q.prvpat) &&
+					     pdp->prv && *pdp->prv)) &&
+	    desc_remember(st, &q) < 0)
+		return -ENOMEM;
+	return total + rc;
 }
 
 /* Argument types as the note's sizes give them. */
@@ -533,6 +571,8 @@ static int usdt_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 		warn_args(dtp, pr, prp, s->note);
 		placed++;
 	}
+	pr->enabled = true;
+	pr->nenabled = pr->nsites;
 	if (placed == 0) {
 		probe_fullname(prp, name, sizeof(name));
 		host->error(dtp, "failed to enable %s: %s", name,
@@ -557,9 +597,150 @@ static int usdt_trampoline(dtrace_hdl_t *dtp, void *data,
 	return 0;
 }
 
+/* Tracing starts: from now on, processes that exec and libraries that the
+ * loader maps are matched against the descriptions (see "Late"). */
 static int usdt_start(dtrace_hdl_t *dtp, void *data)
 {
-	return specs_flush(dtp, data);
+	usdt_state_t *st = data;
+	int err = specs_flush(dtp, st);
+
+	if (err < 0)
+		return err;
+	st->tracing = true;
+	if (st->ndescs == 0 || host->watch_exec == NULL)
+		return 0;
+	return host->watch_exec(dtp);
+}
+
+/*
+ * Late: processes and libraries that appear while tracing.
+ *
+ * provide() keeps every description it is given.  Once tracing, the engine
+ * tells notice_process() of each exec on the machine and of each change the
+ * dynamic loader makes to a process's libraries (dt_exec.c).  The process's
+ * mapped files are then matched against the kept descriptions that apply to
+ * it (every "provider*" description; a "name1234" description only for
+ * process 1234) exactly as provide() does; the probes this creates, and the
+ * sites it adds to enabled probes, are enabled at once.  Files without notes
+ * cost one stat(): usdt_file_get() caches every file it read.  Nothing is
+ * done for a process none of whose files carry matching notes.
+ */
+static char *dup_or_empty(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static int desc_remember(usdt_state_t *st, const usdt_query_t *q)
+{
+	const dtrace_probedesc_t *pdp = q->pdp;
+	usdt_desc_t d = {
+		.prv = strdup(q->prvpat), .mod = dup_or_empty(pdp->mod),
+		.fun = dup_or_empty(pdp->fun), .prb = dup_or_empty(pdp->prb),
+		.pid = q->pid,
+	};
+	for (int i = 0; i < st->ndescs; i++) {
+		const usdt_desc_t *o = &st->descs[i];
+		if (o->pid == q->pid && strcmp(o->prv, q->prvpat) == 0 &&
+		    strcmp(o->mod, pdp->mod ? pdp->mod : "") == 0 &&
+		    strcmp(o->fun, pdp->fun ? pdp->fun : "") == 0 &&
+		    strcmp(o->prb, pdp->prb ? pdp->prb : "") == 0)
+			return 0;
+	}
+	usdt_desc_t *nd = realloc(st->descs,
+				  (size_t)(st->ndescs + 1) * sizeof(*nd));
+
+	if (nd == NULL || !d.prv || !d.mod || !d.fun || !d.prb) {
+		free(d.prv);
+		free(d.mod);
+		free(d.fun);
+		free(d.prb);
+		if (nd != NULL)
+			st->descs = nd;
+		return -ENOMEM;
+	}
+	st->descs = nd;
+	st->descs[st->ndescs++] = d;
+	return 0;
+}
+
+static int touch(usdt_state_t *st, usdt_probe_t *pr)
+{
+	for (int i = 0; i < st->ntouched; i++)
+		if (st->touched[i] == pr)
+			return 0;
+	if (st->ntouched == st->touched_cap) {
+		int cap = st->touched_cap ? st->touched_cap * 2 : 16;
+		usdt_probe_t **t = realloc(st->touched,
+					   (size_t)cap * sizeof(*t));
+		if (t == NULL)
+			return -ENOMEM;
+		st->touched = t;
+		st->touched_cap = cap;
+	}
+	st->touched[st->ntouched++] = pr;
+	return 0;
+}
+
+/* Enable what a late provide created or added.  Returns the number of
+ * sites placed, or -errno. */
+static int enable_touched(dtrace_hdl_t *dtp, usdt_state_t *st)
+{
+	int placed = 0;
+
+	for (int i = 0; i < st->ntouched; i++) {
+		usdt_probe_t *pr = st->touched[i];
+		int before = pr->nenabled;
+
+		if (!pr->enabled && !pr->late)
+			continue;	/* no clause wanted it at start */
+		if (!pr->enabled) {
+			int rc = usdt_enable(dtp, st, pr->prp);
+			if (rc == -ENOMEM)
+				return rc;
+			placed += pr->nenabled;
+			continue;
+		}
+		for (int j = before; j < pr->nsites; j++) {
+			int rc = enable_site(dtp, st, pr, pr->prp,
+					     &pr->sites[j]);
+			if (rc == -ENOMEM)
+				return rc;
+			if (rc == 0)
+				placed++;
+		}
+		pr->nenabled = pr->nsites;
+	}
+	st->ntouched = 0;
+	int err = specs_flush(dtp, st);
+	return err < 0 ? err : placed;
+}
+
+static int usdt_notice_process(dtrace_hdl_t *dtp, void *data, pid_t pid,
+			       int what)
+{
+	usdt_state_t *st = data;
+	usdt_mapping_t *m = NULL;
+	int n = -1, rc = 0;
+
+	for (int i = 0; i < st->ndescs && rc >= 0; i++) {
+		const usdt_desc_t *d = &st->descs[i];
+		dtrace_probedesc_t pd = { d->prv, d->mod, d->fun, d->prb };
+		usdt_query_t q = { .pdp = &pd, .pid = d->pid };
+
+		if (d->pid != 0 && d->pid != pid)
+			continue;
+		if (n < 0 && (n = usdt_proc_mappings(pid, &m)) < 0)
+			return 0;	/* already gone */
+		snprintf(q.prvpat, sizeof(q.prvpat), "%s", d->prv);
+		rc = provide_mappings(dtp, st, &q, m, n);
+	}
+	if (n >= 0)
+		usdt_mappings_free(m, n);
+	if (rc < 0) {
+		st->ntouched = 0;
+		return rc;
+	}
+	return enable_touched(dtp, st);
 }
 
 static void *usdt_attach_session(dtrace_hdl_t *dtp)
@@ -590,6 +771,14 @@ static void usdt_detach_session(dtrace_hdl_t *dtp, void *data)
 	usdt_mappings_free(st->all, st->nall);
 	usdt_reg_free(st->regs);
 	free(st->pending);
+	for (int i = 0; i < st->ndescs; i++) {
+		free(st->descs[i].prv);
+		free(st->descs[i].mod);
+		free(st->descs[i].fun);
+		free(st->descs[i].prb);
+	}
+	free(st->descs);
+	free(st->touched);
 	free(st);
 }
 
@@ -605,6 +794,7 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.start = usdt_start,
 	.free_priv = usdt_free_priv,
 	.detach_session = usdt_detach_session,
+	.notice_process = usdt_notice_process,
 };
 
 __attribute__((visibility("default")))

@@ -148,11 +148,15 @@ static void ok_case(const char *src, int line)
 		nloaded += bpf_ok;
 		npass++;
 	}
+	if (cc != NULL) {	/* the session frees its clauses this way */
+		hdl.clauses = &cc;
+		hdl.nclauses = 1;
+	}
+	teardown();
 	if (cc != NULL) {
 		dt_as_fini(&cc->code);
 		free(cc);
 	}
-	teardown();
 }
 
 static void err_case(const char *src, dt_errtag_t want, int line)
@@ -169,11 +173,15 @@ static void err_case(const char *src, dt_errtag_t want, int line)
 	} else {
 		npass++;
 	}
+	if (cc != NULL) {	/* the session frees its clauses this way */
+		hdl.clauses = &cc;
+		hdl.nclauses = 1;
+	}
+	teardown();
 	if (cc != NULL) {
 		dt_as_fini(&cc->code);
 		free(cc);
 	}
-	teardown();
 }
 
 #define OK(src)		ok_case(src, __LINE__)
@@ -238,6 +246,8 @@ static void test_strings(void)
 	OK("BEGIN /execname == \"bash\"/ { trace(probefunc != \"main\"); }");
 	OK("BEGIN { trace(substr(execname, 1)); trace(substr(\"abc\", -2, 1)); }");
 	OK("BEGIN { trace(strchr(\"a/b\", '/')); }");
+	OK("BEGIN { trace(index(execname, \"t\")); trace(rindex(\"aa\", \"a\", 1)); }");
+	OK("BEGIN { trace(strstr(execname, \"ra\")); }");
 	OK("BEGIN { trace(strrchr(execname, 'a')); trace(toupper(execname)); }");
 	OK("BEGIN { trace(tolower(\"ABC\")); trace(basename(\"/a/b\")); }");
 	OK("BEGIN { trace(dirname(\"/a/b\")); trace(lltostr(-1234)); }");
@@ -270,7 +280,7 @@ static void test_aggregations(void)
 static void test_errors(void)
 {
 	ERR(D_IDENT_UNDEF, "BEGIN { trace(nosuch); }");
-	ERR(D_IDENT_UNDEF, "BEGIN { trace(self->nosuch); }");
+	OK("BEGIN { trace(self->nosuch); trace(this->nosuch); }");
 	ERR(D_VAR_TYPE, "BEGIN { x = 1; x = \"s\"; }");
 	ERR(D_FUNC_UNDEF, "BEGIN { nosuch(1); }");
 	ERR(D_PROTO_LEN, "BEGIN { trace(1, 2); }");

@@ -1,0 +1,430 @@
+/*
+ * dt_exec.c: the exec watch.  Providers that cover processes which do not
+ * exist yet (usdt's "provider*") need to hear about a new program as soon as
+ * it is exec'ed, and about libraries a process loads later, without reading
+ * every process's mappings over and over.  A plugin asks with
+ * host->watch_exec(); from then on this file
+ *
+ *   - runs a BPF program on the sched:sched_process_exec tracepoint (one
+ *     perf event, attached for every CPU at once), which writes
+ *     { pid, DTRACE_NOTICE_EXEC, time } to a ring buffer of its own;
+ *   - runs a BPF program on a uprobe at the dynamic loader's debugger hook
+ *     (_r_debug.r_brk, i.e. _dl_debug_state in ld.so), which the loader
+ *     calls before and after it maps or unmaps libraries (start-up, dlopen,
+ *     dlclose); it writes { pid, DTRACE_NOTICE_MAPS, time };
+ *   - makes the trace loop sleep on that ring buffer and on the output ring
+ *     buffer together, so an event wakes it at once (BPF_RB_FORCE_WAKEUP),
+ *     and hands each event to the notice_process() of every watching
+ *     provider.
+ *
+ * Invariants.  Nothing here stops or signals a traced process: the new
+ * process runs on while providers place their uprobes, so what it fires in
+ * the few milliseconds before that is not seen (see the README's USDT
+ * section for the measured window).  Events of one batch are deduplicated
+ * per (pid, kind), keeping the order of first appearance.  Only the ld.so of
+ * this dtrace's own mount namespace is watched for library changes.  All
+ * descriptors are owned by struct dt_exec and closed in dt_exec_fini().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "dt_impl.h"
+#include "dt_bpf.h"
+#include "dt_consume.h"
+#include "dt_exec.h"
+
+#define EXEC_RING_SIZE		(256 * 1024)	/* ~16k events in flight */
+#define EXEC_WATCHERS_MAX	16
+#define EXEC_TP_ID_PATH \
+	"/sys/kernel/tracing/events/sched/sched_process_exec/id"
+#define EXEC_TP_PID_OFFSET	12	/* "pid_t pid" in the format file */
+#define UPROBE_PMU_TYPE_PATH	"/sys/bus/event_source/devices/uprobe/type"
+
+/* One record of the ring buffer, as the BPF programs write it. */
+typedef struct exec_event {
+	uint32_t pid;
+	uint32_t what;		/* DTRACE_NOTICE_* */
+	uint64_t ktime;		/* bpf_ktime_get_ns() at the event */
+} exec_event_t;
+
+struct dt_exec {
+	int map_fd;		/* BPF_MAP_TYPE_RINGBUF */
+	int prog_fds[2];	/* tracepoint, uprobe */
+	int event_fds[2];	/* their perf events */
+	struct ring_buffer *rb;
+	dt_provider_t *watchers[EXEC_WATCHERS_MAX];
+	int nwatchers;
+	exec_event_t *batch;	/* events read, not yet handed out */
+	int nbatch, batch_cap;
+	/* statistics: events handed out, and of those that made a
+	 * provider place probes, the latency from the kernel event */
+	uint64_t nevents, nplaced, lat_sum_ns, lat_max_ns, wake_sum_ns;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static long read_long_file(const char *path)
+{
+	char buf[32];
+	FILE *f = fopen(path, "r");
+	long v = -1;
+
+	if (f == NULL)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) != NULL)
+		v = strtol(buf, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * The event program: ctx in R1.  pid_insns are the instructions that leave
+ * the pid in R2 (read from ctx, kept in R6); the rest is shared.
+ */
+static int load_prog(int map_fd, enum bpf_prog_type type, uint32_t what)
+{
+	struct bpf_insn insns[32];
+	int n = 0;
+
+	insns[n++] = DT_MOV64_REG(DT_R6, DT_R1);
+	if (type == BPF_PROG_TYPE_TRACEPOINT) {
+		insns[n++] = DT_LOAD(BPF_W, DT_R2, DT_R6, EXEC_TP_PID_OFFSET);
+	} else {
+		insns[n++] = DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid);
+		insns[n++] = DT_MOV64_REG(DT_R2, DT_R0);
+		insns[n++] = DT_ALU64_IMM(BPF_RSH, DT_R2, 32);
+	}
+	insns[n++] = DT_STORE(BPF_W, DT_FP, -16, DT_R2);
+	insns[n++] = DT_STORE_IMM(BPF_W, DT_FP, -12, (int32_t)what);
+	insns[n++] = DT_CALL_HELPER(BPF_FUNC_ktime_get_ns);
+	insns[n++] = DT_STORE(BPF_DW, DT_FP, -8, DT_R0);
+	insns[n++] = DT_LD_IMM64_LO(DT_R1, BPF_PSEUDO_MAP_FD, map_fd);
+	insns[n++] = DT_LD_IMM64_HI(0);
+	insns[n++] = DT_MOV64_REG(DT_R2, DT_FP);
+	insns[n++] = DT_ALU64_IMM(BPF_ADD, DT_R2, -16);
+	insns[n++] = DT_MOV64_IMM(DT_R3, (int32_t)sizeof(exec_event_t));
+	insns[n++] = DT_MOV64_IMM(DT_R4, BPF_RB_FORCE_WAKEUP);
+	insns[n++] = DT_CALL_HELPER(BPF_FUNC_ringbuf_output);
+	insns[n++] = DT_MOV64_IMM(DT_R0, 0);
+	insns[n++] = DT_EXIT();
+	return bpf_prog_load(type, what == DTRACE_NOTICE_EXEC ? "dt_exec" :
+			     "dt_rtld", "GPL", insns, (size_t)n, NULL);
+}
+
+static int perf_open(struct perf_event_attr *attr)
+{
+	return (int)syscall(SYS_perf_event_open, attr, -1, 0, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static int perf_attach(int efd, int prog_fd)
+{
+	if (ioctl(efd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0 ||
+	    ioctl(efd, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The exec tracepoint, for every process on every CPU. */
+static int open_exec_event(void)
+{
+	long id = read_long_file(EXEC_TP_ID_PATH);
+	struct perf_event_attr attr;
+
+	if (id < 0)
+		return -ENOENT;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.config = (uint64_t)id;
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	int fd = perf_open(&attr);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The file and offset of the dynamic loader's debugger hook, found from
+ * this process's own loader: r_brk's address mapped back to a file offset
+ * through /proc/self/maps. */
+static int rtld_hook(char *path, size_t len, uint64_t *offset)
+{
+	uint64_t brk = (uint64_t)_r_debug.r_brk;
+	char line[PATH_MAX + 128];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int rc = -ENOENT;
+
+	if (f == NULL || brk == 0) {
+		if (f)
+			fclose(f);
+		return -ENOENT;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long lo, hi, off;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi,
+			   &off, &pos) < 3 || pos == 0)
+			continue;
+		if (brk < lo || brk >= hi || line[pos] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, len, "%s", line + pos);
+		*offset = brk - lo + off;
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
+static int open_rtld_event(void)
+{
+	char path[PATH_MAX];
+	uint64_t offset;
+	long type = read_long_file(UPROBE_PMU_TYPE_PATH);
+	struct perf_event_attr attr;
+	int rc = rtld_hook(path, sizeof(path), &offset);
+
+	if (rc < 0)
+		return rc;
+	if (type < 0)
+		return -ENOENT;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = (uint32_t)type;
+	attr.config1 = (uint64_t)(uintptr_t)path;	/* uprobe_path */
+	attr.config2 = offset;				/* probe_offset */
+	attr.sample_period = 1;
+	attr.wakeup_events = 1;
+	int fd = perf_open(&attr);
+	return fd < 0 ? -errno : fd;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct dt_exec *ex = ctx;
+	const exec_event_t *ev = data;
+
+	if (size < sizeof(*ev))
+		return 0;
+	for (int i = 0; i < ex->nbatch; i++)
+		if (ex->batch[i].pid == ev->pid &&
+		    ex->batch[i].what == ev->what)
+			return 0;	/* the first one stands for both */
+	if (ex->nbatch == ex->batch_cap) {
+		int cap = ex->batch_cap ? ex->batch_cap * 2 : 64;
+		exec_event_t *b = realloc(ex->batch, (size_t)cap * sizeof(*b));
+		if (b == NULL)
+			return -ENOMEM;
+		ex->batch = b;
+		ex->batch_cap = cap;
+	}
+	ex->batch[ex->nbatch++] = *ev;
+	return 0;
+}
+
+static void exec_close(struct dt_exec *ex)
+{
+	if (ex->rb)
+		ring_buffer__free(ex->rb);
+	for (int i = 0; i < 2; i++) {
+		if (ex->event_fds[i] >= 0)
+			close(ex->event_fds[i]);
+		if (ex->prog_fds[i] >= 0)
+			close(ex->prog_fds[i]);
+	}
+	if (ex->map_fd >= 0)
+		close(ex->map_fd);
+	free(ex->batch);
+	free(ex);
+}
+
+/* Load and attach one program; -errno with a message on failure. */
+static int exec_attach(dtrace_hdl_t *dtp, struct dt_exec *ex, int i,
+		       enum bpf_prog_type type, uint32_t what)
+{
+	const char *what_s = what == DTRACE_NOTICE_EXEC ?
+		"the exec tracepoint" : "the dynamic loader's hook";
+	int rc;
+
+	ex->prog_fds[i] = load_prog(ex->map_fd, type, what);
+	if (ex->prog_fds[i] < 0) {
+		rc = -errno;
+		dt_set_error(dtp, "cannot load the program of %s: %s", what_s,
+			     strerror(-rc));
+		return rc;
+	}
+	rc = what == DTRACE_NOTICE_EXEC ? open_exec_event() :
+					  open_rtld_event();
+	if (rc >= 0) {
+		ex->event_fds[i] = rc;
+		rc = perf_attach(rc, ex->prog_fds[i]);
+	}
+	if (rc < 0)
+		dt_set_error(dtp, "cannot attach to %s: %s", what_s,
+			     strerror(-rc));
+	return rc;
+}
+
+static struct dt_exec *exec_open(dtrace_hdl_t *dtp)
+{
+	struct dt_exec *ex = calloc(1, sizeof(*ex));
+
+	if (ex == NULL) {
+		dt_set_error(dtp, "out of memory");
+		return NULL;
+	}
+	ex->map_fd = -1;
+	ex->prog_fds[0] = ex->prog_fds[1] = -1;
+	ex->event_fds[0] = ex->event_fds[1] = -1;
+	ex->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "dt_exec", 0, 0,
+				    EXEC_RING_SIZE, NULL);
+	if (ex->map_fd < 0) {
+		dt_set_error(dtp, "cannot create the exec watch's buffer: %s",
+			     strerror(errno));
+		goto fail;
+	}
+	if (exec_attach(dtp, ex, 0, BPF_PROG_TYPE_TRACEPOINT,
+			DTRACE_NOTICE_EXEC) < 0 ||
+	    exec_attach(dtp, ex, 1, BPF_PROG_TYPE_KPROBE,
+			DTRACE_NOTICE_MAPS) < 0)
+		goto fail;
+	ex->rb = ring_buffer__new(ex->map_fd, on_event, ex, NULL);
+	if (ex->rb == NULL) {
+		dt_set_error(dtp, "cannot read the exec watch's buffer: %s",
+			     strerror(errno));
+		goto fail;
+	}
+	return ex;
+fail:
+	exec_close(ex);
+	return NULL;
+}
+
+int dt_exec_watch(dtrace_hdl_t *dtp)
+{
+	dt_provider_t *pv = dtp->cur_provider;
+
+	if (dtp->exec == NULL && (dtp->exec = exec_open(dtp)) == NULL)
+		return -ENODEV;	/* the message says why */
+	struct dt_exec *ex = dtp->exec;
+	for (int i = 0; i < ex->nwatchers; i++)
+		if (ex->watchers[i] == pv)
+			return 0;
+	if (pv == NULL || pv->ops->notice_process == NULL)
+		return 0;	/* nobody to tell */
+	if (ex->nwatchers == EXEC_WATCHERS_MAX) {
+		dt_set_error(dtp, "too many providers watch processes");
+		return -ENOSPC;
+	}
+	ex->watchers[ex->nwatchers++] = pv;
+	return 0;
+}
+
+/* Hand one event to every watcher. */
+static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
+			 const exec_event_t *ev)
+{
+	int placed = 0;
+	uint64_t woke = now_ns() - ev->ktime;
+
+	for (int i = 0; i < ex->nwatchers; i++) {
+		dt_provider_t *pv = ex->watchers[i];
+		dt_provider_t *saved = dtp->cur_provider;
+
+		dtp->cur_provider = pv;
+		int rc = pv->ops->notice_process(dtp, pv->data,
+						 (pid_t)ev->pid, (int)ev->what);
+		dtp->cur_provider = saved;
+		if (rc < 0) {
+			if (dtp->errmsg[0] == '\0')
+				dt_set_error(dtp, "provider %s failed: %s",
+					     pv->ops->name, strerror(-rc));
+			return -1;
+		}
+		placed += rc;
+	}
+	ex->nevents++;
+	if (placed > 0) {
+		uint64_t lat = now_ns() - ev->ktime;
+
+		ex->nplaced++;
+		ex->lat_sum_ns += lat;
+		ex->wake_sum_ns += woke;
+		if (lat > ex->lat_max_ns)
+			ex->lat_max_ns = lat;
+	}
+	return 0;
+}
+
+int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
+{
+	struct dt_exec *ex = dtp->exec;
+	dtrace_map_t *out = dt_bpf_map_find(dtp, "output");
+
+	if (ex == NULL || out == NULL || !dtp->tracing)
+		return dt_consume_poll(dtp, timeout_ms);
+
+	/* Both ring buffer maps are pollable: sleep on them together. */
+	struct pollfd pfd[2] = {
+		{ .fd = out->fd, .events = POLLIN },
+		{ .fd = ex->map_fd, .events = POLLIN },
+	};
+	if (poll(pfd, 2, timeout_ms) < 0 && errno != EINTR) {
+		dt_set_error(dtp, "poll: %s", strerror(errno));
+		return -1;
+	}
+	if (dt_consume_poll(dtp, 0) < 0)
+		return -1;
+	ex->nbatch = 0;
+	int n = ring_buffer__consume(ex->rb);
+	if (n < 0) {
+		dt_set_error(dtp, "failed to read the exec watch's buffer: %s",
+			     strerror(-n));
+		return -1;
+	}
+	for (int i = 0; i < ex->nbatch; i++)
+		if (exec_dispatch(dtp, ex, &ex->batch[i]) < 0)
+			return -1;
+	ex->nbatch = 0;
+	return 0;
+}
+
+void dt_exec_fini(dtrace_hdl_t *dtp)
+{
+	struct dt_exec *ex = dtp->exec;
+
+	if (ex == NULL)
+		return;
+	if (getenv("DTRACE_EXEC_STATS") != NULL)
+		fprintf(stderr, "dtrace: exec watch: %" PRIu64 " events, %"
+			PRIu64 " placed probes, latency avg %" PRIu64
+			" us max %" PRIu64 " us (of which waking up: avg %"
+			PRIu64 " us)\n", ex->nevents, ex->nplaced,
+			ex->nplaced ? ex->lat_sum_ns / ex->nplaced / 1000 : 0,
+			ex->lat_max_ns / 1000,
+			ex->nplaced ? ex->wake_sum_ns / ex->nplaced / 1000 : 0);
+	exec_close(ex);
+	dtp->exec = NULL;
+}
