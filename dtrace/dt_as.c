@@ -122,6 +122,15 @@ void dt_as_call(dt_as_t *as, int label)
 	dt_as_emit(as, DT_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0));
 }
 
+void dt_as_ld_func(dt_as_t *as, int reg, int label)
+{
+	if (as->err)
+		return;
+	as_fixup(as, label);
+	dt_as_emit(as, DT_LD_IMM64_LO(reg, BPF_PSEUDO_FUNC, 0));
+	dt_as_emit(as, DT_LD_IMM64_HI(0));
+}
+
 void dt_as_ld_imm64(dt_as_t *as, int reg, uint64_t value)
 {
 	dt_as_emit(as, DT_LD_IMM64_LO(reg, 0, value));
@@ -151,7 +160,9 @@ int dt_as_finish(dt_as_t *as)
 		}
 		int64_t rel = (int64_t)target - (int64_t)f->insn - 1;
 		struct bpf_insn *in = &as->insns[f->insn];
-		if (BPF_OP(in->code) == BPF_CALL) {
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM)) {
+			in->imm = (int32_t)rel;	/* BPF_PSEUDO_FUNC */
+		} else if (BPF_OP(in->code) == BPF_CALL) {
 			in->imm = (int32_t)rel;
 		} else if (rel < INT16_MIN || rel > INT16_MAX) {
 			as_fail(as, -E2BIG, "jump out of range");

@@ -56,6 +56,9 @@ void dt_as_jump_reg(dt_as_t *as, int op, int reg, int sreg, int label);
 /* BPF-to-BPF call of the subprogram that starts at label. */
 void dt_as_call(dt_as_t *as, int label);
 void dt_as_ld_imm64(dt_as_t *as, int reg, uint64_t value);
+/* reg = the address of the subprogram at label (BPF_PSEUDO_FUNC), for
+ * helpers that take a callback such as bpf_loop. */
+void dt_as_ld_func(dt_as_t *as, int reg, int label);
 void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map);
 /* Resolve labels; returns 0 or the sticky error. */
 int dt_as_finish(dt_as_t *as);

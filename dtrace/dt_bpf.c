@@ -31,6 +31,7 @@
 #include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "dt_bpf.h"
@@ -565,9 +566,130 @@ static void vlog_summary(const char *log, char *out, size_t outlen)
 		snprintf(out + o, outlen - o, " (at %.*s)", (int)atlen, at);
 }
 
+/* BTF function information of a program with subprograms. */
+typedef struct dt_funcinfo {
+	int btf_fd;			/* -1: none needed */
+	struct bpf_func_info *recs;
+	uint32_t cnt;
+} dt_funcinfo_t;
+
+/*
+ * BTF for programs with subprograms.  The verifier wants function
+ * information (one BTF FUNC per subprogram) as soon as a program takes the
+ * address of a subprogram (bpf_loop's callback).  Every subprogram here is
+ * described by the same static function type, int f(void): the verifier
+ * checks the arguments of static functions against the registers it
+ * tracks, not against BTF.  One BTF object serves the whole session.
+ */
+static int session_btf(dtrace_hdl_t *dtp, int *func_type)
+{
+	static int btf_fd = -1, fn_id;
+
+	(void)dtp;
+	if (btf_fd < 0) {
+		struct btf *btf = btf__new_empty();
+		if (btf == NULL)
+			return -ENOMEM;
+		int int_id = btf__add_int(btf, "int", 4, BTF_INT_SIGNED);
+		int proto_id = int_id > 0 ? btf__add_func_proto(btf, int_id) : -1;
+		fn_id = proto_id > 0 ? btf__add_func(btf, "dt_subprog",
+						     BTF_FUNC_STATIC, proto_id)
+				     : -1;
+		int rc = fn_id > 0 ? btf__load_into_kernel(btf) : -EINVAL;
+		if (rc == 0)
+			btf_fd = dup(btf__fd(btf));
+		btf__free(btf);
+		if (btf_fd < 0)
+			return rc < 0 ? rc : -errno;
+	}
+	*func_type = fn_id;
+	return btf_fd;
+}
+
+/* Where subprograms start: instruction 0, and the target of every
+ * BPF-to-BPF call and every subprogram address taken. */
+static uint32_t subprog_starts(const struct bpf_insn *insns, uint32_t n,
+			       uint32_t *starts)
+{
+	uint32_t cnt = 0;
+
+	starts[cnt++] = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct bpf_insn *in = &insns[i];
+		bool call = in->code == (BPF_JMP | BPF_CALL) &&
+			    in->src_reg == BPF_PSEUDO_CALL;
+		bool func = in->code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			    in->src_reg == BPF_PSEUDO_FUNC;
+		if (!call && !func)
+			continue;
+		int64_t t = (int64_t)i + 1 + in->imm;
+		if (t <= 0 || t >= n)
+			continue;
+		bool seen = false;
+		for (uint32_t j = 0; j < cnt && !seen; j++)
+			seen = starts[j] == (uint32_t)t;
+		if (!seen)
+			starts[cnt++] = (uint32_t)t;
+	}
+	return cnt;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Function information when the program takes a subprogram's address. */
+static int funcinfo_make(dtrace_hdl_t *dtp, const struct bpf_insn *insns,
+			 uint32_t n, dt_funcinfo_t *fi)
+{
+	bool needed = false;
+
+	fi->btf_fd = -1;
+	fi->recs = NULL;
+	fi->cnt = 0;
+	for (uint32_t i = 0; i < n && !needed; i++)
+		needed = insns[i].code == (BPF_LD | BPF_DW | BPF_IMM) &&
+			 insns[i].src_reg == BPF_PSEUDO_FUNC;
+	if (!needed)
+		return 0;
+
+	int fn = 0;
+	int fd = session_btf(dtp, &fn);
+	if (fd < 0) {
+		dt_set_error(dtp, "failed to load BTF for subprograms: %s",
+			     strerror(-fd));
+		return -1;
+	}
+	uint32_t *starts = dt_zalloc((n + 1) * sizeof(uint32_t));
+	uint32_t cnt = subprog_starts(insns, n, starts);
+	qsort(starts, cnt, sizeof(uint32_t), cmp_u32);
+	fi->recs = dt_zalloc(cnt * sizeof(*fi->recs));
+	for (uint32_t i = 0; i < cnt; i++)
+		fi->recs[i] = (struct bpf_func_info){ starts[i], (uint32_t)fn };
+	free(starts);
+	fi->cnt = cnt;
+	fi->btf_fd = fd;
+	return 0;
+}
+
+static void funcinfo_opts(struct bpf_prog_load_opts *opts,
+			  const dt_funcinfo_t *fi)
+{
+	if (fi == NULL || fi->btf_fd < 0)
+		return;
+	opts->prog_btf_fd = (uint32_t)fi->btf_fd;
+	opts->func_info = fi->recs;
+	opts->func_info_cnt = fi->cnt;
+	opts->func_info_rec_size = sizeof(struct bpf_func_info);
+}
+
 static int prog_load_logged(const char *objname, enum bpf_prog_type type,
 			    const struct bpf_insn *insns, uint32_t n,
-			    int attach_type, uint32_t level, char **logp)
+			    int attach_type, const dt_funcinfo_t *fi,
+			    uint32_t level, char **logp)
 {
 	uint32_t size = DT_VLOG_SIZE;
 
@@ -579,6 +701,7 @@ static int prog_load_logged(const char *objname, enum bpf_prog_type type,
 			    .expected_attach_type = attach_type,
 			    .log_level = level, .log_size = size,
 			    .log_buf = log);
+		funcinfo_opts(&opts, fi);
 		int fd = bpf_prog_load(type, objname, "GPL", insns, n, &opts);
 		if (fd >= 0 || errno != ENOSPC || size >= DT_VLOG_MAX)
 			return fd < 0 ? -errno : fd;
@@ -643,22 +766,30 @@ int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 	if (insns == NULL)
 		return -1;
 	bpf_objname(objname, name);
+	dt_funcinfo_t fi;
+	if (funcinfo_make(dtp, insns, as->ninsns, &fi) < 0) {
+		free(insns);
+		return -1;
+	}
 	if (dbglevel == 0) {
 		LIBBPF_OPTS(bpf_prog_load_opts, opts,
 			    .expected_attach_type = attach_type);
+		funcinfo_opts(&opts, &fi);
 		fd = bpf_prog_load(type, objname, "GPL", insns, as->ninsns,
 				   &opts);
 		if (fd < 0)	/* again, for the verifier's reason */
 			fd = prog_load_logged(objname, type, insns, as->ninsns,
-					      attach_type, 1,
+					      attach_type, &fi, 1,
 					      &st->verifier_log);
 	} else {
 		fd = prog_load_logged(objname, type, insns, as->ninsns,
-				      attach_type, dbglevel, &st->verifier_log);
+				      attach_type, &fi, dbglevel,
+				      &st->verifier_log);
 		fprintf(stderr, "dtrace: verifier log of %s:\n%s\n", name,
 			st->verifier_log);
 	}
 	free(insns);
+	free(fi.recs);
 	if (fd < 0) {
 		char why[512];
 		vlog_summary(st->verifier_log ? st->verifier_log : "", why,

@@ -64,7 +64,7 @@ static uint32_t align8(uint32_t v)
  * other regions leave of DT_MSTATE_MAX (keeping DT_THIS_RESERVE for this->
  * variables), up to DT_REC_MAX; fewer string temporaries when the strings
  * are so large that the record would get less than DT_REC_MIN. */
-#define DT_REC_MAX	4096
+#define DT_REC_MAX	16384
 #define DT_REC_MIN	2048
 #define DT_THIS_RESERVE	4096
 static void layout(dt_cg_state_t *st)

@@ -620,6 +620,11 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 		return -1;
 	}
 	n = ring_buffer__poll(c->rb, timeout_ms);
+	/* Records written without a wakeup (the BPF side wakes the consumer
+	 * only for records that need prompt action, such as exit()) are
+	 * read here, at the latest one poll period after they came. */
+	if (n >= 0)
+		n = ring_buffer__consume(c->rb);
 	fflush(dtp->out);
 	if (n < 0 && n != -EINTR) {
 		dt_set_error(dtp, "failed to read the output buffer: %s",

@@ -524,6 +524,62 @@ static void emit_clause_call(dt_as_t *as, int c, int clause_label,
 	dt_as_place(as, next);
 }
 
+/*
+ * The dispatch with bpf_loop: the loop's callback holds the only call site
+ * of each clause, so the verifier walks each clause once per program
+ * rather than once per overlay entry.  The callback receives the entry
+ * index and a pointer to three pointers staged on the program's stack:
+ * fp-32 overlay value, fp-24 mstate, fp-16 context.
+ */
+static void emit_dispatch_loop(dt_as_t *as, uint64_t clauses,
+			       const int *clause_labels, int error_label,
+			       int callback)
+{
+	EMIT(as, DT_STORE(BPF_DW, DT_FP, -32, DT_R8));
+	EMIT(as, DT_STORE(BPF_DW, DT_FP, -24, DT_R7));
+	EMIT(as, DT_STORE(BPF_DW, DT_FP, -16, DT_R6));
+	int capped = dt_as_label(as);
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, OFF(dt_overlay_t, n)));
+	dt_as_jump(as, BPF_JLE, DT_R1, DT_OVERLAY_MAX, capped);
+	EMIT(as, DT_MOV64_IMM(DT_R1, DT_OVERLAY_MAX));
+	dt_as_place(as, capped);
+	dt_as_ld_func(as, DT_R2, callback);
+	EMIT(as, DT_MOV64_REG(DT_R3, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R3, -32));
+	EMIT(as, DT_MOV64_IMM(DT_R4, 0));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_loop));
+	(void)clauses, (void)clause_labels, (void)error_label;
+}
+
+/* The callback of emit_dispatch_loop(): (index, staged pointers). */
+static void emit_dispatch_callback(dt_as_t *as, uint64_t clauses,
+				   const int *clause_labels, int error_label,
+				   int callback)
+{
+	int out = dt_as_label(as);
+	const int ent = OFF(dt_overlay_t, ent);
+
+	dt_as_place(as, callback);
+	EMIT(as, DT_MOV64_REG(DT_R9, DT_R1));
+	EMIT(as, DT_LOAD(BPF_DW, DT_R8, DT_R2, 0));
+	EMIT(as, DT_LOAD(BPF_DW, DT_R7, DT_R2, 8));
+	EMIT(as, DT_LOAD(BPF_DW, DT_R6, DT_R2, 16));
+	dt_as_jump(as, BPF_JGE, DT_R9, DT_OVERLAY_MAX, out);
+	/* r8 = &ent[index] - offsetof(ent[0]), a bounded map-value offset */
+	EMIT(as, DT_ALU64_IMM(BPF_LSH, DT_R9, 4));
+	EMIT(as, DT_ALU64_REG(BPF_ADD, DT_R8, DT_R9));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent + 0));	/* prid */
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid), DT_R1));
+	EMIT(as, DT_LOAD(BPF_DW, DT_R9, DT_R8, ent + 8));	/* clauses */
+	for (int c = 0; c < 64; c++)
+		if (clauses & (1ull << c))
+			emit_clause_call(as, c, clause_labels[c], error_label);
+	dt_as_place(as, out);
+	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	EMIT(as, DT_EXIT());
+}
+
+/* Without bpf_loop (kernels before 5.17): the entries unrolled. */
 static void emit_dispatch(dt_as_t *as, uint64_t clauses,
 			  const int *clause_labels, int error_label)
 {
@@ -676,7 +732,13 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 		return -1;
 	}
 	emit_overlay_lookup(dtp, as, skip);
-	emit_dispatch(as, kp->clauses, clause_labels, error_label);
+	bool loop = dt_bpf_features(dtp)->loop;
+	int callback = dt_as_label(as);
+	if (loop)
+		emit_dispatch_loop(as, kp->clauses, clause_labels, error_label,
+				   callback);
+	else
+		emit_dispatch(as, kp->clauses, clause_labels, error_label);
 	dt_as_place(as, skip);
 	if (kp->flags & DTRACE_UPROBE_BEGIN)
 		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
@@ -688,6 +750,9 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
 
+	if (loop)
+		emit_dispatch_callback(as, kp->clauses, clause_labels,
+				       error_label, callback);
 	dt_as_place(as, error_label);
 	emit_error_handler(dtp, as, clause_labels);
 	for (int c = 0; c < 64; c++) {
@@ -1170,11 +1235,9 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 
 	if (ps == NULL)
 		return;
-	for (int i = 0; i < ps->nprogs; i++) {
-		if (ps->progs[i].fd >= 0)
-			close(ps->progs[i].fd);
+	/* Program fds belong to dt_bpf.c, which closes them. */
+	for (int i = 0; i < ps->nprogs; i++)
 		dt_as_fini(&ps->progs[i].as);
-	}
 	for (uint32_t i = 0; i < ps->nups; i++)
 		free(ps->ups[i].path);
 	free(ps->ups);

@@ -3,8 +3,10 @@
  *
  * The provider is split by phase:
  *   usdt_notes.c	reads the <sys/sdt.h> notes (.note.stapsdt) of one ELF
- *			file: sites, semaphores, containing functions; caches
- *			them per file (dev, inode) for the session.
+ *			file: sites, semaphores, containing functions, and the
+ *			provider declarations a `dtrace -G` object put in
+ *			.dtrace_prov; caches them per file (dev, inode) for
+ *			the session.
  *   usdt_args.c	decodes one note's argument specifications
  *			("-4@%eax", "8@-16(%rbp)", "8@sym(%rip)", ...) into
  *			locations the trampoline can read.
@@ -87,6 +89,44 @@ typedef struct usdt_note {
 	char *bad_spec;		/* and its text */
 } usdt_note_t;
 
+/*
+ * A probe as a provider file declared it (`dtrace -G` keeps the declaration
+ * in the section .dtrace_prov of the program or library it is linked into:
+ * the registration message image of dtprobed/dtprobed_proto.h, one per
+ * provider).  Strings point into the owning usdt_decl_t's strtab.
+ */
+#define USDT_DECL_ARGS_MAX	10
+
+typedef struct usdt_decl_probe {
+	const char *name;	/* as declared: "query__start" */
+	int nargs;		/* native arguments */
+	const char *native[USDT_DECL_ARGS_MAX];
+	int nxargs;		/* translated arguments (args[N]) */
+	const char *xlate[USDT_DECL_ARGS_MAX];
+	int mapping[USDT_DECL_ARGS_MAX];	/* args[i] is native mapping[i] */
+} usdt_decl_probe_t;
+
+/* Stability attributes: "Name/Name/Class" or NULL, indexed as
+ * USDT_REG_ATTR_* (provider, module, function, name, args). */
+typedef struct usdt_decl {
+	const char *provider;
+	const char *attrs[5];
+	int nprobes;
+	usdt_decl_probe_t *probes;
+	char *strtab;		/* owned copy of the image's string table */
+} usdt_decl_t;
+
+/* Parse the images of a .dtrace_prov section (len bytes, untrusted: every
+ * offset is checked; a damaged image ends the walk).  Returns the number of
+ * providers put in *out (an array to free with usdt_decls_free), 0 when
+ * none, or -ENOMEM. */
+int usdt_decls_parse(const unsigned char *data, size_t len, usdt_decl_t **out);
+void usdt_decls_free(usdt_decl_t *d, int n);
+/* The declaration of provider:name in a file's declarations, or NULL. */
+const usdt_decl_probe_t *usdt_decl_find(const usdt_decl_t *d, int n,
+					const char *provider, const char *name,
+					const usdt_decl_t **prov);
+
 /* An ELF file's notes, cached per (dev, inode). */
 typedef struct usdt_file {
 	dev_t dev;
@@ -96,6 +136,8 @@ typedef struct usdt_file {
 	bool pie;		/* ET_DYN: addresses move at load time */
 	int nnotes;
 	usdt_note_t *notes;
+	int ndecls;		/* providers declared in .dtrace_prov */
+	usdt_decl_t *decls;
 	struct usdt_file *next;
 } usdt_file_t;
 

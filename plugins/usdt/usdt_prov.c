@@ -68,8 +68,9 @@ typedef struct usdt_probe {
 	pid_t pid;		/* 0: every process */
 	int nsites, cap;
 	usdt_site_t *sites;
-	const usdt_reg_probe_t *reg;	/* declared by a registration */
-	const usdt_reg_t *regp;
+	bool declared;		/* decl and attrs hold a declaration */
+	usdt_decl_probe_t decl;	/* as the provider file declared it */
+	const char *attrs[5];	/* its stability, USDT_REG_ATTR_* */
 	bool warned;		/* undecodable arguments were reported */
 	dtrace_probe_t *prp;	/* the engine's probe */
 	bool enabled;		/* enable() ran: sites[0..nenabled) placed */
@@ -188,12 +189,48 @@ static int probe_add_site(usdt_probe_t *pr, const char *path,
 	return 0;
 }
 
-/* The registration that declares this note's probe, if any. */
-static void probe_find_reg(usdt_state_t *st, usdt_probe_t *pr,
-			   const usdt_file_t *f, const usdt_note_t *note)
+/* Copy a registration's declaration of a probe into pr (pointers into
+ * st->regs, which lives for the session). */
+static void probe_decl_from_reg(usdt_probe_t *pr, const usdt_reg_t *r,
+				const usdt_reg_probe_t *rp)
 {
-	if (pr->reg != NULL)
+	pr->decl.name = rp->name;
+	pr->decl.nargs = rp->nargs;
+	pr->decl.nxargs = rp->nxargs;
+	for (int i = 0; i < USDT_DECL_ARGS_MAX; i++) {
+		pr->decl.native[i] = rp->native[i];
+		pr->decl.xlate[i] = rp->xlate[i];
+		pr->decl.mapping[i] = rp->mapping[i];
+	}
+	for (int i = 0; i < 5; i++)
+		pr->attrs[i] = r->attrs[i];
+	pr->declared = true;
+}
+
+/*
+ * The declaration of this note's probe: first the one the file itself
+ * carries (.dtrace_prov, linked in by `dtrace -G`), which is known before
+ * the process runs its registration code (dtrace -c) and without dtprobed;
+ * else a registration of the same file with dtprobed (a process that
+ * registered a description made another way).  Notes alone give no types.
+ */
+static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
+			    const usdt_file_t *f, const usdt_note_t *note)
+{
+	const usdt_decl_t *prov;
+	const usdt_decl_probe_t *dp;
+
+	if (pr->declared)
 		return;
+	dp = usdt_decl_find(f->decls, f->ndecls, note->provider, note->name,
+			    &prov);
+	if (dp != NULL) {
+		pr->decl = *dp;
+		for (int i = 0; i < 5; i++)
+			pr->attrs[i] = prov->attrs[i];
+		pr->declared = true;
+		return;
+	}
 	for (const usdt_reg_t *r = st->regs; r != NULL; r = r->next) {
 		if ((dev_t)r->dev != f->dev || (ino_t)r->ino != f->ino ||
 		    strcmp(r->provider, note->provider) != 0 ||
@@ -201,8 +238,7 @@ static void probe_find_reg(usdt_state_t *st, usdt_probe_t *pr,
 			continue;
 		for (int i = 0; i < r->nprobes; i++)
 			if (strcmp(r->probes[i].name, note->name) == 0) {
-				pr->reg = &r->probes[i];
-				pr->regp = r;
+				probe_decl_from_reg(pr, r, &r->probes[i]);
 				return;
 			}
 	}
@@ -254,7 +290,7 @@ static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
 		if (probe_add_site(pr, path, f, note) < 0 ||
 		    (st->tracing && touch(st, pr) < 0))
 			return -ENOMEM;
-		probe_find_reg(st, pr, f, note);
+		probe_find_decl(st, pr, f, note);
 		created += isnew;
 	}
 	return created;
@@ -379,20 +415,18 @@ static int usdt_probe_args(dtrace_hdl_t *dtp, void *data,
 	const usdt_probe_t *pr = host->probe_priv(prp);
 	if (pr == NULL || pr->nsites == 0)
 		return 0;
-	if (pr->reg != NULL) {
-		const usdt_reg_probe_t *rp = pr->reg;
-		int n = rp->nxargs ? rp->nxargs : rp->nargs;
-		if (n > DTRACE_ARGS_MAX)
-			n = DTRACE_ARGS_MAX;
-		for (int i = 0; i < n; i++) {
-			int map = rp->nxargs ? rp->mapping[i] : i;
-			if (map < 0 || map >= rp->nargs)
-				map = i < rp->nargs ? i : 0;
-			args[i].native = rp->native[map];
-			args[i].xlate = rp->nxargs ? rp->xlate[i] : NULL;
+	if (pr->declared) {
+		const usdt_decl_probe_t *dp = &pr->decl;
+		int n = dp->nxargs ? dp->nxargs : dp->nargs;
+		for (int i = 0; i < n && i < DTRACE_ARGS_MAX; i++) {
+			int map = dp->nxargs ? dp->mapping[i] : i;
+			if (map < 0 || map >= dp->nargs)
+				map = i < dp->nargs ? i : 0;
+			args[i].native = dp->native[map];
+			args[i].xlate = dp->nxargs ? dp->xlate[i] : NULL;
 			args[i].mapping = map;
 		}
-		return n;
+		return n < DTRACE_ARGS_MAX ? n : DTRACE_ARGS_MAX;
 	}
 	const usdt_note_t *note = pr->sites[0].note;
 	int n = note->nargs < DTRACE_ARGS_MAX ? note->nargs : DTRACE_ARGS_MAX;
@@ -404,25 +438,37 @@ static int usdt_probe_args(dtrace_hdl_t *dtp, void *data,
 	return n;
 }
 
-/* "Name/Data/Class" of a registration into three attribute slots. */
-static void attr_parse(const char *a, dtrace_stability_t out[3])
+/* "Name/Data/Class" of a declaration into three attribute slots; false
+ * (slots untouched) when absent or malformed. */
+static bool attr_parse(const char *a, dtrace_stability_t out[3])
 {
 	static const char *const classes[] = { "Unknown", "CPU", "Platform",
 					       "Group", "ISA", "Common" };
 	char part[3][32];
+	int name, data, cls = -1;
+
 	if (a == NULL || sscanf(a, "%31[^/]/%31[^/]/%31s", part[0], part[1],
 				part[2]) != 3)
-		return;
-	for (int i = 0; i < 2; i++) {
-		int s = usdt_reg_stability(part[i]);
-		if (s >= 0)
-			out[i] = (dtrace_stability_t)s;
-	}
+		return false;
+	name = usdt_reg_stability(part[0]);
+	data = usdt_reg_stability(part[1]);
 	for (int c = 0; c < 6; c++)
 		if (strcasecmp(part[2], classes[c]) == 0)
-			out[2] = (dtrace_stability_t)c;
+			cls = c;
+	if (name < 0 || data < 0 || cls < 0)
+		return false;
+	out[0] = (dtrace_stability_t)name;
+	out[1] = (dtrace_stability_t)data;
+	out[2] = (dtrace_stability_t)cls;
+	return true;
 }
 
+/*
+ * As DTrace computes a probe's description attributes: the least stable,
+ * component by component, of the provider's provider, module, function and
+ * name attributes; the argument attributes are the args ones.  A component
+ * the .d file did not declare keeps the default below.
+ */
 static void usdt_probe_stability(dtrace_hdl_t *dtp, void *data,
 				 const dtrace_probe_t *prp,
 				 dtrace_stability_t attr[6])
@@ -433,10 +479,21 @@ static void usdt_probe_stability(dtrace_hdl_t *dtp, void *data,
 	for (int i = 0; i < 6; i++)
 		attr[i] = DTRACE_STABILITY_EVOLVING;
 	attr[2] = attr[5] = (dtrace_stability_t)5;	/* Common */
-	if (pr == NULL || pr->regp == NULL)
+	if (pr == NULL || !pr->declared)
 		return;
-	attr_parse(pr->regp->attrs[USDT_REG_ATTR_NAME], attr);
-	attr_parse(pr->regp->attrs[USDT_REG_ATTR_ARGS], attr + 3);
+	bool any = false;
+	dtrace_stability_t min[3] = { 7, 7, 5 }, one[3];
+	for (int f = USDT_REG_ATTR_PROVIDER; f <= USDT_REG_ATTR_NAME; f++) {
+		if (!attr_parse(pr->attrs[f], one))
+			continue;
+		any = true;
+		for (int k = 0; k < 3; k++)
+			if (one[k] < min[k])
+				min[k] = one[k];
+	}
+	if (any)
+		memcpy(attr, min, sizeof(min));
+	attr_parse(pr->attrs[USDT_REG_ATTR_ARGS], attr + 3);
 }
 
 static dtrace_map_t *specs_map(dtrace_hdl_t *dtp, usdt_state_t *st)

@@ -1,5 +1,8 @@
 /* @dtrace-opts: -q */
-/* A clause runs only when its predicate is non-zero. */
+/* A clause runs only when its predicate is non-zero.  y is declared and
+ * never assigned: it reads as 0. */
+int y;
+
 BEGIN
 {
 	x = 5;
