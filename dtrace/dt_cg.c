@@ -355,6 +355,37 @@ static void cg_stmts(dt_cg_t *cx, dt_node_t *s)
 		cg_stmt(cx, s);
 }
 
+/*
+ * Waking the consumer for every record costs more than writing it (about a
+ * microsecond a firing).  So a record wakes the consumer only when it must
+ * act at once (exit()) or when the buffer is half full; otherwise the
+ * consumer finds it at its next poll, within one switch period.  The flags
+ * are staged in spill slot 0, free at this point of the clause.
+ */
+static void cg_output_flags(dt_cg_t *cx)
+{
+	bool urgent = false;
+	int done = dt_as_label(cx->as);
+
+	for (int i = 0; i < cx->nacts; i++)
+		urgent |= cx->acts[i].kind == DT_ACT_EXIT;
+	if (urgent) {
+		EMIT(DT_STORE_IMM(BPF_DW, DT_FP, DT_FRAME_SPILL(0),
+				  BPF_RB_FORCE_WAKEUP));
+		return;
+	}
+	EMIT(DT_STORE_IMM(BPF_DW, DT_FP, DT_FRAME_SPILL(0), BPF_RB_NO_WAKEUP));
+	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "output",
+		BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)cx->dtp->opt.bufsize));
+	EMIT(DT_MOV64_IMM(DT_R2, BPF_RB_AVAIL_DATA));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_ringbuf_query));
+	dt_as_jump(cx->as, BPF_JLT, DT_R0, (int32_t)(cx->dtp->opt.bufsize / 2),
+		   done);
+	EMIT(DT_STORE_IMM(BPF_DW, DT_FP, DT_FRAME_SPILL(0),
+			  BPF_RB_FORCE_WAKEUP));
+	dt_as_place(cx->as, done);
+}
+
 /* Write the record: header, then ringbuf_output of header + data. */
 static void cg_output(dt_cg_t *cx)
 {
@@ -374,10 +405,13 @@ static void cg_output(dt_cg_t *cx)
 								pad)), 0));
 	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "output",
 		BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)cx->dtp->opt.bufsize));
+	cg_output_flags(cx);
+	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "output",
+		BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)cx->dtp->opt.bufsize));
 	dt_cg_mst_ptr(cx, DT_R2, rec);
 	EMIT(DT_MOV64_IMM(DT_R3, (int32_t)(sizeof(dt_rechdr_t) +
 					   align8(cx->recsize))));
-	EMIT(DT_MOV64_IMM(DT_R4, 0));
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_FP, DT_FRAME_SPILL(0)));
 	EMIT(DT_CALL_HELPER(BPF_FUNC_ringbuf_output));
 	dt_as_jump(cx->as, BPF_JSGE, DT_R0, 0, ok);
 	dt_cg_count_drop(cx, offsetof(dt_cpuinfo_t, buf_drops));

@@ -179,20 +179,24 @@ static void copy_reg(dtrace_emitter_t *em, int i, int regoff)
 				    DT_R0));
 }
 
-/* mstate->argv[i] = the 8 bytes at user address R8 + sp_off, or 0 */
-static void copy_stack_arg(dtrace_emitter_t *em, int i, int sp_off)
+/* mstate->argv[first..DTRACE_ARGS_MAX-1] = the words at user address
+ * R8 + sp_off, in one read (a helper call costs more than the copy), or
+ * all 0 if the stack cannot be read. */
+static void copy_stack_args(dtrace_emitter_t *em, int first, int sp_off)
 {
 	int done = pid_host->label_new(em);
+	int n = DTRACE_ARGS_MAX - first;
 
 	pid_host->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(i)));
-	pid_host->emit(em, DT_MOV64_IMM(DT_R2, 8));
+	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(first)));
+	pid_host->emit(em, DT_MOV64_IMM(DT_R2, 8 * n));
 	pid_host->emit(em, DT_MOV64_REG(DT_R3, DT_R8));
 	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, sp_off));
 	pid_host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user));
 	pid_host->jump(em, BPF_JEQ, DT_R0, 0, done);
-	pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
-					ARGV_OFF(i), 0));
+	for (int i = first; i < DTRACE_ARGS_MAX; i++)
+		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+						ARGV_OFF(i), 0));
 	pid_host->label_place(em, done);
 }
 
@@ -207,8 +211,7 @@ static void entry_trampoline(dtrace_emitter_t *em)
 	/* at the entry, sp points at the return address; the seventh
 	 * argument is just above it */
 	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, PT_SP));
-	for (i = 6; i < DTRACE_ARGS_MAX; i++)
-		copy_stack_arg(em, i, 8 * (i - 5));
+	copy_stack_args(em, 6, 8);
 }
 
 static void return_trampoline(dtrace_emitter_t *em)

@@ -51,11 +51,6 @@ PROBE app                              main query-start
 		args[1]: int
 
 X
-# The program's own output ("enabled" is not printed: -l traces nothing).
 diff lv.exp lv.got || fail "-l -v output"
 
-# A program without dtrace -G (notes only): types from the note sizes.
-cc -O2 -I"$INC" -I"$W" -o plain "$TESTDIR/usdt/app.c" \
-	-Wl,--defsym=myapp_tick_semaphore=0 2>/dev/null ||
-	cc -O2 -I"$INC" -I"$W" -c -o plain.o "$TESTDIR/usdt/app.c"
 exit $status

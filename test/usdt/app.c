@@ -1,5 +1,8 @@
-/* app.c: a program with myapp probes, for the -h/-G and dtprobed tests.
- * Usage: app [loops [sleep_ms [fork|dlopen LIB]]] */
+/* app.c: a program with myapp probes, for the -h/-G, dtprobed and tracing
+ * tests.  Usage: app [loops [sleep_ms [fork|dlopen LIB]]]
+ *   fork	the child fires tick 100, 101, 102, sleep_ms apart, and exits
+ *   dlopen	LIB is loaded first; each loop also calls its lib_func(i);
+ *		it is closed after the loops */
 #define _DEFAULT_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -32,11 +35,19 @@ int main(int argc, char **argv)
 		}
 	}
 	if (argc > 3 && argv[3][0] == 'f' && fork() == 0) {
-		usleep(ms * 1000);
+		for (int i = 100; i < 103; i++) {
+			usleep(ms * 1000);
+			MYAPP_TICK(i);
+		}
 		_exit(0);
 	}
+	int (*lib_func)(int) = NULL;
+	if (h != NULL)
+		*(void **)&lib_func = dlsym(h, "lib_func");
 	for (int i = 0; i < loops; i++) {
 		fire(i);
+		if (lib_func != NULL)
+			lib_func(i);
 		usleep(ms * 1000);
 	}
 	if (h != NULL) {
