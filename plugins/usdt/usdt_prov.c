@@ -690,19 +690,19 @@ static char *dup_or_empty(const char *s)
 static int desc_remember(usdt_state_t *st, const usdt_query_t *q)
 {
 	const dtrace_probedesc_t *pdp = q->pdp;
-	usdt_desc_t d = {
-		.prv = strdup(q->prvpat), .mod = dup_or_empty(pdp->mod),
-		.fun = dup_or_empty(pdp->fun), .prb = dup_or_empty(pdp->prb),
-		.pid = q->pid,
-	};
 	for (int i = 0; i < st->ndescs; i++) {
 		const usdt_desc_t *o = &st->descs[i];
 		if (o->pid == q->pid && strcmp(o->prv, q->prvpat) == 0 &&
 		    strcmp(o->mod, pdp->mod ? pdp->mod : "") == 0 &&
 		    strcmp(o->fun, pdp->fun ? pdp->fun : "") == 0 &&
 		    strcmp(o->prb, pdp->prb ? pdp->prb : "") == 0)
-			return 0;
+			return 0;	/* kept already */
 	}
+	usdt_desc_t d = {
+		.prv = strdup(q->prvpat), .mod = dup_or_empty(pdp->mod),
+		.fun = dup_or_empty(pdp->fun), .prb = dup_or_empty(pdp->prb),
+		.pid = q->pid,
+	};
 	usdt_desc_t *nd = realloc(st->descs,
 				  (size_t)(st->ndescs + 1) * sizeof(*nd));
 

@@ -7,17 +7,25 @@
 . "$TESTDIR/usdt/trace_lib.sh"
 build_all
 start_daemon
+# A program running when tracing starts: its file is then known to both
+# sessions, so the processes started later are covered from their first
+# instruction (files first seen later go through the exec watch).
+bg "$W/app" 200 50 >/dev/null; holder=$!
+wait_for 3 test -f "state/$holder" || fail "app did not register"
 
 script='BEGIN { printf("ready\n"); }
 myapp*:::tick { printf("tick %d %d\n", pid, args[0]); }
 myapp*:::query-start { printf("qs %d %s %d\n", pid, copyinstr(args[0]), args[1]); }'
-"$DTRACE" -q -n "$script" >out1 2>err1 & dt1=$!
-"$DTRACE" -q -n "$script" >out2 2>err2 & dt2=$!
+bg "$DTRACE" -q -n "$script" >out1 2>err1; dt1=$!
+bg "$DTRACE" -q -n "$script" >out2 2>err2; dt2=$!
 bt=
 if command -v bpftrace >/dev/null; then
 	bpftrace -e "usdt:$W/app:myapp:tick { printf(\"tick %d %d\n\", pid, arg0); }" \
-		>outb 2>errb & bt=$!
-	wait_for 15 has_line outb '^Attaching' || { cat errb; fail "bpftrace did not start"; }
+		>outb 2>errb &
+	bt=$!; bgpids+=("$bt")
+	# attached once the running program's ticks show
+	wait_for 15 has_line outb "^tick $holder " ||
+		{ cat errb; fail "bpftrace did not start"; }
 fi
 wait_for 10 has_line out1 '^ready$' && wait_for 10 has_line out2 '^ready$' ||
 	{ cat err1 err2; fail "dtrace did not start"; exit 1; }
@@ -30,7 +38,7 @@ start_daemon
 wait_for 5 test -f "state/$a2" || fail "no registration after the restart"
 "$DTRACE" -l -P 'myapp*' >list 2>lerr || fail "dtrace -l -P"
 for n in tick query-start noargs; do
-	has_line list "^ *[0-9]+ +myapp +app +main +$n\$" ||
+	has_line list "^ *[0-9]+ +myapp +app +fire +$n\$" ||
 		{ cat list lerr; fail "-l -P 'myapp*' does not list $n"; }
 done
 kill -9 $a2; wait $a2 2>/dev/null

@@ -34,7 +34,7 @@ done
 sed -e 's/^ *[0-9]* *myapp[0-9]* */PROBE /' lv >lv.got
 cat >lv.exp <<'X'
    ID   PROVIDER            MODULE                          FUNCTION NAME
-PROBE app                              main query-start
+PROBE app                              fire query-start
 
 	Probe Description Attributes
 		Identifier Names: Evolving

@@ -1,6 +1,6 @@
 /* app.c: a program with myapp probes, for the -h/-G, dtprobed and tracing
  * tests.  Usage: app [loops [sleep_ms [fork|dlopen LIB]]]
- *   fork	the child fires tick 100, 101, 102, sleep_ms apart, and exits
+ *   fork	the child fires fire(100..102), sleep_ms apart, and exits
  *   dlopen	LIB is loaded first; each loop also calls its lib_func(i);
  *		it is closed after the loops */
 #define _DEFAULT_SOURCE
@@ -11,7 +11,12 @@
 #include <unistd.h>
 #include "prov.h"
 
-static int fire(int i)
+/* Neither inlined nor cloned: each probe has exactly one site (the tests
+ * count them) in a function named fire. */
+#if defined(__GNUC__) && !defined(__clang__)
+__attribute__((noclone))
+#endif
+__attribute__((noinline)) static int fire(int i)
 {
 	if (MYAPP_QUERY_START_ENABLED())
 		printf("enabled\n");
@@ -37,7 +42,7 @@ int main(int argc, char **argv)
 	if (argc > 3 && argv[3][0] == 'f' && fork() == 0) {
 		for (int i = 100; i < 103; i++) {
 			usleep(ms * 1000);
-			MYAPP_TICK(i);
+			fire(i);
 		}
 		_exit(0);
 	}

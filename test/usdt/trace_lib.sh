@@ -72,11 +72,12 @@ write_provider() {
 D
 }
 
-# build_app NAME COMPILER SRC CFLAGS LDFLAGS
+# build_app NAME COMPILER SRC CFLAGS LDFLAGS (provider file: $PROV, else
+# prov.d)
 build_app() {
 	local name=$1 c=$2 src=$3 cf=$4 lf=$5
 	$c $cf -I"$INC" -I"$W" -c -o "$W/$name.o" "$src" &&
-	"$DTRACE" -G -s "$W/prov.d" -o "$W/${name}_prov.o" "$W/$name.o" &&
+	"$DTRACE" -G -s "$W/${PROV:-prov.d}" -o "$W/${name}_prov.o" "$W/$name.o" &&
 	$c $cf $lf -o "$W/$name" "$W/$name.o" "$W/${name}_prov.o" -ldl ||
 		{ fail "building $name"; return 1; }
 }
