@@ -193,7 +193,8 @@ demo: all
 
 # Every benchmark runs even when one misses its target; the status is 1 if
 # any did.
-BENCHES := startup.sh attach.sh firing.sh usdt_firing.sh aggsnap.sh usdt_reg.sh
+BENCHES := startup.sh attach.sh firing.sh usdt_firing.sh aggsnap.sh usdt_reg.sh \
+	usdt_pg_first_event.sh
 bench: all test-programs
 	@st=0; for b in $(BENCHES); do echo "== bench/$$b"; \
 		B=$(B) bench/$$b || st=1; echo; done; exit $$st

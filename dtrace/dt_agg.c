@@ -8,7 +8,10 @@
  * the aggregating function:
  *
  *   count		[0] count
- *   sum, min, max	[0] the value (min starts at INT64_MAX, max INT64_MIN)
+ *   sum		[0] the value
+ *   min, max		[0] the value, [1] how many values this CPU recorded
+ *			(0: none, and [0] means nothing: an entry one CPU
+ *			created reads as zeros on the others)
  *   avg		[0] count, [1] sum
  *   stddev		[0] count, [1] sum, [2] sum of squares low 64 bits,
  *			[3] high 64 bits
@@ -127,6 +130,8 @@ size_t dt_agg_nwords(const dt_aggdesc_t *d)
 {
 	switch (d->func) {
 	case DT_AGG_AVG:	return 2;
+	case DT_AGG_MIN:	return 2;
+	case DT_AGG_MAX:	return 2;
 	case DT_AGG_STDDEV:	return 4;
 	case DT_AGG_QUANTIZE:	return DT_QUANTIZE_NBUCKETS;
 	case DT_AGG_LQUANTIZE:	return (size_t)lq_levels(d) + 2;
@@ -137,14 +142,12 @@ size_t dt_agg_nwords(const dt_aggdesc_t *d)
 	}
 }
 
-/* The value an entry starts from (and returns to after clear()). */
+/* The value an entry starts from (and returns to after clear()): zeros
+ * for every function (min and max: count 0, nothing recorded, which
+ * prints as 0). */
 static void agg_init_val(const dt_aggdesc_t *d, int64_t *val)
 {
 	memset(val, 0, dt_agg_nwords(d) * sizeof(int64_t));
-	if (d->func == DT_AGG_MIN)
-		val[0] = INT64_MAX;
-	else if (d->func == DT_AGG_MAX)
-		val[0] = INT64_MIN;
 }
 
 static void agg_merge_val(const dt_aggdesc_t *d, int64_t *dst,
@@ -154,12 +157,13 @@ static void agg_merge_val(const dt_aggdesc_t *d, int64_t *dst,
 
 	switch (d->func) {
 	case DT_AGG_MIN:
-		if (src[0] < dst[0])
-			dst[0] = src[0];
-		break;
 	case DT_AGG_MAX:
-		if (src[0] > dst[0])
+		if (src[1] == 0)
+			break;		/* nothing recorded there */
+		if (dst[1] == 0 || (d->func == DT_AGG_MIN ? src[0] < dst[0]
+						       : src[0] > dst[0]))
 			dst[0] = src[0];
+		dst[1] += src[1];
 		break;
 	case DT_AGG_STDDEV: {
 		unsigned __int128 a = ((unsigned __int128)(uint64_t)dst[3] << 64)
@@ -307,28 +311,11 @@ static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
 	dt_aggent_t *e = agg_append(as, key);
 	size_t copy = stride < nw * 8 ? stride : nw * 8;
 
-	bool minmax = as->desc->func == DT_AGG_MIN ||
-		      as->desc->func == DT_AGG_MAX;
-	bool seen = false;
-
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		agg_init_val(as->desc, tmp);
 		memcpy(tmp, vals + (size_t)cpu * stride, copy);
-		/*
-		 * An entry created by BPF on one CPU reads as zeros on the
-		 * others, which min/max must not take for values.  The map
-		 * has no occupancy word, so a zero counts only when no CPU
-		 * holds anything else (exact unless one CPU's true minimum
-		 * is 0 and another's is not: a count in the value would
-		 * settle it).
-		 */
-		if (minmax && tmp[0] == 0)
-			continue;
-		seen = true;
 		agg_merge_val(as->desc, e->val, tmp);
 	}
-	if (minmax && !seen)
-		e->val[0] = 0;
 	free(tmp);
 }
 

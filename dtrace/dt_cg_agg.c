@@ -5,9 +5,11 @@
  * (integers in 8-byte slots, strings strsize bytes NUL padded; the
  * anonymous key is one 8-byte 0).  Its value is the state dt_rec.h gives
  * for the function.  A firing looks the key up; a missing entry is created
- * from zeros (the "aggzero" map, sized to the largest value) or, for min
- * and max, from INT64_MAX / INT64_MIN, then updated in place: the map is
- * per CPU, so no atomics are needed.  An entry that finds no room counts
+ * from zeros (the "aggzero" map, sized to the largest value), then updated
+ * in place: the map is per CPU, so no atomics are needed.  Creating an
+ * entry on one CPU makes it read as zeros on the others, so min and max
+ * carry a count beside the value: a CPU whose count is 0 holds nothing,
+ * and a true minimum of 0 is never mistaken for an empty CPU.  An entry that finds no room counts
  * cpuinfo.agg_drops.
  *
  * The first use of @name fixes its function, parameters and key types;
@@ -31,6 +33,7 @@ static const dt_aggfunc_t dt_aggfuncs[] = {
 };
 
 #define DT_LQUANTIZE_MAXLEVELS	4094
+#define DT_LLQUANTIZE_MAXBYTES	((DT_LQUANTIZE_MAXLEVELS + 2) * 8)
 
 static int nargs_of(const dt_node_t *a)
 {
@@ -57,6 +60,92 @@ static int64_t const_arg(dt_cg_t *cx, dt_node_t *call, int i,
 	return (int64_t)a->ival;
 }
 
+/*
+ * llquantize(v, factor, low, high, nsteps): DTrace's bucket rules, which
+ * dt_llquantize_bucket() (dt_agg.c) implements for the consumer.  Bucket
+ * 0 holds v < factor^low; order o (low <= o <= high) covers [factor^o,
+ * factor^(o+1)) in buckets of width factor^(o+1) / nsteps (1 while
+ * factor^(o+1) <= nsteps); the last bucket holds v >= factor^(high+1).
+ */
+typedef struct llq_order {
+	int64_t lo, hi;		/* [factor^o, factor^(o+1)) */
+	int64_t width;		/* of one bucket */
+	int64_t base;		/* the bucket of lo */
+} llq_order_t;
+
+/* The order o of params p (factor, low, high, nsteps) and the base of the
+ * next order; the caller checked that factor^(high+1) fits in 64 bits. */
+static llq_order_t llq_order(const int64_t *p, int64_t o, int64_t base)
+{
+	llq_order_t r = { 1, 0, 1, base };
+
+	for (int64_t i = 0; i < o; i++)
+		r.lo *= p[0];
+	r.hi = r.lo * p[0];
+	r.width = r.hi > p[3] ? r.hi / p[3] : 1;
+	return r;
+}
+
+static int64_t llq_nbuckets(const int64_t *p)
+{
+	int64_t base = 1;
+
+	for (int64_t o = p[1]; o <= p[2]; o++) {
+		llq_order_t r = llq_order(p, o, base);
+		base += (r.hi - r.lo) / r.width;
+	}
+	return base + 1;	/* and the bucket at or above the top */
+}
+
+/* DTrace's checks on llquantize's parameters (its messages). */
+static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
+{
+	p[0] = const_arg(cx, call, 1, "factor");
+	p[1] = const_arg(cx, call, 2, "low magnitude");
+	p[2] = const_arg(cx, call, 3, "high magnitude");
+	p[3] = const_arg(cx, call, 4, "number of steps");
+	if (p[0] < 2 || p[0] > UINT16_MAX)
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
+		    "must be two or more and fit in 16 bits");
+	if (p[1] < 0 || p[1] > UINT16_MAX)
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) low magnitude "
+		    "(argument #2) must be a non-negative 16-bit integer");
+	if (p[2] < 0 || p[2] > UINT16_MAX)
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) high magnitude "
+		    "(argument #3) must be a non-negative 16-bit integer");
+	if (p[3] < 0 || p[3] > UINT16_MAX)
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) number of steps "
+		    "(argument #4) must be a non-negative 16-bit integer");
+	if (p[2] < p[1])
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) high magnitude "
+		    "(argument #3) must be greater than or equal to low "
+		    "magnitude (argument #2)");
+	if (p[3] < p[0])
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
+		    "must be less than or equal to the number of linear steps "
+		    "per magnitude (argument #4)");
+	int64_t pw = 1;
+	bool divides = false;
+	for (int64_t o = 0; o <= p[2]; o++) {
+		if (pw > INT64_MAX / p[0])
+			ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (%lld) "
+			    "raised to power of high magnitude (%lld) plus 1 "
+			    "overflows 64-bits", (long long)p[0],
+			    (long long)p[2]);
+		pw *= p[0];
+		divides = divides || pw % p[3] == 0;
+	}
+	if (p[3] % p[0] != 0 || !divides)
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
+		    "must evenly divide the number of steps per magnitude "
+		    "(argument #4), and the number of steps per magnitude must "
+		    "evenly divide a power of the factor");
+	if (llq_nbuckets(p) * 8 > DT_LLQUANTIZE_MAXBYTES)
+		ERR(cx, D_AGG_ARGS, call, "llquantize( ) has too many buckets "
+		    "(%lld, at most %d)", (long long)llq_nbuckets(p),
+		    DT_LLQUANTIZE_MAXBYTES / 8);
+}
+
 /* Function parameters (lquantize) and the value size. */
 static uint32_t agg_params(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
 			   int64_t params[4])
@@ -64,6 +153,8 @@ static uint32_t agg_params(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
 	memset(params, 0, sizeof(int64_t) * 4);
 	switch (f) {
 	case DT_AGG_AVG: return 16;
+	case DT_AGG_MIN: return 16;	/* value, count */
+	case DT_AGG_MAX: return 16;
 	case DT_AGG_STDDEV: return 32;
 	case DT_AGG_QUANTIZE: return DT_QUANTIZE_NBUCKETS * 8;
 	case DT_AGG_LQUANTIZE: {
@@ -88,6 +179,9 @@ static uint32_t agg_params(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
 		params[2] = step;
 		return (uint32_t)((hi - lo) / step + 2) * 8;
 	}
+	case DT_AGG_LLQUANTIZE:
+		llq_params(cx, call, params);
+		return (uint32_t)llq_nbuckets(params) * 8;
 	default:
 		return 8;
 	}
@@ -97,7 +191,8 @@ static bool agg_has_incr(const dt_node_t *call, dt_aggfunc_t f)
 {
 	int n = nargs_of(call->args);
 	return (f == DT_AGG_QUANTIZE && n == 2) ||
-	       (f == DT_AGG_LQUANTIZE && n == 5);
+	       (f == DT_AGG_LQUANTIZE && n == 5) ||
+	       (f == DT_AGG_LLQUANTIZE && n == 6);
 }
 
 static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
@@ -272,6 +367,39 @@ static void emit_lquantize_bucket(dt_cg_t *cx, int v, const int64_t *p)
 	dt_as_place(cx->as, done);
 }
 
+/* r1 = the llquantize bucket of v: one test per order, constants loaded
+ * whole (they may not fit an immediate); uses r2. */
+static void emit_llquantize_bucket(dt_cg_t *cx, int v, const int64_t *p)
+{
+	int done = dt_as_label(cx->as);
+	int64_t base = 1;
+
+	EMIT(DT_MOV64_IMM(DT_R1, 0));
+	dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)llq_order(p, p[1], 1).lo);
+	dt_as_jump_reg(cx->as, BPF_JSLT, v, DT_R2, done);
+	for (int64_t o = p[1]; o <= p[2]; o++) {
+		llq_order_t r = llq_order(p, o, base);
+		int next = dt_as_label(cx->as);
+
+		dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)r.hi);
+		dt_as_jump_reg(cx->as, BPF_JSGE, v, DT_R2, next);
+		/* r1 = base + (v - lo) / width, v - lo >= 0 */
+		EMIT(DT_MOV64_REG(DT_R1, v));
+		dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)r.lo);
+		EMIT(DT_ALU64_REG(BPF_SUB, DT_R1, DT_R2));
+		if (r.width != 1) {
+			dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)r.width);
+			EMIT(DT_ALU64_REG(BPF_DIV, DT_R1, DT_R2));
+		}
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, (int32_t)r.base));
+		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+		dt_as_place(cx->as, next);
+		base += (r.hi - r.lo) / r.width;
+	}
+	EMIT(DT_MOV64_IMM(DT_R1, (int32_t)base));
+	dt_as_place(cx->as, done);
+}
+
 /* *(r0 + 8 * r1) += incr (w, or 1 when w < 0), r1 clamped for the
  * verifier to the last bucket. */
 static void emit_bucket_add(dt_cg_t *cx, uint32_t nbuckets, int w)
@@ -361,12 +489,20 @@ static void emit_update(dt_cg_t *cx, dt_aggdesc_t *ad, int v, int w)
 		emit_sumsq(cx, v);
 		break;
 	case DT_AGG_MIN:
-	case DT_AGG_MAX:
+	case DT_AGG_MAX: {
+		int store = dt_as_label(cx->as);
+		/* count first: the first value on this CPU is taken as is */
+		EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R0, 8));
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
+		EMIT(DT_STORE(BPF_DW, DT_R0, 8, DT_R1));
+		dt_as_jump(cx->as, BPF_JEQ, DT_R1, 1, store);
 		EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
 		dt_as_jump_reg(cx->as, ad->func == DT_AGG_MIN ? BPF_JSLE :
 			       BPF_JSGE, DT_R1, v, skip);
+		dt_as_place(cx->as, store);
 		EMIT(DT_STORE(BPF_DW, DT_R0, 0, v));
 		break;
+	}
 	case DT_AGG_QUANTIZE:
 		emit_quantize_bucket(cx, v);
 		emit_bucket_add(cx, DT_QUANTIZE_NBUCKETS, w);
@@ -375,26 +511,21 @@ static void emit_update(dt_cg_t *cx, dt_aggdesc_t *ad, int v, int w)
 		emit_lquantize_bucket(cx, v, ad->params);
 		emit_bucket_add(cx, ad->valsize / 8, w);
 		break;
+	case DT_AGG_LLQUANTIZE:
+		emit_llquantize_bucket(cx, v, ad->params);
+		emit_bucket_add(cx, ad->valsize / 8, w);
+		break;
 	default:
 		dt_cg_ice(cx, "aggregating function");
 	}
 	dt_as_place(cx->as, skip);
 }
 
-/* r3 = the initial value of a new entry: zeros from "aggzero", or the
- * identity of min / max staged in the scratch area.  Jumps to fail when
- * the zero map cannot be read. */
-static void emit_initial(dt_cg_t *cx, dt_aggdesc_t *ad, int fail)
+/* r3 = the initial value of a new entry: zeros from "aggzero" (for min
+ * and max too: count 0).  Jumps to fail when the zero map cannot be
+ * read. */
+static void emit_initial(dt_cg_t *cx, int fail)
 {
-	uint32_t scr = cx->st->off_scratch + 24;
-
-	if (ad->func == DT_AGG_MIN || ad->func == DT_AGG_MAX) {
-		dt_as_ld_imm64(cx->as, DT_R3, ad->func == DT_AGG_MIN ?
-			       (uint64_t)INT64_MAX : (uint64_t)INT64_MIN);
-		EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)scr, DT_R3));
-		dt_cg_mst_ptr(cx, DT_R3, scr);
-		return;
-	}
 	dt_cg_array_value(cx, dt_cg_map(cx->st, "aggzero", BPF_MAP_TYPE_ARRAY,
 					4, 0, 1), fail);
 	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
@@ -430,7 +561,7 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	emit_lookup(cx, ad);
 	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);
 	/* first use of the key on this CPU: create the entry */
-	emit_initial(cx, ad, drop);
+	emit_initial(cx, drop);
 	dt_as_load_map(cx->as, DT_R1, ad->map);
 	dt_cg_mst_ptr(cx, DT_R2, cx->st->off_key);
 	EMIT(DT_MOV64_IMM(DT_R4, BPF_NOEXIST));

@@ -57,7 +57,7 @@ static const dt_funcinfo_t dt_funcs[] = {
 	AGG("stddev", DT_F_STDDEV, 1, 1),
 	AGG("quantize", DT_F_QUANTIZE, 1, 2),
 	AGG("lquantize", DT_F_LQUANTIZE, 3, 5),
-	{ "llquantize", DT_F_LLQUANTIZE, DT_FC_AGGFUNC, 5, 6, false, false },
+	AGG("llquantize", DT_F_LLQUANTIZE, 5, 6),
 };
 
 const dt_funcinfo_t *dt_func_lookup(const char *name)

@@ -66,6 +66,8 @@
  *			  as the text prints them)
  *       count, sum	  avg and stddev only: the number of values and
  *			  their sum, for an exact mean
+ *       count		  min and max: the number of values recorded
+ *			  (0: none, after clear(); value is then 0)
  *       buckets	  quantize, lquantize, llquantize: the non-empty
  *			  buckets, ascending, each {"min","max","count"} with
  *			  inclusive bounds (the lowest bucket starts at
@@ -383,6 +385,11 @@ static void json_agg_value(FILE *out, const dt_aggdesc_t *d,
 		fprintf(out, ",\"value\":%" PRIu64 ",\"count\":%" PRIu64
 			",\"sum\":%" PRId64, dt_agg_stddev(v, (uint64_t)nm),
 			(uint64_t)v[0], v[1] / nm);
+		return;
+	case DT_AGG_MIN:
+	case DT_AGG_MAX:
+		fprintf(out, ",\"value\":%" PRId64 ",\"count\":%" PRIu64,
+			v[0] / nm, (uint64_t)v[1]);
 		return;
 	case DT_AGG_QUANTIZE:
 	case DT_AGG_LQUANTIZE:

@@ -514,6 +514,8 @@ static void emit_clause_call(dt_as_t *as, int c, int clause_label,
 	dt_as_jump(as, BPF_JEQ, DT_R1, 0, next);
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, clause),
 			      c));
+	/* The enabled probe id as the error messages name it: clause + 1. */
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, epid), c + 1));
 	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 	EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
 	dt_as_call(as, clause_label);

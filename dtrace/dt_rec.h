@@ -112,8 +112,10 @@ typedef enum dt_aggfunc {
 	DT_AGG_COUNT,		/* value: u64 count */
 	DT_AGG_SUM,		/* value: i64 sum */
 	DT_AGG_AVG,		/* value: u64 count, i64 sum */
-	DT_AGG_MIN,		/* value: i64 min (init INT64_MAX) */
-	DT_AGG_MAX,		/* value: i64 max (init INT64_MIN) */
+	DT_AGG_MIN,		/* value: i64 min, u64 count (0: nothing
+				   recorded on this CPU; the min is then
+				   meaningless) */
+	DT_AGG_MAX,		/* value: i64 max, u64 count (likewise) */
 	DT_AGG_STDDEV,		/* value: u64 count, i64 sum, u64 sumsq[2]
 				   (128-bit, low word first) */
 	DT_AGG_QUANTIZE,	/* value: i64 buckets[DT_QUANTIZE_NBUCKETS] */

@@ -188,15 +188,17 @@ static void test_scalars(void)
 			      mkdesc(2, DT_AGG_MAX, NULL),
 			      mkdesc(3, DT_AGG_STDDEV, NULL),
 			      mkdesc(4, DT_AGG_COUNT, &int4key) };
-	int64_t avg[2] = { 3, 10 }, mn[1] = { -5 }, mx[1] = { 9 };
+	int64_t avg[2] = { 3, 10 }, mn[2] = { -5, 1 }, mx[2] = { 9, 1 };
 	int64_t sd[4] = { 2, 30, 500, 0 };	/* stddev(10), stddev(20) */
-	int64_t mn2[1] = { 4 };
+	int64_t mn2[2] = { 4, 3 };
+	int64_t mn0[2] = { 0, 0 };	/* a CPU that recorded nothing */
 	int32_t k4 = -2;
 	int64_t one[1] = { 1 };
 
 	setup(d, 5);
 	dt_agg_merge(&dtp, 0, NULL, avg);
 	dt_agg_merge(&dtp, 1, NULL, mn);
+	dt_agg_merge(&dtp, 1, NULL, mn0);
 	dt_agg_merge(&dtp, 1, NULL, mn2);
 	dt_agg_merge(&dtp, 2, NULL, mx);
 	dt_agg_merge(&dtp, 3, NULL, sd);

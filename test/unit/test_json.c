@@ -355,7 +355,7 @@ static void test_aggregations(void)
 	memset(v, 0, sizeof(v));
 	v[0] = 1, v[2] = 2, v[3] = 7;	/* < 0, [5, 9], >= 10 */
 	add(4, NULL, v);
-	v[0] = INT64_MIN;
+	v[0] = INT64_MIN, v[1] = 2;	/* min, and the values behind it */
 	add(5, NULL, v);
 
 	dt_agg_print_all(&dtp, dtp.out);
@@ -387,7 +387,8 @@ static void test_aggregations(void)
 		   "{\"min\":10,\"max\":9223372036854775807,\"count\":7}]}]}\n"
 		   "{\"type\":\"aggregation\",\"trigger\":\"exit\","
 		   "\"name\":\"m\",\"function\":\"min\",\"data\":["
-		   "{\"keys\":[],\"value\":-9223372036854775808}]}\n");
+		   "{\"keys\":[],\"value\":-9223372036854775808,"
+		   "\"count\":2}]}\n");
 
 	/* normalize divides, and says so */
 	reset_out();
