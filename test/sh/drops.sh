@@ -28,4 +28,19 @@ if [ $((kept + dropped)) != 200000 ]; then
 	echo "kept $kept + dropped $dropped != 200000 firings"
 	exit 1
 fi
+
+# a full aggregation (-x aggsize) drops new keys, and says how many
+"$DTRACE" -q -x aggsize=4k -c "$T 2000" \
+	-n 'pid$target:a.out:add:entry { @[arg0] = count(); }' >out 2>err
+rc=$?
+if [ $rc != 0 ] || ! grep -Eq '^dtrace: [0-9]+ aggregation drops? on CPU [0-9]+$' err; then
+	echo "exit $rc; no aggregation drop report:"; head -20 err
+	exit 1
+fi
+kept=$(grep -c -E '^ +[0-9]+ +1$' out)
+dropped=$(grep -Eo '^dtrace: [0-9]+ aggregation' err | awk '{ s += $2 } END { print s + 0 }')
+if [ $((kept + dropped)) != 2000 ]; then
+	echo "kept $kept keys + dropped $dropped != 2000"
+	exit 1
+fi
 exit 0
