@@ -5,9 +5,11 @@
 #  2. a library with probes that a process started later dlopen()s is
 #     noticed through the dynamic loader's hook and traced.
 # The first few milliseconds after exec (the time to place the uprobe,
-# ~15 ms on the development machines) are not covered: firings are spaced
-# so that everything after the first 100 ms must be seen, and the exec
-# watch's own statistics must show the attach.
+# ~15 ms on an idle development machine) are not covered, and on a loaded
+# machine (other tests compiling in parallel: every exec is an event to
+# look at) the watch can lag further: so the test asks for the firings at
+# the end of each process's life, spaced well apart, and for the exec
+# watch's own statistics to show the attach.
 set -u
 [ -x "${DTRACE:-}" ] || exit 77
 command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
@@ -37,7 +39,7 @@ int main(int argc, char **argv)
 	void *h = dlopen(argv[1], RTLD_NOW);
 	if (h == NULL) { fprintf(stderr, "%s\n", dlerror()); return 1; }
 	void (*f)(int) = (void (*)(int))dlsym(h, "lib_fire");
-	f(6);
+	f(40);
 	dlclose(h);
 	return 0;
 }
@@ -53,7 +55,7 @@ dt=$!
 sleep 1.5
 # Fresh files: no process has mapped them, no uprobe covers them.
 cp built fresh_prog && cp libbuilt.so libfresh.so || exit 1
-./fresh_prog 6 100 >/dev/null &
+./fresh_prog 20 100 >/dev/null &
 p1=$!
 ./loader "$PWD/libfresh.so" &
 p2=$!
@@ -62,11 +64,11 @@ sleep 0.3
 kill -INT $dt
 wait $dt
 
-for i in 1 2 3 4 5; do
+for i in 17 18 19; do
 	grep -qx "many fresh_prog $p1 $i" out ||
 		{ echo "firing $i of the new program was missed"; status=1; }
 done
-for i in 1 2 3 4 5; do
+for i in 37 38 39; do
 	grep -qx "ping libfresh.so lib_fire $p2 $i" out ||
 		{ echo "firing $i of the dlopen'ed library was missed"; status=1; }
 done
