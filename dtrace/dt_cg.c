@@ -30,7 +30,8 @@
  *
  *	cg_area			scratch, 64 bytes: +0 u32 key for ARRAY maps,
  *				+8 staged map value, +16 read staging,
- *				+24 initial aggregation value
+ *				+24 initial aggregation value, +40 turning
+ *				addresses into numbers (dt_cg_mst_offset)
  *	off_rec			the record: dt_rechdr_t, then rec_max bytes
  *	off_key			tuple keys being built, two nesting levels of
  *				key_max bytes
@@ -52,7 +53,6 @@
 #include "dt_cg_impl.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
-#define DT_MSTATE_MAX	32768	/* per-CPU map values stop at 32 KB */
 #define DT_CG_NTEMPS	8
 
 static uint32_t align8(uint32_t v)
@@ -196,20 +196,73 @@ void dt_cg_fault_if(dt_cg_t *cx, int op, int reg, int32_t imm,
 	dt_as_place(cx->as, ok);
 }
 
+/*
+ * A read from an address D code holds: user memory, or the mstate when
+ * the address came from copyin() (a copy in a string temporary).  The
+ * offset from the mstate tells them apart at run time; only addresses
+ * inside this CPU's mstate are read as kernel memory, so a script cannot
+ * read the kernel through a cast.
+ */
+void dt_cg_probe_read(dt_cg_t *cx, bool str)
+{
+	int user = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	dt_cg_mst_offset(cx, DT_R4, DT_R3);
+	dt_as_jump(cx->as, BPF_JGE, DT_R4, DT_MSTATE_MAX, user);
+	EMIT(DT_CALL_HELPER(str ? BPF_FUNC_probe_read_kernel_str
+				: BPF_FUNC_probe_read_kernel));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, user);
+	EMIT(DT_CALL_HELPER(str ? BPF_FUNC_probe_read_user_str
+				: BPF_FUNC_probe_read_user));
+	dt_as_place(cx->as, done);
+}
+
+/*
+ * d = addr - the mstate, as a plain number.  The verifier refuses
+ * arithmetic between a number and the mstate pointer, but a value loaded
+ * from a map is always a number: both go through the scratch word at +40
+ * (storing a pointer in a map is allowed to a privileged loader).  Uses r5.
+ */
+void dt_cg_mst_offset(dt_cg_t *cx, int d, int addr)
+{
+	int16_t w = (int16_t)(cx->st->off_scratch + 40);
+
+	EMIT(DT_STORE(BPF_DW, DT_R9, w, addr));
+	EMIT(DT_LOAD(BPF_DW, d, DT_R9, w));
+	EMIT(DT_STORE(BPF_DW, DT_R9, w, DT_R9));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R9, w));
+	EMIT(DT_ALU64_REG(BPF_SUB, d, DT_R5));
+}
+
+/* A NULL string (strchr, strrchr, strstr found nothing) used as a string
+ * faults as DTrace does: invalid address (0x0). */
+void dt_cg_str_notnull(dt_cg_t *cx, int reg)
+{
+	dt_cg_fault_if(cx, BPF_JEQ, reg, 0, DT_FAULT_BADADDR, reg);
+}
+
 void dt_cg_copy_str(dt_cg_t *cx, uint32_t dst_off, int src_reg)
 {
+	dt_cg_str_notnull(cx, src_reg);
 	dt_cg_mst_ptr(cx, DT_R1, dst_off);
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
 	EMIT(DT_MOV64_REG(DT_R3, src_reg));
 	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
 }
 
+/* Temporaries below temps_kept hold copyin() results, which live until
+ * the end of the clause, as DTrace's scratch memory does. */
 uint32_t dt_cg_temp(dt_cg_t *cx)
 {
+	if (cx->ntemps < cx->temps_kept)
+		cx->ntemps = cx->temps_kept;
 	if (cx->ntemps >= cx->st->ntemps)
 		dt_pcb_error(cx->pcb, D_STACK_SIZE, 0, "statement %d needs "
-			     "more than %u string temporaries", cx->stmt,
-			     cx->st->ntemps);
+			     "more than %u string temporaries%s", cx->stmt,
+			     cx->st->ntemps, cx->temps_kept ? " (copyin() "
+			     "results take theirs until the end of the "
+			     "clause)" : "");
 	return cx->st->off_temps + cx->ntemps++ * 2 * cx->st->strsize;
 }
 

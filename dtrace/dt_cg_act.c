@@ -51,7 +51,7 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 		dt_cg_mst_ptr(cx, DT_R1, rec_mst_off(cx, rd->offset));
 		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)rd->size));
 		EMIT(DT_MOV64_REG(DT_R3, reg));
-		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+		dt_cg_probe_read(cx, false);
 		dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	}
 	dt_regs_give(cx, reg);
@@ -71,7 +71,7 @@ static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
 	dt_cg_mst_ptr(cx, DT_R1, rec_mst_off(cx, rd->offset));
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)rd->size));
 	EMIT(DT_MOV64_REG(DT_R3, reg));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_cg_probe_read(cx, false);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	dt_regs_give(cx, reg);
 }

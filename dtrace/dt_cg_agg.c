@@ -199,13 +199,24 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 			     dt_aggfunc_t f, dt_node_t *keys)
 {
 	dt_cg_state_t *st = cx->st;
-	dt_aggdesc_t *ad = dt_zalloc(sizeof(*ad));
+	int64_t params[4];
+	uint32_t valsize = agg_params(cx, call, f, params);	/* may fail */
+	uint32_t ksize = 0;
 	char name[256];
 
+	/* every check that can fail comes before the first allocation */
+	for (dt_node_t *k = keys; k != NULL; k = k->next)
+		ksize += dt_check_is_string(k->type) ? st->strsize : 8;
+	if (ksize > st->key_max)
+		ERR(cx, D_AGG_KEYS, agg, "the keys of @%s take %u bytes, more "
+		    "than the %u available", agg->name, ksize, st->key_max);
+
+	dt_aggdesc_t *ad = dt_zalloc(sizeof(*ad));
 	ad->id = st->naggs;
 	ad->name = dt_strdup(agg->name);
 	ad->func = f;
-	ad->valsize = agg_params(cx, call, f, ad->params);
+	ad->valsize = valsize;
+	memcpy(ad->params, params, sizeof(params));
 	ad->nkeys = nargs_of(keys);
 	ad->keys = dt_zalloc(sizeof(dt_recdesc_t) * (size_t)(ad->nkeys + 1));
 	uint32_t off = 0;
@@ -222,10 +233,6 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		off += s ? st->strsize : 8;
 	}
 	ad->keysize = off ? off : 8;
-	if (ad->keysize > st->key_max)
-		ERR(cx, D_AGG_KEYS, agg, "the keys of @%s take %u bytes, more "
-		    "than the %u available", agg->name, ad->keysize,
-		    st->key_max);
 	uint64_t n = cx->dtp->opt.aggsize / (ad->keysize + ad->valsize);
 	snprintf(name, sizeof(name), "agg_%s", agg->name);
 	ad->map = dt_cg_map(st, name, BPF_MAP_TYPE_PERCPU_HASH, ad->keysize,

@@ -107,7 +107,7 @@ static void load_user(dt_cg_t *cx, int reg, const dt_type_t *t)
 	dt_cg_mst_ptr(cx, DT_R1, scr);
 	EMIT(DT_MOV64_IMM(DT_R2, sz));
 	EMIT(DT_MOV64_REG(DT_R3, reg));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_cg_probe_read(cx, false);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	EMIT(DT_LOAD(bsz, reg, DT_R9, (int16_t)scr));
 	if (t->is_signed && sz < 8)
@@ -447,6 +447,15 @@ static int cg_compare(dt_cg_t *cx, dt_node_t *n)
 {
 	int a = dt_cg_expr(cx, n->l);
 
+	if (dt_check_is_string(n->l->type) != dt_check_is_string(n->r->type)) {
+		/* a string and NULL (the checker allows nothing else):
+		 * compare the addresses */
+		int b = dt_cg_expr(cx, n->r);
+		EMIT(DT_MOV64_REG(DT_R0, b));
+		dt_regs_give(cx, b);
+		cg_setcc(cx, cmp_jop(n->op, false), a);
+		return a;
+	}
 	if (dt_check_is_string(n->l->type)) {
 		int b = dt_cg_expr(cx, n->r);
 		EMIT(DT_MOV64_REG(DT_R0, b));

@@ -127,6 +127,7 @@ typedef struct dt_cg {
 	int stmt;		/* 1-based statement being compiled */
 	int depth_if;		/* nesting of if statements (checker) */
 	uint32_t ntemps;	/* string temporaries taken in this statement */
+	uint32_t temps_kept;	/* the first ones, kept for copyin() results */
 	bool destructive;
 	bool records;		/* has a data-recording action */
 	bool has_aggs;
@@ -141,6 +142,8 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 	dt_as_emit(cx->as, insn);
 }
 
+#define DT_CG_MSTATE_SIZE	32768	/* per-CPU map values stop at 32 KB */
+#define DT_MSTATE_MAX		DT_CG_MSTATE_SIZE
 #define DT_MST_OFF(f)	((int16_t)offsetof(dt_mstate_t, f))
 #define DT_MST_AREA	((uint32_t)offsetof(dt_mstate_t, cg_area))
 
@@ -163,6 +166,14 @@ void dt_cg_count_drop(dt_cg_t *cx, uint32_t field_off);
 int32_t dt_cg_btf_offset(dt_cg_state_t *st, const char *sou,
 			 const char *member);
 uint32_t dt_cg_temp(dt_cg_t *cx);	/* offset of a new string temp */
+/* Emit: r0 = read r2 bytes from r3 to r1 (a string: up to r2 with the
+ * NUL), from the mstate when r3 points there (copyin), else from user
+ * memory.  Uses r0-r5. */
+void dt_cg_probe_read(dt_cg_t *cx, bool str);
+/* Emit: d = addr - r9 as a number (uses r5; d may be addr) */
+void dt_cg_mst_offset(dt_cg_t *cx, int d, int addr);
+/* Emit: fault with invalid address (0x0) when the string in reg is NULL */
+void dt_cg_str_notnull(dt_cg_t *cx, int reg);
 uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size);
 dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line);
 dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);

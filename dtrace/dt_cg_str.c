@@ -19,6 +19,8 @@ void dt_cg_strcmp(dt_cg_t *cx, int a, int b)
 {
 	if (cx->lbl_strcmp < 0)
 		cx->lbl_strcmp = dt_as_label(cx->as);
+	dt_cg_str_notnull(cx, a);
+	dt_cg_str_notnull(cx, b);
 	EMIT(DT_MOV64_REG(DT_R2, b));
 	EMIT(DT_MOV64_REG(DT_R1, a));
 	EMIT(DT_MOV64_REG(DT_R3, DT_R9));
@@ -110,7 +112,7 @@ static void copyinstr(dt_cg_t *cx, int a, int size_reg)
 	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
 	dt_cg_mst_ptr(cx, DT_R1, t);
 	EMIT(DT_MOV64_REG(DT_R3, a));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user_str));
+	dt_cg_probe_read(cx, true);
 	dt_cg_fault_if(cx, BPF_JSLT, DT_R0, 0, DT_FAULT_BADADDR, a);
 	/* the helper stops short of the NUL when size cuts the string */
 	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + ss - 1), 0));
@@ -133,6 +135,51 @@ static int cg_copyinstr(dt_cg_t *cx, dt_node_t *n)
 	return a;
 }
 
+/* copyin(addr, size): a copy of size bytes of user memory in a new
+ * temporary (the checker bounds size by its 2 * strsize); the result
+ * points there, and reads through it go to the copy (dt_cg_probe_read). */
+static int cg_copyin(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t t = dt_cg_temp(cx);
+	int a = dt_cg_expr(cx, n->args);
+
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)n->args->next->ival));
+	EMIT(DT_MOV64_REG(DT_R3, a));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
+	dt_cg_mst_ptr(cx, a, t);
+	cx->temps_kept = cx->ntemps;	/* ours lives to the clause's end */
+	return a;
+}
+
+/* copyinto(addr, size, dest): dest must be D scratch memory (a copyin()
+ * result: there is no alloca()), that is the string temporaries of the
+ * mstate, with room for size bytes before their end; anything else faults
+ * with dest's address.  Its value is 0, the statement only matters for its effect. */
+static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t size = (uint32_t)n->args->next->ival;
+	uint32_t lo = cx->st->off_temps;
+	int a = dt_cg_expr(cx, n->args);
+	int d = dt_cg_expr(cx, n->args->next->next);
+
+	/* r0 = d - mstate, checked into [off_temps, off_this - size] */
+	dt_cg_mst_offset(cx, DT_R0, d);
+	dt_cg_fault_if(cx, BPF_JLT, DT_R0, (int32_t)lo, DT_FAULT_BADADDR, d);
+	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)(cx->st->off_this - size),
+		       DT_FAULT_BADADDR, d);
+	EMIT(DT_MOV64_REG(DT_R1, DT_R9));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
+	EMIT(DT_MOV64_REG(DT_R3, a));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
+	dt_regs_give(cx, d);
+	EMIT(DT_MOV64_IMM(a, 0));
+	return a;
+}
+
 /* stringof(x) and (string)x: a string stays; a pointer is read as a user
  * string. */
 static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
@@ -147,6 +194,8 @@ static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
 static int cg_strlen(dt_cg_t *cx, dt_node_t *n)
 {
 	int a = dt_cg_expr(cx, n->args);
+
+	dt_cg_str_notnull(cx, a);
 	uint32_t t = cx->st->off_cmp;	/* free outside strcmp */
 	int pos = dt_as_label(cx->as);
 
@@ -170,6 +219,8 @@ static int cg_strjoin(dt_cg_t *cx, dt_node_t *n)
 	int a = dt_cg_expr(cx, n->args);
 	int pos = dt_as_label(cx->as), fits = dt_as_label(cx->as);
 
+	dt_cg_str_notnull(cx, a);
+
 	/* first part; a becomes its length */
 	dt_cg_mst_ptr(cx, DT_R1, t);
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
@@ -182,6 +233,7 @@ static int cg_strjoin(dt_cg_t *cx, dt_node_t *n)
 	EMIT(DT_ALU64_IMM(BPF_SUB, a, 1));
 	/* second part, at t + len (len < strsize: the temp has 2 * strsize) */
 	int b = dt_cg_expr(cx, n->args->next);
+	dt_cg_str_notnull(cx, b);
 	EMIT(DT_MOV64_REG(DT_R3, b));
 	dt_regs_give(cx, b);
 	EMIT(DT_MOV64_REG(DT_R4, a));
@@ -207,6 +259,10 @@ int dt_cg_subr(dt_cg_t *cx, dt_node_t *n)
 	switch (fi->func) {
 	case DT_F_COPYINSTR:
 		return cg_copyinstr(cx, n);
+	case DT_F_COPYIN:
+		return cg_copyin(cx, n);
+	case DT_F_COPYINTO:
+		return cg_copyinto(cx, n);
 	case DT_F_STRINGOF:
 		return cg_stringof(cx, n->args);
 	case DT_F_STRLEN:

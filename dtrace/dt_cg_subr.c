@@ -12,8 +12,9 @@
  * the verifier sees the bound; string operands point to at least strsize
  * readable bytes (dt_cg_impl.h), temporaries to 2 * strsize.
  *
- * Deviation: DTrace returns NULL from strchr and strrchr when nothing
- * matches; here the result is the empty string (strstr likewise).
+ * strchr, strrchr and strstr return NULL when nothing matches, as DTrace
+ * does; a NULL string used as a string (an operand here, a record, a
+ * variable, a comparison with a string) faults with invalid address (0x0).
  */
 #include "dt_cg_impl.h"
 
@@ -344,6 +345,16 @@ void dt_cg_callbacks(dt_cg_t *cx)
 
 /* ---- callers ---- */
 
+/* A string operand: never NULL past this point (the scans read it). */
+static int str_operand(dt_cg_t *cx, dt_node_t *n)
+{
+	int r = dt_cg_expr(cx, n);
+
+	dt_cg_str_notnull(cx, r);
+	return r;
+}
+
+
 static void loop_slot(dt_cg_t *cx, int i, int reg)
 {
 	EMIT(DT_STORE(BPF_DW, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(i), reg));
@@ -417,10 +428,21 @@ static void emit_extract(dt_cg_t *cx, int dst)
 	dt_cg_mst_ptr(cx, dst, t);
 }
 
+/* s = NULL when the scan found nothing (slot 3 still -1). */
+static void null_if_none(dt_cg_t *cx, int s)
+{
+	int found = dt_as_label(cx->as);
+
+	load_slot(cx, DT_R5, 3);
+	dt_as_jump(cx->as, BPF_JNE, DT_R5, -1, found);
+	EMIT(DT_MOV64_IMM(s, 0));
+	dt_as_place(cx->as, found);
+}
+
 /* strchr(s, c), strrchr(s, c): the rest of s from the first / last c */
 static int cg_strchr(dt_cg_t *cx, dt_node_t *n, bool last)
 {
-	int s = dt_cg_expr(cx, n->args);
+	int s = str_operand(cx, n->args);
 	int c = dt_cg_expr(cx, n->args->next);
 
 	loop_init(cx);
@@ -437,6 +459,7 @@ static int cg_strchr(dt_cg_t *cx, dt_node_t *n, bool last)
 	EMIT(DT_MOV64_REG(DT_R3, s));
 	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)cx->st->strsize - 1));
 	emit_extract(cx, s);
+	null_if_none(cx, s);
 	return s;
 }
 
@@ -481,8 +504,8 @@ static int cg_index(dt_cg_t *cx, dt_node_t *n, bool last, bool suffix)
 {
 	uint32_t ss = cx->st->strsize;
 	uint32_t b = cx->st->off_cmp + pow2_above(ss);
-	int s = dt_cg_expr(cx, n->args);
-	int sub = dt_cg_expr(cx, n->args->next);
+	int s = str_operand(cx, n->args);
+	int sub = str_operand(cx, n->args->next);
 	dt_node_t *start = n->args->next->next;
 
 	if (start != NULL) {
@@ -523,12 +546,13 @@ static int cg_index(dt_cg_t *cx, dt_node_t *n, bool last, bool suffix)
 	EMIT(DT_MOV64_REG(DT_R3, s));
 	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)ss - 1));
 	emit_extract(cx, s);
+	null_if_none(cx, s);
 	return s;
 }
 
 static int cg_case(dt_cg_t *cx, dt_node_t *n, bool lower)
 {
-	int s = dt_cg_expr(cx, n->args);
+	int s = str_operand(cx, n->args);
 	uint32_t t = dt_cg_temp(cx);
 
 	loop_init(cx);
@@ -559,7 +583,7 @@ static void one_char(dt_cg_t *cx, int s, char ch)
  */
 static int cg_path(dt_cg_t *cx, dt_node_t *n, bool dir)
 {
-	int s = dt_cg_expr(cx, n->args);
+	int s = str_operand(cx, n->args);
 	int slash = dt_as_label(cx->as), dot = dt_as_label(cx->as);
 	int done = dt_as_label(cx->as), none = dt_as_label(cx->as);
 
@@ -606,7 +630,7 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_as_t *as = cx->as;
 	int32_t ss = (int32_t)cx->st->strsize;
-	int s = dt_cg_expr(cx, n->args);
+	int s = str_operand(cx, n->args);
 	int idx = dt_cg_expr(cx, n->args->next);
 	int rem = -1;
 	int posidx = dt_as_label(as), inrange = dt_as_label(as);

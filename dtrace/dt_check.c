@@ -198,6 +198,10 @@ static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
 		set_const(n, dt_check_int_type(cx), (uint64_t)v);
 		return n->type;
 	}
+	if (strcmp(n->name, "NULL") == 0) {	/* DTrace's (void *)0 */
+		set_const(n, dt_type_ptr(tt(cx), dt_type_void(tt(cx))), 0);
+		return n->type;
+	}
 	ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s: Unknown variable "
 	    "name", n->name);
 }
@@ -411,11 +415,32 @@ static uint64_t fold_cmp(dt_op_t op, bool s, uint64_t a, uint64_t b)
 	}
 }
 
+/* NULL, or an integer constant 0: what a string may be compared with
+ * besides another string. */
+static bool is_null(const dt_node_t *n)
+{
+	return n->is_const && n->ival == 0 &&
+	       (n->type->kind == DT_TK_PTR || dt_type_is_integer(n->type));
+}
+
 static dt_type_t *check_compare(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_type_t *lt = n->l->type, *rt = n->r->type;
 	dt_type_t *it = dt_check_int_type(cx);
 
+	if (dt_check_is_string(lt) != dt_check_is_string(rt) &&
+	    (n->op == DT_OP_EQ || n->op == DT_OP_NE) &&
+	    (dt_check_is_string(lt) ? is_null(n->r) : is_null(n->l))) {
+		n->type = it;	/* strchr(s, c) == NULL */
+		return it;
+	}
+	if (dt_check_is_string(lt) != dt_check_is_string(rt) &&
+	    (is_char_ptr(lt) || is_char_ptr(rt)))
+		ERR(cx, D_OP_INCOMPAT, n, "operator %s: a %s holds an address "
+		    "in the traced process, not a string: compare "
+		    "copyinstr(%s) instead", op_name(n->op),
+		    is_char_ptr(lt) ? lt->name : rt->name,
+		    is_char_ptr(lt) ? "left operand" : "right operand");
 	if (dt_check_is_string(lt) || dt_check_is_string(rt)) {
 		if (!(dt_check_is_string(lt) || is_char_ptr(lt)) ||
 		    !(dt_check_is_string(rt) || is_char_ptr(rt)))
@@ -807,6 +832,15 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 			ERR(cx, D_PROTO_ARG, a->next, "copyin( ) size must be "
 			    "a constant of at most %u", cx->st->strsize * 2);
 		return dt_type_ptr(T, dt_type_void(T));
+	case DT_F_COPYINTO:
+		need_arg(cx, n, a, 1, false, "uintptr_t");
+		need_arg(cx, n, a->next, 2, false, "size_t");
+		need_arg(cx, n, a->next->next, 3, false, "void *");
+		if (!a->next->is_const || a->next->ival == 0 ||
+		    a->next->ival > cx->st->strsize * 2)
+			ERR(cx, D_PROTO_ARG, a->next, "copyinto( ) size must be "
+			    "a constant of at most %u", cx->st->strsize * 2);
+		return dt_type_void(T);
 	case DT_F_COPYINSTR:
 		need_arg(cx, n, a, 1, false, "uintptr_t");
 		if (a->next)

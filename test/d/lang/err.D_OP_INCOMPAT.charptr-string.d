@@ -1,0 +1,6 @@
+/* A char * is an address in the traced process: comparing it with a
+ * string needs copyinstr(). */
+BEGIN
+{
+	trace((char *)arg0 == "lib");
+}
