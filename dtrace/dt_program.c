@@ -1176,12 +1176,26 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	return 0;
 }
 
-static int call_providers(dtrace_hdl_t *dtp, bool start)
+/* Whether pv placed an underlying probe with flag (BEGIN, END). */
+static bool provider_has(dtrace_hdl_t *dtp, dt_provider_t *pv, unsigned flag)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	for (uint32_t i = 0; ps && i < ps->nups; i++)
+		if (ps->ups[i].pv == pv && (ps->ups[i].flags & flag))
+			return true;
+	return false;
+}
+
+/* Call start() or stop() of the providers that placed probes with flag
+ * (want true) or of the others (want false). */
+static int call_providers(dtrace_hdl_t *dtp, bool start, unsigned flag,
+			  bool want)
 {
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
 		int (*fn)(dtrace_hdl_t *, void *) =
 			start ? pv->ops->start : pv->ops->stop;
-		if (fn == NULL)
+		if (fn == NULL || provider_has(dtp, pv, flag) != want)
 			continue;
 		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
@@ -1193,17 +1207,24 @@ static int call_providers(dtrace_hdl_t *dtp, bool start)
 	return 0;
 }
 
+/*
+ * BEGIN fires before any other probe: first the providers that fire BEGIN
+ * (their programs activate the session), then, the session active (made so
+ * here when no clause is on BEGIN), the providers that fire their probes
+ * themselves at start.
+ */
 int dt_prog_start(dtrace_hdl_t *dtp)
 {
-	int rc = call_providers(dtp, true);
+	int rc = call_providers(dtp, true, DTRACE_UPROBE_BEGIN, true);
 
-	/* Without a BEGIN clause nothing activates the session: do it. */
 	if (rc == 0 && dt_prog_activity(dtp) == DT_ACTIVITY_INACTIVE) {
 		dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
 		uint32_t k = DT_STATE_ACTIVITY;
 		uint64_t v = DT_ACTIVITY_ACTIVE;
 		bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
 	}
+	if (rc == 0)
+		rc = call_providers(dtp, true, DTRACE_UPROBE_BEGIN, false);
 	return rc;
 }
 
@@ -1214,7 +1235,9 @@ int dt_prog_stop(dtrace_hdl_t *dtp)
 	uint64_t v = DT_ACTIVITY_DRAINING;
 
 	bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
-	int rc = call_providers(dtp, false);
+	int rc = call_providers(dtp, false, DTRACE_UPROBE_END, false);
+	if (call_providers(dtp, false, DTRACE_UPROBE_END, true) < 0)
+		rc = -1;
 	v = DT_ACTIVITY_STOPPED;
 	bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
 	return rc;
