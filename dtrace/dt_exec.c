@@ -366,6 +366,10 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 		placed += rc;
 	}
 	ex->nevents++;
+	if (getenv("DTRACE_EXEC_DEBUG") != NULL)
+		fprintf(stderr, "dtrace: exec watch: pid %u %s: %d placed\n",
+			ev->pid, ev->what == DTRACE_NOTICE_EXEC ? "exec" : "maps",
+			placed);
 	if (placed > 0) {
 		uint64_t lat = now_ns() - ev->ktime;
 
