@@ -163,7 +163,7 @@ $(B)/dtprobed: $(DTPROBED_OBJS) $(COMMON_LIB)
 test-programs: $(TEST_PROGS)
 $(B)/test/progs/%: test/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -fno-inline -o $@ $< -ldl -lpthread
+	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $< -ldl -lpthread
 
 unit-tests: $(UNIT_BINS)
 $(B)/test/unit/%: test/unit/%.c $(ENGINE_OBJS_NOMAIN) $(FLAGS_STAMP)

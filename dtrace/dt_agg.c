@@ -833,6 +833,10 @@ static void agg_print_key(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *r,
 	const uint8_t *p = key + r->offset;
 	uint64_t v = key_int(r, key);
 
+	if (r->kind == DT_RK_USTACK || r->kind == DT_RK_KSTACK) {
+		dt_print_stack(dtp, out, r, p);	/* ends with a newline */
+		return;
+	}
 	if (r->kind != DT_RK_INT) {
 		dt_print_strbytes(dtp, out, p, r->size, -50, false);
 		return;

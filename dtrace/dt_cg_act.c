@@ -9,6 +9,8 @@
  * offset (little endian) gives the value.  Strings take strsize bytes.
  * When an action sits inside an if statement, the data starts with a u64
  * mask of the actions that ran (bit i: acts[i]; dt_compiled_clause.actmask).
+ * stack() and ustack() record bpf_get_stack()'s PCs (a user stack after
+ * the pid); the same code builds them as aggregation keys.
  */
 #include <signal.h>
 #include <string.h>
@@ -56,6 +58,129 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 	}
 	dt_regs_give(cx, reg);
 	cx->ntemps = ntemps;	/* the value is in the record now */
+}
+
+/* ustack(n) keeps n frames (ustackframes), stack(n) n (stackframes). */
+#define DT_USTACK_FRAMES	100
+#define DT_KSTACK_FRAMES	20
+
+bool dt_cg_is_stack_call(const dt_node_t *n)
+{
+	return n->kind == DT_N_CALL && (strcmp(n->name, "ustack") == 0 ||
+					strcmp(n->name, "stack") == 0);
+}
+
+/* The frames a stack() or ustack() call asks for (checked constant). */
+static uint32_t stack_frames(const dt_node_t *call)
+{
+	if (call->args != NULL)
+		return (uint32_t)call->args->ival;
+	return strcmp(call->name, "ustack") == 0 ? DT_USTACK_FRAMES :
+						   DT_KSTACK_FRAMES;
+}
+
+void dt_cg_stack_desc(const dt_node_t *call, dt_recdesc_t *rd)
+{
+	bool user = strcmp(call->name, "ustack") == 0;
+
+	rd->kind = user ? DT_RK_USTACK : DT_RK_KSTACK;
+	rd->arg = stack_frames(call);
+	rd->size = 8 * (rd->arg + (user ? 1 : 0));
+}
+
+/* Whether every probe of the clause is a pid function entry, where the
+ * caller may be missing from a frame-pointer walk (see user_stack). */
+static bool at_function_entry(const dt_cg_t *cx)
+{
+	if (cx->nprobes == 0)
+		return false;
+	for (int i = 0; i < cx->nprobes; i++) {
+		const dtrace_probe_t *p = cx->probes[i];
+		if (strncmp(p->prv, "pid", 3) != 0 ||
+		    strcmp(p->prb, "entry") != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Emit: bpf_get_stack(ctx, mst + off, frames * 8, flags). */
+static void get_stack(dt_cg_t *cx, uint32_t off, uint32_t frames,
+		      uint64_t flags)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_FP, DT_FRAME_CTX));
+	dt_cg_mst_ptr(cx, DT_R2, off);
+	EMIT(DT_MOV64_IMM(DT_R3, (int32_t)(frames * 8)));
+	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)flags));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_stack));
+}
+
+/*
+ * Emit: the user PCs at off.  At a function's entry the function has not
+ * pushed its frame yet, so the frame-pointer walk goes from the probed PC
+ * straight to the caller's caller; the caller's return address is the word
+ * at the top of the stack.  The kernel inserts it itself when the function
+ * starts with push %rbp, not otherwise (leaf functions).  So: walk into the
+ * record one slot further, then move the probed PC down and put the return
+ * address between; if the kernel already had it as the second frame, walk
+ * again in place.
+ */
+static void user_stack(dt_cg_t *cx, uint32_t off, uint32_t frames)
+{
+	uint32_t ret = cx->st->off_scratch + 16;
+	int plain = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	if (!at_function_entry(cx) || frames < 2) {
+		get_stack(cx, off, frames, BPF_F_USER_STACK);
+		return;
+	}
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)ret, 0));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_FP, DT_FRAME_CTX));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R3, 152));	/* pt_regs.sp */
+	dt_cg_mst_ptr(cx, DT_R1, ret);
+	EMIT(DT_MOV64_IMM(DT_R2, 8));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off, 0));
+	get_stack(cx, off + 8, frames - 1, BPF_F_USER_STACK);
+	/* r1 = the return address, r2 = the probed PC, r3 = the next frame */
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R9, (int16_t)ret));
+	EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R9, (int16_t)(off + 8)));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)(off + 16)));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R1, 0, plain);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R2, 0, done);	/* no stack */
+	dt_as_jump_reg(cx->as, BPF_JEQ, DT_R3, DT_R1, plain);
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R2));
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(off + 8), DT_R1));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, plain);
+	get_stack(cx, off, frames, BPF_F_USER_STACK);
+	dt_as_place(cx->as, done);
+}
+
+/*
+ * Emit: the stack record rd at mstate offset off.  A user stack starts
+ * with the pid (the consumer symbolizes against its modules).
+ * bpf_get_stack() zero-fills what it does not write, and the whole buffer
+ * on failure, so the PCs are always 0-terminated or fill the record.
+ */
+void dt_cg_stack(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
+{
+	if (rd->kind == DT_RK_KSTACK) {
+		get_stack(cx, off, rd->arg, 0);
+		return;
+	}
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
+	user_stack(cx, off + 8, rd->arg);
+}
+
+static void act_stack(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
+{
+	dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
+
+	dt_cg_stack_desc(call, rd);
+	rd->offset = dt_cg_rec_alloc(cx, rd->size);
+	dt_cg_stack(cx, rd, rec_mst_off(cx, rd->offset));
 }
 
 static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
@@ -187,6 +312,9 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		break;
 	case DT_F_TRACEMEM:
 		act_tracemem(cx, ad, call);
+		break;
+	case DT_F_STACK: case DT_F_USTACK:
+		act_stack(cx, ad, call);
 		break;
 	default:
 		dt_cg_ice(cx, "action");

@@ -2,8 +2,9 @@
  * dt_cg_agg.c: aggregations, @name[keys] = func(args).
  *
  * Each aggregation is a PERCPU_HASH map "agg_NAME" keyed by its tuple
- * (integers in 8-byte slots, strings strsize bytes NUL padded; the
- * anonymous key is one 8-byte 0).  Its value is the state dt_rec.h gives
+ * (integers in 8-byte slots, strings strsize bytes NUL padded, stack()
+ * and ustack() their record as the action writes it; the anonymous key is
+ * one 8-byte 0).  Its value is the state dt_rec.h gives
  * for the function.  A firing looks the key up; a missing entry is created
  * from zeros (the "aggzero" map, sized to the largest value), then updated
  * in place: the map is per CPU, so no atomics are needed.  Creating an
@@ -195,6 +196,28 @@ static bool agg_has_incr(const dt_node_t *call, dt_aggfunc_t f)
 	       (f == DT_AGG_LLQUANTIZE && n == 6);
 }
 
+/* How key k is stored: an integer in an 8-byte slot, a string in
+ * strsize bytes, a stack() or ustack() as its record (dt_rec.h). */
+static void key_desc(dt_cg_state_t *st, dt_node_t *k, dt_recdesc_t *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	if (dt_cg_is_stack_call(k)) {
+		dt_cg_stack_desc(k, rd);
+		return;
+	}
+	bool s = dt_check_is_string(k->type);
+	rd->kind = s ? DT_RK_STRING : DT_RK_INT;
+	rd->size = s ? st->strsize : (k->type->kind == DT_TK_PTR ? 8 :
+		   (uint32_t)k->type->size);
+	rd->is_signed = k->type->is_signed;
+	rd->type = k->type;
+}
+
+static uint32_t key_slot(const dt_recdesc_t *rd)
+{
+	return rd->kind == DT_RK_INT ? 8 : rd->size;
+}
+
 static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 			     dt_aggfunc_t f, dt_node_t *keys)
 {
@@ -205,8 +228,11 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	char name[256];
 
 	/* every check that can fail comes before the first allocation */
-	for (dt_node_t *k = keys; k != NULL; k = k->next)
-		ksize += dt_check_is_string(k->type) ? st->strsize : 8;
+	for (dt_node_t *k = keys; k != NULL; k = k->next) {
+		dt_recdesc_t rd;
+		key_desc(st, k, &rd);
+		ksize += key_slot(&rd);
+	}
 	if (ksize > st->key_max)
 		ERR(cx, D_AGG_KEYS, agg, "the keys of @%s take %u bytes, more "
 		    "than the %u available", agg->name, ksize, st->key_max);
@@ -223,14 +249,9 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	int i = 0;
 	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
 		dt_recdesc_t *rd = &ad->keys[i];
-		bool s = dt_check_is_string(k->type);
-		rd->kind = s ? DT_RK_STRING : DT_RK_INT;
+		key_desc(st, k, rd);
 		rd->offset = off;
-		rd->size = s ? st->strsize : (k->type->kind == DT_TK_PTR ? 8 :
-			   (uint32_t)k->type->size);
-		rd->is_signed = k->type->is_signed;
-		rd->type = k->type;
-		off += s ? st->strsize : 8;
+		off += key_slot(rd);
 	}
 	ad->keysize = off ? off : 8;
 	uint64_t n = cx->dtp->opt.aggsize / (ad->keysize + ad->valsize);
@@ -266,10 +287,15 @@ static void agg_match(dt_cg_t *cx, dt_aggdesc_t *ad, dt_node_t *agg,
 		ERR(cx, D_AGG_REDEF, call, "@%s: %s( ) parameters differ from "
 		    "a previous use", agg->name, call->name);
 	int i = 0;
-	for (dt_node_t *k = keys; k != NULL; k = k->next, i++)
-		if (i >= ad->nkeys || dt_check_is_string(k->type) !=
-		    (ad->keys[i].kind == DT_RK_STRING))
+	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
+		dt_recdesc_t rd;
+		if (i >= ad->nkeys)
 			break;
+		key_desc(cx->st, k, &rd);
+		if (rd.kind != ad->keys[i].kind || (rd.kind != DT_RK_INT &&
+						    rd.size != ad->keys[i].size))
+			break;
+	}
 	if (i != ad->nkeys || nth_arg(keys, i) != NULL)
 		ERR(cx, D_AGG_KEYS, agg, "@%s: keys differ in number or type "
 		    "from a previous use", agg->name);
@@ -298,6 +324,10 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 			ERR(cx, D_PROTO_ARG, a, "%s( ) argument has type %s, "
 			    "not an integer", call->name, a->type->name);
 	for (dt_node_t *k = keys; k != NULL; k = k->next) {
+		if (dt_cg_is_stack_call(k)) {
+			dt_check_stack_args(cx, k);
+			continue;
+		}
 		dt_type_t *t = dt_check_expr(cx, k);
 		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
 			ERR(cx, D_AGG_KEYS, k, "@%s: a key must be an integer "

@@ -182,6 +182,8 @@ dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);
 void dt_check_clause(dt_cg_t *cx, const dt_clause_ast_t *c);
 dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n);
 bool dt_check_is_string(const dt_type_t *t);
+/* The constant arguments of stack() and ustack(), also as keys. */
+void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n);
 dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */
 
 /* dt_cg_var.c: the session's variables and aggregations */
@@ -201,6 +203,13 @@ void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
 void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize);
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
+
+/* dt_cg_act.c: stack() and ustack(), as actions and aggregation keys */
+bool dt_cg_is_stack_call(const dt_node_t *n);
+/* Kind, size and frames (arg) of the record of a stack call. */
+void dt_cg_stack_desc(const dt_node_t *call, dt_recdesc_t *rd);
+/* Emit: write that record at mstate offset off. */
+void dt_cg_stack(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off);
 
 /* dt_cg_expr.c */
 int dt_cg_expr(dt_cg_t *cx, dt_node_t *n);

@@ -148,6 +148,13 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize)
 	}
 	for (dt_node_t *a = args; a != NULL; a = a->next) {
 		uint32_t ntemps = cx->ntemps;
+		if (dt_cg_is_stack_call(a)) {	/* aggregation keys only */
+			dt_recdesc_t rd = { 0 };
+			dt_cg_stack_desc(a, &rd);
+			dt_cg_stack(cx, &rd, off);
+			off += rd.size;
+			continue;
+		}
 		cx->key_level++;
 		int r = dt_cg_expr(cx, a);
 		cx->key_level--;

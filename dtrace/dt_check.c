@@ -798,6 +798,10 @@ static void check_call_args(dt_cg_t *cx, dt_node_t *n,
 {
 	int k = count_args(n->args);
 
+	if (fi->maxargs >= 0 && k > fi->maxargs && fi->maxargs != fi->minargs)
+		ERR(cx, D_PROTO_LEN, n, "%s( ) prototype mismatch: %d "
+		    "arguments passed, at most %d expected", fi->name, k,
+		    fi->maxargs);
 	if (k < fi->minargs || (fi->maxargs >= 0 && k > fi->maxargs))
 		ERR(cx, D_PROTO_LEN, n, "%s( ) prototype mismatch: %d "
 		    "arguments passed, %s%d expected", fi->name, k,
@@ -1010,6 +1014,25 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
 }
 
+/* stack([frames]) and ustack([frames[, strsize]]): positive integer
+ * constants; the frames must fit a record (a key is checked by its size
+ * in dt_cg_agg.c). */
+#define DT_STACK_FRAMES_MAX	1024
+void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n)
+{
+	int k = 1;
+
+	for (dt_node_t *x = n->args; x != NULL; x = x->next, k++) {
+		dt_check_expr(cx, x);
+		need_arg(cx, n, x, k, false, "int");
+		if (!x->is_const || (int64_t)x->ival <= 0 ||
+		    (k == 1 && x->ival > DT_STACK_FRAMES_MAX))
+			ERR(cx, D_PROTO_ARG, x, "%s( ) argument #%d must be a "
+			    "positive integer constant%s", n->name, k,
+			    k == 1 ? " of at most 1024" : "");
+	}
+}
+
 static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 {
 	dt_node_t *a = n->args;
@@ -1068,6 +1091,9 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 			ERR(cx, D_PROTO_ARG, a->next, "tracemem( ) size must be "
 			    "a positive constant of at most %u",
 			    cx->st->rec_max / 2);
+		break;
+	case DT_F_STACK: case DT_F_USTACK:
+		dt_check_stack_args(cx, n);
 		break;
 	default:
 		for (dt_node_t *x = a; x != NULL; x = x->next) {

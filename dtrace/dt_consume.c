@@ -28,11 +28,15 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "dt_consume_impl.h"
+#include "dt_cg.h"
+#include "dt_elf.h"
+#include "dt_proc.h"
 #include "dt_bpf.h"
 #include "dt_runtime.h"
 
@@ -157,14 +161,141 @@ int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p)
 	}
 }
 
-/* A stack record: one PC a line, indented, hex (no symbols yet). */
-static void dt_print_stack(FILE *out, const dt_recdesc_t *rec,
-			   const uint8_t *p)
+/* --- stacks --- */
+
+/*
+ * User PCs are symbolized against the modules of their process, read from
+ * /proc/PID/maps the first time a stack of that pid is printed and cached
+ * for the session (symbols load when a module is first looked up).  A -c or
+ * -p target may be gone by the time its aggregated stacks print, so when
+ * the program records user stacks the targets' modules are cached when the
+ * consumer starts (before a -c child runs) or, for targets grabbed later,
+ * at the first poll.  An address that no module maps,
+ * in a process still running, rereads the modules once (a dlopen since).
+ */
+static dt_symproc_t *symproc_find(struct dt_consumer *c, pid_t pid)
+{
+	for (dt_symproc_t *sp = c->symprocs; sp != NULL; sp = sp->next)
+		if (sp->pid == pid)
+			return sp;
+	return NULL;
+}
+
+static void symproc_read(struct dt_consumer *c, dt_symproc_t *sp)
+{
+	dt_elf_proc_t *proc = NULL;
+	char msg[256];
+
+	if (c->elf == NULL)
+		c->elf = dt_elf_cache_create();
+	if (c->elf != NULL &&
+	    dt_elf_proc_modules(c->elf, sp->pid, &proc, msg, sizeof(msg)) == 0) {
+		if (sp->proc != NULL)
+			dt_elf_proc_free(sp->proc);
+		sp->proc = proc;
+	}
+}
+
+static dt_symproc_t *symproc_get(struct dt_consumer *c, pid_t pid)
+{
+	dt_symproc_t *sp = symproc_find(c, pid);
+
+	if (sp != NULL)
+		return sp;
+	sp = dt_zalloc(sizeof(*sp));
+	sp->pid = pid;
+	sp->next = c->symprocs;
+	c->symprocs = sp;
+	symproc_read(c, sp);
+	return sp;
+}
+
+static void symprocs_free(struct dt_consumer *c)
+{
+	while (c->symprocs != NULL) {
+		dt_symproc_t *sp = c->symprocs;
+
+		c->symprocs = sp->next;
+		if (sp->proc != NULL)
+			dt_elf_proc_free(sp->proc);
+		free(sp);
+	}
+	if (c->elf != NULL)
+		dt_elf_cache_destroy(c->elf);
+	c->elf = NULL;
+}
+
+/* Whether any clause records a user stack or any aggregation has one as a
+ * key. */
+static bool uses_ustack(dtrace_hdl_t *dtp)
+{
+	for (int i = 0; i < dtp->nclauses; i++) {
+		const dt_compiled_clause_t *cl = dtp->clauses[i];
+
+		for (int a = 0; cl != NULL && a < cl->nacts; a++)
+			for (int r = 0; r < cl->acts[a].nrecs; r++)
+				if (cl->acts[a].recs[r].kind == DT_RK_USTACK)
+					return true;
+	}
+	for (int i = 0; i < dt_cg_naggs(dtp); i++) {
+		const dt_aggdesc_t *ad = dt_cg_agg(dtp, i);
+
+		for (int k = 0; ad != NULL && k < ad->nkeys; k++)
+			if (ad->keys[k].kind == DT_RK_USTACK)
+				return true;
+	}
+	return false;
+}
+
+static void read_targets(dtrace_hdl_t *dtp, struct dt_consumer *c)
+{
+	c->targets_read = true;
+	if (dtp->proc == NULL || !uses_ustack(dtp))
+		return;
+	for (int i = 0; i < dtp->proc->nprocs; i++)
+		if (!dtp->proc->procs[i].exited)
+			symproc_get(c, dtp->proc->procs[i].pid);
+}
+
+/* DTrace's forms: module`function+0xoff (no +0x0 at a function's start),
+ * module`0xPC without a symbol, 0xPC without a module. */
+void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
+		   size_t len)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_symproc_t *sp = symproc_get(c, pid);
+	const dt_elf_module_t *mod = NULL;
+	const dt_elf_sym_t *sym = NULL;
+	uint64_t off = 0;
+
+	if (sp->proc != NULL && dt_elf_proc_module_at(sp->proc, pc) == NULL &&
+	    kill(pid, 0) == 0)
+		symproc_read(c, sp);
+	if (sp->proc == NULL ||
+	    dt_elf_proc_lookup(c->elf, sp->proc, pc, &mod, &sym, &off) != 0)
+		snprintf(buf, len, "0x%" PRIx64, pc);
+	else if (sym == NULL)
+		snprintf(buf, len, "%s`0x%" PRIx64, mod->name, pc);
+	else if (off == 0)
+		snprintf(buf, len, "%s`%s", mod->name, sym->name);
+	else
+		snprintf(buf, len, "%s`%s+0x%" PRIx64, mod->name, sym->name,
+			 off);
+}
+
+#define DT_STACK_INDENT	14
+
+void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		    const uint8_t *p)
 {
 	size_t n = rec->size / 8, i = 0;
+	uint64_t pid = 0;
+	char buf[1024];
 
-	if (rec->kind == DT_RK_USTACK)
-		i = 1;	/* the pid */
+	if (rec->kind == DT_RK_USTACK) {
+		memcpy(&pid, p, 8);
+		i = 1;
+	}
 	fputc('\n', out);
 	for (; i < n; i++) {
 		uint64_t pc;
@@ -172,7 +303,11 @@ static void dt_print_stack(FILE *out, const dt_recdesc_t *rec,
 		memcpy(&pc, p + i * 8, 8);
 		if (pc == 0)
 			break;
-		fprintf(out, "%*s0x%" PRIx64 "\n", 14, "", pc);
+		if (rec->kind == DT_RK_USTACK)
+			dt_format_upc(dtp, (pid_t)pid, pc, buf, sizeof(buf));
+		else
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, pc);
+		fprintf(out, "%*s%s\n", DT_STACK_INDENT, "", buf);
 	}
 }
 
@@ -203,7 +338,7 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		return;
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:
-		dt_print_stack(out, rec, p);
+		dt_print_stack(dtp, out, rec, p);
 		return;
 	default:
 		dt_print_strbytes(dtp, out, p, rec->size, -33, quiet);
@@ -413,7 +548,7 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	case DT_ACT_STACK:
 	case DT_ACT_USTACK:
 		if (r0 != NULL)
-			dt_print_stack(out, r0, data + r0->offset);
+			dt_print_stack(dtp, out, r0, data + r0->offset);
 		return 0;
 	case DT_ACT_SYSTEM:
 		return act_system(dtp, act, data);
@@ -593,6 +728,8 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 	}
 	if (c->aggs == NULL)
 		dt_agg_setup(dtp, NULL, 0);
+	/* before a -c child is let go: it may be gone by the first poll */
+	read_targets(dtp, c);
 	return 0;
 }
 
@@ -605,6 +742,7 @@ void dt_consume_fini(dtrace_hdl_t *dtp)
 	if (c->rb != NULL)
 		ring_buffer__free(c->rb);
 	dt_agg_fini(dtp);
+	symprocs_free(c);
 	free(c->drops_seen);
 	free(c);
 	dtp->cons = NULL;
@@ -619,6 +757,8 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 		dt_set_error(dtp, "the consumer is not initialized");
 		return -1;
 	}
+	if (!c->targets_read)
+		read_targets(dtp, c);
 	n = ring_buffer__poll(c->rb, timeout_ms);
 	/* Records written without a wakeup (the BPF side wakes the consumer
 	 * only for records that need prompt action, such as exit()) are

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include "dt_consume.h"
 
 /* One aggregation entry after merging the CPUs: the key bytes as BPF
@@ -32,6 +33,14 @@ typedef struct dt_aggstate {
 	bool printed;		/* printa()ed: not printed again at exit */
 } dt_aggstate_t;
 
+/* The modules of a process whose user stacks are printed (dt_consume.c),
+ * read once; proc is NULL when the process could not be read. */
+typedef struct dt_symproc {
+	pid_t pid;
+	struct dt_elf_proc *proc;
+	struct dt_symproc *next;
+} dt_symproc_t;
+
 struct dt_consumer {
 	struct ring_buffer *rb;
 	bool done;		/* an exit() record was consumed */
@@ -42,6 +51,9 @@ struct dt_consumer {
 	uint64_t dyn_seen;
 	dt_aggstate_t *aggs;
 	int naggs;
+	struct dt_elf_cache *elf;	/* symbolization: NULL until needed */
+	dt_symproc_t *symprocs;
+	bool targets_read;	/* the -c/-p targets' modules are cached */
 };
 
 /* dt_consume.c */
@@ -58,6 +70,14 @@ void dt_print_bytes(FILE *out, const uint8_t *p, size_t n);
 void dt_print_strbytes(dtrace_hdl_t *dtp, FILE *out, const uint8_t *p,
 		       size_t n, int width, bool quiet);
 const char *dt_fault_str(uint32_t fault);
+/* A stack record (DT_RK_USTACK, DT_RK_KSTACK) as DTrace prints it: a
+ * newline, then a frame a line, indented 14 columns, symbolized
+ * ("module`function+0xoff"). */
+void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		    const uint8_t *p);
+/* One user PC of process pid, symbolized into buf. */
+void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
+		   size_t len);
 
 /* dt_printf.c */
 /* What %@ conversions print: the merged value of one aggregation. */

@@ -210,7 +210,8 @@ static bool pf_fits(pf_class_t cls, const dt_type_t *t)
 	case PF_TIME:
 		return dt_type_is_integer(t) && t->size == 8;
 	case PF_STACK:
-		return true;
+		return false;	/* a D value is never a stack: only the
+				   keys of printa(), unknown here, are */
 	default:
 		return false;
 	}
@@ -537,6 +538,12 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 				   (const char *)r->data + rec->offset,
 				   rec->size);
 	}
+	if (sp->conv == 'k' && (rec->kind == DT_RK_USTACK ||
+				rec->kind == DT_RK_KSTACK)) {
+		/* as trace() prints it, width and precision ignored */
+		dt_print_stack(r->dtp, r->out, rec, r->data + rec->offset);
+		return 0;
+	}
 	if (rec->kind != DT_RK_INT) {
 		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d "
 			 "(%%%c) needs an integer argument", convno, sp->conv);
@@ -572,8 +579,8 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		dt_printf_walltime(tmp, sizeof(tmp), v);
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
 	case 'k':
-		snprintf(r->err, sizeof(r->err), "printf( ) %%k is not "
-			 "supported");
+		snprintf(r->err, sizeof(r->err), "printf( ) %%k needs a "
+			 "stack( ) or ustack( ) argument");
 		return -1;
 	default:	/* u o x X */
 		v = pf_int(rec, r->data, false);
