@@ -28,6 +28,24 @@
  *			last, v >= factor^(high+1).  dt_llquantize_bucket()
  *			is the reference the code generator follows.
  *
+ * -x aggpercpu: the snapshot also keeps, per entry, the value of each CPU
+ * that recorded something in it (dt_agg_recorded(): a non-zero count, or
+ * any non-zero word for count, sum and the histograms).  The default
+ * printing then follows each row with one line per such CPU, in CPU
+ * order: the key columns replaced by "    [CPU N]" (indented under the
+ * key) and that CPU's value (its own avg, min, max or stddev) right-
+ * aligned in the total's column; a histogram row is followed by, for each
+ * CPU, the label alone on a line and that CPU's histogram under it.  A
+ * joined printa(@a, @b) gives each CPU line every aggregation's value for
+ * that CPU (0 where it recorded nothing).  For example:
+ *
+ *	  profile-997                                          598
+ *	    [CPU 0]                                            299
+ *	    [CPU 1]                                            299
+ *
+ * printa() with a format string prints the totals only.  In JSON each
+ * entry gets "percpu": [{"cpu": N, and the entry's value fields}].
+ *
  * Invariants: the consumer's table (dtp->cons->aggs) holds the merged
  * entries of the last snapshot; an aggregation without a map (unit tests)
  * keeps the entries it was given.  Printing never changes the entries;
@@ -215,12 +233,27 @@ int dt_agg_setup(dtrace_hdl_t *dtp, dt_aggdesc_t **descs, int n)
 	return 0;
 }
 
+/* Forget an entry's per-CPU values (aggpercpu). */
+static void agg_free_percpu(dt_aggent_t *e)
+{
+	for (int cpu = 0; cpu < e->npercpu; cpu++)
+		free(e->percpu[cpu]);
+	free(e->percpu);
+	e->percpu = NULL;
+	e->npercpu = 0;
+}
+
+static void agg_free_entry(dt_aggent_t *e)
+{
+	free(e->key);
+	free(e->val);
+	agg_free_percpu(e);
+}
+
 static void agg_free_entries(dt_aggstate_t *as)
 {
-	for (size_t i = 0; i < as->nents; i++) {
-		free(as->ents[i].key);
-		free(as->ents[i].val);
-	}
+	for (size_t i = 0; i < as->nents; i++)
+		agg_free_entry(&as->ents[i]);
 	as->nents = 0;
 }
 
@@ -255,6 +288,7 @@ static dt_aggent_t *agg_append(dt_aggstate_t *as, const void *key)
 		memcpy(e->key, key, ks);
 	e->val = dt_zalloc(dt_agg_nwords(as->desc) * sizeof(int64_t));
 	e->percpu = NULL;
+	e->npercpu = 0;
 	agg_init_val(as->desc, e->val);
 	return e;
 }
@@ -280,9 +314,65 @@ void dt_agg_merge(dtrace_hdl_t *dtp, int id, const void *key,
 	agg_merge_val(as->desc, e->val, val);
 }
 
+/* --- per-CPU values (aggpercpu) --- */
+
+bool dt_agg_recorded(const dt_aggdesc_t *d, const int64_t *val)
+{
+	size_t n = dt_agg_nwords(d);
+
+	switch (d->func) {
+	case DT_AGG_MIN:
+	case DT_AGG_MAX:
+		return val[1] != 0;	/* how many values it recorded */
+	case DT_AGG_AVG:
+	case DT_AGG_STDDEV:
+		return val[0] != 0;	/* count */
+	default:	/* count, sum, buckets: all zeros read as nothing */
+		for (size_t i = 0; i < n; i++)
+			if (val[i] != 0)
+				return true;
+		return false;
+	}
+}
+
+/* Keep a copy of CPU cpu's value in e, in an array of ncpus slots. */
+static void agg_set_cpu(const dt_aggdesc_t *d, dt_aggent_t *e, int cpu,
+			int ncpus, const int64_t *val)
+{
+	size_t bytes = dt_agg_nwords(d) * sizeof(int64_t);
+
+	if (e->percpu == NULL) {
+		e->percpu = dt_zalloc(sizeof(*e->percpu) * (size_t)ncpus);
+		e->npercpu = ncpus;
+	}
+	if (cpu < 0 || cpu >= e->npercpu)
+		return;
+	if (e->percpu[cpu] == NULL)
+		e->percpu[cpu] = dt_zalloc(bytes);
+	memcpy(e->percpu[cpu], val, bytes);
+}
+
+void dt_agg_merge_cpu(dtrace_hdl_t *dtp, int id, int cpu, const void *key,
+		      const int64_t *val)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+	size_t ks;
+
+	if (as == NULL)
+		return;
+	ks = as->desc->keysize;
+	for (size_t i = 0; i < as->nents; i++) {
+		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0) {
+			agg_set_cpu(as->desc, &as->ents[i], cpu,
+				    dt_agg_ncpus(dtp), val);
+			return;
+		}
+	}
+}
+
 /* --- snapshot --- */
 
-static int agg_ncpus(dtrace_hdl_t *dtp)
+int dt_agg_ncpus(dtrace_hdl_t *dtp)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
 
@@ -303,7 +393,7 @@ static size_t agg_cpu_stride(const dt_aggdesc_t *d)
 
 /* Merge the per-CPU values of one key read from the map. */
 static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
-			     const uint8_t *vals, int ncpus)
+			     const uint8_t *vals, int ncpus, bool keep)
 {
 	size_t stride = agg_cpu_stride(as->desc);
 	size_t nw = dt_agg_nwords(as->desc);
@@ -315,6 +405,8 @@ static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
 		agg_init_val(as->desc, tmp);
 		memcpy(tmp, vals + (size_t)cpu * stride, copy);
 		agg_merge_val(as->desc, e->val, tmp);
+		if (keep && dt_agg_recorded(as->desc, tmp))
+			agg_set_cpu(as->desc, e, cpu, ncpus, tmp);
 	}
 	free(tmp);
 }
@@ -322,7 +414,7 @@ static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
 static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 {
 	const dt_aggdesc_t *d = as->desc;
-	int ncpus = agg_ncpus(dtp), fd, err = 0;
+	int ncpus = dt_agg_ncpus(dtp), fd, err = 0;
 	size_t ks = d->keysize ? d->keysize : 4;
 	uint8_t *key, *next, *vals;
 	void *prev = NULL;
@@ -343,7 +435,7 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 			err = -errno;
 			break;
 		}
-		agg_merge_percpu(as, key, vals, ncpus);
+		agg_merge_percpu(as, key, vals, ncpus, dtp->opt.aggpercpu);
 	}
 	free(key);
 	free(next);
@@ -522,6 +614,7 @@ typedef struct agg_row {
 	const uint8_t *key;
 	size_t ent;		/* index of the entry in the first aggregation */
 	const int64_t **vals;	/* one per aggregation printed; NULL: none */
+	const dt_aggent_t **ents;	/* the entries of vals (NULL: none) */
 } agg_row_t;
 
 typedef struct agg_sortctx {
@@ -591,9 +684,12 @@ static agg_row_t *agg_rows(dtrace_hdl_t *dtp, dt_aggstate_t **aggs, int n,
 				r[rows].ent = i;
 				r[rows].vals = dt_zalloc(sizeof(int64_t *) *
 							 (size_t)n);
+				r[rows].ents = dt_zalloc(sizeof(*r->ents) *
+							 (size_t)n);
 				rows++;
 			}
 			r[j].vals[a] = e->val;
+			r[j].ents[a] = e;
 		}
 	}
 	if (n > 1 && dtp->opt.aggsortpos > 0 && dtp->opt.aggsortpos < n)
@@ -606,8 +702,10 @@ static agg_row_t *agg_rows(dtrace_hdl_t *dtp, dt_aggstate_t **aggs, int n,
 
 static void agg_rows_free(agg_row_t *r, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(r[i].vals);
+		free(r[i].ents);
+	}
 	free(r);
 }
 
@@ -857,6 +955,113 @@ static void agg_print_key(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *r,
 	}
 }
 
+/* --- per-CPU lines (aggpercpu) --- */
+
+/* CPU cpu's value of entry e, NULL when it recorded nothing. */
+static const int64_t *agg_cpu_val(const dt_aggent_t *e, int cpu)
+{
+	if (e == NULL || e->percpu == NULL || cpu >= e->npercpu)
+		return NULL;
+	return e->percpu[cpu];
+}
+
+/* Width of the key columns of a row: the length of the last line of its
+ * keys as printed (a stack key ends with a newline: 0). */
+static size_t agg_key_width(dtrace_hdl_t *dtp, const dt_aggdesc_t *kd,
+			    const uint8_t *key)
+{
+	char *text = NULL, *nl;
+	size_t len = 0, w;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return 0;
+	for (int k = 0; k < kd->nkeys; k++)
+		agg_print_key(dtp, f, &kd->keys[k], key);
+	fclose(f);
+	nl = text ? strrchr(text, '\n') : NULL;
+	w = nl ? len - (size_t)(nl + 1 - text) : len;
+	free(text);
+	return w;
+}
+
+/* The values of one CPU for a row, as the row prints its totals. */
+static char *agg_cpu_values(dt_aggstate_t **aggs, int n, const agg_row_t *row,
+			    int cpu)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (f == NULL)
+		return NULL;
+	for (int a = 0; a < n; a++) {
+		const int64_t *v = agg_cpu_val(row->ents[a], cpu);
+		int64_t *zero = NULL;
+
+		if (v == NULL) {
+			zero = dt_zalloc(dt_agg_nwords(aggs[a]->desc) * 8);
+			agg_init_val(aggs[a]->desc, zero);
+			v = zero;
+		}
+		dt_agg_print_value(f, aggs[a]->desc, v, aggs[a]->normal);
+		free(zero);
+	}
+	fclose(f);
+	return text;
+}
+
+/*
+ * One "[CPU N]" line: the label indented 4 columns in the key columns and
+ * the values where the totals are.  A histogram starts on a new line: the
+ * label stands alone above it.  When the key columns and the value's
+ * padding are too narrow for the label, the values follow it after a
+ * space.
+ */
+static void agg_print_cpu_line(FILE *out, int cpu, size_t keywidth,
+			       const char *vals)
+{
+	char label[32];
+	size_t ll = (size_t)snprintf(label, sizeof(label), "    [CPU %d]", cpu);
+	size_t pad = strspn(vals, " ");
+
+	if (vals[0] == '\n')
+		fprintf(out, "%s%s", label, vals);
+	else if (keywidth + pad >= ll + 1)
+		fprintf(out, "%s%*s%s", label, (int)(keywidth + pad - ll), "",
+			vals + pad);
+	else
+		fprintf(out, "%s %s", label, vals + pad);
+	fputc('\n', out);
+}
+
+/* After a row: a line per CPU that recorded something in any of its
+ * aggregations, in CPU order. */
+static void agg_print_percpu(dtrace_hdl_t *dtp, FILE *out,
+			     dt_aggstate_t **aggs, int n, const agg_row_t *row)
+{
+	int ncpus = 0;
+	size_t keywidth;
+
+	for (int a = 0; a < n; a++)
+		if (row->ents[a] != NULL && row->ents[a]->npercpu > ncpus)
+			ncpus = row->ents[a]->npercpu;
+	if (ncpus == 0)
+		return;
+	keywidth = agg_key_width(dtp, aggs[0]->desc, row->key);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		bool any = false;
+		char *vals;
+
+		for (int a = 0; a < n; a++)
+			any |= agg_cpu_val(row->ents[a], cpu) != NULL;
+		if (!any || (vals = agg_cpu_values(aggs, n, row, cpu)) == NULL)
+			continue;
+		agg_print_cpu_line(out, cpu, keywidth, vals);
+		free(vals);
+	}
+}
+
 static void agg_print_row(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t **aggs,
 			  int n, const agg_row_t *row)
 {
@@ -878,6 +1083,8 @@ static void agg_print_row(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t **aggs,
 	}
 	free(zero);
 	fputc('\n', out);
+	if (dtp->opt.aggpercpu)
+		agg_print_percpu(dtp, out, aggs, n, row);
 }
 
 static int agg_collect(dtrace_hdl_t *dtp, const int *ids, int n,
@@ -1077,7 +1284,7 @@ int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin)
 static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			 const void *key)
 {
-	int ncpus = agg_ncpus(dtp);
+	int ncpus = dt_agg_ncpus(dtp);
 	size_t stride = agg_cpu_stride(d);
 	uint8_t *vals = dt_zalloc(stride * (size_t)ncpus);
 	int64_t *init = dt_zalloc(dt_agg_nwords(d) * 8);
@@ -1102,6 +1309,7 @@ int dt_agg_clear(dtrace_hdl_t *dtp, int id)
 		return -1;
 	for (size_t i = 0; i < as->nents; i++) {
 		agg_init_val(as->desc, as->ents[i].val);
+		agg_free_percpu(&as->ents[i]);
 		if (as->desc->map != NULL)
 			agg_map_reset(dtp, as->desc, as->ents[i].key);
 	}
@@ -1136,8 +1344,7 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 		}
 		if (as->desc->map != NULL)
 			bpf_map_delete_elem(as->desc->map->fd, e->key);
-		free(e->key);
-		free(e->val);
+		agg_free_entry(e);
 	}
 	agg_rows_free(rows, nrows);
 	free(as->ents);

@@ -21,7 +21,11 @@
 typedef struct dt_aggent {
 	uint8_t *key;
 	int64_t *val;
-	int64_t **percpu;	/* per-CPU values, for aggpercpu; may be NULL */
+	/* aggpercpu: percpu[cpu] is what CPU cpu holds for this key, NULL
+	 * when it recorded nothing; npercpu entries.  NULL (and 0) when the
+	 * option is off at the snapshot. */
+	int64_t **percpu;
+	int npercpu;
 } dt_aggent_t;
 
 /* The consumer's view of one aggregation. */
@@ -105,6 +109,16 @@ size_t dt_agg_nwords(const dt_aggdesc_t *desc);
 /* Merge one CPU's value into the entry of key (created if new). */
 void dt_agg_merge(dtrace_hdl_t *dtp, int id, const void *key,
 		  const int64_t *val);
+/* Record CPU cpu's value of key in the entry's per-CPU values (aggpercpu;
+ * the snapshot does it for each CPU that recorded something, tests call
+ * it by hand).  Does not merge: call dt_agg_merge() too.  The entry must
+ * exist; cpu must be below dt_agg_ncpus(). */
+void dt_agg_merge_cpu(dtrace_hdl_t *dtp, int id, int cpu, const void *key,
+		      const int64_t *val);
+/* Possible CPUs: the number of values per key in an aggregation map. */
+int dt_agg_ncpus(dtrace_hdl_t *dtp);
+/* Whether a CPU's value of one function holds anything recorded. */
+bool dt_agg_recorded(const dt_aggdesc_t *desc, const int64_t *val);
 /* Read every aggregation map into the consumer's table. */
 int dt_agg_snapshot(dtrace_hdl_t *dtp);
 /* printa(@a) / printa(@a, @b): DTrace's default layout. */

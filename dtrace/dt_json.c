@@ -73,6 +73,10 @@
  *			  inclusive bounds (the lowest bucket starts at
  *			  -9223372036854775808, the highest ends at
  *			  9223372036854775807)
+ *       percpu	  -x aggpercpu only: array, in CPU order, of the
+ *			  CPUs that recorded something in the entry, each
+ *			  {"cpu": N} plus that CPU's own value fields as
+ *			  above (value/count/sum or buckets)
  *
  *   {"type":"error", ...}	a run-time fault; the usual message is also
  *				printed on stderr and tracing goes on
@@ -402,6 +406,25 @@ static void json_agg_value(FILE *out, const dt_aggdesc_t *d,
 	}
 }
 
+/* aggpercpu: "percpu", the CPUs that recorded something in the entry,
+ * each {"cpu": N, and its value as the entry's own fields}. */
+static void json_agg_percpu(FILE *out, const dt_aggdesc_t *d,
+			    const dt_aggent_t *e, uint64_t normal)
+{
+	bool first = true;
+
+	fputs(",\"percpu\":[", out);
+	for (int cpu = 0; cpu < e->npercpu; cpu++) {
+		if (e->percpu[cpu] == NULL)
+			continue;
+		fprintf(out, "%s{\"cpu\":%d", first ? "" : ",", cpu);
+		json_agg_value(out, d, e->percpu[cpu], normal);
+		fputc('}', out);
+		first = false;
+	}
+	fputc(']', out);
+}
+
 int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t *as,
 			const char *trigger)
 {
@@ -430,6 +453,8 @@ int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t *as,
 		fputs(i > 0 ? ",{" : "{", f);
 		json_agg_keys(f, d, e->key);
 		json_agg_value(f, d, e->val, as->normal);
+		if (dtp->opt.aggpercpu)
+			json_agg_percpu(f, d, e, as->normal);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);

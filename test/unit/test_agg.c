@@ -3,7 +3,8 @@
  * with the text DTrace prints: count/sum keyed by strings and integers,
  * avg, min, max, stddev, quantize (zero, small, large, negative counts),
  * lquantize with its < and >= rows, llquantize, printa with formats and
- * with several aggregations, trunc, clear, normalize, sorting options.
+ * with several aggregations, trunc, clear, normalize, sorting options;
+ * -x aggpercpu's per-CPU lines (text and JSON).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,76 @@ static void test_joined(void)
 	EXPECT_STR(output(), "1 1|2 2|");
 }
 
+/* Merge v into key's entry and keep it as CPU cpu's value (aggpercpu). */
+static void add_cpu(int id, int cpu, const void *key, const int64_t *v)
+{
+	dt_agg_merge(&dtp, id, key, v);
+	dt_agg_merge_cpu(&dtp, id, cpu, key, v);
+}
+
+static void test_percpu(void)
+{
+	dt_aggdesc_t d[4] = { mkdesc(0, DT_AGG_COUNT, &strkey),
+			      mkdesc(1, DT_AGG_SUM, &strkey),
+			      mkdesc(2, DT_AGG_AVG, NULL),
+			      mkdesc(3, DT_AGG_MIN, NULL) };
+	char x[16] = "x", z[16] = "z", want[1024];
+	int64_t c1[1] = { 1 }, c2[1] = { 2 }, s4[1] = { 4 }, s6[1] = { 6 };
+	int64_t a0[2] = { 1, 20 }, a1[2] = { 2, 10 };
+	int64_t m0[2] = { 5, 1 }, m1[2] = { -3, 2 };
+	int ids[2] = { 0, 1 }, avg = 2, mn = 3;
+	dt_aggstate_t *as;
+
+	setup(d, 4);
+	dtp.opt.aggpercpu = true;
+	dt_consumer_get(&dtp)->ncpus = 4;
+	add_cpu(0, 0, x, c1);
+	add_cpu(0, 3, x, c2);
+	add_cpu(1, 0, x, s4);
+	add_cpu(1, 3, x, s6);
+	add_cpu(1, 3, z, s6);
+	add_cpu(2, 0, NULL, a0);
+	add_cpu(2, 1, NULL, a1);
+	add_cpu(3, 0, NULL, m0);
+	add_cpu(3, 1, NULL, m1);
+	/* joined: a CPU line carries each aggregation's value for that CPU,
+	 * in the total's column; none for CPUs that recorded nothing */
+	dt_agg_print(&dtp, dtp.out, ids, 2);
+	snprintf(want, sizeof(want), "\n  %-50s %16d %16d\n%-52s %16d %16d\n"
+		 "  %-50s %16d %16d\n%-52s %16d %16d\n%-52s %16d %16d\n",
+		 "z", 0, 6, "    [CPU 3]", 0, 6,
+		 "x", 3, 10, "    [CPU 0]", 1, 4, "    [CPU 3]", 2, 6);
+	EXPECT_STR(output(), want);
+	/* avg and min: each CPU's own result */
+	reset_out();
+	dt_agg_print(&dtp, dtp.out, &avg, 1);
+	dt_agg_print(&dtp, dtp.out, &mn, 1);
+	EXPECT_STR(output(), "\n               10\n"
+		   "    [CPU 0]    20\n    [CPU 1]     5\n"
+		   "\n               -3\n"
+		   "    [CPU 0]     5\n    [CPU 1]    -3\n");
+	/* JSON: "percpu" after the entry's own fields */
+	reset_out();
+	as = dt_agg_get(&dtp, avg);
+	dt_json_aggregation(&dtp, dtp.out, as, "exit");
+	EXPECT_STR(output(), "{\"type\":\"aggregation\",\"trigger\":\"exit\","
+		   "\"name\":\"a\",\"function\":\"avg\",\"data\":[{\"keys\":[],"
+		   "\"value\":10,\"count\":3,\"sum\":30,\"percpu\":["
+		   "{\"cpu\":0,\"value\":20,\"count\":1,\"sum\":20},"
+		   "{\"cpu\":1,\"value\":5,\"count\":2,\"sum\":10}]}]}\n");
+	/* the option off: the totals alone, as always */
+	reset_out();
+	dtp.opt.aggpercpu = false;
+	dt_agg_print(&dtp, dtp.out, &avg, 1);
+	EXPECT_STR(output(), "\n               10\n");
+	/* clear() forgets the CPUs' values with the totals */
+	reset_out();
+	dtp.opt.aggpercpu = true;
+	dt_agg_clear(&dtp, mn);
+	dt_agg_print(&dtp, dtp.out, &mn, 1);
+	EXPECT_STR(output(), "\n                0\n");
+}
+
 int main(void)
 {
 	test_count_sum();
@@ -420,6 +491,7 @@ int main(void)
 	test_lquantize();
 	test_llquantize();
 	test_joined();
+	test_percpu();
 	dt_consume_fini(&dtp);
 	fclose(dtp.out);
 	free(outbuf);
