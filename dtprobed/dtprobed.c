@@ -15,7 +15,8 @@
  * window.  A refusal is logged with the pid and the reason, and the daemon
  * goes on.  One connection is served at a time, and it is given at most
  * DTP_RECV_MS to deliver its message, so a silent client delays others by
- * that much at most.
+ * that much at most.  A registration is answered (DTPV_OP_DONE) once every
+ * subscribed dtrace session has acked it or DTP_ACK_MS have passed.
  *
  * Options override the environment (DTPROBED_SOCKET, DTPROBED_STATEDIR,
  * DTPROBED_MAP), which overrides the defaults of usdt_reg.h.  An empty map
@@ -98,11 +99,154 @@ fail:
 	return -1;
 }
 
-/* Serve one connection: one message. */
-static void serve(int cfd, unsigned char *buf)
+/*
+ * Subscribers: dtrace sessions that asked to hear of each registration
+ * before the registering process goes on (dtprobed_proto.h, Handshake).
+ * Only root or the daemon's own user may subscribe, since a subscriber
+ * delays every registration by up to DTP_ACK_MS.  A subscriber whose
+ * connection closes or fails is dropped; one that does not ack in time is
+ * simply not waited for any longer (a late ack is read and ignored later).
+ */
+#define DTP_SUBS_MAX	16
+#define DTP_ACK_MS	100
+
+typedef struct subscriber {
+	int fd;
+	pid_t pid;
+	bool waiting;		/* for the ack of the current notice */
+	bool dead;		/* to be dropped by subs_compact() */
+} subscriber_t;
+
+static subscriber_t subs[DTP_SUBS_MAX];
+static int nsubs;
+
+static uint64_t now_ms(void)
 {
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void notice_send(int fd, int op, pid_t pid, bool *failed)
+{
+	dtpv_notice_t nt = { .magic = DTPN_MAGIC, .version = DTPV_VERSION,
+			     .op = (uint16_t)op, .pid = (uint32_t)pid };
+
+	*failed = send(fd, &nt, sizeof(nt), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+		  (ssize_t)sizeof(nt);
+}
+
+static void subs_compact(void)
+{
+	int j = 0;
+
+	for (int i = 0; i < nsubs; i++) {
+		if (subs[i].dead) {
+			dtp_log(LOG_INFO, "subscriber pid %d left",
+				(int)subs[i].pid);
+			close(subs[i].fd);
+		} else {
+			subs[j++] = subs[i];
+		}
+	}
+	nsubs = j;
+}
+
+/* Read what a subscriber sent: 1 if an ack of pid came, 0 if not, -1 if
+ * the connection is closed or broken (the subscriber is marked dead). */
+static int sub_read(subscriber_t *s, pid_t pid)
+{
+	dtpv_notice_t nt;
+	int acked = 0;
+	ssize_t n;
+
+	while ((n = recv(s->fd, &nt, sizeof(nt), MSG_DONTWAIT)) > 0)
+		if (n == (ssize_t)sizeof(nt) &&
+		    memcmp(nt.magic, DTPN_MAGIC, 4) == 0 &&
+		    nt.op == DTPV_OP_ACK && pid > 0 &&
+		    nt.pid == (uint32_t)pid)
+			acked = 1;
+	if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+		s->dead = true;
+		return -1;
+	}
+	return acked;
+}
+
+static bool is_subscribe(const unsigned char *buf, ssize_t n)
+{
+	dtpv_msg_t h;
+
+	if (n != (ssize_t)sizeof(h))
+		return false;
+	memcpy(&h, buf, sizeof(h));
+	return memcmp(h.magic, DTPV_MAGIC, 4) == 0 &&
+	       h.version == DTPV_VERSION && h.op == DTPV_OP_SUBSCRIBE &&
+	       h.size == sizeof(h);
+}
+
+/* Keep cfd as a subscriber.  Returns true if kept. */
+static bool sub_add(int cfd, const struct ucred *cred)
+{
+	char why[128];
+
+	if (cred->uid != 0 && cred->uid != geteuid())
+		snprintf(why, sizeof(why), "not permitted");
+	else if (nsubs == DTP_SUBS_MAX)
+		snprintf(why, sizeof(why), "too many subscribers");
+	else {
+		subs[nsubs++] = (subscriber_t){ .fd = cfd, .pid = cred->pid };
+		dtp_log(LOG_INFO, "subscriber pid %d", (int)cred->pid);
+		return true;
+	}
+	dtp_log(LOG_WARNING, "refused subscription from pid %d: %s",
+		(int)cred->pid, why);
+	return false;
+}
+
+/* pid registered: tell every subscriber and wait, DTP_ACK_MS in all at
+ * most, for their acks. */
+static void subs_notify(pid_t pid)
+{
+	uint64_t deadline = now_ms() + DTP_ACK_MS;
+
+	for (int i = 0; i < nsubs; i++) {
+		bool failed;
+
+		notice_send(subs[i].fd, DTPV_OP_NOTICE, pid, &failed);
+		subs[i].waiting = !failed;
+		if (failed && errno != EAGAIN && errno != EWOULDBLOCK)
+			subs[i].dead = true;
+	}
+	for (;;) {
+		struct pollfd pfd[DTP_SUBS_MAX];
+		int map[DTP_SUBS_MAX], n = 0;
+		uint64_t now = now_ms();
+
+		for (int i = 0; i < nsubs; i++)
+			if (subs[i].waiting && !subs[i].dead) {
+				pfd[n] = (struct pollfd){ subs[i].fd, POLLIN, 0 };
+				map[n++] = i;
+			}
+		if (n == 0 || now >= deadline)
+			break;
+		if (poll(pfd, (nfds_t)n, (int)(deadline - now)) < 0 &&
+		    errno != EINTR)
+			break;
+		for (int k = 0; k < n; k++)
+			if (pfd[k].revents != 0 &&
+			    sub_read(&subs[map[k]], pid) != 0)
+				subs[map[k]].waiting = false;
+	}
+	subs_compact();
+}
+
+/* Read and apply one message.  Returns true if the connection became a
+ * subscriber (kept open), false when it is done with. */
+static bool serve_message(int cfd, unsigned char *buf, pid_t pid,
+			  const struct ucred *cred)
+{
 	struct pollfd pfd = { cfd, POLLIN, 0 };
 	char why[256] = "";
 	usdt_reg_t *reg;
@@ -110,35 +254,64 @@ static void serve(int cfd, unsigned char *buf)
 	ssize_t n;
 	int op;
 
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
-	    cred.pid <= 0)
-		return;
-	if (!dtp_state_rate_ok(cred.pid)) {
+	if (!dtp_state_rate_ok(pid)) {
 		snprintf(why, sizeof(why), "too many messages");
-		refuse(cred.pid, why);
-		return;
+		refuse(pid, why);
+		return false;
 	}
 	if (poll(&pfd, 1, DTP_RECV_MS) != 1) {
 		snprintf(why, sizeof(why), "no message within %d ms",
 			 DTP_RECV_MS);
-		refuse(cred.pid, why);
-		return;
+		refuse(pid, why);
+		return false;
 	}
 	n = recv(cfd, buf, DTPV_MSG_MAX, MSG_DONTWAIT | MSG_TRUNC);
 	if (n <= 0)
-		return;		/* connected and closed: nothing to say */
+		return false;	/* connected and closed: nothing to say */
 	if ((size_t)n > DTPV_MSG_MAX) {
 		snprintf(why, sizeof(why), "message of %zd bytes exceeds %u",
 			 n, DTPV_MSG_MAX);
-		refuse(cred.pid, why);
-		return;
+		refuse(pid, why);
+		return false;
 	}
+	if (is_subscribe(buf, n))
+		return sub_add(cfd, cred);
 	if (dtp_msg_parse(buf, (size_t)n, &op, &base, &reg, why,
 			  sizeof(why)) != 0 ||
-	    dtp_state_apply(cred.pid, op, base, reg, why, sizeof(why)) != 0) {
-		refuse(cred.pid, why);
-		return;
+	    dtp_state_apply(pid, op, base, reg, why, sizeof(why)) != 0) {
+		refuse(pid, why);
+		return false;
 	}
+	if (op == DTPV_OP_REGISTER)
+		subs_notify(pid);
+	return false;
+}
+
+/* Serve one connection: one message, answered with DTPV_OP_DONE unless it
+ * was a subscription.  Returns true if cfd is kept as a subscriber. */
+static bool serve(int cfd, unsigned char *buf)
+{
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	bool failed;
+
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
+	    cred.pid <= 0)
+		return false;
+	if (serve_message(cfd, buf, cred.pid, &cred))
+		return true;
+	notice_send(cfd, DTPV_OP_DONE, cred.pid, &failed);
+	return false;
+}
+
+/* Between registrations: read (and ignore) late acks, and drop the
+ * subscribers that left. */
+static void subs_check(const struct pollfd *pfd, int n)
+{
+	for (int k = 0; k < n && k < nsubs; k++)
+		if (pfd[k].revents != 0)
+			(void)sub_read(&subs[k], 0);
+	subs_compact();
 }
 
 static void on_signal(int sig)
@@ -212,22 +385,27 @@ int main(int argc, char **argv)
 		return 1;
 	dtp_log(LOG_INFO, "listening on %s, state in %s", sock, statedir);
 	while (!quit) {
-		struct pollfd pfd = { lfd, POLLIN, 0 };
-		int cfd;
+		struct pollfd pfd[1 + DTP_SUBS_MAX] = { { lfd, POLLIN, 0 } };
+		int n = nsubs, cfd;
 
-		if (poll(&pfd, 1, 1000) == 1) {
-			cfd = accept4(lfd, NULL, NULL,
-				      SOCK_CLOEXEC | SOCK_NONBLOCK);
-			if (cfd >= 0) {
-				serve(cfd, buf);
+		for (int i = 0; i < n; i++)
+			pfd[1 + i] = (struct pollfd){ subs[i].fd, POLLIN, 0 };
+		if (poll(pfd, (nfds_t)(1 + n), 1000) > 0) {
+			subs_check(pfd + 1, n);
+			cfd = -1;
+			if (pfd[0].revents & POLLIN)
+				cfd = accept4(lfd, NULL, NULL,
+					      SOCK_CLOEXEC | SOCK_NONBLOCK);
+			if (cfd >= 0 && !serve(cfd, buf))
 				close(cfd);
-			}
 		}
 		if (time(NULL) != last_check) {
 			last_check = time(NULL);
 			dtp_state_check();
 		}
 	}
+	for (int i = 0; i < nsubs; i++)
+		close(subs[i].fd);
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
 	close(lfd);

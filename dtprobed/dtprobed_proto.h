@@ -18,7 +18,15 @@
  * lives in the -G object's section .dtrace_prov (with a zero header), so
  * `readelf -x .dtrace_prov` shows what a program will register.
  *
- * The daemon answers nothing: the sender never waits.
+ * Handshake (same version).  After each REGISTER or UNREGISTER message the
+ * daemon answers the sender with one dtpv_notice_t, op DTPV_OP_DONE; the
+ * registration code waits for it (bounded) only after a REGISTER.  A dtrace
+ * session subscribes by sending a bare dtpv_msg_t header (size 88, op
+ * DTPV_OP_SUBSCRIBE) and keeping the connection open: whenever a process
+ * registers, the daemon records it, sends every subscriber a dtpv_notice_t
+ * (op DTPV_OP_NOTICE, the pid from SO_PEERCRED) and waits a bounded time
+ * for each one's DTPV_OP_ACK with the same pid before it answers the
+ * registering process, so probes are placed before its first firing.
  */
 #ifndef DTPROBED_PROTO_H
 #define DTPROBED_PROTO_H
@@ -36,7 +44,21 @@
 enum dtpv_op {
 	DTPV_OP_REGISTER = 1,
 	DTPV_OP_UNREGISTER = 2,
+	DTPV_OP_SUBSCRIBE = 3,	/* session -> daemon, bare header */
+	DTPV_OP_NOTICE = 4,	/* daemon -> subscriber: pid registered */
+	DTPV_OP_ACK = 5,	/* subscriber -> daemon: pid's probes placed */
+	DTPV_OP_DONE = 6,	/* daemon -> registering process */
 };
+
+/* The handshake's short messages, one per packet. */
+#define DTPN_MAGIC	"DTPN"
+typedef struct dtpv_notice {
+	char magic[4];		/* DTPN_MAGIC */
+	uint16_t version;	/* DTPV_VERSION */
+	uint16_t op;		/* DTPV_OP_NOTICE, _ACK or _DONE */
+	uint32_t pid;		/* the registered process */
+	uint32_t pad;
+} dtpv_notice_t;
 
 typedef struct dtpv_msg {
 	char magic[4];		/* DTPV_MAGIC */
@@ -74,5 +96,6 @@ typedef struct dtpv_site {
 _Static_assert(sizeof(dtpv_msg_t) == 88, "dtpv_msg_t layout");
 _Static_assert(sizeof(dtpv_probe_t) == 28, "dtpv_probe_t layout");
 _Static_assert(sizeof(dtpv_site_t) == 24, "dtpv_site_t layout");
+_Static_assert(sizeof(dtpv_notice_t) == 16, "dtpv_notice_t layout");
 
 #endif /* DTPROBED_PROTO_H */

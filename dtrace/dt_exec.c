@@ -382,6 +382,9 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 	return 0;
 }
 
+/* Providers' event descriptors polled along (more are polled every period). */
+#define EXEC_EVENT_FDS_MAX	8
+
 int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 {
 	struct dt_exec *ex = dtp->exec;
@@ -390,12 +393,21 @@ int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	if (ex == NULL || out == NULL || !dtp->tracing)
 		return dt_consume_poll(dtp, timeout_ms);
 
-	/* Both ring buffer maps are pollable: sleep on them together. */
-	struct pollfd pfd[2] = {
+	/* Both ring buffer maps are pollable: sleep on them together, and on
+	 * the providers' event descriptors, whose poll() the trace loop calls
+	 * right after this returns. */
+	struct pollfd pfd[2 + EXEC_EVENT_FDS_MAX] = {
 		{ .fd = out->fd, .events = POLLIN },
 		{ .fd = ex->map_fd, .events = POLLIN },
 	};
-	if (poll(pfd, 2, timeout_ms) < 0 && errno != EINTR) {
+	nfds_t nfd = 2;
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		int fd = pv->ops->event_fd && pv->ops->poll ?
+			 pv->ops->event_fd(dtp, pv->data) : -1;
+		if (fd >= 0 && nfd < 2 + EXEC_EVENT_FDS_MAX)
+			pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+	}
+	if (poll(pfd, nfd, timeout_ms) < 0 && errno != EINTR) {
 		dt_set_error(dtp, "poll: %s", strerror(errno));
 		return -1;
 	}

@@ -310,9 +310,13 @@ static int link_check_decls(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv)
  * provider's), append them to the image and send it to dtprobed; at unload,
  * send it again as an unregistration; in the child of a fork, send it again
  * so the child is registered under its own pid.  The message is built once
- * at load, so the fork handler only makes system calls.  Never blocks for
- * long (non-blocking socket, one 100 ms wait at most), never raises
- * SIGPIPE, never prints, keeps errno.
+ * at load, so the fork handler only makes system calls.  After a
+ * registration it waits for dtprobed's answer (dtprobed_proto.h,
+ * Handshake), which comes once the subscribed dtrace sessions placed the
+ * process's probes, so that none of its firings is missed.  Never blocks
+ * for long (non-blocking socket, 100 ms to send and 200 ms for the answer
+ * at most, only when connected), never raises SIGPIPE, never prints,
+ * keeps errno.
  */
 static const char link_runtime[] =
 "#include <errno.h>\n"
@@ -323,11 +327,31 @@ static const char link_runtime[] =
 "#include <string.h>\n"
 "#include <sys/socket.h>\n"
 "#include <sys/un.h>\n"
+"#include <time.h>\n"
 "#include <unistd.h>\n"
 "struct dtpv_site_ent { uint64_t pc, sema; };\n"
 "extern const struct dtpv_site_ent __start_dtrace_usdt_sites[] DTPV_HIDDEN __attribute__((weak));\n"
 "extern const struct dtpv_site_ent __stop_dtrace_usdt_sites[] DTPV_HIDDEN __attribute__((weak));\n"
 "extern const char dtpv_stapsdt_base __asm__(\"_.stapsdt.base\") DTPV_HIDDEN __attribute__((weak));\n"
+"static void dtpv_wait_done(int fd)\n"
+"{\n"
+"	struct timespec t0, t;\n"
+"	struct pollfd pfd = { .fd = fd, .events = POLLIN };\n"
+"	unsigned char reply[16];\n"
+"	long left = 200;\n"
+"	clock_gettime(CLOCK_MONOTONIC, &t0);\n"
+"	while (left > 0) {\n"
+"		int r = poll(&pfd, 1, (int)left);\n"
+"		if (r > 0) {\n"
+"			(void)recv(fd, reply, sizeof(reply), MSG_DONTWAIT);\n"
+"			return;\n"
+"		}\n"
+"		if (r == 0 || errno != EINTR)\n"
+"			return;\n"
+"		clock_gettime(CLOCK_MONOTONIC, &t);\n"
+"		left = 200 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);\n"
+"	}\n"
+"}\n"
 "static void dtpv_send(const unsigned char *msg, uint32_t size, uint16_t op)\n"
 "{\n"
 "	struct sockaddr_un sun = { .sun_family = AF_UNIX };\n"
@@ -344,11 +368,14 @@ static const char link_runtime[] =
 "	if (fd < 0)\n"
 "		goto out;\n"
 "	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {\n"
-"		if (send(fd, msg, size, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 && errno == EAGAIN) {\n"
+"		ssize_t sent = send(fd, msg, size, MSG_NOSIGNAL | MSG_DONTWAIT);\n"
+"		if (sent < 0 && errno == EAGAIN) {\n"
 "			pfd.fd = fd; pfd.events = POLLOUT;\n"
 "			if (poll(&pfd, 1, 100) == 1)\n"
-"				(void)send(fd, msg, size, MSG_NOSIGNAL | MSG_DONTWAIT);\n"
+"				sent = send(fd, msg, size, MSG_NOSIGNAL | MSG_DONTWAIT);\n"
 "		}\n"
+"		if (sent == (ssize_t)size && op == 1)\n"
+"			dtpv_wait_done(fd);\n"
 "	}\n"
 "	close(fd);\n"
 "out:\n"

@@ -203,4 +203,12 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 /* Write one spec into the map (fd); 0 or -errno. */
 int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);
 
+/* Subscription to dtprobed (usdt_sub.c).  open: the socket, or -1 when
+ * there is no daemon to subscribe to.  next: 1 and *pid for a registration
+ * notice, 0 when none is pending, -1 when the daemon went away.  ack: the
+ * probes of pid are placed. */
+int usdt_sub_open(void);
+int usdt_sub_next(int fd, pid_t *pid);
+void usdt_sub_ack(int fd, pid_t pid);
+
 #endif /* USDT_IMPL_H */

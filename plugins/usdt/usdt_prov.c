@@ -101,6 +101,7 @@ typedef struct usdt_state {
 	bool matched;		/* the running provide() matched a note */
 	usdt_probe_t **touched;	/* probes a late provide created or grew */
 	int ntouched, touched_cap;
+	int sub_fd;		/* subscription to dtprobed, -1: none */
 } usdt_state_t;
 
 /* What a description asks for: every process, or one. */
@@ -666,7 +667,10 @@ static int usdt_start(dtrace_hdl_t *dtp, void *data)
 	st->tracing = true;
 	if (st->ndescs == 0 || host->watch_exec == NULL)
 		return 0;
-	return host->watch_exec(dtp);
+	err = host->watch_exec(dtp);
+	if (err == 0 && st->sub_fd < 0)
+		st->sub_fd = usdt_sub_open();
+	return err;
 }
 
 /*
@@ -680,7 +684,10 @@ static int usdt_start(dtrace_hdl_t *dtp, void *data)
  * process 1234) exactly as provide() does; the probes this creates, and the
  * sites it adds to enabled probes, are enabled at once.  Files without notes
  * cost one stat(): usdt_file_get() caches every file it read.  Nothing is
- * done for a process none of whose files carry matching notes.
+ * done for a process none of whose files carry matching notes.  The exec
+ * watch runs a few milliseconds behind the process, so the plugin also
+ * subscribes to dtprobed (usdt_sub.c): a process built with -G waits in its
+ * registration until poll() placed its probes and acked.
  */
 static char *dup_or_empty(const char *s)
 {
@@ -800,11 +807,42 @@ static int usdt_notice_process(dtrace_hdl_t *dtp, void *data, pid_t pid,
 	return enable_touched(dtp, st);
 }
 
+/* dtprobed's notices: a process registered and waits until its probes are
+ * placed (usdt_sub.c).  Place them as for an exec, then ack. */
+static int usdt_event_fd(dtrace_hdl_t *dtp, void *data)
+{
+	usdt_state_t *st = data;
+	return st->sub_fd;
+}
+
+static int usdt_poll(dtrace_hdl_t *dtp, void *data)
+{
+	usdt_state_t *st = data;
+	pid_t pid;
+	int rc;
+
+	while (st->sub_fd >= 0 && (rc = usdt_sub_next(st->sub_fd, &pid)) != 0) {
+		if (rc < 0) {
+			close(st->sub_fd);
+			st->sub_fd = -1;
+			break;
+		}
+		int err = usdt_notice_process(dtp, st, pid,
+					      DTRACE_NOTICE_EXEC);
+		usdt_sub_ack(st->sub_fd, pid);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
 static void *usdt_attach_session(dtrace_hdl_t *dtp)
 {
 	usdt_state_t *st = calloc(1, sizeof(*st));
 	if (st == NULL)
 		host->error(dtp, "usdt: out of memory");
+	else
+		st->sub_fd = -1;
 	return st;
 }
 
@@ -836,6 +874,8 @@ static void usdt_detach_session(dtrace_hdl_t *dtp, void *data)
 	}
 	free(st->descs);
 	free(st->touched);
+	if (st->sub_fd >= 0)
+		close(st->sub_fd);
 	free(st);
 }
 
@@ -852,6 +892,8 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.free_priv = usdt_free_priv,
 	.detach_session = usdt_detach_session,
 	.notice_process = usdt_notice_process,
+	.event_fd = usdt_event_fd,
+	.poll = usdt_poll,
 };
 
 __attribute__((visibility("default")))
