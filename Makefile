@@ -166,7 +166,9 @@ $(B)/test/progs/%: test/progs/%.c | $(DEPS_STAMP)
 	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $< -ldl -lpthread
 
 unit-tests: $(UNIT_BINS)
-$(B)/test/unit/%: test/unit/%.c $(ENGINE_OBJS_NOMAIN) $(FLAGS_STAMP)
+# Some unit tests include plugin sources: they depend on those too.
+PLUGIN_SOURCES := $(wildcard plugins/*/*.c plugins/*/*.h)
+$(B)/test/unit/%: test/unit/%.c $(ENGINE_OBJS_NOMAIN) $(PLUGIN_SOURCES) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ENGINE_OBJS_NOMAIN) $(LDFLAGS) $(DTRACE_LIBS)
 

@@ -27,6 +27,7 @@
 #include "../../plugins/usdt/usdt_tramp.c"
 #include "../../plugins/usdt/usdt_proc.c"
 #include "../../plugins/usdt/usdt_reg.c"
+#include "../../plugins/usdt/usdt_sub.c"
 #include "../../plugins/usdt/usdt_prov.c"
 
 static int failures;
