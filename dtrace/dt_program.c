@@ -246,7 +246,8 @@ static bool ovls_eq(const void *set, uint32_t i, const void *key)
 }
 
 static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
-				  uint32_t *slot);
+				  uint32_t cookie);
+static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u);
 static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u);
 static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
@@ -254,13 +255,14 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 
-int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
-		       const dtrace_uprobe_t *up)
+/*
+ * Find the underlying probe up, or add it (on a perf event when pp is not
+ * NULL).  Returns its cookie (index + 1); *added says whether it is new.
+ */
+static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
+				   dt_provider_t *pv, const dtrace_uprobe_t *up,
+				   const dtrace_perfprobe_t *pp, bool *added)
 {
-	struct dt_progset *ps = progset(dtp);
-
-	if (up == NULL || up->path == NULL)
-		return -EINVAL;
 	dt_uprobe_ent_t key = {
 		.pv = pv, .kind = up->kind, .flags = up->flags,
 		.path = (char *)up->path, .offset = up->offset,
@@ -270,9 +272,10 @@ int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	uint32_t *slot = index_slot(&ps->ups_index,
 		uprobe_hash(pv, up->path, up->offset, up->flags, up->pid,
 			    up->kind), ups_eq, ps, &key);
-	if (*slot != 0)
-		return ps->ups[*slot - 1].prog < 0 && ps->built ? -ENOENT
-							   : (int64_t)*slot;
+
+	*added = *slot == 0;
+	if (!*added)
+		return *slot;
 	if (ps->nups == ps->ups_cap) {
 		ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
 		ps->ups = dt_realloc(ps->ups, ps->ups_cap * sizeof(*ps->ups));
@@ -281,18 +284,44 @@ int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		.pv = pv, .kind = up->kind, .flags = up->flags,
 		.path = dt_strdup(up->path), .offset = up->offset,
 		.ref_ctr = up->ref_ctr_offset, .pid = up->pid, .prog = -1,
+		.perf = pp != NULL, .pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
 	};
 	*slot = ++ps->nups;
 	site_link(dtp, ps, ps->nups - 1);
-	if (ps->built)
-		return uprobe_attach_late(dtp, ps, slot);
 	return ps->nups;
+}
+
+/* What host->uprobe() and host->perf_probe() answer: while tracing, a new
+ * underlying probe is attached at once, and one kept without a program
+ * says so again. */
+static int64_t uprobe_result(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			     uint32_t cookie, bool added)
+{
+	if (!ps->built)
+		return cookie;
+	if (added)
+		return uprobe_attach_late(dtp, ps, cookie);
+	return ps->ups[cookie - 1].prog < 0 ? -ENOENT : (int64_t)cookie;
+}
+
+int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
+		       const dtrace_uprobe_t *up)
+{
+	struct dt_progset *ps = progset(dtp);
+	bool added;
+
+	if (up == NULL || up->path == NULL)
+		return -EINVAL;
+	uint32_t cookie = uprobe_find_or_add(dtp, ps, pv, up, NULL, &added);
+	return uprobe_result(dtp, ps, cookie, added);
 }
 
 int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			   const dtrace_perfprobe_t *pp)
 {
+	struct dt_progset *ps = progset(dtp);
 	char name[128];
+	bool added;
 
 	if (pp == NULL)
 		return -EINVAL;
@@ -302,23 +331,8 @@ int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		 (unsigned long long)pp->period, pp->cpu);
 	dtrace_uprobe_t up = { .path = name, .kind = pp->kind,
 			       .flags = pp->flags };
-	struct dt_progset *ps = progset(dtp);
-	uint32_t before = ps->nups;
-	bool built = ps->built;
-
-	ps->built = false;	/* attach below, once the entry says perf */
-	int64_t cookie = dt_prog_uprobe(dtp, pv, &up);
-	ps->built = built;
-	if (cookie <= 0 || ps->nups == before)
-		return cookie;
-	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
-	u->perf = true;
-	u->pp = *pp;
-	if (built) {
-		uint32_t slot = (uint32_t)cookie;
-		return uprobe_attach_late(dtp, ps, &slot);
-	}
-	return cookie;
+	uint32_t cookie = uprobe_find_or_add(dtp, ps, pv, &up, pp, &added);
+	return uprobe_result(dtp, ps, cookie, added);
 }
 
 /* Probes that may be created while tracing with run-time names. */
@@ -533,9 +547,7 @@ static void emit_clause_call(dt_as_t *as, int c, int clause_label,
  * index and a pointer to three pointers staged on the program's stack:
  * fp-32 overlay value, fp-24 mstate, fp-16 context.
  */
-static void emit_dispatch_loop(dt_as_t *as, uint64_t clauses,
-			       const int *clause_labels, int error_label,
-			       int callback)
+static void emit_dispatch_loop(dt_as_t *as, int callback)
 {
 	EMIT(as, DT_STORE(BPF_DW, DT_FP, -32, DT_R8));
 	EMIT(as, DT_STORE(BPF_DW, DT_FP, -24, DT_R7));
@@ -550,7 +562,6 @@ static void emit_dispatch_loop(dt_as_t *as, uint64_t clauses,
 	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R3, -32));
 	EMIT(as, DT_MOV64_IMM(DT_R4, 0));
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_loop));
-	(void)clauses, (void)clause_labels, (void)error_label;
 }
 
 /* The callback of emit_dispatch_loop(): (index, staged pointers). */
@@ -737,8 +748,7 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	bool loop = dt_bpf_features(dtp)->loop;
 	int callback = dt_as_label(as);
 	if (loop)
-		emit_dispatch_loop(as, kp->clauses, clause_labels, error_label,
-				   callback);
+		emit_dispatch_loop(as, callback);
 	else
 		emit_dispatch(as, kp->clauses, clause_labels, error_label);
 	dt_as_place(as, skip);
@@ -791,7 +801,8 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	return 0;
 }
 
-static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
+/* The program of u's (provider, kind, flags), or -1. */
+static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
 	unsigned f = u->flags & DT_PROG_FLAGS;
 
@@ -799,6 +810,17 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
 		    ps->progs[i].flags == f && ps->progs[i].perf == u->perf)
 			return i;
+	return -1;
+}
+
+/* The program of u's (provider, kind, flags), made if there is none. */
+static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
+{
+	unsigned f = u->flags & DT_PROG_FLAGS;
+	int i = kprog_lookup(ps, u);
+
+	if (i >= 0)
+		return i;
 	ps->progs = dt_realloc(ps->progs, (ps->nprogs + 1) * sizeof(*ps->progs));
 	dt_kprog_t *kp = &ps->progs[ps->nprogs];
 	memset(kp, 0, sizeof(*kp));
@@ -924,7 +946,6 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 {
 	for (int i = 0; i < ps->nprogs; i++) {
 		dt_kprog_t *kp = &ps->progs[i];
-		char name[16];
 
 		if (kp->flags & DTRACE_UPROBE_SOFT)
 			kp->soft_cookie = soft_cookie_of(ps, i);
@@ -937,7 +958,6 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 			dt_dis(stderr, kp->as.insns, kp->as.ninsns,
 			       dis_mapname, &kp->as);
 		}
-		(void)name;
 		if (kprog_load(dtp, kp) < 0)
 			return -1;
 	}
@@ -1091,26 +1111,21 @@ fail:
 /* An underlying probe placed while tracing: attach it at once to the
  * program of its kind, built now if need be. */
 static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
-				  uint32_t *slot)
+				  uint32_t cookie)
 {
-	uint32_t idx = *slot - 1;
+	uint32_t idx = cookie - 1;
 	dt_uprobe_ent_t *u = &ps->ups[idx];
-	unsigned f = u->flags & DT_PROG_FLAGS;
-	int prog = -1;
+	int prog = kprog_lookup(ps, u);
 
-	for (int i = 0; i < ps->nprogs; i++)
-		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
-		    ps->progs[i].flags == f)
-			prog = i;
 	if (prog < 0 && (prog = late_program(dtp, ps, u)) < 0)
 		return -ENOENT;	/* kept, unattached: asking again says the same */
 	u->prog = prog;
 	if (u->perf) {
 		int rc = attach_perf_entry(dtp, ps, idx);
-		return rc < 0 ? rc : (int64_t)idx + 1;
+		return rc < 0 ? rc : (int64_t)cookie;
 	}
 
-	uint64_t off = u->offset, ref = u->ref_ctr, cookie = idx + 1;
+	uint64_t off = u->offset, ref = u->ref_ctr, cookie64 = cookie;
 	dt_attach_req_t req = {
 		.prog_fd = ps->progs[prog].fd,
 		.path = u->path,
@@ -1119,7 +1134,7 @@ static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		.n = 1,
 		.offsets = &off,
 		.ref_ctr_offsets = ref ? &ref : NULL,
-		.cookies = &cookie,
+		.cookies = &cookie64,
 	};
 	int rc = dt_bpf_attach_uprobes(dtp, &req);
 	return rc < 0 ? rc : (int64_t)cookie;
