@@ -174,6 +174,9 @@ void dt_cg_probe_read(dt_cg_t *cx, bool str);
 void dt_cg_mst_offset(dt_cg_t *cx, int d, int addr);
 /* Emit: fault with invalid address (0x0) when the string in reg is NULL */
 void dt_cg_str_notnull(dt_cg_t *cx, int reg);
+/* reg = the length of the string at src (reg and src may be the same);
+ * borrows the comparison buffer. */
+void dt_cg_strlen(dt_cg_t *cx, int reg, int src);
 uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size);
 dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line);
 dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);

@@ -196,19 +196,7 @@ static int cg_strlen(dt_cg_t *cx, dt_node_t *n)
 	int a = dt_cg_expr(cx, n->args);
 
 	dt_cg_str_notnull(cx, a);
-	uint32_t t = cx->st->off_cmp;	/* free outside strcmp */
-	int pos = dt_as_label(cx->as);
-
-	/* the copy's length (with the NUL) is the answer */
-	dt_cg_mst_ptr(cx, DT_R1, t);
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
-	EMIT(DT_MOV64_REG(DT_R3, a));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	EMIT(DT_MOV64_REG(a, DT_R0));
-	dt_as_jump(cx->as, BPF_JSGT, a, 0, pos);
-	EMIT(DT_MOV64_IMM(a, 1));
-	dt_as_place(cx->as, pos);
-	EMIT(DT_ALU64_IMM(BPF_SUB, a, 1));
+	dt_cg_strlen(cx, a, a);
 	return a;
 }
 

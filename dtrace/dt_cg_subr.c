@@ -388,7 +388,7 @@ static void load_slot(dt_cg_t *cx, int reg, int i)
 
 /* reg = strlen of the string in src (copied to the comparison buffer to
  * count) */
-static void emit_strlen(dt_cg_t *cx, int reg, int src)
+void dt_cg_strlen(dt_cg_t *cx, int reg, int src)
 {
 	uint32_t t = cx->st->off_cmp;	/* free outside strcmp */
 	int pos = dt_as_label(cx->as);
@@ -524,10 +524,10 @@ static int cg_index(dt_cg_t *cx, dt_node_t *n, bool last, bool suffix)
 	for (int i = 0; i < DT_LOOP_NSLOTS; i++)
 		if (i != 5)
 			loop_slot_imm(cx, i, 0);
-	/* lengths first (emit_strlen borrows the comparison buffer) */
-	emit_strlen(cx, DT_R0, sub);
+	/* lengths first (dt_cg_strlen borrows the comparison buffer) */
+	dt_cg_strlen(cx, DT_R0, sub);
 	loop_slot(cx, 2, DT_R0);
-	emit_strlen(cx, DT_R0, s);
+	dt_cg_strlen(cx, DT_R0, s);
 	loop_slot(cx, 6, DT_R0);
 	/* the needle and the haystack, NUL padded */
 	pad_copy(cx, b, ss, sub);
@@ -649,7 +649,7 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
 	}
 	loop_slot(cx, 0, idx);
 	dt_regs_give(cx, idx);
-	emit_strlen(cx, DT_R0, s);
+	dt_cg_strlen(cx, DT_R0, s);
 	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
 	load_slot(cx, DT_R5, 0);
 	load_slot(cx, DT_R4, 1);
