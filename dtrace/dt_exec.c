@@ -17,10 +17,15 @@
  *     and hands each event to the notice_process() of every watching
  *     provider.
  *
- * Invariants.  Nothing here stops or signals a traced process: the new
- * process runs on while providers place their uprobes, so what it fires in
- * the few milliseconds before that is not seen (see the README's USDT
- * section for the measured window).  Events of one batch are deduplicated
+ * Providers that must see a new program before it runs also ask for the
+ * exec gate (host->gate_exec(), dt_gate.c): execs that map files with USDT
+ * notes not seen before wait until notice_files() of every gated provider
+ * returned, in the same loop.
+ *
+ * Invariants.  Nothing here stops or signals a traced process: without the
+ * gate, the new process runs on while providers place their uprobes, so
+ * what it fires in the few milliseconds before that is not seen (see the
+ * README's USDT section for the measured window).  Events of one batch are deduplicated
  * per (pid, kind), keeping the order of first appearance.  Only the ld.so of
  * this dtrace's own mount namespace is watched for library changes.  All
  * descriptors are owned by struct dt_exec and closed in dt_exec_fini().
@@ -37,7 +42,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -47,6 +51,8 @@
 #include "dt_bpf.h"
 #include "dt_consume.h"
 #include "dt_exec.h"
+#include "dt_gate.h"
+#include "dt_program.h"
 
 #define EXEC_RING_SIZE		(256 * 1024)	/* ~16k events in flight */
 #define EXEC_WATCHERS_MAX	16
@@ -69,20 +75,17 @@ struct dt_exec {
 	struct ring_buffer *rb;
 	dt_provider_t *watchers[EXEC_WATCHERS_MAX];
 	int nwatchers;
+	dt_gate_t *gate;	/* the exec gate, or NULL */
+	dt_provider_t *gated[EXEC_WATCHERS_MAX];	/* notice_files() */
+	int ngated;
+	bool gate_refused;	/* warned once: no gate */
+	bool started;		/* dt_exec_start() ran */
 	exec_event_t *batch;	/* events read, not yet handed out */
 	int nbatch, batch_cap;
 	/* statistics: events handed out, and of those that made a
 	 * provider place probes, the latency from the kernel event */
 	uint64_t nevents, nplaced, lat_sum_ns, lat_max_ns, wake_sum_ns;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static long read_long_file(const char *path)
 {
@@ -246,6 +249,7 @@ static int on_event(void *ctx, void *data, size_t size)
 
 static void exec_close(struct dt_exec *ex)
 {
+	dt_gate_close(ex->gate, getenv("DTRACE_EXEC_STATS") != NULL);
 	if (ex->rb)
 		ring_buffer__free(ex->rb);
 	for (int i = 0; i < 2; i++) {
@@ -287,7 +291,8 @@ static int exec_attach(dtrace_hdl_t *dtp, struct dt_exec *ex, int i,
 	return rc;
 }
 
-static struct dt_exec *exec_open(dtrace_hdl_t *dtp)
+/* The watch's state, its kernel side not set up yet. */
+static struct dt_exec *exec_new(dtrace_hdl_t *dtp)
 {
 	struct dt_exec *ex = calloc(1, sizeof(*ex));
 
@@ -298,47 +303,164 @@ static struct dt_exec *exec_open(dtrace_hdl_t *dtp)
 	ex->map_fd = -1;
 	ex->prog_fds[0] = ex->prog_fds[1] = -1;
 	ex->event_fds[0] = ex->event_fds[1] = -1;
+	return ex;
+}
+
+/* The ring buffer and the two programs; 0 or -1 after dt_set_error(). */
+static int exec_open_kernel(dtrace_hdl_t *dtp, struct dt_exec *ex)
+{
 	ex->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "dt_exec", 0, 0,
 				    EXEC_RING_SIZE, NULL);
 	if (ex->map_fd < 0) {
 		dt_set_error(dtp, "cannot create the exec watch's buffer: %s",
 			     strerror(errno));
-		goto fail;
+		return -1;
 	}
 	if (exec_attach(dtp, ex, 0, BPF_PROG_TYPE_TRACEPOINT,
 			DTRACE_NOTICE_EXEC) < 0 ||
 	    exec_attach(dtp, ex, 1, BPF_PROG_TYPE_KPROBE,
 			DTRACE_NOTICE_MAPS) < 0)
-		goto fail;
+		return -1;
 	ex->rb = ring_buffer__new(ex->map_fd, on_event, ex, NULL);
 	if (ex->rb == NULL) {
 		dt_set_error(dtp, "cannot read the exec watch's buffer: %s",
 			     strerror(errno));
-		goto fail;
+		return -1;
 	}
-	return ex;
-fail:
-	exec_close(ex);
-	return NULL;
+	return 0;
+}
+
+static bool gate_wanted(const dtrace_hdl_t *dtp)
+{
+	return !dtp->opt.no_execgate;
+}
+
+/* Set up what the watchers asked for: the gate first (a program that
+ * starts from now on is covered), then the exec watch.  0 or -1. */
+static int exec_activate(dtrace_hdl_t *dtp, struct dt_exec *ex)
+{
+	if (ex->ngated > 0 && ex->gate == NULL && !ex->gate_refused &&
+	    gate_wanted(dtp)) {
+		char msg[256];
+
+		ex->gate = dt_gate_open(msg, sizeof(msg));
+		if (ex->gate == NULL) {
+			ex->gate_refused = true;
+			dt_warn(dtp, "the exec gate is not available (%s): "
+				"programs started from now on are traced a "
+				"few milliseconds after exec", msg);
+		}
+	}
+	if (ex->rb == NULL && exec_open_kernel(dtp, ex) < 0)
+		return -1;
+	return 0;
+}
+
+/* Add pv to a list of providers unless it is there. */
+static int watchers_add(dtrace_hdl_t *dtp, dt_provider_t **list, int *n,
+			dt_provider_t *pv)
+{
+	for (int i = 0; i < *n; i++)
+		if (list[i] == pv)
+			return 0;
+	if (*n == EXEC_WATCHERS_MAX) {
+		dt_set_error(dtp, "too many providers watch processes");
+		return -ENOSPC;
+	}
+	list[(*n)++] = pv;
+	return 0;
+}
+
+/* Before tracing starts, a request is only noted: dt_exec_start() acts on
+ * it before BEGIN fires.  Afterwards it takes effect at once. */
+static int exec_request(dtrace_hdl_t *dtp, bool gate)
+{
+	dt_provider_t *pv = dtp->cur_provider;
+
+	if (dtp->exec == NULL && (dtp->exec = exec_new(dtp)) == NULL)
+		return -ENOMEM;
+	struct dt_exec *ex = dtp->exec;
+	int rc = 0;
+	if (pv != NULL && pv->ops->notice_process != NULL)
+		rc = watchers_add(dtp, ex->watchers, &ex->nwatchers, pv);
+	if (rc == 0 && gate && pv != NULL && pv->ops->notice_files != NULL)
+		rc = watchers_add(dtp, ex->gated, &ex->ngated, pv);
+	if (rc == 0 && ex->started && exec_activate(dtp, ex) < 0)
+		rc = -ENODEV;	/* the message says why */
+	return rc;
 }
 
 int dt_exec_watch(dtrace_hdl_t *dtp)
 {
-	dt_provider_t *pv = dtp->cur_provider;
+	return exec_request(dtp, false);
+}
 
-	if (dtp->exec == NULL && (dtp->exec = exec_open(dtp)) == NULL)
-		return -ENODEV;	/* the message says why */
+int dt_exec_gate(dtrace_hdl_t *dtp)
+{
+	return exec_request(dtp, true);
+}
+
+int dt_exec_start(dtrace_hdl_t *dtp)
+{
 	struct dt_exec *ex = dtp->exec;
-	for (int i = 0; i < ex->nwatchers; i++)
-		if (ex->watchers[i] == pv)
-			return 0;
-	if (pv == NULL || pv->ops->notice_process == NULL)
-		return 0;	/* nobody to tell */
-	if (ex->nwatchers == EXEC_WATCHERS_MAX) {
-		dt_set_error(dtp, "too many providers watch processes");
-		return -ENOSPC;
-	}
-	ex->watchers[ex->nwatchers++] = pv;
+
+	if (ex == NULL)
+		return 0;
+	ex->started = true;
+	return exec_activate(dtp, ex);
+}
+
+void dt_exec_stop(dtrace_hdl_t *dtp)
+{
+	struct dt_exec *ex = dtp->exec;
+
+	if (ex == NULL || ex->gate == NULL)
+		return;
+	dt_gate_close(ex->gate, getenv("DTRACE_EXEC_STATS") != NULL);
+	ex->gate = NULL;
+}
+
+/* What a watching provider is told: an event of the exec watch, or (paths
+ * not NULL) the files of an exec the gate holds. */
+typedef struct exec_notice {
+	pid_t pid;
+	int what;			/* DTRACE_NOTICE_* */
+	const char *const *paths;
+	int npaths;
+} exec_notice_t;
+
+/* Tell pv, its underlying probes placed in one batch.  Returns what the
+ * provider returned; a negative value after dt_set_error(). */
+static int notify(dtrace_hdl_t *dtp, dt_provider_t *pv,
+		  const exec_notice_t *n)
+{
+	dt_provider_t *saved = dtp->cur_provider;
+
+	dtp->cur_provider = pv;
+	dt_prog_batch_begin(dtp);
+	int rc = n->paths ?
+		pv->ops->notice_files(dtp, pv->data, n->pid, n->paths,
+				      n->npaths) :
+		pv->ops->notice_process(dtp, pv->data, n->pid, n->what);
+	dt_prog_batch_end(dtp);
+	dtp->cur_provider = saved;
+	if (rc < 0 && dtp->errmsg[0] == '\0')
+		dt_set_error(dtp, "provider %s failed: %s", pv->ops->name,
+			     strerror(-rc));
+	return rc;
+}
+
+/* The gate's request: files a new program maps, to every gated provider. */
+static int gate_serve(dtrace_hdl_t *dtp, int pid, const char *const *paths,
+		      int npaths)
+{
+	struct dt_exec *ex = dtp->exec;
+	exec_notice_t n = { .pid = (pid_t)pid, .paths = paths,
+			    .npaths = npaths };
+
+	for (int i = 0; i < ex->ngated; i++)
+		if (notify(dtp, ex->gated[i], &n) < 0)
+			return -1;
 	return 0;
 }
 
@@ -347,22 +469,13 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 			 const exec_event_t *ev)
 {
 	int placed = 0;
-	uint64_t woke = now_ns() - ev->ktime;
+	uint64_t woke = dt_now_ns() - ev->ktime;
+	exec_notice_t n = { .pid = (pid_t)ev->pid, .what = (int)ev->what };
 
 	for (int i = 0; i < ex->nwatchers; i++) {
-		dt_provider_t *pv = ex->watchers[i];
-		dt_provider_t *saved = dtp->cur_provider;
-
-		dtp->cur_provider = pv;
-		int rc = pv->ops->notice_process(dtp, pv->data,
-						 (pid_t)ev->pid, (int)ev->what);
-		dtp->cur_provider = saved;
-		if (rc < 0) {
-			if (dtp->errmsg[0] == '\0')
-				dt_set_error(dtp, "provider %s failed: %s",
-					     pv->ops->name, strerror(-rc));
+		int rc = notify(dtp, ex->watchers[i], &n);
+		if (rc < 0)
 			return -1;
-		}
 		placed += rc;
 	}
 	ex->nevents++;
@@ -371,7 +484,7 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 			ev->pid, ev->what == DTRACE_NOTICE_EXEC ? "exec" : "maps",
 			placed);
 	if (placed > 0) {
-		uint64_t lat = now_ns() - ev->ktime;
+		uint64_t lat = dt_now_ns() - ev->ktime;
 
 		ex->nplaced++;
 		ex->lat_sum_ns += lat;
@@ -396,21 +509,26 @@ int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	/* Both ring buffer maps are pollable: sleep on them together, and on
 	 * the providers' event descriptors, whose poll() the trace loop calls
 	 * right after this returns. */
-	struct pollfd pfd[2 + EXEC_EVENT_FDS_MAX] = {
+	struct pollfd pfd[3 + EXEC_EVENT_FDS_MAX] = {
 		{ .fd = out->fd, .events = POLLIN },
 		{ .fd = ex->map_fd, .events = POLLIN },
+		{ .fd = ex->gate ? dt_gate_fd(ex->gate) : -1, .events = POLLIN },
 	};
-	nfds_t nfd = 2;
+	nfds_t nfd = 3;
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
 		int fd = pv->ops->event_fd && pv->ops->poll ?
 			 pv->ops->event_fd(dtp, pv->data) : -1;
-		if (fd >= 0 && nfd < 2 + EXEC_EVENT_FDS_MAX)
+		if (fd >= 0 && nfd < 3 + EXEC_EVENT_FDS_MAX)
 			pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}
 	if (poll(pfd, nfd, timeout_ms) < 0 && errno != EINTR) {
 		dt_set_error(dtp, "poll: %s", strerror(errno));
 		return -1;
 	}
+	/* A held exec first: a process waits for it. */
+	if (ex->gate && pfd[2].revents &&
+	    dt_gate_serve(ex->gate, dtp, gate_serve) < 0)
+		return -1;
 	if (dt_consume_poll(dtp, 0) < 0)
 		return -1;
 	ex->nbatch = 0;

@@ -55,6 +55,7 @@ typedef struct dt_options {
 	const char **cpp_args;	/* -D, -U, -I as given, for -C */
 	int cpp_nargs;
 	const char *uprobe_mech; /* -x uprobe=multi|perf (perf: the fallback) */
+	bool no_execgate;	/* -x execgate=off: the exec watch alone */
 } dt_options_t;
 
 /* The provider a plugin serves in this session. */

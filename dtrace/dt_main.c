@@ -594,12 +594,13 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	    dt_consume_init(dtp) < 0)
 		return -1;
 	install_signals();
-	if (dt_prog_start(dtp) < 0)
+	if (dt_exec_start(dtp) < 0 || dt_prog_start(dtp) < 0)
 		return -1;
 	if (cmd->ncmds > 0 && dt_proc_release(dtp) < 0)
 		return -1;
 	dtp->tracing = true;
 	int rc = trace_loop(dtp, cmd);
+	dt_exec_stop(dtp);
 	report_proc_exits(dtp);
 
 	/* END fires, then everything still in the buffer is printed. */

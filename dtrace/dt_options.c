@@ -51,6 +51,7 @@ static const dt_optdesc_t options[] = {
 	{ "destructive",   OPT_BOOL,   O(destructive) },
 	{ "dynvarsize",	   OPT_IGNORED, 0 },
 	{ "errtags",	   OPT_BOOL,   O(errtags) },
+	{ "execgate",	   OPT_SPECIAL, 0 },
 	{ "flowindent",	   OPT_BOOL,   O(flowindent) },
 	{ "jstackframes",  OPT_IGNORED, 0 },
 	{ "jstackstrsize", OPT_IGNORED, 0 },
@@ -161,6 +162,12 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 		if (val == NULL || (strcmp(val, "multi") && strcmp(val, "perf")))
 			return -1;
 		dtp->opt.uprobe_mech = dt_strdup(val);
+		return 0;
+	}
+	if (strcmp(name, "execgate") == 0) {
+		if (val == NULL || (strcmp(val, "on") && strcmp(val, "off")))
+			return -1;
+		dtp->opt.no_execgate = strcmp(val, "off") == 0;
 		return 0;
 	}
 	if (strcmp(name, "plugindir") == 0) {

@@ -84,6 +84,8 @@ struct dt_progset {
 	dt_kprog_t *progs;
 	int nprogs;
 	bool built;
+	bool batching;		/* see dt_prog_batch_begin() */
+	uint32_t batch_first;	/* the first underlying probe of the batch */
 };
 
 static struct dt_progset *progset(dtrace_hdl_t *dtp)
@@ -964,9 +966,11 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 	return 0;
 }
 
-/* Attach every underlying probe: one request per (program, file, pid,
- * return flag). */
-static int attach_all(dtrace_hdl_t *dtp, struct dt_progset *ps)
+/* Attach the underlying probes from index first on: one request per
+ * (program, file, pid, return flag).  At start (late false) a failure ends
+ * it; a late batch reports a failed request as a warning and goes on. */
+static int attach_from(dtrace_hdl_t *dtp, struct dt_progset *ps,
+		       uint32_t first, bool late)
 {
 	bool *done = dt_zalloc(ps->nups * sizeof(bool) + 1);
 	uint64_t *offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
@@ -974,12 +978,12 @@ static int attach_all(dtrace_hdl_t *dtp, struct dt_progset *ps)
 	uint64_t *cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
 	int rc = 0;
 
-	for (uint32_t i = 0; i < ps->nups && rc == 0; i++) {
+	for (uint32_t i = first; i < ps->nups && rc == 0; i++) {
 		if (done[i])
 			continue;
 		dt_uprobe_ent_t *u = &ps->ups[i];
-		if (ps->progs[u->prog].soft_cookie > 0)
-			continue;	/* run directly: nothing to attach */
+		if (u->prog < 0 || ps->progs[u->prog].soft_cookie > 0)
+			continue;	/* no program, or run directly */
 		if (u->perf) {
 			rc = attach_perf_entry(dtp, ps, i);
 			continue;
@@ -1013,6 +1017,11 @@ static int attach_all(dtrace_hdl_t *dtp, struct dt_progset *ps)
 			.cookies = cookies,
 		};
 		rc = dt_bpf_attach_uprobes(dtp, &req);
+		if (rc < 0 && late) {
+			dt_warn(dtp, "%s", dtp->errmsg);
+			dtp->errmsg[0] = '\0';
+			rc = 0;
+		}
 	}
 	free(done);
 	free(offs);
@@ -1124,6 +1133,8 @@ static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		int rc = attach_perf_entry(dtp, ps, idx);
 		return rc < 0 ? rc : (int64_t)cookie;
 	}
+	if (ps->batching)
+		return cookie;	/* dt_prog_batch_end() attaches it */
 
 	uint64_t off = u->offset, ref = u->ref_ctr, cookie64 = cookie;
 	dt_attach_req_t req = {
@@ -1185,7 +1196,7 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	if (dt_bpf_maps_create(dtp) < 0)
 		return -1;
 	if (fill_maps(dtp, ps) < 0 || load_programs(dtp, ps) < 0 ||
-	    attach_all(dtp, ps) < 0)
+	    attach_from(dtp, ps, 0, false) < 0)
 		return -1;
 	ps->built = true;
 	return 0;
@@ -1290,6 +1301,27 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	dtp->progs = NULL;
 }
 
+void dt_prog_batch_begin(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = progset(dtp);
+
+	if (!ps->built || ps->batching)
+		return;
+	ps->batching = true;
+	ps->batch_first = ps->nups;
+}
+
+void dt_prog_batch_end(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	if (ps == NULL || !ps->batching)
+		return;
+	ps->batching = false;
+	if (ps->batch_first < ps->nups)
+		attach_from(dtp, ps, ps->batch_first, true);
+}
+
 int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 {
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
@@ -1297,7 +1329,9 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 			continue;
 		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
+		dt_prog_batch_begin(dtp);
 		int rc = pv->ops->poll(dtp, pv->data);
+		dt_prog_batch_end(dtp);
 		dtp->cur_provider = saved_pv;
 		if (rc < 0) {
 			if (dtp->errmsg[0] == '\0')

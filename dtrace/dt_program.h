@@ -36,6 +36,17 @@ int dt_prog_stop(dtrace_hdl_t *dtp);
 int dt_prog_activity(dtrace_hdl_t *dtp);
 /* Let the providers that watch for new processes and files act. */
 int dt_prog_poll_providers(dtrace_hdl_t *dtp);
+
+/* While tracing, an underlying probe placed with host->uprobe() is attached
+ * at once.  Registering a uprobe_multi link costs the kernel an RCU grace
+ * period (about 15 ms on the development machines) whatever its size, so
+ * the engine brackets each provider call that may place several (poll(),
+ * notice_process(), notice_files()) with these: probes placed in between
+ * are attached at the end, one link per (program, file, pid, return flag).
+ * A site the kernel refuses then gets a warning instead of an error return
+ * from host->uprobe().  Not nested; no-ops before tracing. */
+void dt_prog_batch_begin(dtrace_hdl_t *dtp);
+void dt_prog_batch_end(dtrace_hdl_t *dtp);
 void dt_prog_fini(dtrace_hdl_t *dtp);
 
 #endif /* DT_PROGRAM_H */

@@ -300,4 +300,5 @@ const dtrace_host_t dt_host = {
 	.perf_probe = host_perf_probe,
 	.watch_exec = dt_exec_watch,
 	.fire = dt_prog_fire,
+	.gate_exec = dt_exec_gate,
 };

@@ -43,7 +43,7 @@
 #include <sys/types.h>
 #include <dtrace/bpf.h>
 
-#define DTRACE_PROVIDER_VERSION	1
+#define DTRACE_PROVIDER_VERSION	2
 
 typedef struct dtrace_hdl	dtrace_hdl_t;	/* a tracing session */
 typedef struct dtrace_probe	dtrace_probe_t;	/* an overlying probe */
@@ -221,6 +221,17 @@ typedef struct dtrace_host {
 	 * or -ENOTSUP when the engine attached a real uprobe instead: then
 	 * execute the probed instruction to fire it. */
 	int (*fire)(dtrace_hdl_t *dtp, int64_t cookie);
+
+	/* Added in version 2: besides watch_exec(), hold each exec on the
+	 * machine until the plugin's notice_files() has seen the files the
+	 * new program maps at start and placed its uprobes on them, so that
+	 * the program's first instruction is covered (dtrace/dt_gate.c).
+	 * Only execs that map a file with USDT notes not shown before are
+	 * held, each file is shown once, and no exec is held longer than a
+	 * bounded time.  When the kernel does not allow it (or -x
+	 * execgate=off), a warning says so and the exec watch alone remains.
+	 * 0 or a negative errno after error(). */
+	int (*gate_exec)(dtrace_hdl_t *dtp);
 } dtrace_host_t;
 
 /* What notice_process() is told. */
@@ -312,6 +323,15 @@ typedef struct dtrace_provider_ops {
 	 * tracing after host->error(). */
 	int (*notice_process)(dtrace_hdl_t *dtp, void *data, pid_t pid,
 			      int what);
+
+	/* Optional, added in version 2.  After the plugin called
+	 * host->gate_exec(): pid is about to run a program that maps paths
+	 * at start (the executable, its interpreter, the libraries it
+	 * needs: those of them that carry USDT notes), none of which it has
+	 * mapped yet.  Called from the trace loop like notice_process(); the
+	 * exec waits until this returns.  The same return values. */
+	int (*notice_files)(dtrace_hdl_t *dtp, void *data, pid_t pid,
+			    const char *const *paths, int npaths);
 } dtrace_provider_ops_t;
 
 /* The one symbol a plugin exports.  It returns the plugin's operations, or

@@ -352,6 +352,17 @@ static int provide_registered(dtrace_hdl_t *dtp, usdt_state_t *st,
 
 static int desc_remember(usdt_state_t *st, const usdt_query_t *q);
 
+/* Ask to be told of processes that appear while tracing (see "Late"); a
+ * description that covers processes that do not exist yet also needs to see
+ * their programs before they run: the exec gate.  The engine sets both up
+ * when tracing starts, before BEGIN. */
+static int watch_processes(dtrace_hdl_t *dtp, const usdt_query_t *q)
+{
+	if (host->watch_exec == NULL)
+		return 0;
+	return q->pid == 0 ? host->gate_exec(dtp) : host->watch_exec(dtp);
+}
+
 static int usdt_provide(dtrace_hdl_t *dtp, void *data,
 			const dtrace_probedesc_t *pdp)
 {
@@ -393,9 +404,13 @@ static int usdt_provide(dtrace_hdl_t *dtp, void *data,
 	 * descriptions (BEGIN, pid1234::malloc:entry) do not turn the exec
 	 * watch on. */
 	if (!st->tracing && (st->matched || (is_glob(q.prvpat) &&
-					     pdp->prv && *pdp->prv)) &&
-	    desc_remember(st, &q) < 0)
-		return -ENOMEM;
+					     pdp->prv && *pdp->prv))) {
+		if (desc_remember(st, &q) < 0)
+			return -ENOMEM;
+		int err = watch_processes(dtp, &q);
+		if (err < 0)
+			return err;
+	}
 	return total + rc;
 }
 
@@ -665,12 +680,9 @@ static int usdt_start(dtrace_hdl_t *dtp, void *data)
 	if (err < 0)
 		return err;
 	st->tracing = true;
-	if (st->ndescs == 0 || host->watch_exec == NULL)
-		return 0;
-	err = host->watch_exec(dtp);
-	if (err == 0 && st->sub_fd < 0)
+	if (st->ndescs > 0 && st->sub_fd < 0)
 		st->sub_fd = usdt_sub_open();
-	return err;
+	return 0;
 }
 
 /*
@@ -685,9 +697,14 @@ static int usdt_start(dtrace_hdl_t *dtp, void *data)
  * sites it adds to enabled probes, are enabled at once.  Files without notes
  * cost one stat(): usdt_file_get() caches every file it read.  Nothing is
  * done for a process none of whose files carry matching notes.  The exec
- * watch runs a few milliseconds behind the process, so the plugin also
- * subscribes to dtprobed (usdt_sub.c): a process built with -G waits in its
- * registration until poll() placed its probes and acked.
+ * watch runs a few milliseconds behind the process, so when a description
+ * covers every process the plugin also asks for the exec gate: the engine
+ * holds an exec that maps files with notes it has not shown yet and passes
+ * them to notice_files(), which places the uprobes on the files before the
+ * program runs.  Libraries dlopen()ed later are still seen through the
+ * loader's hook, behind.  The plugin also subscribes to dtprobed
+ * (usdt_sub.c): a process built with -G waits in its registration until
+ * poll() placed its probes and acked.
  */
 static char *dup_or_empty(const char *s)
 {
@@ -779,10 +796,15 @@ static int enable_touched(dtrace_hdl_t *dtp, usdt_state_t *st)
 	return err < 0 ? err : placed;
 }
 
-static int usdt_notice_process(dtrace_hdl_t *dtp, void *data, pid_t pid,
-			       int what)
+/* Match files against the kept descriptions that apply to pid (those of
+ * every process, and pid's own when with_pid) and enable what that creates.
+ * The files come from get(), called once and only if a description applies:
+ * it returns their number or -errno (the process is gone: nothing to do). */
+typedef int (*files_get_f)(pid_t pid, const void *arg, usdt_mapping_t **m);
+
+static int provide_late(dtrace_hdl_t *dtp, usdt_state_t *st, pid_t pid,
+			bool with_pid, files_get_f get, const void *arg)
 {
-	usdt_state_t *st = data;
 	usdt_mapping_t *m = NULL;
 	int n = -1, rc = 0;
 
@@ -791,10 +813,10 @@ static int usdt_notice_process(dtrace_hdl_t *dtp, void *data, pid_t pid,
 		dtrace_probedesc_t pd = { d->prv, d->mod, d->fun, d->prb };
 		usdt_query_t q = { .pdp = &pd, .pid = d->pid };
 
-		if (d->pid != 0 && d->pid != pid)
+		if (d->pid != 0 && (!with_pid || d->pid != pid))
 			continue;
-		if (n < 0 && (n = usdt_proc_mappings(pid, &m)) < 0)
-			return 0;	/* already gone */
+		if (n < 0 && (n = get(pid, arg, &m)) < 0)
+			return 0;
 		snprintf(q.prvpat, sizeof(q.prvpat), "%s", d->prv);
 		rc = provide_mappings(dtp, st, &q, m, n);
 	}
@@ -805,6 +827,52 @@ static int usdt_notice_process(dtrace_hdl_t *dtp, void *data, pid_t pid,
 		return rc;
 	}
 	return enable_touched(dtp, st);
+}
+
+static int files_of_process(pid_t pid, const void *arg, usdt_mapping_t **m)
+{
+	(void)arg;
+	return usdt_proc_mappings(pid, m);
+}
+
+static int usdt_notice_process(dtrace_hdl_t *dtp, void *data, pid_t pid,
+			       int what)
+{
+	(void)what;
+	return provide_late(dtp, data, pid, true, files_of_process, NULL);
+}
+
+/* The paths of notice_files(), as a mapping list. */
+typedef struct path_list {
+	const char *const *paths;
+	int n;
+} path_list_t;
+
+static int files_of_list(pid_t pid, const void *arg, usdt_mapping_t **m)
+{
+	const path_list_t *pl = arg;
+
+	(void)pid;
+	*m = calloc((size_t)pl->n + 1, sizeof(**m));
+	if (*m == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < pl->n; i++)
+		if (((*m)[i].path = strdup(pl->paths[i])) == NULL) {
+			usdt_mappings_free(*m, i);
+			return -ENOMEM;
+		}
+	return pl->n;
+}
+
+/* The exec gate: a program about to start maps these files.  Its pid still
+ * runs the old program, so descriptions naming that pid do not apply: the
+ * exec watch matches them once the new program is there. */
+static int usdt_notice_files(dtrace_hdl_t *dtp, void *data, pid_t pid,
+			     const char *const *paths, int npaths)
+{
+	path_list_t pl = { paths, npaths };
+
+	return provide_late(dtp, data, pid, false, files_of_list, &pl);
 }
 
 /* dtprobed's notices: a process registered and waits until its probes are
@@ -892,6 +960,7 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.free_priv = usdt_free_priv,
 	.detach_session = usdt_detach_session,
 	.notice_process = usdt_notice_process,
+	.notice_files = usdt_notice_files,
 	.event_fd = usdt_event_fd,
 	.poll = usdt_poll,
 };

@@ -34,7 +34,7 @@ fi
 "$DTRACE" -q -x plugindir="$PWD/bad" -n 'BEGIN { printf("on\n"); exit(0); }' \
 	>out 2>err
 rc=$?
-msg="dtrace: plugin $PWD/bad/hello.so was built for provider interface version 99, this dtrace has version 1: not loaded"
+msg="dtrace: plugin $PWD/bad/hello.so was built for provider interface version 99, this dtrace has version 2: not loaded"
 if [ $rc != 0 ] || ! grep -qx on out || ! grep -qxF "$msg" err; then
 	echo "wrong version: exit $rc"; cat out err; status=1
 fi

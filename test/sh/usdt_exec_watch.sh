@@ -1,5 +1,6 @@
 #!/bin/bash
-# The exec watch (dtrace/dt_exec.c) with a "provider*" description:
+# The exec watch (dtrace/dt_exec.c) with a "provider*" description, the
+# exec gate turned off (usdt_exec_gate.sh tests the gate):
 #  1. a program file that no process had mapped when tracing began (copied
 #     after dtrace started) is noticed at exec and traced;
 #  2. a library with probes that a process started later dlopen()s is
@@ -50,7 +51,7 @@ gcc -O2 -fPIC -shared -o libbuilt.so lib.c && gcc -O2 -o loader main.c -ldl ||
 # One run of the scenario; sets status.
 scenario() {
 	status=0
-	DTRACE_EXEC_STATS=1 "$DTRACE" -Z -q -n '
+	DTRACE_EXEC_STATS=1 "$DTRACE" -Z -q -x execgate=off -n '
 	sdt_test*:::many { printf("many %s %d %d\n", probemod, pid, arg0); }
 	exw_lib*:::ping { printf("ping %s %s %d %d\n", probemod, probefunc, pid, arg0); }' \
 		>out 2>err &

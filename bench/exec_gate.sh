@@ -1,0 +1,121 @@
+#!/bin/bash
+# bench/exec_gate.sh: what the exec gate (dtrace/dt_gate.c) costs and buys.
+#
+#   sudo bench/exec_gate.sh [EXECS [FRESH]]      (B=build-dir, default build/)
+#
+# 1. Cost per exec on the machine: EXECS (default 2000) spawns of /bin/true
+#    by a small C loop (posix_spawn + waitpid), in microseconds per exec:
+#    without dtrace, with a session holding a "provider*" description (gate
+#    on), and with the same session under -x execgate=off (exec watch only).
+# 2. What a held exec waits: FRESH (default 20) fresh copies of a program
+#    whose files carry notes nobody has seen; the gate's own statistics
+#    (hold average and maximum, from DTRACE_EXEC_STATS).
+# 3. First firings seen: each fresh program fires first thing in main();
+#    how many of those firings the session printed, gate on and off.
+# No target: figures.
+set -u
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+need_root
+need_dtrace
+command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
+	{ echo "bench: needs gcc and <sys/sdt.h> (systemtap-sdt-dev)" >&2; exit 2; }
+EXECS=${1:-2000}
+FRESH=${2:-20}
+
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+cat >"$W/spawn.c" <<'C'
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <time.h>
+extern char **environ;
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+	char *args[] = { argv[2], NULL };
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < n; i++) {
+		pid_t p;
+		int st;
+		if (posix_spawn(&p, argv[2], NULL, NULL, args, environ) != 0 ||
+		    waitpid(p, &st, 0) != p)
+			return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 +
+			  (b.tv_nsec - a.tv_nsec)) / 1e3 / n);
+	return 0;
+}
+C
+cat >"$W/first.c" <<'C'
+#include <sys/sdt.h>
+int main(void)
+{
+	DTRACE_PROBE(bench_gate, first);
+	return 0;
+}
+C
+gcc -O2 -o "$W/spawn" "$W/spawn.c" && gcc -O2 -o "$W/first" "$W/first.c" ||
+	exit 2
+
+# session OPTS...: start dtrace in the background, wait for BEGIN; sets DT.
+session() {
+	DTRACE_EXEC_STATS=1 "$DTRACE" -Z -q "$@" -n '
+	BEGIN { printf("ready\n"); }
+	bench_gate*:::first { printf("first %d\n", pid); }' >"$W/out" 2>"$W/err" &
+	DT=$!
+	for _ in $(seq 100); do
+		grep -q ready "$W/out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "bench: dtrace did not start:" >&2
+	cat "$W/err" >&2
+	exit 2
+}
+
+# fresh_runs: run FRESH fresh copies of the program; sets SEEN.
+fresh_runs() {
+	local i p pids=""
+	for i in $(seq "$FRESH"); do
+		cp "$W/first" "$W/first.$i.$1"
+		"$W/first.$i.$1" &
+		p=$!
+		pids="$pids $p"
+		wait $p
+	done
+	sleep 0.2
+	kill -INT "$DT"
+	wait "$DT"
+	SEEN=0
+	for p in $pids; do
+		grep -qx "first $p" "$W/out" && SEEN=$((SEEN + 1))
+	done
+}
+
+"$W/spawn" 200 /bin/true >/dev/null	# warm up
+base=$("$W/spawn" "$EXECS" /bin/true)
+
+session
+on=$("$W/spawn" "$EXECS" /bin/true)
+fresh_runs on
+seen_on=$SEEN
+hold=$(grep -o "hold avg [0-9]* us max [0-9]* us" "$W/err")
+
+session -x execgate=off
+off=$("$W/spawn" "$EXECS" /bin/true)
+fresh_runs off
+seen_off=$SEEN
+
+printf "exec of /bin/true, us per exec (%d execs):\n" "$EXECS"
+printf "  no dtrace                      %8s\n" "$base"
+printf "  dtrace, exec gate on           %8s  (+%s)\n" "$on" \
+	"$(awk -v a="$on" -v b="$base" 'BEGIN { printf "%.1f", a - b }')"
+printf "  dtrace, -x execgate=off        %8s  (+%s)\n" "$off" \
+	"$(awk -v a="$off" -v b="$base" 'BEGIN { printf "%.1f", a - b }')"
+printf "exec of a program with new USDT files (gate on): %s\n" \
+	"${hold:-no exec held}"
+printf "first firings seen of %d fresh programs: gate on %d, gate off %d\n" \
+	"$FRESH" "$seen_on" "$seen_off"

@@ -1,0 +1,79 @@
+#!/bin/bash
+# The exec gate (dtrace/dt_gate.c): with "provider*" descriptions, programs
+# whose files no process had mapped when tracing began are traced from their
+# first instruction.  Each run uses fresh copies of a program and of the
+# library it needs (found through RUNPATH $ORIGIN); the program fires first
+# thing in main(), the library in its constructor, before main().  Every one
+# of those first firings must be seen.  Then Ctrl-Z: a stopped dtrace holds
+# no exec, and the gate works again once dtrace continues.
+set -u
+[ -x "${DTRACE:-}" ] || exit 77
+command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
+	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+status=0
+fail() { echo "$*"; status=1; }
+
+cat >lib.c <<'C'
+#include <sys/sdt.h>
+__attribute__((constructor)) static void lib_init(void)
+{
+	DTRACE_PROBE(exg_lib, ctor);
+}
+int lib_value(void) { return 42; }
+C
+cat >prog.c <<'C'
+#include <sys/sdt.h>
+int lib_value(void);
+int main(void)
+{
+	DTRACE_PROBE1(exg_prog, first, lib_value());
+	return 0;
+}
+C
+mkdir -p build/sub &&
+gcc -O2 -fPIC -shared -o build/sub/libexg.so lib.c &&
+gcc -O2 -o build/prog prog.c -Lbuild/sub -lexg -Wl,-rpath,'$ORIGIN/sub' ||
+	exit 1
+
+DTRACE_EXEC_STATS=1 "$DTRACE" -Z -q -n '
+BEGIN { printf("ready\n"); }
+exg_prog*:::first { printf("first %d %d\n", pid, arg0); }
+exg_lib*:::ctor { printf("ctor %d %s\n", pid, probemod); }' >out 2>err &
+dt=$!
+for _ in $(seq 100); do grep -q ready out 2>/dev/null && break; sleep 0.1; done
+grep -q ready out || { cat err; kill $dt; exit 1; }
+
+# Fresh copies: new inodes, which no uprobe covers yet.
+run_fresh() {
+	rm -rf "fresh$1" && cp -r build "fresh$1" || exit 1
+	"./fresh$1/prog" &
+	pids="$pids $!"
+	wait $!
+}
+pids=""
+for i in 1 2 3 4 5; do run_fresh $i; done
+
+# Ctrl-Z: dtrace stops and lets execs go; a fresh program runs meanwhile.
+kill -TSTP $dt
+for _ in $(seq 50); do
+	[ "$(awk '{print $3}' /proc/$dt/stat)" = T ] && break; sleep 0.1
+done
+[ "$(awk '{print $3}' /proc/$dt/stat)" = T ] || fail "dtrace did not stop on SIGTSTP"
+rm -rf fresh_stopped && cp -r build fresh_stopped
+timeout 5 ./fresh_stopped/prog || fail "an exec hung while dtrace was stopped"
+kill -CONT $dt
+sleep 0.5
+run_fresh 6
+
+kill -INT $dt
+wait $dt
+
+for p in $pids; do
+	grep -qx "first $p 42" out || fail "the first firing of pid $p was missed"
+	grep -qx "ctor $p libexg.so" out ||
+		fail "the library constructor's firing in pid $p was missed"
+done
+grep -q "exec gate: .* [1-9][0-9]* held" err || fail "no exec held by the gate"
+grep -q "0 not served in time" err || fail "an exec was let go unserved"
+[ $status = 0 ] || { echo "--- out"; cat out; echo "--- err"; cat err; }
+exit $status
