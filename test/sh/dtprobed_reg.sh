@@ -104,7 +104,7 @@ kill "$lpid"
 "$W/bin/app" 20 100 dlopen "$W/bin/lib.so" & dlpid=$!; pids+=("$dlpid")
 wait_for 3 has_nregs "$dlpid" 2 || fail "library did not register"
 grep -q "	$W/bin/lib.so\$" "state/$dlpid" || fail "library module path"
-wait_for 5 has_nregs "$dlpid" 1 || fail "dlclose did not unregister"
+wait_for 10 has_nregs "$dlpid" 1 || fail "dlclose did not unregister"
 wait "$dlpid"
 
 # --- fork: the child registers under its own pid ---
