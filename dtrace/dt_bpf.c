@@ -38,13 +38,12 @@
 
 /*
  * uprobe_multi (Linux 6.6).  The value of BPF_TRACE_UPROBE_MULTI in enum
- * bpf_attach_type, the flag BPF_F_UPROBE_MULTI_RETURN, and the layout of
+ * bpf_attach_type (dt_bpf.h), the flag BPF_F_UPROBE_MULTI_RETURN, and the layout of
  * union bpf_attr's link_create for it: prog_fd, target_fd (unused, 0),
  * attach_type, flags (0), then the uprobe_multi member of the inner union:
  * path, offsets, ref_ctr_offsets, cookies (user pointers), cnt, flags
  * (BPF_F_UPROBE_MULTI_RETURN) and pid (0: every process).
  */
-#define DT_BPF_TRACE_UPROBE_MULTI	48
 #define DT_BPF_F_UPROBE_MULTI_RETURN	(1u << 0)
 
 typedef struct dt_uprobe_multi_attr {

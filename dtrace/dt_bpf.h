@@ -77,6 +77,11 @@ typedef struct dt_attach_req {
 	uint32_t *nfailed;
 } dt_attach_req_t;
 
+/* BPF_TRACE_UPROBE_MULTI, which the system headers predate: the expected
+ * attach type of a program to attach with dt_bpf_attach_uprobes() when
+ * dt_bpf_use_multi(). */
+#define DT_BPF_TRACE_UPROBE_MULTI	48
+
 /* Attach; returns 0 or -errno after dt_set_error().  Links stay open until
  * dt_bpf_fini(); the kernel detaches them when the fds close, also when
  * dtrace is killed. */

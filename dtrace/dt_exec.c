@@ -8,10 +8,11 @@
  *   - runs a BPF program on the sched:sched_process_exec tracepoint (one
  *     perf event, attached for every CPU at once), which writes
  *     { pid, DTRACE_NOTICE_EXEC, time } to a ring buffer of its own;
- *   - runs a BPF program on a uprobe at the dynamic loader's debugger hook
- *     (_r_debug.r_brk, i.e. _dl_debug_state in ld.so), which the loader
- *     calls before and after it maps or unmaps libraries (start-up, dlopen,
- *     dlclose); it writes { pid, DTRACE_NOTICE_MAPS, time };
+ *   - runs a BPF program on uprobes at the calls of the dynamic loader's
+ *     debugger hook (_r_debug.r_brk, i.e. _dl_debug_state in ld.so; on the
+ *     hook itself when its calls cannot be found, see dt_rtld.c), which the
+ *     loader calls before and after it maps or unmaps libraries (start-up,
+ *     dlopen, dlclose); it writes { pid, DTRACE_NOTICE_MAPS, time };
  *   - makes the trace loop sleep on that ring buffer and on the output ring
  *     buffer together, so an event wakes it at once (BPF_RB_FORCE_WAKEUP),
  *     and hands each event to the notice_process() of every watching
@@ -20,13 +21,14 @@
  * Providers that must see a new program before it runs also ask for the
  * exec gate (host->gate_exec(), dt_gate.c): execs that map files with USDT
  * notes not seen before wait until notice_files() of every gated provider
- * returned, in the same loop.
+ * returned, in the same loop; the events of the execs it covered are left
+ * out (see "Gated execs").
  *
  * Invariants.  Nothing here stops or signals a traced process: without the
  * gate, the new process runs on while providers place their uprobes, so
  * what it fires in the few milliseconds before that is not seen (see the
- * README's USDT section for the measured window).  Events of one batch are deduplicated
- * per (pid, kind), keeping the order of first appearance.  Only the ld.so of
+ * README's USDT section for the measured window).  Events of one batch are
+ * deduplicated per (pid, kind), keeping the order of first appearance.  Only the ld.so of
  * this dtrace's own mount namespace is watched for library changes.  All
  * descriptors are owned by struct dt_exec and closed in dt_exec_fini().
  */
@@ -53,12 +55,14 @@
 #include "dt_exec.h"
 #include "dt_gate.h"
 #include "dt_program.h"
+#include "dt_rtld.h"
 
 #define EXEC_RING_SIZE		(256 * 1024)	/* ~16k events in flight */
 #define EXEC_WATCHERS_MAX	16
 #define EXEC_TP_ID_PATH \
 	"/sys/kernel/tracing/events/sched/sched_process_exec/id"
 #define EXEC_TP_PID_OFFSET	12	/* "pid_t pid" in the format file */
+#define RTLD_SITES_MAX		32	/* calls of the loader's hook */
 #define UPROBE_PMU_TYPE_PATH	"/sys/bus/event_source/devices/uprobe/type"
 
 /* One record of the ring buffer, as the BPF programs write it. */
@@ -68,8 +72,26 @@ typedef struct exec_event {
 	uint64_t ktime;		/* bpf_ktime_get_ns() at the event */
 } exec_event_t;
 
+/*
+ * Gated execs.  An exec the gate covered (dt_gate.c) needs no event: the
+ * gated providers saw its files before it ran.  Nor do the two calls of the
+ * loader's hook while that program starts (the libraries it needs, which
+ * the gate covered too); later calls (dlopen, dlclose) still do.  Each event
+ * costs the machine a wakeup of dtrace and dtrace a look at the process, so
+ * the gate marks the pid in dt_gated (GATED_ARMED) before it lets the exec
+ * go, when every watching provider is a gated one; the exec program then
+ * leaves the event out and counts the start-up calls down
+ * (GATED_STARTUP_HOOKS), which the hook's program leaves out in turn.  A
+ * value that does not fit (an armed pid whose exec failed, a counter at 0)
+ * lets the event through: it may be redundant, never missing.
+ */
+#define GATED_STARTUP_HOOKS	2
+#define GATED_ARMED		3
+#define GATED_MAX		8192	/* processes starting at once */
+
 struct dt_exec {
 	int map_fd;		/* BPF_MAP_TYPE_RINGBUF */
+	int gated_fd;		/* dt_gated: pid -> GATED_* */
 	int prog_fds[2];	/* tracepoint, uprobe */
 	int event_fds[2];	/* their perf events */
 	struct ring_buffer *rb;
@@ -102,13 +124,19 @@ static long read_long_file(const char *path)
 }
 
 /*
- * The event program: ctx in R1.  pid_insns are the instructions that leave
- * the pid in R2 (read from ctx, kept in R6); the rest is shared.
+ * The event programs: ctx in R1.  The pid goes to the event at FP-16 (read
+ * from the tracepoint's record, or the current tgid for the loader's hook);
+ * then, when the exec gate covered this exec (dt_gated holds the pid, see
+ * "Gated execs" below), the event is left out; else it is written to the
+ * ring buffer with a wakeup.
  */
-static int load_prog(int map_fd, enum bpf_prog_type type, uint32_t what)
+static int load_prog(int map_fd, int gated_fd, enum bpf_prog_type type,
+		     uint32_t what, int attach_type)
 {
-	struct bpf_insn insns[32];
-	int n = 0;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = attach_type);
+	struct bpf_insn insns[48];
+	int n = 0, to_emit[3], nj = 0;
 
 	insns[n++] = DT_MOV64_REG(DT_R6, DT_R1);
 	if (type == BPF_PROG_TYPE_TRACEPOINT) {
@@ -119,6 +147,38 @@ static int load_prog(int map_fd, enum bpf_prog_type type, uint32_t what)
 		insns[n++] = DT_ALU64_IMM(BPF_RSH, DT_R2, 32);
 	}
 	insns[n++] = DT_STORE(BPF_W, DT_FP, -16, DT_R2);
+
+	/* r0 = dt_gated[pid]; none: emit */
+	insns[n++] = DT_LD_IMM64_LO(DT_R1, BPF_PSEUDO_MAP_FD, gated_fd);
+	insns[n++] = DT_LD_IMM64_HI(0);
+	insns[n++] = DT_MOV64_REG(DT_R2, DT_FP);
+	insns[n++] = DT_ALU64_IMM(BPF_ADD, DT_R2, -16);
+	insns[n++] = DT_CALL_HELPER(BPF_FUNC_map_lookup_elem);
+	to_emit[nj++] = n;
+	insns[n++] = DT_INSN(BPF_JMP | BPF_JEQ | BPF_K, DT_R0, 0, 0, 0);
+	insns[n++] = DT_LOAD(BPF_W, DT_R1, DT_R0, 0);
+	if (what == DTRACE_NOTICE_EXEC) {
+		/* armed by the gate: this exec's event is not needed */
+		to_emit[nj++] = n;
+		insns[n++] = DT_INSN(BPF_JMP | BPF_JNE | BPF_K, DT_R1, 0, 0,
+				     GATED_ARMED);
+		insns[n++] = DT_STORE_IMM(BPF_W, DT_R0, 0, GATED_STARTUP_HOOKS);
+	} else {
+		/* one of the start-up calls of the hook: not needed */
+		to_emit[nj++] = n;
+		insns[n++] = DT_INSN(BPF_JMP | BPF_JGT | BPF_K, DT_R1, 0, 0,
+				     GATED_STARTUP_HOOKS);
+		to_emit[nj++] = n;
+		insns[n++] = DT_INSN(BPF_JMP | BPF_JEQ | BPF_K, DT_R1, 0, 0, 0);
+		insns[n++] = DT_ALU64_IMM(BPF_SUB, DT_R1, 1);
+		insns[n++] = DT_STORE(BPF_W, DT_R0, 0, DT_R1);
+	}
+	insns[n++] = DT_MOV64_IMM(DT_R0, 0);
+	insns[n++] = DT_EXIT();
+
+	int emit = n;
+	for (int i = 0; i < nj; i++)
+		insns[to_emit[i]].off = (int16_t)(emit - to_emit[i] - 1);
 	insns[n++] = DT_STORE_IMM(BPF_W, DT_FP, -12, (int32_t)what);
 	insns[n++] = DT_CALL_HELPER(BPF_FUNC_ktime_get_ns);
 	insns[n++] = DT_STORE(BPF_DW, DT_FP, -8, DT_R0);
@@ -132,7 +192,7 @@ static int load_prog(int map_fd, enum bpf_prog_type type, uint32_t what)
 	insns[n++] = DT_MOV64_IMM(DT_R0, 0);
 	insns[n++] = DT_EXIT();
 	return bpf_prog_load(type, what == DTRACE_NOTICE_EXEC ? "dt_exec" :
-			     "dt_rtld", "GPL", insns, (size_t)n, NULL);
+			     "dt_rtld", "GPL", insns, (size_t)n, &opts);
 }
 
 static int perf_open(struct perf_event_attr *attr)
@@ -260,6 +320,8 @@ static void exec_close(struct dt_exec *ex)
 	}
 	if (ex->map_fd >= 0)
 		close(ex->map_fd);
+	if (ex->gated_fd >= 0)
+		close(ex->gated_fd);
 	free(ex->batch);
 	free(ex);
 }
@@ -272,7 +334,7 @@ static int exec_attach(dtrace_hdl_t *dtp, struct dt_exec *ex, int i,
 		"the exec tracepoint" : "the dynamic loader's hook";
 	int rc;
 
-	ex->prog_fds[i] = load_prog(ex->map_fd, type, what);
+	ex->prog_fds[i] = load_prog(ex->map_fd, ex->gated_fd, type, what, 0);
 	if (ex->prog_fds[i] < 0) {
 		rc = -errno;
 		dt_set_error(dtp, "cannot load the program of %s: %s", what_s,
@@ -291,6 +353,39 @@ static int exec_attach(dtrace_hdl_t *dtp, struct dt_exec *ex, int i,
 	return rc;
 }
 
+/* The loader's hook through the instructions that call it (dt_rtld.c),
+ * on one uprobe_multi link, which dt_bpf keeps.  0, or -errno without a
+ * message when that cannot be done: the caller then probes the hook. */
+static int rtld_attach_calls(dtrace_hdl_t *dtp, struct dt_exec *ex)
+{
+	char path[PATH_MAX];
+	uint64_t hook, sites[RTLD_SITES_MAX], cookies[RTLD_SITES_MAX] = { 0 };
+
+	if (!dt_bpf_use_multi(dtp) || rtld_hook(path, sizeof(path), &hook) < 0)
+		return -ENOENT;
+	int n = dt_rtld_hook_sites(path, hook, sites, RTLD_SITES_MAX);
+	if (n < 0)
+		return n;
+	int fd = load_prog(ex->map_fd, ex->gated_fd, BPF_PROG_TYPE_KPROBE,
+			   DTRACE_NOTICE_MAPS, DT_BPF_TRACE_UPROBE_MULTI);
+	if (fd < 0)
+		return -errno;
+	uint32_t nfailed = 0;
+	dt_attach_req_t req = {
+		.prog_fd = fd, .path = path, .n = (uint32_t)n,
+		.offsets = sites, .cookies = cookies, .nfailed = &nfailed,
+	};
+	if (dt_bpf_attach_uprobes(dtp, &req) < 0 || nfailed > 0) {
+		/* A call not probed would be a change not seen: all or
+		 * nothing (the links made stay harmless until the end). */
+		dtp->errmsg[0] = '\0';
+		close(fd);
+		return -EINVAL;
+	}
+	ex->prog_fds[1] = fd;
+	return 0;
+}
+
 /* The watch's state, its kernel side not set up yet. */
 static struct dt_exec *exec_new(dtrace_hdl_t *dtp)
 {
@@ -300,7 +395,7 @@ static struct dt_exec *exec_new(dtrace_hdl_t *dtp)
 		dt_set_error(dtp, "out of memory");
 		return NULL;
 	}
-	ex->map_fd = -1;
+	ex->map_fd = ex->gated_fd = -1;
 	ex->prog_fds[0] = ex->prog_fds[1] = -1;
 	ex->event_fds[0] = ex->event_fds[1] = -1;
 	return ex;
@@ -311,15 +406,19 @@ static int exec_open_kernel(dtrace_hdl_t *dtp, struct dt_exec *ex)
 {
 	ex->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "dt_exec", 0, 0,
 				    EXEC_RING_SIZE, NULL);
-	if (ex->map_fd < 0) {
+	ex->gated_fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "dt_gated",
+				      sizeof(uint32_t), sizeof(uint32_t),
+				      GATED_MAX, NULL);
+	if (ex->map_fd < 0 || ex->gated_fd < 0) {
 		dt_set_error(dtp, "cannot create the exec watch's buffer: %s",
 			     strerror(errno));
 		return -1;
 	}
 	if (exec_attach(dtp, ex, 0, BPF_PROG_TYPE_TRACEPOINT,
 			DTRACE_NOTICE_EXEC) < 0 ||
-	    exec_attach(dtp, ex, 1, BPF_PROG_TYPE_KPROBE,
-			DTRACE_NOTICE_MAPS) < 0)
+	    (rtld_attach_calls(dtp, ex) < 0 &&
+	     exec_attach(dtp, ex, 1, BPF_PROG_TYPE_KPROBE,
+			 DTRACE_NOTICE_MAPS) < 0))
 		return -1;
 	ex->rb = ring_buffer__new(ex->map_fd, on_event, ex, NULL);
 	if (ex->rb == NULL) {
@@ -353,6 +452,9 @@ static int exec_activate(dtrace_hdl_t *dtp, struct dt_exec *ex)
 	}
 	if (ex->rb == NULL && exec_open_kernel(dtp, ex) < 0)
 		return -1;
+	if (ex->gate != NULL)
+		dt_gate_arm(ex->gate, ex->ngated == ex->nwatchers ?
+				      ex->gated_fd : -1, GATED_ARMED);
 	return 0;
 }
 

@@ -22,7 +22,9 @@
  * delays an exec by a bounded time and never blocks it.  Every other exec is
  * let through at once.  What was learnt is remembered per file (dev, inode,
  * mtime): each file is handed over once per session, and an executable whose
- * files were all seen passes after one fstat().
+ * files were all seen passes after one fstat().  A covered exec is marked in
+ * a BPF map before it goes on, so that the exec watch leaves out the events
+ * it no longer needs (dt_gate_arm(), dt_exec.c "Gated execs").
  *
  * Requests (the slot).  One request at a time, under lock:
  *   FREE   -> POSTED  gate thread: request written, wake_fd signalled;
@@ -62,6 +64,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "dt_impl.h"
 #include "dt_gate.h"
 #include "dt_ldso.h"
@@ -76,6 +80,7 @@
 #define GF_SEEN		0x4	/* notes, handed to the providers */
 #define GF_SETTLED	0x8	/* an executable all of whose start-up files
 				 * are PLAIN or SEEN */
+#define GF_DYNAMIC	0x10	/* an executable the dynamic loader starts */
 
 typedef struct gate_key {
 	dev_t dev;
@@ -110,6 +115,8 @@ struct dt_gate {
 	dt_ldso_t *ldso;
 	gate_file_t *files;	/* open addressing, power-of-two size */
 	size_t nfiles, files_cap;
+	/* where to mark the execs the gate covered, and how (dt_gate_arm) */
+	int arm_fd, arm_value;
 	/* statistics, the gate thread's */
 	uint64_t nexec, nheld, ntimeouts, hold_sum_ns, hold_max_ns;
 };
@@ -355,7 +362,7 @@ int dt_gate_serve(dt_gate_t *g, dtrace_hdl_t *dtp, dt_gate_serve_f serve)
  * as real paths in *out, their keys in *keys.  Returns how many (0 when
  * nothing is to be done, the executable then settled). */
 static int new_noted_files(dt_gate_t *g, int fd, int pid, char ***out,
-			   gate_key_t **keys)
+			   gate_key_t **keys, bool *dynamic)
 {
 	char path[PATH_MAX], self[64], libpath[4096];
 
@@ -371,6 +378,7 @@ static int new_noted_files(dt_gate_t *g, int fd, int pid, char ***out,
 				      libpath[0] ? libpath : NULL, &files);
 	if (n <= 0)
 		return 0;
+	*dynamic = n > 1;	/* an interpreter, libraries */
 	*out = calloc((size_t)n, sizeof(**out));
 	*keys = calloc((size_t)n, sizeof(**keys));
 	int nnew = 0;
@@ -388,6 +396,17 @@ static int new_noted_files(dt_gate_t *g, int fd, int pid, char ***out,
 	return nnew;
 }
 
+/* The exec of pid is covered: mark it for the exec watch (dt_exec.c,
+ * "Gated execs"), when asked to. */
+static void gate_mark_covered(dt_gate_t *g, int pid)
+{
+	int fd = __atomic_load_n(&g->arm_fd, __ATOMIC_ACQUIRE);
+	uint32_t key = (uint32_t)pid, val = (uint32_t)g->arm_value;
+
+	if (fd >= 0)
+		bpf_map_update_elem(fd, &key, &val, BPF_ANY);
+}
+
 static void gate_exec(dt_gate_t *g, int fd, int pid)
 {
 	struct stat sb;
@@ -396,13 +415,26 @@ static void gate_exec(dt_gate_t *g, int fd, int pid)
 		return;
 	gate_key_t exe = key_of(&sb);
 	gate_file_t *f = file_entry(g, &exe);
-	if (f == NULL || (f->flags & GF_SETTLED))
+	if (f == NULL)
 		return;
+	if (f->flags & GF_SETTLED) {
+		if (f->flags & GF_DYNAMIC)
+			gate_mark_covered(g, pid);
+		return;
+	}
 
 	char **paths = NULL;
 	gate_key_t *keys = NULL;
-	int n = new_noted_files(g, fd, pid, &paths, &keys);
+	bool dynamic = false;
+	int n = new_noted_files(g, fd, pid, &paths, &keys, &dynamic);
 	bool served = true;
+	if (n > 0 && is_own_child(pid)) {
+		/* the trace loop waits for it: nothing is placed now */
+		free_paths(paths, n);
+		paths = NULL;
+		n = 0;
+		served = false;
+	}
 	if (n > 0) {
 		uint64_t t0 = dt_now_ns();
 		served = hand_over(g, pid, paths, n);	/* takes paths */
@@ -424,8 +456,11 @@ static void gate_exec(dt_gate_t *g, int fd, int pid)
 		free(paths);
 	}
 	free(keys);
-	if (served)
-		files_mark(g, &exe, GF_SETTLED);
+	if (!served)
+		return;
+	files_mark(g, &exe, GF_SETTLED | (dynamic ? GF_DYNAMIC : 0));
+	if (dynamic)
+		gate_mark_covered(g, pid);
 }
 
 static void gate_answer(int fan_fd, int fd)
@@ -448,8 +483,7 @@ static void gate_events(dt_gate_t *g, const char *buf, ssize_t len)
 		if ((md->mask & FAN_OPEN_EXEC_PERM) &&
 		    md->vers == FANOTIFY_METADATA_VERSION) {
 			g->nexec++;
-			if (!is_own_child(md->pid))
-				gate_exec(g, md->fd, md->pid);
+			gate_exec(g, md->fd, md->pid);
 		}
 		if (md->mask & FAN_OPEN_EXEC_PERM)
 			gate_answer(g->fan_fd, md->fd);
@@ -725,6 +759,7 @@ dt_gate_t *dt_gate_open(char *msg, size_t msglen)
 	g->cont_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	g->ldso = dt_ldso_open();
 	g->fan_fd = -1;
+	g->arm_fd = -1;
 	if (g->wake_fd < 0 || g->stop_fd < 0 || g->tstp_fd < 0 ||
 	    g->cont_fd < 0 || g->ldso == NULL) {
 		snprintf(msg, msglen, "%s", strerror(errno ? errno : ENOMEM));
@@ -749,6 +784,12 @@ dt_gate_t *dt_gate_open(char *msg, size_t msglen)
 		return NULL;
 	}
 	return g;
+}
+
+void dt_gate_arm(dt_gate_t *g, int map_fd, int value)
+{
+	g->arm_value = value;
+	__atomic_store_n(&g->arm_fd, map_fd, __ATOMIC_RELEASE);
 }
 
 int dt_gate_fd(const dt_gate_t *g)

@@ -24,6 +24,12 @@ typedef int (*dt_gate_serve_f)(dtrace_hdl_t *dtp, int pid,
  * message in msg when the kernel or the privileges do not allow it. */
 dt_gate_t *dt_gate_open(char *msg, size_t msglen);
 
+/* From now on, write value under the pid of every exec the gate covered
+ * (every file it maps at start seen by the providers) into the BPF hash
+ * map_fd (u32 -> u32), before letting it go; map_fd -1: stop.  Only
+ * programs the dynamic loader starts are marked. */
+void dt_gate_arm(dt_gate_t *g, int map_fd, int value);
+
 /* The descriptor the trace loop polls: readable when an exec waits. */
 int dt_gate_fd(const dt_gate_t *g);
 

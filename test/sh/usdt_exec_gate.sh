@@ -4,8 +4,10 @@
 # first instruction.  Each run uses fresh copies of a program and of the
 # library it needs (found through RUNPATH $ORIGIN); the program fires first
 # thing in main(), the library in its constructor, before main().  Every one
-# of those first firings must be seen.  Then Ctrl-Z: a stopped dtrace holds
-# no exec, and the gate works again once dtrace continues.
+# of those first firings must be seen.  A fresh program that dlopen()s a
+# fresh library later is still seen doing so (the exec watch leaves out the
+# events of gated execs' start-up only).  Then Ctrl-Z: a stopped dtrace
+# holds no exec, and the gate works again once dtrace continues.
 set -u
 [ -x "${DTRACE:-}" ] || exit 77
 command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
@@ -30,15 +32,45 @@ int main(void)
 	return 0;
 }
 C
+cat >dl.c <<'C'
+#include <sys/sdt.h>
+#include <time.h>
+void dl_fire(int n);
+void dl_fire(int n)
+{
+	struct timespec ts = { 0, 50 * 1000000 };
+	for (int i = 0; i < n; i++) {
+		DTRACE_PROBE1(exg_dl, ping, i);
+		nanosleep(&ts, NULL);
+	}
+}
+C
+cat >loader.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	usleep(100 * 1000);
+	void *h = dlopen(argv[1], RTLD_NOW);
+	if (h == NULL) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+	void (*f)(int) = (void (*)(int))dlsym(h, "dl_fire");
+	f(10);
+	return 0;
+}
+C
 mkdir -p build/sub &&
 gcc -O2 -fPIC -shared -o build/sub/libexg.so lib.c &&
-gcc -O2 -o build/prog prog.c -Lbuild/sub -lexg -Wl,-rpath,'$ORIGIN/sub' ||
+gcc -O2 -o build/prog prog.c -Lbuild/sub -lexg -Wl,-rpath,'$ORIGIN/sub' &&
+gcc -O2 -fPIC -shared -o build/libdl.so dl.c &&
+gcc -O2 -o build/loader loader.c -ldl ||
 	exit 1
 
 DTRACE_EXEC_STATS=1 "$DTRACE" -Z -q -n '
 BEGIN { printf("ready\n"); }
 exg_prog*:::first { printf("first %d %d\n", pid, arg0); }
-exg_lib*:::ctor { printf("ctor %d %s\n", pid, probemod); }' >out 2>err &
+exg_lib*:::ctor { printf("ctor %d %s\n", pid, probemod); }
+exg_dl*:::ping { printf("ping %d %d\n", pid, arg0); }' >out 2>err &
 dt=$!
 for _ in $(seq 100); do grep -q ready out 2>/dev/null && break; sleep 0.1; done
 grep -q ready out || { cat err; kill $dt; exit 1; }
@@ -52,6 +84,10 @@ run_fresh() {
 }
 pids=""
 for i in 1 2 3 4 5; do run_fresh $i; done
+rm -rf fresh_dl && cp -r build fresh_dl || exit 1
+./fresh_dl/loader "$PWD/fresh_dl/libdl.so" &
+dlpid=$!
+wait $dlpid
 
 # Ctrl-Z: dtrace stops and lets execs go; a fresh program runs meanwhile.
 kill -TSTP $dt
@@ -72,6 +108,10 @@ for p in $pids; do
 	grep -qx "first $p 42" out || fail "the first firing of pid $p was missed"
 	grep -qx "ctor $p libexg.so" out ||
 		fail "the library constructor's firing in pid $p was missed"
+done
+for i in 7 8 9; do
+	grep -qx "ping $dlpid $i" out ||
+		fail "firing $i of the library dlopen'ed by a gated program was missed"
 done
 grep -q "exec gate: .* [1-9][0-9]* held" err || fail "no exec held by the gate"
 grep -q "0 not served in time" err || fail "an exec was let go unserved"

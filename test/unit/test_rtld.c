@@ -1,0 +1,99 @@
+/*
+ * test_rtld.c: dt_rtld_hook_sites() on this process's own dynamic loader:
+ * every site it finds is a direct call (E8) or jump (E9) whose target is
+ * the hook (_r_debug.r_brk), read back from the file's bytes; there is at
+ * least one; a file without such calls and a missing file are errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dt_rtld.h"
+
+static int failures;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
+			__LINE__, #cond); \
+		failures++; \
+	} \
+} while (0)
+
+/* The loader's path and the hook's file offset, from /proc/self/maps. */
+static int find_hook(char *path, size_t len, uint64_t *offset)
+{
+	uint64_t brk = (uint64_t)_r_debug.r_brk;
+	char line[PATH_MAX + 128];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int rc = -1;
+
+	while (f && brk && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long lo, hi, off;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi,
+			   &off, &pos) < 3 || pos == 0 || brk < lo || brk >= hi)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, len, "%s", line + pos);
+		*offset = brk - lo + off;
+		rc = 0;
+	}
+	if (f)
+		fclose(f);
+	return rc;
+}
+
+/* The site at file offset off of fd branches to file offset hook (the text
+ * is mapped at one bias, so file offsets stand for addresses). */
+static int branches_to_hook(int fd, uint64_t off, uint64_t hook)
+{
+	uint8_t b[5];
+	int32_t rel;
+
+	if (pread(fd, b, sizeof(b), (off_t)off) != (ssize_t)sizeof(b))
+		return 0;
+	if (b[0] != 0xe8 && b[0] != 0xe9)
+		return 0;
+	memcpy(&rel, b + 1, sizeof(rel));
+	return off + 5 + (uint64_t)(int64_t)rel == hook;
+}
+
+int main(void)
+{
+	char path[PATH_MAX];
+	uint64_t hook, sites[64];
+
+	if (find_hook(path, sizeof(path), &hook) < 0) {
+		fprintf(stderr, "no dynamic loader hook in this process\n");
+		return 77;
+	}
+	int n = dt_rtld_hook_sites(path, hook, sites, 64);
+	printf("%s: hook at 0x%llx, %d call sites\n", path,
+	       (unsigned long long)hook, n);
+	CHECK(n > 0);
+	int fd = open(path, O_RDONLY);
+	CHECK(fd >= 0);
+	for (int i = 0; i < n && fd >= 0; i++)
+		CHECK(branches_to_hook(fd, sites[i], hook));
+	if (fd >= 0)
+		close(fd);
+
+	/* Too small a buffer, no such file, an offset outside the code. */
+	if (n > 1)
+		CHECK(dt_rtld_hook_sites(path, hook, sites, 1) == -E2BIG);
+	CHECK(dt_rtld_hook_sites("/nonexistent/ld.so", hook, sites, 64) ==
+	      -ENOENT);
+	CHECK(dt_rtld_hook_sites(path, 0, sites, 64) < 0);
+	CHECK(dt_rtld_hook_sites("/etc/passwd", 0x100, sites, 64) < 0);
+
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
