@@ -36,7 +36,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <link.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <stdio.h>
@@ -227,47 +226,13 @@ static int open_exec_event(void)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The file and offset of the dynamic loader's debugger hook, found from
- * this process's own loader: r_brk's address mapped back to a file offset
- * through /proc/self/maps. */
-static int rtld_hook(char *path, size_t len, uint64_t *offset)
-{
-	uint64_t brk = (uint64_t)_r_debug.r_brk;
-	char line[PATH_MAX + 128];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int rc = -ENOENT;
-
-	if (f == NULL || brk == 0) {
-		if (f)
-			fclose(f);
-		return -ENOENT;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned long long lo, hi, off;
-		int pos = 0;
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi,
-			   &off, &pos) < 3 || pos == 0)
-			continue;
-		if (brk < lo || brk >= hi || line[pos] != '/')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, len, "%s", line + pos);
-		*offset = brk - lo + off;
-		rc = 0;
-		break;
-	}
-	fclose(f);
-	return rc;
-}
-
 static int open_rtld_event(void)
 {
 	char path[PATH_MAX];
 	uint64_t offset;
 	long type = read_long_file(UPROBE_PMU_TYPE_PATH);
 	struct perf_event_attr attr;
-	int rc = rtld_hook(path, sizeof(path), &offset);
+	int rc = dt_rtld_hook(path, sizeof(path), &offset);
 
 	if (rc < 0)
 		return rc;
@@ -361,7 +326,7 @@ static int rtld_attach_calls(dtrace_hdl_t *dtp, struct dt_exec *ex)
 	char path[PATH_MAX];
 	uint64_t hook, sites[RTLD_SITES_MAX], cookies[RTLD_SITES_MAX] = { 0 };
 
-	if (!dt_bpf_use_multi(dtp) || rtld_hook(path, sizeof(path), &hook) < 0)
+	if (!dt_bpf_use_multi(dtp) || dt_rtld_hook(path, sizeof(path), &hook) < 0)
 		return -ENOENT;
 	int n = dt_rtld_hook_sites(path, hook, sites, RTLD_SITES_MAX);
 	if (n < 0)

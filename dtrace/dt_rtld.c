@@ -21,7 +21,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <limits.h>
+#include <link.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -139,4 +142,36 @@ int dt_rtld_hook_sites(const char *path, uint64_t hook_off, uint64_t *sites,
 		elf_end(elf);
 	close(fd);
 	return n == 0 ? -ENOENT : n;
+}
+
+/* r_brk's address mapped back to a file offset through /proc/self/maps. */
+int dt_rtld_hook(char *path, size_t len, uint64_t *offset)
+{
+	uint64_t brk = (uint64_t)_r_debug.r_brk;
+	char line[PATH_MAX + 128];
+	FILE *f = fopen("/proc/self/maps", "r");
+	int rc = -ENOENT;
+
+	if (f == NULL || brk == 0) {
+		if (f)
+			fclose(f);
+		return -ENOENT;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned long long lo, hi, off;
+		int pos = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi,
+			   &off, &pos) < 3 || pos == 0)
+			continue;
+		if (brk < lo || brk >= hi || line[pos] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(path, len, "%s", line + pos);
+		*offset = brk - lo + off;
+		rc = 0;
+		break;
+	}
+	fclose(f);
+	return rc;
 }

@@ -5,7 +5,13 @@
 #ifndef DT_RTLD_H
 #define DT_RTLD_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+/* The file (path, at most len bytes) and the file offset of the dynamic
+ * loader's debugger hook (_r_debug.r_brk), found from this process's own
+ * loader: what processes of this mount namespace use.  0 or -ENOENT. */
+int dt_rtld_hook(char *path, size_t len, uint64_t *offset);
 
 /* The file offsets of the direct calls (and jumps) to the hook at file
  * offset hook_off of the loader at path, at most max of them, in sites.
