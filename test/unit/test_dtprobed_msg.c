@@ -16,6 +16,7 @@
 
 #include "../../dtprobed/dtp_msg.c"
 #include "../../plugins/usdt/usdt_reg.c"
+#include "unit_check.h"
 
 /* dtp_msg.c's log hook is dtprobed.c's; not linked here. */
 void dtp_log(int prio, const char *fmt, ...)
@@ -23,16 +24,6 @@ void dtp_log(int prio, const char *fmt, ...)
 	(void)prio;
 	(void)fmt;
 }
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 /* A valid message: provider pyprov, probe fire(int) : (int), one site. */
 static size_t make_message(unsigned char *m)

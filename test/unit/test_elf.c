@@ -15,16 +15,7 @@
 #include <unistd.h>
 
 #include "dt_elf.h"
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "unit_check.h"
 
 /* A local function: in .symtab only, never in .dynsym. */
 __attribute__((noinline)) static int elf_test_local_marker(int x)

@@ -30,18 +30,9 @@
 
 #include <bpf/bpf.h>
 #include <dtrace/provider.h>
+#include "unit_check.h"
 
 int dt_glob_match(const char *pattern, const char *s);	/* dt_subr.c */
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 /* ---- a host of our own -------------------------------------------------- */
 

@@ -15,16 +15,7 @@
 
 #include "dt_impl.h"
 #include "dt_proc.h"
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
+#include "unit_check.h"
 
 static void test_split(void)
 {

@@ -1,54 +1,20 @@
 /*
- * test_rtld.c: dt_rtld_hook_sites() on this process's own dynamic loader:
- * every site it finds is a direct call (E8) or jump (E9) whose target is
- * the hook (_r_debug.r_brk), read back from the file's bytes; there is at
- * least one; a file without such calls and a missing file are errors.
+ * test_rtld.c: dt_rtld_hook() and dt_rtld_hook_sites() on this process's
+ * own dynamic loader: every site found is a direct call (E8) or jump (E9)
+ * whose target is the hook (_r_debug.r_brk), read back from the file's
+ * bytes; there is at least one; a file without such calls and a missing
+ * file are errors.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "dt_rtld.h"
-
-static int failures;
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
-
-/* The loader's path and the hook's file offset, from /proc/self/maps. */
-static int find_hook(char *path, size_t len, uint64_t *offset)
-{
-	uint64_t brk = (uint64_t)_r_debug.r_brk;
-	char line[PATH_MAX + 128];
-	FILE *f = fopen("/proc/self/maps", "r");
-	int rc = -1;
-
-	while (f && brk && fgets(line, sizeof(line), f) != NULL) {
-		unsigned long long lo, hi, off;
-		int pos = 0;
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi,
-			   &off, &pos) < 3 || pos == 0 || brk < lo || brk >= hi)
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, len, "%s", line + pos);
-		*offset = brk - lo + off;
-		rc = 0;
-	}
-	if (f)
-		fclose(f);
-	return rc;
-}
+#include "unit_check.h"
 
 /* The site at file offset off of fd branches to file offset hook (the text
  * is mapped at one bias, so file offsets stand for addresses). */
@@ -70,7 +36,7 @@ int main(void)
 	char path[PATH_MAX];
 	uint64_t hook, sites[64];
 
-	if (find_hook(path, sizeof(path), &hook) < 0) {
+	if (dt_rtld_hook(path, sizeof(path), &hook) < 0) {
 		fprintf(stderr, "no dynamic loader hook in this process\n");
 		return 77;
 	}

@@ -24,18 +24,10 @@
 
 #include "dt_usdt_gen.h"
 #include "../usdt/usdt_ast.h"
+#include "unit_check.h"
 
-static int failures;
 static char srcdir[1024];	/* test/usdt */
 static char dir[1024];		/* scratch */
-
-#define CHECK(cond) do { \
-	if (!(cond)) { \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, \
-			__LINE__, #cond); \
-		failures++; \
-	} \
-} while (0)
 
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int sh(const char *fmt, ...)
