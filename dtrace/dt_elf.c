@@ -240,7 +240,10 @@ int dt_elf_open(dt_elf_cache_t *cache, const char *path,
 		return err;
 	}
 	for (f = cache->files; f != NULL; f = f->next) {
-		if (f->dev == st.st_dev && f->ino == st.st_ino) {
+		if (f->dev == st.st_dev && f->ino == st.st_ino &&
+		    f->size == st.st_size &&
+		    f->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    f->mtime.tv_nsec == st.st_mtim.tv_nsec) {
 			close(fd);
 			*fp = f;
 			return 0;
@@ -255,6 +258,8 @@ int dt_elf_open(dt_elf_cache_t *cache, const char *path,
 	f->fd = fd;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime = st.st_mtim;
 	if ((err = read_headers(f, msg, msglen)) != 0) {
 		file_free(f);
 		return err;

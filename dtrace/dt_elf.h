@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* A function symbol.  Several symbols may share an address (aliases); all
  * are kept.  A versioned name (malloc@@GLIBC_2.2.5) is stored bare. */
@@ -50,6 +51,8 @@ typedef struct dt_elf_file {
 	int fd;			/* open for reads until the cache goes */
 	dev_t dev;
 	ino_t ino;
+	off_t size;		/* with mtime: a file rewritten in place is */
+	struct timespec mtime;	/* another file */
 	int etype;		/* ET_EXEC (fixed addresses) or ET_DYN (PIE,
 				   library) */
 	uint64_t entry;		/* e_entry */

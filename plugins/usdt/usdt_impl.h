@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include <dtrace/provider.h>
 
 /* <sys/sdt.h> allows up to 12 arguments; DTrace shows 10 (arg0..arg9). */
@@ -131,6 +132,8 @@ const usdt_decl_probe_t *usdt_decl_find(const usdt_decl_t *d, int n,
 typedef struct usdt_file {
 	dev_t dev;
 	ino_t ino;
+	off_t size;		/* with mtime: the same inode number may */
+	struct timespec mtime;	/* name another file later (rebuilt, reused) */
 	char *path;		/* as first opened */
 	char *module;		/* the file's name, the probes' module */
 	bool pie;		/* ET_DYN: addresses move at load time */
@@ -145,8 +148,10 @@ typedef struct usdt_filecache {
 	usdt_file_t *files;
 } usdt_filecache_t;
 
-/* The file's notes, read once per (dev, inode) as stat(path) gives them; a
- * file without notes or not ELF has nnotes 0.  Returns NULL with errno set
+/* The file's notes, read once per (dev, inode, size, mtime) as stat(path)
+ * gives them (a file replaced while tracing is read again: its old entry
+ * stays for the probes that point into it); a file without notes or not ELF
+ * has nnotes 0.  Returns NULL with errno set
  * when the file cannot be read. */
 usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const char *path);
 /* Read notes straight from a file, without cache (tests). */

@@ -581,6 +581,8 @@ static usdt_file_t *file_new(const char *path, const struct stat *sb)
 		return NULL;
 	f->dev = sb->st_dev;
 	f->ino = sb->st_ino;
+	f->size = sb->st_size;
+	f->mtime = sb->st_mtim;
 	f->path = strdup(path);
 	const char *slash = strrchr(path, '/');
 	f->module = strdup(slash ? slash + 1 : path);
@@ -625,7 +627,10 @@ usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const char *path)
 	if (stat(path, &sb) != 0)
 		return NULL;
 	for (usdt_file_t *f = fc->files; f != NULL; f = f->next)
-		if (f->dev == sb.st_dev && f->ino == sb.st_ino)
+		if (f->dev == sb.st_dev && f->ino == sb.st_ino &&
+		    f->size == sb.st_size &&
+		    f->mtime.tv_sec == sb.st_mtim.tv_sec &&
+		    f->mtime.tv_nsec == sb.st_mtim.tv_nsec)
 			return f;
 	int err = 0;
 	usdt_file_t *f = file_open_read(path, &sb, &err);

@@ -569,6 +569,54 @@ static void test_trampoline(const char *bins[2], usdt_file_t *files[2])
 	}
 }
 
+/* Copy file src over dst in place: dst keeps its inode. */
+static int rewrite_in_place(const char *src, const char *dst)
+{
+	char buf[65536];
+	int in = open(src, O_RDONLY), out = open(dst, O_WRONLY | O_TRUNC);
+	ssize_t n = 0;
+
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			n = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return in < 0 || out < 0 || n < 0 ? -1 : 0;
+}
+
+/* A file rewritten while cached (same inode; a rebuilt program whose inode
+ * number was reused looks the same) is read again, not served stale. */
+static void test_cache_rewrite(const char *bins[2], usdt_file_t *files[2])
+{
+	char path[4200];
+	usdt_filecache_t fc = { 0 };
+	struct stat before, after;
+
+	snprintf(path, sizeof(path), "%s/rewritten", tmpdir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd >= 0)
+		close(fd);
+	CHECK(rewrite_in_place(bins[0], path) == 0, "%s", path);
+	usdt_file_t *f1 = usdt_file_get(&fc, path);
+	CHECK(f1 != NULL && f1->nnotes == files[0]->nnotes, "%s", path);
+	CHECK(stat(path, &before) == 0, "%s", path);
+	CHECK(rewrite_in_place(bins[1], path) == 0, "%s", path);
+	/* a later mtime even on a coarse clock */
+	struct timespec t[2] = { before.st_atim, before.st_mtim };
+	t[1].tv_sec += 1;
+	CHECK(utimensat(AT_FDCWD, path, t, 0) == 0, "%s", path);
+	CHECK(stat(path, &after) == 0 && after.st_ino == before.st_ino, "%s", path);
+	usdt_file_t *f2 = usdt_file_get(&fc, path);
+	CHECK(f2 != NULL && f2 != f1, "%s", path);
+	CHECK(f2 && f2->nnotes == files[1]->nnotes && f2->nnotes > 0 &&
+	      f2->notes[0].offset == files[1]->notes[0].offset, "%s", path);
+	CHECK(usdt_file_get(&fc, path) == f2, "%s", path);
+	usdt_filecache_free(&fc);
+	unlink(path);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -591,8 +639,10 @@ int main(void)
 		check_sdt_args(bins[b], b ? 2 : 0);
 		files[b] = usdt_file_read(bins[b], &err);
 	}
-	if (files[0] && files[1])
+	if (files[0] && files[1]) {
 		test_trampoline(bins, files);
+		test_cache_rewrite(bins, files);
+	}
 	for (int b = 0; b < 2; b++) {
 		usdt_file_free(files[b]);
 		if (bins[b])
