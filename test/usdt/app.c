@@ -57,7 +57,9 @@ int main(int argc, char **argv)
 	}
 	if (h != NULL) {
 		dlclose(h);
-		usleep(ms * 1000);
+		/* live on long enough for a test to see the library's
+		 * registration gone while the program's stays */
+		usleep(10 * ms * 1000);
 	}
 	wait(NULL);
 	return 0;
