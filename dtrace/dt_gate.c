@@ -22,9 +22,12 @@
  * delays an exec by a bounded time and never blocks it.  Every other exec is
  * let through at once.  What was learnt is remembered per file (dev, inode,
  * mtime): each file is handed over once per session, and an executable whose
- * files were all seen passes after one fstat().  A covered exec is marked in
- * a BPF map before it goes on, so that the exec watch leaves out the events
- * it no longer needs (dt_gate_arm(), dt_exec.c "Gated execs").
+ * files were all seen passes after one fstat(); one that the loader does not
+ * start (the loader itself, opened by every dynamic exec; static programs;
+ * scripts) gets an ignore mark, and its execs no event at all (the kernel
+ * drops the mark when the file is modified).  A covered exec is marked in a
+ * BPF map before it goes on, so that the exec watch leaves out the events it
+ * no longer needs (dt_gate_arm(), dt_exec.c "Gated execs").
  *
  * Requests (the slot).  One request at a time, under lock:
  *   FREE   -> POSTED  gate thread: request written, wake_fd signalled;
@@ -407,6 +410,17 @@ static void gate_mark_covered(dt_gate_t *g, int pid)
 		bpf_map_update_elem(fd, &key, &val, BPF_ANY);
 }
 
+/* The file open as fd needs no event any more: an executable the loader
+ * does not start (a static program, a script, the loader itself, which
+ * every dynamic exec opens too) whose files were all seen.  The kernel
+ * drops the mark when the file is modified, which brings the events back. */
+static void gate_ignore(dt_gate_t *g, int fd)
+{
+	if (fanotify_mark(g->fan_fd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK,
+			  FAN_OPEN_EXEC_PERM, fd, NULL) < 0)
+		return;		/* then its events keep coming: harmless */
+}
+
 static void gate_exec(dt_gate_t *g, int fd, int pid)
 {
 	struct stat sb;
@@ -420,6 +434,8 @@ static void gate_exec(dt_gate_t *g, int fd, int pid)
 	if (f->flags & GF_SETTLED) {
 		if (f->flags & GF_DYNAMIC)
 			gate_mark_covered(g, pid);
+		else
+			gate_ignore(g, fd);	/* the group was opened again */
 		return;
 	}
 
@@ -461,6 +477,8 @@ static void gate_exec(dt_gate_t *g, int fd, int pid)
 	files_mark(g, &exe, GF_SETTLED | (dynamic ? GF_DYNAMIC : 0));
 	if (dynamic)
 		gate_mark_covered(g, pid);
+	else
+		gate_ignore(g, fd);
 }
 
 static void gate_answer(int fan_fd, int fd)
