@@ -14,42 +14,7 @@ gen=$B/test/unit/test_usdt_gen
 [ -d /sys/fs/bpf ] || { echo "no bpffs"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 
-W=$PWD
-export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
-PINDIR=/sys/fs/bpf/dtprobed-test-$$
-export DTPROBED_MAP=$PINDIR/usdt_procs
-status=0
-dpid=
-pids=()
-
-cleanup() {
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$PINDIR"
-}
-trap cleanup EXIT
-
-fail() { echo "FAIL: $*"; status=1; }
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds.
-wait_for() {
-	local n=$(($1 * 10)); shift
-	while ! "$@"; do
-		n=$((n - 1)); [ $n -le 0 ] && return 1
-		sleep 0.1
-	done
-}
-
-start_daemon() {
-	"$B/dtprobed" -F 2>>"$W/log" &
-	dpid=$!
-	wait_for 3 test -S "$DTPROBED_SOCKET" || fail "dtprobed did not start"
-}
-
-stop_daemon() {
-	kill "$dpid"; wait "$dpid" 2>/dev/null; dpid=
-}
+. "$TESTDIR/usdt/daemon_lib.sh"
 
 # Map entries of a pid (keys start with the pid, little-endian).
 map_entries() {
@@ -66,7 +31,7 @@ has_nregs() { [ "$(nregs "$1")" = "$2" ]; }
 start_daemon
 
 # --- registration, state file, map, exit ---
-"$W/bin/app" 40 100 & apid=$!; pids+=("$apid")
+"$W/bin/app" 40 100 & apid=$!; bgpids+=("$apid")
 wait_for 3 test -f "state/$apid" || fail "app $apid did not register"
 grep -q "^proc	$apid	" "state/$apid" || fail "no proc line"
 grep -Eq "^reg	[0-9]+	myapp	[0-9]+	[0-9]+	0x[0-9a-f]+	$W/bin/app\$" \
@@ -89,26 +54,26 @@ wait_for 4 test ! -f "state/$apid" || fail "exited $apid not forgotten"
 [ "$(map_entries "$apid")" = 0 ] || fail "map entries of exited $apid left"
 
 # --- normal exit unregisters (destructor) ---
-"$W/bin/app_cxx" 3 100 & cpid=$!; pids+=("$cpid")
+"$W/bin/app_cxx" 3 100 & cpid=$!; bgpids+=("$cpid")
 wait_for 3 test -f "state/$cpid" || fail "C++ app did not register"
 wait "$cpid"
 wait_for 3 test ! -f "state/$cpid" || fail "C++ app not forgotten"
 
 # --- LTO build registers its sites ---
-"$W/bin/app_lto" 20 100 & lpid=$!; pids+=("$lpid")
+"$W/bin/app_lto" 20 100 & lpid=$!; bgpids+=("$lpid")
 wait_for 3 test -f "state/$lpid" || fail "LTO app did not register"
 [ "$(grep -c '^site' "state/$lpid" 2>/dev/null)" -ge 3 ] || fail "LTO sites"
 kill "$lpid"
 
 # --- dlopen / dlclose ---
-"$W/bin/app" 20 100 dlopen "$W/bin/lib.so" & dlpid=$!; pids+=("$dlpid")
+"$W/bin/app" 20 100 dlopen "$W/bin/lib.so" & dlpid=$!; bgpids+=("$dlpid")
 wait_for 3 has_nregs "$dlpid" 2 || fail "library did not register"
 grep -q "	$W/bin/lib.so\$" "state/$dlpid" || fail "library module path"
 wait_for 10 has_nregs "$dlpid" 1 || fail "dlclose did not unregister"
 wait "$dlpid"
 
 # --- fork: the child registers under its own pid ---
-"$W/bin/app" 20 100 fork & fpid=$!; pids+=("$fpid")
+"$W/bin/app" 20 100 fork & fpid=$!; bgpids+=("$fpid")
 wait_for 3 test -f "state/$fpid" || fail "forking app did not register"
 child=$(pgrep -P "$fpid" | head -1)
 [ -n "$child" ] || fail "no child of $fpid"
@@ -122,22 +87,22 @@ wait "$fpid"
 python3 "$TESTDIR/usdt/dtp_send.py" "$DTPROBED_SOCKET" bad >sent &
 spid=$!; wait "$spid"
 ncases=$(cat sent)
-refused_all() { [ "$(grep -c "refused registration from pid $spid: " log)" = "$ncases" ]; }
+refused_all() { [ "$(grep -c "refused registration from pid $spid: " dtprobed.log)" = "$ncases" ]; }
 wait_for 10 refused_all
-nref=$(grep -c "refused registration from pid $spid: " log)
-[ "$nref" = "$ncases" ] || { grep "pid $spid" log; fail "$nref of $ncases refused"; }
+nref=$(grep -c "refused registration from pid $spid: " dtprobed.log)
+[ "$nref" = "$ncases" ] || { grep "pid $spid" dtprobed.log; fail "$nref of $ncases refused"; }
 for why in "bad magic" "size field does not match" "table outside" \
 	   "string table not terminated" "bad provider name" "exceeds" \
 	   "is not in the code" "not in a mapped file" \
 	   "argument mapping out of range" "too many arguments"; do
-	grep "pid $spid: " log | grep -q "$why" || fail "no refusal for: $why"
+	grep "pid $spid: " dtprobed.log | grep -q "$why" || fail "no refusal for: $why"
 done
 [ -f "state/$spid" ] && fail "a hostile message was recorded"
 kill -0 "$dpid" || fail "dtprobed died"
 
 # --- a well-formed hand-made message is accepted ---
 python3 "$TESTDIR/usdt/dtp_send.py" "$DTPROBED_SOCKET" good & gpid=$!
-pids+=("$gpid")
+bgpids+=("$gpid")
 wait_for 3 test -f "state/$gpid" || fail "good message not accepted"
 grep -q "	pyprov	" "state/$gpid" 2>/dev/null || fail "pyprov"
 wait "$gpid"
@@ -145,13 +110,13 @@ wait "$gpid"
 # --- flood ---
 python3 "$TESTDIR/usdt/dtp_send.py" "$DTPROBED_SOCKET" flood & fl=$!
 wait "$fl"
-wait_for 10 grep -q "refused registration from pid $fl: too many messages" log ||
+wait_for 10 grep -q "refused registration from pid $fl: too many messages" dtprobed.log ||
 	fail "flood not limited"
 
 # --- still serving ---
-"$W/bin/app" 10 100 & apid=$!; pids+=("$apid")
+"$W/bin/app" 10 100 & apid=$!; bgpids+=("$apid")
 wait_for 3 test -f "state/$apid" || fail "not serving after the attacks"
 wait "$apid"
 
-[ $status = 0 ] || { echo "--- dtprobed log"; tail -40 log; }
+[ $status = 0 ] || { echo "--- dtprobed log"; tail -40 dtprobed.log; }
 exit $status

@@ -1,15 +1,10 @@
 # trace_lib.sh: sourced by test/sh/usdt_trace_*.sh.  Builds the myapp
 # programs of this directory with our own `dtrace -h` and `dtrace -G` (C and
 # C++, -O2 and -O3 -flto, PIE and non-PIE, a shared library) into the
-# test's scratch directory, and runs a test-owned dtprobed on its own socket,
-# state directory and pinned map.  dtrace's usdt plugin finds the same state
-# directory through the same environment variables (DTPROBED_STATEDIR,
-# DTPROBED_SOCKET, DTPROBED_MAP), which the programs' registration code
-# reads too.
+# test's scratch directory; the test-owned dtprobed comes from daemon_lib.sh.
 #
-# Provides: W (scratch dir), fail, wait_for, start_daemon, stop_daemon,
-# build_app NAME COMPILER SRC CFLAGS LDFLAGS, build_all, bg (start a
-# process killed at exit), has_line FILE REGEX, status.
+# Provides: what daemon_lib.sh provides, and build_app NAME COMPILER SRC
+# CFLAGS LDFLAGS, build_all, has_line FILE REGEX.
 set -u
 [ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
 [ -x "$B/dtprobed" ] || { echo "no $B/dtprobed"; exit 77; }
@@ -17,49 +12,10 @@ set -u
 command -v cc >/dev/null && command -v c++ >/dev/null ||
 	{ echo "no C or C++ compiler"; exit 77; }
 
-W=$PWD
 INC=$TESTDIR/../include
-export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
-PINDIR=/sys/fs/bpf/dtprobed-test-$$
-export DTPROBED_MAP=$PINDIR/usdt_procs
-status=0
-dpid=
-bgpids=()
-
-trace_cleanup() {
-	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
-	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$PINDIR"
-}
-trap trace_cleanup EXIT
-
-fail() { echo "FAIL: $*"; status=1; }
-
-# wait_for SECONDS COMMAND...: until COMMAND succeeds.
-wait_for() {
-	local n=$(($1 * 20)); shift
-	while ! "$@"; do
-		n=$((n - 1)); [ $n -le 0 ] && return 1
-		sleep 0.05
-	done
-}
+. "$TESTDIR/usdt/daemon_lib.sh"
 
 has_line() { grep -Eq "$2" "$1" 2>/dev/null; }
-
-# bg COMMAND...: run in the background, killed at exit; pid in $!.
-bg() { "$@" & bgpids+=("$!"); }
-
-start_daemon() {
-	"$B/dtprobed" -F 2>>"$W/dtprobed.log" &
-	dpid=$!
-	wait_for 3 test -S "$DTPROBED_SOCKET" || fail "dtprobed did not start"
-}
-
-stop_daemon() {
-	kill "$dpid"; wait "$dpid" 2>/dev/null; dpid=
-	rm -f "$DTPROBED_SOCKET"
-}
 
 # The provider of test/usdt/prov.d with every stability attribute declared,
 # so that -l -v shows them combined as DTrace combines them.

@@ -1,0 +1,49 @@
+# daemon_lib.sh: sourced by the tests that run their own dtprobed
+# (test/sh/dtprobed_reg.sh, and through trace_lib.sh the usdt_trace_*
+# tests): a daemon on the test's own socket, state directory and pinned map,
+# named by the environment variables dtprobed, the registration code and
+# dtrace's usdt plugin all read (DTPROBED_SOCKET, DTPROBED_STATEDIR,
+# DTPROBED_MAP).  Its log is dtprobed.log in the test's directory.
+#
+# Provides: W (scratch dir, the current one), status, fail, wait_for, bg
+# (start a process killed at exit; bgpids), start_daemon, stop_daemon.
+W=$PWD
+export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
+PINDIR=/sys/fs/bpf/dtprobed-test-$$
+export DTPROBED_MAP=$PINDIR/usdt_procs
+status=0
+dpid=
+bgpids=()
+
+daemon_cleanup() {
+	for p in "${bgpids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	[ -n "$dpid" ] && kill "$dpid" 2>/dev/null
+	wait 2>/dev/null
+	rm -rf "$PINDIR"
+}
+trap daemon_cleanup EXIT
+
+fail() { echo "FAIL: $*"; status=1; }
+
+# wait_for SECONDS COMMAND...: until COMMAND succeeds.
+wait_for() {
+	local n=$(($1 * 20)); shift
+	while ! "$@"; do
+		n=$((n - 1)); [ $n -le 0 ] && return 1
+		sleep 0.05
+	done
+}
+
+# bg COMMAND...: run in the background, killed at exit; pid in $!.
+bg() { "$@" & bgpids+=("$!"); }
+
+start_daemon() {
+	"$B/dtprobed" -F 2>>"$W/dtprobed.log" &
+	dpid=$!
+	wait_for 3 test -S "$DTPROBED_SOCKET" || fail "dtprobed did not start"
+}
+
+stop_daemon() {
+	kill "$dpid"; wait "$dpid" 2>/dev/null; dpid=
+	rm -f "$DTPROBED_SOCKET"
+}
