@@ -25,59 +25,23 @@ LOOP=$PROGS/bench_loop
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
-# loop_ns CMD...: the median loop time, in ns, of RUNS runs of CMD (which
-# runs bench_loop); empty when a run fails, with its error in $W/err.
-loop_ns() {
-	local i t rc
-	: >"$W/times"
-	for ((i = 0; i < RUNS; i++)); do
-		"$@" >"$W/out" 2>"$W/err" </dev/null
-		rc=$?
-		t=$(awk '$1 == "bench_loop" && $3 == "calls" { print $4 }' \
-			"$W/out")
-		if [ -z "$t" ]; then
-			[ -s "$W/err" ] || tail -n 3 "$W/out" >"$W/err"
-			[ -s "$W/err" ] || echo "exit status $rc" >"$W/err"
-			return
-		fi
-		echo "$t" >>"$W/times"
-	done
-	median <"$W/times"
-}
-
-BASE=$(loop_ns "$LOOP" "$N")
+BASE=$(firing_loop_ns bench_loop calls "$LOOP" "$N")
 BARE=
 printf 'per firing of bench_fn (%d calls, median of %d runs)\n' "$N" "$RUNS"
 printf 'untraced loop: %.2f ns per call\n\n' "$(awk -v t="$BASE" -v n="$N" \
 	'BEGIN { print t / n }')"
 printf '%-44s %12s %10s\n' "configuration" "ns/firing" "x bare"
 
-# row LABEL CMD...: one line of the table.
-row() {
-	local label=$1 t ns
-	shift
-	t=$(loop_ns "$@")
-	if [ -z "$t" ]; then
-		printf '%-44s not available: %s\n' "$label" \
-			"$(head -n 1 "$W/err")"
-		return
-	fi
-	ns=$(awk -v t="$t" -v b="$BASE" -v n="$N" \
-		'BEGIN { printf "%.1f", (t - b) / n }')
-	[ -z "$BARE" ] && BARE=$ns
-	printf '%-44s %12s %10s\n' "$label" "$ns" "$(fmt_ratio "$ns" "$BARE")"
-}
-
-row "bare uprobe, empty BPF program" "$FLOOR" run "$LOOP" bench_fn -- \
-	"$LOOP" "$N"
+firing_row "bare uprobe, empty BPF program" bench_loop calls \
+	"$FLOOR" run "$LOOP" bench_fn -- "$LOOP" "$N"
 for clause in '{ }' '/arg0 < 0/ { }' '{ @ = count(); }' '{ @[probefunc] = count(); }' \
 	'{ @ = quantize(arg0); }'; do
-	row "dtrace $clause" "$DTRACE" -q \
+	firing_row "dtrace $clause" bench_loop calls "$DTRACE" -q \
 		-n "pid\$target:a.out:bench_fn:entry $clause" -c "$LOOP $N"
 done
 if have_bpftrace; then
 	for clause in '{ }' '{ @ = count(); }'; do
-		row "bpftrace $clause" bpftrace \
+		firing_row "bpftrace $clause" bench_loop calls bpftrace \
 			-e "uprobe:$LOOP:bench_fn $clause" -c "$LOOP $N"
 	done
 else

@@ -4,7 +4,8 @@
 # DTRACE, PROGS (the programs of test/progs, built by make), FLOOR (the
 # bench/uprobe_floor.c helper, compiled here into $B/bench/ when missing or
 # older than its source), and exports DTRACE_PLUGIN_PATH.  Helpers:
-#   need_root, need_dtrace, have_bpftrace, median, now_us, fmt_ratio.
+#   need_root, need_dtrace, have_bpftrace, median, now_us, fmt_ratio, and
+#   firing_loop_ns and firing_row for the firing tables (below).
 # Nothing here is timed; each script prints its own figures.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -77,4 +78,48 @@ fmt_ratio() {
 			print "-"
 		else
 			printf "%.1f", a / b }'
+}
+
+# The firing tables of firing.sh and usdt_firing.sh.  A measured program
+# prints a line "PROG N WORD T": T ns for N iterations of its loop.  Both
+# use W (a scratch directory), RUNS, N, BASE (the untraced loop's time) and
+# BARE (the first row's ns per firing, "" before it, "-" for no ratios).
+
+# firing_loop_ns PROG WORD CMD...: the median T of RUNS runs of CMD; empty
+# when a run fails, with its error in $W/err.
+firing_loop_ns() {
+	local prog=$1 word=$2 i t rc
+	shift 2
+	: >"$W/times"
+	for ((i = 0; i < RUNS; i++)); do
+		"$@" >"$W/out" 2>"$W/err" </dev/null
+		rc=$?
+		t=$(awk -v p="$prog" -v w="$word" '$1 == p && $3 == w { print $4 }' \
+			"$W/out")
+		if [ -z "$t" ]; then
+			[ -s "$W/err" ] || tail -n 3 "$W/out" >"$W/err"
+			[ -s "$W/err" ] || echo "exit status $rc" >"$W/err"
+			return
+		fi
+		echo "$t" >>"$W/times"
+	done
+	median <"$W/times"
+}
+
+# firing_row LABEL PROG WORD CMD...: one line of the table: ns per firing
+# above the untraced loop and its ratio to the first row's; "not available"
+# with the tool's first error line when CMD fails.
+firing_row() {
+	local label=$1 t ns
+	shift
+	t=$(firing_loop_ns "$@")
+	if [ -z "$t" ]; then
+		printf '%-44s not available: %s\n' "$label" \
+			"$(grep -v RLIMIT_MEMLOCK "$W/err" | head -n 1)"
+		return
+	fi
+	ns=$(awk -v t="$t" -v b="$BASE" -v n="$N" \
+		'BEGIN { printf "%.1f", (t - b) / n }')
+	[ -z "$BARE" ] && BARE=$ns
+	printf '%-44s %12s %10s\n' "$label" "$ns" "$(fmt_ratio "$ns" "$BARE")"
 }
