@@ -177,6 +177,9 @@ void dt_cg_str_notnull(dt_cg_t *cx, int reg);
 /* reg = the length of the string at src (reg and src may be the same);
  * borrows the comparison buffer. */
 void dt_cg_strlen(dt_cg_t *cx, int reg, int src);
+/* Copy the string at src into the machine state at offset dst (strsize
+ * bytes, NUL terminated); reg = its length (reg and src may be the same). */
+void dt_cg_str_copy(dt_cg_t *cx, int reg, int src, uint32_t dst);
 uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size);
 dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line);
 dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);

@@ -205,20 +205,12 @@ static int cg_strjoin(dt_cg_t *cx, dt_node_t *n)
 	uint32_t ss = cx->st->strsize;
 	uint32_t t = dt_cg_temp(cx);
 	int a = dt_cg_expr(cx, n->args);
-	int pos = dt_as_label(cx->as), fits = dt_as_label(cx->as);
+	int fits = dt_as_label(cx->as);
 
 	dt_cg_str_notnull(cx, a);
 
 	/* first part; a becomes its length */
-	dt_cg_mst_ptr(cx, DT_R1, t);
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
-	EMIT(DT_MOV64_REG(DT_R3, a));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	EMIT(DT_MOV64_REG(a, DT_R0));
-	dt_as_jump(cx->as, BPF_JSGT, a, 0, pos);
-	EMIT(DT_MOV64_IMM(a, 1));
-	dt_as_place(cx->as, pos);
-	EMIT(DT_ALU64_IMM(BPF_SUB, a, 1));
+	dt_cg_str_copy(cx, a, a, t);
 	/* second part, at t + len (len < strsize: the temp has 2 * strsize) */
 	int b = dt_cg_expr(cx, n->args->next);
 	dt_cg_str_notnull(cx, b);

@@ -386,14 +386,13 @@ static void load_slot(dt_cg_t *cx, int reg, int i)
 	EMIT(DT_LOAD(BPF_DW, reg, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(i)));
 }
 
-/* reg = strlen of the string in src (copied to the comparison buffer to
- * count) */
-void dt_cg_strlen(dt_cg_t *cx, int reg, int src)
+/* Copy the string at src into the machine state at offset dst (strsize
+ * bytes, NUL terminated); reg = its length. */
+void dt_cg_str_copy(dt_cg_t *cx, int reg, int src, uint32_t dst)
 {
-	uint32_t t = cx->st->off_cmp;	/* free outside strcmp */
 	int pos = dt_as_label(cx->as);
 
-	dt_cg_mst_ptr(cx, DT_R1, t);
+	dt_cg_mst_ptr(cx, DT_R1, dst);
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
 	EMIT(DT_MOV64_REG(DT_R3, src));
 	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
@@ -402,6 +401,13 @@ void dt_cg_strlen(dt_cg_t *cx, int reg, int src)
 	EMIT(DT_MOV64_IMM(reg, 1));
 	dt_as_place(cx->as, pos);
 	EMIT(DT_ALU64_IMM(BPF_SUB, reg, 1));
+}
+
+/* reg = strlen of the string in src (copied to the comparison buffer, free
+ * outside strcmp, to count) */
+void dt_cg_strlen(dt_cg_t *cx, int reg, int src)
+{
+	dt_cg_str_copy(cx, reg, src, cx->st->off_cmp);
 }
 
 /* Copy len (r4) bytes of the string at src (r3) + off (r5) into a new
