@@ -133,12 +133,7 @@ static void user_stack(dt_cg_t *cx, uint32_t off, uint32_t frames)
 		get_stack(cx, off, frames, BPF_F_USER_STACK);
 		return;
 	}
-	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)ret, 0));
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_FP, DT_FRAME_CTX));
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R3, 152));	/* pt_regs.sp */
-	dt_cg_mst_ptr(cx, DT_R1, ret);
-	EMIT(DT_MOV64_IMM(DT_R2, 8));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_cg_user_sp_word(cx, ret);
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off, 0));
 	get_stack(cx, off + 8, frames - 1, BPF_F_USER_STACK);
 	/* r1 = the return address, r2 = the probed PC, r3 = the next frame */

@@ -180,6 +180,9 @@ void dt_cg_strlen(dt_cg_t *cx, int reg, int src);
 /* Copy the string at src into the machine state at offset dst (strsize
  * bytes, NUL terminated); reg = its length (reg and src may be the same). */
 void dt_cg_str_copy(dt_cg_t *cx, int reg, int src, uint32_t dst);
+/* The word at the user stack pointer (the return address, at a function's
+ * entry) into the machine state at off; 0 there when it cannot be read. */
+void dt_cg_user_sp_word(dt_cg_t *cx, uint32_t off);
 uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size);
 dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line);
 dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);
