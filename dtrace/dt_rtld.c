@@ -46,9 +46,11 @@ static bool branches_to(const ZydisDecodedInstruction *insn, uint64_t addr,
 	       target;
 }
 
-/* Sites of one executable section whose bytes are code (address base). */
+/* Sites of one executable section whose bytes are code (at address base,
+ * file offset fileoff); their file offsets are added to sites[n..]. */
 static int section_sites(const uint8_t *code, size_t size, uint64_t base,
-			 uint64_t hook, uint64_t *sites, int n, int max)
+			 uint64_t fileoff, uint64_t hook, uint64_t *sites,
+			 int n, int max)
 {
 	ZydisDecoder dec;
 	ZydisDecodedInstruction insn;
@@ -64,28 +66,14 @@ static int section_sites(const uint8_t *code, size_t size, uint64_t base,
 		if (branches_to(&insn, base + off, hook)) {
 			if (n == max)
 				return -E2BIG;
-			sites[n++] = base + off;
+			sites[n++] = fileoff + off;
 		}
 		off += insn.length;
 	}
 	return n;
 }
 
-/* The file offset of address addr, through the section that holds it. */
-static int64_t addr_to_offset(Elf *elf, uint64_t addr)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
-			continue;
-		if (addr >= sh.sh_addr && addr < sh.sh_addr + sh.sh_size)
-			return (int64_t)(addr - sh.sh_addr + sh.sh_offset);
-	}
-	return -1;
-}
-
+/* The address of file offset off, through the code section holding it. */
 static int64_t offset_to_addr(Elf *elf, uint64_t off)
 {
 	Elf_Scn *scn = NULL;
@@ -118,13 +106,7 @@ static int elf_sites(Elf *elf, uint64_t hook_off, uint64_t *sites, int max)
 		if (d == NULL || d->d_buf == NULL || d->d_size != sh.sh_size)
 			continue;
 		n = section_sites(d->d_buf, d->d_size, sh.sh_addr,
-				  (uint64_t)hook, sites, n, max);
-	}
-	for (int i = 0; i < n; i++) {
-		int64_t off = addr_to_offset(elf, sites[i]);
-		if (off < 0)
-			return -ENOENT;
-		sites[i] = (uint64_t)off;
+				  sh.sh_offset, (uint64_t)hook, sites, n, max);
 	}
 	return n;
 }
