@@ -386,7 +386,7 @@ static int load_probe_prog(bool cookie, int attach_type)
 	const struct bpf_insn *start = cookie ? insns : insns + 1;
 	size_t n = cookie ? 3 : 2;
 
-	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dt_probe", "GPL", start,
+	return bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dt_probe", DT_BPF_LICENSE, start,
 			     n, &opts);
 }
 
@@ -701,7 +701,7 @@ static int prog_load_logged(const char *objname, enum bpf_prog_type type,
 			    .log_level = level, .log_size = size,
 			    .log_buf = log);
 		funcinfo_opts(&opts, fi);
-		int fd = bpf_prog_load(type, objname, "GPL", insns, n, &opts);
+		int fd = bpf_prog_load(type, objname, DT_BPF_LICENSE, insns, n, &opts);
 		if (fd >= 0 || errno != ENOSPC || size >= DT_VLOG_MAX)
 			return fd < 0 ? -errno : fd;
 		size *= 2;
@@ -774,7 +774,7 @@ int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 		LIBBPF_OPTS(bpf_prog_load_opts, opts,
 			    .expected_attach_type = attach_type);
 		funcinfo_opts(&opts, &fi);
-		fd = bpf_prog_load(type, objname, "GPL", insns, as->ninsns,
+		fd = bpf_prog_load(type, objname, DT_BPF_LICENSE, insns, as->ninsns,
 				   &opts);
 		if (fd < 0)	/* again, for the verifier's reason */
 			fd = prog_load_logged(objname, type, insns, as->ninsns,

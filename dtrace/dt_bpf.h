@@ -58,7 +58,13 @@ dtrace_map_t *dt_bpf_map(dtrace_hdl_t *dtp, const char *name,
 dtrace_map_t *dt_bpf_map_find(dtrace_hdl_t *dtp, const char *name);
 dtrace_map_t *dt_bpf_map_pinned(dtrace_hdl_t *dtp, const char *path);
 
-/* Load a finished program (BPF_PROG_TYPE_KPROBE, license GPL).  Returns the
+/* The licence every program is loaded with.  The tree is MIT; the kernel
+ * lets only programs with a GPL-compatible licence call the tracing helpers
+ * (bpf_probe_read_user, bpf_get_stack...), and "Dual MIT/GPL" is one it
+ * knows (license_is_gpl_compatible()). */
+#define DT_BPF_LICENSE	"Dual MIT/GPL"
+
+/* Load a finished program (BPF_PROG_TYPE_KPROBE, DT_BPF_LICENSE).  Returns the
  * program fd or -1 after dt_set_error() with the verifier's complaint. */
 int dt_bpf_prog_load(dtrace_hdl_t *dtp, const char *name, dt_as_t *as);
 

@@ -191,7 +191,7 @@ static int load_prog(int map_fd, int gated_fd, enum bpf_prog_type type,
 	insns[n++] = DT_MOV64_IMM(DT_R0, 0);
 	insns[n++] = DT_EXIT();
 	return bpf_prog_load(type, what == DTRACE_NOTICE_EXEC ? "dt_exec" :
-			     "dt_rtld", "GPL", insns, (size_t)n, &opts);
+			     "dt_rtld", DT_BPF_LICENSE, insns, (size_t)n, &opts);
 }
 
 static int perf_open(struct perf_event_attr *attr)
