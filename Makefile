@@ -131,6 +131,16 @@ $(O)/common/%.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# dtrace -h writes include/dtrace/usdt.h into each header it generates, so
+# that the header needs no dtrace installed: dt_header.o holds the file as a
+# C string literal, made here.
+USDT_TEXT := $(O)/gen/dt_usdt_text.h
+$(USDT_TEXT): include/dtrace/usdt.h
+	@mkdir -p $(dir $@)
+	sed -e 's/[\\"]/\\&/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
+$(O)/dtrace/dt_header.o: $(USDT_TEXT)
+$(O)/dtrace/dt_header.o: CPPFLAGS += -I$(O)/gen
+
 # Alias: `make build/dtrace/dt_foo.o` builds build/obj/dtrace/dt_foo.o.
 $(B)/dtrace/%.o: $(O)/dtrace/%.o
 	@:
