@@ -29,6 +29,9 @@ LIBDIR     ?= $(PREFIX)/lib
 PLUGINDIR  ?= $(LIBDIR)/dtrace/plugins
 INCDIR     ?= $(PREFIX)/include
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+VERSION    := 0.1.0
 
 CC         ?= cc
 SANITIZE   ?= 0
@@ -224,7 +227,18 @@ install: all
 	install -m 644 include/dtrace/*.h $(DESTDIR)$(INCDIR)/dtrace/
 	$(if $(DTPROBED_SRCS),install -m 755 $(B)/dtprobed $(DESTDIR)$(BINDIR)/dtprobed)
 	$(if $(wildcard dtprobed/dtprobed.service),install -d $(DESTDIR)$(UNITDIR))
-	$(if $(wildcard dtprobed/dtprobed.service),install -m 644 dtprobed/dtprobed.service $(DESTDIR)$(UNITDIR)/)
+	$(if $(wildcard dtprobed/dtprobed.service),sed 's|^ExecStart=/usr/local/sbin/|ExecStart=$(BINDIR)/|' \
+		dtprobed/dtprobed.service >$(DESTDIR)$(UNITDIR)/dtprobed.service)
+	install -d $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	for m in man/*.[78]; do sed $(INSTALL_SUBST) $$m \
+		>$(DESTDIR)$(MANDIR)/man$${m##*.}/$${m##*/} || exit 1; done
+	sed $(INSTALL_SUBST) scripts/dtrace-provider.pc.in \
+		>$(DESTDIR)$(PKGCONFIGDIR)/dtrace-provider.pc
+
+# The installed paths, written into the man pages and the pkg-config file.
+INSTALL_SUBST := -e 's|@PLUGINDIR@|$(PLUGINDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+		 -e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 clean:
 	rm -rf build build-san

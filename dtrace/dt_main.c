@@ -185,6 +185,28 @@ static int parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+#ifndef DT_PLUGINDIR
+#define DT_PLUGINDIR "/usr/local/lib/dtrace/plugins"
+#endif
+
+/* -V: DTrace's version line, then where the installed plugins are (what
+ * plugin authors install into; also pkg-config's plugindir). */
+static void print_version(void)
+{
+	printf("dtrace: Sun D 2.0\n"
+	       "dtrace: plugin directory: %s\n", DT_PLUGINDIR);
+}
+
+/* --help as the next option: the usage on standard output, exit 0.  (-h
+ * is DTrace's header generation.) */
+static bool help_if_asked(int argc, char **argv)
+{
+	if (optind >= argc || strcmp(argv[optind], "--help") != 0)
+		return false;
+	usage(stdout);
+	exit(E_SUCCESS);
+}
+
 /* Options; returns -1 on a usage error (message printed). */
 static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 {
@@ -205,7 +227,8 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 	}
 
 	opterr = 0;
-	while ((c = getopt(argc, argv, optstr)) != -1) {
+	while (!help_if_asked(argc, argv) &&
+	       (c = getopt(argc, argv, optstr)) != -1) {
 		switch (c) {
 		case 'b':
 			if (dt_opt_set(dtp, "bufsize", optarg) < 0)
@@ -250,7 +273,7 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 		case 'S': dtp->opt.show_bpf = true; break;
 		case 'v': dtp->opt.verbose = true; break;
 		case 'V':
-			printf("dtrace: Sun D 2.0\n");
+			print_version();
 			exit(E_SUCCESS);
 		case 'w': dtp->opt.destructive = true; break;
 		case 'x':
