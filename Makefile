@@ -4,6 +4,7 @@
 #   make check        run every test, then again under ASan/UBSan (build-san/)
 #   make check-fast   run the tests on the normal build only
 #   make install      PREFIX=/usr/local DESTDIR=
+#   make deb          a Debian package (debian/) into build/deb/
 #   make deps         install missing build dependencies (Debian, root)
 #   make demo         trace test/progs/demo.c with demo/demo.d (root)
 #   make bench        the benchmarks of bench/ (root; see bench/README.md)
@@ -214,6 +215,18 @@ bench: all test-programs
 	@st=0; for b in $(BENCHES); do echo "== bench/$$b"; \
 		B=$(B) bench/$$b || st=1; echo; done; exit $$st
 
+# --- Debian package ----------------------------------------------------------
+# The package of debian/ (dtrace_VERSION_ARCH.deb and its debug symbols)
+# into $(B)/deb/, compiled in build-deb/ with Debian's flags; dpkg-dev and
+# debhelper must be installed (`dpkg-buildpackage -b` works too, and leaves
+# the packages in the parent directory as usual).
+deb:
+	dpkg-checkbuilddeps
+	rm -rf $(B)/deb && mkdir -p $(B)/deb
+	debian/rules clean
+	debian/rules binary DEB_OUTDIR=$(abspath $(B))/deb
+	@ls $(B)/deb/*.deb
+
 # --- dependencies and installation -------------------------------------------
 deps:
 	scripts/deps.sh --install
@@ -241,9 +254,9 @@ INSTALL_SUBST := -e 's|@PLUGINDIR@|$(PLUGINDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 		 -e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-deb
 
-.PHONY: all check check-san check-fast deps install clean demo bench \
+.PHONY: all check check-san check-fast deps install clean demo bench deb \
 	test-programs unit-tests
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

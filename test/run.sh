@@ -194,18 +194,27 @@ run_err() {
 	rm -rf "$tmp"
 }
 
+# A shell test that builds much (a package) asks for a longer limit than
+# $DT_TIMEOUT with a line "# @timeout: SECONDS".
+sh_timeout() {
+	local t
+	t=$(sed -n 's/^# @timeout: *\([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
+	[ -n "$t" ] && [ "$t" -gt "$DT_TIMEOUT" ] && echo "$t" || echo "$DT_TIMEOUT"
+}
+
 run_sh() {
-	local file=$1 name tmp status
+	local file=$1 name tmp status limit
 	name=$(test_name "$file")
+	limit=$(sh_timeout "$file")
 	tmp=$(mktemp -d)
 	mkdir "$tmp/scratch"
 	(cd "$tmp/scratch" && TMPDIR=$tmp/scratch \
-		timeout -k 5 "$DT_TIMEOUT" bash "$file") >"$tmp/.out" 2>&1
+		timeout -k 5 "$limit" bash "$file") >"$tmp/.out" 2>&1
 	status=$?
 	case $status in
 	0) report PASS "$name" ;;
 	77) report SKIP "$name" ;;
-	*) [ $status = 124 ] && echo "timed out after ${DT_TIMEOUT}s" >>"$tmp/.out"
+	*) [ $status = 124 ] && echo "timed out after ${limit}s" >>"$tmp/.out"
 	   echo "exit status $status" >>"$tmp/.out"
 	   report FAIL "$name" "$tmp/.out" ;;
 	esac
