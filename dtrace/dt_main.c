@@ -676,8 +676,10 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		usage(stderr);
 		return E_USAGE;
 	}
+	/* Appended to, as DTrace does: a reader tailing the file (a log
+	 * shipper) sees only new lines, and several runs add up. */
 	if (cmd->outpath != NULL) {
-		dtp->out = fopen(cmd->outpath, "w");
+		dtp->out = fopen(cmd->outpath, "a");
 		if (dtp->out == NULL) {
 			dt_set_error(dtp, "failed to open output file '%s': %s",
 				     cmd->outpath, strerror(errno));

@@ -50,6 +50,11 @@ has compile-only err "description 'BEGIN ' matched 1 probe"
 	-n 'BEGIN { exit(0); }' >out 2>err; check output-file 0 $?
 has output-file trace.txt "^BEGIN$"
 has output-file trace.txt "^END$"
+# -o appends, as DTrace's does
+"$DTRACE" -q -o trace.txt -n 'BEGIN { printf("again\n"); exit(0); }' >out 2>err
+check output-append 0 $?
+has output-append trace.txt "^BEGIN$"
+has output-append trace.txt "^again$"
 
 # exit(n) is dtrace's status
 "$DTRACE" -q -n 'BEGIN { exit(3); }' >out 2>err; check exit-value 3 $?
