@@ -254,7 +254,8 @@ INSTALL_SUBST := -e 's|@PLUGINDIR@|$(PLUGINDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 		 -e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 clean:
-	rm -rf build build-san build-deb
+	rm -rf build build-san build-deb debian/dtrace debian/.debhelper \
+		debian/files debian/*.substvars debian/debhelper-build-stamp
 
 .PHONY: all check check-san check-fast deps install clean demo bench deb \
 	test-programs unit-tests
