@@ -517,18 +517,23 @@ static int notify(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	return rc;
 }
 
-/* The gate's request: files a new program maps, to every gated provider. */
+/* The gate's request: files a new program maps, to every gated provider.
+ * How many probes they placed, or -1. */
 static int gate_serve(dtrace_hdl_t *dtp, int pid, const char *const *paths,
 		      int npaths)
 {
 	struct dt_exec *ex = dtp->exec;
 	exec_notice_t n = { .pid = (pid_t)pid, .paths = paths,
 			    .npaths = npaths };
+	int placed = 0;
 
-	for (int i = 0; i < ex->ngated; i++)
-		if (notify(dtp, ex->gated[i], &n) < 0)
+	for (int i = 0; i < ex->ngated; i++) {
+		int rc = notify(dtp, ex->gated[i], &n);
+		if (rc < 0)
 			return -1;
-	return 0;
+		placed += rc;
+	}
+	return placed;
 }
 
 /* Hand one event to every watcher. */
