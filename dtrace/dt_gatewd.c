@@ -452,8 +452,8 @@ static bool wd_descriptors(int fan_fd, int sock)
 	int hi = 64 + (fan_fd > sock ? fan_fd : sock) + null;
 	if (dup3(fan_fd, hi + 1, O_CLOEXEC) < 0 ||
 	    dup3(sock, hi + 2, O_CLOEXEC) < 0 ||
-	    dup3(null, 0, 0) < 0 || dup3(null, 1, 0) < 0 ||
-	    (getenv("DTRACE_EXEC_DEBUG") == NULL && dup3(null, 2, 0) < 0) ||
+	    dup2(null, 0) < 0 || dup2(null, 1) < 0 ||
+	    (getenv("DTRACE_EXEC_DEBUG") == NULL && dup2(null, 2) < 0) ||
 	    dup3(hi + 1, WD_FAN, O_CLOEXEC) < 0 ||
 	    dup3(hi + 2, WD_SOCK, O_CLOEXEC) < 0)
 		return false;
