@@ -12,6 +12,9 @@
 #    (hold average and maximum, from DTRACE_EXEC_STATS).
 # 3. First firings seen: each fresh program fires first thing in main();
 #    how many of those firings the session printed, gate on and off.
+# 4. While dtrace is stopped (SIGSTOP), which its watchdog (dt_gatewd.c)
+#    makes harmless: us per exec of /bin/true, and of FRESH fresh programs
+#    (their execs go on at once, unheld).
 # No target: figures.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -109,6 +112,17 @@ off=$("$W/spawn" "$EXECS" /bin/true)
 fresh_runs off
 seen_off=$SEEN
 
+session
+kill -STOP "$DT"
+stopped=$("$W/spawn" "$EXECS" /bin/true)
+for i in $(seq "$FRESH"); do cp "$W/first" "$W/first.$i.stopped"; done
+fresh_stopped=$(for i in $(seq "$FRESH"); do
+	"$W/spawn" 1 "$W/first.$i.stopped"; done |
+	awk '{ s += $1 } END { printf "%.1f", s / NR }')
+kill -CONT "$DT"
+kill -INT "$DT"
+wait "$DT"
+
 printf "exec of /bin/true, us per exec (%d execs):\n" "$EXECS"
 printf "  no dtrace                      %8s\n" "$base"
 printf "  dtrace, exec gate on           %8s  (+%s)\n" "$on" \
@@ -119,3 +133,7 @@ printf "exec of a program with new USDT files (gate on): %s\n" \
 	"${hold:-no exec held}"
 printf "first firings seen of %d fresh programs: gate on %d, gate off %d\n" \
 	"$FRESH" "$seen_on" "$seen_off"
+printf "while dtrace is stopped: /bin/true %s us per exec (+%s), a fresh " \
+	"$stopped" "$(awk -v a="$stopped" -v b="$base" \
+		      'BEGIN { printf "%.1f", a - b }')"
+printf "program %s us per exec\n" "$fresh_stopped"

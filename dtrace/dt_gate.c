@@ -8,26 +8,36 @@
  * and placed uprobes on it; the exec watch (dt_exec.c) does that after the
  * exec, some milliseconds late, and misses what the program fires first.
  * The gate does it before: the fanotify permission event FAN_OPEN_EXEC_PERM
- * holds execve() while the kernel opens the file for execution, until this
- * process answers.  Nothing is signalled or stopped: to the process and its
+ * holds execve() while the kernel opens the file for execution, until it
+ * is answered.  Nothing is signalled or stopped: to the process and its
  * parent, the exec merely took a little longer.
  *
- * How.  A thread of its own (the gate thread) reads the events.  For each
- * exec it asks dt_ldso which files the new program maps at start (the
+ * How.  The events are read by a process of its own, the watchdog
+ * (dt_gatewd.c), which answers at once for executables known not to matter
+ * and hands the others to a thread of dtrace (the gate thread) with a
+ * deadline: GATE_HOLD_MAX_MS after the event, the watchdog lets the exec go
+ * whether or not dtrace answered, so that no state of dtrace (stopped,
+ * starved of CPU, busy) holds an exec longer.  For each exec handed over,
+ * the gate thread asks dt_ldso which files the new program maps at start (the
  * executable, its interpreter and the DT_NEEDED closure) and which of those
  * carry a .note.stapsdt section.  Files with notes that no request has shown
  * yet go to the trace loop as one request (the slot below), which hands them
- * to the providers; the gate thread answers FAN_ALLOW when the loop is done,
- * or after GATE_HOLD_MAX_MS whatever happens, so that a busy trace loop
- * delays an exec by a bounded time and never blocks it.  Every other exec is
- * let through at once.  What was learnt is remembered per file (dev, inode,
- * mtime): each file is handed over once per session, and an executable whose
- * files were all seen passes after one fstat(); one that the loader does not
- * start (the loader itself, opened by every dynamic exec; static programs;
- * scripts) gets an ignore mark, and its execs no event at all (the kernel
- * drops the mark when the file is modified).  A covered exec is marked in a
- * BPF map before it goes on, so that the exec watch leaves out the events it
- * no longer needs (dt_gate_arm(), dt_exec.c "Gated execs").
+ * to the providers; the gate thread answers the watchdog when the loop is
+ * done, or at the deadline.  Every other exec is answered at once.  What
+ * was learnt is remembered per file (dev, inode, mtime): each file is
+ * handed over once per session, and an executable whose files were all
+ * seen is settled: the watchdog lets its later execs go after one fstat();
+ * one that the loader does not start (the loader itself, opened by every
+ * dynamic exec; static programs; scripts) gets an ignore mark, and its
+ * execs no event at all (the kernel drops the mark when the file is
+ * modified).  A covered exec is marked in a BPF map before it goes on, so
+ * that the exec watch leaves out the events it no longer needs
+ * (dt_gate_arm(), dt_exec.c "Gated execs").  An exec the watchdog let go
+ * without dtrace's answer comes as well, marked answered: its files are
+ * handed over all the same, nobody waiting, and when the providers placed
+ * probes for it, the program ran before them and is named on stderr
+ * (dt_gate_serve()); the same goes for an exec whose request the trace loop
+ * did not serve in time.
  *
  * Requests (the slot).  One request at a time, under lock:
  *   FREE   -> POSTED  gate thread: request written, wake_fd signalled;
@@ -43,13 +53,12 @@
  * are not opened for execution and are left to the exec watch, as are
  * filesystems mounted after the gate opened and those of other mount
  * namespaces.  LD_LIBRARY_PATH is read from the process that calls exec,
- * which is where the new program's usually comes from.  If dtrace is stopped
- * by SIGSTOP or a debugger, execs of files not yet seen wait until it runs
- * again (the waits are killable); Ctrl-Z (SIGTSTP) is handled: the gate
- * closes before dtrace stops and opens again when it continues.
+ * which is where the new program's usually comes from.  While dtrace is
+ * stopped (SIGSTOP, Ctrl-Z, a debugger) or too starved to answer in time,
+ * execs of files not yet seen go on unheld (dt_gatewd.c).
  *
- * The fanotify descriptor belongs to the gate thread, which closes it when
- * it ends for any reason: the kernel then lets every pending exec through.
+ * The fanotify descriptor belongs to the watchdog, which ends with dtrace:
+ * the kernel then lets every pending exec through.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,17 +72,17 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/fanotify.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <bpf/bpf.h>
-
 #include "dt_impl.h"
 #include "dt_gate.h"
+#include "dt_gatewd.h"
 #include "dt_ldso.h"
 
-#define GATE_HOLD_MAX_MS	500	/* longest an exec waits for the loop */
 #define GATE_ENVIRON_MAX	(256 * 1024)
 #define STAPSDT_SECTION		".note.stapsdt"
 
@@ -85,12 +94,6 @@
 				 * are PLAIN or SEEN */
 #define GF_DYNAMIC	0x10	/* an executable the dynamic loader starts */
 
-typedef struct gate_key {
-	dev_t dev;
-	ino_t ino;
-	int64_t mtime_ns;	/* a rewritten file is a new one */
-} gate_key_t;
-
 typedef struct gate_file {
 	gate_key_t key;
 	unsigned flags;
@@ -99,62 +102,37 @@ typedef struct gate_file {
 enum { SLOT_FREE, SLOT_POSTED, SLOT_TAKEN, SLOT_DONE };
 
 struct dt_gate {
-	int fan_fd;		/* the group; the gate thread's (see above) */
+	int sock;		/* to the watchdog (dt_gatewd.h) */
+	pid_t wd_pid;		/* the watchdog */
 	int wake_fd;		/* eventfd: a request waits for the loop */
 	int stop_fd;		/* eventfd: the thread must end */
-	int tstp_fd;		/* eventfd: SIGTSTP arrived */
-	int cont_fd;		/* eventfd: SIGCONT arrived */
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond;	/* on CLOCK_MONOTONIC */
 	/* the slot, under lock */
 	int slot;
 	bool abandoned;
 	bool closing;
 	int req_pid;
+	bool req_late;		/* the exec went on: nobody waits */
 	char **req_paths;
 	int req_n;
 	/* the gate thread's own */
 	dt_ldso_t *ldso;
 	gate_file_t *files;	/* open addressing, power-of-two size */
 	size_t nfiles, files_cap;
-	/* where to mark the execs the gate covered, and how (dt_gate_arm) */
-	int arm_fd, arm_value;
 	/* statistics, the gate thread's */
-	uint64_t nexec, nheld, ntimeouts, hold_sum_ns, hold_max_ns;
+	uint64_t nheld, ntimeouts, hold_sum_ns, hold_max_ns;
 };
 
 /* --- what the gate knows of files --- */
 
-static gate_key_t key_of(const struct stat *sb)
-{
-	return (gate_key_t){
-		.dev = sb->st_dev, .ino = sb->st_ino,
-		.mtime_ns = (int64_t)sb->st_mtim.tv_sec * 1000000000 +
-			    sb->st_mtim.tv_nsec,
-	};
-}
-
-static bool key_eq(const gate_key_t *a, const gate_key_t *b)
-{
-	return a->dev == b->dev && a->ino == b->ino &&
-	       a->mtime_ns == b->mtime_ns;
-}
-
-static size_t key_hash(const gate_key_t *k)
-{
-	uint64_t h = (uint64_t)k->ino * 0x9e3779b97f4a7c15ull;
-
-	h ^= (uint64_t)k->dev + (uint64_t)k->mtime_ns * 0xff51afd7ed558ccdull;
-	return (size_t)(h ^ (h >> 29));
-}
-
 static gate_file_t *files_slot(gate_file_t *v, size_t cap,
 			       const gate_key_t *k)
 {
-	size_t i = key_hash(k) & (cap - 1);
+	size_t i = gate_key_hash(k) & (cap - 1);
 
-	while ((v[i].flags & GF_USED) && !key_eq(&v[i].key, k))
+	while ((v[i].flags & GF_USED) && !gate_key_eq(&v[i].key, k))
 		i = (i + 1) & (cap - 1);
 	return &v[i];
 }
@@ -199,7 +177,7 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 	if ((fd >= 0 ? fstat(fd, &sb) : stat(path, &sb)) != 0 ||
 	    !S_ISREG(sb.st_mode))
 		return false;
-	*key = key_of(&sb);
+	*key = gate_key_of(&sb);
 	gate_file_t *f = file_entry(g, key);
 	if (f == NULL || (f->flags & (GF_PLAIN | GF_SEEN)))
 		return false;
@@ -228,20 +206,10 @@ static void files_mark(dt_gate_t *g, const gate_key_t *k, unsigned flag)
 /* Whether pid is a child of dtrace (the system() action). */
 static bool is_own_child(int pid)
 {
-	char name[64], buf[512];
-	snprintf(name, sizeof(name), "/proc/%d/stat", pid);
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": comm may hold anything, even ')'. */
-	const char *p = strrchr(buf, ')');
+	char state;
 	int ppid;
-	return p != NULL && sscanf(p + 1, " %*c %d", &ppid) == 1 &&
+
+	return dt_gatewd_proc_stat(pid, &state, &ppid) &&
 	       ppid == (int)getpid();
 }
 
@@ -285,17 +253,15 @@ static bool wait_until(dt_gate_t *g, const struct timespec *deadline)
 }
 
 /* Post paths (taken over) for pid and wait for the trace loop to serve
- * them.  true when it did in time. */
-static bool hand_over(dt_gate_t *g, int pid, char **paths, int n)
+ * them, until deadline_ns (CLOCK_MONOTONIC).  true when it did in time. */
+static bool hand_over(dt_gate_t *g, int pid, char **paths, int n,
+		      bool late, uint64_t deadline_ns)
 {
-	struct timespec deadline;
+	struct timespec deadline = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000u),
+		.tv_nsec = (long)(deadline_ns % 1000000000u),
+	};
 	bool in_time = true;
-
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_nsec += (GATE_HOLD_MAX_MS % 1000) * 1000000L;
-	deadline.tv_sec += GATE_HOLD_MAX_MS / 1000 +
-			   deadline.tv_nsec / 1000000000L;
-	deadline.tv_nsec %= 1000000000L;
 
 	pthread_mutex_lock(&g->lock);
 	while (g->slot != SLOT_FREE && !g->closing && in_time)
@@ -307,6 +273,7 @@ static bool hand_over(dt_gate_t *g, int pid, char **paths, int n)
 	}
 	g->slot = SLOT_POSTED;
 	g->req_pid = pid;
+	g->req_late = late;
 	g->req_paths = paths;
 	g->req_n = n;
 	uint64_t one = 1;
@@ -328,6 +295,16 @@ static bool hand_over(dt_gate_t *g, int pid, char **paths, int n)
 	return served;
 }
 
+/* The program pid runs (which mapped paths) went on before the providers
+ * placed its probes: said by name, as what it fired first was not seen. */
+static void gate_report_unheld(int pid, const char *const *paths)
+{
+	dt_warn(NULL, "pid %d (%s) started before its probes were placed: "
+		"dtrace was stopped or could not answer the exec gate within "
+		"%d ms; what it fired first was not seen", pid, paths[0],
+		GATE_HOLD_MAX_MS);
+}
+
 int dt_gate_serve(dt_gate_t *g, dtrace_hdl_t *dtp, dt_gate_serve_f serve)
 {
 	uint64_t count;
@@ -347,6 +324,8 @@ int dt_gate_serve(dt_gate_t *g, dtrace_hdl_t *dtp, dt_gate_serve_f serve)
 	int rc = serve(dtp, pid, paths, n);
 
 	pthread_mutex_lock(&g->lock);
+	if (rc > 0 && (g->req_late || g->abandoned))
+		gate_report_unheld(pid, paths);
 	if (g->abandoned) {
 		free_paths(g->req_paths, g->req_n);
 		g->abandoned = false;
@@ -356,7 +335,7 @@ int dt_gate_serve(dt_gate_t *g, dtrace_hdl_t *dtp, dt_gate_serve_f serve)
 	}
 	pthread_cond_broadcast(&g->cond);
 	pthread_mutex_unlock(&g->lock);
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 /* --- one exec --- */
@@ -399,52 +378,47 @@ static int new_noted_files(dt_gate_t *g, int fd, int pid, char ***out,
 	return nnew;
 }
 
-/* The exec of pid is covered: mark it for the exec watch (dt_exec.c,
- * "Gated execs"), when asked to. */
-static void gate_mark_covered(dt_gate_t *g, int pid)
+/* Hand the files of a held exec over; true when served in time. */
+static bool gate_hold(dt_gate_t *g, const gatewd_req_t *r, char **paths,
+		      int n, bool late)
 {
-	int fd = __atomic_load_n(&g->arm_fd, __ATOMIC_ACQUIRE);
-	uint32_t key = (uint32_t)pid, val = (uint32_t)g->arm_value;
+	uint64_t t0 = dt_now_ns();
+	bool served = hand_over(g, r->pid, paths, n, late, late ?
+				t0 + GATE_HOLD_MAX_MS * 1000000ull :
+				r->deadline_ns);
+	uint64_t held = dt_now_ns() - t0;
 
-	if (fd >= 0)
-		bpf_map_update_elem(fd, &key, &val, BPF_ANY);
+	g->nheld++;
+	g->hold_sum_ns += held;
+	if (held > g->hold_max_ns)
+		g->hold_max_ns = held;
+	if (!served)
+		g->ntimeouts++;
+	if (getenv("DTRACE_EXEC_DEBUG") != NULL)
+		fprintf(stderr, "dtrace: exec gate: pid %d: %d files with "
+			"notes, held %llu us%s\n", r->pid, n,
+			(unsigned long long)held / 1000,
+			served ? "" : " (not served in time)");
+	return served;
 }
 
-/* The file open as fd needs no event any more: an executable the loader
- * does not start (a static program, a script, the loader itself, which
- * every dynamic exec opens too) whose files were all seen.  The kernel
- * drops the mark when the file is modified, which brings the events back. */
-static void gate_ignore(dt_gate_t *g, int fd)
+/* One exec the watchdog handed over (the executable open as fd): what to
+ * answer, WD_SETTLED and WD_DYNAMIC flags. */
+static unsigned gate_exec(dt_gate_t *g, int fd, const gatewd_req_t *r)
 {
-	if (fanotify_mark(g->fan_fd, FAN_MARK_ADD | FAN_MARK_IGNORED_MASK,
-			  FAN_OPEN_EXEC_PERM, fd, NULL) < 0)
-		return;		/* then its events keep coming: harmless */
-}
-
-static void gate_exec(dt_gate_t *g, int fd, int pid)
-{
-	struct stat sb;
-
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		return;
-	gate_key_t exe = key_of(&sb);
-	gate_file_t *f = file_entry(g, &exe);
+	gate_file_t *f = file_entry(g, &r->key);
 	if (f == NULL)
-		return;
-	if (f->flags & GF_SETTLED) {
-		if (f->flags & GF_DYNAMIC)
-			gate_mark_covered(g, pid);
-		else
-			gate_ignore(g, fd);	/* the group was opened again */
-		return;
-	}
+		return 0;
+	if (f->flags & GF_SETTLED)	/* the watchdog forgot it */
+		return WD_SETTLED | (f->flags & GF_DYNAMIC ? WD_DYNAMIC : 0);
 
 	char **paths = NULL;
 	gate_key_t *keys = NULL;
 	bool dynamic = false;
-	int n = new_noted_files(g, fd, pid, &paths, &keys, &dynamic);
-	bool served = true;
-	if (n > 0 && is_own_child(pid)) {
+	int n = new_noted_files(g, fd, r->pid, &paths, &keys, &dynamic);
+	bool served = true, late = r->answered ||
+				   dt_now_ns() >= r->deadline_ns;
+	if (n > 0 && is_own_child(r->pid)) {
 		/* the trace loop waits for it: nothing is placed now */
 		free_paths(paths, n);
 		paths = NULL;
@@ -452,61 +426,44 @@ static void gate_exec(dt_gate_t *g, int fd, int pid)
 		served = false;
 	}
 	if (n > 0) {
-		uint64_t t0 = dt_now_ns();
-		served = hand_over(g, pid, paths, n);	/* takes paths */
-		uint64_t held = dt_now_ns() - t0;
-		g->nheld++;
-		g->hold_sum_ns += held;
-		if (held > g->hold_max_ns)
-			g->hold_max_ns = held;
-		if (!served)
-			g->ntimeouts++;
+		/* takes paths; late, the providers still place the probes
+		 * and say whether it mattered (dt_gate_serve) */
+		served = gate_hold(g, r, paths, n, late);
 		for (int i = 0; served && i < n; i++)
 			files_mark(g, &keys[i], GF_SEEN);
-		if (getenv("DTRACE_EXEC_DEBUG") != NULL)
-			fprintf(stderr, "dtrace: exec gate: pid %d: %d files "
-				"with notes, held %llu us%s\n", pid, n,
-				(unsigned long long)held / 1000,
-				served ? "" : " (not served in time)");
 	} else {
 		free(paths);
 	}
 	free(keys);
 	if (!served)
-		return;
-	files_mark(g, &exe, GF_SETTLED | (dynamic ? GF_DYNAMIC : 0));
-	if (dynamic)
-		gate_mark_covered(g, pid);
-	else
-		gate_ignore(g, fd);
+		return 0;
+	files_mark(g, &r->key, GF_SETTLED | (dynamic ? GF_DYNAMIC : 0));
+	return WD_SETTLED | (dynamic ? WD_DYNAMIC : 0);
 }
 
-static void gate_answer(int fan_fd, int fd)
+/* Read one message of the watchdog and answer it.  false: the watchdog is
+ * gone. */
+static bool gate_request(dt_gate_t *g)
 {
-	struct fanotify_response r = { .fd = fd, .response = FAN_ALLOW };
+	gatewd_req_t r;
+	int fd;
+	ssize_t len = dt_gatewd_recv(g->sock, &r, sizeof(r), &fd,
+				     MSG_DONTWAIT);
 
-	/* Only fails when the group is going away, which allows it too. */
-	if (write(fan_fd, &r, sizeof(r)) < 0)
-		return;
-}
-
-static void gate_events(dt_gate_t *g, const char *buf, ssize_t len)
-{
-	const struct fanotify_event_metadata *md =
-		(const struct fanotify_event_metadata *)buf;
-
-	for (; FAN_EVENT_OK(md, len); md = FAN_EVENT_NEXT(md, len)) {
-		if (md->fd < 0)
-			continue;
-		if ((md->mask & FAN_OPEN_EXEC_PERM) &&
-		    md->vers == FANOTIFY_METADATA_VERSION) {
-			g->nexec++;
-			gate_exec(g, md->fd, md->pid);
-		}
-		if (md->mask & FAN_OPEN_EXEC_PERM)
-			gate_answer(g->fan_fd, md->fd);
-		close(md->fd);
+	if (len < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (len != sizeof(r) || r.kind != WD_EXEC || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return len == sizeof(r);	/* else the end */
 	}
+	gatewd_cmd_t c = {
+		.kind = WD_ANSWER, .seq = r.seq, .key = r.key,
+		.flags = gate_exec(g, fd, &r),
+	};
+	close(fd);
+	return dt_gatewd_send(g->sock, &c, sizeof(c), -1, 0) ||
+	       errno == EINTR;
 }
 
 /* --- the group --- */
@@ -598,132 +555,29 @@ static int group_open(void)
 	return fd;
 }
 
-/* --- Ctrl-Z --- */
-
-/* The eventfds the handlers signal: SIGTSTP arrived, SIGCONT arrived. */
-static volatile sig_atomic_t tstp_fd = -1, cont_fd = -1;
-
-static void poke(int fd)
-{
-	uint64_t one = 1;
-	int saved = errno;
-
-	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
-		errno = saved;
-	errno = saved;
-}
-
-static void on_tstp(int sig)
-{
-	(void)sig;
-	poke(tstp_fd);
-}
-
-static void on_cont(int sig)
-{
-	(void)sig;
-	poke(cont_fd);
-}
-
-static void drain(int fd)
-{
-	uint64_t count;
-
-	while (read(fd, &count, sizeof(count)) == sizeof(count))
-		;
-}
-
-/* SIGTSTP arrived: let held execs go and stop; open again once continued.
- * The stop takes effect when some thread of dtrace next leaves the kernel,
- * not necessarily before kill() returns here, so the group is opened again
- * only after SIGCONT came (or never, when the gate is closed meanwhile). */
-static void gate_pause(dt_gate_t *g)
-{
-	/* This thread is between events: no request is in flight. */
-	drain(g->tstp_fd);
-	drain(g->cont_fd);
-	if (g->fan_fd >= 0)
-		close(g->fan_fd);
-	g->fan_fd = -1;
-	kill(getpid(), SIGSTOP);
-
-	struct pollfd pfd[2] = {
-		{ .fd = g->stop_fd, .events = POLLIN },
-		{ .fd = g->cont_fd, .events = POLLIN },
-	};
-	while (poll(pfd, 2, -1) < 0 && errno == EINTR)
-		;
-	if (pfd[0].revents)
-		return;		/* closing: the thread ends */
-	drain(g->cont_fd);
-	int fd = group_open();
-	g->fan_fd = fd >= 0 ? fd : -1;	/* else: the exec watch alone */
-}
-
-/* Handle SIGTSTP (and so SIGCONT) unless someone else does. */
-static void install_tstp(dt_gate_t *g)
-{
-	struct sigaction old, sa;
-
-	if (sigaction(SIGTSTP, NULL, &old) != 0 || old.sa_handler != SIG_DFL)
-		return;		/* ignored or handled by someone else */
-	if (sigaction(SIGCONT, NULL, &old) != 0 || old.sa_handler != SIG_DFL)
-		return;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	tstp_fd = g->tstp_fd;
-	cont_fd = g->cont_fd;
-	sa.sa_handler = on_cont;
-	sigaction(SIGCONT, &sa, NULL);
-	sa.sa_handler = on_tstp;
-	sigaction(SIGTSTP, &sa, NULL);
-}
-
-static void restore_tstp(void)
-{
-	if (tstp_fd < 0)
-		return;
-	signal(SIGTSTP, SIG_DFL);
-	signal(SIGCONT, SIG_DFL);
-	tstp_fd = cont_fd = -1;
-}
-
 /* --- the thread --- */
 
 static void *gate_main(void *arg)
 {
 	dt_gate_t *g = arg;
-	char buf[8192]
-		__attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
 
 	for (;;) {
-		struct pollfd pfd[3] = {
+		struct pollfd pfd[2] = {
 			{ .fd = g->stop_fd, .events = POLLIN },
-			{ .fd = g->tstp_fd, .events = POLLIN },
-			{ .fd = g->fan_fd, .events = POLLIN },
+			{ .fd = g->sock, .events = POLLIN },
 		};
-		if (poll(pfd, g->fan_fd >= 0 ? 3 : 2, -1) < 0) {
+		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
 		if (pfd[0].revents)
+			return NULL;
+		if (pfd[1].revents && !gate_request(g))
 			break;
-		if (pfd[1].revents) {
-			gate_pause(g);
-			continue;
-		}
-		ssize_t len = read(g->fan_fd, buf, sizeof(buf));
-		if (len < 0 && (errno == EAGAIN || errno == EINTR))
-			continue;
-		if (len <= 0)
-			break;
-		gate_events(g, buf, len);
 	}
-	if (g->fan_fd >= 0)
-		close(g->fan_fd);	/* lets whatever is pending through */
-	g->fan_fd = -1;
+	dt_warn(NULL, "the exec gate's watchdog ended: programs started "
+		"from now on are traced a few milliseconds after exec");
 	return NULL;
 }
 
@@ -735,12 +589,8 @@ static void gate_free(dt_gate_t *g)
 		close(g->wake_fd);
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
-	if (g->tstp_fd >= 0)
-		close(g->tstp_fd);
-	if (g->cont_fd >= 0)
-		close(g->cont_fd);
-	if (g->fan_fd >= 0)
-		close(g->fan_fd);
+	if (g->sock >= 0)
+		close(g->sock);
 	if (g->ldso)
 		dt_ldso_close(g->ldso);
 	free(g->files);
@@ -761,6 +611,51 @@ static bool gate_start_thread(dt_gate_t *g)
 	return rc == 0;
 }
 
+static void gate_init_sync(dt_gate_t *g)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&g->cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
+/* The group, and the watchdog that answers it; -errno. */
+static int gate_start_watchdog(dt_gate_t *g)
+{
+	int fan_fd = group_open();
+
+	if (fan_fd < 0)
+		return fan_fd;
+	int rc = dt_gatewd_start(fan_fd, &g->sock, &g->wd_pid);
+	close(fan_fd);	/* the watchdog's alone from now on */
+	return rc;
+}
+
+/* The watchdog's statistics, read after WD_STOP (requests still queued
+ * are dropped); zeros when it does not answer within a second. */
+static gatewd_stats_t gate_stop_watchdog(dt_gate_t *g)
+{
+	gatewd_cmd_t c = { .kind = WD_STOP };
+	gatewd_req_t r = { .kind = 0 };
+	int fd = -1;
+
+	if (dt_gatewd_send(g->sock, &c, sizeof(c), -1, 0)) {
+		struct pollfd pfd = { .fd = g->sock, .events = POLLIN };
+		while (r.kind != WD_STATS && poll(&pfd, 1, 1000) > 0 &&
+		       dt_gatewd_recv(g->sock, &r, sizeof(r), &fd, 0) > 0) {
+			if (fd >= 0)
+				close(fd);
+		}
+	}
+	kill(g->wd_pid, SIGKILL);	/* it has ended, or must */
+	while (waitpid(g->wd_pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return r.kind == WD_STATS ? r.stats : (gatewd_stats_t){ 0 };
+}
+
 dt_gate_t *dt_gate_open(char *msg, size_t msglen)
 {
 	dt_gate_t *g = calloc(1, sizeof(*g));
@@ -769,35 +664,25 @@ dt_gate_t *dt_gate_open(char *msg, size_t msglen)
 		snprintf(msg, msglen, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&g->lock, NULL);
-	pthread_cond_init(&g->cond, NULL);
+	gate_init_sync(g);
+	g->sock = -1;
 	g->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	g->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	g->tstp_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	g->cont_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	g->ldso = dt_ldso_open();
-	g->fan_fd = -1;
-	g->arm_fd = -1;
-	if (g->wake_fd < 0 || g->stop_fd < 0 || g->tstp_fd < 0 ||
-	    g->cont_fd < 0 || g->ldso == NULL) {
+	if (g->wake_fd < 0 || g->stop_fd < 0 || g->ldso == NULL) {
 		snprintf(msg, msglen, "%s", strerror(errno ? errno : ENOMEM));
 		gate_free(g);
 		return NULL;
 	}
-	/* Ctrl-Z must never stop dtrace while its group holds execs: the
-	 * handler is in place before the group exists. */
-	install_tstp(g);
-	g->fan_fd = group_open();
-	if (g->fan_fd < 0) {
-		snprintf(msg, msglen, "fanotify: %s", strerror(-g->fan_fd));
-		g->fan_fd = -1;
-		restore_tstp();
+	int rc = gate_start_watchdog(g);
+	if (rc < 0) {
+		snprintf(msg, msglen, "fanotify: %s", strerror(-rc));
 		gate_free(g);
 		return NULL;
 	}
 	if (!gate_start_thread(g)) {
 		snprintf(msg, msglen, "cannot start its thread");
-		restore_tstp();
+		gate_stop_watchdog(g);
 		gate_free(g);
 		return NULL;
 	}
@@ -806,13 +691,37 @@ dt_gate_t *dt_gate_open(char *msg, size_t msglen)
 
 void dt_gate_arm(dt_gate_t *g, int map_fd, int value)
 {
-	g->arm_value = value;
-	__atomic_store_n(&g->arm_fd, map_fd, __ATOMIC_RELEASE);
+	gatewd_cmd_t c = { .kind = WD_ARM, .value = value };
+
+	/* Lost only when the watchdog is gone, and the gate with it. */
+	if (!dt_gatewd_send(g->sock, &c, sizeof(c), map_fd, 0))
+		return;
 }
 
 int dt_gate_fd(const dt_gate_t *g)
 {
 	return g->wake_fd;
+}
+
+static void gate_print_stats(const dt_gate_t *g, const gatewd_stats_t *st)
+{
+	fprintf(stderr, "dtrace: exec gate: %llu execs, %llu held, hold avg "
+		"%llu us max %llu us, %llu not served in time; watchdog: "
+		"%llu answered from its cache, %llu waited for dtrace (avg "
+		"%llu us max %llu us), %llu let go at the %d ms bound, %llu "
+		"let go at once while dtrace was stopped or late\n",
+		(unsigned long long)st->nexec, (unsigned long long)g->nheld,
+		(unsigned long long)(g->nheld ? g->hold_sum_ns / g->nheld /
+				     1000 : 0),
+		(unsigned long long)g->hold_max_ns / 1000,
+		(unsigned long long)g->ntimeouts,
+		(unsigned long long)st->ncached,
+		(unsigned long long)st->nforwarded,
+		(unsigned long long)(st->nforwarded ? st->wait_sum_ns /
+				     st->nforwarded / 1000 : 0),
+		(unsigned long long)st->wait_max_ns / 1000,
+		(unsigned long long)st->nbound, GATE_HOLD_MAX_MS,
+		(unsigned long long)st->npassed);
 }
 
 void dt_gate_close(dt_gate_t *g, int stats)
@@ -821,7 +730,6 @@ void dt_gate_close(dt_gate_t *g, int stats)
 
 	if (g == NULL)
 		return;
-	restore_tstp();
 	pthread_mutex_lock(&g->lock);
 	g->closing = true;
 	pthread_cond_broadcast(&g->cond);
@@ -830,14 +738,8 @@ void dt_gate_close(dt_gate_t *g, int stats)
 		pthread_join(g->thread, NULL);
 	else
 		pthread_detach(g->thread);	/* cannot happen */
+	gatewd_stats_t st = gate_stop_watchdog(g);
 	if (stats)
-		fprintf(stderr, "dtrace: exec gate: %llu execs, %llu held, "
-			"hold avg %llu us max %llu us, %llu not served in "
-			"time\n", (unsigned long long)g->nexec,
-			(unsigned long long)g->nheld,
-			(unsigned long long)(g->nheld ? g->hold_sum_ns /
-					     g->nheld / 1000 : 0),
-			(unsigned long long)g->hold_max_ns / 1000,
-			(unsigned long long)g->ntimeouts);
+		gate_print_stats(g, &st);
 	gate_free(g);	/* the thread left the slot free */
 }

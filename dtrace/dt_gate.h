@@ -14,14 +14,15 @@ typedef struct dt_gate dt_gate_t;
 
 /* What the gate asks of the trace loop: the files one exec maps at start,
  * of which at least one carries USDT notes.  Called in the trace loop's
- * thread; returns 0 or -1 after dt_set_error() (tracing then stops; the
- * exec is let through all the same). */
+ * thread; returns how many probes were placed, or -1 after dt_set_error()
+ * (tracing then stops; the exec is let through all the same). */
 typedef int (*dt_gate_serve_f)(dtrace_hdl_t *dtp, int pid,
 			       const char *const *paths, int npaths);
 
 /* Open the gate: a fanotify group marking every filesystem mounted here
- * for FAN_OPEN_EXEC_PERM, served by a thread of its own.  NULL with a
- * message in msg when the kernel or the privileges do not allow it. */
+ * for FAN_OPEN_EXEC_PERM, answered by a watchdog process (dt_gatewd.c)
+ * that asks a thread of dtrace's.  NULL with a message in msg when the
+ * kernel or the privileges do not allow it. */
 dt_gate_t *dt_gate_open(char *msg, size_t msglen);
 
 /* From now on, write value under the pid of every exec the gate covered
@@ -33,7 +34,9 @@ void dt_gate_arm(dt_gate_t *g, int map_fd, int value);
 /* The descriptor the trace loop polls: readable when an exec waits. */
 int dt_gate_fd(const dt_gate_t *g);
 
-/* In the trace loop: hand the waiting exec (if any) to serve. */
+/* In the trace loop: hand the waiting exec (if any) to serve; when it
+ * placed probes for a program already running (the watchdog let it go),
+ * say so by name.  0 or -1. */
 int dt_gate_serve(dt_gate_t *g, dtrace_hdl_t *dtp, dt_gate_serve_f serve);
 
 /* Let every held exec go, stop the thread, free everything.  Prints the

@@ -7,7 +7,8 @@
 # of those first firings must be seen.  A fresh program that dlopen()s a
 # fresh library later is still seen doing so (the exec watch leaves out the
 # events of gated execs' start-up only).  Then Ctrl-Z: a stopped dtrace
-# holds no exec, and the gate works again once dtrace continues.
+# holds no exec (the program run meanwhile is named on stderr, as its first
+# firings are lost), and the gate works again once dtrace continues.
 set -u
 [ -x "${DTRACE:-}" ] || exit 77
 command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
@@ -113,6 +114,12 @@ for i in 7 8 9; do
 	grep -qx "ping $dlpid $i" out ||
 		fail "firing $i of the library dlopen'ed by a gated program was missed"
 done
+# Named on stderr: the program that ran unheld while dtrace was stopped,
+# and none of those the gate held.
+unheld='\(started before its probes were placed\|was not held\)'
+grep -q "(.*/fresh_stopped/prog) $unheld" err ||
+	fail "the program run while dtrace was stopped went without a word"
+grep "(.*/fresh[0-9]/prog) $unheld" err && fail "a held program was said unheld"
 grep -q "exec gate: .* [1-9][0-9]* held" err || fail "no exec held by the gate"
 grep -q "0 not served in time" err || fail "an exec was let go unserved"
 [ $status = 0 ] || { echo "--- out"; cat out; echo "--- err"; cat err; }
