@@ -216,8 +216,11 @@ static void probe_decl_from_reg(usdt_probe_t *pr, const usdt_reg_t *r,
  * The declaration of this note's probe: first the one the file itself
  * carries (.dtrace_prov, linked in by `dtrace -G`), which is known before
  * the process runs its registration code (dtrace -c) and without dtprobed;
- * else a registration of the same file with dtprobed (a process that
- * registered a description made another way).  Notes alone give no types.
+ * else, for a process's own probe, that process's registration of the same
+ * file with dtprobed (a description made another way).  Any user's process
+ * may register declarations for a file it maps, so a registration never
+ * applies to the probes of other processes, nor to the probe of the
+ * processes not seen yet.  Notes alone give no types.
  */
 static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 			    const usdt_file_t *f, const usdt_note_t *note)
@@ -239,7 +242,7 @@ static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 	for (const usdt_reg_t *r = st->regs; r != NULL; r = r->next) {
 		if ((dev_t)r->dev != f->dev || (ino_t)r->ino != f->ino ||
 		    strcmp(r->provider, note->provider) != 0 ||
-		    (pr->pid != 0 && r->pid != pr->pid))
+		    pr->pid == 0 || r->pid != pr->pid)
 			continue;
 		for (int i = 0; i < r->nprobes; i++)
 			if (strcmp(r->probes[i].name, note->name) == 0) {

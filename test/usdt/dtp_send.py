@@ -6,6 +6,10 @@
     dtp_send.py SOCKET good    register a well-formed provider "pyprov" for
                                this process (its own code), then sleep 3 s
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
+    dtp_send.py SOCKET map FILE PROVIDER PROBE TYPE
+                               map FILE executable and register PROBE of
+                               PROVIDER in it with one argument of TYPE,
+                               then sleep 30 s
 
 The message layout is dtprobed/dtprobed_proto.h, version 1.
 """
@@ -31,11 +35,11 @@ def own_code():
 
 
 def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
-            nargs=1, mapping=0, op=1, **override):
-    code = own_code()
+            nargs=1, mapping=0, op=1, argtype=b'int', **override):
+    code = own_code() if base is None or site is None else 0
     base = code if base is None else base
     site = code + 16 if site is None else site
-    strtab = b'\0' + provider + b'\0' + probe + b'\0' + b'int\0'
+    strtab = b'\0' + provider + b'\0' + probe + b'\0' + argtype + b'\0'
     s_prov, s_probe = 1, 2 + len(provider)
     s_int = s_probe + len(probe) + 1
     probes_off = HDR.size
@@ -109,6 +113,22 @@ def main():
     elif what == 'good':
         send(path, message())
         time.sleep(3)
+    elif what == 'map':
+        import mmap
+        with open(sys.argv[3], 'rb') as f:
+            m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+        start = None
+        with open('/proc/self/maps') as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 6 and parts[5] == sys.argv[3] and 'x' in parts[1]:
+                    start = int(parts[0].split('-')[0], 16)
+        send(path, message(
+            provider=sys.argv[4].encode(), probe=sys.argv[5].encode(),
+            argtype=sys.argv[6].encode(), base=start, site=start + 16))
+        print('registered', flush=True)
+        time.sleep(30)
+        m.close()
     elif what == 'flood':
         for _ in range(300):
             try:
