@@ -316,7 +316,10 @@ static int link_check_decls(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv)
  * process's probes, so that none of its firings is missed.  Never blocks
  * for long (non-blocking socket, 100 ms to send and 200 ms for the answer
  * at most, only when connected), never raises SIGPIPE, never prints,
- * keeps errno.
+ * keeps errno.  The socket's path is read from the environment once, at
+ * load: the fork handler and the unregistration at exit use that copy, so
+ * a program that damaged its environment (environ is the program's to
+ * change) still unloads cleanly.
  */
 static const char link_runtime[] =
 "#include <errno.h>\n"
@@ -352,17 +355,22 @@ static const char link_runtime[] =
 "		left = 200 - ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000);\n"
 "	}\n"
 "}\n"
-"static void dtpv_send(const unsigned char *msg, uint32_t size, uint16_t op)\n"
+"static struct sockaddr_un dtpv_sun = { .sun_family = AF_UNIX };\n"
+"static void dtpv_socket_path(void)\n"
 "{\n"
-"	struct sockaddr_un sun = { .sun_family = AF_UNIX };\n"
 "	const char *path = secure_getenv(\"DTPROBED_SOCKET\");\n"
-"	struct pollfd pfd;\n"
-"	int fd, saved = errno;\n"
 "	if (path == NULL || *path == 0)\n"
 "		path = \"/run/dtprobed.sock\";\n"
-"	if (strlen(path) >= sizeof(sun.sun_path))\n"
+"	if (strlen(path) < sizeof(dtpv_sun.sun_path))\n"
+"		strcpy(dtpv_sun.sun_path, path);\n"
+"}\n"
+"static void dtpv_send(const unsigned char *msg, uint32_t size, uint16_t op)\n"
+"{\n"
+"	struct sockaddr_un sun = dtpv_sun;\n"
+"	struct pollfd pfd;\n"
+"	int fd, saved = errno;\n"
+"	if (sun.sun_path[0] == 0)\n"
 "		goto out;\n"
-"	strcpy(sun.sun_path, path);\n"
 "	memcpy((unsigned char *)msg + DTPV_OFF_OP, &op, 2);\n"
 "	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);\n"
 "	if (fd < 0)\n"
@@ -419,6 +427,7 @@ static const char link_runtime[] =
 "__attribute__((constructor)) static void dtpv_init(void)\n"
 "{\n"
 "	int saved = errno;\n"
+"	dtpv_socket_path();\n"
 "	for (unsigned i = 0; i < sizeof(dtpv_descs) / sizeof(dtpv_descs[0]); i++) {\n"
 "		dtpv_build(&dtpv_descs[i]);\n"
 "		if (dtpv_descs[i].msg)\n"
