@@ -6,6 +6,9 @@
     dtp_send.py SOCKET good    register a well-formed provider "pyprov" for
                                this process (its own code), then sleep 3 s
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
+    dtp_send.py SOCKET idle N SECONDS [COMMAND...]
+                               open N connections, send nothing, run
+                               COMMAND, hold them for SECONDS
     dtp_send.py SOCKET map FILE PROVIDER PROBE TYPE
                                map FILE executable and register PROBE of
                                PROVIDER in it with one argument of TYPE,
@@ -103,6 +106,24 @@ def bad_cases():
     ]
 
 
+def idle(path, n, seconds, command):
+    """Open n connections, send nothing, hold them for seconds."""
+    conns = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            s.connect(path)
+        except OSError:
+            s.close()
+            continue
+        conns.append(s)
+    print('idle', len(conns), flush=True)
+    if command:
+        import subprocess
+        subprocess.run(command)
+    time.sleep(seconds)
+
+
 def main():
     path, what = sys.argv[1], sys.argv[2]
     if what == 'bad':
@@ -129,6 +150,8 @@ def main():
         print('registered', flush=True)
         time.sleep(30)
         m.close()
+    elif what == 'idle':
+        idle(path, int(sys.argv[3]), float(sys.argv[4]), sys.argv[5:])
     elif what == 'flood':
         for _ in range(300):
             try:
