@@ -106,6 +106,7 @@ struct dt_progset {
 	int nprogs;
 	bool built;
 	bool batching;		/* see dt_prog_batch_begin() */
+	bool links_pending;	/* some underlying probe may need a link */
 };
 
 static struct dt_progset *progset(dtrace_hdl_t *dtp)
@@ -327,6 +328,7 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		site_link(dtp, ps, ps->nups - 1);
 	}
 	*more = uprobe_add_pid(&ps->ups[*slot - 1], pp ? 0 : up->pid);
+	ps->links_pending |= *more;
 	return *slot;
 }
 
@@ -1093,6 +1095,9 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
  */
 static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 {
+	if (!ps->links_pending)
+		return 0;	/* the trace loop's batches, most of the time */
+	ps->links_pending = false;
 	dt_attach_bufs_t b = {
 		.offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
 		.refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),

@@ -31,8 +31,8 @@ grep -q "too many connections of uid 65534" dtprobed.log ||
 # The other user's own program, registering while its share is taken.
 install -d -o 65534 "$P/u" && cp "$W/app" "$P/u/app" || exit 1
 bg setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 \
-	"$P/dtp_send.py" "$DTPROBED_SOCKET" idle 32 0 \
-	/bin/sh -c 'echo $$ >'"$P/u"'/app.pid; exec '"$P/u"'/app 30 100'
+	"$P/dtp_send.py" "$DTPROBED_SOCKET" idle 32 0 "$P/u/app.pid" \
+	"$P/u/app" 30 100
 wait_for 5 test -s "$P/u/app.pid" || fail "the other user's program"
 app=$(cat "$P/u/app.pid")
 wait_for 3 test -f "state/$app" || fail "its registration was lost"

@@ -6,9 +6,10 @@
     dtp_send.py SOCKET good    register a well-formed provider "pyprov" for
                                this process (its own code), then sleep 3 s
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
-    dtp_send.py SOCKET idle N SECONDS [COMMAND...]
+    dtp_send.py SOCKET idle N SECONDS [PIDFILE COMMAND...]
                                open N connections, send nothing, run
-                               COMMAND, hold them for SECONDS
+                               COMMAND (its pid in PIDFILE) to its end,
+                               hold them for SECONDS more
     dtp_send.py SOCKET map FILE PROVIDER PROBE TYPE
                                map FILE executable and register PROBE of
                                PROVIDER in it with one argument of TYPE,
@@ -120,7 +121,10 @@ def idle(path, n, seconds, command):
     print('idle', len(conns), flush=True)
     if command:
         import subprocess
-        subprocess.run(command)
+        child = subprocess.Popen(command[1:])
+        with open(command[0], 'w') as f:
+            f.write('%d\n' % child.pid)
+        child.wait()
     time.sleep(seconds)
 
 
