@@ -6,10 +6,14 @@
     dtp_send.py SOCKET good    register a well-formed provider "pyprov" for
                                this process (its own code), then sleep 3 s
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
-    dtp_send.py SOCKET idle N SECONDS [PIDFILE COMMAND...]
-                               open N connections, send nothing, run
-                               COMMAND (its pid in PIDFILE) to its end,
-                               hold them for SECONDS more
+    dtp_send.py SOCKET idle N SECONDS
+                               open N connections, send nothing, hold
+                               them for SECONDS
+    dtp_send.py SOCKET refuse-once
+                               listen on SOCKET as dtprobed would; close
+                               the first connection unanswered, answer the
+                               second with DTPV_OP_DONE; print the op and
+                               size of each message, then exit
     dtp_send.py SOCKET map FILE PROVIDER PROBE TYPE
                                map FILE executable and register PROBE of
                                PROVIDER in it with one argument of TYPE,
@@ -107,7 +111,7 @@ def bad_cases():
     ]
 
 
-def idle(path, n, seconds, command):
+def idle(path, n, seconds):
     """Open n connections, send nothing, hold them for seconds."""
     conns = []
     for _ in range(n):
@@ -119,13 +123,24 @@ def idle(path, n, seconds, command):
             continue
         conns.append(s)
     print('idle', len(conns), flush=True)
-    if command:
-        import subprocess
-        child = subprocess.Popen(command[1:])
-        with open(command[0], 'w') as f:
-            f.write('%d\n' % child.pid)
-        child.wait()
     time.sleep(seconds)
+
+
+def refuse_once(path):
+    """A daemon that refuses the first message and takes the second."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path)
+    srv.listen(8)
+    for answer in (False, True):
+        conn, _ = srv.accept()
+        conn.settimeout(10)
+        msg = conn.recv(1 << 20)
+        op = struct.unpack_from('<H', msg, 6)[0] if len(msg) >= 8 else 0
+        print('op', op, 'size', len(msg), flush=True)
+        if answer:
+            conn.send(struct.pack('<4sHHII', b'DTPN', 1, 6, 0, 0))
+        conn.close()
+    srv.close()
 
 
 def main():
@@ -155,7 +170,9 @@ def main():
         time.sleep(30)
         m.close()
     elif what == 'idle':
-        idle(path, int(sys.argv[3]), float(sys.argv[4]), sys.argv[5:])
+        idle(path, int(sys.argv[3]), float(sys.argv[4]))
+    elif what == 'refuse-once':
+        refuse_once(path)
     elif what == 'flood':
         for _ in range(300):
             try:
