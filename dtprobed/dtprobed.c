@@ -13,10 +13,11 @@
  * through MSG_TRUNC and refused); it is parsed in a jailed child
  * (dtp_msg.c); a pid sending more than its share is refused until the next
  * window.  A refusal is logged with the pid and the reason, and the daemon
- * goes on.  One connection is served at a time, and it is given at most
- * DTP_RECV_MS to deliver its message, so a silent client delays others by
- * that much at most.  A registration is answered (DTPV_OP_DONE) once every
- * subscribed dtrace session has acked it or DTP_ACK_MS have passed.
+ * goes on.  Connections are accepted at once and served as their messages
+ * arrive, each given at most DTP_RECV_MS to deliver it, within bounds per
+ * user and in all (see "Connections waiting"), so silent clients delay
+ * nobody.  A registration is answered (DTPV_OP_DONE) once every subscribed
+ * dtrace session has acked it or DTP_ACK_MS have passed.
  *
  * Options override the environment (DTPROBED_SOCKET, DTPROBED_STATEDIR,
  * DTPROBED_MAP), which overrides the defaults of usdt_reg.h.  An empty map
@@ -242,29 +243,17 @@ static void subs_notify(pid_t pid)
 	subs_compact();
 }
 
-/* Read and apply one message.  Returns true if the connection became a
- * subscriber (kept open), false when it is done with. */
+/* Read and apply the message waiting on cfd.  Returns true if the
+ * connection became a subscriber (kept open), false when it is done with. */
 static bool serve_message(int cfd, unsigned char *buf, pid_t pid,
 			  const struct ucred *cred)
 {
-	struct pollfd pfd = { cfd, POLLIN, 0 };
 	char why[256] = "";
 	usdt_reg_t *reg;
 	uint64_t base;
 	ssize_t n;
 	int op;
 
-	if (!dtp_state_rate_ok(pid)) {
-		snprintf(why, sizeof(why), "too many messages");
-		refuse(pid, why);
-		return false;
-	}
-	if (poll(&pfd, 1, DTP_RECV_MS) != 1) {
-		snprintf(why, sizeof(why), "no message within %d ms",
-			 DTP_RECV_MS);
-		refuse(pid, why);
-		return false;
-	}
 	n = recv(cfd, buf, DTPV_MSG_MAX, MSG_DONTWAIT | MSG_TRUNC);
 	if (n <= 0)
 		return false;	/* connected and closed: nothing to say */
@@ -287,20 +276,16 @@ static bool serve_message(int cfd, unsigned char *buf, pid_t pid,
 	return false;
 }
 
-/* Serve one connection: one message, answered with DTPV_OP_DONE unless it
- * was a subscription.  Returns true if cfd is kept as a subscriber. */
-static bool serve(int cfd, unsigned char *buf)
+/* Serve one connection whose message arrived: answered with DTPV_OP_DONE
+ * unless it was a subscription.  Returns true if cfd is kept as a
+ * subscriber. */
+static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 {
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
 	bool failed;
 
-	if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
-	    cred.pid <= 0)
-		return false;
-	if (serve_message(cfd, buf, cred.pid, &cred))
+	if (serve_message(cfd, buf, cred->pid, cred))
 		return true;
-	notice_send(cfd, DTPV_OP_DONE, cred.pid, &failed);
+	notice_send(cfd, DTPV_OP_DONE, cred->pid, &failed);
 	return false;
 }
 
@@ -312,6 +297,110 @@ static void subs_check(const struct pollfd *pfd, int n)
 		if (pfd[k].revents != 0)
 			(void)sub_read(&subs[k], 0);
 	subs_compact();
+}
+
+/*
+ * Connections waiting for their message.  Every connection is accepted at
+ * once and kept here until its message arrives (then served) or
+ * DTP_RECV_MS pass (then refused), so a client that connects and stays
+ * silent delays nobody.  A user may hold DTP_CONNS_PER_UID of them at
+ * once, and all users DTP_CONNS_MAX: a connection beyond is closed at
+ * once, which the registration code sees and retries a few times.
+ */
+#define DTP_CONNS_MAX		512
+#define DTP_CONNS_PER_UID	32
+
+typedef struct conn {
+	int fd;
+	struct ucred cred;
+	uint64_t deadline;	/* now_ms() after which it is refused */
+} conn_t;
+
+static conn_t conns[DTP_CONNS_MAX];
+static int nconns;
+
+static int conns_of_uid(uid_t uid)
+{
+	int n = 0;
+
+	for (int i = 0; i < nconns; i++)
+		n += conns[i].cred.uid == uid;
+	return n;
+}
+
+/* Accept what the listening socket holds, within the bounds: a pid's
+ * share of messages per window (each connection counts as one) and the
+ * connections a user may hold. */
+static void conns_accept(int lfd)
+{
+	for (int k = 0; k < 64; k++) {
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
+		int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		char why[128];
+
+		if (cfd < 0)
+			return;
+		if (getsockopt(cfd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) != 0 ||
+		    cred.pid <= 0) {
+			close(cfd);
+			continue;
+		}
+		if (!dtp_state_rate_ok(cred.pid)) {
+			snprintf(why, sizeof(why), "too many messages");
+			refuse(cred.pid, why);
+			close(cfd);
+			continue;
+		}
+		if (nconns == DTP_CONNS_MAX ||
+		    conns_of_uid(cred.uid) >= DTP_CONNS_PER_UID) {
+			snprintf(why, sizeof(why), "too many connections of "
+				 "uid %u", (unsigned)cred.uid);
+			refuse(cred.pid, why);
+			close(cfd);
+			continue;
+		}
+		conns[nconns++] = (conn_t){ cfd, cred, now_ms() + DTP_RECV_MS };
+	}
+}
+
+static void conn_drop(int i)
+{
+	conns[i] = conns[--nconns];
+}
+
+/* Serve the connections whose message came (revents of their pollfd),
+ * refuse those past their time. */
+static void conns_serve(const struct pollfd *pfd, int n, unsigned char *buf)
+{
+	uint64_t now = now_ms();
+	char why[128];
+
+	/* Backwards: conn_drop() moves the last entry into the hole. */
+	for (int i = (n < nconns ? n : nconns) - 1; i >= 0; i--) {
+		if (pfd[i].revents != 0) {
+			if (!serve(conns[i].fd, buf, &conns[i].cred))
+				close(conns[i].fd);
+			conn_drop(i);
+		} else if (now >= conns[i].deadline) {
+			snprintf(why, sizeof(why), "no message within %d ms",
+				 DTP_RECV_MS);
+			refuse(conns[i].cred.pid, why);
+			close(conns[i].fd);
+			conn_drop(i);
+		}
+	}
+}
+
+/* How long poll() may sleep: until the next deadline, at most 1 s. */
+static int poll_timeout(void)
+{
+	uint64_t now = now_ms(), next = now + 1000;
+
+	for (int i = 0; i < nconns; i++)
+		if (conns[i].deadline < next)
+			next = conns[i].deadline;
+	return next > now ? (int)(next - now) : 0;
 }
 
 static void on_signal(int sig)
@@ -385,25 +474,27 @@ int main(int argc, char **argv)
 		return 1;
 	dtp_log(LOG_INFO, "listening on %s, state in %s", sock, statedir);
 	while (!quit) {
-		struct pollfd pfd[1 + DTP_SUBS_MAX] = { { lfd, POLLIN, 0 } };
-		int n = nsubs, cfd;
+		struct pollfd pfd[1 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
+			{ lfd, POLLIN, 0 } };
+		int ns = nsubs, nc = nconns;
 
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < ns; i++)
 			pfd[1 + i] = (struct pollfd){ subs[i].fd, POLLIN, 0 };
-		if (poll(pfd, (nfds_t)(1 + n), 1000) > 0) {
-			subs_check(pfd + 1, n);
-			cfd = -1;
+		for (int i = 0; i < nc; i++)
+			pfd[1 + ns + i] = (struct pollfd){ conns[i].fd, POLLIN, 0 };
+		if (poll(pfd, (nfds_t)(1 + ns + nc), poll_timeout()) >= 0) {
+			subs_check(pfd + 1, ns);
+			conns_serve(pfd + 1 + ns, nc, buf);
 			if (pfd[0].revents & POLLIN)
-				cfd = accept4(lfd, NULL, NULL,
-					      SOCK_CLOEXEC | SOCK_NONBLOCK);
-			if (cfd >= 0 && !serve(cfd, buf))
-				close(cfd);
+				conns_accept(lfd);
 		}
 		if (time(NULL) != last_check) {
 			last_check = time(NULL);
 			dtp_state_check();
 		}
 	}
+	for (int i = 0; i < nconns; i++)
+		close(conns[i].fd);
 	for (int i = 0; i < nsubs; i++)
 		close(subs[i].fd);
 	/* The state stays: a restarted daemon picks it up. */

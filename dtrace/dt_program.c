@@ -5,7 +5,11 @@
  * probe applies in which process (host->overlay) while they enable probes.
  * Cookies are indices into ps->ups plus one; the kernel hands the cookie of
  * the firing site to the program (bpf_get_attach_cookie), which looks the
- * overlay up by (pid, cookie), then (0, cookie).
+ * overlay up by (pid, cookie), then (0, cookie).  There is one underlying
+ * probe per (provider, kind, flags, file, offset) whatever the processes
+ * its overlays name: its links (one for every process, or one per process,
+ * with disjoint pid filters) run its program once per firing, and only the
+ * overlay lookup chooses the process's probe.
  *
  * A program, for one (provider, kind, BEGIN/END flags):
  *
@@ -36,13 +40,30 @@
 #include "dt_rec.h"
 #include "dt_runtime.h"
 
+/* A process an underlying probe fires in, and whether its link exists. */
+typedef struct dt_uprobe_pid {
+	pid_t pid;
+	bool attached;
+} dt_uprobe_pid_t;
+
+/*
+ * An underlying probe: one per (provider, kind, flags, file, offset),
+ * whatever the processes its overlays name.  It fires in every process
+ * (all) as soon as one overlay covers every process, else in the processes
+ * of pids[]; each such process gets its own link, whose pid filters are
+ * disjoint, so a firing runs the program once and the overlay lookup picks
+ * the process's probe.
+ */
 typedef struct dt_uprobe_ent {
 	dt_provider_t *pv;
 	int kind;
 	unsigned flags;
 	char *path;
 	uint64_t offset, ref_ctr;
-	pid_t pid;
+	bool all;		/* fires in every process */
+	bool all_attached;	/* its pid-0 link exists */
+	dt_uprobe_pid_t *pids;	/* else in these */
+	uint32_t npids;
 	int prog;		/* index in ps->progs, once built */
 	bool perf;		/* a perf event, not a uprobe: */
 	dtrace_perfprobe_t pp;	/*   which one */
@@ -85,7 +106,7 @@ struct dt_progset {
 	int nprogs;
 	bool built;
 	bool batching;		/* see dt_prog_batch_begin() */
-	uint32_t batch_first;	/* the first underlying probe of the batch */
+	bool links_pending;	/* some underlying probe may need a link */
 };
 
 static struct dt_progset *progset(dtrace_hdl_t *dtp)
@@ -111,13 +132,12 @@ static uint64_t str_hash(const char *s)
 }
 
 static uint64_t uprobe_hash(const dt_provider_t *pv, const char *path,
-			    uint64_t offset, unsigned flags, pid_t pid, int kind)
+			    uint64_t offset, unsigned flags, int kind)
 {
 	uint64_t h = mix(str_hash(path), offset);
 
 	h = mix(h, (uintptr_t)pv);
 	h = mix(h, flags);
-	h = mix(h, (uint64_t)pid);
 	return mix(h, (uint64_t)kind);
 }
 
@@ -164,8 +184,7 @@ static uint64_t ups_hash_of(const void *set, uint32_t i)
 {
 	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
 
-	return uprobe_hash(u->pv, u->path, u->offset, u->flags, u->pid,
-			   u->kind);
+	return uprobe_hash(u->pv, u->path, u->offset, u->flags, u->kind);
 }
 
 static bool ups_eq(const void *set, uint32_t i, const void *key)
@@ -174,8 +193,7 @@ static bool ups_eq(const void *set, uint32_t i, const void *key)
 	const dt_uprobe_ent_t *k = key;
 
 	return u->pv == k->pv && u->offset == k->offset &&
-	       u->flags == k->flags && u->pid == k->pid &&
-	       u->kind == k->kind && strcmp(u->path, k->path) == 0;
+	       u->flags == k->flags && u->kind == k->kind && strcmp(u->path, k->path) == 0;
 }
 
 static uint64_t site_hash_of(const void *set, uint32_t i)
@@ -257,51 +275,72 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 
+/* Make u fire in process pid too (0: every process).  Returns whether
+ * that needs a link it does not have yet. */
+static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
+{
+	if (u->all)
+		return false;
+	if (pid == 0) {
+		u->all = true;
+		return true;
+	}
+	for (uint32_t i = 0; i < u->npids; i++)
+		if (u->pids[i].pid == pid)
+			return false;
+	u->pids = dt_realloc(u->pids, (u->npids + 1) * sizeof(*u->pids));
+	u->pids[u->npids++] = (dt_uprobe_pid_t){ .pid = pid };
+	return true;
+}
+
 /*
  * Find the underlying probe up, or add it (on a perf event when pp is not
- * NULL).  Returns its cookie (index + 1); *added says whether it is new.
+ * NULL), and make it fire in up->pid.  Returns its cookie (index + 1);
+ * *more says whether it needs a link it has not got yet.
  */
 static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 				   dt_provider_t *pv, const dtrace_uprobe_t *up,
-				   const dtrace_perfprobe_t *pp, bool *added)
+				   const dtrace_perfprobe_t *pp, bool *more)
 {
 	dt_uprobe_ent_t key = {
 		.pv = pv, .kind = up->kind, .flags = up->flags,
 		.path = (char *)up->path, .offset = up->offset,
-		.pid = up->pid,
 	};
 	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
 	uint32_t *slot = index_slot(&ps->ups_index,
-		uprobe_hash(pv, up->path, up->offset, up->flags, up->pid,
-			    up->kind), ups_eq, ps, &key);
+		uprobe_hash(pv, up->path, up->offset, up->flags, up->kind),
+		ups_eq, ps, &key);
 
-	*added = *slot == 0;
-	if (!*added)
-		return *slot;
-	if (ps->nups == ps->ups_cap) {
-		ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
-		ps->ups = dt_realloc(ps->ups, ps->ups_cap * sizeof(*ps->ups));
+	if (*slot == 0) {
+		if (ps->nups == ps->ups_cap) {
+			ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
+			ps->ups = dt_realloc(ps->ups,
+					     ps->ups_cap * sizeof(*ps->ups));
+		}
+		ps->ups[ps->nups] = (dt_uprobe_ent_t){
+			.pv = pv, .kind = up->kind, .flags = up->flags,
+			.path = dt_strdup(up->path), .offset = up->offset,
+			.ref_ctr = up->ref_ctr_offset, .prog = -1,
+			.perf = pp != NULL,
+			.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
+		};
+		*slot = ++ps->nups;
+		site_link(dtp, ps, ps->nups - 1);
 	}
-	ps->ups[ps->nups] = (dt_uprobe_ent_t){
-		.pv = pv, .kind = up->kind, .flags = up->flags,
-		.path = dt_strdup(up->path), .offset = up->offset,
-		.ref_ctr = up->ref_ctr_offset, .pid = up->pid, .prog = -1,
-		.perf = pp != NULL, .pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
-	};
-	*slot = ++ps->nups;
-	site_link(dtp, ps, ps->nups - 1);
-	return ps->nups;
+	*more = uprobe_add_pid(&ps->ups[*slot - 1], pp ? 0 : up->pid);
+	ps->links_pending |= *more;
+	return *slot;
 }
 
-/* What host->uprobe() and host->perf_probe() answer: while tracing, a new
- * underlying probe is attached at once, and one kept without a program
- * says so again. */
+/* What host->uprobe() and host->perf_probe() answer: while tracing, an
+ * underlying probe that needs a new link (new, or for another process) is
+ * attached at once, and one kept without a program says so again. */
 static int64_t uprobe_result(dtrace_hdl_t *dtp, struct dt_progset *ps,
-			     uint32_t cookie, bool added)
+			     uint32_t cookie, bool more)
 {
 	if (!ps->built)
 		return cookie;
-	if (added)
+	if (more)
 		return uprobe_attach_late(dtp, ps, cookie);
 	return ps->ups[cookie - 1].prog < 0 ? -ENOENT : (int64_t)cookie;
 }
@@ -966,67 +1005,129 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 	return 0;
 }
 
-/* Attach the underlying probes from index first on: one request per
- * (program, file, pid, return flag).  At start (late false) a failure ends
- * it; a late batch reports a failed request as a warning and goes on. */
-static int attach_from(dtrace_hdl_t *dtp, struct dt_progset *ps,
-		       uint32_t first, bool late)
+/* Whether u still needs its link for process pid (0: every process). */
+static bool link_pending(const dt_uprobe_ent_t *u, pid_t pid)
 {
-	bool *done = dt_zalloc(ps->nups * sizeof(bool) + 1);
-	uint64_t *offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
-	uint64_t *refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
-	uint64_t *cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8);
+	if (u->all)
+		return pid == 0 && !u->all_attached;
+	for (uint32_t i = 0; i < u->npids; i++)
+		if (u->pids[i].pid == pid)
+			return !u->pids[i].attached;
+	return false;
+}
+
+static void link_done(dt_uprobe_ent_t *u, pid_t pid)
+{
+	if (pid == 0)
+		u->all_attached = true;
+	for (uint32_t i = 0; i < u->npids; i++)
+		if (u->pids[i].pid == pid)
+			u->pids[i].attached = true;
+}
+
+/* The first process u still needs a link for: 0 for every process, a pid,
+ * or -1 when it has all its links. */
+static pid_t link_next(const dt_uprobe_ent_t *u)
+{
+	if (u->all)
+		return u->all_attached ? -1 : 0;
+	for (uint32_t i = 0; i < u->npids; i++)
+		if (!u->pids[i].attached)
+			return u->pids[i].pid;
+	return -1;
+}
+
+/* Whether u is attached by request (not a perf event, not run directly). */
+static bool attachable(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
+{
+	return u->prog >= 0 && !u->perf && ps->progs[u->prog].soft_cookie <= 0;
+}
+
+typedef struct dt_attach_bufs {
+	uint64_t *offs, *refs, *cookies;
+} dt_attach_bufs_t;
+
+/* One request: the links of process pid that the underlying probes from
+ * index i on, of u's program, file and return flag, still need. */
+static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
+			pid_t pid, dt_attach_bufs_t *b)
+{
+	const dt_uprobe_ent_t *u = &ps->ups[i];
+	uint32_t n = 0;
+	bool any_ref = false;
+
+	for (uint32_t j = i; j < ps->nups; j++) {
+		dt_uprobe_ent_t *v = &ps->ups[j];
+		if (!attachable(ps, v) || v->prog != u->prog ||
+		    (v->flags & DTRACE_UPROBE_RETURN) !=
+			    (u->flags & DTRACE_UPROBE_RETURN) ||
+		    !link_pending(v, pid) || strcmp(v->path, u->path) != 0)
+			continue;
+		link_done(v, pid);
+		b->offs[n] = v->offset;
+		b->refs[n] = v->ref_ctr;
+		any_ref |= v->ref_ctr != 0;
+		b->cookies[n] = j + 1;
+		n++;
+	}
+	dt_attach_req_t req = {
+		.prog_fd = ps->progs[u->prog].fd,
+		.path = u->path,
+		.pid = pid,
+		.retprobe = (u->flags & DTRACE_UPROBE_RETURN) != 0,
+		.n = n,
+		.offsets = b->offs,
+		.ref_ctr_offsets = any_ref ? b->refs : NULL,
+		.cookies = b->cookies,
+	};
+	return dt_bpf_attach_uprobes(dtp, &req);
+}
+
+/*
+ * Make every link the underlying probes still need: one request per
+ * (program, file, process, return flag).  An underlying probe that covers
+ * every process after some of its per-process links were made keeps them
+ * (a firing in those processes then runs twice); that takes a description
+ * of every process that matches a file only once tracing runs, on a site
+ * a pid-specific description already covered.  At start (late false) a
+ * failure ends it; a late batch reports a failed request as a warning and
+ * goes on.
+ */
+static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
+{
+	if (!ps->links_pending)
+		return 0;	/* the trace loop's batches, most of the time */
+	ps->links_pending = false;
+	dt_attach_bufs_t b = {
+		.offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+		.refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+		.cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+	};
 	int rc = 0;
 
-	for (uint32_t i = first; i < ps->nups && rc == 0; i++) {
-		if (done[i])
-			continue;
+	for (uint32_t i = 0; i < ps->nups && rc == 0; i++) {
 		dt_uprobe_ent_t *u = &ps->ups[i];
-		if (u->prog < 0 || ps->progs[u->prog].soft_cookie > 0)
-			continue;	/* no program, or run directly */
-		if (u->perf) {
+		pid_t pid;
+
+		if (u->perf && u->prog >= 0 && !u->all_attached &&
+		    ps->progs[u->prog].soft_cookie <= 0) {
+			u->all_attached = true;
 			rc = attach_perf_entry(dtp, ps, i);
 			continue;
 		}
-		uint32_t n = 0;
-		bool any_ref = false;
-		for (uint32_t j = i; j < ps->nups; j++) {
-			dt_uprobe_ent_t *v = &ps->ups[j];
-			if (done[j] || v->perf || v->prog != u->prog ||
-			    ps->progs[v->prog].soft_cookie > 0 ||
-			    v->pid != u->pid ||
-			    (v->flags & DTRACE_UPROBE_RETURN) !=
-				    (u->flags & DTRACE_UPROBE_RETURN) ||
-			    strcmp(v->path, u->path) != 0)
-				continue;
-			done[j] = true;
-			offs[n] = v->offset;
-			refs[n] = v->ref_ctr;
-			any_ref |= v->ref_ctr != 0;
-			cookies[n] = j + 1;
-			n++;
-		}
-		dt_attach_req_t req = {
-			.prog_fd = ps->progs[u->prog].fd,
-			.path = u->path,
-			.pid = u->pid,
-			.retprobe = (u->flags & DTRACE_UPROBE_RETURN) != 0,
-			.n = n,
-			.offsets = offs,
-			.ref_ctr_offsets = any_ref ? refs : NULL,
-			.cookies = cookies,
-		};
-		rc = dt_bpf_attach_uprobes(dtp, &req);
-		if (rc < 0 && late) {
-			dt_warn(dtp, "%s", dtp->errmsg);
-			dtp->errmsg[0] = '\0';
-			rc = 0;
+		while (rc == 0 && attachable(ps, u) &&
+		       (pid = link_next(u)) >= 0) {
+			rc = attach_group(dtp, ps, i, pid, &b);
+			if (rc < 0 && late) {
+				dt_warn(dtp, "%s", dtp->errmsg);
+				dtp->errmsg[0] = '\0';
+				rc = 0;
+			}
 		}
 	}
-	free(done);
-	free(offs);
-	free(refs);
-	free(cookies);
+	free(b.offs);
+	free(b.refs);
+	free(b.cookies);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -1117,38 +1218,27 @@ fail:
 	return -1;
 }
 
-/* An underlying probe placed while tracing: attach it at once to the
- * program of its kind, built now if need be. */
+/* An underlying probe placed while tracing, or made to fire in one more
+ * process: attach it at once to the program of its kind, built now if need
+ * be. */
 static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 				  uint32_t cookie)
 {
-	uint32_t idx = cookie - 1;
-	dt_uprobe_ent_t *u = &ps->ups[idx];
-	int prog = kprog_lookup(ps, u);
+	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
+	int prog = u->prog >= 0 ? u->prog : kprog_lookup(ps, u);
 
 	if (prog < 0 && (prog = late_program(dtp, ps, u)) < 0)
 		return -ENOENT;	/* kept, unattached: asking again says the same */
 	u->prog = prog;
-	if (u->perf) {
-		int rc = attach_perf_entry(dtp, ps, idx);
-		return rc < 0 ? rc : (int64_t)cookie;
-	}
 	if (ps->batching)
 		return cookie;	/* dt_prog_batch_end() attaches it */
-
-	uint64_t off = u->offset, ref = u->ref_ctr, cookie64 = cookie;
-	dt_attach_req_t req = {
-		.prog_fd = ps->progs[prog].fd,
-		.path = u->path,
-		.pid = u->pid,
-		.retprobe = (u->flags & DTRACE_UPROBE_RETURN) != 0,
-		.n = 1,
-		.offsets = &off,
-		.ref_ctr_offsets = ref ? &ref : NULL,
-		.cookies = &cookie64,
-	};
-	int rc = dt_bpf_attach_uprobes(dtp, &req);
-	return rc < 0 ? rc : (int64_t)cookie;
+	if (attach_pending(dtp, ps, false) < 0) {
+		int err = -EINVAL;
+		dt_warn(dtp, "%s", dtp->errmsg);
+		dtp->errmsg[0] = '\0';
+		return err;
+	}
+	return cookie;
 }
 
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
@@ -1196,7 +1286,7 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	if (dt_bpf_maps_create(dtp) < 0)
 		return -1;
 	if (fill_maps(dtp, ps) < 0 || load_programs(dtp, ps) < 0 ||
-	    attach_from(dtp, ps, 0, false) < 0)
+	    attach_pending(dtp, ps, false) < 0)
 		return -1;
 	ps->built = true;
 	return 0;
@@ -1289,8 +1379,10 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	/* Program fds belong to dt_bpf.c, which closes them. */
 	for (int i = 0; i < ps->nprogs; i++)
 		dt_as_fini(&ps->progs[i].as);
-	for (uint32_t i = 0; i < ps->nups; i++)
+	for (uint32_t i = 0; i < ps->nups; i++) {
 		free(ps->ups[i].path);
+		free(ps->ups[i].pids);
+	}
 	free(ps->ups);
 	free(ps->ovls);
 	free(ps->ups_index.slots);
@@ -1308,7 +1400,6 @@ void dt_prog_batch_begin(dtrace_hdl_t *dtp)
 	if (!ps->built || ps->batching)
 		return;
 	ps->batching = true;
-	ps->batch_first = ps->nups;
 }
 
 void dt_prog_batch_end(dtrace_hdl_t *dtp)
@@ -1318,8 +1409,7 @@ void dt_prog_batch_end(dtrace_hdl_t *dtp)
 	if (ps == NULL || !ps->batching)
 		return;
 	ps->batching = false;
-	if (ps->batch_first < ps->nups)
-		attach_from(dtp, ps, ps->batch_first, true);
+	attach_pending(dtp, ps, true);
 }
 
 int dt_prog_poll_providers(dtrace_hdl_t *dtp)

@@ -172,8 +172,10 @@ typedef struct dtrace_host {
 	 * pattern matches everything. */
 	int (*glob_match)(const char *pattern, const char *s);
 
-	/* Place an underlying probe (deduplicated on path, offset, flags and
-	 * pid).  Returns its cookie (> 0) or a negative errno. */
+	/* Place an underlying probe, or make one fire in up->pid too: there
+	 * is one per (provider, kind, flags, path, offset), whatever the
+	 * processes, and the overlays choose the probe of the firing process.
+	 * Returns its cookie (> 0) or a negative errno. */
 	int64_t (*uprobe)(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up);
 	/* Make prp fire when the underlying probe cookie fires in process pid
 	 * (0: any process).  Used from enable(). */

@@ -168,14 +168,16 @@ typedef struct usdt_mapping {
 				   process lives in another mount namespace) */
 	dev_t dev;
 	ino_t ino;
+	pid_t pid;		/* the process that maps it, 0: unknown */
 } usdt_mapping_t;
 
 /* The regular files mapped executable by pid, deduplicated.  Returns the
  * count (>= 0) and an array to free with usdt_mappings_free(), or -errno. */
 int usdt_proc_mappings(pid_t pid, usdt_mapping_t **out);
 void usdt_mappings_free(usdt_mapping_t *m, int n);
-/* Every process's mapped files, deduplicated.  Processes that vanish or
- * cannot be read are skipped. */
+/* Every process's mapped files, each file once per process that maps it,
+ * grouped by process.  Processes that vanish or cannot be read are
+ * skipped. */
 int usdt_all_mappings(usdt_mapping_t **out);
 
 /* The run-time spec table (one value per attach cookie).  The layout is

@@ -3,8 +3,8 @@
  *
  * Only file-backed mappings of regular files count (a probe site lives in
  * an executable mapping, but a note may be read from any mapping of the
- * file, so every mapping of it is taken).  Each file appears once, keyed on
- * (dev, inode) as the maps line gives them.  When the process lives in
+ * file, so every mapping of it is taken).  Each file appears once per
+ * process, keyed on (dev, inode) as the maps line gives them.  When the process lives in
  * another mount namespace, the path it shows does not name the same file
  * here; it is then reached through /proc/PID/root, which both libelf and the
  * kernel's uprobe path lookup follow.
@@ -26,15 +26,16 @@ typedef struct mapping_set {
 	int n, cap;
 } mapping_set_t;
 
-static bool set_has(const mapping_set_t *s, dev_t dev, ino_t ino)
+static bool set_has(const mapping_set_t *s, pid_t pid, dev_t dev, ino_t ino)
 {
-	for (int i = 0; i < s->n; i++)
+	for (int i = s->n - 1; i >= 0 && s->v[i].pid == pid; i--)
 		if (s->v[i].dev == dev && s->v[i].ino == ino)
 			return true;
 	return false;
 }
 
-static int set_add(mapping_set_t *s, char *path, dev_t dev, ino_t ino)
+static int set_add(mapping_set_t *s, pid_t pid, char *path, dev_t dev,
+		   ino_t ino)
 {
 	if (s->n == s->cap) {
 		int cap = s->cap ? s->cap * 2 : 32;
@@ -46,7 +47,8 @@ static int set_add(mapping_set_t *s, char *path, dev_t dev, ino_t ino)
 		s->v = v;
 		s->cap = cap;
 	}
-	s->v[s->n++] = (usdt_mapping_t){ .path = path, .dev = dev, .ino = ino };
+	s->v[s->n++] = (usdt_mapping_t){ .path = path, .dev = dev, .ino = ino,
+					 .pid = pid };
 	return 0;
 }
 
@@ -80,7 +82,7 @@ static int maps_line(pid_t pid, const char *line, mapping_set_t *s)
 	if (*path != '/')
 		return 0;
 	dev_t dev = makedev(maj, min);
-	if (set_has(s, dev, (ino_t)ino))
+	if (set_has(s, pid, dev, (ino_t)ino))
 		return 0;
 	char *copy = strndup(path, strcspn(path, "\n"));
 	if (copy == NULL)
@@ -89,7 +91,7 @@ static int maps_line(pid_t pid, const char *line, mapping_set_t *s)
 	free(copy);
 	if (open == NULL)
 		return 0;
-	return set_add(s, open, dev, (ino_t)ino);
+	return set_add(s, pid, open, dev, (ino_t)ino);
 }
 
 static int proc_scan(pid_t pid, mapping_set_t *s)

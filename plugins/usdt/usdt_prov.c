@@ -3,10 +3,10 @@
  * map, and the providers applications register with dtprobed.
  *
  * Naming.  A probe is provider:module:function:name where
- *   provider	the note's provider, followed by the pid for a
- *		process-specific probe ("python1234"), as DTrace names USDT
- *		providers; without a pid ("python") for a probe that applies
- *		to every process (see below);
+ *   provider	the note's provider followed by the pid of the process the
+ *		probe belongs to ("python1234"), as DTrace names USDT
+ *		providers; without a pid ("python") for the probe that stands
+ *		for the processes not seen yet (see below);
  *   module	the name of the file holding the site ("python3.11",
  *		"libstdc++.so.6.0.30", the program's file name for a program);
  *   function	the function symbol whose range holds the site, "" if the
@@ -17,16 +17,19 @@
  * by the decimal pid of a live process ("python1234", which is what
  * "python$target" becomes) looks at that process only: the files it maps
  * now.  Any other provider field (a plain name, a glob such as
- * "postgresql*", or empty) makes probes without a pid, one per (provider,
- * module, function, name), over the files mapped by every process running
- * now and the modules registered with dtprobed.  Such a probe's uprobes are
- * placed for every process, so it fires in processes that start later and
- * map the same file too, and each process's firings are told apart by the
- * pid variable.  This is the least surprising reading of "provider*" for a
- * tracer that cannot create probes as processes come and go: the probe set
- * is fixed when tracing starts and nothing a new process does is missed.
- * Glob descriptions never create pid-specific probes, so a firing matches
- * one probe of a clause, not two.
+ * "postgresql*", or empty) covers every process: it makes the probes of
+ * each process that maps a matching file now (or registered it with
+ * dtprobed), and one more probe per (provider, module, function, name)
+ * without a pid, for the processes not seen yet.  The uprobes of such a
+ * description are placed for every process, so a process that starts later
+ * and maps the same file fires too: the engine's overlay lookup finds the
+ * probe of the firing process by its pid, else the probe without a pid.
+ * A process that appears while tracing (exec, dlopen, a registration) gets
+ * its own probes as soon as the plugin hears of it (see "Late"); until
+ * then, and in a child forked without exec that does not register, its
+ * firings are those of the probe without a pid.  A process's probe answers
+ * to the descriptions of every process (usdt_probe_match), so a clause of
+ * "myapp*" runs once per firing, under the name "myapp1234".
  *
  * Arguments.  The specs of each site are decoded when its file is read
  * (usdt_args.c) and written to the usdt_specs map under the site's attach
@@ -65,7 +68,8 @@ typedef struct usdt_site {
 
 /* A probe's private data. */
 typedef struct usdt_probe {
-	pid_t pid;		/* 0: every process */
+	pid_t pid;		/* 0: the processes not seen yet */
+	const char *base;	/* the provider name without the pid */
 	int nsites, cap;
 	usdt_site_t *sites;
 	bool declared;		/* decl and attrs hold a declaration */
@@ -212,8 +216,11 @@ static void probe_decl_from_reg(usdt_probe_t *pr, const usdt_reg_t *r,
  * The declaration of this note's probe: first the one the file itself
  * carries (.dtrace_prov, linked in by `dtrace -G`), which is known before
  * the process runs its registration code (dtrace -c) and without dtprobed;
- * else a registration of the same file with dtprobed (a process that
- * registered a description made another way).  Notes alone give no types.
+ * else, for a process's own probe, that process's registration of the same
+ * file with dtprobed (a description made another way).  Any user's process
+ * may register declarations for a file it maps, so a registration never
+ * applies to the probes of other processes, nor to the probe of the
+ * processes not seen yet.  Notes alone give no types.
  */
 static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 			    const usdt_file_t *f, const usdt_note_t *note)
@@ -235,7 +242,7 @@ static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 	for (const usdt_reg_t *r = st->regs; r != NULL; r = r->next) {
 		if ((dev_t)r->dev != f->dev || (ino_t)r->ino != f->ino ||
 		    strcmp(r->provider, note->provider) != 0 ||
-		    (pr->pid != 0 && r->pid != pr->pid))
+		    pr->pid == 0 || r->pid != pr->pid)
 			continue;
 		for (int i = 0; i < r->nprobes; i++)
 			if (strcmp(r->probes[i].name, note->name) == 0) {
@@ -245,11 +252,12 @@ static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 	}
 }
 
-/* Create the probes of one file that match the query.  Returns how many
- * were created, or -errno. */
+/* Create the probes of one file that match the query, those of process
+ * pid (0: the probes of the processes not seen yet, see "Naming").
+ * Returns how many were created, or -errno. */
 static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
 			const usdt_query_t *q, const char *path,
-			const usdt_file_t *f)
+			const usdt_file_t *f, pid_t pid)
 {
 	const dtrace_probedesc_t *pdp = q->pdp;
 	int created = 0;
@@ -270,14 +278,14 @@ static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
 			free(name);
 			continue;
 		}
-		if (q->pid)
+		if (pid)
 			snprintf(prv, sizeof(prv), "%s%d", note->provider,
-				 (int)q->pid);
+				 (int)pid);
 		else
 			snprintf(prv, sizeof(prv), "%s", note->provider);
 		bool isnew;
 		usdt_probe_t *pr = probe_get(dtp, prv, f->module, note->func,
-					     name, q->pid, &isnew);
+					     name, pid, &isnew);
 		free(name);
 		if (pr == NULL) {
 			host->error(dtp, "cannot create probe %s:%s:%s:%s: %s",
@@ -286,6 +294,7 @@ static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
 			return -errno;
 		}
 		st->matched = true;
+		pr->base = note->provider;
 		if (isnew && st->tracing)
 			pr->late = true;
 		if (probe_add_site(pr, path, f, note) < 0 ||
@@ -297,7 +306,9 @@ static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
 	return created;
 }
 
-/* Provide from each mapped file of a list. */
+/* Provide from each mapped file of a list: the probes of the process that
+ * maps it, and for a description of every process, those of the
+ * processes not seen yet. */
 static int provide_mappings(dtrace_hdl_t *dtp, usdt_state_t *st,
 			    const usdt_query_t *q, const usdt_mapping_t *m,
 			    int n)
@@ -307,7 +318,14 @@ static int provide_mappings(dtrace_hdl_t *dtp, usdt_state_t *st,
 		usdt_file_t *f = usdt_file_get(&st->fc, m[i].path);
 		if (f == NULL || f->nnotes == 0)
 			continue;	/* gone, unreadable, or no probes */
-		int rc = provide_file(dtp, st, q, m[i].path, f);
+		pid_t pid = q->pid ? q->pid : m[i].pid;
+		int rc = 0;
+		if (pid != 0)
+			rc = provide_file(dtp, st, q, m[i].path, f, pid);
+		if (rc >= 0 && q->pid == 0) {
+			int more = provide_file(dtp, st, q, m[i].path, f, 0);
+			rc = more < 0 ? more : rc + more;
+		}
 		if (rc < 0)
 			return rc;
 		total += rc;
@@ -335,7 +353,7 @@ static int provide_registered(dtrace_hdl_t *dtp, usdt_state_t *st,
 			     !host->glob_match(q->prvpat, r->provider))
 			continue;
 		char alt[PATH_MAX];
-		usdt_mapping_t m = { .path = r->module };
+		usdt_mapping_t m = { .path = r->module, .pid = r->pid };
 		struct stat sb;
 		if (stat(r->module, &sb) != 0 || sb.st_ino != (ino_t)r->ino) {
 			snprintf(alt, sizeof(alt), "/proc/%d/root%s",
@@ -852,21 +870,24 @@ static int files_of_list(pid_t pid, const void *arg, usdt_mapping_t **m)
 {
 	const path_list_t *pl = arg;
 
-	(void)pid;
 	*m = calloc((size_t)pl->n + 1, sizeof(**m));
 	if (*m == NULL)
 		return -ENOMEM;
-	for (int i = 0; i < pl->n; i++)
+	for (int i = 0; i < pl->n; i++) {
 		if (((*m)[i].path = strdup(pl->paths[i])) == NULL) {
 			usdt_mappings_free(*m, i);
 			return -ENOMEM;
 		}
+		(*m)[i].pid = pid;	/* exec keeps the pid */
+	}
 	return pl->n;
 }
 
 /* The exec gate: a program about to start maps these files.  Its pid still
  * runs the old program, so descriptions naming that pid do not apply: the
- * exec watch matches them once the new program is there. */
+ * exec watch matches them once the new program is there.  Descriptions of
+ * every process get the probes of that pid at once (exec keeps it) besides
+ * those of the processes not seen yet. */
 static int usdt_notice_files(dtrace_hdl_t *dtp, void *data, pid_t pid,
 			     const char *const *paths, int npaths)
 {
@@ -947,6 +968,29 @@ static void usdt_detach_session(dtrace_hdl_t *dtp, void *data)
 	free(st);
 }
 
+/* A process's probe answers to its own provider name ("myapp1234") and,
+ * for descriptions of every process, to the name without the pid ("myapp",
+ * "myapp*", "*"); a description naming another pid does not match it.  A
+ * probe of the processes not seen yet has no pid in its name. */
+static int usdt_probe_match(dtrace_hdl_t *dtp, void *data,
+			    const dtrace_probe_t *prp,
+			    const dtrace_probedesc_t *pdp)
+{
+	const usdt_probe_t *pr = host->probe_priv(prp);
+	const char *prv = host->probe_name(prp, DTRACE_FIELD_PRV);
+	usdt_query_t q;
+
+	if (!host->glob_match(pdp->mod, host->probe_name(prp, DTRACE_FIELD_MOD)) ||
+	    !host->glob_match(pdp->fun, host->probe_name(prp, DTRACE_FIELD_FUN)) ||
+	    !host->glob_match(pdp->prb, host->probe_name(prp, DTRACE_FIELD_PRB)))
+		return 0;
+	if (host->glob_match(pdp->prv, prv))
+		return 1;
+	query_init(&q, pdp);
+	return pr != NULL && pr->pid != 0 && pr->base != NULL && q.pid == 0 &&
+	       host->glob_match(q.prvpat, pr->base);
+}
+
 static const dtrace_provider_ops_t usdt_ops = {
 	.version = DTRACE_PROVIDER_VERSION,
 	.name = "usdt",
@@ -963,6 +1007,7 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.notice_files = usdt_notice_files,
 	.event_fd = usdt_event_fd,
 	.poll = usdt_poll,
+	.probe_match = usdt_probe_match,
 };
 
 __attribute__((visibility("default")))

@@ -1,7 +1,8 @@
 #!/bin/bash
-# A provider glob with no pid (sdt_test*) names probes without a pid that
-# fire in every process mapping the file: one running before dtrace starts
-# and one started afterwards, whose first firing is not missed.  Also a
+# A provider glob with no pid (sdt_test*) covers every process mapping the
+# file: one running before dtrace starts and one started afterwards, whose
+# first firing is not missed; each firing is named as DTrace names it, the
+# provider followed by the pid of the process (sdt_test1234).  Also a
 # probe whose argument cannot be decoded (%xmm0): one warning naming the
 # probe, and its other argument still reads.
 set -u
@@ -25,7 +26,7 @@ old=$!
 sleep 0.2
 "$DTRACE" -q -n 'sdt_test*:::many { printf("%s %s %s %d %d\n", probeprov, probemod, probefunc, pid, arg0); }' >out 2>err &
 dt=$!
-wait_for out "^sdt_test sdt_args fire_many $old " ||
+wait_for out "^sdt_test$old sdt_args fire_many $old " ||
 	{ echo "the running process's probe did not fire:"; cat out err; status=1; }
 "$bin" 3 10 >/dev/null &
 new=$!
@@ -36,9 +37,9 @@ wait "$dt"
 kill "$old"
 wait "$old" 2>/dev/null
 actual=$(grep " $new " out)
-expected="sdt_test sdt_args fire_many $new 0
-sdt_test sdt_args fire_many $new 1
-sdt_test sdt_args fire_many $new 2"
+expected="sdt_test$new sdt_args fire_many $new 0
+sdt_test$new sdt_args fire_many $new 1
+sdt_test$new sdt_args fire_many $new 2"
 if [ "$actual" != "$expected" ]; then
 	echo "the process started later printed:"; echo "$actual"
 	echo "expected:"; echo "$expected"; cat err

@@ -6,6 +6,18 @@
     dtp_send.py SOCKET good    register a well-formed provider "pyprov" for
                                this process (its own code), then sleep 3 s
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
+    dtp_send.py SOCKET idle N SECONDS
+                               open N connections, send nothing, hold
+                               them for SECONDS
+    dtp_send.py SOCKET refuse-once
+                               listen on SOCKET as dtprobed would; close
+                               the first connection unanswered, answer the
+                               second with DTPV_OP_DONE; print the op and
+                               size of each message, then exit
+    dtp_send.py SOCKET map FILE PROVIDER PROBE TYPE
+                               map FILE executable and register PROBE of
+                               PROVIDER in it with one argument of TYPE,
+                               then sleep 30 s
 
 The message layout is dtprobed/dtprobed_proto.h, version 1.
 """
@@ -31,11 +43,11 @@ def own_code():
 
 
 def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
-            nargs=1, mapping=0, op=1, **override):
-    code = own_code()
+            nargs=1, mapping=0, op=1, argtype=b'int', **override):
+    code = own_code() if base is None or site is None else 0
     base = code if base is None else base
     site = code + 16 if site is None else site
-    strtab = b'\0' + provider + b'\0' + probe + b'\0' + b'int\0'
+    strtab = b'\0' + provider + b'\0' + probe + b'\0' + argtype + b'\0'
     s_prov, s_probe = 1, 2 + len(provider)
     s_int = s_probe + len(probe) + 1
     probes_off = HDR.size
@@ -99,6 +111,38 @@ def bad_cases():
     ]
 
 
+def idle(path, n, seconds):
+    """Open n connections, send nothing, hold them for seconds."""
+    conns = []
+    for _ in range(n):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            s.connect(path)
+        except OSError:
+            s.close()
+            continue
+        conns.append(s)
+    print('idle', len(conns), flush=True)
+    time.sleep(seconds)
+
+
+def refuse_once(path):
+    """A daemon that refuses the first message and takes the second."""
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    srv.bind(path)
+    srv.listen(8)
+    for answer in (False, True):
+        conn, _ = srv.accept()
+        conn.settimeout(10)
+        msg = conn.recv(1 << 20)
+        op = struct.unpack_from('<H', msg, 6)[0] if len(msg) >= 8 else 0
+        print('op', op, 'size', len(msg), flush=True)
+        if answer:
+            conn.send(struct.pack('<4sHHII', b'DTPN', 1, 6, 0, 0))
+        conn.close()
+    srv.close()
+
+
 def main():
     path, what = sys.argv[1], sys.argv[2]
     if what == 'bad':
@@ -109,6 +153,26 @@ def main():
     elif what == 'good':
         send(path, message())
         time.sleep(3)
+    elif what == 'map':
+        import mmap
+        with open(sys.argv[3], 'rb') as f:
+            m = mmap.mmap(f.fileno(), 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+        start = None
+        with open('/proc/self/maps') as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) >= 6 and parts[5] == sys.argv[3] and 'x' in parts[1]:
+                    start = int(parts[0].split('-')[0], 16)
+        send(path, message(
+            provider=sys.argv[4].encode(), probe=sys.argv[5].encode(),
+            argtype=sys.argv[6].encode(), base=start, site=start + 16))
+        print('registered', flush=True)
+        time.sleep(30)
+        m.close()
+    elif what == 'idle':
+        idle(path, int(sys.argv[3]), float(sys.argv[4]))
+    elif what == 'refuse-once':
+        refuse_once(path)
     elif what == 'flood':
         for _ in range(300):
             try:
