@@ -522,7 +522,7 @@ static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb)
 	cx->dtp = pcb->dtp;
 	cx->st = dt_cg_state(pcb->dtp);
 	cx->lbl_strcmp = -1;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < DT_CG_NSCANS; i++)
 		cx->lbl_cb[i] = -1;
 	dt_regs_init(&cx->rs);
 }

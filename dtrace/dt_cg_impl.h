@@ -60,7 +60,7 @@ void dt_regs_check(struct dt_cg *cx, int reg);
  * The clause's BPF stack frame (offsets from r10):
  *   -8			ctx (struct pt_regs *), saved at entry
  *   -16 - 8*i		spill slot i, i < DT_REGS_NSPILL
- *   -136 .. -73	string scan context (DT_FRAME_LOOP)
+ *   -144 .. -73	string scan context (DT_FRAME_LOOP)
  * Nothing else lives on the stack: helper arguments (map keys and values,
  * probe_read destinations) are staged in the mstate area, so spills and
  * staging can never collide.
@@ -68,9 +68,9 @@ void dt_regs_check(struct dt_cg *cx, int reg);
 #define DT_FRAME_CTX		(-8)
 #define DT_FRAME_SPILL(i)	(-16 - 8 * (i))
 /* The context of a string scan (dt_cg_subr.c): DT_LOOP_NSLOTS u64 slots
- * at fp-136 .. fp-73, written right before the call. */
-#define DT_LOOP_NSLOTS		8
-#define DT_FRAME_LOOP		(-136)
+ * at fp-144 .. fp-73, written right before the call. */
+#define DT_LOOP_NSLOTS		9
+#define DT_FRAME_LOOP		(-144)
 #define DT_FRAME_LOOP_SLOT(i)	(DT_FRAME_LOOP + 8 * (i))
 
 /* A map the generated code refers to.  Code is emitted before the maps
@@ -109,6 +109,8 @@ struct dt_cg_state {
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
+#define DT_CG_NSCANS	5	/* kinds of string scans (dt_cg_subr.c) */
+
 typedef struct dt_cg {
 	dt_pcb_t *pcb;
 	dtrace_hdl_t *dtp;
@@ -133,7 +135,7 @@ typedef struct dt_cg {
 	bool has_aggs;
 	int key_level;		/* nesting of tuple keys being built */
 	int lbl_strcmp;		/* subprograms, -1 until first used */
-	int lbl_cb[4];		/* scan subprograms (dt_cg_subr.c) */
+	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */
 	int lbl_end;		/* the record output and return 0 */
 } dt_cg_t;
 
