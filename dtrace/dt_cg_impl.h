@@ -133,6 +133,7 @@ typedef struct dt_cg {
 	bool destructive;
 	bool records;		/* has a data-recording action */
 	bool has_aggs;
+	int nexits;		/* exit() calls in the clause */
 	int key_level;		/* nesting of tuple keys being built */
 	int lbl_strcmp;		/* subprograms, -1 until first used */
 	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */

@@ -1040,6 +1040,8 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 	check_call_args(cx, n, fi);
 	if (cx->depth_if > 0)
 		cx->actmask = true;	/* conditional: record which ran */
+	if (fi->func == DT_F_EXIT && cx->nexits++ > 0)
+		cx->actmask = true;	/* a second exit() is dropped */
 	if (fi->destructive && !cx->dtp->opt.destructive)
 		ERR(cx, D_DESTRUCT, n, "%s( ) is a destructive action: use -w "
 		    "or -x destructive", n->name);
