@@ -218,6 +218,35 @@ static uint32_t key_slot(const dt_recdesc_t *rd)
 	return rd->kind == DT_RK_INT ? 8 : rd->size;
 }
 
+/*
+ * The map of ad, a per-CPU hash whose keys start with the aggregation's
+ * id (8 bytes).  The first DT_AGG_OWN_MAPS aggregations have a map each;
+ * later ones share one per key and value size (a program may use at most
+ * 64 maps), each adding its share of aggsize to the map's entries.  (A
+ * map of its own each is kept where it fits: new entries in a shared map
+ * were seen to fail under profile probes, where the kernel allocates map
+ * elements from small per-map caches.)
+ */
+static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
+{
+	uint32_t ksize = DT_AGG_KEYPREFIX + ad->keysize;
+	uint64_t n = st->dtp->opt.aggsize / (ksize + ad->valsize);
+	uint32_t want = n < 16 ? 16 : n > DT_AGG_MAP_MAX ? DT_AGG_MAP_MAX :
+			(uint32_t)n;
+	char name[64];
+
+	if (ad->id < DT_AGG_OWN_MAPS)
+		snprintf(name, sizeof(name), "agg_%s", ad->name);
+	else
+		snprintf(name, sizeof(name), "aggs_%u_%u", ksize, ad->valsize);
+	ad->map = dt_cg_map(st, name, BPF_MAP_TYPE_PERCPU_HASH, ksize,
+			    ad->valsize, 0);
+	if (ad->map->nentries < DT_AGG_MAP_MAX)
+		ad->map->nentries += want;
+	if (ad->map->nentries > DT_AGG_MAP_MAX)
+		ad->map->nentries = DT_AGG_MAP_MAX;
+}
+
 static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 			     dt_aggfunc_t f, dt_node_t *keys)
 {
@@ -225,7 +254,6 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	int64_t params[4];
 	uint32_t valsize = agg_params(cx, call, f, params);	/* may fail */
 	uint32_t ksize = 0;
-	char name[256];
 
 	/* every check that can fail comes before the first allocation */
 	for (dt_node_t *k = keys; k != NULL; k = k->next) {
@@ -233,9 +261,10 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		key_desc(st, k, &rd);
 		ksize += key_slot(&rd);
 	}
-	if (ksize > st->key_max)
+	if (ksize + DT_AGG_KEYPREFIX > st->key_max)
 		ERR(cx, D_AGG_KEYS, agg, "the keys of @%s take %u bytes, more "
-		    "than the %u available", agg->name, ksize, st->key_max);
+		    "than the %u available", agg->name, ksize,
+		    st->key_max - DT_AGG_KEYPREFIX);
 
 	dt_aggdesc_t *ad = dt_zalloc(sizeof(*ad));
 	ad->id = st->naggs;
@@ -254,11 +283,7 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		off += key_slot(rd);
 	}
 	ad->keysize = off ? off : 8;
-	uint64_t n = cx->dtp->opt.aggsize / (ad->keysize + ad->valsize);
-	snprintf(name, sizeof(name), "agg_%s", agg->name);
-	ad->map = dt_cg_map(st, name, BPF_MAP_TYPE_PERCPU_HASH, ad->keysize,
-			    ad->valsize, n < 16 ? 16 : n > 1000000 ? 1000000 :
-			    (uint32_t)n);
+	agg_map(st, ad);
 	st->aggs = dt_realloc(st->aggs, sizeof(*st->aggs) *
 			      (size_t)(st->naggs + 1));
 	st->aggs[st->naggs++] = ad;
@@ -590,10 +615,14 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	if (agg_has_incr(call, ad->func))
 		w = dt_cg_expr(cx, nth_arg(call->args,
 					   nargs_of(call->args) - 1));
-	if (keys == NULL)
-		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key, 0));
-	else
-		dt_cg_key(cx, keys, false, ad->keysize);
+	if (keys == NULL) {
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key,
+				  ad->id));
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key + 8,
+				  0));
+	} else {
+		dt_cg_key(cx, keys, ad->id, DT_AGG_KEYPREFIX + ad->keysize);
+	}
 
 	emit_lookup(cx, ad);
 	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);

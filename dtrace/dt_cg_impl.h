@@ -211,8 +211,12 @@ int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys);
 void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
 		     dt_type_t *vt);
 /* Emit: build the tuple key of args at st->off_key; size in *ksize.
- * With tid, the first 8 bytes are the thread id (self-> variables). */
-void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize);
+ * The first 8 bytes can hold a prefix: the thread id (self-> variables,
+ * DT_KEY_TID) or a number (the aggregation's id in a shared map). */
+void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize);
+#define DT_KEY_PLAIN	(-1)	/* prefix: none */
+#define DT_KEY_TID	(-2)	/* prefix: the thread id */
+				/* prefix >= 0: that number */
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
 
