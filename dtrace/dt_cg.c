@@ -53,7 +53,8 @@
 #include "dt_cg_impl.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
-#define DT_CG_NTEMPS	8
+#define DT_CG_NTEMPS	8	/* temporaries kept before the record shrinks */
+#define DT_CG_NTEMPS_MAX 32	/* as many as fit beside a full record */
 
 static uint32_t align8(uint32_t v)
 {
@@ -62,8 +63,10 @@ static uint32_t align8(uint32_t v)
 
 /* Lay the mstate area out for strsize.  The record buffer gets what the
  * other regions leave of DT_MSTATE_MAX (keeping DT_THIS_RESERVE for this->
- * variables), up to DT_REC_MAX; fewer string temporaries when the strings
- * are so large that the record would get less than DT_REC_MIN. */
+ * variables), up to DT_REC_MAX; string temporaries take what a full
+ * record leaves, up to DT_CG_NTEMPS_MAX, and at least DT_CG_NTEMPS unless
+ * the strings are so large that the record would get less than
+ * DT_REC_MIN. */
 #define DT_REC_MAX	16384
 #define DT_REC_MIN	2048
 #define DT_THIS_RESERVE	4096
@@ -76,14 +79,15 @@ static void layout(dt_cg_state_t *st)
 		p2 <<= 1;
 	st->key_max = align8(8 + 4 * ss);
 	st->aggval_max = align8(ss);
-	for (st->ntemps = DT_CG_NTEMPS; ; st->ntemps--) {
+	for (st->ntemps = DT_CG_NTEMPS_MAX; ; st->ntemps--) {
 		/* strcmp uses 2 * strsize; index a power-of-two window +
 		 * strsize */
 		uint32_t fixed = 64 + 2 * st->key_max + st->aggval_max +
 				 p2 + align8(ss) + st->ntemps * 2 * align8(ss);
 		room = (int64_t)DT_MSTATE_MAX - DT_MST_AREA - DT_THIS_RESERVE -
 		       fixed - (int64_t)sizeof(dt_rechdr_t);
-		if (room >= DT_REC_MIN || st->ntemps == 2)
+		if (room >= DT_REC_MAX || st->ntemps == 2 ||
+		    (st->ntemps <= DT_CG_NTEMPS && room >= DT_REC_MIN))
 			break;
 	}
 	st->rec_max = room < 0 ? 0 : room > DT_REC_MAX ? DT_REC_MAX :
