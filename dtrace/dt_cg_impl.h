@@ -194,6 +194,8 @@ dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);
 void dt_check_clause(dt_cg_t *cx, const dt_clause_ast_t *c);
 dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n);
 bool dt_check_is_string(const dt_type_t *t);
+/* Whether the value of node from may be stored in an object of type to. */
+bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from);
 /* The constant arguments of stack() and ustack(), also as keys. */
 void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n);
 dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */

@@ -60,6 +60,13 @@
 	X(D_VAR_TYPE)		/* variable used with another type */ \
 	X(D_PRAGMA_OPT)		/* unknown or bad option */ \
 	X(D_PRAGMA_MALFORM)	/* malformed #pragma */ \
+	X(D_PRAGMA_INVAL)	/* invalid #pragma D directive or argument */ \
+	X(D_PRAGMA_DEPEND)	/* #pragma D depends_on not satisfied */ \
+	X(D_PRAGMA_OPTSET)	/* #pragma D option cannot be set */ \
+	X(D_PRAGCTL_INVAL)	/* invalid control directive */ \
+	X(D_PRAGERR)		/* #error */ \
+	X(D_PRAGMA_UNUSED)	/* #pragma D attributes naming nothing */ \
+	X(D_SIZEOF_TYPE)	/* sizeof of an operand of unknown size */ \
 	X(D_PROV_BADNAME)	/* bad provider name */ \
 	X(D_PROV_PRDUP)		/* duplicate probe in a provider */ \
 	X(D_PROV_INCOMPAT)	/* argument mapping does not fit */ \
