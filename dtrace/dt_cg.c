@@ -726,6 +726,7 @@ static void free_aggdesc(dt_aggdesc_t *ad)
 {
 	free((char *)ad->name);
 	free(ad->keys);
+	free(ad->ktypes);
 	free(ad);
 }
 

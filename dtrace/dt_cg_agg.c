@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "dt_cg_impl.h"
+#include "dt_consume.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
@@ -274,11 +275,14 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	memcpy(ad->params, params, sizeof(params));
 	ad->nkeys = nargs_of(keys);
 	ad->keys = dt_zalloc(sizeof(dt_recdesc_t) * (size_t)(ad->nkeys + 1));
+	ad->ktypes = dt_zalloc(sizeof(dt_type_t *) * (size_t)(ad->nkeys + 1));
 	uint32_t off = 0;
 	int i = 0;
 	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
 		dt_recdesc_t *rd = &ad->keys[i];
 		key_desc(st, k, rd);
+		ad->ktypes[i] = dt_cg_is_stack_call(k) ? &dt_printf_stack_type :
+				k->type;
 		rd->offset = off;
 		off += key_slot(rd);
 	}

@@ -1047,6 +1047,26 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
 }
 
+/* printa(fmt, @a...): the conversions that are not %@ take the keys of
+ * the (first) aggregation, in order, and must fit their types; fewer
+ * conversions than keys is fine.  An aggregation first assigned in a later
+ * clause is checked at run time instead. */
+static void check_printa_format(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_node_t *fmt = n->args;
+	char msg[256] = "";
+
+	if (fmt->kind != DT_N_STRING)
+		return;
+	const dt_aggdesc_t *ad = dt_cg_agg(cx->dtp, fmt->next->ident->id);
+	if (ad == NULL || ad->ktypes == NULL)
+		return;
+	int tag = dt_printf_check(fmt->str, ad->nkeys, ad->ktypes, msg,
+				  sizeof(msg));
+	if (tag != 0 && tag != D_PRINTF_ARG_EXTRA)
+		ERR(cx, (dt_errtag_t)tag, n, "printa( ) %s", msg);
+}
+
 /* stack([frames]) and ustack([frames[, strsize]]): positive integer
  * constants; the frames must fit a record (a key is checked by its size
  * in dt_cg_agg.c). */
@@ -1093,6 +1113,7 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 			    "aggregation argument");
 		for (; x != NULL; x = x->next)
 			agg_id_of(cx, x, "printa");
+		check_printa_format(cx, n);
 		return;
 	}
 	case DT_F_CLEAR: case DT_F_TRUNC: case DT_F_NORMALIZE:

@@ -138,6 +138,8 @@ typedef struct dt_aggdesc {
 	uint32_t valsize;
 	int64_t params[4];	/* lquantize low, high, step; llquantize
 				   factor, low, high, steps */
+	dt_type_t **ktypes;	/* the keys' types, for printa()'s format
+				   (stack keys: dt_printf_stack_type) */
 	dtrace_map_t *map;	/* the per-CPU hash, maybe shared by
 				   aggregations of one key and value size:
 				   its keys are the id (DT_AGG_KEYPREFIX
