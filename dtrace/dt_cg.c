@@ -558,8 +558,10 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 
 	cx.cc = cc;
 	dt_check_clause(&cx, c);
-	/* a clause records unless all it does is aggregate */
-	cc->record = !(cx.has_aggs && !cx.records);
+	/* a clause records when it has an action that records, or nothing
+	 * at all (the default action); one that only assigns variables or
+	 * aggregates prints nothing, as in DTrace */
+	cc->record = c->body == NULL || cx.records;
 	cg_clause(&cx, c, cc->record);
 	if (cx.st->off_this + cx.st->this_size > DT_MSTATE_MAX)
 		dt_pcb_error(pcb, D_STACK_SIZE, c->line, "this-> variables "
