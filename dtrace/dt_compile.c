@@ -75,6 +75,14 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			snprintf(msg, sizeof(msg), "%s", dtp->errmsg);
 			dt_pcb_error(pcb, D_PDESC_INVAL, d->line, "%s", msg);
 		}
+		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list) {
+			/* -l says it as DTrace does */
+			snprintf(dtp->errmsg, sizeof(dtp->errmsg), "failed to "
+				 "match %s:%s:%s:%s: No probe matches "
+				 "description", d->prv, d->mod, d->fun, d->prb);
+			dtp->errtag = D_PDESC_ZERO;
+			longjmp(pcb->jb, 1);
+		}
 		if (n == 0 && !dtp->opt.zdefs)
 			dt_pcb_error(pcb, D_PDESC_ZERO, d->line,
 				     "probe description %s:%s:%s:%s does not "
