@@ -52,13 +52,15 @@ static dt_node_t *nth_arg(dt_node_t *a, int i)
 	return a;
 }
 
+/* Argument #i (from 1 after the value) of call: an integer constant, or
+ * DTrace's error with tag. */
 static int64_t const_arg(dt_cg_t *cx, dt_node_t *call, int i,
-			 const char *what)
+			 dt_errtag_t tag)
 {
 	dt_node_t *a = nth_arg(call->args, i);
-	if (!a->is_const)
-		ERR(cx, D_AGG_ARGS, a, "%s( ) %s must be an integer constant",
-		    call->name, what);
+	if (!a->is_const || !dt_type_is_integer(a->type))
+		ERR(cx, tag, a, "%s( ) argument #%d must be an integer "
+		    "constant", call->name, i);
 	return (int64_t)a->ival;
 }
 
@@ -99,46 +101,50 @@ static int64_t llq_nbuckets(const int64_t *p)
 	return base + 1;	/* and the bucket at or above the top */
 }
 
-/* DTrace's checks on llquantize's parameters (its messages). */
+/* DTrace's checks on llquantize's parameters (its tags and messages). */
 static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
 {
-	p[0] = const_arg(cx, call, 1, "factor");
-	p[1] = const_arg(cx, call, 2, "low magnitude");
-	p[2] = const_arg(cx, call, 3, "high magnitude");
-	p[3] = const_arg(cx, call, 4, "number of steps");
+	p[0] = const_arg(cx, call, 1, D_LLQUANT_FACTORTYPE);
+	p[1] = const_arg(cx, call, 2, D_LLQUANT_LMAGTYPE);
+	p[2] = const_arg(cx, call, 3, D_LLQUANT_HMAGTYPE);
+	p[3] = const_arg(cx, call, 4, D_LLQUANT_STEPTYPE);
 	if (p[0] < 2 || p[0] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
-		    "must be two or more and fit in 16 bits");
+		ERR(cx, D_LLQUANT_FACTORVAL, call, "llquantize( ) argument #1 "
+		    "must be an unsigned 16-bit quantity greater than or equal "
+		    "to 2");
 	if (p[1] < 0 || p[1] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) low magnitude "
-		    "(argument #2) must be a non-negative 16-bit integer");
+		ERR(cx, D_LLQUANT_LMAGVAL, call, "llquantize( ) argument #2 "
+		    "must be an unsigned 16-bit quantity");
 	if (p[2] < 0 || p[2] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) high magnitude "
-		    "(argument #3) must be a non-negative 16-bit integer");
-	if (p[3] < 0 || p[3] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) number of steps "
-		    "(argument #4) must be a non-negative 16-bit integer");
+		ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) argument #3 "
+		    "must be an unsigned 16-bit quantity");
+	if (p[3] <= 0)
+		ERR(cx, D_LLQUANT_STEPTYPE, call, "llquantize( ) argument #4 "
+		    "must be a non-zero positive integer constant");
+	if (p[3] > UINT16_MAX)
+		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) argument #4 "
+		    "must be an unsigned 16-bit quantity");
 	if (p[2] < p[1])
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) high magnitude "
-		    "(argument #3) must be greater than or equal to low "
-		    "magnitude (argument #2)");
+		ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) argument #3 "
+		    "(high magnitude) must be at least argument #2 (low "
+		    "magnitude)");
 	if (p[3] < p[0])
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
+		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor "
+		    "(argument #1) "
 		    "must be less than or equal to the number of linear steps "
 		    "per magnitude (argument #4)");
 	int64_t pw = 1;
 	bool divides = false;
 	for (int64_t o = 0; o <= p[2]; o++) {
 		if (pw > INT64_MAX / p[0])
-			ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (%lld) "
-			    "raised to power of high magnitude (%lld) plus 1 "
-			    "overflows 64-bits", (long long)p[0],
-			    (long long)p[2]);
+			ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) "
+			    "argument #3 (high magnitude) will cause overflow "
+			    "of 64 bits");
 		pw *= p[0];
 		divides = divides || pw % p[3] == 0;
 	}
 	if (p[3] % p[0] != 0 || !divides)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
+		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor (argument #1) "
 		    "must evenly divide the number of steps per magnitude "
 		    "(argument #4), and the number of steps per magnitude must "
 		    "evenly divide a power of the factor");
@@ -146,6 +152,38 @@ static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
 		ERR(cx, D_AGG_ARGS, call, "llquantize( ) has too many buckets "
 		    "(%lld, at most %d)", (long long)llq_nbuckets(p),
 		    DT_LLQUANTIZE_MAXBYTES / 8);
+}
+
+/* DTrace's checks on lquantize's parameters (its tags and messages). */
+static void lquantize_check(dt_cg_t *cx, dt_node_t *call, int64_t lo,
+			    int64_t hi, int64_t step)
+{
+	if (lo < INT32_MIN || lo > INT32_MAX)
+		ERR(cx, D_LQUANT_BASEVAL, call, "lquantize( ) argument #1 "
+		    "must be a 32-bit quantity");
+	if (hi < INT32_MIN || hi > INT32_MAX)
+		ERR(cx, D_LQUANT_LIMVAL, call, "lquantize( ) argument #2 "
+		    "must be a 32-bit quantity");
+	if (hi < lo)
+		ERR(cx, D_LQUANT_MISMATCH, call, "lquantize( ) base (argument "
+		    "#1) must be less than limit (argument #2)");
+	if (step <= 0)
+		ERR(cx, D_LQUANT_STEPTYPE, call, "lquantize( ) argument #3 "
+		    "must be a non-zero positive integer constant");
+	if (step > UINT16_MAX)
+		ERR(cx, D_LQUANT_STEPVAL, call, "lquantize( ) argument #3 "
+		    "must be a 16-bit quantity");
+	if ((hi - lo) / step == 0)
+		ERR(cx, D_LQUANT_STEPLARGE, call, "lquantize( ) step (argument "
+		    "#3) too large: must have at least one quantization level");
+	if ((hi - lo) / step > UINT16_MAX)
+		ERR(cx, D_LQUANT_STEPSMALL, call, "lquantize( ) step (argument "
+		    "#3) too small: number of quantization levels must be a "
+		    "16-bit quantity");
+	if ((hi - lo) / step > DT_LQUANTIZE_MAXLEVELS)
+		ERR(cx, D_AGG_ARGS, call, "lquantize( ) has too many levels "
+		    "(%lld, at most %d here)", (long long)((hi - lo) / step),
+		    DT_LQUANTIZE_MAXLEVELS);
 }
 
 /* Function parameters (lquantize) and the value size. */
@@ -160,22 +198,13 @@ static uint32_t agg_params(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
 	case DT_AGG_STDDEV: return 32;
 	case DT_AGG_QUANTIZE: return DT_QUANTIZE_NBUCKETS * 8;
 	case DT_AGG_LQUANTIZE: {
-		int64_t lo = const_arg(cx, call, 1, "lower bound");
-		int64_t hi = const_arg(cx, call, 2, "upper bound");
+		int64_t lo = const_arg(cx, call, 1, D_LQUANT_BASETYPE);
+		int64_t hi = const_arg(cx, call, 2, D_LQUANT_LIMTYPE);
 		int64_t step = nargs_of(call->args) > 3 ?
-			       const_arg(cx, call, 3, "step") : 1;
-		if (step <= 0 || step > INT32_MAX)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) step must be "
-			    "greater than zero");
-		if (hi <= lo || lo < INT32_MIN || hi > INT32_MAX)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) upper bound "
-			    "must be greater than lower bound");
-		if ((hi - lo) / step > DT_LQUANTIZE_MAXLEVELS)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) has too many "
-			    "levels (at most %d)", DT_LQUANTIZE_MAXLEVELS);
-		if ((hi - lo) % step != 0)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) upper bound "
-			    "must be lower bound plus a multiple of step");
+			       const_arg(cx, call, 3, D_LQUANT_STEPTYPE) : 1;
+		lquantize_check(cx, call, lo, hi, step);
+		/* as DTrace: the limit is the last whole step */
+		hi = lo + (hi - lo) / step * step;
 		params[0] = lo;
 		params[1] = hi;
 		params[2] = step;
