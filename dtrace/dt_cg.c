@@ -648,6 +648,28 @@ void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
 
 /* ---- session ---- */
 
+int dt_cg_check_space(dtrace_hdl_t *dtp)
+{
+	dt_cg_state_t *st = dt_cg_state(dtp);
+	bool fits = true;
+
+	for (int i = 0; i < dtp->nclauses; i++) {
+		const dt_compiled_clause_t *cc = dtp->clauses[i];
+		if (cc != NULL && cc->record &&
+		    sizeof(dt_rechdr_t) + cc->recsize > dtp->opt.bufsize)
+			fits = false;
+	}
+	for (int i = 0; i < st->naggs; i++)
+		if ((uint64_t)st->aggs[i]->keysize + st->aggs[i]->valsize >
+		    dtp->opt.aggsize)
+			fits = false;
+	if (fits)
+		return 0;
+	dt_set_error(dtp, "could not enable tracing: Enabling exceeds size "
+		     "of buffer");
+	return -1;
+}
+
 uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp)
 {
 	dt_cg_state_t *st = dt_cg_state(dtp);
