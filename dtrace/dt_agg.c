@@ -1256,8 +1256,9 @@ static bool llq_lo_fn(int bin, int64_t lo, void *arg)
 	return false;
 }
 
-/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at
- * -(2^(k+1) - 1); bucket 0 also holds INT64_MIN. */
+/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at -2^k
+ * (it holds -2^k .. -2^(k-1) - 1, as DTrace counts); bucket 0 also holds
+ * INT64_MIN. */
 static int64_t quantize_bucket_min(int bin)
 {
 	if (bin == 0)
@@ -1266,7 +1267,7 @@ static int64_t quantize_bucket_min(int bin)
 		return 0;
 	if (bin > DT_QUANTIZE_ZERO)
 		return (int64_t)(1ull << (bin - DT_QUANTIZE_ZERO - 1));
-	return -(int64_t)((1ull << (DT_QUANTIZE_ZERO - bin)) - 1);
+	return -(int64_t)(1ull << (DT_QUANTIZE_ZERO - 1 - bin));
 }
 
 int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin)

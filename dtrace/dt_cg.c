@@ -614,12 +614,12 @@ static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
 static void declare_inline(dt_cg_t *cx, dt_inline_t *in)
 {
 	dt_type_t *t = dt_check_expr(cx, in->expr);
-	dt_ident_t *id = dt_zalloc(sizeof(*id));
 
 	if (in->type != NULL && !dt_check_assignable(in->type, in->expr))
 		dt_pcb_error(cx->pcb, D_OP_INCOMPAT, in->line, "inline %s "
 			     "definition uses incompatible types: \"%s\" = "
 			     "\"%s\"", in->name, in->type->name, t->name);
+	dt_ident_t *id = dt_zalloc(sizeof(*id));
 	id->name = dt_strdup(in->name);
 	id->type = in->type ? in->type : t;
 	id->nkeys = -1;
