@@ -411,11 +411,31 @@ static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
 	free(tmp);
 }
 
+/* The key of entry key of d in its (shared) map: the id, then the key. */
+static uint8_t *agg_map_key(const dt_aggdesc_t *d, const void *key)
+{
+	uint8_t *mk = dt_zalloc(DT_AGG_KEYPREFIX + d->keysize);
+	uint64_t id = (uint64_t)d->id;
+
+	memcpy(mk, &id, sizeof(id));
+	memcpy(mk + DT_AGG_KEYPREFIX, key, d->keysize);
+	return mk;
+}
+
+/* Whether the map key mk belongs to the aggregation d. */
+static bool agg_map_owns(const dt_aggdesc_t *d, const uint8_t *mk)
+{
+	uint64_t id;
+
+	memcpy(&id, mk, sizeof(id));
+	return id == (uint64_t)d->id;
+}
+
 static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 {
 	const dt_aggdesc_t *d = as->desc;
 	int ncpus = dt_agg_ncpus(dtp), fd, err = 0;
-	size_t ks = d->keysize ? d->keysize : 4;
+	size_t ks = DT_AGG_KEYPREFIX + d->keysize;
 	uint8_t *key, *next, *vals;
 	void *prev = NULL;
 
@@ -429,13 +449,16 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	while (bpf_map_get_next_key(fd, prev, next) == 0) {
 		memcpy(key, next, ks);
 		prev = key;
+		if (!agg_map_owns(d, key))
+			continue;	/* another aggregation's */
 		if (bpf_map_lookup_elem(fd, key, vals) != 0) {
 			if (errno == ENOENT)
 				continue;	/* deleted meanwhile */
 			err = -errno;
 			break;
 		}
-		agg_merge_percpu(as, key, vals, ncpus, dtp->opt.aggpercpu);
+		agg_merge_percpu(as, key + DT_AGG_KEYPREFIX, vals, ncpus,
+				 dtp->opt.aggpercpu);
 	}
 	free(key);
 	free(next);
@@ -1233,8 +1256,9 @@ static bool llq_lo_fn(int bin, int64_t lo, void *arg)
 	return false;
 }
 
-/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at
- * -(2^(k+1) - 1); bucket 0 also holds INT64_MIN. */
+/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at -2^k
+ * (it holds -2^k .. -2^(k-1) - 1, as DTrace counts); bucket 0 also holds
+ * INT64_MIN. */
 static int64_t quantize_bucket_min(int bin)
 {
 	if (bin == 0)
@@ -1243,7 +1267,7 @@ static int64_t quantize_bucket_min(int bin)
 		return 0;
 	if (bin > DT_QUANTIZE_ZERO)
 		return (int64_t)(1ull << (bin - DT_QUANTIZE_ZERO - 1));
-	return -(int64_t)((1ull << (DT_QUANTIZE_ZERO - bin)) - 1);
+	return -(int64_t)(1ull << (DT_QUANTIZE_ZERO - 1 - bin));
 }
 
 int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin)
@@ -1295,7 +1319,9 @@ static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 	agg_init_val(d, init);
 	for (int cpu = 0; cpu < ncpus; cpu++)
 		memcpy(vals + (size_t)cpu * stride, init, copy);
-	err = bpf_map_update_elem(d->map->fd, key, vals, BPF_EXIST);
+	uint8_t *mk = agg_map_key(d, key);
+	err = bpf_map_update_elem(d->map->fd, mk, vals, BPF_EXIST);
+	free(mk);
 	free(vals);
 	free(init);
 	return err != 0 && errno != ENOENT ? -1 : 0;
@@ -1342,8 +1368,11 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 			kept[i] = *e;
 			continue;
 		}
-		if (as->desc->map != NULL)
-			bpf_map_delete_elem(as->desc->map->fd, e->key);
+		if (as->desc->map != NULL) {
+			uint8_t *mk = agg_map_key(as->desc, e->key);
+			bpf_map_delete_elem(as->desc->map->fd, mk);
+			free(mk);
+		}
 		agg_free_entry(e);
 	}
 	agg_rows_free(rows, nrows);

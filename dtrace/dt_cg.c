@@ -53,7 +53,8 @@
 #include "dt_cg_impl.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
-#define DT_CG_NTEMPS	8
+#define DT_CG_NTEMPS	8	/* temporaries kept before the record shrinks */
+#define DT_CG_NTEMPS_MAX 32	/* as many as fit beside a full record */
 
 static uint32_t align8(uint32_t v)
 {
@@ -62,8 +63,10 @@ static uint32_t align8(uint32_t v)
 
 /* Lay the mstate area out for strsize.  The record buffer gets what the
  * other regions leave of DT_MSTATE_MAX (keeping DT_THIS_RESERVE for this->
- * variables), up to DT_REC_MAX; fewer string temporaries when the strings
- * are so large that the record would get less than DT_REC_MIN. */
+ * variables), up to DT_REC_MAX; string temporaries take what a full
+ * record leaves, up to DT_CG_NTEMPS_MAX, and at least DT_CG_NTEMPS unless
+ * the strings are so large that the record would get less than
+ * DT_REC_MIN. */
 #define DT_REC_MAX	16384
 #define DT_REC_MIN	2048
 #define DT_THIS_RESERVE	4096
@@ -76,14 +79,15 @@ static void layout(dt_cg_state_t *st)
 		p2 <<= 1;
 	st->key_max = align8(8 + 4 * ss);
 	st->aggval_max = align8(ss);
-	for (st->ntemps = DT_CG_NTEMPS; ; st->ntemps--) {
+	for (st->ntemps = DT_CG_NTEMPS_MAX; ; st->ntemps--) {
 		/* strcmp uses 2 * strsize; index a power-of-two window +
 		 * strsize */
 		uint32_t fixed = 64 + 2 * st->key_max + st->aggval_max +
 				 p2 + align8(ss) + st->ntemps * 2 * align8(ss);
 		room = (int64_t)DT_MSTATE_MAX - DT_MST_AREA - DT_THIS_RESERVE -
 		       fixed - (int64_t)sizeof(dt_rechdr_t);
-		if (room >= DT_REC_MIN || st->ntemps == 2)
+		if (room >= DT_REC_MAX || st->ntemps == 2 ||
+		    (st->ntemps <= DT_CG_NTEMPS && room >= DT_REC_MIN))
 			break;
 	}
 	st->rec_max = room < 0 ? 0 : room > DT_REC_MAX ? DT_REC_MAX :
@@ -522,7 +526,7 @@ static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb)
 	cx->dtp = pcb->dtp;
 	cx->st = dt_cg_state(pcb->dtp);
 	cx->lbl_strcmp = -1;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < DT_CG_NSCANS; i++)
 		cx->lbl_cb[i] = -1;
 	dt_regs_init(&cx->rs);
 }
@@ -554,8 +558,10 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 
 	cx.cc = cc;
 	dt_check_clause(&cx, c);
-	/* a clause records unless all it does is aggregate */
-	cc->record = !(cx.has_aggs && !cx.records);
+	/* a clause records when it has an action that records, or nothing
+	 * at all (the default action); one that only assigns variables or
+	 * aggregates prints nothing, as in DTrace */
+	cc->record = c->body == NULL || cx.records;
 	cg_clause(&cx, c, cc->record);
 	if (cx.st->off_this + cx.st->this_size > DT_MSTATE_MAX)
 		dt_pcb_error(pcb, D_STACK_SIZE, c->line, "this-> variables "
@@ -608,8 +614,12 @@ static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
 static void declare_inline(dt_cg_t *cx, dt_inline_t *in)
 {
 	dt_type_t *t = dt_check_expr(cx, in->expr);
-	dt_ident_t *id = dt_zalloc(sizeof(*id));
 
+	if (in->type != NULL && !dt_check_assignable(in->type, in->expr))
+		dt_pcb_error(cx->pcb, D_OP_INCOMPAT, in->line, "inline %s "
+			     "definition uses incompatible types: \"%s\" = "
+			     "\"%s\"", in->name, in->type->name, t->name);
+	dt_ident_t *id = dt_zalloc(sizeof(*id));
 	id->name = dt_strdup(in->name);
 	id->type = in->type ? in->type : t;
 	id->nkeys = -1;
@@ -637,6 +647,28 @@ void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
 }
 
 /* ---- session ---- */
+
+int dt_cg_check_space(dtrace_hdl_t *dtp)
+{
+	dt_cg_state_t *st = dt_cg_state(dtp);
+	bool fits = true;
+
+	for (int i = 0; i < dtp->nclauses; i++) {
+		const dt_compiled_clause_t *cc = dtp->clauses[i];
+		if (cc != NULL && cc->record &&
+		    sizeof(dt_rechdr_t) + cc->recsize > dtp->opt.bufsize)
+			fits = false;
+	}
+	for (int i = 0; i < st->naggs; i++)
+		if ((uint64_t)st->aggs[i]->keysize + st->aggs[i]->valsize >
+		    dtp->opt.aggsize)
+			fits = false;
+	if (fits)
+		return 0;
+	dt_set_error(dtp, "could not enable tracing: Enabling exceeds size "
+		     "of buffer");
+	return -1;
+}
 
 uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp)
 {
@@ -718,6 +750,7 @@ static void free_aggdesc(dt_aggdesc_t *ad)
 {
 	free((char *)ad->name);
 	free(ad->keys);
+	free(ad->ktypes);
 	free(ad);
 }
 

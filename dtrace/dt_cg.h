@@ -46,6 +46,9 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog);
 /* Size of the mstate value including the code generator's area. */
 uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp);
+/* Whether what the clauses record fits bufsize, and one entry of each
+ * aggregation aggsize; -1 with DTrace's message when not. */
+int dt_cg_check_space(dtrace_hdl_t *dtp);
 /* The aggregation table. */
 int dt_cg_naggs(dtrace_hdl_t *dtp);
 dt_aggdesc_t *dt_cg_agg(dtrace_hdl_t *dtp, int id);

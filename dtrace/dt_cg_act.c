@@ -196,15 +196,51 @@ static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
 	dt_regs_give(cx, reg);
 }
 
-/* exit(): besides its record, stop every probe but END from now on. */
+static void mark_action(dt_cg_t *cx, int i)
+{
+	if (!cx->actmask)
+		return;
+	if (i >= 64)
+		dt_pcb_error(cx->pcb, D_STACK_SIZE, 0, "too many actions in "
+			     "a clause with if statements (at most 64)");
+	int16_t off = (int16_t)rec_mst_off(cx, 0);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R9, off));
+	dt_as_ld_imm64(cx->as, DT_R2, 1ULL << i);
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R1, DT_R2));
+	EMIT(DT_STORE(BPF_DW, DT_R9, off, DT_R1));
+}
+
+#define DT_CMPXCHG64(d, o, s) \
+	DT_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_CMPXCHG)
+
+/*
+ * exit(): besides its record, stop every probe but END from now on.  The
+ * first exit() of the session wins, as in DTrace: it moves the activity
+ * (active, or inactive in BEGIN) to draining atomically and marks the
+ * firing, which then runs no further clause (dt_program.c) and drops the
+ * clause's later exit() records (they run with the action mask: see
+ * check_action()).  An exit() in END, where the session already drains,
+ * records its status.
+ */
 static void act_exit_state(dt_cg_t *cx)
 {
-	int skip = dt_as_label(cx->as);
+	int keep = dt_as_label(cx->as), drop = dt_as_label(cx->as);
 
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(exited)));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, drop);
 	dt_cg_array_value(cx, dt_cg_map(cx->st, "state", BPF_MAP_TYPE_ARRAY,
-					4, 8, DT_STATE_NSLOTS), skip);
-	EMIT(DT_STORE_IMM(BPF_DW, DT_R0, 0, DT_ACTIVITY_DRAINING));
-	dt_as_place(cx->as, skip);
+					4, 8, DT_STATE_NSLOTS), keep);
+	EMIT(DT_MOV64_REG(DT_R1, DT_R0));
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R1, 0));
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, DT_ACTIVITY_DRAINING, keep);
+	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
+	EMIT(DT_MOV64_IMM(DT_R2, DT_ACTIVITY_DRAINING));
+	EMIT(DT_CMPXCHG64(DT_R1, 0, DT_R2));
+	dt_as_jump_reg(cx->as, BPF_JNE, DT_R0, DT_R3, keep);
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(exited), 1));
+	dt_as_place(cx->as, keep);
+	mark_action(cx, cx->nacts - 1);
+	dt_as_place(cx->as, drop);
 }
 
 static void act_signal(dt_cg_t *cx, dt_node_t *sig, int signo)
@@ -239,20 +275,6 @@ static void act_strings(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 }
 
 /* Set bit i of the action mask when the action runs conditionally. */
-static void mark_action(dt_cg_t *cx, int i)
-{
-	if (!cx->actmask)
-		return;
-	if (i >= 64)
-		dt_pcb_error(cx->pcb, D_STACK_SIZE, 0, "too many actions in "
-			     "a clause with if statements (at most 64)");
-	int16_t off = (int16_t)rec_mst_off(cx, 0);
-	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R9, off));
-	dt_as_ld_imm64(cx->as, DT_R2, 1ULL << i);
-	EMIT(DT_ALU64_REG(BPF_OR, DT_R1, DT_R2));
-	EMIT(DT_STORE(BPF_DW, DT_R9, off, DT_R1));
-}
-
 static const dt_actkind_t dt_actkinds[] = {
 	[DT_F_TRACE] = DT_ACT_TRACE, [DT_F_PRINTF] = DT_ACT_PRINTF,
 	[DT_F_EXIT] = DT_ACT_EXIT, [DT_F_TRACEMEM] = DT_ACT_TRACEMEM,
@@ -276,7 +298,8 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 	}
 	dt_actdesc_t *ad = dt_cg_act_new(cx, dt_actkinds[fi->func],
 					 call->line);
-	mark_action(cx, cx->nacts - 1);
+	if (fi->func != DT_F_EXIT)
+		mark_action(cx, cx->nacts - 1);
 	switch (fi->func) {
 	case DT_F_TRACE:
 		record_value(cx, ad, a);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include "dt_cg_impl.h"
+#include "dt_consume.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
@@ -51,13 +52,15 @@ static dt_node_t *nth_arg(dt_node_t *a, int i)
 	return a;
 }
 
+/* Argument #i (from 1 after the value) of call: an integer constant, or
+ * DTrace's error with tag. */
 static int64_t const_arg(dt_cg_t *cx, dt_node_t *call, int i,
-			 const char *what)
+			 dt_errtag_t tag)
 {
 	dt_node_t *a = nth_arg(call->args, i);
-	if (!a->is_const)
-		ERR(cx, D_AGG_ARGS, a, "%s( ) %s must be an integer constant",
-		    call->name, what);
+	if (!a->is_const || !dt_type_is_integer(a->type))
+		ERR(cx, tag, a, "%s( ) argument #%d must be an integer "
+		    "constant", call->name, i);
 	return (int64_t)a->ival;
 }
 
@@ -98,46 +101,50 @@ static int64_t llq_nbuckets(const int64_t *p)
 	return base + 1;	/* and the bucket at or above the top */
 }
 
-/* DTrace's checks on llquantize's parameters (its messages). */
+/* DTrace's checks on llquantize's parameters (its tags and messages). */
 static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
 {
-	p[0] = const_arg(cx, call, 1, "factor");
-	p[1] = const_arg(cx, call, 2, "low magnitude");
-	p[2] = const_arg(cx, call, 3, "high magnitude");
-	p[3] = const_arg(cx, call, 4, "number of steps");
+	p[0] = const_arg(cx, call, 1, D_LLQUANT_FACTORTYPE);
+	p[1] = const_arg(cx, call, 2, D_LLQUANT_LMAGTYPE);
+	p[2] = const_arg(cx, call, 3, D_LLQUANT_HMAGTYPE);
+	p[3] = const_arg(cx, call, 4, D_LLQUANT_STEPTYPE);
 	if (p[0] < 2 || p[0] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
-		    "must be two or more and fit in 16 bits");
+		ERR(cx, D_LLQUANT_FACTORVAL, call, "llquantize( ) argument #1 "
+		    "must be an unsigned 16-bit quantity greater than or equal "
+		    "to 2");
 	if (p[1] < 0 || p[1] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) low magnitude "
-		    "(argument #2) must be a non-negative 16-bit integer");
+		ERR(cx, D_LLQUANT_LMAGVAL, call, "llquantize( ) argument #2 "
+		    "must be an unsigned 16-bit quantity");
 	if (p[2] < 0 || p[2] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) high magnitude "
-		    "(argument #3) must be a non-negative 16-bit integer");
-	if (p[3] < 0 || p[3] > UINT16_MAX)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) number of steps "
-		    "(argument #4) must be a non-negative 16-bit integer");
+		ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) argument #3 "
+		    "must be an unsigned 16-bit quantity");
+	if (p[3] <= 0)
+		ERR(cx, D_LLQUANT_STEPTYPE, call, "llquantize( ) argument #4 "
+		    "must be a non-zero positive integer constant");
+	if (p[3] > UINT16_MAX)
+		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) argument #4 "
+		    "must be an unsigned 16-bit quantity");
 	if (p[2] < p[1])
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) high magnitude "
-		    "(argument #3) must be greater than or equal to low "
-		    "magnitude (argument #2)");
+		ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) argument #3 "
+		    "(high magnitude) must be at least argument #2 (low "
+		    "magnitude)");
 	if (p[3] < p[0])
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
+		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor "
+		    "(argument #1) "
 		    "must be less than or equal to the number of linear steps "
 		    "per magnitude (argument #4)");
 	int64_t pw = 1;
 	bool divides = false;
 	for (int64_t o = 0; o <= p[2]; o++) {
 		if (pw > INT64_MAX / p[0])
-			ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (%lld) "
-			    "raised to power of high magnitude (%lld) plus 1 "
-			    "overflows 64-bits", (long long)p[0],
-			    (long long)p[2]);
+			ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) "
+			    "argument #3 (high magnitude) will cause overflow "
+			    "of 64 bits");
 		pw *= p[0];
 		divides = divides || pw % p[3] == 0;
 	}
 	if (p[3] % p[0] != 0 || !divides)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) factor (argument #1) "
+		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor (argument #1) "
 		    "must evenly divide the number of steps per magnitude "
 		    "(argument #4), and the number of steps per magnitude must "
 		    "evenly divide a power of the factor");
@@ -145,6 +152,38 @@ static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
 		ERR(cx, D_AGG_ARGS, call, "llquantize( ) has too many buckets "
 		    "(%lld, at most %d)", (long long)llq_nbuckets(p),
 		    DT_LLQUANTIZE_MAXBYTES / 8);
+}
+
+/* DTrace's checks on lquantize's parameters (its tags and messages). */
+static void lquantize_check(dt_cg_t *cx, dt_node_t *call, int64_t lo,
+			    int64_t hi, int64_t step)
+{
+	if (lo < INT32_MIN || lo > INT32_MAX)
+		ERR(cx, D_LQUANT_BASEVAL, call, "lquantize( ) argument #1 "
+		    "must be a 32-bit quantity");
+	if (hi < INT32_MIN || hi > INT32_MAX)
+		ERR(cx, D_LQUANT_LIMVAL, call, "lquantize( ) argument #2 "
+		    "must be a 32-bit quantity");
+	if (hi < lo)
+		ERR(cx, D_LQUANT_MISMATCH, call, "lquantize( ) base (argument "
+		    "#1) must be less than limit (argument #2)");
+	if (step <= 0)
+		ERR(cx, D_LQUANT_STEPTYPE, call, "lquantize( ) argument #3 "
+		    "must be a non-zero positive integer constant");
+	if (step > UINT16_MAX)
+		ERR(cx, D_LQUANT_STEPVAL, call, "lquantize( ) argument #3 "
+		    "must be a 16-bit quantity");
+	if ((hi - lo) / step == 0)
+		ERR(cx, D_LQUANT_STEPLARGE, call, "lquantize( ) step (argument "
+		    "#3) too large: must have at least one quantization level");
+	if ((hi - lo) / step > UINT16_MAX)
+		ERR(cx, D_LQUANT_STEPSMALL, call, "lquantize( ) step (argument "
+		    "#3) too small: number of quantization levels must be a "
+		    "16-bit quantity");
+	if ((hi - lo) / step > DT_LQUANTIZE_MAXLEVELS)
+		ERR(cx, D_AGG_ARGS, call, "lquantize( ) has too many levels "
+		    "(%lld, at most %d here)", (long long)((hi - lo) / step),
+		    DT_LQUANTIZE_MAXLEVELS);
 }
 
 /* Function parameters (lquantize) and the value size. */
@@ -159,22 +198,13 @@ static uint32_t agg_params(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
 	case DT_AGG_STDDEV: return 32;
 	case DT_AGG_QUANTIZE: return DT_QUANTIZE_NBUCKETS * 8;
 	case DT_AGG_LQUANTIZE: {
-		int64_t lo = const_arg(cx, call, 1, "lower bound");
-		int64_t hi = const_arg(cx, call, 2, "upper bound");
+		int64_t lo = const_arg(cx, call, 1, D_LQUANT_BASETYPE);
+		int64_t hi = const_arg(cx, call, 2, D_LQUANT_LIMTYPE);
 		int64_t step = nargs_of(call->args) > 3 ?
-			       const_arg(cx, call, 3, "step") : 1;
-		if (step <= 0 || step > INT32_MAX)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) step must be "
-			    "greater than zero");
-		if (hi <= lo || lo < INT32_MIN || hi > INT32_MAX)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) upper bound "
-			    "must be greater than lower bound");
-		if ((hi - lo) / step > DT_LQUANTIZE_MAXLEVELS)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) has too many "
-			    "levels (at most %d)", DT_LQUANTIZE_MAXLEVELS);
-		if ((hi - lo) % step != 0)
-			ERR(cx, D_AGG_ARGS, call, "lquantize( ) upper bound "
-			    "must be lower bound plus a multiple of step");
+			       const_arg(cx, call, 3, D_LQUANT_STEPTYPE) : 1;
+		lquantize_check(cx, call, lo, hi, step);
+		/* as DTrace: the limit is the last whole step */
+		hi = lo + (hi - lo) / step * step;
 		params[0] = lo;
 		params[1] = hi;
 		params[2] = step;
@@ -218,6 +248,35 @@ static uint32_t key_slot(const dt_recdesc_t *rd)
 	return rd->kind == DT_RK_INT ? 8 : rd->size;
 }
 
+/*
+ * The map of ad, a per-CPU hash whose keys start with the aggregation's
+ * id (8 bytes).  The first DT_AGG_OWN_MAPS aggregations have a map each;
+ * later ones share one per key and value size (a program may use at most
+ * 64 maps), each adding its share of aggsize to the map's entries.  (A
+ * map of its own each is kept where it fits: new entries in a shared map
+ * were seen to fail under profile probes, where the kernel allocates map
+ * elements from small per-map caches.)
+ */
+static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
+{
+	uint32_t ksize = DT_AGG_KEYPREFIX + ad->keysize;
+	uint64_t n = st->dtp->opt.aggsize / (ksize + ad->valsize);
+	uint32_t want = n < 16 ? 16 : n > DT_AGG_MAP_MAX ? DT_AGG_MAP_MAX :
+			(uint32_t)n;
+	char name[64];
+
+	if (ad->id < DT_AGG_OWN_MAPS)
+		snprintf(name, sizeof(name), "agg_%s", ad->name);
+	else
+		snprintf(name, sizeof(name), "aggs_%u_%u", ksize, ad->valsize);
+	ad->map = dt_cg_map(st, name, BPF_MAP_TYPE_PERCPU_HASH, ksize,
+			    ad->valsize, 0);
+	if (ad->map->nentries < DT_AGG_MAP_MAX)
+		ad->map->nentries += want;
+	if (ad->map->nentries > DT_AGG_MAP_MAX)
+		ad->map->nentries = DT_AGG_MAP_MAX;
+}
+
 static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 			     dt_aggfunc_t f, dt_node_t *keys)
 {
@@ -225,7 +284,6 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	int64_t params[4];
 	uint32_t valsize = agg_params(cx, call, f, params);	/* may fail */
 	uint32_t ksize = 0;
-	char name[256];
 
 	/* every check that can fail comes before the first allocation */
 	for (dt_node_t *k = keys; k != NULL; k = k->next) {
@@ -233,9 +291,10 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		key_desc(st, k, &rd);
 		ksize += key_slot(&rd);
 	}
-	if (ksize > st->key_max)
+	if (ksize + DT_AGG_KEYPREFIX > st->key_max)
 		ERR(cx, D_AGG_KEYS, agg, "the keys of @%s take %u bytes, more "
-		    "than the %u available", agg->name, ksize, st->key_max);
+		    "than the %u available", agg->name, ksize,
+		    st->key_max - DT_AGG_KEYPREFIX);
 
 	dt_aggdesc_t *ad = dt_zalloc(sizeof(*ad));
 	ad->id = st->naggs;
@@ -245,20 +304,19 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	memcpy(ad->params, params, sizeof(params));
 	ad->nkeys = nargs_of(keys);
 	ad->keys = dt_zalloc(sizeof(dt_recdesc_t) * (size_t)(ad->nkeys + 1));
+	ad->ktypes = dt_zalloc(sizeof(dt_type_t *) * (size_t)(ad->nkeys + 1));
 	uint32_t off = 0;
 	int i = 0;
 	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
 		dt_recdesc_t *rd = &ad->keys[i];
 		key_desc(st, k, rd);
+		ad->ktypes[i] = dt_cg_is_stack_call(k) ? &dt_printf_stack_type :
+				k->type;
 		rd->offset = off;
 		off += key_slot(rd);
 	}
 	ad->keysize = off ? off : 8;
-	uint64_t n = cx->dtp->opt.aggsize / (ad->keysize + ad->valsize);
-	snprintf(name, sizeof(name), "agg_%s", agg->name);
-	ad->map = dt_cg_map(st, name, BPF_MAP_TYPE_PERCPU_HASH, ad->keysize,
-			    ad->valsize, n < 16 ? 16 : n > 1000000 ? 1000000 :
-			    (uint32_t)n);
+	agg_map(st, ad);
 	st->aggs = dt_realloc(st->aggs, sizeof(*st->aggs) *
 			      (size_t)(st->naggs + 1));
 	st->aggs[st->naggs++] = ad;
@@ -362,7 +420,9 @@ static void emit_log2(dt_cg_t *cx)
 	EMIT(DT_MOV64_REG(DT_R1, DT_R2));
 }
 
-/* r1 = the quantize bucket of v. */
+/* r1 = the quantize bucket of v, as DTrace's: a positive v counts in the
+ * bucket of the power of two at or below it, a negative one in that of
+ * the negated power of two at or below it (-5 in -8's, -4 in -4's). */
 static void emit_quantize_bucket(dt_cg_t *cx, int v)
 {
 	int neg = dt_as_label(cx->as), done = dt_as_label(cx->as);
@@ -374,12 +434,17 @@ static void emit_quantize_bucket(dt_cg_t *cx, int v)
 	emit_log2(cx);
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_QUANTIZE_ZERO + 1));
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	/* -v = x >= 1: bucket ZERO - 1 - ceil(log2(x)), and ceil(log2(x))
+	 * is floor(log2(x - 1)) + 1 for x >= 2 */
 	dt_as_place(cx->as, neg);
+	EMIT(DT_MOV64_IMM(DT_R1, DT_QUANTIZE_ZERO - 1));
+	dt_as_jump(cx->as, BPF_JEQ, v, -1, done);
 	EMIT(DT_MOV64_REG(DT_R1, v));
 	EMIT(DT_NEG64(DT_R1));
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R1, 1));
 	emit_log2(cx);
 	EMIT(DT_NEG64(DT_R1));
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_QUANTIZE_ZERO - 1));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_QUANTIZE_ZERO - 2));
 	dt_as_jump(cx->as, BPF_JSGE, DT_R1, 0, done);
 	EMIT(DT_MOV64_IMM(DT_R1, 0));
 	dt_as_place(cx->as, done);
@@ -590,10 +655,14 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	if (agg_has_incr(call, ad->func))
 		w = dt_cg_expr(cx, nth_arg(call->args,
 					   nargs_of(call->args) - 1));
-	if (keys == NULL)
-		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key, 0));
-	else
-		dt_cg_key(cx, keys, false, ad->keysize);
+	if (keys == NULL) {
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key,
+				  ad->id));
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key + 8,
+				  0));
+	} else {
+		dt_cg_key(cx, keys, ad->id, DT_AGG_KEYPREFIX + ad->keysize);
+	}
 
 	emit_lookup(cx, ad);
 	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);

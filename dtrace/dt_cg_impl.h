@@ -60,7 +60,7 @@ void dt_regs_check(struct dt_cg *cx, int reg);
  * The clause's BPF stack frame (offsets from r10):
  *   -8			ctx (struct pt_regs *), saved at entry
  *   -16 - 8*i		spill slot i, i < DT_REGS_NSPILL
- *   -136 .. -73	string scan context (DT_FRAME_LOOP)
+ *   -144 .. -73	string scan context (DT_FRAME_LOOP)
  * Nothing else lives on the stack: helper arguments (map keys and values,
  * probe_read destinations) are staged in the mstate area, so spills and
  * staging can never collide.
@@ -68,9 +68,9 @@ void dt_regs_check(struct dt_cg *cx, int reg);
 #define DT_FRAME_CTX		(-8)
 #define DT_FRAME_SPILL(i)	(-16 - 8 * (i))
 /* The context of a string scan (dt_cg_subr.c): DT_LOOP_NSLOTS u64 slots
- * at fp-136 .. fp-73, written right before the call. */
-#define DT_LOOP_NSLOTS		8
-#define DT_FRAME_LOOP		(-136)
+ * at fp-144 .. fp-73, written right before the call. */
+#define DT_LOOP_NSLOTS		9
+#define DT_FRAME_LOOP		(-144)
 #define DT_FRAME_LOOP_SLOT(i)	(DT_FRAME_LOOP + 8 * (i))
 
 /* A map the generated code refers to.  Code is emitted before the maps
@@ -109,6 +109,8 @@ struct dt_cg_state {
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
+#define DT_CG_NSCANS	5	/* kinds of string scans (dt_cg_subr.c) */
+
 typedef struct dt_cg {
 	dt_pcb_t *pcb;
 	dtrace_hdl_t *dtp;
@@ -131,9 +133,10 @@ typedef struct dt_cg {
 	bool destructive;
 	bool records;		/* has a data-recording action */
 	bool has_aggs;
+	int nexits;		/* exit() calls in the clause */
 	int key_level;		/* nesting of tuple keys being built */
 	int lbl_strcmp;		/* subprograms, -1 until first used */
-	int lbl_cb[4];		/* scan subprograms (dt_cg_subr.c) */
+	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */
 	int lbl_end;		/* the record output and return 0 */
 } dt_cg_t;
 
@@ -191,6 +194,8 @@ dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);
 void dt_check_clause(dt_cg_t *cx, const dt_clause_ast_t *c);
 dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n);
 bool dt_check_is_string(const dt_type_t *t);
+/* Whether the value of node from may be stored in an object of type to. */
+bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from);
 /* The constant arguments of stack() and ustack(), also as keys. */
 void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n);
 dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */
@@ -208,8 +213,12 @@ int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys);
 void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
 		     dt_type_t *vt);
 /* Emit: build the tuple key of args at st->off_key; size in *ksize.
- * With tid, the first 8 bytes are the thread id (self-> variables). */
-void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize);
+ * The first 8 bytes can hold a prefix: the thread id (self-> variables,
+ * DT_KEY_TID) or a number (the aggregation's id in a shared map). */
+void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize);
+#define DT_KEY_PLAIN	(-1)	/* prefix: none */
+#define DT_KEY_TID	(-2)	/* prefix: the thread id */
+				/* prefix >= 0: that number */
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
 

@@ -200,31 +200,47 @@ static int cg_strlen(dt_cg_t *cx, dt_node_t *n)
 	return a;
 }
 
+/*
+ * strjoin(a, b): built in the comparison buffer (2 * strsize bytes, free
+ * once both operands are evaluated), then copied into the temporary at
+ * the level where the call started.  The operands' own temporaries are
+ * dead by then, so a nest of strjoin() calls needs about one temporary
+ * per level of the left operand only, not one per call.  The result is
+ * cut at strsize - 1 characters, as DTrace's.
+ */
 static int cg_strjoin(dt_cg_t *cx, dt_node_t *n)
 {
-	uint32_t ss = cx->st->strsize;
-	uint32_t t = dt_cg_temp(cx);
+	uint32_t ss = cx->st->strsize, buf = cx->st->off_cmp;
+	uint32_t mark = cx->ntemps;
+	int16_t bslot = (int16_t)DT_FRAME_LOOP_SLOT(0);
 	int a = dt_cg_expr(cx, n->args);
 	int fits = dt_as_label(cx->as);
 
 	dt_cg_str_notnull(cx, a);
-
-	/* first part; a becomes its length */
-	dt_cg_str_copy(cx, a, a, t);
-	/* second part, at t + len (len < strsize: the temp has 2 * strsize) */
 	int b = dt_cg_expr(cx, n->args->next);
 	dt_cg_str_notnull(cx, b);
-	EMIT(DT_MOV64_REG(DT_R3, b));
+	/* b waits on the stack while a, maybe spilled meanwhile, comes back */
+	EMIT(DT_STORE(BPF_DW, DT_FP, bslot, b));
 	dt_regs_give(cx, b);
+	dt_cg_str_copy(cx, a, a, buf);			/* a = its length */
 	EMIT(DT_MOV64_REG(DT_R4, a));
 	dt_as_jump(cx->as, BPF_JLE, DT_R4, (int32_t)(ss - 1), fits);
 	EMIT(DT_MOV64_IMM(DT_R4, (int32_t)(ss - 1)));
 	dt_as_place(cx->as, fits);
-	dt_cg_mst_ptr(cx, DT_R1, t);
+	dt_cg_mst_ptr(cx, DT_R1, buf);
 	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R4));
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_FP, bslot));
 	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + ss - 1), 0));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(buf + ss - 1), 0));
+	/* into the first temporary the operands may have used */
+	if (cx->ntemps > mark)
+		cx->ntemps = mark;
+	uint32_t t = dt_cg_temp(cx);
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)ss));
+	dt_cg_mst_ptr(cx, DT_R3, buf);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
 	dt_cg_mst_ptr(cx, a, t);
 	return a;
 }

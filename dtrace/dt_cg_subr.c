@@ -3,10 +3,11 @@
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
  * and substr, lltostr, progenyof.
  *
- * Scans run in subprograms, one per kind, appended to the clause once,
- * with branch-free loop bodies (see emit_scan_*).  A scan finds its
+ * A scan is one step per byte, i = 0 .. strsize - 1, run by bpf_loop()
+ * (a callback appended to the clause once per kind, which the verifier
+ * checks once whatever strsize is).  Kernels without bpf_loop call a
+ * subprogram that loops over the same step instead.  A scan finds its
  * operands in the loop context of the clause's frame (DT_FRAME_LOOP).
- * (bpf_loop() callbacks would need BTF func_info for the program.)
  *
  * Every index is checked against strsize before it reaches a pointer, so
  * the verifier sees the bound; string operands point to at least strsize
@@ -21,17 +22,14 @@
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define SLOT(i)		((int16_t)(8 * (i)))	/* in the callback's ctx */
 
-enum { CB_CHR, CB_STR, CB_CASE, CB_PATH };
+enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH };
 
 /*
- * Scan subprograms: void scan(u64 *ctx), called with r1 = the loop
- * context in the caller's frame.  Each runs i = 0 .. strsize - 1 over the
- * string in ctx[0] with a branch-free body, so the only jump the verifier
- * meets per iteration is the loop's own, whose outcome it knows (i is
- * exact): no state forks, about strsize times the body in instructions
- * verified per call.  Registers: r6 = ctx, r7 = i, r3 = the byte A[i].
+ * A step of a scan works on r6 = the loop context, r7 = i (0 <= i <
+ * strsize, proven to the verifier); with a byte, r3 = the byte A[i] of
+ * the string in ctx[0].  Steps are branch-free: in the subprogram form
+ * the verifier then walks strsize steps without forking.
  */
-
 /* d = (x == 0), for 0 <= x < 2^63 */
 static void emit_iszero(dt_cg_t *cx, int d, int x)
 {
@@ -54,35 +52,10 @@ static void emit_select(dt_cg_t *cx, int slot, int flag, int a)
 	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(slot), DT_R0));
 }
 
-static void scan_begin(dt_cg_t *cx, int *loop, int *out)
-{
-	*loop = dt_as_label(cx->as);
-	*out = dt_as_label(cx->as);
-	EMIT(DT_MOV64_REG(DT_R6, DT_R1));
-	EMIT(DT_MOV64_IMM(DT_R7, 0));
-	dt_as_place(cx->as, *loop);
-	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)cx->st->strsize, *out);
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(0)));
-	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R7));
-	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R3, 0));
-}
-
-static void scan_end(dt_cg_t *cx, int loop, int out)
-{
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R7, 1));
-	dt_as_jump(cx->as, BPF_JA, 0, 0, loop);
-	dt_as_place(cx->as, out);
-	EMIT(DT_MOV64_IMM(DT_R0, 0));
-	EMIT(DT_EXIT());
-}
-
 /* ctx: 0 string, 2 char, 3 result (-1), 4 mode (0 first, 1 last),
  * 5 done (the NUL was seen) */
-static void emit_scan_chr(dt_cg_t *cx)
+static void step_chr(dt_cg_t *cx)
 {
-	int loop, out;
-
-	scan_begin(cx, &loop, &out);
 	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
 	EMIT(DT_ALU64_REG(BPF_XOR, DT_R4, DT_R3));
 	emit_iszero(cx, DT_R4, DT_R4);			/* A[i] == c */
@@ -100,16 +73,12 @@ static void emit_scan_chr(dt_cg_t *cx)
 	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(5)));
 	EMIT(DT_ALU64_REG(BPF_OR, DT_R5, DT_R3));
 	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(5), DT_R5));
-	scan_end(cx, loop, out);
 }
 
 /* ctx: 0 string, 1 destination, 2 first letter to change ('a' or 'A'),
  * 3 what to add to it (-32 or 32) */
-static void emit_scan_case(dt_cg_t *cx)
+static void step_case(dt_cg_t *cx)
 {
-	int loop, out;
-
-	scan_begin(cx, &loop, &out);
 	/* x = A[i] + 256 - first: the letter range is [256, 282) */
 	EMIT(DT_MOV64_REG(DT_R4, DT_R3));
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R4, 256));
@@ -129,17 +98,13 @@ static void emit_scan_case(dt_cg_t *cx)
 	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
 	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R7));
 	EMIT(DT_STORE(BPF_B, DT_R4, 0, DT_R3));
-	scan_end(cx, loop, out);
 }
 
 /* ctx: 0 string, 1 previous char (0 at the start), 2 start of the last
  * component (-1: none), 3 its end, 4 start of the slash run before it
  * (-1: none), 5 start of the current slash run, 6 done */
-static void emit_scan_path(dt_cg_t *cx)
+static void step_path(dt_cg_t *cx)
 {
-	int loop, out;
-
-	scan_begin(cx, &loop, &out);
 	/* r8 = active (before the NUL) */
 	emit_iszero(cx, DT_R4, DT_R3);
 	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(6)));
@@ -177,7 +142,6 @@ static void emit_scan_path(dt_cg_t *cx)
 	EMIT(DT_NEG64(DT_R4));
 	EMIT(DT_ALU64_REG(BPF_OR, DT_R3, DT_R4));	/* i == 0: -1 */
 	emit_select(cx, 4, DT_R9, DT_R3);
-	scan_end(cx, loop, out);
 }
 
 /* The power of two at or above n: masks that prove a bound to the
@@ -203,30 +167,22 @@ static void emit_lt(dt_cg_t *cx, int a, int b)
 #define SELECT_SLOT(slot, flag, val) emit_select(cx, slot, flag, val)
 
 /*
- * Substring search by rolling hash (Rabin-Karp, mod 2^64): two branch-free
- * passes, so the verifier's cost stays linear in strsize.  ctx: 0 needle
- * hash (out of pass 1), 1 base^needle length, 2 needle length, 3 result
- * (-1), 4 mode (0 first at or after slot 5, 1 last at or before it),
- * 5 start, 6 haystack length, 7 the mstate.  The caller left the haystack
- * NUL padded at off_cmp (a power-of-two window, so that masked indices
- * stay inside) and the needle at off_cmp + that window.  A hash equality
- * is taken as a match: a false one needs a 64-bit collision.
+ * Substring search by rolling hash (Rabin-Karp, mod 2^64): two scans, one
+ * over the needle, one over the haystack.  ctx: 0 needle hash (out of the
+ * first), 1 base^needle length (1 at the start), 2 needle length,
+ * 3 result (-1), 4 mode (0 first at or after slot 5, 1 last at or before
+ * it), 5 start, 6 haystack length, 7 the mstate, 8 the hash of the window
+ * (0 at the start).  The caller left the haystack NUL padded at off_cmp (a
+ * power-of-two window, so that masked indices stay inside) and the needle
+ * at off_cmp + that window.  A hash equality is taken as a match: a false
+ * one needs a 64-bit collision.
  */
-static void emit_scan_str(dt_cg_t *cx)
+static void step_needle(dt_cg_t *cx)
 {
-	uint32_t ss = cx->st->strsize, p2 = pow2_above(ss);
-	uint32_t c = cx->st->off_cmp, b = c + p2;
-	int l1 = dt_as_label(cx->as), o1 = dt_as_label(cx->as);
-	int l2 = dt_as_label(cx->as), o2 = dt_as_label(cx->as);
+	uint32_t b = cx->st->off_cmp + pow2_above(cx->st->strsize);
 
-	EMIT(DT_MOV64_REG(DT_R6, DT_R1));
 	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(7)));
-	/* pass 1: hash of the needle, base^length */
-	EMIT(DT_MOV64_IMM(DT_R9, 0));
-	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(1), 1));
-	EMIT(DT_MOV64_IMM(DT_R7, 0));
-	dt_as_place(cx->as, l1);
-	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)ss, o1);
+	EMIT(DT_LOAD(BPF_DW, DT_R9, DT_R6, SLOT(0)));
 	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
 	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
 	emit_lt(cx, DT_R5, DT_R4);			/* r5 = k < length */
@@ -242,18 +198,46 @@ static void emit_scan_str(dt_cg_t *cx)
 	EMIT(DT_NEG64(DT_R3));
 	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R3));
 	EMIT(DT_ALU64_REG(BPF_ADD, DT_R9, DT_R4));	/* hash, if k < length */
+	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(0), DT_R9));
 	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
 	EMIT(DT_ALU64_IMM(BPF_MUL, DT_R4, DT_HASH_BASE));
 	SELECT_SLOT(1, DT_R5, DT_R4);			/* power */
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R7, 1));
-	dt_as_jump(cx->as, BPF_JA, 0, 0, l1);
-	dt_as_place(cx->as, o1);
-	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(0), DT_R9));
-	/* pass 2: the hash of the window ending at i, r9 */
-	EMIT(DT_MOV64_IMM(DT_R9, 0));
-	EMIT(DT_MOV64_IMM(DT_R7, 0));
-	dt_as_place(cx->as, l2);
-	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)ss, o2);
+}
+
+/* r2 = whether the window ending at i (r7) matches the needle: it starts
+ * at p = i + 1 - length >= 0 (r5 = p), ends inside the haystack and its
+ * hash (r9) is the needle's */
+static void window_match(dt_cg_t *cx)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
+	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R5, 1));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R5, DT_R4));
+	EMIT(DT_MOV64_REG(DT_R2, DT_R5));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R2, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R2, 1));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(6)));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R3, DT_R7));
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R3, 1));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R3, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R3, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R2, DT_R3));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(0)));
+	EMIT(DT_ALU64_REG(BPF_XOR, DT_R3, DT_R9));
+	EMIT(DT_MOV64_IMM(DT_R4, 0));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R3));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R4, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R2, DT_R4));
+}
+
+static void step_window(dt_cg_t *cx)
+{
+	uint32_t p2 = pow2_above(cx->st->strsize), c = cx->st->off_cmp;
+
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(7)));
+	EMIT(DT_LOAD(BPF_DW, DT_R9, DT_R6, SLOT(8)));
 	EMIT(DT_ALU64_IMM(BPF_MUL, DT_R9, DT_HASH_BASE));
 	EMIT(DT_MOV64_REG(DT_R3, DT_R8));
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, (int32_t)c));
@@ -276,30 +260,8 @@ static void emit_scan_str(dt_cg_t *cx)
 	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
 	EMIT(DT_ALU64_REG(BPF_MUL, DT_R3, DT_R4));
 	EMIT(DT_ALU64_REG(BPF_SUB, DT_R9, DT_R3));
-	/* r5 = p = i + 1 - length, the window's start; r2 = p >= 0 */
-	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(2)));
-	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R5, 1));
-	EMIT(DT_ALU64_REG(BPF_SUB, DT_R5, DT_R4));
-	EMIT(DT_MOV64_REG(DT_R2, DT_R5));
-	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R2, 63));
-	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R2, 1));
-	/* ... and the window inside the haystack: i + 1 <= its length */
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(6)));
-	EMIT(DT_ALU64_REG(BPF_SUB, DT_R3, DT_R7));
-	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R3, 1));
-	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R3, 63));
-	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R3, 1));
-	EMIT(DT_ALU64_REG(BPF_AND, DT_R2, DT_R3));
-	/* ... and the hashes equal */
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(0)));
-	EMIT(DT_ALU64_REG(BPF_XOR, DT_R3, DT_R9));
-	EMIT(DT_MOV64_IMM(DT_R4, 0));
-	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R3));
-	EMIT(DT_ALU64_REG(BPF_OR, DT_R4, DT_R3));
-	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 63));
-	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R4, 1));
-	EMIT(DT_ALU64_REG(BPF_AND, DT_R2, DT_R4));	/* r2 = match at p */
+	EMIT(DT_STORE(BPF_DW, DT_R6, SLOT(8), DT_R9));
+	window_match(cx);				/* r2, r5 = p */
 	/* first: p >= start and none yet; last: p <= start */
 	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R6, SLOT(5)));
 	EMIT(DT_MOV64_REG(DT_R3, DT_R5));
@@ -323,24 +285,82 @@ static void emit_scan_str(dt_cg_t *cx)
 	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
 	EMIT(DT_MOV64_REG(DT_R4, DT_R5));
 	SELECT_SLOT(3, DT_R3, DT_R4);
+}
+
+static const struct scan_kind {
+	void (*step)(dt_cg_t *);
+	bool byte;		/* the step reads A[i] into r3 */
+} scan_kinds[DT_CG_NSCANS] = {
+	[CB_CHR] = { step_chr, true },
+	[CB_STR_NEEDLE] = { step_needle, false },
+	[CB_STR_WINDOW] = { step_window, false },
+	[CB_CASE] = { step_case, true },
+	[CB_PATH] = { step_path, true },
+};
+
+/* r3 = A[i], the byte of the string in ctx[0] at r7 */
+static void load_byte(dt_cg_t *cx)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(0)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R7));
+	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R3, 0));
+}
+
+/* The bpf_loop() callback: int cb(u32 i, u64 *ctx), one step; 1 stops
+ * the loop (an i out of range, which bpf_loop never passes). */
+static void emit_callback(dt_cg_t *cx, const struct scan_kind *k)
+{
+	int out = dt_as_label(cx->as);
+
+	EMIT(DT_MOV64_REG(DT_R6, DT_R2));
+	EMIT(DT_MOV64_REG(DT_R7, DT_R1));
+	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)cx->st->strsize, out);
+	if (k->byte)
+		load_byte(cx);
+	k->step(cx);
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	EMIT(DT_EXIT());
+	dt_as_place(cx->as, out);
+	EMIT(DT_MOV64_IMM(DT_R0, 1));
+	EMIT(DT_EXIT());
+}
+
+/* Without bpf_loop: void scan(u64 *ctx), the steps in a loop whose
+ * outcome the verifier knows at every turn (i is exact). */
+static void emit_loop_subprogram(dt_cg_t *cx, const struct scan_kind *k)
+{
+	int loop = dt_as_label(cx->as), out = dt_as_label(cx->as);
+
+	EMIT(DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(DT_MOV64_IMM(DT_R7, 0));
+	dt_as_place(cx->as, loop);
+	dt_as_jump(cx->as, BPF_JGE, DT_R7, (int32_t)cx->st->strsize, out);
+	if (k->byte)
+		load_byte(cx);
+	k->step(cx);
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R7, 1));
-	dt_as_jump(cx->as, BPF_JA, 0, 0, l2);
-	dt_as_place(cx->as, o2);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, loop);
+	dt_as_place(cx->as, out);
 	EMIT(DT_MOV64_IMM(DT_R0, 0));
 	EMIT(DT_EXIT());
 }
 
+static bool have_loop(dt_cg_t *cx)
+{
+	return dt_bpf_features(cx->dtp)->loop;
+}
+
 void dt_cg_callbacks(dt_cg_t *cx)
 {
-	static void (*const emit[])(dt_cg_t *) = {
-		[CB_CHR] = emit_scan_chr, [CB_STR] = emit_scan_str,
-		[CB_CASE] = emit_scan_case, [CB_PATH] = emit_scan_path,
-	};
-	for (int i = 0; i < 4; i++)
-		if (cx->lbl_cb[i] >= 0 && emit[i] != NULL) {
-			dt_as_place(cx->as, cx->lbl_cb[i]);
-			emit[i](cx);
-		}
+	for (int i = 0; i < DT_CG_NSCANS; i++) {
+		if (cx->lbl_cb[i] < 0)
+			continue;
+		dt_as_place(cx->as, cx->lbl_cb[i]);
+		if (have_loop(cx))
+			emit_callback(cx, &scan_kinds[i]);
+		else
+			emit_loop_subprogram(cx, &scan_kinds[i]);
+	}
 }
 
 /* ---- callers ---- */
@@ -371,14 +391,24 @@ static void loop_init(dt_cg_t *cx)
 		loop_slot_imm(cx, i, 0);
 }
 
-/* scan(&ctx): the scan subprogram of kind cb */
+/* The scan of kind cb over the loop context: bpf_loop(strsize, step,
+ * &ctx, 0), or the subprogram scan(&ctx) */
 static void emit_loop(dt_cg_t *cx, int cb)
 {
 	if (cx->lbl_cb[cb] < 0)
 		cx->lbl_cb[cb] = dt_as_label(cx->as);
-	EMIT(DT_MOV64_REG(DT_R1, DT_FP));
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_FRAME_LOOP));
-	dt_as_call(cx->as, cx->lbl_cb[cb]);
+	if (!have_loop(cx)) {
+		EMIT(DT_MOV64_REG(DT_R1, DT_FP));
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_FRAME_LOOP));
+		dt_as_call(cx->as, cx->lbl_cb[cb]);
+		return;
+	}
+	EMIT(DT_MOV64_IMM(DT_R1, (int32_t)cx->st->strsize));
+	dt_as_ld_func(cx->as, DT_R2, cx->lbl_cb[cb]);
+	EMIT(DT_MOV64_REG(DT_R3, DT_FP));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, DT_FRAME_LOOP));
+	EMIT(DT_MOV64_IMM(DT_R4, 0));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_loop));
 }
 
 static void load_slot(dt_cg_t *cx, int reg, int i)
@@ -539,10 +569,12 @@ static int cg_index(dt_cg_t *cx, dt_node_t *n, bool last, bool suffix)
 	pad_copy(cx, b, ss, sub);
 	dt_regs_give(cx, sub);
 	pad_copy(cx, cx->st->off_cmp, pow2_above(ss), s);
+	loop_slot_imm(cx, 1, 1);
 	loop_slot_imm(cx, 3, -1);
 	loop_slot_imm(cx, 4, last);
 	EMIT(DT_STORE(BPF_DW, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(7), DT_R9));
-	emit_loop(cx, CB_STR);
+	emit_loop(cx, CB_STR_NEEDLE);
+	emit_loop(cx, CB_STR_WINDOW);
 	empty_needle(cx, last);
 	if (!suffix) {
 		load_slot(cx, s, 3);

@@ -132,18 +132,22 @@ static uint32_t key_area(dt_cg_t *cx)
 	return cx->st->off_key + (uint32_t)cx->key_level * cx->st->key_max;
 }
 
-void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize)
+void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize)
 {
 	if (cx->key_level >= DT_KEY_LEVELS)
 		dt_pcb_error(cx->pcb, D_ARR_KEYS, args ? args->line : 0,
 			     "associative array keys nested too deeply");
 	uint32_t base = key_area(cx), off = base;
 
-	if (tid) {
+	if (prefix == DT_KEY_TID) {
 		/* The thread id: the low half of get_current_pid_tgid. */
 		dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
 		dt_cg_emit(cx, DT_MOV32_REG(DT_R0, DT_R0));
 		dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
+		off += 8;
+	} else if (prefix >= 0) {
+		dt_cg_emit(cx, DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off,
+					    (int32_t)prefix));
 		off += 8;
 	}
 	for (dt_node_t *a = args; a != NULL; a = a->next) {
@@ -175,7 +179,8 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize)
 /* Build the key of a map-backed variable at key_area(); r2 = its address. */
 static void var_key(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 {
-	dt_cg_key(cx, keys, id->kind == DT_IK_SELF, id->ksize);
+	dt_cg_key(cx, keys, id->kind == DT_IK_SELF ? DT_KEY_TID : DT_KEY_PLAIN,
+		  id->ksize);
 	dt_cg_mst_ptr(cx, DT_R2, key_area(cx));
 }
 

@@ -41,6 +41,14 @@ static bool is_char_ptr(const dt_type_t *t)
 	       t->base->kind == DT_TK_INT && t->base->size == 1;
 }
 
+/* NULL, or an integer constant 0: what a string may be compared with
+ * besides another string. */
+static bool is_null(const dt_node_t *n)
+{
+	return n->is_const && n->ival == 0 &&
+	       (n->type->kind == DT_TK_PTR || dt_type_is_integer(n->type));
+}
+
 /* C's integer promotions. */
 static dt_type_t *promote(dt_cg_t *cx, dt_type_t *t)
 {
@@ -316,14 +324,34 @@ static dt_ident_t *check_var_ref(dt_cg_t *cx, dt_node_t *n, dt_type_t *vt)
 	return id;
 }
 
-/* A value of type from may be stored in a variable of type to. */
-static bool assignable(const dt_type_t *to, const dt_type_t *from)
+/* Pointers that may be assigned to one another: to the same type, or one
+ * of them to void. */
+static bool ptr_compatible(const dt_type_t *to, const dt_type_t *from)
 {
+	const dt_type_t *a = to->base, *b = from->base;
+
+	return a == b || a->kind == DT_TK_VOID || b->kind == DT_TK_VOID ||
+	       (a->kind == b->kind && a->size == b->size &&
+		strcmp(a->name, b->name) == 0);
+}
+
+/* The value of from may be stored in an object of type to, by DTrace's
+ * rules: integers into integers, strings (and char pointers) into strings,
+ * compatible pointers or NULL into pointers, else the same type. */
+bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from)
+{
+	const dt_type_t *ft = from->type;
+
 	if (dt_check_is_string(to))
-		return dt_check_is_string(from) || is_char_ptr(from);
-	if (dt_type_is_scalar(to))
-		return dt_type_is_scalar(from);
-	return to == from;
+		return dt_check_is_string(ft) || is_char_ptr(ft);
+	if (dt_type_is_integer(to))
+		return dt_type_is_integer(ft);
+	if (to->kind == DT_TK_PTR) {
+		if (ft->kind == DT_TK_PTR || ft->kind == DT_TK_ARRAY)
+			return ptr_compatible(to, ft);
+		return is_null(from);
+	}
+	return to == ft;
 }
 
 static dt_type_t *var_type_of(dt_cg_t *cx, dt_node_t *r)
@@ -348,8 +376,8 @@ static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
 	dt_check_expr(cx, n->r);
 	if (n->op == DT_OP_ASSIGN) {
 		dt_ident_t *id = check_var_ref(cx, n->l, var_type_of(cx, n->r));
-		if (!assignable(id->type, n->r->type))
-			ERR(cx, D_VAR_TYPE, n, "operands have incompatible "
+		if (!dt_check_assignable(id->type, n->r))
+			ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible "
 			    "types: \"%s\" = \"%s\"", id->type->name,
 			    n->r->type->name);
 		n->type = id->type;
@@ -415,14 +443,6 @@ static uint64_t fold_cmp(dt_op_t op, bool s, uint64_t a, uint64_t b)
 	}
 }
 
-/* NULL, or an integer constant 0: what a string may be compared with
- * besides another string. */
-static bool is_null(const dt_node_t *n)
-{
-	return n->is_const && n->ival == 0 &&
-	       (n->type->kind == DT_TK_PTR || dt_type_is_integer(n->type));
-}
-
 static dt_type_t *check_compare(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_type_t *lt = n->l->type, *rt = n->r->type;
@@ -479,6 +499,11 @@ static dt_type_t *check_logical(dt_cg_t *cx, dt_node_t *n)
 static dt_type_t *check_additive(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_type_t *lt = n->l->type, *rt = n->r->type;
+
+	if ((lt->kind == DT_TK_PTR && lt->base->kind == DT_TK_VOID) ||
+	    (rt->kind == DT_TK_PTR && rt->base->kind == DT_TK_VOID))
+		ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible types: "
+		    "\"%s\" %s \"%s\"", lt->name, op_name(n->op), rt->name);
 
 	if (lt->kind == DT_TK_PTR && dt_type_is_integer(rt))
 		return n->type = lt;
@@ -563,6 +588,9 @@ static dt_type_t *check_unary(dt_cg_t *cx, dt_node_t *n)
 		return check_incdec(cx, n);
 	case DT_OP_SIZEOF:
 		dt_check_expr(cx, n->l);
+		if (n->l->type->size == 0 && !dt_check_is_string(n->l->type))
+			ERR(cx, D_SIZEOF_TYPE, n, "cannot apply sizeof to an "
+			    "operand of unknown size");
 		set_const(n, dt_type_int(tt(cx), 8, false),
 			  dt_check_is_string(n->l->type) ? cx->st->strsize :
 			  n->l->type->size);
@@ -950,7 +978,12 @@ dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n)
 	case DT_N_CAST:
 		return check_cast(cx, n);
 	case DT_N_SIZEOF_TYPE:
-		set_const(n, dt_type_int(tt(cx), 8, false), n->ctype->size);
+		if (n->ctype->size == 0 && !dt_check_is_string(n->ctype))
+			ERR(cx, D_SIZEOF_TYPE, n, "cannot apply sizeof to an "
+			    "operand of unknown size");
+		set_const(n, dt_type_int(tt(cx), 8, false),
+			  dt_check_is_string(n->ctype) ? cx->st->strsize :
+			  n->ctype->size);
 		return n->type;
 	case DT_N_CALL:
 		return check_call(cx, n);
@@ -1014,6 +1047,26 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
 }
 
+/* printa(fmt, @a...): the conversions that are not %@ take the keys of
+ * the (first) aggregation, in order, and must fit their types; fewer
+ * conversions than keys is fine.  An aggregation first assigned in a later
+ * clause is checked at run time instead. */
+static void check_printa_format(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_node_t *fmt = n->args;
+	char msg[256] = "";
+
+	if (fmt->kind != DT_N_STRING)
+		return;
+	const dt_aggdesc_t *ad = dt_cg_agg(cx->dtp, fmt->next->ident->id);
+	if (ad == NULL || ad->ktypes == NULL)
+		return;
+	int tag = dt_printf_check(fmt->str, ad->nkeys, ad->ktypes, msg,
+				  sizeof(msg));
+	if (tag != 0 && tag != D_PRINTF_ARG_EXTRA)
+		ERR(cx, (dt_errtag_t)tag, n, "printa( ) %s", msg);
+}
+
 /* stack([frames]) and ustack([frames[, strsize]]): positive integer
  * constants; the frames must fit a record (a key is checked by its size
  * in dt_cg_agg.c). */
@@ -1040,6 +1093,8 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 	check_call_args(cx, n, fi);
 	if (cx->depth_if > 0)
 		cx->actmask = true;	/* conditional: record which ran */
+	if (fi->func == DT_F_EXIT && cx->nexits++ > 0)
+		cx->actmask = true;	/* a second exit() is dropped */
 	if (fi->destructive && !cx->dtp->opt.destructive)
 		ERR(cx, D_DESTRUCT, n, "%s( ) is a destructive action: use -w "
 		    "or -x destructive", n->name);
@@ -1058,6 +1113,7 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 			    "aggregation argument");
 		for (; x != NULL; x = x->next)
 			agg_id_of(cx, x, "printa");
+		check_printa_format(cx, n);
 		return;
 	}
 	case DT_F_CLEAR: case DT_F_TRUNC: case DT_F_NORMALIZE:

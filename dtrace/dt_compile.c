@@ -39,15 +39,23 @@ static int collect_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp, void *arg)
 	return 0;
 }
 
-/* Apply #pragma D option lines of the program. */
+/* Apply #pragma D option lines of the program.  A refusal reads as
+ * DTrace's: the option, its value, and the reason dt_opt_set() gave last
+ * in its message. */
 static void apply_pragmas(dt_pcb_t *pcb)
 {
 	for (dt_pragma_opt_t *o = pcb->prog->options; o; o = o->next) {
-		if (dt_opt_set(pcb->dtp, o->name, o->value) < 0) {
-			char msg[sizeof(pcb->dtp->errmsg)];
-			snprintf(msg, sizeof(msg), "%s", pcb->dtp->errmsg);
-			dt_pcb_error(pcb, D_PRAGMA_OPT, o->line, "%s", msg);
-		}
+		if (dt_opt_set(pcb->dtp, o->name, o->value) == 0)
+			continue;
+		char why[sizeof(pcb->dtp->errmsg)];
+		const char *colon = strrchr(pcb->dtp->errmsg, ':');
+		snprintf(why, sizeof(why), "%s", colon != NULL ? colon + 2 :
+			 pcb->dtp->errmsg);
+		if (o->value == NULL)
+			dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to "
+				     "set option '%s': %s", o->name, why);
+		dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to set "
+			     "option '%s' to '%s': %s", o->name, o->value, why);
 	}
 }
 
@@ -66,6 +74,14 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			char msg[sizeof(dtp->errmsg)];
 			snprintf(msg, sizeof(msg), "%s", dtp->errmsg);
 			dt_pcb_error(pcb, D_PDESC_INVAL, d->line, "%s", msg);
+		}
+		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list) {
+			/* -l says it as DTrace does */
+			snprintf(dtp->errmsg, sizeof(dtp->errmsg), "failed to "
+				 "match %s:%s:%s:%s: No probe matches "
+				 "description", d->prv, d->mod, d->fun, d->prb);
+			dtp->errtag = D_PDESC_ZERO;
+			longjmp(pcb->jb, 1);
 		}
 		if (n == 0 && !dtp->opt.zdefs)
 			dt_pcb_error(pcb, D_PDESC_ZERO, d->line,

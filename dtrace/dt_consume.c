@@ -316,6 +316,18 @@ void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
  * " %8d", " %5d", " %3d"), with the sign of their type; strings and
  * other data through dt_print_strbytes().
  */
+/* The width of trace()'s integers, as DTrace's: the digits of the
+ * type's largest value. */
+static int trace_width(const dt_recdesc_t *rec)
+{
+	switch (rec->size) {
+	case 1:		return 3;
+	case 2:		return 5;
+	case 4:		return 10;
+	default:	return rec->is_signed ? 19 : 20;
+	}
+}
+
 void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *p)
 {
@@ -325,16 +337,13 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 	switch (rec->kind) {
 	case DT_RK_INT:
 		v = dt_rec_int(rec, p);
-		if (quiet) {
-			fprintf(out, "%lld", v);
-			return;
-		}
-		switch (rec->size) {
-		case 1:		fprintf(out, " %3lld", v); break;
-		case 2:		fprintf(out, " %5lld", v); break;
-		case 4:		fprintf(out, " %8lld", v); break;
-		default:	fprintf(out, " %16lld", v); break;
-		}
+		if (!rec->is_signed && rec->size < 8)
+			v &= (long long)((1ULL << (8 * rec->size)) - 1);
+		if (quiet)
+			fprintf(out, rec->is_signed ? "%lld" : "%llu", v);
+		else
+			fprintf(out, rec->is_signed ? " %*lld" : " %*llu",
+				trace_width(rec), v);
 		return;
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:

@@ -28,6 +28,8 @@ int dt_consume_final(dtrace_hdl_t *dtp);
  * Returns 0 or a dt_errtag_t with msg filled (DTrace's wording, without
  * the leading "printf( ) ": the caller prefixes the function's name).
  * %@ conversions (printa) take no argument. */
+/* The type of stack() and ustack() keys, as printa()'s formats see it. */
+extern dt_type_t dt_printf_stack_type;
 int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 		    char *msg, size_t msglen);
 /* Format with the record data of nrecs records. */

@@ -56,10 +56,34 @@
 	X(D_AGG_SCALAR)		/* aggregation used as a value */ \
 	X(D_AGG_KEYS)		/* aggregation keys differ in number/type */ \
 	X(D_AGG_ARGS)		/* bad arguments to an aggregating function */ \
+	X(D_LQUANT_BASETYPE)	/* lquantize( ) base not a constant */ \
+	X(D_LQUANT_BASEVAL)	/* lquantize( ) base out of range */ \
+	X(D_LQUANT_LIMTYPE)	/* lquantize( ) limit not a constant */ \
+	X(D_LQUANT_LIMVAL)	/* lquantize( ) limit out of range */ \
+	X(D_LQUANT_MISMATCH)	/* lquantize( ) limit below base */ \
+	X(D_LQUANT_STEPTYPE)	/* lquantize( ) step not a positive constant */ \
+	X(D_LQUANT_STEPVAL)	/* lquantize( ) step out of range */ \
+	X(D_LQUANT_STEPLARGE)	/* lquantize( ) step leaves no level */ \
+	X(D_LQUANT_STEPSMALL)	/* lquantize( ) step makes too many levels */ \
+	X(D_LLQUANT_FACTORTYPE)	/* llquantize( ) factor not a constant */ \
+	X(D_LLQUANT_FACTORVAL)	/* llquantize( ) factor out of range */ \
+	X(D_LLQUANT_LMAGTYPE)	/* llquantize( ) low magnitude not a constant */ \
+	X(D_LLQUANT_LMAGVAL)	/* llquantize( ) low magnitude out of range */ \
+	X(D_LLQUANT_HMAGTYPE)	/* llquantize( ) high magnitude not constant */ \
+	X(D_LLQUANT_HMAGVAL)	/* llquantize( ) high magnitude out of range */ \
+	X(D_LLQUANT_STEPTYPE)	/* llquantize( ) steps not a positive constant */ \
+	X(D_LLQUANT_STEPVAL)	/* llquantize( ) steps do not fit the factor */ \
 	X(D_ARR_KEYS)		/* associative array keys differ */ \
 	X(D_VAR_TYPE)		/* variable used with another type */ \
 	X(D_PRAGMA_OPT)		/* unknown or bad option */ \
 	X(D_PRAGMA_MALFORM)	/* malformed #pragma */ \
+	X(D_PRAGMA_INVAL)	/* invalid #pragma D directive or argument */ \
+	X(D_PRAGMA_DEPEND)	/* #pragma D depends_on not satisfied */ \
+	X(D_PRAGMA_OPTSET)	/* #pragma D option cannot be set */ \
+	X(D_PRAGCTL_INVAL)	/* invalid control directive */ \
+	X(D_PRAGERR)		/* #error */ \
+	X(D_PRAGMA_UNUSED)	/* #pragma D attributes naming nothing */ \
+	X(D_SIZEOF_TYPE)	/* sizeof of an operand of unknown size */ \
 	X(D_PROV_BADNAME)	/* bad provider name */ \
 	X(D_PROV_PRDUP)		/* duplicate probe in a provider */ \
 	X(D_PROV_INCOMPAT)	/* argument mapping does not fit */ \

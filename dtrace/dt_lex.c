@@ -204,17 +204,17 @@ static void pragma_option(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 	dt_lexer_t *lx = LX(pcb);
 	int i;
 
-	if (cw->n < 4)
+	if (cw->n < 4 || cw->w[3][0] == '=')
 		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
-			     "malformed #pragma D option");
+			     "malformed #pragma option <option>=<val>");
+	if (cw->n > 4)
+		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
+			     "superfluous arguments specified for #pragma "
+			     "option");
 	for (i = 3; i < cw->n; i++) {
 		dt_pragma_opt_t *o = dt_pcb_alloc(pcb, sizeof(*o));
 		const char *eq = strchr(cw->w[i], '=');
 
-		if (eq == cw->w[i])
-			dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
-				     "malformed #pragma D option %s",
-				     cw->w[i]);
 		o->name = eq ? dt_pcb_strndup(pcb, cw->w[i], eq - cw->w[i]) :
 			  cw->w[i];
 		o->value = eq ? eq + 1 : NULL;
@@ -261,20 +261,23 @@ static void pragma_attributes(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 	lex_attr_t *a;
 	int i;
 
-	if (cw->n != 7 || strcmp(cw->w[4], "provider") != 0)
+	if (cw->n < 5)
 		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
-			     "malformed #pragma D attributes");
+			     "malformed #pragma attributes <attributes> "
+			     "<ident>");
 	if (!attr_valid(cw->w[3]))
-		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
-			     "invalid attributes specified by #pragma D "
-			     "attributes: %s", cw->w[3]);
+		dt_pcb_error(pcb, D_PRAGMA_INVAL, line, "invalid attributes "
+			     "specified by #pragma attributes");
+	if (cw->n != 7 || strcmp(cw->w[4], "provider") != 0)
+		dt_pcb_error(pcb, D_PRAGMA_UNUSED, line,
+			     "unused #pragma attributes");
 	for (i = 0; which[i] != NULL; i++)
 		if (strcmp(cw->w[6], which[i]) == 0)
 			break;
 	if (which[i] == NULL)
-		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
-			     "invalid component \"%s\" in #pragma D "
-			     "attributes", cw->w[6]);
+		dt_pcb_error(pcb, D_PRAGMA_INVAL, line, "invalid component "
+			     "\"%s\" in attribute #pragma for provider %s",
+			     cw->w[6], cw->w[5]);
 	a = dt_pcb_alloc(pcb, sizeof(*a));
 	a->prov = cw->w[5];
 	a->attr = cw->w[3];
@@ -295,24 +298,74 @@ void dt_lex_apply_attributes(dt_pcb_t *pcb)
 				pd->attrs[a->which] = a->attr;
 }
 
+/*
+ * #pragma D depends_on <class> <name>.  A script given to dtrace is a
+ * main program, which may not name a library; providers are those of
+ * the loaded plugins; modules are not checked.
+ */
+static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
+{
+	const char *cls = cw->n > 3 ? cw->w[3] : "";
+
+	if (cw->n != 5)
+		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line, "malformed #pragma "
+			     "depends_on <class> <name>");
+	if (strcmp(cls, "library") == 0)
+		dt_pcb_error(pcb, D_PRAGMA_DEPEND, line, "main program may "
+			     "not explicitly depend on a library");
+	if (strcmp(cls, "provider") == 0) {
+		for (dt_provider_t *pv = pcb->dtp->providers; pv != NULL;
+		     pv = pv->next)
+			if (strcmp(pv->ops->name, cw->w[4]) == 0)
+				return;
+		dt_pcb_error(pcb, D_PRAGMA_DEPEND, line, "program requires "
+			     "provider %s", cw->w[4]);
+	}
+	if (strcmp(cls, "module") != 0)
+		dt_pcb_error(pcb, D_PRAGMA_INVAL, line, "invalid class %s "
+			     "specified by #pragma depends_on", cls);
+}
+
+/* #error: its words, each followed by a blank, as DTrace prints them. */
+_Noreturn static void control_error(dt_pcb_t *pcb, const ctl_words_t *cw,
+				    int from, int line)
+{
+	size_t len = 1;
+
+	for (int i = from; i < cw->n; i++)
+		len += strlen(cw->w[i]) + 1;
+	char *msg = dt_pcb_alloc(pcb, len);
+	for (int i = from; i < cw->n; i++) {
+		strcat(msg, cw->w[i]);
+		strcat(msg, " ");
+	}
+	dt_pcb_error(pcb, D_PRAGERR, line, "#error: %s", msg);
+}
+
 static void pragma_d(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 {
 	const char *what = cw->n > 2 ? cw->w[2] : "";
 
 	if (cw->n < 3)
-		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
-			     "malformed #pragma D directive");
+		return;		/* "#pragma D" alone: nothing to do */
 	if (strcmp(what, "option") == 0)
 		pragma_option(pcb, cw, line);
 	else if (strcmp(what, "attributes") == 0)
 		pragma_attributes(pcb, cw, line);
-	else if (strcmp(what, "depends_on") == 0 ||
-		 strcmp(what, "binding") == 0)
-		;	/* dependencies are not checked on this platform */
-	else
-		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
-			     "invalid control directive: #pragma D %s", what);
+	else if (strcmp(what, "depends_on") == 0)
+		pragma_depends(pcb, cw, line);
+	else if (strcmp(what, "binding") == 0) {
+		if (cw->n != 5 || cw->w[3][0] != '"')
+			dt_pcb_error(pcb, D_PRAGMA_MALFORM, line, "malformed "
+				     "#pragma binding \"version\" <ident>");
+	} else if (strcmp(what, "error") == 0) {
+		control_error(pcb, cw, 3, line);
+	} else if (strcmp(what, "ident") != 0) {
+		dt_pcb_error(pcb, D_PRAGMA_INVAL, line, "invalid D pragma: %s",
+			     what);
+	}
 }
+
 
 /*
  * One control line, text after the '#' up to the end of the line.  cpp's
@@ -340,11 +393,15 @@ static void control_line(dt_pcb_t *pcb, const char *s, size_t len)
 	if (strcmp(cw.w[0], "pragma") == 0) {
 		if (cw.n > 1 && strcmp(cw.w[1], "D") == 0)
 			pragma_d(pcb, &cw, line);
+		else if (cw.n > 1 && strcmp(cw.w[1], "error") == 0)
+			control_error(pcb, &cw, 2, line);
 		return;		/* other pragmas are not D's: ignored */
 	}
+	if (strcmp(cw.w[0], "error") == 0)
+		control_error(pcb, &cw, 1, line);
 	if (strcmp(cw.w[0], "ident") == 0)
 		return;
-	dt_pcb_error(pcb, D_PRAGMA_MALFORM, line,
+	dt_pcb_error(pcb, D_PRAGCTL_INVAL, line,
 		     "invalid control directive: #%s", cw.w[0]);
 }
 

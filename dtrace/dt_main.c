@@ -526,8 +526,6 @@ static int list_probes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	dtrace_probedesc_t all = { "", "", "", "" };
 	int rc = 0;
 
-	fprintf(dtp->out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER",
-		"MODULE", "FUNCTION", "NAME");
 	if (cmd->nspecs == 0) {
 		if (dt_probe_iter(dtp, &all, NULL, NULL) < 0)
 			return -1;
@@ -613,7 +611,8 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
 	/* A kernel without the ring buffer or attach cookies gets a message
 	 * that says so, rather than a verifier complaint. */
-	if (dt_bpf_check_features(dtp) < 0 || dt_prog_build_all(dtp) < 0 ||
+	if (dt_bpf_check_features(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
+	    dt_prog_build_all(dtp) < 0 ||
 	    dt_consume_init(dtp) < 0)
 		return -1;
 	install_signals();
@@ -688,6 +687,9 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		}
 	}
 	raise_memlock();
+	if (dtp->opt.list)	/* even when a description matches nothing */
+		fprintf(dtp->out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER",
+			"MODULE", "FUNCTION", "NAME");
 	if (dt_bpf_init(dtp) < 0 || dt_provider_load_all(dtp) < 0 ||
 	    grab_processes(dtp, cmd) < 0 ||
 	    dt_prog_maps_declare(dtp) < 0 || compile_specs(dtp, cmd, false) < 0)

@@ -192,6 +192,8 @@ static int pf_parse(const char *p, int convno, pf_spec_t *sp, char *err,
 	return 0;
 }
 
+dt_type_t dt_printf_stack_type = { .kind = DT_TK_VOID, .name = "stack" };
+
 /* Does an argument of type t fit conversion class cls? */
 static bool pf_fits(pf_class_t cls, const dt_type_t *t)
 {
@@ -210,8 +212,7 @@ static bool pf_fits(pf_class_t cls, const dt_type_t *t)
 	case PF_TIME:
 		return dt_type_is_integer(t) && t->size == 8;
 	case PF_STACK:
-		return false;	/* a D value is never a stack: only the
-				   keys of printa(), unknown here, are */
+		return t == &dt_printf_stack_type;	/* printa() keys */
 	default:
 		return false;
 	}

@@ -476,12 +476,19 @@ static void emit_activity_check(dt_as_t *as, dtrace_map_t *state,
 		dt_as_jump(as, BPF_JNE, DT_R1, DT_ACTIVITY_ACTIVE, out);
 }
 
-static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int act)
+/* The activity becomes act, from any (from < 0) or from that one only (BEGIN
+ * leaves the session draining when it called exit()). */
+static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int from,
+			      int act)
 {
 	int skip = dt_as_label(as);
 
 	emit_array_lookup(as, state, DT_STATE_ACTIVITY);
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, skip);
+	if (from >= 0) {
+		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
+		dt_as_jump(as, BPF_JNE, DT_R1, from, skip);
+	}
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R0, 0, act));
 	dt_as_place(as, skip);
 }
@@ -504,6 +511,7 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 			 OFF(dtrace_mstate_t, argv) + 8 * i, 0));
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, exited), 0));
 	if (soft_cookie > 0) {
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
 				      OFF(dtrace_mstate_t, regs_ip), 0));
@@ -552,10 +560,22 @@ static void emit_overlay_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out)
 	EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
 }
 
+/* Whether clause c can call exit(). */
+static bool clause_exits(dtrace_hdl_t *dtp, int c)
+{
+	const dt_compiled_clause_t *cc = dtp->clauses[c];
+
+	for (int i = 0; cc != NULL && i < cc->nacts; i++)
+		if (cc->acts[i].kind == DT_ACT_EXIT)
+			return true;
+	return false;
+}
+
 /* if (r9 & 1 << c) { mst->clause = c; r0 = clause(ctx, mst); if (r0)
- * error(ctx, mst); } */
-static void emit_clause_call(dt_as_t *as, int c, int clause_label,
-			     int error_label)
+ * error(ctx, mst); }  A clause that called exit() ends the firing (goto
+ * stop): DTrace runs nothing after the first exit(). */
+static void emit_clause_call(dtrace_hdl_t *dtp, dt_as_t *as, int c,
+			     int clause_label, int error_label, int stop)
 {
 	int next = dt_as_label(as);
 
@@ -579,6 +599,10 @@ static void emit_clause_call(dt_as_t *as, int c, int clause_label,
 	EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
 	dt_as_call(as, error_label);
 	dt_as_place(as, next);
+	if (clause_exits(dtp, c)) {
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, exited)));
+		dt_as_jump(as, BPF_JNE, DT_R1, 0, stop);
+	}
 }
 
 /*
@@ -605,12 +629,14 @@ static void emit_dispatch_loop(dt_as_t *as, int callback)
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_loop));
 }
 
-/* The callback of emit_dispatch_loop(): (index, staged pointers). */
-static void emit_dispatch_callback(dt_as_t *as, uint64_t clauses,
-				   const int *clause_labels, int error_label,
-				   int callback)
+/* The callback of emit_dispatch_loop(): (index, staged pointers); it
+ * returns 1 (no more entries) after exit(). */
+static void emit_dispatch_callback(dtrace_hdl_t *dtp, dt_as_t *as,
+				   uint64_t clauses, const int *clause_labels,
+				   int error_label, int callback)
 {
-	int out = dt_as_label(as);
+	int out = dt_as_label(as), stop = dt_as_label(as);
+	bool exits = false;
 	const int ent = OFF(dt_overlay_t, ent);
 
 	dt_as_place(as, callback);
@@ -626,15 +652,23 @@ static void emit_dispatch_callback(dt_as_t *as, uint64_t clauses,
 	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid), DT_R1));
 	EMIT(as, DT_LOAD(BPF_DW, DT_R9, DT_R8, ent + 8));	/* clauses */
 	for (int c = 0; c < 64; c++)
-		if (clauses & (1ull << c))
-			emit_clause_call(as, c, clause_labels[c], error_label);
+		if (clauses & (1ull << c)) {
+			emit_clause_call(dtp, as, c, clause_labels[c],
+					 error_label, stop);
+			exits |= clause_exits(dtp, c);
+		}
 	dt_as_place(as, out);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	EMIT(as, DT_EXIT());
+	if (!exits)
+		return;
+	dt_as_place(as, stop);
+	EMIT(as, DT_MOV64_IMM(DT_R0, 1));
 	EMIT(as, DT_EXIT());
 }
 
 /* Without bpf_loop (kernels before 5.17): the entries unrolled. */
-static void emit_dispatch(dt_as_t *as, uint64_t clauses,
+static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint64_t clauses,
 			  const int *clause_labels, int error_label)
 {
 	int done = dt_as_label(as);
@@ -650,8 +684,8 @@ static void emit_dispatch(dt_as_t *as, uint64_t clauses,
 				 OFF(dt_overlay_t, ent[i].clauses)));
 		for (int c = 0; c < 64; c++)
 			if (clauses & (1ull << c))
-				emit_clause_call(as, c, clause_labels[c],
-						 error_label);
+				emit_clause_call(dtp, as, c, clause_labels[c],
+						 error_label, done);
 	}
 	dt_as_place(as, done);
 }
@@ -791,20 +825,20 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	if (loop)
 		emit_dispatch_loop(as, callback);
 	else
-		emit_dispatch(as, kp->clauses, clause_labels, error_label);
+		emit_dispatch(dtp, as, kp->clauses, clause_labels, error_label);
 	dt_as_place(as, skip);
 	if (kp->flags & DTRACE_UPROBE_BEGIN)
 		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
-				  DT_ACTIVITY_ACTIVE);
+				  DT_ACTIVITY_INACTIVE, DT_ACTIVITY_ACTIVE);
 	if (kp->flags & DTRACE_UPROBE_END)
-		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
+		emit_set_activity(as, dt_bpf_map_find(dtp, "state"), -1,
 				  DT_ACTIVITY_STOPPED);
 	dt_as_place(as, out);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
 
 	if (loop)
-		emit_dispatch_callback(as, kp->clauses, clause_labels,
+		emit_dispatch_callback(dtp, as, kp->clauses, clause_labels,
 				       error_label, callback);
 	dt_as_place(as, error_label);
 	emit_error_handler(dtp, as, clause_labels);

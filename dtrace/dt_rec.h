@@ -138,7 +138,16 @@ typedef struct dt_aggdesc {
 	uint32_t valsize;
 	int64_t params[4];	/* lquantize low, high, step; llquantize
 				   factor, low, high, steps */
-	dtrace_map_t *map;	/* the per-CPU hash */
+	dt_type_t **ktypes;	/* the keys' types, for printa()'s format
+				   (stack keys: dt_printf_stack_type) */
+	dtrace_map_t *map;	/* the per-CPU hash, maybe shared by
+				   aggregations of one key and value size:
+				   its keys are the id (DT_AGG_KEYPREFIX
+				   bytes), then the keysize bytes of the keys */
 } dt_aggdesc_t;
+
+#define DT_AGG_KEYPREFIX	8
+#define DT_AGG_MAP_MAX		1000000	/* entries of a shared map */
+#define DT_AGG_OWN_MAPS		32	/* aggregations with a map each */
 
 #endif /* DT_REC_H */

@@ -281,7 +281,7 @@ static void test_errors(void)
 {
 	ERR(D_IDENT_UNDEF, "BEGIN { trace(nosuch); }");
 	OK("BEGIN { trace(self->nosuch); trace(this->nosuch); }");
-	ERR(D_VAR_TYPE, "BEGIN { x = 1; x = \"s\"; }");
+	ERR(D_OP_INCOMPAT, "BEGIN { x = 1; x = \"s\"; }");
 	ERR(D_FUNC_UNDEF, "BEGIN { nosuch(1); }");
 	ERR(D_PROTO_LEN, "BEGIN { trace(1, 2); }");
 	ERR(D_PROTO_ARG, "BEGIN { trace(strlen(1)); }");

@@ -103,8 +103,8 @@ static void test_probe_line_and_trace(void)
 	dt_consume_record(&dtp, buf, n);
 	EXPECT_STR(output(),
 		   "CPU     ID                    FUNCTION:NAME\n"
-		   "  0      1                           :BEGIN        42\n"
-		   " 11      2                     malloc:entry        -3\n");
+		   "  0      1                           :BEGIN          42\n"
+		   " 11      2                     malloc:entry          -3\n");
 
 	setup(false);
 	rec.size = 8;
@@ -113,7 +113,7 @@ static void test_probe_line_and_trace(void)
 	dt_consume_record(&dtp, buf, n);
 	EXPECT_STR(output(),
 		   "CPU     ID                    FUNCTION:NAME\n"
-		   "  0      1                           :BEGIN                "
+		   "  0      1                           :BEGIN                   "
 		   "-5\n");
 
 	/* 1 and 2 bytes: widths 3 and 5, sign from the type */

@@ -419,22 +419,24 @@ static void test_providers(void)
 static void test_pragmas(void)
 {
 	S("#pragma D option quiet\n#pragma D option bufsize=16m\n"
-	  "#pragma D depends_on library x.d\n#pragma ident \"x\"\n"
+	  "#pragma D depends_on module x\n#pragma ident \"x\"\n"
 	  "BEGIN { }",
 	  "(option quiet)\n(option bufsize 16m)\n"
 	  "(clause (pdesc \"BEGIN \" :::BEGIN) (body))\n");
 	S("BEGIN {\n#pragma D option flowindent\n x }",
 	  "(option flowindent)\n(clause (pdesc \"BEGIN \" :::BEGIN) (body x))\n");
 	S("\n#pragma D nonsense\n",
-	  "ERR D_PRAGMA_MALFORM: failed to compile script x.d: line 2: "
-	  "invalid control directive: #pragma D nonsense");
+	  "ERR D_PRAGMA_INVAL: failed to compile script x.d: line 2: "
+	  "invalid D pragma: nonsense");
 	S("#include <stdio.h>\n",
-	  "ERR D_PRAGMA_MALFORM: failed to compile script x.d: line 1: "
+	  "ERR D_PRAGCTL_INVAL: failed to compile script x.d: line 1: "
 	  "invalid control directive: #include");
 	S("#pragma D attributes Bogus/Evolving/Common provider p provider\n",
-	  "ERR D_PRAGMA_MALFORM: failed to compile script x.d: line 1: "
-	  "invalid attributes specified by #pragma D attributes: "
-	  "Bogus/Evolving/Common");
+	  "ERR D_PRAGMA_INVAL: failed to compile script x.d: line 1: "
+	  "invalid attributes specified by #pragma attributes");
+	S("#pragma D depends_on library x.d\n",
+	  "ERR D_PRAGMA_DEPEND: failed to compile script x.d: line 1: "
+	  "main program may not explicitly depend on a library");
 	/* cpp line markers */
 	S("# 1 \"<stdin>\"\n# 10 \"x.d\"\nBEGIN { x = ; }",
 	  "ERR D_SYNTAX: failed to compile script x.d: line 10: syntax error "

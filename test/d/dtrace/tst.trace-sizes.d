@@ -1,6 +1,6 @@
 /*
- * trace() of each integer size, default output: the width follows the
- * size of the type.
+ * trace() of each integer size, default output: the width is that of the
+ * type's largest value, as DTrace's; unsigned types print unsigned.
  */
 BEGIN
 {
@@ -8,5 +8,10 @@ BEGIN
 	trace((short)-1);
 	trace((int)-1);
 	trace((long long)-1);
+	trace((unsigned char)-1);
+	trace((unsigned short)-1);
+	trace((unsigned int)-1);
+	trace((unsigned long long)-1);
+	trace(1);
 	exit(0);
 }

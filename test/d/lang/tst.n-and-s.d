@@ -1,7 +1,8 @@
-/* @dtrace-opts: -q -n BEGIN{exit(0);} */
-/* -n and -s combine: both programs run; exit() does not stop the other
- * clauses of the same firing. */
+/* @dtrace-opts: -q -n BEGIN{printf("option\n");} */
+/* -n and -s combine: both programs run, in the order of the command
+ * line. */
 BEGIN
 {
 	printf("script\n");
+	exit(0);
 }

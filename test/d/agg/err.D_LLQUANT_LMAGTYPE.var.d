@@ -1,0 +1,6 @@
+/* llquantize()'s magnitudes are constants. */
+BEGIN
+{
+	x = 2;
+	@ = llquantize(1, 10, x, 2, 10);
+}

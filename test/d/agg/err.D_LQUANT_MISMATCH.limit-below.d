@@ -1,0 +1,5 @@
+/* lquantize()'s limit is not below its base. */
+BEGIN
+{
+	@ = lquantize(1, 10, 0, 1);
+}

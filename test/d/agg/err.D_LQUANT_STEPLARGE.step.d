@@ -1,0 +1,5 @@
+/* lquantize()'s step leaves at least one level. */
+BEGIN
+{
+	@ = lquantize(1, 0, 10, 20);
+}

@@ -1,0 +1,5 @@
+/* lquantize()'s step is positive. */
+BEGIN
+{
+	@ = lquantize(1, 0, 10, 0);
+}

@@ -1,0 +1,7 @@
+/* More key conversions than the aggregation has keys. */
+BEGIN
+{
+	@a["x"] = count();
+	printa("%s %d %@d\n", @a);
+	exit(0);
+}

@@ -1,0 +1,7 @@
+/* printa()'s %d cannot print a string key. */
+BEGIN
+{
+	@a["x"] = count();
+	printa("%d %@d\n", @a);
+	exit(0);
+}

@@ -1,0 +1,12 @@
+/* @dtrace-opts: -q */
+/* exit() in END, while the session drains, sets the status. */
+BEGIN
+{
+	exit(0);
+}
+
+END
+{
+	printf("end\n");
+	exit(5);
+}

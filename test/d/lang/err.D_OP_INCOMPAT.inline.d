@@ -1,0 +1,8 @@
+/* An inline's value must fit its declared type. */
+inline int i = "string";
+
+BEGIN
+{
+	trace(i);
+	exit(0);
+}

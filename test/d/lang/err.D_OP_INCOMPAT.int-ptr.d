@@ -1,0 +1,7 @@
+/* An integer variable cannot take a pointer. */
+BEGIN
+{
+	x = 0;
+	x = (char *)0;
+	exit(0);
+}

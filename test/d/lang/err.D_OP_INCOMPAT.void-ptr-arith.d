@@ -1,0 +1,8 @@
+/* No arithmetic on void pointers. */
+void *p;
+
+BEGIN
+{
+	trace((int)(p + 1));
+	exit(0);
+}

@@ -1,0 +1,6 @@
+/* sizeof (void) has no size. */
+BEGIN
+{
+	trace(sizeof (void));
+	exit(0);
+}

@@ -1,0 +1,5 @@
+/* An unknown control directive. */
+#frobnicate now
+BEGIN
+{
+}

@@ -1,0 +1,5 @@
+/* #pragma error stops the compile with its words. */
+#pragma error this is an error message
+BEGIN
+{
+}

@@ -1,0 +1,6 @@
+/* An attributes pragma without its identifier. */
+#pragma D attributes incorrect_attr
+BEGIN
+{
+	exit(0);
+}

@@ -1,0 +1,6 @@
+/* A #pragma on the last line, without a newline, is still read. */
+BEGIN
+{
+	exit(0);
+}
+#pragma D option nosuchoption
