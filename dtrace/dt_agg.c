@@ -391,14 +391,44 @@ static size_t agg_cpu_stride(const dt_aggdesc_t *d)
 	return (vs + 7) & ~(size_t)7;
 }
 
-/* Merge the per-CPU values of one key read from the map. */
+/* The entry of key, when it has one already. */
+static dt_aggent_t *agg_find(dt_aggstate_t *as, const void *key)
+{
+	size_t ks = as->desc->keysize;
+
+	for (size_t i = 0; i < as->nents; i++)
+		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0)
+			return &as->ents[i];
+	return NULL;
+}
+
+/* Move the ufunc/usym/umod keys of a key read from the map to what they
+ * print (dt_usym_normalize()); returns whether any changed, so that the
+ * entry may merge with another. */
+static bool agg_normalize_key(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			      uint8_t *key)
+{
+	bool changed = false;
+
+	for (int k = 0; k < d->nkeys; k++)
+		if (dt_usym_normalize(dtp, &d->keys[k], key + d->keys[k].offset))
+			changed = true;
+	return changed;
+}
+
+/* Merge the per-CPU values of one key read from the map (into the entry
+ * of that key when merge). */
 static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
-			     const uint8_t *vals, int ncpus, bool keep)
+			     const uint8_t *vals, int ncpus, bool keep,
+			     bool merge)
 {
 	size_t stride = agg_cpu_stride(as->desc);
 	size_t nw = dt_agg_nwords(as->desc);
 	int64_t *tmp = dt_zalloc(nw * sizeof(int64_t));
-	dt_aggent_t *e = agg_append(as, key);
+	dt_aggent_t *e = merge ? agg_find(as, key) : NULL;
+
+	if (e == NULL)
+		e = agg_append(as, key);
 	size_t copy = stride < nw * 8 ? stride : nw * 8;
 
 	for (int cpu = 0; cpu < ncpus; cpu++) {
@@ -418,6 +448,7 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	size_t ks = d->keysize ? d->keysize : 4;
 	uint8_t *key, *next, *vals;
 	void *prev = NULL;
+	bool merge = false;	/* keys may merge once normalized */
 
 	if (d->map == NULL)
 		return 0;	/* hand-made entries (tests) */
@@ -426,6 +457,10 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	next = dt_zalloc(ks);
 	vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
 	agg_free_entries(as);
+	for (int k = 0; k < d->nkeys; k++)
+		if (d->keys[k].kind == DT_RK_UADDR &&
+		    d->keys[k].arg != DT_USYM_ADDR)
+			merge = true;
 	while (bpf_map_get_next_key(fd, prev, next) == 0) {
 		memcpy(key, next, ks);
 		prev = key;
@@ -435,7 +470,10 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 			err = -errno;
 			break;
 		}
-		agg_merge_percpu(as, key, vals, ncpus, dtp->opt.aggpercpu);
+		memcpy(next, key, ks);	/* the key as the map has it */
+		bool moved = agg_normalize_key(dtp, d, next);
+		agg_merge_percpu(as, moved ? next : key, vals, ncpus,
+				 dtp->opt.aggpercpu, merge);
 	}
 	free(key);
 	free(next);
@@ -597,6 +635,13 @@ static int agg_keycmp(const dt_aggdesc_t *d, const uint8_t *a,
 			uint64_t x = key_int(r, a), y = key_int(r, b);
 
 			c = x < y ? -1 : x > y;
+		} else if (r->kind == DT_RK_UADDR) {	/* pid, then address */
+			uint64_t x[2], y[2];
+
+			memcpy(x, a + r->offset, 16);
+			memcpy(y, b + r->offset, 16);
+			c = x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) :
+			    x[1] < y[1] ? -1 : x[1] > y[1];
 		} else if (r->kind == DT_RK_STRING) {
 			c = strncmp((const char *)a + r->offset,
 				    (const char *)b + r->offset, r->size);
@@ -933,6 +978,10 @@ static void agg_print_key(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *r,
 
 	if (r->kind == DT_RK_USTACK || r->kind == DT_RK_KSTACK) {
 		dt_print_stack(dtp, out, r, p);	/* ends with a newline */
+		return;
+	}
+	if (r->kind == DT_RK_UADDR) {
+		dt_print_usym(dtp, out, r, p);
 		return;
 	}
 	if (r->kind != DT_RK_INT) {

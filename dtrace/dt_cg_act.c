@@ -10,12 +10,15 @@
  * When an action sits inside an if statement, the data starts with a u64
  * mask of the actions that ran (bit i: acts[i]; dt_compiled_clause.actmask).
  * stack() and ustack() record bpf_get_stack()'s PCs (a user stack after
- * the pid); the same code builds them as aggregation keys.
+ * the pid), ufunc(), usym(), umod() and uaddr() the pid and the address;
+ * the same code builds them as aggregation keys.  printf's %a and %A
+ * arguments are recorded with the pid too.
  */
 #include <signal.h>
 #include <string.h>
 
 #include "dt_cg_impl.h"
+#include "dt_consume.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 
@@ -64,10 +67,27 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 #define DT_USTACK_FRAMES	100
 #define DT_KSTACK_FRAMES	20
 
+/* ufunc(), usym(), umod() and uaddr(): which one, or -1. */
+int dt_cg_usym_call(const dt_node_t *n)
+{
+	static const char *const names[] = {
+		[DT_USYM_FUNC] = "ufunc", [DT_USYM_SYM] = "usym",
+		[DT_USYM_MOD] = "umod", [DT_USYM_ADDR] = "uaddr",
+	};
+
+	if (n->kind != DT_N_CALL)
+		return -1;
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (strcmp(n->name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 bool dt_cg_is_stack_call(const dt_node_t *n)
 {
 	return n->kind == DT_N_CALL && (strcmp(n->name, "ustack") == 0 ||
-					strcmp(n->name, "stack") == 0);
+					strcmp(n->name, "stack") == 0 ||
+					dt_cg_usym_call(n) >= 0);
 }
 
 /* The frames a stack() or ustack() call asks for (checked constant). */
@@ -82,6 +102,14 @@ static uint32_t stack_frames(const dt_node_t *call)
 void dt_cg_stack_desc(const dt_node_t *call, dt_recdesc_t *rd)
 {
 	bool user = strcmp(call->name, "ustack") == 0;
+	int usym = dt_cg_usym_call(call);
+
+	if (usym >= 0) {
+		rd->kind = DT_RK_UADDR;
+		rd->arg = (uint32_t)usym;
+		rd->size = 16;
+		return;
+	}
 
 	rd->kind = user ? DT_RK_USTACK : DT_RK_KSTACK;
 	rd->arg = stack_frames(call);
@@ -157,8 +185,27 @@ static void user_stack(dt_cg_t *cx, uint32_t off, uint32_t frames)
  * bpf_get_stack() zero-fills what it does not write, and the whole buffer
  * on failure, so the PCs are always 0-terminated or fill the record.
  */
-void dt_cg_stack(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
+/* Emit: the pid at off, the value of expression a at off + 8. */
+static void record_uaddr(dt_cg_t *cx, dt_node_t *a, uint32_t off)
 {
+	uint32_t ntemps = cx->ntemps;
+	int reg = dt_cg_expr(cx, a);
+
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(off + 8), reg));
+	dt_regs_give(cx, reg);
+	cx->ntemps = ntemps;
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
+}
+
+void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
+		 uint32_t off)
+{
+	if (rd->kind == DT_RK_UADDR) {
+		record_uaddr(cx, call->args, off);
+		return;
+	}
 	if (rd->kind == DT_RK_KSTACK) {
 		get_stack(cx, off, rd->arg, 0);
 		return;
@@ -175,7 +222,29 @@ static void act_stack(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
 
 	dt_cg_stack_desc(call, rd);
 	rd->offset = dt_cg_rec_alloc(cx, rd->size);
-	dt_cg_stack(cx, rd, rec_mst_off(cx, rd->offset));
+	dt_cg_stack(cx, call, rd, rec_mst_off(cx, rd->offset));
+}
+
+/* printf's arguments; those of %a and %A with the pid of the process
+ * (the consumer symbolizes them against its modules). */
+static void record_printf_args(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *fmt)
+{
+	uint64_t addrs = dt_printf_addr_args(fmt->str);
+	int i = 0;
+
+	for (dt_node_t *x = fmt->next; x != NULL; x = x->next, i++) {
+		if (i >= 64 || !(addrs & (1ULL << i))) {
+			record_value(cx, ad, x);
+			continue;
+		}
+		dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
+		rd->kind = DT_RK_UADDR;
+		rd->arg = DT_USYM_ADDR;
+		rd->size = 16;
+		rd->type = x->type;
+		rd->offset = dt_cg_rec_alloc(cx, rd->size);
+		record_uaddr(cx, x, rec_mst_off(cx, rd->offset));
+	}
 }
 
 static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
@@ -262,7 +331,9 @@ static const dt_actkind_t dt_actkinds[] = {
 	[DT_F_NORMALIZE] = DT_ACT_NORMALIZE,
 	[DT_F_DENORMALIZE] = DT_ACT_DENORMALIZE,
 	[DT_F_SETOPT] = DT_ACT_SETOPT, [DT_F_STACK] = DT_ACT_STACK,
-	[DT_F_USTACK] = DT_ACT_USTACK,
+	[DT_F_USTACK] = DT_ACT_USTACK, [DT_F_UFUNC] = DT_ACT_UADDR,
+	[DT_F_USYM] = DT_ACT_UADDR, [DT_F_UMOD] = DT_ACT_UADDR,
+	[DT_F_UADDR] = DT_ACT_UADDR,
 };
 
 void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
@@ -288,8 +359,7 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 	case DT_F_PRINTF:
 	case DT_F_SYSTEM:
 		ad->fmt = dt_strdup(a->str);
-		for (dt_node_t *x = a->next; x != NULL; x = x->next)
-			record_value(cx, ad, x);
+		record_printf_args(cx, ad, a);
 		break;
 	case DT_F_PRINTA:
 		if (a->kind == DT_N_STRING)
@@ -309,6 +379,7 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		act_tracemem(cx, ad, call);
 		break;
 	case DT_F_STACK: case DT_F_USTACK:
+	case DT_F_UFUNC: case DT_F_USYM: case DT_F_UMOD: case DT_F_UADDR:
 		act_stack(cx, ad, call);
 		break;
 	default:

@@ -213,12 +213,17 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, bool tid, uint32_t ksize);
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
 
-/* dt_cg_act.c: stack() and ustack(), as actions and aggregation keys */
+/* dt_cg_act.c: stack(), ustack(), ufunc(), usym(), umod() and uaddr(), as
+ * actions and aggregation keys (the "stack calls": their record is what
+ * the consumer formats) */
 bool dt_cg_is_stack_call(const dt_node_t *n);
+/* The dt_usym_t of a ufunc/usym/umod/uaddr call, or -1. */
+int dt_cg_usym_call(const dt_node_t *n);
 /* Kind, size and frames (arg) of the record of a stack call. */
 void dt_cg_stack_desc(const dt_node_t *call, dt_recdesc_t *rd);
 /* Emit: write that record at mstate offset off. */
-void dt_cg_stack(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off);
+void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
+		 uint32_t off);
 
 /* dt_cg_expr.c */
 int dt_cg_expr(dt_cg_t *cx, dt_node_t *n);

@@ -225,23 +225,28 @@ static void symprocs_free(struct dt_consumer *c)
 	c->elf = NULL;
 }
 
-/* Whether any clause records a user stack or any aggregation has one as a
- * key. */
-static bool uses_ustack(dtrace_hdl_t *dtp)
+static bool is_user_rec(const dt_recdesc_t *r)
+{
+	return r->kind == DT_RK_USTACK || r->kind == DT_RK_UADDR;
+}
+
+/* Whether any clause records a user stack or address, or any aggregation
+ * has one as a key. */
+static bool uses_usyms(dtrace_hdl_t *dtp)
 {
 	for (int i = 0; i < dtp->nclauses; i++) {
 		const dt_compiled_clause_t *cl = dtp->clauses[i];
 
 		for (int a = 0; cl != NULL && a < cl->nacts; a++)
 			for (int r = 0; r < cl->acts[a].nrecs; r++)
-				if (cl->acts[a].recs[r].kind == DT_RK_USTACK)
+				if (is_user_rec(&cl->acts[a].recs[r]))
 					return true;
 	}
 	for (int i = 0; i < dt_cg_naggs(dtp); i++) {
 		const dt_aggdesc_t *ad = dt_cg_agg(dtp, i);
 
 		for (int k = 0; ad != NULL && k < ad->nkeys; k++)
-			if (ad->keys[k].kind == DT_RK_USTACK)
+			if (is_user_rec(&ad->keys[k]))
 				return true;
 	}
 	return false;
@@ -250,17 +255,24 @@ static bool uses_ustack(dtrace_hdl_t *dtp)
 static void read_targets(dtrace_hdl_t *dtp, struct dt_consumer *c)
 {
 	c->targets_read = true;
-	if (dtp->proc == NULL || !uses_ustack(dtp))
+	if (dtp->proc == NULL || !uses_usyms(dtp))
 		return;
 	for (int i = 0; i < dtp->proc->nprocs; i++)
 		if (!dtp->proc->procs[i].exited)
 			symproc_get(c, dtp->proc->procs[i].pid);
 }
 
-/* DTrace's forms: module`function+0xoff (no +0x0 at a function's start),
- * module`0xPC without a symbol, 0xPC without a module. */
-void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
-		   size_t len)
+/* The name DTrace prints for a module: its file name (the executable's
+ * too, where dt_elf calls it "a.out" for probe descriptions). */
+static const char *module_print_name(const dt_elf_module_t *m)
+{
+	const char *base = strrchr(m->path, '/');
+
+	return base != NULL ? base + 1 : m->path;
+}
+
+bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
+		   dt_usymbol_t *u)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
 	dt_symproc_t *sp = symproc_get(c, pid);
@@ -268,19 +280,98 @@ void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 	const dt_elf_sym_t *sym = NULL;
 	uint64_t off = 0;
 
+	memset(u, 0, sizeof(*u));
 	if (sp->proc != NULL && dt_elf_proc_module_at(sp->proc, pc) == NULL &&
 	    kill(pid, 0) == 0)
 		symproc_read(c, sp);
 	if (sp->proc == NULL ||
 	    dt_elf_proc_lookup(c->elf, sp->proc, pc, &mod, &sym, &off) != 0)
+		return false;
+	u->module = module_print_name(mod);
+	u->modbase = mod->lo;
+	if (sym != NULL) {
+		u->symbol = sym->name;
+		u->offset = off;
+		u->symaddr = pc - off;
+	}
+	return true;
+}
+
+/* DTrace's forms: module`function+0xoff (no +0x0 at a function's start),
+ * module`0xPC without a symbol, 0xPC without a module. */
+void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
+		   size_t len)
+{
+	dt_usymbol_t u;
+
+	if (!dt_lookup_upc(dtp, pid, pc, &u))
 		snprintf(buf, len, "0x%" PRIx64, pc);
-	else if (sym == NULL)
-		snprintf(buf, len, "%s`0x%" PRIx64, mod->name, pc);
-	else if (off == 0)
-		snprintf(buf, len, "%s`%s", mod->name, sym->name);
+	else if (u.symbol == NULL)
+		snprintf(buf, len, "%s`0x%" PRIx64, u.module, pc);
+	else if (u.offset == 0)
+		snprintf(buf, len, "%s`%s", u.module, u.symbol);
 	else
-		snprintf(buf, len, "%s`%s+0x%" PRIx64, mod->name, sym->name,
-			 off);
+		snprintf(buf, len, "%s`%s+0x%" PRIx64, u.module, u.symbol,
+			 u.offset);
+}
+
+void dt_uaddr_rec(const uint8_t *p, pid_t *pid, uint64_t *pc)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	*pid = (pid_t)v;
+	memcpy(pc, p + 8, 8);
+}
+
+void dt_format_usym(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		    const uint8_t *p, char *buf, size_t len)
+{
+	dt_usymbol_t u;
+	uint64_t pc;
+	pid_t pid;
+
+	dt_uaddr_rec(p, &pid, &pc);
+	if (rec->arg == DT_USYM_ADDR) {
+		dt_format_upc(dtp, pid, pc, buf, len);
+		return;
+	}
+	if (!dt_lookup_upc(dtp, pid, pc, &u))
+		snprintf(buf, len, "0x%" PRIx64, pc);
+	else if (rec->arg == DT_USYM_MOD)
+		snprintf(buf, len, "%s", u.module);
+	else if (u.symbol == NULL)
+		snprintf(buf, len, "%s`0x%" PRIx64, u.module, pc);
+	else
+		snprintf(buf, len, "%s`%s", u.module, u.symbol);
+}
+
+bool dt_usym_normalize(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		       uint8_t *p)
+{
+	dt_usymbol_t u;
+	uint64_t pc, to;
+	pid_t pid;
+
+	if (rec->kind != DT_RK_UADDR || rec->arg == DT_USYM_ADDR)
+		return false;
+	dt_uaddr_rec(p, &pid, &pc);
+	if (!dt_lookup_upc(dtp, pid, pc, &u))
+		return false;
+	to = rec->arg == DT_USYM_MOD ? u.modbase :
+	     u.symbol != NULL ? u.symaddr : pc;
+	memcpy(p + 8, &to, 8);
+	return to != pc;
+}
+
+/* ufunc() and the like: "  %-50s", as DTrace prints them, quiet or not. */
+void dt_print_usym(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		   const uint8_t *p)
+{
+	char buf[1024];
+
+	dt_format_usym(dtp, rec, p, buf, sizeof(buf));
+	fprintf(out, "  %-50s", buf);
 }
 
 #define DT_STACK_INDENT	14
@@ -339,6 +430,9 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:
 		dt_print_stack(dtp, out, rec, p);
+		return;
+	case DT_RK_UADDR:
+		dt_print_usym(dtp, out, rec, p);
 		return;
 	default:
 		dt_print_strbytes(dtp, out, p, rec->size, -33, quiet);
@@ -549,6 +643,10 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	case DT_ACT_USTACK:
 		if (r0 != NULL)
 			dt_print_stack(dtp, out, r0, data + r0->offset);
+		return 0;
+	case DT_ACT_UADDR:
+		if (r0 != NULL)
+			dt_print_usym(dtp, out, r0, data + r0->offset);
 		return 0;
 	case DT_ACT_SYSTEM:
 		return act_system(dtp, act, data);

@@ -82,6 +82,30 @@ void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 /* One user PC of process pid, symbolized into buf. */
 void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 		   size_t len);
+/* What a user address of process pid is: false when no module of the
+ * process (as last read, kept after it exits) maps it. */
+typedef struct dt_usymbol {
+	const char *module;	/* the file name, as DTrace prints it */
+	uint64_t modbase;	/* the module's lowest address */
+	const char *symbol;	/* NULL when no symbol covers pc */
+	uint64_t symaddr;	/* the symbol's run-time address */
+	uint64_t offset;	/* pc - symaddr */
+} dt_usymbol_t;
+bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
+		   dt_usymbol_t *u);
+/* The pid and address of a DT_RK_UADDR record. */
+void dt_uaddr_rec(const uint8_t *p, pid_t *pid, uint64_t *pc);
+/* A DT_RK_UADDR record as its dt_usym_t says, into buf. */
+void dt_format_usym(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		    const uint8_t *p, char *buf, size_t len);
+/* The same, as DTrace's actions print it ("  %-50s"). */
+void dt_print_usym(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		   const uint8_t *p);
+/* An aggregation key's ufunc/usym address moved to its symbol's start,
+ * a umod's to its module's: the keys that print alike merge.  Returns
+ * whether the key changed. */
+bool dt_usym_normalize(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		       uint8_t *p);
 
 /* dt_printf.c */
 /* What %@ conversions print: the merged value of one aggregation. */
@@ -176,7 +200,8 @@ bool dt_json_cstring(FILE *out, const void *s, size_t size);
 /* Bytes as a JSON string of lowercase hex digits. */
 void dt_json_hex(FILE *out, const void *p, size_t n);
 /* One record's value: number, string, hex string or array of PCs. */
-void dt_json_value(FILE *out, const dt_recdesc_t *rec, const uint8_t *p);
+void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		   const uint8_t *p);
 /* One output record as one line on dtp->out, then the aggregation
  * snapshots its printa() actions took.  Returns 0 or -1. */
 int dt_json_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,

@@ -64,7 +64,19 @@ typedef enum dt_reckind {
 	DT_RK_USTACK,		/* size/8 user PCs, 0-terminated; first u64 is
 				   the pid (ustack, ufunc, uaddr, usym) */
 	DT_RK_KSTACK,		/* size/8 kernel PCs, 0-terminated */
+	DT_RK_UADDR,		/* 16 bytes: the pid, then a user address;
+				   arg is its dt_usym_t */
 } dt_reckind_t;
+
+/* How a DT_RK_UADDR record prints (as DTrace's actions of those names):
+ * module`function (ufunc, usym), module (umod), module`function+0xoff
+ * (uaddr, and printf's %a and %A). */
+typedef enum dt_usym {
+	DT_USYM_FUNC,
+	DT_USYM_SYM,
+	DT_USYM_MOD,
+	DT_USYM_ADDR,
+} dt_usym_t;
 
 typedef struct dt_recdesc {
 	dt_reckind_t kind;
@@ -96,6 +108,8 @@ typedef enum dt_actkind {
 	DT_ACT_FTRUNCATE,	/* ftruncate() */
 	DT_ACT_FREOPEN,		/* freopen(fmt, ...) */
 	DT_ACT_PRINTM,
+	DT_ACT_UADDR,		/* ufunc(), usym(), umod(), uaddr(): 1 UADDR
+				   record */
 } dt_actkind_t;
 
 typedef struct dt_actdesc {
