@@ -1412,3 +1412,106 @@ int dt_agg_normalize(dtrace_hdl_t *dtp, int id, uint64_t normal)
 	as->normal = normal ? normal : 1;
 	return 0;
 }
+
+/* --- samples aggregated by the consumer --- */
+
+/*
+ * An aggregation keyed on ustack() is aggregated here rather than in BPF:
+ * its key is the unwound stack, which only the consumer computes.  The
+ * probe records the stack copy, the other keys and the value
+ * (DT_ACT_AGGSAMPLE, dt_cg_agg_sample()); the consumer builds the key,
+ * adds the value to the entry's slot of the CPU that fired, and writes the
+ * entry back into the aggregation's map, which BPF never writes for such
+ * an aggregation.  Snapshots, printa(), clear() and trunc() then work on
+ * the map as for any other aggregation.
+ */
+
+/* Add value v (increment w, 1 when w < 0 ... as the histograms take it)
+ * to val, as the BPF code of the function does (dt_cg_agg.c). */
+static void agg_apply(const dt_aggdesc_t *d, int64_t *val, int64_t v,
+		      int64_t w)
+{
+	const int64_t *p = d->params;
+	int64_t b, levels;
+	unsigned __int128 sq;
+	uint64_t lo;
+
+	switch (d->func) {
+	case DT_AGG_COUNT:
+		val[0]++;
+		return;
+	case DT_AGG_SUM:
+		val[0] += v;
+		return;
+	case DT_AGG_AVG:
+		val[0]++;
+		val[1] += v;
+		return;
+	case DT_AGG_STDDEV:
+		val[0]++;
+		val[1] += v;
+		sq = (unsigned __int128)(v < 0 ? -(uint64_t)v : (uint64_t)v);
+		sq *= sq;
+		lo = (uint64_t)val[2] + (uint64_t)sq;
+		val[3] += (int64_t)(uint64_t)(sq >> 64) + (lo < (uint64_t)val[2]);
+		val[2] = (int64_t)lo;
+		return;
+	case DT_AGG_MIN:
+	case DT_AGG_MAX:
+		if (val[1]++ == 0 || (d->func == DT_AGG_MIN ? v < val[0] :
+							   v > val[0]))
+			val[0] = v;
+		return;
+	case DT_AGG_QUANTIZE:
+		if (v == 0)
+			b = DT_QUANTIZE_ZERO;
+		else if (v > 0)
+			b = DT_QUANTIZE_ZERO + 1 + (63 - __builtin_clzll((uint64_t)v));
+		else if (v == INT64_MIN)
+			b = 0;
+		else
+			b = DT_QUANTIZE_ZERO - 1 - (63 - __builtin_clzll((uint64_t)-v));
+		break;
+	case DT_AGG_LQUANTIZE:
+		levels = lq_levels(d);
+		b = v < p[0] ? 0 : v >= p[1] ? levels + 1 :
+		    (v - p[0]) / (p[2] > 0 ? p[2] : 1) + 1;
+		break;
+	case DT_AGG_LLQUANTIZE:
+		b = dt_llquantize_bucket(p[0], p[1], p[2], p[3], v);
+		break;
+	default:
+		return;
+	}
+	if (b < 0)
+		b = 0;
+	if ((size_t)b >= dt_agg_nwords(d))
+		b = (int64_t)dt_agg_nwords(d) - 1;
+	val[b] += w >= 0 ? w : 1;
+}
+
+int dt_agg_add_sample(dtrace_hdl_t *dtp, int id, const void *key, int cpu,
+		      int64_t v, int64_t w)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+	int ncpus = dt_agg_ncpus(dtp);
+	const dt_aggdesc_t *d;
+	size_t stride;
+	uint8_t *vals;
+	int err = 0;
+
+	if (as == NULL || as->desc->map == NULL)
+		return 0;
+	d = as->desc;
+	stride = agg_cpu_stride(d);
+	if (cpu < 0 || cpu >= ncpus)
+		cpu = 0;
+	vals = dt_zalloc(stride * (size_t)ncpus);
+	if (bpf_map_lookup_elem(d->map->fd, key, vals) != 0)
+		memset(vals, 0, stride * (size_t)ncpus);
+	agg_apply(d, (int64_t *)(void *)(vals + (size_t)cpu * stride), v, w);
+	if (bpf_map_update_elem(d->map->fd, key, vals, BPF_ANY) != 0)
+		err = -errno;
+	free(vals);
+	return err;
+}

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -36,6 +37,7 @@
 #include "dt_consume_impl.h"
 #include "dt_cg.h"
 #include "dt_elf.h"
+#include "dt_unwind.h"
 #include "dt_proc.h"
 #include "dt_bpf.h"
 #include "dt_runtime.h"
@@ -188,12 +190,42 @@ static void symproc_read(struct dt_consumer *c, dt_symproc_t *sp)
 
 	if (c->elf == NULL)
 		c->elf = dt_elf_cache_create();
-	if (c->elf != NULL &&
-	    dt_elf_proc_modules(c->elf, sp->pid, &proc, msg, sizeof(msg)) == 0) {
-		if (sp->proc != NULL)
-			dt_elf_proc_free(sp->proc);
-		sp->proc = proc;
+	if (c->elf == NULL ||
+	    dt_elf_proc_modules(c->elf, sp->pid, &proc, msg, sizeof(msg)) != 0)
+		return;
+	if (proc->nmods == 0 && sp->proc != NULL) {
+		/* gone (a zombie maps nothing): keep what was read before */
+		dt_elf_proc_free(proc);
+		return;
 	}
+	dt_unwind_destroy(sp->uw);
+	sp->uw = NULL;
+	if (sp->proc != NULL)
+		dt_elf_proc_free(sp->proc);
+	sp->proc = proc;
+}
+
+/* Read the modules of sp again when pc is in none of them and the
+ * process still runs (a library it loaded since): at most every 50 ms,
+ * for addresses that are in no file (JIT code) come again and again.
+ * Returns whether the modules were read. */
+static bool symproc_refresh(struct dt_consumer *c, dt_symproc_t *sp,
+			    uint64_t pc)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (sp->proc == NULL || dt_elf_proc_module_at(sp->proc, pc) != NULL)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (sp->read_ns != 0 && now - sp->read_ns < 50000000ull)
+		return false;
+	if (kill(sp->pid, 0) != 0)
+		return false;
+	symproc_read(c, sp);
+	sp->read_ns = now;
+	return true;
 }
 
 static dt_symproc_t *symproc_get(struct dt_consumer *c, pid_t pid)
@@ -216,6 +248,7 @@ static void symprocs_free(struct dt_consumer *c)
 		dt_symproc_t *sp = c->symprocs;
 
 		c->symprocs = sp->next;
+		dt_unwind_destroy(sp->uw);
 		if (sp->proc != NULL)
 			dt_elf_proc_free(sp->proc);
 		free(sp);
@@ -227,7 +260,8 @@ static void symprocs_free(struct dt_consumer *c)
 
 static bool is_user_rec(const dt_recdesc_t *r)
 {
-	return r->kind == DT_RK_USTACK || r->kind == DT_RK_UADDR;
+	return r->kind == DT_RK_USTACK || r->kind == DT_RK_UADDR ||
+	       r->kind == DT_RK_USAMPLE;
 }
 
 /* Whether any clause records a user stack or address, or any aggregation
@@ -281,9 +315,7 @@ bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
 	uint64_t off = 0;
 
 	memset(u, 0, sizeof(*u));
-	if (sp->proc != NULL && dt_elf_proc_module_at(sp->proc, pc) == NULL &&
-	    kill(pid, 0) == 0)
-		symproc_read(c, sp);
+	symproc_refresh(c, sp, pc);
 	if (sp->proc == NULL ||
 	    dt_elf_proc_lookup(c->elf, sp->proc, pc, &mod, &sym, &off) != 0)
 		return false;
@@ -374,30 +406,86 @@ void dt_print_usym(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 	fprintf(out, "  %-50s", buf);
 }
 
+/* Unwind a DT_RK_USAMPLE record against the modules of its process. */
+static int usample_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		       const uint8_t *p, uint64_t *pcs, int max)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	size_t room = rec->size - sizeof(dt_usample_t);
+	dt_usample_t s;
+	dt_symproc_t *sp;
+
+	memcpy(&s, p, sizeof(s));
+	if (s.len > room)
+		s.len = room;	/* never trust the record beyond its size */
+	if (s.len == 0 && s.ip == 0)
+		return 0;
+	sp = symproc_get(c, (pid_t)s.pid);
+	symproc_refresh(c, sp, s.ip);
+	for (int pass = 0; ; pass++) {
+		int n = 1;
+
+		pcs[0] = s.ip;
+		if (sp->proc != NULL && sp->uw == NULL)
+			sp->uw = dt_unwind_create(sp->proc);
+		if (sp->uw != NULL)
+			n = dt_unwind(sp->uw, &s, p + sizeof(dt_usample_t), pcs,
+				      max);
+		/* a walk that ends outside the modules may have met a
+		 * library loaded since they were read: once more */
+		if (pass > 0 || n >= max || !symproc_refresh(c, sp, pcs[n - 1]))
+			return n;
+	}
+}
+
+int dt_ustack_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		  const uint8_t *p, uint64_t *pcs, int max, pid_t *pid)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	if (rec->arg > 0 && (int)rec->arg < max)
+		max = (int)rec->arg;
+	memcpy(&v, p, 8);
+	*pid = (pid_t)v;
+	if (rec->kind == DT_RK_USAMPLE)
+		return usample_pcs(dtp, rec, p, pcs, max);
+	for (size_t i = 1; i < rec->size / 8 && n < max; i++) {
+		memcpy(&pcs[n], p + i * 8, 8);
+		if (pcs[n] == 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
 #define DT_STACK_INDENT	14
+#define DT_STACK_MAX	1024
 
 void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *p)
 {
-	size_t n = rec->size / 8, i = 0;
-	uint64_t pid = 0;
+	uint64_t pcs[DT_STACK_MAX];
+	int n = 0;
+	pid_t pid = 0;
 	char buf[1024];
 
-	if (rec->kind == DT_RK_USTACK) {
-		memcpy(&pid, p, 8);
-		i = 1;
+	if (rec->kind == DT_RK_KSTACK) {
+		for (size_t i = 0; i < rec->size / 8 && n < DT_STACK_MAX; i++) {
+			memcpy(&pcs[n], p + i * 8, 8);
+			if (pcs[n] == 0)
+				break;
+			n++;
+		}
+	} else {
+		n = dt_ustack_pcs(dtp, rec, p, pcs, DT_STACK_MAX, &pid);
 	}
 	fputc('\n', out);
-	for (; i < n; i++) {
-		uint64_t pc;
-
-		memcpy(&pc, p + i * 8, 8);
-		if (pc == 0)
-			break;
-		if (rec->kind == DT_RK_USTACK)
-			dt_format_upc(dtp, (pid_t)pid, pc, buf, sizeof(buf));
+	for (int i = 0; i < n; i++) {
+		if (rec->kind != DT_RK_KSTACK)
+			dt_format_upc(dtp, pid, pcs[i], buf, sizeof(buf));
 		else
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, pc);
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, pcs[i]);
 		fprintf(out, "%*s%s\n", DT_STACK_INDENT, "", buf);
 	}
 }
@@ -429,6 +517,7 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		return;
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:
+	case DT_RK_USAMPLE:
 		dt_print_stack(dtp, out, rec, p);
 		return;
 	case DT_RK_UADDR:
@@ -560,6 +649,75 @@ static int act_trunc(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	return 0;
 }
 
+static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
+			int cpu)
+{
+	if (dtp->opt.json)
+		dt_json_drop(dtp, what[0] == '\0' ? "buffer" : "aggregation",
+			     cpu, n);
+	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
+		n == 1 ? "" : "s", cpu);
+}
+
+/* The key of an aggregation sample's entry from its key records: a
+ * ustack() unwound into the key's PCs, a string NUL padded, the others as
+ * recorded. */
+static void aggsample_key(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			  const dt_actdesc_t *act, const uint8_t *data,
+			  uint8_t *key)
+{
+	for (int k = 0; k < d->nkeys && k < act->nrecs; k++) {
+		const dt_recdesc_t *kr = &d->keys[k], *r = &act->recs[k];
+		const uint8_t *src = data + r->offset;
+		uint8_t *dst = key + kr->offset;
+		uint64_t pcs[DT_STACK_MAX];
+		pid_t pid;
+
+		if (r->kind == DT_RK_USAMPLE) {
+			uint64_t v;
+			int max = (int)(kr->size / 8) - 1;
+			int n = dt_ustack_pcs(dtp, r, src, pcs, max, &pid);
+
+			v = (uint64_t)pid;
+			memcpy(dst, &v, 8);
+			memcpy(dst + 8, pcs, (size_t)n * 8);
+		} else if (r->kind == DT_RK_STRING) {
+			memcpy(dst, src, strnlen((const char *)src,
+				 r->size < kr->size ? r->size : kr->size));
+		} else {
+			memcpy(dst, src, r->kind == DT_RK_INT ? 8 :
+			       r->size < kr->size ? r->size : kr->size);
+		}
+	}
+}
+
+static int act_aggsample(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+			 const uint8_t *data)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	const dt_aggdesc_t *d = act->naggs > 0 ? dt_cg_agg(dtp, act->aggs[0])
+					       : NULL;
+	int64_t v = 0, w = -1;
+	uint8_t *key;
+	int err;
+
+	if (d == NULL || act->nrecs < d->nkeys)
+		return 0;
+	key = dt_zalloc(d->keysize);
+	aggsample_key(dtp, d, act, data, key);
+	if (act->nrecs > d->nkeys)
+		v = dt_rec_int(&act->recs[d->nkeys],
+			       data + act->recs[d->nkeys].offset);
+	if (act->nrecs > d->nkeys + 1)
+		w = dt_rec_int(&act->recs[d->nkeys + 1],
+			       data + act->recs[d->nkeys + 1].offset);
+	err = dt_agg_add_sample(dtp, d->id, key, (int)c->rec_cpu, v, w);
+	free(key);
+	if (err == -E2BIG || err == -ENOMEM)
+		report_drop(dtp, 1, "aggregation ", (int)c->rec_cpu);
+	return 0;
+}
+
 /*
  * What an action does besides printing: shared by the text and the JSON
  * printers, so that both formats behave alike.  Actions that only print
@@ -572,6 +730,8 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	int i;
 
 	switch (act->kind) {
+	case DT_ACT_AGGSAMPLE:
+		return act_aggsample(dtp, act, data);
 	case DT_ACT_EXIT:
 		if (r0 != NULL)
 			dtp->exitstatus = (int)dt_rec_int(r0, data + r0->offset);
@@ -757,6 +917,7 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 	}
 	memcpy(&hdr, buf, sizeof(hdr));
 	dsize = size - sizeof(hdr);
+	dt_consumer_get(dtp)->rec_cpu = hdr.cpu;
 	if (hdr.clause == DT_CLAUSE_ERROR) {
 		dt_errrec_t er;
 
@@ -878,15 +1039,6 @@ bool dt_consume_done(dtrace_hdl_t *dtp)
 }
 
 /* A drop: the usual message on stderr, and a "drop" line with JSON. */
-static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
-			int cpu)
-{
-	if (dtp->opt.json)
-		dt_json_drop(dtp, what[0] == '\0' ? "buffer" : "aggregation",
-			     cpu, n);
-	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
-		n == 1 ? "" : "s", cpu);
-}
 
 void dt_consume_report_drops(dtrace_hdl_t *dtp)
 {

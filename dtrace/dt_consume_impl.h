@@ -42,6 +42,8 @@ typedef struct dt_aggstate {
 typedef struct dt_symproc {
 	pid_t pid;
 	struct dt_elf_proc *proc;
+	struct dt_unwind *uw;	/* unwinder over proc's modules, or NULL */
+	uint64_t read_ns;	/* CLOCK_MONOTONIC of the last reread */
 	struct dt_symproc *next;
 } dt_symproc_t;
 
@@ -58,6 +60,8 @@ struct dt_consumer {
 	struct dt_elf_cache *elf;	/* symbolization: NULL until needed */
 	dt_symproc_t *symprocs;
 	bool targets_read;	/* the -c/-p targets' modules are cached */
+	uint32_t rec_cpu;	/* the CPU of the record being consumed */
+	uint64_t sample_drops;	/* aggregation samples that found no room */
 };
 
 /* dt_consume.c */
@@ -79,6 +83,11 @@ const char *dt_fault_str(uint32_t fault);
  * ("module`function+0xoff"). */
 void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *p);
+/* The frames of a user stack record (DT_RK_USTACK: as recorded;
+ * DT_RK_USAMPLE: unwound), at most rec->arg and max of them, into pcs;
+ * the pid into *pid.  Returns how many. */
+int dt_ustack_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		  const uint8_t *p, uint64_t *pcs, int max, pid_t *pid);
 /* One user PC of process pid, symbolized into buf. */
 void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 		   size_t len);
@@ -145,6 +154,11 @@ int dt_agg_ncpus(dtrace_hdl_t *dtp);
 bool dt_agg_recorded(const dt_aggdesc_t *desc, const int64_t *val);
 /* Read every aggregation map into the consumer's table. */
 int dt_agg_snapshot(dtrace_hdl_t *dtp);
+/* One value (v, increment w or -1) for the entry key of aggregation id on
+ * CPU cpu, added to the aggregation's map by the consumer (aggregations
+ * keyed on ustack()).  Returns 0 or -errno (a full map: -E2BIG). */
+int dt_agg_add_sample(dtrace_hdl_t *dtp, int id, const void *key, int cpu,
+		      int64_t v, int64_t w);
 /* printa(@a) / printa(@a, @b): DTrace's default layout. */
 int dt_agg_print(dtrace_hdl_t *dtp, FILE *out, const int *ids, int n);
 /* printa(fmt, @a, ...) */

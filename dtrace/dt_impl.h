@@ -37,6 +37,8 @@ typedef struct dt_options {
 	uint64_t aggrate;
 	uint64_t statusrate;
 	uint64_t nspec;
+	uint64_t ustackframes;	/* ustack()'s frames, default 100 */
+	uint64_t ustackbytes;	/* the user stack copied for ustack(), 8k */
 	int64_t aggsortpos;
 	int64_t aggsortkeypos;
 	bool quiet;		/* -q */

@@ -258,29 +258,30 @@ static void json_upc_fields(dtrace_hdl_t *dtp, FILE *out, pid_t pid,
 static void json_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		       const uint8_t *p)
 {
-	bool user = rec->kind == DT_RK_USTACK;
-	size_t n = rec->size / 8, i = user ? 1 : 0;
 	const char *sep = "";
-	uint64_t pid = 0;
 
-	if (user)
-		memcpy(&pid, p, 8);
 	fputc('[', out);
-	for (; i < n; i++) {
-		uint64_t pc;
+	if (rec->kind == DT_RK_KSTACK) {
+		for (size_t i = 0; i < rec->size / 8; i++) {
+			uint64_t pc;
 
-		memcpy(&pc, p + i * 8, 8);
-		if (pc == 0)
-			break;
-		fputs(sep, out);
-		sep = ",";
-		if (!user) {
-			fprintf(out, "%" PRIu64, pc);
-			continue;
+			memcpy(&pc, p + i * 8, 8);
+			if (pc == 0)
+				break;
+			fprintf(out, "%s%" PRIu64, sep, pc);
+			sep = ",";
 		}
-		fputc('{', out);
-		json_upc_fields(dtp, out, (pid_t)pid, pc);
-		fputc('}', out);
+	} else {
+		uint64_t pcs[1024];
+		pid_t pid;
+		int n = dtp ? dt_ustack_pcs(dtp, rec, p, pcs, 1024, &pid) : 0;
+
+		for (int i = 0; i < n; i++) {
+			fprintf(out, "%s{", sep);
+			json_upc_fields(dtp, out, pid, pcs[i]);
+			fputc('}', out);
+			sep = ",";
+		}
 	}
 	fputc(']', out);
 }
@@ -325,6 +326,7 @@ void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		return;
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:
+	case DT_RK_USAMPLE:
 		json_stack(dtp, out, rec, p);
 		return;
 	case DT_RK_UADDR:
@@ -360,6 +362,7 @@ static void json_trace_fields(dtrace_hdl_t *dtp, FILE *out,
 					: rec->size);
 		return;
 	case DT_RK_USTACK:
+	case DT_RK_USAMPLE:
 		json_key(out, "pid");
 		fprintf(out, "%" PRIu64, ustack_pid(rec, p));
 		json_key(out, "stack");
@@ -792,8 +795,8 @@ static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
 	FILE *out = jr->line;
 	int err = 0;
 
-	if (name == NULL)
-		return 0;
+	if (name == NULL)	/* nothing to show: its effect alone */
+		return dt_consume_effect(jr->dtp, act, data);
 	if (act->kind == DT_ACT_UADDR && r0 != NULL)
 		name = json_usym_name(r0->arg);
 	fprintf(out, "%s{\"action\":\"%s\"", jr->nacts++ > 0 ? "," : "",
