@@ -24,12 +24,7 @@ set -u
 N=${1:-50000}
 RUNS=${2:-3}
 K=${3:-20000}
-need_root
-need_dtrace bench_loop
-build_floor
-LOOP=$PROGS/bench_loop
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+firing_setup
 P='pid$target:a.out:bench_fn:entry'
 
 BASE=$(firing_loop_ns bench_loop calls "$LOOP" "$N")
