@@ -351,6 +351,22 @@ static int gen_output(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 	return rc;
 }
 
+/* The length of the description a -n argument starts with: up to the
+ * body or the predicate (a '/' in a field that is a path is the path's). */
+static size_t description_len(const char *s)
+{
+	bool path = false;
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && s[i] != '{'; i++) {
+		if (s[i] == ':')
+			path = s[i + 1] == '/';
+		else if (s[i] == '/' && !path)
+			break;
+	}
+	return i;
+}
+
 /* The text up to the clause body, as DTrace names a -n description. */
 static void print_description_match(dtrace_hdl_t *dtp, const dt_spec_t *s,
 				    const dt_compile_result_t *res)
@@ -362,7 +378,7 @@ static void print_description_match(dtrace_hdl_t *dtp, const dt_spec_t *s,
 			s->arg, res->nprobes, res->nprobes == 1 ? "" : "s");
 		return;
 	}
-	size_t n = strcspn(s->arg, "{/");
+	size_t n = description_len(s->arg);
 	fprintf(stderr, "dtrace: description '%.*s' matched %d probe%s\n",
 		(int)n, s->arg, res->nprobes, res->nprobes == 1 ? "" : "s");
 }
