@@ -134,6 +134,7 @@ struct dtrace_hdl {
 	int errtag;
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
+	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */
 };
 
 extern const dtrace_host_t dt_host;

@@ -24,6 +24,7 @@
 #include "dt_cg.h"
 #include "dt_compile.h"
 #include "dt_consume.h"
+#include "dt_dwarf.h"
 #include "dt_exec.h"
 #include "dt_options.h"
 #include "dt_proc.h"
@@ -134,6 +135,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_compile_fini(dtp);
 	dt_probe_fini(dtp);
 	dt_provider_fini(dtp);
+	dt_dwarf_fini(dtp);
 	dt_typetab_destroy(dtp->types);
 	for (int i = 0; i < dtp->nclauses; i++) {
 		dt_as_fini(&dtp->clauses[i]->code);
