@@ -42,10 +42,20 @@ typedef struct dw_ctx {
 	int depth;
 } dw_ctx_t;
 
+/* A function's definition, by name (the index of a file's functions). */
+typedef struct dw_func {
+	const char *name;	/* in the DWARF's string table */
+	Dwarf_Off off;		/* of its DIE */
+} dw_func_t;
+
 typedef struct dw_file {
 	char *path;
 	Dwfl *dwfl;		/* NULL: the file has no DWARF */
 	Dwfl_Module *mod;
+	Dwarf *dw;
+	dw_func_t *funcs;	/* sorted by name, built on first use */
+	size_t nfuncs, cap;
+	bool indexed;
 	struct dw_file *next;
 } dw_file_t;
 
@@ -88,7 +98,8 @@ static dw_file_t *dwarf_of(dtrace_hdl_t *dtp, const char *path)
 		return NULL;
 	d->mod = dwfl_report_offline(d->dwfl, "", path, -1);
 	dwfl_report_end(d->dwfl, NULL, NULL);
-	if (d->mod == NULL || dwfl_module_getdwarf(d->mod, &bias) == NULL) {
+	if (d->mod == NULL ||
+	    (d->dw = dwfl_module_getdwarf(d->mod, &bias)) == NULL) {
 		dwfl_end(d->dwfl);
 		d->dwfl = NULL;
 		return NULL;
@@ -108,6 +119,7 @@ void dt_dwarf_fini(dtrace_hdl_t *dtp)
 		st->files = d->next;
 		if (d->dwfl != NULL)
 			dwfl_end(d->dwfl);
+		free(d->funcs);
 		free(d->path);
 		free(d);
 	}
@@ -338,37 +350,48 @@ static dt_type_t *die_type(dw_ctx_t *cx, Dwarf_Die *die)
 
 /* --- functions --- */
 
-struct func_find {
-	const char *name;
-	Dwarf_Die die;
-	bool found;
-};
-
-static int func_cb(Dwarf_Die *fn, void *arg)
+static int index_cb(Dwarf_Die *fn, void *arg)
 {
-	struct func_find *f = arg;
+	dw_file_t *d = arg;
 	const char *name = dwarf_diename(fn);
 
-	if (name == NULL || strcmp(name, f->name) != 0 ||
-	    dwarf_hasattr(fn, DW_AT_declaration))
+	if (name == NULL || dwarf_hasattr(fn, DW_AT_declaration))
 		return DWARF_CB_OK;
-	f->die = *fn;
-	f->found = true;
-	return DWARF_CB_ABORT;
+	if (d->nfuncs == d->cap) {
+		d->cap = d->cap ? 2 * d->cap : 256;
+		d->funcs = dt_realloc(d->funcs, d->cap * sizeof(*d->funcs));
+	}
+	d->funcs[d->nfuncs++] = (dw_func_t){ name, dwarf_dieoffset(fn) };
+	return DWARF_CB_OK;
 }
 
-/* The DIE of the function named name in d. */
+static int func_cmp(const void *a, const void *b)
+{
+	return strcmp(((const dw_func_t *)a)->name,
+		      ((const dw_func_t *)b)->name);
+}
+
+/* The DIE of the function named name in d: through an index of every
+ * function of the file, built once (probes of a whole library are typed
+ * one by one). */
 static bool find_func(dw_file_t *d, const char *name, Dwarf_Die *out)
 {
-	struct func_find f = { .name = name };
-	Dwarf_Addr bias;
-	Dwarf_Die *cu = NULL;
+	dw_func_t key = { name, 0 }, *f;
 
-	while (!f.found && (cu = dwfl_module_nextcu(d->mod, cu, &bias)) != NULL)
-		dwarf_getfuncs(cu, func_cb, &f, 0);
-	if (f.found)
-		*out = f.die;
-	return f.found;
+	if (!d->indexed) {
+		Dwarf_Addr bias;
+		Dwarf_Die *cu = NULL;
+
+		while ((cu = dwfl_module_nextcu(d->mod, cu, &bias)) != NULL)
+			dwarf_getfuncs(cu, index_cb, d, 0);
+		if (d->nfuncs > 0)
+			qsort(d->funcs, d->nfuncs, sizeof(*d->funcs), func_cmp);
+		d->indexed = true;
+	}
+	if (d->nfuncs == 0)
+		return false;
+	f = bsearch(&key, d->funcs, d->nfuncs, sizeof(*d->funcs), func_cmp);
+	return f != NULL && dwarf_offdie(d->dw, f->off, out) != NULL;
 }
 
 int dt_dwarf_func_types(dtrace_hdl_t *dtp, const char *path,
