@@ -18,12 +18,7 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${1:-2000000}
 RUNS=${2:-3}
-need_root
-need_dtrace bench_loop
-build_floor
-LOOP=$PROGS/bench_loop
-W=$(mktemp -d)
-trap 'rm -rf "$W"' EXIT
+firing_setup
 
 BASE=$(firing_loop_ns bench_loop calls "$LOOP" "$N")
 BARE=

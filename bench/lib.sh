@@ -5,7 +5,8 @@
 # bench/uprobe_floor.c helper, compiled here into $B/bench/ when missing or
 # older than its source), and exports DTRACE_PLUGIN_PATH.  Helpers:
 #   need_root, need_dtrace, have_bpftrace, median, now_us, fmt_ratio, and
-#   firing_loop_ns and firing_row for the firing tables (below).
+#   firing_setup, firing_loop_ns and firing_row for the firing tables
+#   (below).
 # Nothing here is timed; each script prints its own figures.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -84,6 +85,18 @@ fmt_ratio() {
 # prints a line "PROG N WORD T": T ns for N iterations of its loop.  Both
 # use W (a scratch directory), RUNS, N, BASE (the untraced loop's time) and
 # BARE (the first row's ns per firing, "" before it, "-" for no ratios).
+
+# firing_setup: what a firing table of bench_loop needs: root, dtrace, the
+# test programs and the kernel floor; sets LOOP (bench_loop) and W (a
+# scratch directory removed at exit).
+firing_setup() {
+	need_root
+	need_dtrace bench_loop
+	build_floor
+	LOOP=$PROGS/bench_loop
+	W=$(mktemp -d)
+	trap 'rm -rf "$W"' EXIT
+}
 
 # firing_loop_ns PROG WORD CMD...: the median T of RUNS runs of CMD; empty
 # when a run fails, with its error in $W/err.

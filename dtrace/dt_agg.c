@@ -391,14 +391,44 @@ static size_t agg_cpu_stride(const dt_aggdesc_t *d)
 	return (vs + 7) & ~(size_t)7;
 }
 
-/* Merge the per-CPU values of one key read from the map. */
+/* The entry of key, when it has one already. */
+static dt_aggent_t *agg_find(dt_aggstate_t *as, const void *key)
+{
+	size_t ks = as->desc->keysize;
+
+	for (size_t i = 0; i < as->nents; i++)
+		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0)
+			return &as->ents[i];
+	return NULL;
+}
+
+/* Move the ufunc/usym/umod keys of a key read from the map to what they
+ * print (dt_usym_normalize()); returns whether any changed, so that the
+ * entry may merge with another. */
+static bool agg_normalize_key(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			      uint8_t *key)
+{
+	bool changed = false;
+
+	for (int k = 0; k < d->nkeys; k++)
+		if (dt_usym_normalize(dtp, &d->keys[k], key + d->keys[k].offset))
+			changed = true;
+	return changed;
+}
+
+/* Merge the per-CPU values of one key read from the map (into the entry
+ * of that key when merge). */
 static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
-			     const uint8_t *vals, int ncpus, bool keep)
+			     const uint8_t *vals, int ncpus, bool keep,
+			     bool merge)
 {
 	size_t stride = agg_cpu_stride(as->desc);
 	size_t nw = dt_agg_nwords(as->desc);
 	int64_t *tmp = dt_zalloc(nw * sizeof(int64_t));
-	dt_aggent_t *e = agg_append(as, key);
+	dt_aggent_t *e = merge ? agg_find(as, key) : NULL;
+
+	if (e == NULL)
+		e = agg_append(as, key);
 	size_t copy = stride < nw * 8 ? stride : nw * 8;
 
 	for (int cpu = 0; cpu < ncpus; cpu++) {
@@ -438,6 +468,7 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	size_t ks = DT_AGG_KEYPREFIX + d->keysize;
 	uint8_t *key, *next, *vals;
 	void *prev = NULL;
+	bool merge = false;	/* keys may merge once normalized */
 
 	if (d->map == NULL)
 		return 0;	/* hand-made entries (tests) */
@@ -446,6 +477,10 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	next = dt_zalloc(ks);
 	vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
 	agg_free_entries(as);
+	for (int k = 0; k < d->nkeys; k++)
+		if (d->keys[k].kind == DT_RK_UADDR &&
+		    d->keys[k].arg != DT_USYM_ADDR)
+			merge = true;
 	while (bpf_map_get_next_key(fd, prev, next) == 0) {
 		memcpy(key, next, ks);
 		prev = key;
@@ -457,8 +492,10 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 			err = -errno;
 			break;
 		}
-		agg_merge_percpu(as, key + DT_AGG_KEYPREFIX, vals, ncpus,
-				 dtp->opt.aggpercpu);
+		memcpy(next, key, ks);	/* the key as the map has it */
+		bool moved = agg_normalize_key(dtp, d, next + DT_AGG_KEYPREFIX);
+		agg_merge_percpu(as, (moved ? next : key) + DT_AGG_KEYPREFIX,
+				 vals, ncpus, dtp->opt.aggpercpu, merge);
 	}
 	free(key);
 	free(next);
@@ -620,6 +657,13 @@ static int agg_keycmp(const dt_aggdesc_t *d, const uint8_t *a,
 			uint64_t x = key_int(r, a), y = key_int(r, b);
 
 			c = x < y ? -1 : x > y;
+		} else if (r->kind == DT_RK_UADDR) {	/* pid, then address */
+			uint64_t x[2], y[2];
+
+			memcpy(x, a + r->offset, 16);
+			memcpy(y, b + r->offset, 16);
+			c = x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) :
+			    x[1] < y[1] ? -1 : x[1] > y[1];
 		} else if (r->kind == DT_RK_STRING) {
 			c = strncmp((const char *)a + r->offset,
 				    (const char *)b + r->offset, r->size);
@@ -956,6 +1000,10 @@ static void agg_print_key(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *r,
 
 	if (r->kind == DT_RK_USTACK || r->kind == DT_RK_KSTACK) {
 		dt_print_stack(dtp, out, r, p);	/* ends with a newline */
+		return;
+	}
+	if (r->kind == DT_RK_UADDR) {
+		dt_print_usym(dtp, out, r, p);
 		return;
 	}
 	if (r->kind != DT_RK_INT) {
@@ -1391,4 +1439,109 @@ int dt_agg_normalize(dtrace_hdl_t *dtp, int id, uint64_t normal)
 		return -1;
 	as->normal = normal ? normal : 1;
 	return 0;
+}
+
+/* --- samples aggregated by the consumer --- */
+
+/*
+ * An aggregation keyed on ustack() is aggregated here rather than in BPF:
+ * its key is the unwound stack, which only the consumer computes.  The
+ * probe records the stack copy, the other keys and the value
+ * (DT_ACT_AGGSAMPLE, dt_cg_agg_sample()); the consumer builds the key,
+ * adds the value to the entry's slot of the CPU that fired, and writes the
+ * entry back into the aggregation's map, which BPF never writes for such
+ * an aggregation.  Snapshots, printa(), clear() and trunc() then work on
+ * the map as for any other aggregation.
+ */
+
+/* Add value v (increment w, 1 when w < 0 ... as the histograms take it)
+ * to val, as the BPF code of the function does (dt_cg_agg.c). */
+static void agg_apply(const dt_aggdesc_t *d, int64_t *val, int64_t v,
+		      int64_t w)
+{
+	const int64_t *p = d->params;
+	int64_t b, levels;
+	unsigned __int128 sq;
+	uint64_t lo;
+
+	switch (d->func) {
+	case DT_AGG_COUNT:
+		val[0]++;
+		return;
+	case DT_AGG_SUM:
+		val[0] += v;
+		return;
+	case DT_AGG_AVG:
+		val[0]++;
+		val[1] += v;
+		return;
+	case DT_AGG_STDDEV:
+		val[0]++;
+		val[1] += v;
+		sq = (unsigned __int128)(v < 0 ? -(uint64_t)v : (uint64_t)v);
+		sq *= sq;
+		lo = (uint64_t)val[2] + (uint64_t)sq;
+		val[3] += (int64_t)(uint64_t)(sq >> 64) + (lo < (uint64_t)val[2]);
+		val[2] = (int64_t)lo;
+		return;
+	case DT_AGG_MIN:
+	case DT_AGG_MAX:
+		if (val[1]++ == 0 || (d->func == DT_AGG_MIN ? v < val[0] :
+							   v > val[0]))
+			val[0] = v;
+		return;
+	case DT_AGG_QUANTIZE:
+		if (v == 0)
+			b = DT_QUANTIZE_ZERO;
+		else if (v > 0)
+			b = DT_QUANTIZE_ZERO + 1 + (63 - __builtin_clzll((uint64_t)v));
+		else if (v == INT64_MIN)
+			b = 0;
+		else
+			b = DT_QUANTIZE_ZERO - 1 - (63 - __builtin_clzll((uint64_t)-v));
+		break;
+	case DT_AGG_LQUANTIZE:
+		levels = lq_levels(d);
+		b = v < p[0] ? 0 : v >= p[1] ? levels + 1 :
+		    (v - p[0]) / (p[2] > 0 ? p[2] : 1) + 1;
+		break;
+	case DT_AGG_LLQUANTIZE:
+		b = dt_llquantize_bucket(p[0], p[1], p[2], p[3], v);
+		break;
+	default:
+		return;
+	}
+	if (b < 0)
+		b = 0;
+	if ((size_t)b >= dt_agg_nwords(d))
+		b = (int64_t)dt_agg_nwords(d) - 1;
+	val[b] += w >= 0 ? w : 1;
+}
+
+int dt_agg_add_sample(dtrace_hdl_t *dtp, int id, const void *key, int cpu,
+		      int64_t v, int64_t w)
+{
+	dt_aggstate_t *as = agg_state(dtp, id);
+	int ncpus = dt_agg_ncpus(dtp);
+	const dt_aggdesc_t *d;
+	size_t stride;
+	uint8_t *vals;
+	int err = 0;
+
+	if (as == NULL || as->desc->map == NULL)
+		return 0;
+	d = as->desc;
+	stride = agg_cpu_stride(d);
+	if (cpu < 0 || cpu >= ncpus)
+		cpu = 0;
+	vals = dt_zalloc(stride * (size_t)ncpus);
+	uint8_t *mk = agg_map_key(d, key);
+	if (bpf_map_lookup_elem(d->map->fd, mk, vals) != 0)
+		memset(vals, 0, stride * (size_t)ncpus);
+	agg_apply(d, (int64_t *)(void *)(vals + (size_t)cpu * stride), v, w);
+	if (bpf_map_update_elem(d->map->fd, mk, vals, BPF_ANY) != 0)
+		err = -errno;
+	free(mk);
+	free(vals);
+	return err;
 }

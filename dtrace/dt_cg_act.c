@@ -9,13 +9,19 @@
  * offset (little endian) gives the value.  Strings take strsize bytes.
  * When an action sits inside an if statement, the data starts with a u64
  * mask of the actions that ran (bit i: acts[i]; dt_compiled_clause.actmask).
- * stack() and ustack() record bpf_get_stack()'s PCs (a user stack after
- * the pid); the same code builds them as aggregation keys.
+ * stack() records bpf_get_stack()'s PCs, ustack() a copy of the user
+ * stack and registers that the consumer unwinds (dt_unwind.c), ufunc(),
+ * usym(), umod() and uaddr() the pid and the address; the same code builds
+ * them as aggregation keys, except ustack(): an aggregation keyed on it is
+ * aggregated by the consumer from a record (dt_cg_agg_sample()).  printf's
+ * %a and %A arguments are recorded with the pid too.
  */
 #include <signal.h>
 #include <string.h>
+#include <bpf/btf.h>
 
 #include "dt_cg_impl.h"
+#include "dt_consume.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 
@@ -60,47 +66,78 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 	cx->ntemps = ntemps;	/* the value is in the record now */
 }
 
-/* ustack(n) keeps n frames (ustackframes), stack(n) n (stackframes). */
-#define DT_USTACK_FRAMES	100
+/* stack(n) keeps n frames (default stackframes), ustack(n) n (default
+ * -x ustackframes). */
 #define DT_KSTACK_FRAMES	20
+
+/* ufunc(), usym(), umod() and uaddr(): which one, or -1. */
+int dt_cg_usym_call(const dt_node_t *n)
+{
+	static const char *const names[] = {
+		[DT_USYM_FUNC] = "ufunc", [DT_USYM_SYM] = "usym",
+		[DT_USYM_MOD] = "umod", [DT_USYM_ADDR] = "uaddr",
+	};
+
+	if (n->kind != DT_N_CALL)
+		return -1;
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (strcmp(n->name, names[i]) == 0)
+			return i;
+	return -1;
+}
 
 bool dt_cg_is_stack_call(const dt_node_t *n)
 {
 	return n->kind == DT_N_CALL && (strcmp(n->name, "ustack") == 0 ||
-					strcmp(n->name, "stack") == 0);
+					strcmp(n->name, "stack") == 0 ||
+					dt_cg_usym_call(n) >= 0);
 }
 
 /* The frames a stack() or ustack() call asks for (checked constant). */
-static uint32_t stack_frames(const dt_node_t *call)
+static uint32_t stack_frames(const dt_cg_state_t *st, const dt_node_t *call)
 {
 	if (call->args != NULL)
 		return (uint32_t)call->args->ival;
-	return strcmp(call->name, "ustack") == 0 ? DT_USTACK_FRAMES :
-						   DT_KSTACK_FRAMES;
+	return strcmp(call->name, "ustack") == 0 ?
+	       (uint32_t)st->dtp->opt.ustackframes : DT_KSTACK_FRAMES;
 }
 
-void dt_cg_stack_desc(const dt_node_t *call, dt_recdesc_t *rd)
+/* The bytes of user stack ustack() copies: -x ustackbytes in whole
+ * blocks, at least one. */
+static uint32_t usample_bytes(const dt_cg_state_t *st)
+{
+	uint64_t n = st->dtp->opt.ustackbytes;
+
+	n = (n + DT_USAMPLE_BLOCK - 1) / DT_USAMPLE_BLOCK * DT_USAMPLE_BLOCK;
+	if (n == 0)
+		n = DT_USAMPLE_BLOCK;
+	return n > st->rec_max ? st->rec_max : (uint32_t)n;
+}
+
+void dt_cg_usample_desc(const dt_cg_state_t *st, const dt_node_t *call,
+			dt_recdesc_t *rd)
+{
+	rd->kind = DT_RK_USAMPLE;
+	rd->arg = stack_frames(st, call);
+	rd->size = (uint32_t)sizeof(dt_usample_t) + usample_bytes(st);
+}
+
+void dt_cg_stack_desc(const dt_cg_state_t *st, const dt_node_t *call,
+		      dt_recdesc_t *rd)
 {
 	bool user = strcmp(call->name, "ustack") == 0;
+	int usym = dt_cg_usym_call(call);
+
+	if (usym >= 0) {
+		rd->kind = DT_RK_UADDR;
+		rd->arg = (uint32_t)usym;
+		rd->size = 16;
+		return;
+	}
 
 	rd->kind = user ? DT_RK_USTACK : DT_RK_KSTACK;
-	rd->arg = stack_frames(call);
+	rd->arg = stack_frames(st, call);
 	rd->size = 8 * (rd->arg + (user ? 1 : 0));
-}
-
-/* Whether every probe of the clause is a pid function entry, where the
- * caller may be missing from a frame-pointer walk (see user_stack). */
-static bool at_function_entry(const dt_cg_t *cx)
-{
-	if (cx->nprobes == 0)
-		return false;
-	for (int i = 0; i < cx->nprobes; i++) {
-		const dtrace_probe_t *p = cx->probes[i];
-		if (strncmp(p->prv, "pid", 3) != 0 ||
-		    strcmp(p->prb, "entry") != 0)
-			return false;
-	}
-	return true;
 }
 
 /* Emit: bpf_get_stack(ctx, mst + off, frames * 8, flags). */
@@ -115,67 +152,228 @@ static void get_stack(dt_cg_t *cx, uint32_t off, uint32_t frames,
 }
 
 /*
- * Emit: the user PCs at off.  At a function's entry the function has not
- * pushed its frame yet, so the frame-pointer walk goes from the probed PC
- * straight to the caller's caller; the caller's return address is the word
- * at the top of the stack.  The kernel inserts it itself when the function
- * starts with push %rbp, not otherwise (leaf functions).  So: walk into the
- * record one slot further, then move the probed PC down and put the return
- * address between; if the kernel already had it as the second frame, walk
- * again in place.
+ * Emit: the stack record rd at mstate offset off: a kernel stack's PCs
+ * (bpf_get_stack() zero-fills what it does not write, and the whole
+ * buffer on failure, so the PCs are always 0-terminated or fill the
+ * record), or a user address with its pid.  A user stack is never walked
+ * here: ustack() records a copy of the stack (dt_cg_usample()).
  */
-static void user_stack(dt_cg_t *cx, uint32_t off, uint32_t frames)
+/* Emit: the pid at off, the value of expression a at off + 8. */
+static void record_uaddr(dt_cg_t *cx, dt_node_t *a, uint32_t off)
 {
-	uint32_t ret = cx->st->off_scratch + 16;
-	int plain = dt_as_label(cx->as), done = dt_as_label(cx->as);
+	uint32_t ntemps = cx->ntemps;
+	int reg = dt_cg_expr(cx, a);
 
-	if (!at_function_entry(cx) || frames < 2) {
-		get_stack(cx, off, frames, BPF_F_USER_STACK);
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(off + 8), reg));
+	dt_regs_give(cx, reg);
+	cx->ntemps = ntemps;
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
+}
+
+void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
+		 uint32_t off)
+{
+	if (rd->kind == DT_RK_UADDR) {
+		record_uaddr(cx, call->args, off);
 		return;
 	}
-	dt_cg_user_sp_word(cx, ret);
-	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off, 0));
-	get_stack(cx, off + 8, frames - 1, BPF_F_USER_STACK);
-	/* r1 = the return address, r2 = the probed PC, r3 = the next frame */
-	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R9, (int16_t)ret));
-	EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R9, (int16_t)(off + 8)));
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)(off + 16)));
-	dt_as_jump(cx->as, BPF_JEQ, DT_R1, 0, plain);
-	dt_as_jump(cx->as, BPF_JEQ, DT_R2, 0, done);	/* no stack */
-	dt_as_jump_reg(cx->as, BPF_JEQ, DT_R3, DT_R1, plain);
-	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R2));
-	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(off + 8), DT_R1));
-	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
-	dt_as_place(cx->as, plain);
-	get_stack(cx, off, frames, BPF_F_USER_STACK);
+	if (rd->kind != DT_RK_KSTACK)
+		dt_cg_ice(cx, "user stack key");
+	get_stack(cx, off, rd->arg, 0);
+}
+
+/* pt_regs offsets of the registers of a dt_usample_t, in its order. */
+static const int16_t usample_regs[] = {
+	128 /* ip */, 152 /* sp */, 32 /* bp */, 40 /* bx */,
+	24 /* r12 */, 16 /* r13 */, 8 /* r14 */, 0 /* r15 */,
+};
+
+/* The byte offset of member m of struct s in the kernel's BTF, or -1. */
+static int btf_member_off(const struct btf *btf, const char *s, const char *m)
+{
+	int id = btf__find_by_name_kind(btf, s, BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *mb = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t != NULL && i < btf_vlen(t); i++, mb++) {
+		const char *name = btf__name_by_offset(btf, mb->name_off);
+
+		if (name != NULL && strcmp(name, m) == 0)
+			return (int)(btf_member_bit_offset(t, (uint32_t)i) / 8);
+	}
+	return -1;
+}
+
+/* Where the kernel keeps the return addresses its uretprobes replaced:
+ * task_struct.utask->return_instances, a list of (stack slot, original
+ * address).  Looked up once in the kernel's BTF; all -1 when unknown. */
+static const int *uret_offsets(dt_cg_state_t *st)
+{
+	int *o = st->uret_off;
+
+	if (o[0] != 0)
+		return o;
+	struct btf *btf = btf__load_vmlinux_btf();
+	o[0] = btf ? btf_member_off(btf, "task_struct", "utask") : -1;
+	o[1] = btf ? btf_member_off(btf, "uprobe_task", "return_instances") : -1;
+	o[2] = btf ? btf_member_off(btf, "return_instance", "stack") : -1;
+	o[3] = btf ? btf_member_off(btf, "return_instance", "orig_ret_vaddr")
+		   : -1;
+	o[4] = btf ? btf_member_off(btf, "return_instance", "next") : -1;
+	btf__free(btf);
+	for (int i = 0; i < 5; i++)
+		if (o[i] < 0)
+			o[0] = -1;
+	return o;
+}
+
+/* Emit: *(u64 *)(mst + dst) = the kernel word at *(mst + src) + off;
+ * jump to fail when it cannot be read. */
+static void read_kernel_word(dt_cg_t *cx, uint32_t dst, uint32_t src,
+			     int off, int fail)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)src));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, off));
+	dt_cg_mst_ptr(cx, DT_R1, dst);
+	EMIT(DT_MOV64_IMM(DT_R2, 8));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, fail);
+}
+
+/* Emit: the uret[] of the sample at off, from the current task's return
+ * instances (the list is walked in the staging slot of the scratch). */
+static void usample_urets(dt_cg_t *cx, uint32_t off)
+{
+	const int *o = uret_offsets(cx->st);
+	uint32_t ri = cx->st->off_scratch + 16;
+	uint32_t u0 = off + (uint32_t)offsetof(dt_usample_t, uret);
+	int done = dt_as_label(cx->as);
+
+	for (int i = 0; i < DT_USAMPLE_URETS; i++) {
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(u0 + 16 * i), 0));
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(u0 + 16 * i + 8), 0));
+	}
+	if (o[0] < 0)
+		return;
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_task));
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)ri, DT_R0));
+	read_kernel_word(cx, ri, ri, o[0], done);	/* utask */
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)ri));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R3, 0, done);
+	read_kernel_word(cx, ri, ri, o[1], done);	/* the first */
+	for (int i = 0; i < DT_USAMPLE_URETS; i++) {
+		uint32_t u = u0 + 16 * (uint32_t)i;
+
+		EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)ri));
+		dt_as_jump(cx->as, BPF_JEQ, DT_R3, 0, done);
+		read_kernel_word(cx, u, ri, o[2], done);
+		read_kernel_word(cx, u + 8, ri, o[3], done);
+		read_kernel_word(cx, ri, ri, o[4], done);
+	}
 	dt_as_place(cx->as, done);
 }
 
 /*
- * Emit: the stack record rd at mstate offset off.  A user stack starts
- * with the pid (the consumer symbolizes against its modules).
- * bpf_get_stack() zero-fills what it does not write, and the whole buffer
- * on failure, so the PCs are always 0-terminated or fill the record.
+ * Emit: the dt_usample_t of rd at off, then the user stack: block i of
+ * DT_USAMPLE_BLOCK bytes from sp rounded down to a block, read until one
+ * cannot be (a block never straddles pages, so all those below the top
+ * of the stack are read).  Outside user mode (a profile sample in the
+ * kernel) nothing is copied: len stays 0.
  */
-void dt_cg_stack(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
+void dt_cg_usample(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
 {
-	if (rd->kind == DT_RK_KSTACK) {
-		get_stack(cx, off, rd->arg, 0);
-		return;
-	}
+	uint32_t nblocks = (rd->size - (uint32_t)sizeof(dt_usample_t)) /
+			   DT_USAMPLE_BLOCK;
+	int16_t o_base = (int16_t)(off + offsetof(dt_usample_t, base));
+	int16_t o_len = (int16_t)(off + offsetof(dt_usample_t, len));
+	int16_t o_regs = (int16_t)(off + offsetof(dt_usample_t, ip));
+	int done = dt_as_label(cx->as);
+
 	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
 	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
 	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
-	user_stack(cx, off + 8, rd->arg);
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, o_len, 0));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, o_regs, 0));	/* ip: no stack */
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_FP, DT_FRAME_CTX));
+	EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R1, 136));	/* cs */
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R2, 3));
+	dt_as_jump(cx->as, BPF_JNE, DT_R2, 3, done);
+	usample_urets(cx, off);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_FP, DT_FRAME_CTX));
+	for (size_t i = 0; i < sizeof(usample_regs) / 2; i++) {
+		EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R1, usample_regs[i]));
+		EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(o_regs + 8 * i), DT_R2));
+	}
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R1, 152));	/* sp */
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, -DT_USAMPLE_BLOCK));
+	EMIT(DT_STORE(BPF_DW, DT_R9, o_base, DT_R3));
+	for (uint32_t i = 0; i < nblocks; i++) {
+		uint32_t at = off + (uint32_t)sizeof(dt_usample_t) +
+			      i * DT_USAMPLE_BLOCK;
+
+		EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, o_base));
+		if (i > 0)
+			EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3,
+					  (int32_t)(i * DT_USAMPLE_BLOCK)));
+		dt_cg_mst_ptr(cx, DT_R1, at);
+		EMIT(DT_MOV64_IMM(DT_R2, DT_USAMPLE_BLOCK));
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+		dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, done);
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, o_len,
+				  (int32_t)((i + 1) * DT_USAMPLE_BLOCK)));
+	}
+	dt_as_place(cx->as, done);
+}
+
+/* The user stack record rd of ustack() call: the clause's one copy of
+ * the stack when it has one and runs every action (no action mask). */
+static void record_usample(dt_cg_t *cx, dt_recdesc_t *rd, dt_node_t *call)
+{
+	dt_cg_usample_desc(cx->st, call, rd);
+	if (cx->usample_at != 0 && !cx->actmask) {
+		rd->offset = cx->usample_at - 1;
+		return;
+	}
+	rd->offset = dt_cg_rec_alloc(cx, rd->size);
+	dt_cg_usample(cx, rd, rec_mst_off(cx, rd->offset));
+	cx->usample_at = rd->offset + 1;
 }
 
 static void act_stack(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
 {
 	dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
 
-	dt_cg_stack_desc(call, rd);
+	if (strcmp(call->name, "ustack") == 0) {
+		record_usample(cx, rd, call);
+		return;
+	}
+	dt_cg_stack_desc(cx->st, call, rd);
 	rd->offset = dt_cg_rec_alloc(cx, rd->size);
-	dt_cg_stack(cx, rd, rec_mst_off(cx, rd->offset));
+	dt_cg_stack(cx, call, rd, rec_mst_off(cx, rd->offset));
+}
+
+/* printf's arguments; those of %a and %A with the pid of the process
+ * (the consumer symbolizes them against its modules). */
+static void record_printf_args(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *fmt)
+{
+	uint64_t addrs = dt_printf_addr_args(fmt->str);
+	int i = 0;
+
+	for (dt_node_t *x = fmt->next; x != NULL; x = x->next, i++) {
+		if (i >= 64 || !(addrs & (1ULL << i))) {
+			record_value(cx, ad, x);
+			continue;
+		}
+		dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
+		rd->kind = DT_RK_UADDR;
+		rd->arg = DT_USYM_ADDR;
+		rd->size = 16;
+		rd->type = x->type;
+		rd->offset = dt_cg_rec_alloc(cx, rd->size);
+		record_uaddr(cx, x, rec_mst_off(cx, rd->offset));
+	}
 }
 
 static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
@@ -196,6 +394,7 @@ static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
 	dt_regs_give(cx, reg);
 }
 
+/* Set bit i of the action mask when the action runs conditionally. */
 static void mark_action(dt_cg_t *cx, int i)
 {
 	if (!cx->actmask)
@@ -274,7 +473,37 @@ static void act_strings(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 		record_value(cx, ad, a->next);
 }
 
-/* Set bit i of the action mask when the action runs conditionally. */
+/* The statement @a[keys] = f(args) of an aggregation keyed on ustack():
+ * its keys and values recorded for the consumer (DT_ACT_AGGSAMPLE). */
+void dt_cg_agg_sample(dt_cg_t *cx, const dt_aggdesc_t *agg, dt_node_t *keys,
+		      dt_node_t *v, dt_node_t *w, int line)
+{
+	dt_actdesc_t *ad = dt_cg_act_new(cx, DT_ACT_AGGSAMPLE, line);
+
+	mark_action(cx, cx->nacts - 1);
+	ad->aggs = dt_zalloc(sizeof(int));
+	ad->aggs[0] = agg->id;
+	ad->naggs = 1;
+	for (dt_node_t *k = keys; k != NULL; k = k->next) {
+		if (!dt_cg_is_stack_call(k)) {
+			record_value(cx, ad, k);
+			continue;
+		}
+		dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
+		if (strcmp(k->name, "ustack") == 0) {
+			record_usample(cx, rd, k);
+		} else {
+			dt_cg_stack_desc(cx->st, k, rd);
+			rd->offset = dt_cg_rec_alloc(cx, rd->size);
+			dt_cg_stack(cx, k, rd, rec_mst_off(cx, rd->offset));
+		}
+	}
+	if (v != NULL)
+		record_value(cx, ad, v);
+	if (w != NULL)
+		record_value(cx, ad, w);
+}
+
 static const dt_actkind_t dt_actkinds[] = {
 	[DT_F_TRACE] = DT_ACT_TRACE, [DT_F_PRINTF] = DT_ACT_PRINTF,
 	[DT_F_EXIT] = DT_ACT_EXIT, [DT_F_TRACEMEM] = DT_ACT_TRACEMEM,
@@ -284,7 +513,9 @@ static const dt_actkind_t dt_actkinds[] = {
 	[DT_F_NORMALIZE] = DT_ACT_NORMALIZE,
 	[DT_F_DENORMALIZE] = DT_ACT_DENORMALIZE,
 	[DT_F_SETOPT] = DT_ACT_SETOPT, [DT_F_STACK] = DT_ACT_STACK,
-	[DT_F_USTACK] = DT_ACT_USTACK,
+	[DT_F_USTACK] = DT_ACT_USTACK, [DT_F_UFUNC] = DT_ACT_UADDR,
+	[DT_F_USYM] = DT_ACT_UADDR, [DT_F_UMOD] = DT_ACT_UADDR,
+	[DT_F_UADDR] = DT_ACT_UADDR,
 };
 
 void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
@@ -311,8 +542,7 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 	case DT_F_PRINTF:
 	case DT_F_SYSTEM:
 		ad->fmt = dt_strdup(a->str);
-		for (dt_node_t *x = a->next; x != NULL; x = x->next)
-			record_value(cx, ad, x);
+		record_printf_args(cx, ad, a);
 		break;
 	case DT_F_PRINTA:
 		if (a->kind == DT_N_STRING)
@@ -332,6 +562,7 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		act_tracemem(cx, ad, call);
 		break;
 	case DT_F_STACK: case DT_F_USTACK:
+	case DT_F_UFUNC: case DT_F_USYM: case DT_F_UMOD: case DT_F_UADDR:
 		act_stack(cx, ad, call);
 		break;
 	default:

@@ -232,7 +232,7 @@ static void key_desc(dt_cg_state_t *st, dt_node_t *k, dt_recdesc_t *rd)
 {
 	memset(rd, 0, sizeof(*rd));
 	if (dt_cg_is_stack_call(k)) {
-		dt_cg_stack_desc(k, rd);
+		dt_cg_stack_desc(st, k, rd);
 		return;
 	}
 	bool s = dt_check_is_string(k->type);
@@ -393,6 +393,14 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	}
 	dt_aggfunc_t f = dt_aggfuncs[fi->func];
 	dt_ident_t *id = dt_var_lookup(cx->st, DT_IK_AGG, agg->name);
+	for (dt_node_t *k = keys; k != NULL; k = k->next) {
+		if (k->kind == DT_N_CALL && strcmp(k->name, "ustack") == 0) {
+			/* aggregated by the consumer from a record */
+			cx->records = true;
+			if (cx->depth_if > 0)
+				cx->actmask = true;
+		}
+	}
 	if (id == NULL)
 		agg_new(cx, agg, call, f, keys);
 	else
@@ -640,6 +648,14 @@ static void emit_lookup(dt_cg_t *cx, dt_aggdesc_t *ad)
 	EMIT(DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 }
 
+bool dt_cg_agg_by_consumer(const dt_aggdesc_t *agg)
+{
+	for (int k = 0; k < agg->nkeys; k++)
+		if (agg->keys[k].kind == DT_RK_USTACK)
+			return true;
+	return false;
+}
+
 void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_aggdesc_t *ad = cx->st->aggs[n->ident->id];
@@ -648,6 +664,14 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	int have = dt_as_label(cx->as), drop = dt_as_label(cx->as);
 	int done = dt_as_label(cx->as);
 	int v = -1, w = -1;
+
+	if (dt_cg_agg_by_consumer(ad)) {
+		dt_cg_agg_sample(cx, ad, keys, call->args,
+				 agg_has_incr(call, ad->func) ?
+				 nth_arg(call->args, nargs_of(call->args) - 1) :
+				 NULL, n->line);
+		return;
+	}
 
 	/* the value and the increment, then the key */
 	if (call->args != NULL)

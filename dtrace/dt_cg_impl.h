@@ -106,6 +106,8 @@ struct dt_cg_state {
 	int naggs;
 	dt_cg_map_t *maps;
 	dt_compiled_clause_t *pending;	/* being compiled */
+	int uret_off[5];	/* kernel offsets for ustack() (dt_cg_act.c);
+				   0: not looked up yet, -1: unknown */
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
@@ -138,6 +140,9 @@ typedef struct dt_cg {
 	int lbl_strcmp;		/* subprograms, -1 until first used */
 	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */
 	int lbl_end;		/* the record output and return 0 */
+	uint32_t usample_at;	/* record offset + 1 of the clause's copy of
+				   the user stack, which every ustack() of an
+				   unconditional clause shares; 0: none */
 } dt_cg_t;
 
 static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
@@ -222,12 +227,30 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize);
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
 
-/* dt_cg_act.c: stack() and ustack(), as actions and aggregation keys */
+/* dt_cg_act.c: stack(), ustack(), ufunc(), usym(), umod() and uaddr(), as
+ * actions and aggregation keys (the "stack calls": their record is what
+ * the consumer formats) */
 bool dt_cg_is_stack_call(const dt_node_t *n);
-/* Kind, size and frames (arg) of the record of a stack call. */
-void dt_cg_stack_desc(const dt_node_t *call, dt_recdesc_t *rd);
+/* The dt_usym_t of a ufunc/usym/umod/uaddr call, or -1. */
+int dt_cg_usym_call(const dt_node_t *n);
+/* Kind, size and frames (arg) of the record of a stack call (as a key:
+ * a user stack is a DT_RK_USTACK of PCs). */
+void dt_cg_stack_desc(const dt_cg_state_t *st, const dt_node_t *call,
+		      dt_recdesc_t *rd);
+/* The DT_RK_USAMPLE record of a ustack() call, and the code that writes
+ * it at mstate offset off. */
+void dt_cg_usample_desc(const dt_cg_state_t *st, const dt_node_t *call,
+			dt_recdesc_t *rd);
+void dt_cg_usample(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off);
+/* Emit: an aggregation statement whose keys hold a ustack(), recorded for
+ * the consumer to aggregate (v, w: the value and increment, or NULL). */
+void dt_cg_agg_sample(dt_cg_t *cx, const dt_aggdesc_t *agg, dt_node_t *keys,
+		      dt_node_t *v, dt_node_t *w, int line);
+/* Whether aggregation agg is aggregated by the consumer. */
+bool dt_cg_agg_by_consumer(const dt_aggdesc_t *agg);
 /* Emit: write that record at mstate offset off. */
-void dt_cg_stack(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off);
+void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
+		 uint32_t off);
 
 /* dt_cg_expr.c */
 int dt_cg_expr(dt_cg_t *cx, dt_node_t *n);

@@ -154,8 +154,8 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize)
 		uint32_t ntemps = cx->ntemps;
 		if (dt_cg_is_stack_call(a)) {	/* aggregation keys only */
 			dt_recdesc_t rd = { 0 };
-			dt_cg_stack_desc(a, &rd);
-			dt_cg_stack(cx, &rd, off);
+			dt_cg_stack_desc(cx->st, a, &rd);
+			dt_cg_stack(cx, a, &rd, off);
 			off += rd.size;
 			continue;
 		}

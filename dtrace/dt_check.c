@@ -1075,6 +1075,15 @@ void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n)
 {
 	int k = 1;
 
+	if (dt_cg_usym_call(n) >= 0) {	/* ufunc(addr) and the like */
+		if (n->args == NULL || n->args->next != NULL)
+			ERR(cx, D_PROTO_LEN, n, "%s( ) prototype mismatch: "
+			    "1 argument required", n->name);
+		dt_check_expr(cx, n->args);
+		need_arg(cx, n, n->args, 1, false, "uint64_t");
+		return;
+	}
+
 	for (dt_node_t *x = n->args; x != NULL; x = x->next, k++) {
 		dt_check_expr(cx, x);
 		need_arg(cx, n, x, k, false, "int");
@@ -1149,6 +1158,7 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 			    cx->st->rec_max / 2);
 		break;
 	case DT_F_STACK: case DT_F_USTACK:
+	case DT_F_UFUNC: case DT_F_USYM: case DT_F_UMOD: case DT_F_UADDR:
 		dt_check_stack_args(cx, n);
 		break;
 	default:

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dt_compile.h"
+#include "dt_dwarf.h"
 #include "dt_cg.h"
 #include "dt_options.h"
 
@@ -195,6 +196,8 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 		len = cpplen;
 	}
 
+	if (dtp->ncompiles == 1)
+		dt_dwarf_target_types(dtp);	/* the target's C types */
 	dt_pcb_init(&pcb, dtp, src, len, srcname, ctx != DT_CTX_SCRIPT);
 	if (ctx != DT_CTX_SCRIPT)
 		pcb.default_ctx = ctx;

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -36,6 +37,7 @@
 #include "dt_consume_impl.h"
 #include "dt_cg.h"
 #include "dt_elf.h"
+#include "dt_unwind.h"
 #include "dt_proc.h"
 #include "dt_bpf.h"
 #include "dt_runtime.h"
@@ -188,12 +190,42 @@ static void symproc_read(struct dt_consumer *c, dt_symproc_t *sp)
 
 	if (c->elf == NULL)
 		c->elf = dt_elf_cache_create();
-	if (c->elf != NULL &&
-	    dt_elf_proc_modules(c->elf, sp->pid, &proc, msg, sizeof(msg)) == 0) {
-		if (sp->proc != NULL)
-			dt_elf_proc_free(sp->proc);
-		sp->proc = proc;
+	if (c->elf == NULL ||
+	    dt_elf_proc_modules(c->elf, sp->pid, &proc, msg, sizeof(msg)) != 0)
+		return;
+	if (proc->nmods == 0 && sp->proc != NULL) {
+		/* gone (a zombie maps nothing): keep what was read before */
+		dt_elf_proc_free(proc);
+		return;
 	}
+	dt_unwind_destroy(sp->uw);
+	sp->uw = NULL;
+	if (sp->proc != NULL)
+		dt_elf_proc_free(sp->proc);
+	sp->proc = proc;
+}
+
+/* Read the modules of sp again when pc is in none of them and the
+ * process still runs (a library it loaded since): at most every 50 ms,
+ * for addresses that are in no file (JIT code) come again and again.
+ * Returns whether the modules were read. */
+static bool symproc_refresh(struct dt_consumer *c, dt_symproc_t *sp,
+			    uint64_t pc)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (sp->proc == NULL || dt_elf_proc_module_at(sp->proc, pc) != NULL)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	if (sp->read_ns != 0 && now - sp->read_ns < 50000000ull)
+		return false;
+	if (kill(sp->pid, 0) != 0)
+		return false;
+	symproc_read(c, sp);
+	sp->read_ns = now;
+	return true;
 }
 
 static dt_symproc_t *symproc_get(struct dt_consumer *c, pid_t pid)
@@ -216,6 +248,7 @@ static void symprocs_free(struct dt_consumer *c)
 		dt_symproc_t *sp = c->symprocs;
 
 		c->symprocs = sp->next;
+		dt_unwind_destroy(sp->uw);
 		if (sp->proc != NULL)
 			dt_elf_proc_free(sp->proc);
 		free(sp);
@@ -225,23 +258,29 @@ static void symprocs_free(struct dt_consumer *c)
 	c->elf = NULL;
 }
 
-/* Whether any clause records a user stack or any aggregation has one as a
- * key. */
-static bool uses_ustack(dtrace_hdl_t *dtp)
+static bool is_user_rec(const dt_recdesc_t *r)
+{
+	return r->kind == DT_RK_USTACK || r->kind == DT_RK_UADDR ||
+	       r->kind == DT_RK_USAMPLE;
+}
+
+/* Whether any clause records a user stack or address, or any aggregation
+ * has one as a key. */
+static bool uses_usyms(dtrace_hdl_t *dtp)
 {
 	for (int i = 0; i < dtp->nclauses; i++) {
 		const dt_compiled_clause_t *cl = dtp->clauses[i];
 
 		for (int a = 0; cl != NULL && a < cl->nacts; a++)
 			for (int r = 0; r < cl->acts[a].nrecs; r++)
-				if (cl->acts[a].recs[r].kind == DT_RK_USTACK)
+				if (is_user_rec(&cl->acts[a].recs[r]))
 					return true;
 	}
 	for (int i = 0; i < dt_cg_naggs(dtp); i++) {
 		const dt_aggdesc_t *ad = dt_cg_agg(dtp, i);
 
 		for (int k = 0; ad != NULL && k < ad->nkeys; k++)
-			if (ad->keys[k].kind == DT_RK_USTACK)
+			if (is_user_rec(&ad->keys[k]))
 				return true;
 	}
 	return false;
@@ -250,17 +289,24 @@ static bool uses_ustack(dtrace_hdl_t *dtp)
 static void read_targets(dtrace_hdl_t *dtp, struct dt_consumer *c)
 {
 	c->targets_read = true;
-	if (dtp->proc == NULL || !uses_ustack(dtp))
+	if (dtp->proc == NULL || !uses_usyms(dtp))
 		return;
 	for (int i = 0; i < dtp->proc->nprocs; i++)
 		if (!dtp->proc->procs[i].exited)
 			symproc_get(c, dtp->proc->procs[i].pid);
 }
 
-/* DTrace's forms: module`function+0xoff (no +0x0 at a function's start),
- * module`0xPC without a symbol, 0xPC without a module. */
-void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
-		   size_t len)
+/* The name DTrace prints for a module: its file name (the executable's
+ * too, where dt_elf calls it "a.out" for probe descriptions). */
+static const char *module_print_name(const dt_elf_module_t *m)
+{
+	const char *base = strrchr(m->path, '/');
+
+	return base != NULL ? base + 1 : m->path;
+}
+
+bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
+		   dt_usymbol_t *u)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
 	dt_symproc_t *sp = symproc_get(c, pid);
@@ -268,45 +314,178 @@ void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 	const dt_elf_sym_t *sym = NULL;
 	uint64_t off = 0;
 
-	if (sp->proc != NULL && dt_elf_proc_module_at(sp->proc, pc) == NULL &&
-	    kill(pid, 0) == 0)
-		symproc_read(c, sp);
+	memset(u, 0, sizeof(*u));
+	symproc_refresh(c, sp, pc);
 	if (sp->proc == NULL ||
 	    dt_elf_proc_lookup(c->elf, sp->proc, pc, &mod, &sym, &off) != 0)
+		return false;
+	u->module = module_print_name(mod);
+	u->modbase = mod->lo;
+	if (sym != NULL) {
+		u->symbol = sym->name;
+		u->offset = off;
+		u->symaddr = pc - off;
+	}
+	return true;
+}
+
+/* DTrace's forms: module`function+0xoff (no +0x0 at a function's start),
+ * module`0xPC without a symbol, 0xPC without a module. */
+void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
+		   size_t len)
+{
+	dt_usymbol_t u;
+
+	if (!dt_lookup_upc(dtp, pid, pc, &u))
 		snprintf(buf, len, "0x%" PRIx64, pc);
-	else if (sym == NULL)
-		snprintf(buf, len, "%s`0x%" PRIx64, mod->name, pc);
-	else if (off == 0)
-		snprintf(buf, len, "%s`%s", mod->name, sym->name);
+	else if (u.symbol == NULL)
+		snprintf(buf, len, "%s`0x%" PRIx64, u.module, pc);
+	else if (u.offset == 0)
+		snprintf(buf, len, "%s`%s", u.module, u.symbol);
 	else
-		snprintf(buf, len, "%s`%s+0x%" PRIx64, mod->name, sym->name,
-			 off);
+		snprintf(buf, len, "%s`%s+0x%" PRIx64, u.module, u.symbol,
+			 u.offset);
+}
+
+void dt_uaddr_rec(const uint8_t *p, pid_t *pid, uint64_t *pc)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	*pid = (pid_t)v;
+	memcpy(pc, p + 8, 8);
+}
+
+void dt_format_usym(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		    const uint8_t *p, char *buf, size_t len)
+{
+	dt_usymbol_t u;
+	uint64_t pc;
+	pid_t pid;
+
+	dt_uaddr_rec(p, &pid, &pc);
+	if (rec->arg == DT_USYM_ADDR) {
+		dt_format_upc(dtp, pid, pc, buf, len);
+		return;
+	}
+	if (!dt_lookup_upc(dtp, pid, pc, &u))
+		snprintf(buf, len, "0x%" PRIx64, pc);
+	else if (rec->arg == DT_USYM_MOD)
+		snprintf(buf, len, "%s", u.module);
+	else if (u.symbol == NULL)
+		snprintf(buf, len, "%s`0x%" PRIx64, u.module, pc);
+	else
+		snprintf(buf, len, "%s`%s", u.module, u.symbol);
+}
+
+bool dt_usym_normalize(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		       uint8_t *p)
+{
+	dt_usymbol_t u;
+	uint64_t pc, to;
+	pid_t pid;
+
+	if (rec->kind != DT_RK_UADDR || rec->arg == DT_USYM_ADDR)
+		return false;
+	dt_uaddr_rec(p, &pid, &pc);
+	if (!dt_lookup_upc(dtp, pid, pc, &u))
+		return false;
+	to = rec->arg == DT_USYM_MOD ? u.modbase :
+	     u.symbol != NULL ? u.symaddr : pc;
+	memcpy(p + 8, &to, 8);
+	return to != pc;
+}
+
+/* ufunc() and the like: "  %-50s", as DTrace prints them, quiet or not. */
+void dt_print_usym(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		   const uint8_t *p)
+{
+	char buf[1024];
+
+	dt_format_usym(dtp, rec, p, buf, sizeof(buf));
+	fprintf(out, "  %-50s", buf);
+}
+
+/* Unwind a DT_RK_USAMPLE record against the modules of its process. */
+static int usample_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		       const uint8_t *p, uint64_t *pcs, int max)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	size_t room = rec->size - sizeof(dt_usample_t);
+	dt_usample_t s;
+	dt_symproc_t *sp;
+
+	memcpy(&s, p, sizeof(s));
+	if (s.len > room)
+		s.len = room;	/* never trust the record beyond its size */
+	if (s.len == 0 && s.ip == 0)
+		return 0;
+	sp = symproc_get(c, (pid_t)s.pid);
+	symproc_refresh(c, sp, s.ip);
+	for (int pass = 0; ; pass++) {
+		int n = 1;
+
+		pcs[0] = s.ip;
+		if (sp->proc != NULL && sp->uw == NULL)
+			sp->uw = dt_unwind_create(sp->proc);
+		if (sp->uw != NULL)
+			n = dt_unwind(sp->uw, &s, p + sizeof(dt_usample_t), pcs,
+				      max);
+		/* a walk that ends outside the modules may have met a
+		 * library loaded since they were read: once more */
+		if (pass > 0 || n >= max || !symproc_refresh(c, sp, pcs[n - 1]))
+			return n;
+	}
+}
+
+int dt_ustack_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		  const uint8_t *p, uint64_t *pcs, int max, pid_t *pid)
+{
+	uint64_t v = 0;
+	int n = 0;
+
+	if (rec->arg > 0 && (int)rec->arg < max)
+		max = (int)rec->arg;
+	memcpy(&v, p, 8);
+	*pid = (pid_t)v;
+	if (rec->kind == DT_RK_USAMPLE)
+		return usample_pcs(dtp, rec, p, pcs, max);
+	for (size_t i = 1; i < rec->size / 8 && n < max; i++) {
+		memcpy(&pcs[n], p + i * 8, 8);
+		if (pcs[n] == 0)
+			break;
+		n++;
+	}
+	return n;
 }
 
 #define DT_STACK_INDENT	14
+#define DT_STACK_MAX	1024
 
 void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *p)
 {
-	size_t n = rec->size / 8, i = 0;
-	uint64_t pid = 0;
+	uint64_t pcs[DT_STACK_MAX];
+	int n = 0;
+	pid_t pid = 0;
 	char buf[1024];
 
-	if (rec->kind == DT_RK_USTACK) {
-		memcpy(&pid, p, 8);
-		i = 1;
+	if (rec->kind == DT_RK_KSTACK) {
+		for (size_t i = 0; i < rec->size / 8 && n < DT_STACK_MAX; i++) {
+			memcpy(&pcs[n], p + i * 8, 8);
+			if (pcs[n] == 0)
+				break;
+			n++;
+		}
+	} else {
+		n = dt_ustack_pcs(dtp, rec, p, pcs, DT_STACK_MAX, &pid);
 	}
 	fputc('\n', out);
-	for (; i < n; i++) {
-		uint64_t pc;
-
-		memcpy(&pc, p + i * 8, 8);
-		if (pc == 0)
-			break;
-		if (rec->kind == DT_RK_USTACK)
-			dt_format_upc(dtp, (pid_t)pid, pc, buf, sizeof(buf));
+	for (int i = 0; i < n; i++) {
+		if (rec->kind != DT_RK_KSTACK)
+			dt_format_upc(dtp, pid, pcs[i], buf, sizeof(buf));
 		else
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, pc);
+			snprintf(buf, sizeof(buf), "0x%" PRIx64, pcs[i]);
 		fprintf(out, "%*s%s\n", DT_STACK_INDENT, "", buf);
 	}
 }
@@ -347,7 +526,11 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		return;
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:
+	case DT_RK_USAMPLE:
 		dt_print_stack(dtp, out, rec, p);
+		return;
+	case DT_RK_UADDR:
+		dt_print_usym(dtp, out, rec, p);
 		return;
 	default:
 		dt_print_strbytes(dtp, out, p, rec->size, -33, quiet);
@@ -475,6 +658,75 @@ static int act_trunc(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	return 0;
 }
 
+static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
+			int cpu)
+{
+	if (dtp->opt.json)
+		dt_json_drop(dtp, what[0] == '\0' ? "buffer" : "aggregation",
+			     cpu, n);
+	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
+		n == 1 ? "" : "s", cpu);
+}
+
+/* The key of an aggregation sample's entry from its key records: a
+ * ustack() unwound into the key's PCs, a string NUL padded, the others as
+ * recorded. */
+static void aggsample_key(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			  const dt_actdesc_t *act, const uint8_t *data,
+			  uint8_t *key)
+{
+	for (int k = 0; k < d->nkeys && k < act->nrecs; k++) {
+		const dt_recdesc_t *kr = &d->keys[k], *r = &act->recs[k];
+		const uint8_t *src = data + r->offset;
+		uint8_t *dst = key + kr->offset;
+		uint64_t pcs[DT_STACK_MAX];
+		pid_t pid;
+
+		if (r->kind == DT_RK_USAMPLE) {
+			uint64_t v;
+			int max = (int)(kr->size / 8) - 1;
+			int n = dt_ustack_pcs(dtp, r, src, pcs, max, &pid);
+
+			v = (uint64_t)pid;
+			memcpy(dst, &v, 8);
+			memcpy(dst + 8, pcs, (size_t)n * 8);
+		} else if (r->kind == DT_RK_STRING) {
+			memcpy(dst, src, strnlen((const char *)src,
+				 r->size < kr->size ? r->size : kr->size));
+		} else {
+			memcpy(dst, src, r->kind == DT_RK_INT ? 8 :
+			       r->size < kr->size ? r->size : kr->size);
+		}
+	}
+}
+
+static int act_aggsample(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
+			 const uint8_t *data)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	const dt_aggdesc_t *d = act->naggs > 0 ? dt_cg_agg(dtp, act->aggs[0])
+					       : NULL;
+	int64_t v = 0, w = -1;
+	uint8_t *key;
+	int err;
+
+	if (d == NULL || act->nrecs < d->nkeys)
+		return 0;
+	key = dt_zalloc(d->keysize);
+	aggsample_key(dtp, d, act, data, key);
+	if (act->nrecs > d->nkeys)
+		v = dt_rec_int(&act->recs[d->nkeys],
+			       data + act->recs[d->nkeys].offset);
+	if (act->nrecs > d->nkeys + 1)
+		w = dt_rec_int(&act->recs[d->nkeys + 1],
+			       data + act->recs[d->nkeys + 1].offset);
+	err = dt_agg_add_sample(dtp, d->id, key, (int)c->rec_cpu, v, w);
+	free(key);
+	if (err == -E2BIG || err == -ENOMEM)
+		report_drop(dtp, 1, "aggregation ", (int)c->rec_cpu);
+	return 0;
+}
+
 /*
  * What an action does besides printing: shared by the text and the JSON
  * printers, so that both formats behave alike.  Actions that only print
@@ -487,6 +739,8 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	int i;
 
 	switch (act->kind) {
+	case DT_ACT_AGGSAMPLE:
+		return act_aggsample(dtp, act, data);
 	case DT_ACT_EXIT:
 		if (r0 != NULL)
 			dtp->exitstatus = (int)dt_rec_int(r0, data + r0->offset);
@@ -558,6 +812,10 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	case DT_ACT_USTACK:
 		if (r0 != NULL)
 			dt_print_stack(dtp, out, r0, data + r0->offset);
+		return 0;
+	case DT_ACT_UADDR:
+		if (r0 != NULL)
+			dt_print_usym(dtp, out, r0, data + r0->offset);
 		return 0;
 	case DT_ACT_SYSTEM:
 		return act_system(dtp, act, data);
@@ -668,6 +926,7 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 	}
 	memcpy(&hdr, buf, sizeof(hdr));
 	dsize = size - sizeof(hdr);
+	dt_consumer_get(dtp)->rec_cpu = hdr.cpu;
 	if (hdr.clause == DT_CLAUSE_ERROR) {
 		dt_errrec_t er;
 
@@ -789,15 +1048,6 @@ bool dt_consume_done(dtrace_hdl_t *dtp)
 }
 
 /* A drop: the usual message on stderr, and a "drop" line with JSON. */
-static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
-			int cpu)
-{
-	if (dtp->opt.json)
-		dt_json_drop(dtp, what[0] == '\0' ? "buffer" : "aggregation",
-			     cpu, n);
-	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
-		n == 1 ? "" : "s", cpu);
-}
 
 void dt_consume_report_drops(dtrace_hdl_t *dtp)
 {

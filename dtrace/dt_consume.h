@@ -32,6 +32,9 @@ int dt_consume_final(dtrace_hdl_t *dtp);
 extern dt_type_t dt_printf_stack_type;
 int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 		    char *msg, size_t msglen);
+/* Which arguments (bit i: the i-th after the format) the %a and %A
+ * conversions of a checked format print: they are recorded with the pid. */
+uint64_t dt_printf_addr_args(const char *fmt);
 /* Format with the record data of nrecs records. */
 int dt_printf_format(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 		     const dt_recdesc_t *recs, int nrecs, const void *data);

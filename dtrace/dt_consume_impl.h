@@ -42,6 +42,8 @@ typedef struct dt_aggstate {
 typedef struct dt_symproc {
 	pid_t pid;
 	struct dt_elf_proc *proc;
+	struct dt_unwind *uw;	/* unwinder over proc's modules, or NULL */
+	uint64_t read_ns;	/* CLOCK_MONOTONIC of the last reread */
 	struct dt_symproc *next;
 } dt_symproc_t;
 
@@ -58,6 +60,8 @@ struct dt_consumer {
 	struct dt_elf_cache *elf;	/* symbolization: NULL until needed */
 	dt_symproc_t *symprocs;
 	bool targets_read;	/* the -c/-p targets' modules are cached */
+	uint32_t rec_cpu;	/* the CPU of the record being consumed */
+	uint64_t sample_drops;	/* aggregation samples that found no room */
 };
 
 /* dt_consume.c */
@@ -79,9 +83,38 @@ const char *dt_fault_str(uint32_t fault);
  * ("module`function+0xoff"). */
 void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *p);
+/* The frames of a user stack record (DT_RK_USTACK: as recorded;
+ * DT_RK_USAMPLE: unwound), at most rec->arg and max of them, into pcs;
+ * the pid into *pid.  Returns how many. */
+int dt_ustack_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		  const uint8_t *p, uint64_t *pcs, int max, pid_t *pid);
 /* One user PC of process pid, symbolized into buf. */
 void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 		   size_t len);
+/* What a user address of process pid is: false when no module of the
+ * process (as last read, kept after it exits) maps it. */
+typedef struct dt_usymbol {
+	const char *module;	/* the file name, as DTrace prints it */
+	uint64_t modbase;	/* the module's lowest address */
+	const char *symbol;	/* NULL when no symbol covers pc */
+	uint64_t symaddr;	/* the symbol's run-time address */
+	uint64_t offset;	/* pc - symaddr */
+} dt_usymbol_t;
+bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
+		   dt_usymbol_t *u);
+/* The pid and address of a DT_RK_UADDR record. */
+void dt_uaddr_rec(const uint8_t *p, pid_t *pid, uint64_t *pc);
+/* A DT_RK_UADDR record as its dt_usym_t says, into buf. */
+void dt_format_usym(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		    const uint8_t *p, char *buf, size_t len);
+/* The same, as DTrace's actions print it ("  %-50s"). */
+void dt_print_usym(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		   const uint8_t *p);
+/* An aggregation key's ufunc/usym address moved to its symbol's start,
+ * a umod's to its module's: the keys that print alike merge.  Returns
+ * whether the key changed. */
+bool dt_usym_normalize(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
+		       uint8_t *p);
 
 /* dt_printf.c */
 /* What %@ conversions print: the merged value of one aggregation. */
@@ -121,6 +154,11 @@ int dt_agg_ncpus(dtrace_hdl_t *dtp);
 bool dt_agg_recorded(const dt_aggdesc_t *desc, const int64_t *val);
 /* Read every aggregation map into the consumer's table. */
 int dt_agg_snapshot(dtrace_hdl_t *dtp);
+/* One value (v, increment w or -1) for the entry key of aggregation id on
+ * CPU cpu, added to the aggregation's map by the consumer (aggregations
+ * keyed on ustack()).  Returns 0 or -errno (a full map: -E2BIG). */
+int dt_agg_add_sample(dtrace_hdl_t *dtp, int id, const void *key, int cpu,
+		      int64_t v, int64_t w);
 /* printa(@a) / printa(@a, @b): DTrace's default layout. */
 int dt_agg_print(dtrace_hdl_t *dtp, FILE *out, const int *ids, int n);
 /* printa(fmt, @a, ...) */
@@ -176,7 +214,8 @@ bool dt_json_cstring(FILE *out, const void *s, size_t size);
 /* Bytes as a JSON string of lowercase hex digits. */
 void dt_json_hex(FILE *out, const void *p, size_t n);
 /* One record's value: number, string, hex string or array of PCs. */
-void dt_json_value(FILE *out, const dt_recdesc_t *rec, const uint8_t *p);
+void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		   const uint8_t *p);
 /* One output record as one line on dtp->out, then the aggregation
  * snapshots its printa() actions took.  Returns 0 or -1. */
 int dt_json_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,

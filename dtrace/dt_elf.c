@@ -974,6 +974,13 @@ bool dt_elf_module_name_is(const dt_elf_module_t *m, const char *name)
 	if (strcmp(name, m->name) == 0 || strcmp(name, m->path) == 0 ||
 	    strcmp(name, base) == 0)
 		return true;
+	if (name[0] == '/') {	/* a path through a symbolic link (/lib) */
+		char *real = realpath(name, NULL);
+		bool same = real != NULL && strcmp(real, m->path) == 0;
+
+		free(real);
+		return same;
+	}
 	/* "libc" or "libc.so" for libc.so.6: a prefix ending before a '.' */
 	return len > 0 && strncmp(base, name, len) == 0 && base[len] == '.';
 }

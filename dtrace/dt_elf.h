@@ -157,8 +157,10 @@ int dt_elf_proc_lookup(dt_elf_cache_t *cache, const dt_elf_proc_t *proc,
 		       const dt_elf_sym_t **symp, uint64_t *offp);
 
 /* Whether a user's module name designates m, as DTrace matches them: "a.out"
- * for the executable, the full path, the file name, or the file name up to
- * one of its '.' ("libc" and "libc.so" for libc.so.6).  No globs here. */
+ * for the executable, the full path (or a path to the same file through
+ * symbolic links: /lib/... for /usr/lib/...), the file name, or the file
+ * name up to one of its '.' ("libc" and "libc.so" for libc.so.6).  No
+ * globs here. */
 bool dt_elf_module_name_is(const dt_elf_module_t *m, const char *name);
 
 #endif /* DT_ELF_H */

@@ -49,7 +49,7 @@ typedef enum dt_func {
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STDDEV,
 	DT_F_QUANTIZE, DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
-	/* user address actions, not implemented yet */
+	/* user address actions (also aggregation keys) */
 	DT_F_UFUNC, DT_F_USYM, DT_F_UMOD, DT_F_UADDR,
 } dt_func_t;
 

@@ -37,6 +37,8 @@ typedef struct dt_options {
 	uint64_t aggrate;
 	uint64_t statusrate;
 	uint64_t nspec;
+	uint64_t ustackframes;	/* ustack()'s frames, default 100 */
+	uint64_t ustackbytes;	/* the user stack copied for ustack(), 8k */
 	int64_t aggsortpos;
 	int64_t aggsortkeypos;
 	bool quiet;		/* -q */
@@ -132,6 +134,7 @@ struct dtrace_hdl {
 	int errtag;
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
+	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */
 };
 
 extern const dtrace_host_t dt_host;

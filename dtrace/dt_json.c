@@ -16,7 +16,11 @@
  * is not part of valid UTF-8 (overlong forms and surrogates included)
  * becomes U+FFFD, written "\ufffd".  Raw memory (tracemem, non-string
  * data) is a string of lowercase hex digits, two per byte.  A stack is an
- * array of its PCs as numbers, innermost first.
+ * array of its frames, innermost first: a kernel PC as a number, a user
+ * frame as {"address", "module", "symbol", "offset"} (module, symbol and
+ * offset from the symbol as far as they are known).  A ufunc(), usym(),
+ * umod() or uaddr() value, and a printf %a or %A argument, is {"pid",
+ * the fields of a user frame, "value": the text DTrace prints}.
  *
  * Objects and their fields:
  *
@@ -39,7 +43,9 @@
  *			  the record, one "aggregation" line each
  *       exit		  "status"
  *       tracemem, printm "bytes" (hex)
- *       stack, ustack	  "stack" (array of PCs), ustack also "pid"
+ *       stack, ustack	  "stack" (array of frames), ustack also "pid"
+ *       ufunc, usym,	  "pid", "address", "module", "symbol", "offset",
+ *       umod, uaddr	  "value" (as above)
  *       system		  "command", "output" (what it wrote on its
  *			  standard output, captured), "status" (exit status,
  *			  -1 when it could not run or was killed)
@@ -229,22 +235,53 @@ static void json_rec_int(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
 		fprintf(out, "%" PRIu64, (uint64_t)v);
 }
 
-/* The PCs of a stack record as an array (a user stack starts with the
- * pid, which is not a frame). */
-static void json_stack(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
+/* What a user address is: "address", and "module", "symbol" and
+ * "offset" (from the symbol) as far as they are known. */
+static void json_upc_fields(dtrace_hdl_t *dtp, FILE *out, pid_t pid,
+			    uint64_t pc)
 {
-	size_t n = rec->size / 8, i = rec->kind == DT_RK_USTACK ? 1 : 0;
+	dt_usymbol_t u;
+
+	fprintf(out, "\"address\":%" PRIu64, pc);
+	if (dtp == NULL || !dt_lookup_upc(dtp, pid, pc, &u))
+		return;
+	json_key_str(out, "module", u.module);
+	if (u.symbol != NULL) {
+		json_key_str(out, "symbol", u.symbol);
+		fprintf(out, ",\"offset\":%" PRIu64, u.offset);
+	}
+}
+
+/* A stack as an array, innermost first: kernel PCs as numbers, user
+ * frames as objects (json_upc_fields()); a user stack record starts
+ * with the pid, which is not a frame. */
+static void json_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		       const uint8_t *p)
+{
 	const char *sep = "";
 
 	fputc('[', out);
-	for (; i < n; i++) {
-		uint64_t pc;
+	if (rec->kind == DT_RK_KSTACK) {
+		for (size_t i = 0; i < rec->size / 8; i++) {
+			uint64_t pc;
 
-		memcpy(&pc, p + i * 8, 8);
-		if (pc == 0)
-			break;
-		fprintf(out, "%s%" PRIu64, sep, pc);
-		sep = ",";
+			memcpy(&pc, p + i * 8, 8);
+			if (pc == 0)
+				break;
+			fprintf(out, "%s%" PRIu64, sep, pc);
+			sep = ",";
+		}
+	} else {
+		uint64_t pcs[1024];
+		pid_t pid;
+		int n = dtp ? dt_ustack_pcs(dtp, rec, p, pcs, 1024, &pid) : 0;
+
+		for (int i = 0; i < n; i++) {
+			fprintf(out, "%s{", sep);
+			json_upc_fields(dtp, out, pid, pcs[i]);
+			fputc('}', out);
+			sep = ",";
+		}
 	}
 	fputc(']', out);
 }
@@ -258,7 +295,27 @@ static uint64_t ustack_pid(const dt_recdesc_t *rec, const uint8_t *p)
 	return pid;
 }
 
-void dt_json_value(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
+/* A ufunc/usym/umod/uaddr value: "pid", the address's fields, and
+ * "value", the text DTrace prints for it. */
+static void json_uaddr_fields(dtrace_hdl_t *dtp, FILE *out,
+			      const dt_recdesc_t *rec, const uint8_t *p)
+{
+	char text[1024];
+	uint64_t pc;
+	pid_t pid;
+
+	dt_uaddr_rec(p, &pid, &pc);
+	fprintf(out, "\"pid\":%d,", (int)pid);
+	json_upc_fields(dtp, out, pid, pc);
+	if (dtp == NULL)
+		snprintf(text, sizeof(text), "0x%" PRIx64, pc);
+	else
+		dt_format_usym(dtp, rec, p, text, sizeof(text));
+	json_key_str(out, "value", text);
+}
+
+void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
+		   const uint8_t *p)
 {
 	switch (rec->kind) {
 	case DT_RK_INT:
@@ -269,7 +326,13 @@ void dt_json_value(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
 		return;
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:
-		json_stack(out, rec, p);
+	case DT_RK_USAMPLE:
+		json_stack(dtp, out, rec, p);
+		return;
+	case DT_RK_UADDR:
+		fputc('{', out);
+		json_uaddr_fields(dtp, out, rec, p);
+		fputc('}', out);
 		return;
 	default:
 		dt_json_hex(out, p, rec->size);
@@ -278,8 +341,8 @@ void dt_json_value(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
 }
 
 /* trace(): "value", or "bytes", or "stack" (see the top of the file). */
-static void json_trace_fields(FILE *out, const dt_recdesc_t *rec,
-			      const uint8_t *p)
+static void json_trace_fields(dtrace_hdl_t *dtp, FILE *out,
+			      const dt_recdesc_t *rec, const uint8_t *p)
 {
 	const char *nul;
 
@@ -299,14 +362,19 @@ static void json_trace_fields(FILE *out, const dt_recdesc_t *rec,
 					: rec->size);
 		return;
 	case DT_RK_USTACK:
+	case DT_RK_USAMPLE:
 		json_key(out, "pid");
 		fprintf(out, "%" PRIu64, ustack_pid(rec, p));
 		json_key(out, "stack");
-		json_stack(out, rec, p);
+		json_stack(dtp, out, rec, p);
 		return;
 	case DT_RK_KSTACK:
 		json_key(out, "stack");
-		json_stack(out, rec, p);
+		json_stack(dtp, out, rec, p);
+		return;
+	case DT_RK_UADDR:
+		fputc(',', out);
+		json_uaddr_fields(dtp, out, rec, p);
 		return;
 	default:
 		json_key(out, "bytes");
@@ -333,8 +401,8 @@ static const char *agg_func_name(dt_aggfunc_t f)
 	}
 }
 
-static void json_agg_keys(FILE *out, const dt_aggdesc_t *d,
-			  const uint8_t *key)
+static void json_agg_keys(dtrace_hdl_t *dtp, FILE *out,
+			  const dt_aggdesc_t *d, const uint8_t *key)
 {
 	fputs("\"keys\":[", out);
 	for (int k = 0; k < d->nkeys; k++) {
@@ -345,7 +413,7 @@ static void json_agg_keys(FILE *out, const dt_aggdesc_t *d,
 		if (r->offset + (size_t)r->size > d->keysize && d->keysize)
 			fputs("null", out);	/* a descriptor out of bounds */
 		else
-			dt_json_value(out, r, key + r->offset);
+			dt_json_value(dtp, out, r, key + r->offset);
 	}
 	fputc(']', out);
 }
@@ -451,7 +519,7 @@ int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t *as,
 		const dt_aggent_t *e = &as->ents[order[i]];
 
 		fputs(i > 0 ? ",{" : "{", f);
-		json_agg_keys(f, d, e->key);
+		json_agg_keys(dtp, f, d, e->key);
 		json_agg_value(f, d, e->val, as->normal);
 		if (dtp->opt.aggpercpu)
 			json_agg_percpu(f, d, e, as->normal);
@@ -555,7 +623,8 @@ static int json_printf(json_rec_t *jr, const dt_actdesc_t *act,
 	for (int i = 0; i < act->nrecs; i++) {
 		if (i > 0)
 			fputc(',', out);
-		dt_json_value(out, &act->recs[i], data + act->recs[i].offset);
+		dt_json_value(jr->dtp, out, &act->recs[i],
+			      data + act->recs[i].offset);
 	}
 	fputc(']', out);
 	return 0;
@@ -646,6 +715,7 @@ static const char *json_act_name(dt_actkind_t kind)
 	case DT_ACT_PRINTM:	return "printm";
 	case DT_ACT_STACK:	return "stack";
 	case DT_ACT_USTACK:	return "ustack";
+	case DT_ACT_UADDR:	return "uaddr";	/* json_action() names it */
 	case DT_ACT_SYSTEM:	return "system";
 	case DT_ACT_CLEAR:	return "clear";
 	case DT_ACT_TRUNC:	return "trunc";
@@ -689,7 +759,8 @@ static int json_effect(json_rec_t *jr, const dt_actdesc_t *act,
 				json_rec_int(out, r0, data + r0->offset);
 				fputc('"', out);
 			} else {
-				dt_json_value(out, r0, data + r0->offset);
+				dt_json_value(jr->dtp, out, r0,
+					      data + r0->offset);
 			}
 		}
 		break;
@@ -705,6 +776,16 @@ static int json_effect(json_rec_t *jr, const dt_actdesc_t *act,
 	return dt_consume_effect(jr->dtp, act, data);
 }
 
+static const char *json_usym_name(uint32_t usym)
+{
+	switch (usym) {
+	case DT_USYM_FUNC:	return "ufunc";
+	case DT_USYM_SYM:	return "usym";
+	case DT_USYM_MOD:	return "umod";
+	default:		return "uaddr";
+	}
+}
+
 /* One action as one object of "actions". */
 static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
 		       const uint8_t *data)
@@ -714,14 +795,16 @@ static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
 	FILE *out = jr->line;
 	int err = 0;
 
-	if (name == NULL)
-		return 0;
+	if (name == NULL)	/* nothing to show: its effect alone */
+		return dt_consume_effect(jr->dtp, act, data);
+	if (act->kind == DT_ACT_UADDR && r0 != NULL)
+		name = json_usym_name(r0->arg);
 	fprintf(out, "%s{\"action\":\"%s\"", jr->nacts++ > 0 ? "," : "",
 		name);
 	switch (act->kind) {
 	case DT_ACT_TRACE:
 		if (r0 != NULL)
-			json_trace_fields(out, r0, data + r0->offset);
+			json_trace_fields(jr->dtp, out, r0, data + r0->offset);
 		break;
 	case DT_ACT_PRINTF:
 		err = json_printf(jr, act, data);
@@ -746,8 +829,9 @@ static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
 		break;
 	case DT_ACT_STACK:
 	case DT_ACT_USTACK:
+	case DT_ACT_UADDR:
 		if (r0 != NULL)
-			json_trace_fields(out, r0, data + r0->offset);
+			json_trace_fields(jr->dtp, out, r0, data + r0->offset);
 		break;
 	case DT_ACT_SYSTEM:
 		err = json_system(jr, act, data);

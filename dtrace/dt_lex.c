@@ -1035,6 +1035,18 @@ static bool pdesc_char(int c)
 	return c != 0 && (isalnum(c) || strchr("_-.:*?[]!$+`\\^~", c));
 }
 
+/* Whether a '/' after the n characters of buf belongs to the description:
+ * a field that starts with '/' is a path (pid$target:/usr/lib/libc.so.6:
+ * malloc:entry); any other '/' starts the predicate. */
+static bool pdesc_in_path(const char *buf, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && buf[i - 1] != ':')
+		i--;
+	return i > 0 && (i == n || buf[i] == '/');
+}
+
 /* Append a macro's value in a description, advancing *pp past "$name". */
 static void pdesc_macro(dt_pcb_t *pcb, const char **pp, char **buf,
 			size_t *n, size_t *cap, int line)
@@ -1110,7 +1122,8 @@ dt_pdesc_t *dt_lex_pdesc(dt_pcb_t *pcb)
 	dt_lex_peek_char(pcb);
 	start = lx->p;
 	pd->line = lx->line;
-	while (pdesc_char(c = ch(lx, lx->p))) {
+	while (pdesc_char(c = ch(lx, lx->p)) ||
+	       (c == '/' && pdesc_in_path(buf, n))) {
 		if (c == '$') {
 			pdesc_macro(pcb, &lx->p, &buf, &n, &cap, pd->line);
 			continue;

@@ -24,6 +24,7 @@
 #include "dt_cg.h"
 #include "dt_compile.h"
 #include "dt_consume.h"
+#include "dt_dwarf.h"
 #include "dt_exec.h"
 #include "dt_options.h"
 #include "dt_proc.h"
@@ -134,6 +135,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_compile_fini(dtp);
 	dt_probe_fini(dtp);
 	dt_provider_fini(dtp);
+	dt_dwarf_fini(dtp);
 	dt_typetab_destroy(dtp->types);
 	for (int i = 0; i < dtp->nclauses; i++) {
 		dt_as_fini(&dtp->clauses[i]->code);
@@ -374,6 +376,22 @@ static int gen_output(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 	return rc;
 }
 
+/* The length of the description a -n argument starts with: up to the
+ * body or the predicate (a '/' in a field that is a path is the path's). */
+static size_t description_len(const char *s)
+{
+	bool path = false;
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && s[i] != '{'; i++) {
+		if (s[i] == ':')
+			path = s[i + 1] == '/';
+		else if (s[i] == '/' && !path)
+			break;
+	}
+	return i;
+}
+
 /* The text up to the clause body, as DTrace names a -n description. */
 static void print_description_match(dtrace_hdl_t *dtp, const dt_spec_t *s,
 				    const dt_compile_result_t *res)
@@ -385,7 +403,7 @@ static void print_description_match(dtrace_hdl_t *dtp, const dt_spec_t *s,
 			s->arg, res->nprobes, res->nprobes == 1 ? "" : "s");
 		return;
 	}
-	size_t n = strcspn(s->arg, "{/");
+	size_t n = description_len(s->arg);
 	fprintf(stderr, "dtrace: description '%.*s' matched %d probe%s\n",
 		(int)n, s->arg, res->nprobes, res->nprobes == 1 ? "" : "s");
 }

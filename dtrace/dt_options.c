@@ -67,7 +67,8 @@ static const dt_optdesc_t options[] = {
 	{ "strsize",	   OPT_SIZE,   O(strsize) },
 	{ "switchrate",	   OPT_TIME,   O(switchrate) },
 	{ "uprobe",	   OPT_SPECIAL, 0 },
-	{ "ustackframes",  OPT_IGNORED, 0 },
+	{ "ustackbytes",   OPT_SIZE,   O(ustackbytes) },
+	{ "ustackframes",  OPT_INT,    O(ustackframes) },
 	{ "verbose",	   OPT_BOOL,   O(verbose) },
 	{ "zdefs",	   OPT_BOOL,   O(zdefs) },
 };
@@ -82,6 +83,8 @@ void dt_opt_defaults(dt_options_t *o)
 	o->aggrate = 1000000000ull;
 	o->statusrate = 1000000000ull;
 	o->nspec = 1;
+	o->ustackframes = 100;
+	o->ustackbytes = 8192;
 	o->aggsortpos = 0;
 	o->aggsortkeypos = 0;
 }
@@ -227,6 +230,9 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 				else
 					*(int64_t *)(base + d->off) = n;
 				rc = 0;
+				if (d->off == O(ustackframes) &&
+				    (n < 1 || n > 1024))
+					rc = -1;	/* as ustack(n) */
 			}
 		}
 		break;

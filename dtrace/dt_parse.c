@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "dt_lex.h"
+#include "dt_dwarf.h"
 
 /* ---- tokens ---- */
 
@@ -343,6 +344,38 @@ static dt_enumval_t *parse_enumerators(dt_pcb_t *pcb)
 	return head;
 }
 
+/* struct a.out`point: a type of the $target's module (the executable,
+ * "a.out", or a library by its name), from its DWARF.  tag is the first
+ * word; the rest of a dotted module name follows as tokens. */
+static dt_type_t *module_type(dt_pcb_t *pcb, dt_typekind_t kind,
+			      const char *tag, int line)
+{
+	char name[512];
+	const char *q;
+	dt_type_t *t;
+
+	snprintf(name, sizeof(name), "%s", tag);
+	while (strchr(name, '`') == NULL && accept(pcb, T_DOT)) {
+		const dt_token_t *w = peek(pcb);
+
+		if (w->kind != T_IDENT && w->kind != T_INT)
+			syntax_error(pcb, w);
+		strncat(name, ".", sizeof(name) - strlen(name) - 1);
+		strncat(name, dt_lex_next(pcb).text, sizeof(name) - strlen(name) - 1);
+	}
+	if ((q = strchr(name, '`')) == NULL || q[1] == '\0')
+		syntax_error(pcb, peek(pcb));
+	name[q - name] = '\0';
+	t = dt_dwarf_module_type(pcb->dtp, name, kind, q + 1);
+	if (t == NULL)
+		dt_pcb_error(pcb, D_TYPE_UNDEF, line, "failed to resolve type "
+			     "%s %s`%s: %s", kind == DT_TK_STRUCT ? "struct" :
+			     kind == DT_TK_UNION ? "union" : "enum", name, q + 1,
+			     pcb->dtp->target > 0 ? "no such type in its "
+			     "debugging information" : "no target process");
+	return t;
+}
+
 /* struct/union/enum [tag] [{ body }] */
 static dt_type_t *parse_tagged_nested(dt_pcb_t *pcb)
 {
@@ -357,6 +390,8 @@ static dt_type_t *parse_tagged_nested(dt_pcb_t *pcb)
 		tag = expect_ident(pcb);
 	else if (!peek_is(pcb, T_LBRACE))
 		syntax_error(pcb, peek(pcb));
+	if (tag != NULL && (strchr(tag, '`') != NULL || peek_is(pcb, T_DOT)))
+		return module_type(pcb, kind, tag, kw.line);
 	t = dt_type_tag(TT(pcb), kind, tag);
 	if (!accept(pcb, T_LBRACE))
 		return t;

@@ -312,6 +312,28 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 	return 0;
 }
 
+uint64_t dt_printf_addr_args(const char *fmt)
+{
+	const char *p = fmt;
+	uint64_t mask = 0;
+	int convno = 0, argi = 0;
+	char err[128];
+	pf_spec_t sp;
+
+	while (p != NULL && (p = strchr(p, '%')) != NULL) {
+		if (pf_parse(p, ++convno, &sp, err, sizeof(err)) != 0)
+			break;
+		p = sp.end;
+		if (sp.conv == '%' || sp.agg)
+			continue;
+		argi += (int)sp.dynwidth + (int)sp.dynprec;
+		if ((sp.conv == 'a' || sp.conv == 'A') && argi < 64)
+			mask |= 1ULL << argi;
+		argi++;
+	}
+	return mask;
+}
+
 /* --- run time --- */
 
 typedef struct pf_run {
@@ -545,6 +567,19 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		dt_print_stack(r->dtp, r->out, rec, r->data + rec->offset);
 		return 0;
 	}
+	if (rec->kind == DT_RK_UADDR && (sp->conv == 'a' || sp->conv == 'A' ||
+					 sp->conv == 's')) {
+		char sym[1024];
+
+		dt_format_usym(r->dtp, rec, r->data + rec->offset, sym,
+			       sizeof(sym));
+		return pf_emit_str(r, sp, width, prec, sym, strlen(sym));
+	}
+	dt_recdesc_t addr = { .kind = DT_RK_INT, .size = 8 };
+	if (rec->kind == DT_RK_UADDR) {	/* another conversion: the address */
+		addr.offset = rec->offset + 8;
+		rec = &addr;
+	}
 	if (rec->kind != DT_RK_INT) {
 		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d "
 			 "(%%%c) needs an integer argument", convno, sp->conv);
@@ -571,7 +606,7 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		return 0;
 	case 'a':
 	case 'A':
-		/* no symbol tables here: the address in hex */
+		/* recorded without the pid (printa keys): the address */
 		v = pf_int(rec, r->data, false);
 		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));

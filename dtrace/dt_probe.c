@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dt_impl.h"
+#include "dt_dwarf.h"
 #include "dt_compile.h"
 
 static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
@@ -174,6 +175,7 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 		prp->nativetypes[i] = arg_type(dtp, a->native);
 		prp->argtypes[i] = arg_type(dtp, a->xlate ? a->xlate : a->native);
 	}
+	dt_dwarf_probe_args(dtp, prp);	/* C types of pid probes */
 	return 0;
 }
 

@@ -64,7 +64,45 @@ typedef enum dt_reckind {
 	DT_RK_USTACK,		/* size/8 user PCs, 0-terminated; first u64 is
 				   the pid (ustack, ufunc, uaddr, usym) */
 	DT_RK_KSTACK,		/* size/8 kernel PCs, 0-terminated */
+	DT_RK_UADDR,		/* 16 bytes: the pid, then a user address;
+				   arg is its dt_usym_t */
+	DT_RK_USAMPLE,		/* a user stack to unwind: dt_usample_t then
+				   the stack's bytes; arg is the frames */
 } dt_reckind_t;
+
+/*
+ * A user stack as BPF copies it for the consumer to unwind (ustack()):
+ * the registers an unwinder starts from and the stack from the 512-byte
+ * block that holds sp upwards, as many blocks as could be read (the copy
+ * stops at the first that cannot: the top of the stack).  The stack's
+ * bytes follow; the record holds -x ustackbytes of them.
+ */
+#define DT_USAMPLE_URETS	8
+
+typedef struct dt_usample {
+	uint64_t pid;
+	uint64_t base;		/* user address of the first byte copied */
+	uint64_t len;		/* bytes copied (0: no user context) */
+	uint64_t ip, sp, bp, bx, r12, r13, r14, r15;
+	/* Return addresses that return probes replaced on the stack with
+	 * the kernel's uretprobe trampoline, innermost first: the stack
+	 * slot and the address it held (0, 0 ends the list). */
+	struct {
+		uint64_t slot, ret;
+	} uret[DT_USAMPLE_URETS];
+} dt_usample_t;
+
+#define DT_USAMPLE_BLOCK	512
+
+/* How a DT_RK_UADDR record prints (as DTrace's actions of those names):
+ * module`function (ufunc, usym), module (umod), module`function+0xoff
+ * (uaddr, and printf's %a and %A). */
+typedef enum dt_usym {
+	DT_USYM_FUNC,
+	DT_USYM_SYM,
+	DT_USYM_MOD,
+	DT_USYM_ADDR,
+} dt_usym_t;
 
 typedef struct dt_recdesc {
 	dt_reckind_t kind;
@@ -96,6 +134,12 @@ typedef enum dt_actkind {
 	DT_ACT_FTRUNCATE,	/* ftruncate() */
 	DT_ACT_FREOPEN,		/* freopen(fmt, ...) */
 	DT_ACT_PRINTM,
+	DT_ACT_UADDR,		/* ufunc(), usym(), umod(), uaddr(): 1 UADDR
+				   record */
+	DT_ACT_AGGSAMPLE,	/* @a[..., ustack(), ...] = f(v): aggregated
+				   by the consumer; aggs[0] is @a; one record
+				   per key (a ustack() key as a USAMPLE),
+				   then v and f's increment when it has them */
 } dt_actkind_t;
 
 typedef struct dt_actdesc {

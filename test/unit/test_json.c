@@ -142,27 +142,27 @@ static void test_values(void)
 	uint64_t stack[4] = { 0x1000, 0x2000, 0, 0x9 };
 	char *s = NULL;
 
-	CAPTURE(s, dt_json_value(out, &r, (const uint8_t *)&max));
+	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)&max));
 	EXPECT_STR(s, "18446744073709551615");
 	free(s);
 	r.is_signed = true;
-	CAPTURE(s, dt_json_value(out, &r, (const uint8_t *)&min));
+	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)&min));
 	EXPECT_STR(s, "-9223372036854775808");
 	free(s);
 	r.size = 1;
-	CAPTURE(s, dt_json_value(out, &r, &b));
+	CAPTURE(s, dt_json_value(NULL, out, &r, &b));
 	EXPECT_STR(s, "-2");
 	free(s);
 	r.is_signed = false;
-	CAPTURE(s, dt_json_value(out, &r, &b));
+	CAPTURE(s, dt_json_value(NULL, out, &r, &b));
 	EXPECT_STR(s, "254");
 	free(s);
 	r = (dt_recdesc_t){ .kind = DT_RK_KSTACK, .size = 32 };
-	CAPTURE(s, dt_json_value(out, &r, (const uint8_t *)stack));
+	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)stack));
 	EXPECT_STR(s, "[4096,8192]");
 	free(s);
 	r = (dt_recdesc_t){ .kind = DT_RK_MEM, .size = 2 };
-	CAPTURE(s, dt_json_value(out, &r, (const uint8_t *)"\x01\xab"));
+	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)"\x01\xab"));
 	EXPECT_STR(s, "\"01ab\"");
 	free(s);
 }

@@ -1,0 +1,199 @@
+/*
+ * dt_unwind.c: user stacks unwound in the consumer.
+ *
+ * BPF does not walk user stacks for ustack(): most libraries on a Linux
+ * distribution are built without frame pointers, and a frame-pointer walk
+ * through them yields garbage (whatever word sits where a saved %rbp would
+ * be).  Instead the probe copies the registers an unwinder starts from and
+ * the top of the user stack (dt_usample_t, dt_cg_usample()), and the
+ * consumer unwinds that copy with libdw's unwinder: the call frame
+ * information of each module (.eh_frame, or .debug_frame from the file or
+ * its separate debug file), and the frame-pointer chain where a module has
+ * none.  CFI describes every instruction, so a stack taken inside a
+ * prologue, at a function's first instruction or at a return probe is as
+ * right as one taken anywhere else.
+ *
+ * The modules are the process's as dt_elf read them (kept after the
+ * process exits), reported to one Dwfl per process with their load bias;
+ * libdw reads the CFI from the files.  Memory reads during the unwind are
+ * served from the stack copy, and from the files for addresses in their
+ * mappings; anything else is unknown and ends the walk there.
+ *
+ * Invariants: a stack is never read outside the copy that travelled in the
+ * record; a Dwfl is built for one dt_elf_proc_t and dropped with it.
+ */
+#include <elfutils/libdwfl.h>
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_unwind.h"
+
+/* x86_64 DWARF register numbers. */
+enum { DW_RBX = 3, DW_RBP = 6, DW_RSP = 7, DW_R12 = 12 };
+
+struct dt_unwind {
+	Dwfl *dwfl;
+	const dt_elf_proc_t *proc;
+	bool attached;
+	/* the stack being unwound */
+	const dt_usample_t *sample;
+	const uint8_t *stack;
+	uint64_t *pcs;
+	int npcs, max;
+};
+
+static const Dwfl_Callbacks dt_unwind_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+};
+
+static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	dt_unwind_t *uw = arg;
+
+	(void)dwfl;
+	if (*thread_argp != NULL)
+		return 0;
+	*thread_argp = uw;
+	return (pid_t)uw->sample->pid;
+}
+
+static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl, (void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+/* A word of a module's file, at run-time address addr. */
+static bool read_module(const dt_elf_proc_t *proc, uint64_t addr,
+			uint64_t *word)
+{
+	const dt_elf_module_t *m = dt_elf_proc_module_at(proc, addr);
+
+	if (m == NULL)
+		return false;
+	for (int i = 0; i < m->nranges; i++) {
+		const dt_elf_range_t *r = &m->ranges[i];
+
+		if (addr < r->start || addr + 8 > r->end)
+			continue;
+		return dt_elf_read(m->file, r->offset + (addr - r->start),
+				   word, 8) == 8;
+	}
+	return false;
+}
+
+static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
+			   void *arg)
+{
+	dt_unwind_t *uw = arg;
+	const dt_usample_t *s = uw->sample;
+	uint64_t word;
+
+	(void)dwfl;
+	if (addr >= s->base && addr - s->base <= s->len &&
+	    s->len - (addr - s->base) >= 8) {
+		memcpy(&word, uw->stack + (addr - s->base), 8);
+	} else if (!read_module(uw->proc, addr, &word)) {
+		return false;
+	}
+	for (int i = 0; i < DT_USAMPLE_URETS && s->uret[i].slot != 0; i++)
+		if (s->uret[i].slot == addr)	/* hijacked by a uretprobe */
+			word = s->uret[i].ret;
+	*result = word;
+	return true;
+}
+
+static bool uw_set_registers(Dwfl_Thread *thread, void *arg)
+{
+	const dt_usample_t *s = ((dt_unwind_t *)arg)->sample;
+	Dwarf_Word bx = s->bx, bp_sp[2] = { s->bp, s->sp };
+	Dwarf_Word r12_15[4] = { s->r12, s->r13, s->r14, s->r15 };
+
+	if (!dwfl_thread_state_registers(thread, DW_RBX, 1, &bx) ||
+	    !dwfl_thread_state_registers(thread, DW_RBP, 2, bp_sp) ||
+	    !dwfl_thread_state_registers(thread, DW_R12, 4, r12_15))
+		return false;
+	dwfl_thread_state_register_pc(thread, s->ip);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks dt_unwind_thread_callbacks = {
+	.next_thread = uw_next_thread,
+	.get_thread = uw_get_thread,
+	.memory_read = uw_memory_read,
+	.set_initial_registers = uw_set_registers,
+};
+
+dt_unwind_t *dt_unwind_create(const dt_elf_proc_t *proc)
+{
+	dt_unwind_t *uw = calloc(1, sizeof(*uw));
+
+	if (uw == NULL)
+		return NULL;
+	uw->proc = proc;
+	uw->dwfl = dwfl_begin(&dt_unwind_callbacks);
+	if (uw->dwfl == NULL) {
+		free(uw);
+		return NULL;
+	}
+	dwfl_report_begin(uw->dwfl);
+	for (int i = 0; i < proc->nmods; i++) {
+		const dt_elf_module_t *m = &proc->mods[i];
+
+		/* base + the first segment's address is where it loaded */
+		dwfl_report_elf(uw->dwfl, m->name, m->file->path, -1, m->bias,
+				true);
+	}
+	dwfl_report_end(uw->dwfl, NULL, NULL);
+	return uw;
+}
+
+void dt_unwind_destroy(dt_unwind_t *uw)
+{
+	if (uw == NULL)
+		return;
+	dwfl_end(uw->dwfl);
+	free(uw);
+}
+
+static int uw_frame(Dwfl_Frame *state, void *arg)
+{
+	dt_unwind_t *uw = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation) || pc == 0)
+		return DWARF_CB_ABORT;
+	uw->pcs[uw->npcs++] = pc;
+	return uw->npcs < uw->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+int dt_unwind(dt_unwind_t *uw, const dt_usample_t *s, const uint8_t *stack,
+	      uint64_t *pcs, int max)
+{
+	if (max <= 0 || s->ip == 0)
+		return 0;
+	uw->sample = s;
+	uw->stack = stack;
+	uw->pcs = pcs;
+	uw->npcs = 0;
+	uw->max = max;
+	if (!uw->attached) {
+		/* once per Dwfl; the thread callbacks read uw->sample */
+		if (!dwfl_attach_state(uw->dwfl, NULL, (pid_t)s->pid,
+				       &dt_unwind_thread_callbacks, uw)) {
+			pcs[0] = s->ip;
+			return 1;
+		}
+		uw->attached = true;
+	}
+	dwfl_getthread_frames(uw->dwfl, (pid_t)s->pid, uw_frame, uw);
+	if (uw->npcs == 0) {	/* not even the first frame: the probed PC */
+		pcs[0] = s->ip;
+		uw->npcs = 1;
+	}
+	return uw->npcs;
+}

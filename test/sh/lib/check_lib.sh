@@ -1,0 +1,27 @@
+# check_lib.sh: sourced by the shell tests that match dtrace's text output
+# against a pattern and check that bad scripts are refused.  They set
+# fail=0 first and exit $fail.
+
+# check NAME ACTUAL REGEX: ACTUAL, its newlines turned into '|', must match
+# the extended regex REGEX whole; a mismatch is shown with the stderr of
+# the run (file err) and sets fail.
+check() {
+	if ! printf '%s\n' "$2" | tr '\n' '|' | grep -Eqx "$3"; then
+		echo "FAIL $1: got:"; printf '%s\n' "$2"
+		echo "expected (| = newline): $3"
+		echo "stderr:"; cat err
+		fail=1
+	fi
+}
+
+# refused STATEMENT...: each, in a BEGIN clause, must fail to compile.
+refused() {
+	local s
+	for s in "$@"; do
+		if "$DTRACE" -e -n "BEGIN { x = 1; $s; }" >out 2>err; then
+			echo "FAIL: '$s' was accepted"; fail=1
+		fi
+		grep -q 'invalid probe specifier' err ||
+			{ echo "FAIL '$s':"; cat err; fail=1; }
+	done
+}

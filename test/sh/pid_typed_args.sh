@@ -1,0 +1,56 @@
+#!/bin/bash
+# Argument types from DWARF for pid probes on a -O2 -g program (typed):
+# args[0]->x reads the member of struct point through the pointer, args[2]
+# is the enum, args[1] of a return probe has the return type; typedefs
+# and struct a.out`point in sizeof and casts; dtrace -l -v shows the
+# types; the same through a separate debug file found by .gnu_debuglink;
+# an unknown module type is refused.
+set -u
+[ -x "$DTRACE" ] || exit 77
+T=$B/test/progs/typed
+[ -x "$T" ] || exit 77
+command -v objcopy >/dev/null || exit 77
+. "$TESTDIR/sh/lib/check_lib.sh"
+fail=0
+
+S='pid$target:a.out:area:entry {
+	printf("%d %d %d %d %d\n", args[0]->x, args[0]->y, args[1], args[2],
+	       args[2] == LIGHT); }
+pid$target:a.out:mk:return { printf("tag %d\n", args[1]->tag); }'
+EXPECT='tag 101\|1 2 2 2 1\|tag 102\|2 3 2 2 1\|'
+
+# 1. members through args[], the enum, the return type
+out=$("$DTRACE" -q -c "$T 2" -n "$S" 2>err | grep -v '^done ')
+check "args" "$out" "$EXPECT"
+
+# 2. the program's typedef and struct a.out`point in sizeof and a cast
+out=$("$DTRACE" -q -c "$T 1" -n 'pid$target:a.out:area:entry {
+	printf("%d %d %d\n", sizeof(point_t), sizeof(struct a.out`point),
+	       ((struct typed`point *)arg0)->y); }' 2>err | grep -v '^done ')
+check "types" "$out" '16 16 2\|'
+
+# 3. dtrace -l -v
+out=$("$DTRACE" -l -v -c "$T 1" -n 'pid$target:a.out:area:entry' \
+	-n 'pid$target:a.out:mk:return' 2>err | grep 'args\[')
+check "-l -v" "$out" \
+	'		args\[0\]: struct point \*\|		args\[1\]: int\|		args\[2\]: enum shade\|		args\[0\]: unsigned long\|		args\[1\]: struct point \*\|'
+
+# 4. the debugging information in a separate file, by .gnu_debuglink
+D=$(mktemp -d)
+trap 'rm -rf "$D"' EXIT
+cp "$T" "$D/typed"
+objcopy --only-keep-debug "$D/typed" "$D/typed.debug" &&
+	objcopy --strip-debug --add-gnu-debuglink="$D/typed.debug" "$D/typed" ||
+	{ echo "objcopy failed"; exit 1; }
+if readelf -S "$D/typed" | grep -q debug_info; then
+	echo "FAIL: $D/typed still has .debug_info"; fail=1
+fi
+out=$(cd "$D" && "$DTRACE" -q -c "./typed 2" -n "$S" 2>err | grep -v '^done ')
+check "debuglink" "$out" "$EXPECT"
+
+# 5. a type the program does not have
+if "$DTRACE" -x errtags -c "$T 1" -n 'BEGIN { trace(sizeof(struct a.out`nope)); }' \
+	>out 2>err || ! grep -q 'D_TYPE_UNDEF.*struct a.out`nope' err; then
+	echo "FAIL unknown type:"; cat out err; fail=1
+fi
+exit $fail
