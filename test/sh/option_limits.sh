@@ -37,10 +37,11 @@ if [ $? != 1 ] || ! grep -q 'bufsize=3g: value must be between 1 and 2g' err; th
 	fails=$((fails + 1))
 fi
 
-# the largest sizes accepted work
-timeout 20 "$DTRACE" -q -b 2g -x aggsize=4g \
-	-n 'BEGIN { @ = count(); printf("ok\n"); exit(0); }' >out 2>err
-if [ $? != 0 ] || ! grep -qx ok out; then
+# the largest sizes are accepted (-e: compiled only, a 2 GiB ring buffer
+# would take 4 GiB of the test machine)
+timeout 20 "$DTRACE" -q -e -b 2g -x aggsize=4g \
+	-n 'BEGIN { @ = count(); exit(0); }' >out 2>err
+if [ $? != 0 ]; then
 	echo "-b 2g -x aggsize=4g failed:"; head -5 err
 	fails=$((fails + 1))
 fi
