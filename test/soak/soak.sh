@@ -5,9 +5,9 @@
 #
 # The session: a program calling its functions without end (pid entry and
 # return probes, printf() to -o /dev/null, aggregations keyed by a value
-# that keeps changing, cleared every second), and "sdt_test*" USDT probes
+# that keeps changing, cleared every second), and "dtsoak*" USDT probes
 # that cover programs not started yet, while a new short-lived program with
-# USDT probes is started every SOAK_EXEC_MS ms (the exec watch and the exec
+# such probes is started every SOAK_EXEC_MS ms (the exec watch and the exec
 # gate at work).  dtrace's resident size is sampled every SOAK_SAMPLE
 # seconds; after the first tenth of the run (warm-up), the median of the
 # last quarter of the samples may exceed the median of the first quarter
@@ -36,7 +36,18 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$work" || exit 1
-gcc -O2 -o sdt_prog "$ROOT/test/progs/sdt_args.c" 2>/dev/null || cp "$B/test/progs/sdt_args" sdt_prog
+# a program of its own, with a provider of its own: the probes of the
+# tests' programs (sdt_test) stay untouched for tests that run meanwhile
+cat >sdt_prog.c <<'C'
+#include <sys/sdt.h>
+int main(int argc, char **argv)
+{
+	for (int i = 0; i < 10; i++)
+		DTRACE_PROBE2(dtsoak, tick, i, argc);
+	return argv[0] == 0;
+}
+C
+gcc -O2 -o sdt_prog sdt_prog.c || exit 1
 
 "$T" -s 100 0 >/dev/null 2>&1 &
 prog=$!
@@ -44,10 +55,10 @@ prog=$!
 pid$target:a.out:add:entry { printf("%d %d\n", arg0, arg1); @calls[probefunc] = count(); }
 pid$target:a.out:add:return { @vals[arg1 % 1000] = count(); }
 pid$target:a.out:sum8:entry { @q = quantize(arg7 * timestamp % 100000); }
-sdt_test*::: { @usdt[probename] = count(); }
+dtsoak*:::tick { @usdt[probename] = count(); }
 tick-1s { trunc(@vals); trunc(@q); }' 2>dtrace.err &
 dt=$!
-( while :; do ./sdt_prog 1 1 >/dev/null 2>&1; sleep "$(awk -v ms="$SOAK_EXEC_MS" 'BEGIN { print ms / 1000 }')"; done ) &
+( while :; do ./sdt_prog >/dev/null 2>&1; sleep "$(awk -v ms="$SOAK_EXEC_MS" 'BEGIN { print ms / 1000 }')"; done ) &
 spawner=$!
 
 rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/$dt/status 2>/dev/null; }
