@@ -9,6 +9,10 @@
 #   make demo         trace test/progs/demo.c with demo/demo.d (root)
 #   make bench        the benchmarks of bench/ (root; see bench/README.md)
 #   make SANITIZE=1   build with AddressSanitizer and UBSan into build-san/
+#   make fuzz         run each libFuzzer target of test/fuzz/ for FUZZ_TIME
+#                     seconds (clang, into build-fuzz/)
+#   make soak         an hour of tracing with dtrace's memory measured
+#                     (SOAK_TIME seconds; root)
 #   make WERROR=1     warnings are errors (CI)
 #
 # Layout of the build directory $(B):
@@ -38,6 +42,10 @@ CC         ?= cc
 SANITIZE   ?= 0
 WERROR     ?= 0
 
+FUZZ       ?= 0
+ifeq ($(FUZZ),1)
+B          ?= build-fuzz
+endif
 ifeq ($(SANITIZE),1)
 B          ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -45,6 +53,11 @@ SANFLAGS   := -fsanitize=address,undefined -fno-omit-frame-pointer \
 else
 B          ?= build
 SANFLAGS   :=
+endif
+# The fuzz build: every object instrumented for libFuzzer's coverage.
+ifeq ($(FUZZ),1)
+SANFLAGS   := -fsanitize=address,undefined,fuzzer-no-link \
+	      -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
 O          := $(B)/obj
 
@@ -186,26 +199,88 @@ $(B)/test/unit/%: test/unit/%.c $(ENGINE_OBJS_NOMAIN) $(PLUGIN_SOURCES) $(FLAGS_
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ENGINE_OBJS_NOMAIN) $(LDFLAGS) $(DTRACE_LIBS)
 
+# Fuzz targets (test/fuzz/fuzz_NAME.c, see test/fuzz/README.md): built
+# with a plain main() that replays files (test/fuzz/replay.c) for make
+# check, and with libFuzzer (FUZZ=1 builds, clang) for make fuzz.
+FUZZ_SRCS    := $(wildcard test/fuzz/fuzz_*.c)
+FUZZ_NAMES   := $(FUZZ_SRCS:test/fuzz/fuzz_%.c=%)
+FUZZ_REPLAYS := $(FUZZ_NAMES:%=$(B)/test/fuzz/%-replay)
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(B)/test/fuzz/%-fuzzer)
+FUZZ_TIME    ?= 60
+# More seeds, read but never written: the D scripts of the tests.
+FUZZ_SEEDS_d := $(sort $(dir $(wildcard test/d/*/*.d)))
+
+fuzz-replay: $(FUZZ_REPLAYS)
+$(B)/test/fuzz/%-replay: test/fuzz/fuzz_%.c test/fuzz/replay.c $(ENGINE_OBJS_NOMAIN) $(PLUGIN_SOURCES) $(wildcard dtprobed/*.c dtprobed/*.h) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< test/fuzz/replay.c $(ENGINE_OBJS_NOMAIN) $(LDFLAGS) $(DTRACE_LIBS)
+
+$(B)/test/fuzz/%-fuzzer: test/fuzz/fuzz_%.c $(ENGINE_OBJS_NOMAIN) $(PLUGIN_SOURCES) $(wildcard dtprobed/*.c dtprobed/*.h) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(ENGINE_OBJS_NOMAIN) $(LDFLAGS) $(DTRACE_LIBS)
+
+# Each target runs FUZZ_TIME seconds on a working corpus seeded from
+# test/fuzz/corpus/NAME/; a crash is written there as crash-*, where make
+# check replays it from then on.  Every target runs even when one fails.
+fuzz:
+	@echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' | \
+		clang -x c -fsanitize=fuzzer -o /dev/null - 2>/dev/null || { \
+		echo "make fuzz needs clang and libFuzzer (Debian:" \
+		"apt-get install clang libclang-rt-14-dev)" >&2; exit 1; }
+	$(MAKE) --no-print-directory FUZZ=1 CC=clang B=build-fuzz fuzz-run
+
+fuzz-run: $(FUZZ_BINS)
+	@st=0; for n in $(FUZZ_NAMES); do \
+		mkdir -p $(B)/fuzz-corpus/$$n test/fuzz/corpus/$$n; \
+		echo "== fuzz $$n ($(FUZZ_TIME) s)"; \
+		ASAN_OPTIONS=detect_leaks=1 $(B)/test/fuzz/$$n-fuzzer \
+			-max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=4096 \
+			-artifact_prefix=test/fuzz/corpus/$$n/ \
+			-print_final_stats=1 \
+			$(B)/fuzz-corpus/$$n test/fuzz/corpus/$$n \
+			$$(case $$n in d) echo $(FUZZ_SEEDS_d);; esac) \
+			2>$(B)/fuzz-$$n.log || { st=1; tail -40 $(B)/fuzz-$$n.log; }; \
+		grep -E '^stat::(number_of_executed_units|new_units_added):' \
+			$(B)/fuzz-$$n.log | sed 's/^/   /'; \
+	done; exit $$st
+
+# Fold what the last make fuzz found into test/fuzz/corpus/NAME/: only the
+# inputs that reach code the corpus does not reach yet (libFuzzer -merge).
+fuzz-merge:
+	$(MAKE) --no-print-directory FUZZ=1 CC=clang B=build-fuzz fuzz-merge-run
+
+fuzz-merge-run: $(FUZZ_BINS)
+	@for n in $(FUZZ_NAMES); do \
+		$(B)/test/fuzz/$$n-fuzzer -merge=1 test/fuzz/corpus/$$n \
+			$(B)/fuzz-corpus/$$n 2>&1 | grep -E '^MERGE-OUTER: [0-9]+ new files'; \
+	done
+
 # --- tests -------------------------------------------------------------------
 # check runs both passes even when the first fails, then fails if either
 # did.  The sanitizer pass is a separate make so that its variables (B,
 # SANFLAGS) are computed afresh; the first pass's status waits in a file so
 # that the line running $(MAKE), which make runs even under -n, runs nothing
 # else.
-check: all unit-tests
+check: all unit-tests fuzz-replay
 	@B=$(B) test/run.sh; echo $$? >$(B)/.check-status
 	$(MAKE) --no-print-directory SANITIZE=1 B=build-san check-san && \
 		[ "$$(cat $(B)/.check-status 2>/dev/null)" = 0 ]
 
-check-san: all unit-tests
+check-san: all unit-tests fuzz-replay
 	B=$(B) DT_SANITIZED=1 test/run.sh
 
-check-fast: all unit-tests
+check-fast: all unit-tests fuzz-replay
 	B=$(B) test/run.sh
 
 # --- demo and benchmarks -----------------------------------------------------
 demo: all
 	DTRACE_PLUGIN_PATH=$(B)/plugins $(B)/dtrace -s demo/demo.d -c $(B)/test/progs/demo
+
+# An hour of tracing with dtrace's memory sampled (test/soak/soak.sh);
+# SOAK_TIME=seconds shortens it.  Not part of make check.
+SOAK_TIME ?= 3600
+soak: all test-programs
+	B=$(B) SOAK_TIME=$(SOAK_TIME) test/soak/soak.sh
 
 # Every benchmark runs even when one misses its target; the status is 1 if
 # any did.
@@ -254,10 +329,11 @@ INSTALL_SUBST := -e 's|@PLUGINDIR@|$(PLUGINDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 		 -e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 clean:
-	rm -rf build build-san build-deb debian/dtrace debian/.debhelper \
+	rm -rf build build-san build-fuzz build-deb debian/dtrace debian/.debhelper \
 		debian/files debian/*.substvars debian/debhelper-build-stamp
 
 .PHONY: all check check-san check-fast deps install clean demo bench deb \
-	test-programs unit-tests
+	test-programs unit-tests fuzz fuzz-run fuzz-replay fuzz-merge \
+	fuzz-merge-run soak
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

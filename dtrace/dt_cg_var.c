@@ -89,6 +89,10 @@ dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
 		id->keys = dt_zalloc(sizeof(*keys) * (size_t)nkeys);
 		memcpy(id->keys, keys, sizeof(*keys) * (size_t)nkeys);
 	}
+	/* on the list first: var_map() may fail the compile, and the list
+	 * is what is freed then */
+	id->next = st->vars;
+	st->vars = id;
 	uint32_t slot = dt_var_slot_size(st, type);
 	if (kind == DT_IK_SELF) {
 		var_map(cx, id, "self_");
@@ -101,8 +105,6 @@ dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
 		id->offset = st->off_this + st->this_size;
 		st->this_size += slot;
 	}
-	id->next = st->vars;
-	st->vars = id;
 	return id;
 }
 

@@ -18,9 +18,13 @@
 
 #define DT_MAX_CLAUSES	64	/* clause masks are 64 bits wide */
 
+/* The probes a clause matches.  A compile error longjmps out of the
+ * matching: the array is kept in *owner (the result's scratch, freed at
+ * the catch point) each time it moves, so that it never leaks. */
 typedef struct match_acc {
 	dtrace_probe_t **probes;
 	int n, cap;
+	void **owner;
 } match_acc_t;
 
 static int collect_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp, void *arg)
@@ -35,6 +39,7 @@ static int collect_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp, void *arg)
 		acc->cap = acc->cap ? acc->cap * 2 : 16;
 		acc->probes = dt_realloc(acc->probes,
 					 acc->cap * sizeof(*acc->probes));
+		*acc->owner = acc->probes;
 	}
 	acc->probes[acc->n++] = prp;
 	return 0;
@@ -142,19 +147,16 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			   dt_compile_result_t *res)
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
-	match_acc_t acc = { 0 };
+	match_acc_t acc = { .owner = &res->scratch };
 
 	if (dtp->nclauses >= DT_MAX_CLAUSES)
 		dt_pcb_error(pcb, D_UNKNOWN, c->line, "too many clauses "
 			     "(at most %d)", DT_MAX_CLAUSES);
+	free(res->scratch);	/* the previous clause's probes */
+	res->scratch = NULL;
 	match_clause(pcb, c, &acc);
 	for (int i = 0; i < acc.n; i++)
 		dt_probe_args(dtp, acc.probes[i]);
-
-	/* Register the clause first: a compile error longjmps, and acc must
-	 * not leak, so it hangs on res until the end. */
-	free(res->scratch);
-	res->scratch = acc.probes;
 	dt_compiled_clause_t *cc = dt_cg_clause(pcb, c, acc.probes, acc.n);
 	cc->id = dtp->nclauses;
 	dtp->clauses = dt_realloc(dtp->clauses,

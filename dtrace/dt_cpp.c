@@ -13,13 +13,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "dt_impl.h"
+#include "dt_compile.h"
+
+#define DT_CPP_MAX_AS	(2ull << 30)	/* address space of cpp */
 
 static const char *const cpp_defines[] = {
 	"-D__linux", "-D__x86_64", "-D__SUNW_D=1", "-D__SUNW_D_64",
@@ -76,8 +81,9 @@ static char **cpp_argv(dtrace_hdl_t *dtp, const char *cpp)
 	return argv;
 }
 
-/* Read fd to the end into a malloc'ed NUL-terminated buffer. */
-static char *read_all(int fd, size_t *lenp)
+/* Read fd to the end into a malloc'ed NUL-terminated buffer; NULL on a
+ * read error, or with *too_big set past DT_SCRIPT_MAX bytes. */
+static char *read_all(int fd, size_t *lenp, bool *too_big)
 {
 	size_t len = 0, cap = 8192;
 	char *buf = dt_zalloc(cap);
@@ -99,6 +105,11 @@ static char *read_all(int fd, size_t *lenp)
 		if (r == 0)
 			break;
 		len += (size_t)r;
+		if (len > DT_SCRIPT_MAX) {
+			*too_big = true;
+			free(buf);
+			return NULL;
+		}
 	}
 	buf[len] = '\0';
 	*lenp = len;
@@ -111,6 +122,10 @@ static pid_t spawn_cpp(char **argv, int in, int out)
 
 	if (pid != 0)
 		return pid;
+	/* an #include of /dev/zero makes cpp read without end: bound its
+	 * memory so that it fails instead of taking the machine's */
+	struct rlimit as = { DT_CPP_MAX_AS, DT_CPP_MAX_AS };
+	setrlimit(RLIMIT_AS, &as);
 	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)
 		_exit(126);
 	execvp(argv[0], argv);
@@ -123,6 +138,7 @@ int dt_cpp_run(dtrace_hdl_t *dtp, const char *src, size_t len, char **out,
 	const char *cpp = dtp->opt.cpppath ? dtp->opt.cpppath : "cpp";
 	int in, pfd[2], status;
 	char **argv, *text;
+	bool too_big = false;
 	pid_t pid;
 
 	*out = NULL;
@@ -146,12 +162,15 @@ int dt_cpp_run(dtrace_hdl_t *dtp, const char *src, size_t len, char **out,
 		close(pfd[0]);
 		return -1;
 	}
-	text = read_all(pfd[0], outlen);
+	text = read_all(pfd[0], outlen, &too_big);
 	close(pfd[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || text == NULL) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		if (too_big)
+			dt_set_error(dtp, "preprocessor %s output is larger "
+				     "than %u MB", cpp, DT_SCRIPT_MAX >> 20);
+		else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 			dt_set_error(dtp, "failed to run %s: command not found",
 				     cpp);
 		else

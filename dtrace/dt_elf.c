@@ -527,6 +527,15 @@ static int cmp_byname(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* qsort() for arrays that may be empty, whose base may then be NULL
+ * (which qsort may not be passed). */
+static void sort_array(void *base, size_t n, size_t size,
+		       int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
+
 /* Sort, drop the copies a symbol has in both .symtab and .dynsym, and
  * build the by-name index. */
 static int finish_symbols(dt_elf_file_t *f, symbuf_t *sb)
@@ -535,7 +544,7 @@ static int finish_symbols(dt_elf_file_t *f, symbuf_t *sb)
 
 	for (i = 0; i < sb->n; i++)
 		sb->syms[i].name = sb->names + (uintptr_t)sb->syms[i].name;
-	qsort(sb->syms, sb->n, sizeof(*sb->syms), cmp_addr_name);
+	sort_array(sb->syms, sb->n, sizeof(*sb->syms), cmp_addr_name);
 	for (i = 0; i < sb->n; i++) {
 		dt_elf_sym_t *s = &sb->syms[i];
 
@@ -551,13 +560,13 @@ static int finish_symbols(dt_elf_file_t *f, symbuf_t *sb)
 		}
 		sb->syms[n++] = *s;
 	}
-	qsort(sb->syms, n, sizeof(*sb->syms), cmp_addr_pref);
+	sort_array(sb->syms, n, sizeof(*sb->syms), cmp_addr_pref);
 	f->byname = malloc((n ? n : 1) * sizeof(*f->byname));
 	if (f->byname == NULL)
 		return -ENOMEM;
 	for (i = 0; i < n; i++)
 		f->byname[i] = &sb->syms[i];
-	qsort(f->byname, n, sizeof(*f->byname), cmp_byname);
+	sort_array(f->byname, n, sizeof(*f->byname), cmp_byname);
 	f->syms = sb->syms;
 	f->nsyms = n;
 	f->names = sb->names;

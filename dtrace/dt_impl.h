@@ -96,6 +96,7 @@ struct dtrace_hdl {
 	dt_options_t opt;
 	const char *progname;	/* "dtrace", for messages */
 	FILE *out;		/* -o file, else stdout */
+	int out_errno;		/* why a write to out failed (dt_output.c) */
 	int exitstatus;
 
 	/* macro arguments: $0 .. $n */

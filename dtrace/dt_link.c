@@ -129,6 +129,53 @@ static int link_check_notes(link_check_t *lc, Elf_Scn *scn)
 	return 0;
 }
 
+/* The machine this dtrace writes objects for: its own. */
+#if defined(__x86_64__)
+#define LINK_MACHINE	EM_X86_64
+#elif defined(__aarch64__)
+#define LINK_MACHINE	EM_AARCH64
+#else
+#error "dtrace -G: unsupported machine"
+#endif
+
+/* A machine's name as people say it, for messages. */
+static const char *link_machine_name(unsigned machine, char *buf, size_t len)
+{
+	switch (machine) {
+	case EM_X86_64: return "x86-64";
+	case EM_AARCH64: return "AArch64";
+	case EM_386: return "i386";
+	case EM_ARM: return "ARM";
+	case EM_RISCV: return "RISC-V";
+	case EM_PPC64: return "PowerPC64";
+	case EM_S390: return "s390";
+	default:
+		snprintf(buf, len, "machine %u", machine);
+		return buf;
+	}
+}
+
+/* An object of another machine (or byte order) cannot be linked with the
+ * object -G writes, which is for this machine. */
+static int link_check_machine(link_check_t *lc, const GElf_Ehdr *eh)
+{
+	char b1[32], b2[32];
+
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB) {
+		dt_set_error(lc->dtp, "failed to link %s: its ELF header says "
+			     "big-endian, and dtrace -G writes little-endian "
+			     "objects", lc->obj);
+		return -1;
+	}
+	if (eh->e_machine == LINK_MACHINE)
+		return 0;
+	dt_set_error(lc->dtp, "failed to link %s: its ELF header says %s, "
+		     "and dtrace -G writes objects for %s", lc->obj,
+		     link_machine_name(eh->e_machine, b1, sizeof(b1)),
+		     link_machine_name(LINK_MACHINE, b2, sizeof(b2)));
+	return -1;
+}
+
 static int link_check_elf(link_check_t *lc, Elf *elf)
 {
 	GElf_Ehdr eh;
@@ -140,6 +187,8 @@ static int link_check_elf(link_check_t *lc, Elf *elf)
 			     lc->obj);
 		return -1;
 	}
+	if (link_check_machine(lc, &eh) < 0)
+		return -1;
 	if (eh.e_type != ET_REL || eh.e_ident[EI_CLASS] != ELFCLASS64) {
 		dt_set_error(lc->dtp, "failed to link %s: not a 64-bit ELF "
 			     "relocatable object", lc->obj);

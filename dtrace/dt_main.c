@@ -27,6 +27,7 @@
 #include "dt_dwarf.h"
 #include "dt_exec.h"
 #include "dt_options.h"
+#include "dt_output.h"
 #include "dt_proc.h"
 #include "dt_program.h"
 #include "dt_runtime.h"
@@ -337,12 +338,20 @@ static char *read_script(dtrace_hdl_t *dtp, const char *path, size_t *lenp)
 		if (n == 0)
 			break;
 		len += n;
+		if (len > DT_SCRIPT_MAX)
+			break;
 	}
 	bool err = ferror(f);
 	if (f != stdin)
 		fclose(f);
-	if (err) {
-		dt_set_error(dtp, "failed to read %s: %s", path, strerror(errno));
+	if (err || len > DT_SCRIPT_MAX) {
+		if (err)
+			dt_set_error(dtp, "failed to read %s: %s", path,
+				     strerror(errno));
+		else
+			dt_set_error(dtp, "failed to read %s: script is "
+				     "larger than %u MB", path,
+				     DT_SCRIPT_MAX >> 20);
 		free(buf);
 		return NULL;
 	}
@@ -604,12 +613,29 @@ static void report_proc_exits(dtrace_hdl_t *dtp)
 			dt_warn(dtp, "%s", msg);
 }
 
+/* Flush the output; a write that failed (a full disk, /dev/full) is an
+ * error that names the file, so that the exit status says data was lost. */
+static int flush_output(dtrace_hdl_t *dtp, const dt_cmd_t *cmd)
+{
+	if (fflush(dtp->out) == 0 && !ferror(dtp->out))
+		return 0;
+	int err = dtp->out_errno ? dtp->out_errno : EIO;
+	if (cmd->outpath != NULL)
+		dt_set_error(dtp, "failed to write output file '%s': %s",
+			     cmd->outpath, strerror(err));
+	else
+		dt_set_error(dtp, "failed to write standard output: %s",
+			     strerror(err));
+	return -1;
+}
+
 static int trace_loop(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
 	bool have_procs = cmd->ncmds > 0 || cmd->npids > 0;
 
 	while (!interrupted) {
-		if (dt_exec_consume_poll(dtp, poll_period_ms(dtp)) < 0)
+		if (dt_exec_consume_poll(dtp, poll_period_ms(dtp)) < 0 ||
+		    flush_output(dtp, cmd) < 0)
 			return -1;
 		dt_consume_report_drops(dtp);
 		if (dt_consume_done(dtp))
@@ -651,7 +677,8 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	dt_consume_report_drops(dtp);
 	if (dt_consume_final(dtp) < 0)
 		rc = -1;
-	fflush(dtp->out);
+	if (flush_output(dtp, cmd) < 0)
+		rc = -1;
 	return rc;
 }
 
@@ -693,17 +720,14 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		usage(stderr);
 		return E_USAGE;
 	}
-	/* Appended to, as DTrace does: a reader tailing the file (a log
-	 * shipper) sees only new lines, and several runs add up. */
-	if (cmd->outpath != NULL) {
-		dtp->out = fopen(cmd->outpath, "a");
-		if (dtp->out == NULL) {
-			dt_set_error(dtp, "failed to open output file '%s': %s",
-				     cmd->outpath, strerror(errno));
-			dtp->out = stdout;
-			return E_ERROR;
-		}
+	FILE *out = dt_output_open(dtp, cmd->outpath);
+	if (out == NULL && cmd->outpath != NULL) {
+		dt_set_error(dtp, "failed to open output file '%s': %s",
+			     cmd->outpath, strerror(errno));
+		return E_ERROR;
 	}
+	if (out != NULL)
+		dtp->out = out;
 	raise_memlock();
 	if (dtp->opt.list)	/* even when a description matches nothing */
 		fprintf(dtp->out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER",

@@ -150,6 +150,37 @@ static int parse_time(const char *s, uint64_t *v)
 	return -1;
 }
 
+/*
+ * The values each size option may take.  bufsize: the output ring buffer
+ * is a power-of-two number of pages whose size the kernel takes in 32
+ * bits; aggsize: a map's memory, which the kernel bounds at 4 GiB;
+ * strsize: a string lives on the BPF stack and in map values.
+ */
+static const struct {
+	size_t off;
+	uint64_t min, max;
+	const char *range;
+} size_limits[] = {
+	{ O(bufsize), 1, 1ull << 31, "between 1 and 2g" },
+	{ O(aggsize), 1, 1ull << 32, "between 1 and 4g" },
+	{ O(strsize), 2, 4096, "between 2 and 4096" },
+};
+
+static int size_in_range(dtrace_hdl_t *dtp, const dt_optdesc_t *d,
+			 const char *val, uint64_t v)
+{
+	for (size_t i = 0; i < sizeof(size_limits) / sizeof(*size_limits); i++) {
+		if (size_limits[i].off != d->off)
+			continue;
+		if (v >= size_limits[i].min && v <= size_limits[i].max)
+			return 0;
+		dt_set_error(dtp, "failed to set option -x %s=%s: value must "
+			     "be %s", d->name, val, size_limits[i].range);
+		return -1;
+	}
+	return 0;
+}
+
 static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 {
 	if (strcmp(name, "oformat") == 0) {
@@ -210,6 +241,8 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 		break;
 	case OPT_SIZE:
 		rc = val ? parse_size(val, &v) : -1;
+		if (rc == 0 && size_in_range(dtp, d, val, v) < 0)
+			return -1;
 		if (rc == 0)
 			*(uint64_t *)(base + d->off) = v;
 		break;
@@ -252,12 +285,6 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 		dt_set_error(dtp, "failed to set option -x %s%s%s: Invalid "
 			     "value for specified option", name,
 			     val ? "=" : "", val ? val : "");
-		return -1;
-	}
-	if (d->off == O(strsize) && d->kind == OPT_SIZE &&
-	    (dtp->opt.strsize < 2 || dtp->opt.strsize > 4096)) {
-		dt_set_error(dtp, "failed to set option -x strsize=%s: value "
-			     "must be between 2 and 4096", val);
 		return -1;
 	}
 	return 0;

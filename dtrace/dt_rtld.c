@@ -17,6 +17,13 @@
  * sees every instruction; a byte Zydis cannot decode is stepped over), and
  * keeping each direct call or jump whose target is the hook.  A tail jump
  * to the hook is kept too, for the same reason.
+ *
+ * The bytes are read with read(), never through a mapping of the file: a
+ * uprobe placed without a process filter (another dtrace's exec watch, on
+ * these very calls) writes its breakpoint into every mapping of the file's
+ * code that can be executed, and a read-only private mapping is one.
+ * Through a mapping the sweep would see int3 at those calls and lose them
+ * (and lose its step at the bytes that follow).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -118,7 +125,7 @@ int dt_rtld_hook_sites(const char *path, uint64_t hook_off, uint64_t *sites,
 	if (fd < 0)
 		return -errno;
 	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);	/* not mapped: above */
 	int n = elf ? elf_sites(elf, hook_off, sites, max) : -EINVAL;
 	if (elf)
 		elf_end(elf);

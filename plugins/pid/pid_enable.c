@@ -8,6 +8,12 @@
  * not fatal; the refusals are summed up in one warning when tracing starts
  * (the one refusal in full when there was only one).
  *
+ * A return probe is a uretprobe: at the function's entry the kernel
+ * replaces the word at [sp], the return address, with its trampoline's.  A
+ * function that is not entered by a call has no return address there, and
+ * the replaced word is the program's own data (at _start, argc): such
+ * return probes are refused, and named in one warning.
+ *
  * Trampolines (x86-64, struct pt_regs in the context register):
  *   kind 0, entry and offset probes:
  *	arg0..arg5 = rdi, rsi, rdx, rcx, r8, r9; arg6..arg9 from the user
@@ -78,9 +84,73 @@ static void skip(pid_session_t *ps, const dtrace_probe_t *prp, bool vex,
 		 "probe %s skipped: %s", name, why);
 }
 
+/*
+ * Functions that no call enters, so that [sp] at their first instruction is
+ * not a return address: the file's entry point (_start: [sp] is argc), and
+ * the loader's and libc's trampolines that are reached by a jump or a
+ * return (the lazy binding resolver finds the link map and relocation
+ * index on top of the stack; __restore_rt, the signal frame;
+ * __start_context, makecontext's successor context).
+ */
+static const char *const uncalled_names[] = {
+	"_start", "_dl_start_user", "__restore_rt", "__start_context",
+	"_dl_runtime_resolve_fxsave", "_dl_runtime_resolve_xsave",
+	"_dl_runtime_resolve_xsavec", "_dl_runtime_profile_avx",
+	"_dl_runtime_profile_avx512", "_dl_runtime_profile_sse",
+};
+
+static bool never_called(const dtrace_probe_t *prp, const pid_probe_t *pp)
+{
+	const char *fun = pid_host->probe_name(prp, DTRACE_FIELD_FUN);
+	uint64_t end = pp->func_addr + (pp->func_size ? pp->func_size : 1);
+
+	if (pp->file->entry >= pp->func_addr && pp->file->entry < end)
+		return true;
+	for (size_t i = 0; i < sizeof(uncalled_names) / sizeof(*uncalled_names);
+	     i++)
+		if (strcmp(fun, uncalled_names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Remember a return probe refused because its function is never called. */
+static void refuse_uncalled(pid_session_t *ps, const dtrace_probe_t *prp)
+{
+	size_t len = strlen(ps->uncalled);
+	char name[512];
+
+	full_name(prp, name, sizeof(name));
+	ps->nuncalled++;
+	ps->skip_reported = false;
+	if (len + strlen(name) + 8 < sizeof(ps->uncalled))
+		snprintf(ps->uncalled + len, sizeof(ps->uncalled) - len,
+			 "%s%s", len ? ", " : "", name);
+	else if (len > 0 && strcmp(ps->uncalled + len - 3, "...") != 0)
+		snprintf(ps->uncalled + len, sizeof(ps->uncalled) - len,
+			 ", ...");
+}
+
+static void report_uncalled(dtrace_hdl_t *dtp, pid_session_t *ps)
+{
+	if (ps->nuncalled == 0)
+		return;
+	pid_host->warn(dtp, "%d return %s not placed: %s never called, so "
+		       "%s no return address to replace: %s", ps->nuncalled,
+		       ps->nuncalled == 1 ? "probe" : "probes",
+		       ps->nuncalled == 1 ? "its function is" :
+					    "their functions are",
+		       ps->nuncalled == 1 ? "its stack holds" :
+					    "their stacks hold", ps->uncalled);
+	ps->nuncalled = 0;
+	ps->uncalled[0] = '\0';
+}
+
 void pid_report_skipped(dtrace_hdl_t *dtp, pid_session_t *ps)
 {
-	if (ps->nskipped == 0 || ps->skip_reported)
+	if (ps->skip_reported)
+		return;
+	report_uncalled(dtp, ps);
+	if (ps->nskipped == 0)
 		return;
 	ps->skip_reported = true;
 	if (ps->nskipped == 1)
@@ -140,6 +210,10 @@ int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 
 	if (pp->site == PID_SITE_OFFSET)
 		addr += pp->off;
+	if (pp->site == PID_SITE_RETURN && never_called(prp, pp)) {
+		refuse_uncalled(ps, prp);
+		return 0;
+	}
 	if (!site_ok(ps, prp, pp, addr))
 		return 0;
 	if (dt_elf_vaddr_to_offset(pp->file, addr, &off) != 0) {

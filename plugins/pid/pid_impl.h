@@ -77,6 +77,9 @@ typedef struct pid_session {
 	int nskipped_vex;	/* of which on VEX/EVEX/XOP instructions */
 	char first_skipped[1024]; /* the first refusal, in full */
 	bool skip_reported;
+	/* return probes refused on functions that are never called */
+	int nuncalled;
+	char uncalled[1024];	/* their names, as many as fit */
 
 	pid_late_desc_t *late;	/* see pid_late.c */
 	int nlate;

@@ -77,7 +77,13 @@ static int symtab_add(usdt_symtab_t *st, Elf *elf, Elf_Scn *scn,
 	Elf_Data *data = elf_getdata(scn, NULL);
 	if (data == NULL || sh->sh_entsize == 0)
 		return 0;
-	size_t n = sh->sh_size / sh->sh_entsize;
+	/* the bytes there are, not what the header claims; none: nothing
+	 * to grow (realloc to 0 bytes would free the table) */
+	size_t n = data->d_size / sh->sh_entsize;
+	if (n == 0)
+		return 0;
+	if (n > SIZE_MAX / sizeof(usdt_sym_t) - st->nsyms)
+		return -EFBIG;
 	usdt_sym_t *syms = realloc(st->syms, (st->nsyms + n) * sizeof(*syms));
 	if (syms == NULL)
 		return -ENOMEM;
