@@ -1304,8 +1304,8 @@ static bool llq_lo_fn(int bin, int64_t lo, void *arg)
 	return false;
 }
 
-/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at -2^k
- * (it holds -2^k .. -2^(k-1) - 1, as DTrace counts); bucket 0 also holds
+/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at
+ * -(2^(k+1) - 1), as DTrace counts (-5 in -4's); bucket 0 also holds
  * INT64_MIN. */
 static int64_t quantize_bucket_min(int bin)
 {
@@ -1315,7 +1315,7 @@ static int64_t quantize_bucket_min(int bin)
 		return 0;
 	if (bin > DT_QUANTIZE_ZERO)
 		return (int64_t)(1ull << (bin - DT_QUANTIZE_ZERO - 1));
-	return -(int64_t)(1ull << (DT_QUANTIZE_ZERO - 1 - bin));
+	return -(int64_t)((1ull << (DT_QUANTIZE_ZERO - bin)) - 1);
 }
 
 int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin)

@@ -428,9 +428,7 @@ static void emit_log2(dt_cg_t *cx)
 	EMIT(DT_MOV64_REG(DT_R1, DT_R2));
 }
 
-/* r1 = the quantize bucket of v, as DTrace's: a positive v counts in the
- * bucket of the power of two at or below it, a negative one in that of
- * the negated power of two at or below it (-5 in -8's, -4 in -4's). */
+/* r1 = the quantize bucket of v. */
 static void emit_quantize_bucket(dt_cg_t *cx, int v)
 {
 	int neg = dt_as_label(cx->as), done = dt_as_label(cx->as);
@@ -442,17 +440,12 @@ static void emit_quantize_bucket(dt_cg_t *cx, int v)
 	emit_log2(cx);
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_QUANTIZE_ZERO + 1));
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
-	/* -v = x >= 1: bucket ZERO - 1 - ceil(log2(x)), and ceil(log2(x))
-	 * is floor(log2(x - 1)) + 1 for x >= 2 */
 	dt_as_place(cx->as, neg);
-	EMIT(DT_MOV64_IMM(DT_R1, DT_QUANTIZE_ZERO - 1));
-	dt_as_jump(cx->as, BPF_JEQ, v, -1, done);
 	EMIT(DT_MOV64_REG(DT_R1, v));
 	EMIT(DT_NEG64(DT_R1));
-	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R1, 1));
 	emit_log2(cx);
 	EMIT(DT_NEG64(DT_R1));
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_QUANTIZE_ZERO - 2));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, DT_QUANTIZE_ZERO - 1));
 	dt_as_jump(cx->as, BPF_JSGE, DT_R1, 0, done);
 	EMIT(DT_MOV64_IMM(DT_R1, 0));
 	dt_as_place(cx->as, done);

@@ -67,7 +67,7 @@ assert s["function"] == "sum" and s["data"] == [{"keys": [], "value": -3}], s
 q = aggs["q"]
 assert q["function"] == "quantize"
 assert q["data"] == [{"keys": [], "buckets": [
-    {"min": -4, "max": -3, "count": 1},
+    {"min": -3, "max": -2, "count": 1},
     {"min": 0, "max": 0, "count": 1},
     {"min": 4, "max": 7, "count": 2}]}], q
 '

@@ -1,6 +1,8 @@
 /* @dtrace-opts: -q */
-/* quantize() of negative values, in DTrace's buckets: -5 and -8 count in
- * -8's, -4 and -3 in -4's, -1 in -1's. */
+/* quantize() of negative values, in DTrace's buckets: a value v < 0
+ * counts in the row -2^k with -2^(k+1) < v <= -2^k, as a positive one
+ * counts in the row 2^k at or below it: -8 in -8's, -5 and -4 in -4's,
+ * -3 in -2's, -1 in -1's. */
 BEGIN
 {
 	@ = quantize(-5);
