@@ -50,9 +50,10 @@ start_rsyslogd forward
 grep -q 'imfile' forward.conf && grep -q omfwd forward.conf &&
 	grep -q imtcp collector.conf || { fail "README blocks not found"; exit 1; }
 
-# The demo's trace (thousands of records, aggregations at the end), and a
-# record with the characters JSON escapes.
+# The demo's trace with one record per request (a thousand records,
+# aggregations at the end), and a record with the characters JSON escapes.
 "$DTRACE" -x oformat=json -q -s "$ROOT/demo/demo.d" \
+	-n 'pid$target::handle_request:entry { trace(arg1); }' \
 	-n 'BEGIN { printf("quote \" backslash \\ tab \t caf\303\251\n"); }' \
 	-c "$B/test/progs/demo 1" -o "$W/trace.json" >demo.out 2>dtrace.err ||
 	{ cat dtrace.err; fail "dtrace"; exit 1; }
