@@ -29,6 +29,7 @@ LIBDIR     ?= $(PREFIX)/lib
 PLUGINDIR  ?= $(LIBDIR)/dtrace/plugins
 INCDIR     ?= $(PREFIX)/include
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+EXAMPLEDIR ?= $(PREFIX)/share/dtrace/examples
 
 CC         ?= cc
 SANITIZE   ?= 0
@@ -106,7 +107,7 @@ all: $(TARGETS) test-programs
 # rebuild).  Warnings are left out: -Werror changes no object.
 FLAGS_STAMP := $(B)/.build-flags
 FLAGS_NOW   := $(CC) $(CPPFLAGS) $(OPT) $(SANFLAGS) $(LDFLAGS)
-ifneq ($(MAKECMDGOALS),clean)
+ifeq ($(filter clean install-files,$(MAKECMDGOALS)),)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(B))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
@@ -206,12 +207,21 @@ deps:
 	scripts/deps.sh --install
 	@mkdir -p $(B) && touch $(DEPS_STAMP)
 
+# install-files installs what $(B) holds without building: the tests use it
+# (B=build-san as well) to make a scratch installation.
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) \
 		$(DESTDIR)$(INCDIR)/dtrace
 	install -m 755 $(B)/dtrace $(DESTDIR)$(BINDIR)/dtrace
 	$(if $(PLUGIN_SOS),install -m 644 $(PLUGIN_SOS) $(DESTDIR)$(PLUGINDIR)/)
 	install -m 644 include/dtrace/*.h $(DESTDIR)$(INCDIR)/dtrace/
+	for d in $(notdir $(wildcard examples/*)); do \
+		install -d $(DESTDIR)$(EXAMPLEDIR)/$$d && \
+		install -m 644 examples/$$d/* $(DESTDIR)$(EXAMPLEDIR)/$$d/ || exit 1; \
+	done
 	$(if $(DTPROBED_SRCS),install -m 755 $(B)/dtprobed $(DESTDIR)$(BINDIR)/dtprobed)
 	$(if $(wildcard dtprobed/dtprobed.service),install -d $(DESTDIR)$(UNITDIR))
 	$(if $(wildcard dtprobed/dtprobed.service),install -m 644 dtprobed/dtprobed.service $(DESTDIR)$(UNITDIR)/)
@@ -219,7 +229,8 @@ install: all
 clean:
 	rm -rf build build-san
 
-.PHONY: all check check-san check-fast deps install clean demo bench \
+.PHONY: all check check-san check-fast deps install install-files clean \
+	demo bench \
 	test-programs unit-tests
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -88,16 +88,16 @@ void dt_cg_stack_desc(const dt_node_t *call, dt_recdesc_t *rd)
 	rd->size = 8 * (rd->arg + (user ? 1 : 0));
 }
 
-/* Whether every probe of the clause is a pid function entry, where the
- * caller may be missing from a frame-pointer walk (see user_stack). */
+/* Whether every probe of the clause fires at a function's entry (as its
+ * provider says), where the caller may be missing from a frame-pointer
+ * walk (see user_stack). */
 static bool at_function_entry(const dt_cg_t *cx)
 {
 	if (cx->nprobes == 0)
 		return false;
 	for (int i = 0; i < cx->nprobes; i++) {
 		const dtrace_probe_t *p = cx->probes[i];
-		if (strncmp(p->prv, "pid", 3) != 0 ||
-		    strcmp(p->prb, "entry") != 0)
+		if (!(p->attr & DTRACE_PROBE_AT_ENTRY))
 			return false;
 	}
 	return true;

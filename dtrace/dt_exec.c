@@ -506,9 +506,9 @@ static int notify(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	dtp->cur_provider = pv;
 	dt_prog_batch_begin(dtp);
 	int rc = n->paths ?
-		pv->ops->notice_files(dtp, pv->data, n->pid, n->paths,
+		pv->ops->notice_files(pv, pv->data, n->pid, n->paths,
 				      n->npaths) :
-		pv->ops->notice_process(dtp, pv->data, n->pid, n->what);
+		pv->ops->notice_process(pv, pv->data, n->pid, n->what);
 	dt_prog_batch_end(dtp);
 	dtp->cur_provider = saved;
 	if (rc < 0 && dtp->errmsg[0] == '\0')
@@ -584,7 +584,7 @@ int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	nfds_t nfd = 3;
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
 		int fd = pv->ops->event_fd && pv->ops->poll ?
-			 pv->ops->event_fd(dtp, pv->data) : -1;
+			 pv->ops->event_fd(pv, pv->data) : -1;
 		if (fd >= 0 && nfd < 3 + EXEC_EVENT_FDS_MAX)
 			pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}

@@ -101,7 +101,7 @@ static bool name_matches(const char *pat, const char *s)
 /* ---- targets ------------------------------------------------------------ */
 
 /* The session's view of pid, its modules read again from /proc. */
-pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
+pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 				 pid_t pid, int *errp)
 {
 	dt_elf_proc_t *proc;
@@ -111,10 +111,10 @@ pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
 	err = dt_elf_proc_modules(ps->cache, pid, &proc, msg, sizeof(msg));
 	if (err != 0) {
 		if (err == -ESRCH)
-			pid_host->error(dtp, "failed to grab pid %d: %s",
+			pid_host->error(pv, "failed to grab pid %d: %s",
 					(int)pid, strerror(ESRCH));
 		else
-			pid_host->error(dtp, "failed to grab pid %d: %s",
+			pid_host->error(pv, "failed to grab pid %d: %s",
 					(int)pid, msg);
 		*errp = err;
 		return NULL;
@@ -133,7 +133,7 @@ pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
 	if (t == NULL) {
 		dt_elf_proc_free(proc);
 		*errp = -ENOMEM;
-		pid_host->error(dtp, "out of memory");
+		pid_host->error(pv, "out of memory");
 		return NULL;
 	}
 	ps->targets = t;
@@ -145,7 +145,7 @@ pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
 
 /* What provide() is creating probes for. */
 typedef struct provide_ctx {
-	dtrace_hdl_t *dtp;
+	dtrace_provider_t *pv;
 	pid_session_t *ps;
 	const dtrace_probedesc_t *pdp;
 	pid_t pid;
@@ -173,7 +173,7 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 {
 	pid_probe_t *pp;
 
-	if (pid_host->probe_lookup(c->dtp, c->prv, c->mod->name, c->sym->name,
+	if (pid_host->probe_lookup(c->pv, c->prv, c->mod->name, c->sym->name,
 				   prb) != NULL)
 		return;
 	pp = calloc(1, sizeof(*pp));
@@ -189,7 +189,7 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 	pp->func_addr = c->sym->addr;
 	pp->func_size = c->sym->size;
 	pp->off = off;
-	dtrace_probe_t *prp = pid_host->probe_insert(c->dtp, c->prv,
+	dtrace_probe_t *prp = pid_host->probe_insert(c->pv, c->prv,
 						     c->mod->name,
 						     c->sym->name, prb, pp);
 	if (prp == NULL) {
@@ -197,6 +197,8 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 		c->err = -errno;
 		return;
 	}
+	if (site == PID_SITE_ENTRY || (site == PID_SITE_OFFSET && off == 0))
+		pid_host->probe_attr(c->pv, prp, DTRACE_PROBE_AT_ENTRY);
 	c->created++;
 	if (c->fresh != NULL) {
 		if (c->nfresh == c->fresh_cap) {
@@ -295,11 +297,11 @@ static void provide_module(provide_ctx_t *c)
 
 /* Create the probes of t that pdp matches.  With freshp, also return the
  * new probes (malloc'ed array, *nfreshp entries). */
-int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
 		       dtrace_probe_t ***freshp, int *nfreshp)
 {
-	provide_ctx_t c = { .dtp = dtp, .ps = ps, .pdp = pdp, .pid = t->pid };
+	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid };
 	int i;
 
 	if (freshp != NULL) {
@@ -322,20 +324,20 @@ int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
 		*nfreshp = c.nfresh;
 	}
 	if (c.err != 0) {
-		pid_host->error(dtp, "failed to create probes in pid %d: %s",
+		pid_host->error(pv, "failed to create probes in pid %d: %s",
 				(int)t->pid, strerror(-c.err));
 		return c.err;
 	}
 	return c.created;
 }
 
-static int provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+static int provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 			  const dtrace_probedesc_t *pdp, const pid_target_t *t)
 {
-	return pid_provide_target(dtp, ps, pdp, t, NULL, NULL);
+	return pid_provide_target(pv, ps, pdp, t, NULL, NULL);
 }
 
-static int pid_provide(dtrace_hdl_t *dtp, void *data,
+static int pid_provide(dtrace_provider_t *pv, void *data,
 		       const dtrace_probedesc_t *pdp)
 {
 	pid_session_t *ps = data;
@@ -344,11 +346,11 @@ static int pid_provide(dtrace_hdl_t *dtp, void *data,
 	int i, n, err = 0, total = 0;
 
 	if (pid != 0) {
-		if ((t = pid_target_refresh(dtp, ps, pid, &err)) == NULL)
+		if ((t = pid_target_refresh(pv, ps, pid, &err)) == NULL)
 			return err;
 		if ((err = pid_late_remember(ps, pdp, pid)) < 0)
 			return err;
-		return provide_target(dtp, ps, pdp, t);
+		return provide_target(pv, ps, pdp, t);
 	}
 	if (!is_empty(pdp->prv) && !has_glob(pdp->prv))
 		return 0;	/* another provider's name */
@@ -359,7 +361,7 @@ static int pid_provide(dtrace_hdl_t *dtp, void *data,
 		snprintf(prv, sizeof(prv), "pid%d", (int)ps->targets[i].pid);
 		if (!name_matches(pdp->prv, prv))
 			continue;
-		if ((n = provide_target(dtp, ps, pdp, &ps->targets[i])) < 0)
+		if ((n = provide_target(pv, ps, pdp, &ps->targets[i])) < 0)
 			return n;
 		total += n;
 	}
@@ -368,7 +370,7 @@ static int pid_provide(dtrace_hdl_t *dtp, void *data,
 
 /* ---- matching (see provider.h: probe_match) ------------------------------ */
 
-static int pid_probe_match(dtrace_hdl_t *dtp, void *data,
+static int pid_probe_match(dtrace_provider_t *pv, void *data,
 			   const dtrace_probe_t *prp,
 			   const dtrace_probedesc_t *pdp)
 {
@@ -391,22 +393,22 @@ static int pid_probe_match(dtrace_hdl_t *dtp, void *data,
 
 /* ---- session ------------------------------------------------------------ */
 
-static void *pid_attach_session(dtrace_hdl_t *dtp)
+static void *pid_attach_session(dtrace_provider_t *pv)
 {
 	pid_session_t *ps = calloc(1, sizeof(*ps));
 
 	if (ps == NULL || (ps->cache = dt_elf_cache_create()) == NULL) {
 		free(ps);
-		pid_host->error(dtp, "pid provider: out of memory");
+		pid_host->error(pv, "pid provider: out of memory");
 		return NULL;
 	}
 	pid_insn_init(ps);
 	return ps;
 }
 
-static int pid_start(dtrace_hdl_t *dtp, void *data)
+static int pid_start(dtrace_provider_t *pv, void *data)
 {
-	pid_report_skipped(dtp, data);
+	pid_report_skipped(pv, data);
 	pid_late_start(data);
 	return 0;
 }
@@ -416,14 +418,14 @@ static void pid_free_priv(void *data, void *priv)
 	probe_free(priv);
 }
 
-static void pid_detach_session(dtrace_hdl_t *dtp, void *data)
+static void pid_detach_session(dtrace_provider_t *pv, void *data)
 {
 	pid_session_t *ps = data;
 	int i;
 
 	if (ps == NULL)
 		return;
-	pid_report_skipped(dtp, ps);
+	pid_report_skipped(pv, ps);
 	pid_late_free(ps);
 	for (i = 0; i < ps->ntargets; i++)
 		dt_elf_proc_free(ps->targets[i].proc);
@@ -432,9 +434,13 @@ static void pid_detach_session(dtrace_hdl_t *dtp, void *data)
 	free(ps);
 }
 
+/* pid1234: the provider names are pid and a process id. */
+static const char *const pid_names[] = { "pid[0-9]*", NULL };
+
 static const dtrace_provider_ops_t pid_ops = {
-	.version = DTRACE_PROVIDER_VERSION,
+	DTRACE_PROVIDER_OPS_INIT,
 	.name = "pid",
+	.names = pid_names,
 	.attach_session = pid_attach_session,
 	.provide = pid_provide,
 	.probe_args = pid_probe_args,

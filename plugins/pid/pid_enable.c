@@ -8,7 +8,8 @@
  * not fatal; the refusals are summed up in one warning when tracing starts
  * (the one refusal in full when there was only one).
  *
- * Trampolines (x86-64, struct pt_regs in the context register):
+ * Trampolines (a uprobe's pt_regs in the context register, read through
+ * provider.h's DTRACE_CTX_* offsets):
  *   kind 0, entry and offset probes:
  *	arg0..arg5 = rdi, rsi, rdx, rcx, r8, r9; arg6..arg9 from the user
  *	stack at sp+8 .. sp+32 (0 when unreadable); regs_ip = ip.  At an
@@ -33,12 +34,6 @@
 #include <string.h>
 
 #include "pid_impl.h"
-
-/* struct pt_regs of x86-64 as a BPF program sees it. */
-enum {
-	PT_R9 = 64, PT_R8 = 72, PT_RAX = 80, PT_RCX = 88, PT_RDX = 96,
-	PT_RSI = 104, PT_RDI = 112, PT_IP = 128, PT_SP = 152,
-};
 
 #define ARGV_OFF(i) \
 	((int16_t)(offsetof(dtrace_mstate_t, argv) + (i) * sizeof(uint64_t)))
@@ -78,20 +73,20 @@ static void skip(pid_session_t *ps, const dtrace_probe_t *prp, bool vex,
 		 "probe %s skipped: %s", name, why);
 }
 
-void pid_report_skipped(dtrace_hdl_t *dtp, pid_session_t *ps)
+void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps)
 {
 	if (ps->nskipped == 0 || ps->skip_reported)
 		return;
 	ps->skip_reported = true;
 	if (ps->nskipped == 1)
-		pid_host->warn(dtp, "%s", ps->first_skipped);
+		pid_host->warn(pv, "%s", ps->first_skipped);
 	else if (ps->nskipped_vex == ps->nskipped)
-		pid_host->warn(dtp, "%d probes skipped: their instructions are "
+		pid_host->warn(pv, "%d probes skipped: their instructions are "
 			       "VEX/EVEX/XOP-encoded, which uprobes execute "
 			       "wrongly (first: %s)", ps->nskipped,
 			       ps->first_skipped);
 	else
-		pid_host->warn(dtp, "%d probes skipped, %d of them on "
+		pid_host->warn(pv, "%d probes skipped, %d of them on "
 			       "VEX/EVEX/XOP-encoded instructions, which "
 			       "uprobes execute wrongly (first: %s)",
 			       ps->nskipped, ps->nskipped_vex,
@@ -129,7 +124,7 @@ static bool site_ok(pid_session_t *ps, const dtrace_probe_t *prp,
 	return false;
 }
 
-int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	pid_session_t *ps = data;
 	const pid_probe_t *pp = pid_host->probe_priv(prp);
@@ -158,13 +153,13 @@ int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 		up.kind = PID_KIND_ENTRY;
 	}
 	up.offset = off;
-	cookie = pid_host->uprobe(dtp, &up);
+	cookie = pid_host->uprobe(pv, &up);
 	if (cookie < 0) {
 		skip(ps, prp, false, "it could not be placed: %s",
 		     strerror((int)-cookie));
 		return 0;
 	}
-	if ((err = pid_host->overlay(dtp, cookie, pp->pid, prp)) < 0)
+	if ((err = pid_host->overlay(pv, cookie, pp->pid, prp)) < 0)
 		skip(ps, prp, false, "%s", strerror(-err));
 	return 0;
 }
@@ -202,15 +197,17 @@ static void copy_stack_args(dtrace_emitter_t *em, int first, int sp_off)
 
 static void entry_trampoline(dtrace_emitter_t *em)
 {
-	static const int regs[6] = { PT_RDI, PT_RSI, PT_RDX, PT_RCX, PT_R8,
-				     PT_R9 };
+	static const int regs[DTRACE_CTX_NARGS] = {
+		DTRACE_CTX_ARG(0), DTRACE_CTX_ARG(1), DTRACE_CTX_ARG(2),
+		DTRACE_CTX_ARG(3), DTRACE_CTX_ARG(4), DTRACE_CTX_ARG(5),
+	};
 	int i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < DTRACE_CTX_NARGS; i++)
 		copy_reg(em, i, regs[i]);
 	/* at the entry, sp points at the return address; the seventh
 	 * argument is just above it */
-	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, PT_SP));
+	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, DTRACE_CTX_SP));
 	copy_stack_args(em, 6, 8);
 }
 
@@ -221,13 +218,13 @@ static void return_trampoline(dtrace_emitter_t *em)
 	/* arg0: the offset of the ret, unknown to a uretprobe */
 	pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
 					ARGV_OFF(0), 0));
-	copy_reg(em, 1, PT_RAX);
+	copy_reg(em, 1, DTRACE_CTX_RET);
 	for (i = 2; i < DTRACE_ARGS_MAX; i++)
 		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
 						ARGV_OFF(i), 0));
 }
 
-int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 		   int kind, int skip_label)
 {
 	switch (kind) {
@@ -238,18 +235,18 @@ int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
 		return_trampoline(em);
 		break;
 	default:
-		pid_host->error(dtp, "pid provider: no trampoline of kind %d",
+		pid_host->error(pv, "pid provider: no trampoline of kind %d",
 				kind);
 		return -EINVAL;
 	}
-	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, PT_IP));
+	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, DTRACE_CTX_IP));
 	pid_host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, IP_OFF, DT_R0));
 	return 0;
 }
 
 /* ---- arguments ---------------------------------------------------------- */
 
-int pid_probe_args(dtrace_hdl_t *dtp, void *data, const dtrace_probe_t *prp,
+int pid_probe_args(dtrace_provider_t *pv, void *data, const dtrace_probe_t *prp,
 		   dtrace_argdesc_t *args)
 {
 	const pid_probe_t *pp = pid_host->probe_priv(prp);

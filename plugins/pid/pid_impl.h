@@ -86,9 +86,9 @@ typedef struct pid_session {
 extern const dtrace_host_t *pid_host;
 
 /* pid.c */
-pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
+pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 				 pid_t pid, int *errp);
-int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
 		       dtrace_probe_t ***freshp, int *nfreshp);
 
@@ -96,7 +96,7 @@ int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
 int pid_late_remember(pid_session_t *ps, const dtrace_probedesc_t *pdp,
 		      pid_t pid);
 void pid_late_start(pid_session_t *ps);
-int pid_poll(dtrace_hdl_t *dtp, void *data);
+int pid_poll(dtrace_provider_t *pv, void *data);
 void pid_late_free(pid_session_t *ps);
 
 /* pid_insn.c */
@@ -118,11 +118,11 @@ const char *pid_insn_unsafe(pid_session_t *ps, const dt_elf_file_t *f,
 			    uint64_t addr, const char **mnem, bool *vex);
 
 /* pid_enable.c */
-int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp);
-int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);
+int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 		   int kind, int skip);
-int pid_probe_args(dtrace_hdl_t *dtp, void *data, const dtrace_probe_t *prp,
+int pid_probe_args(dtrace_provider_t *pv, void *data, const dtrace_probe_t *prp,
 		   dtrace_argdesc_t *args);
-void pid_report_skipped(dtrace_hdl_t *dtp, pid_session_t *ps);
+void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps);
 
 #endif /* PID_IMPL_H */

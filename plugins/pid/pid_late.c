@@ -101,7 +101,7 @@ void pid_late_start(pid_session_t *ps)
 
 /* Match the remembered descriptions of target t again; enable what is
  * new. */
-static int rematch(dtrace_hdl_t *dtp, pid_session_t *ps, pid_target_t *t)
+static int rematch(dtrace_provider_t *pv, pid_session_t *ps, pid_target_t *t)
 {
 	int i, j, n, rc;
 
@@ -112,9 +112,9 @@ static int rematch(dtrace_hdl_t *dtp, pid_session_t *ps, pid_target_t *t)
 
 		if (d->pid != t->pid)
 			continue;
-		rc = pid_provide_target(dtp, ps, &pd, t, &fresh, &n);
+		rc = pid_provide_target(pv, ps, &pd, t, &fresh, &n);
 		for (j = 0; rc >= 0 && j < n; j++)
-			pid_enable(dtp, ps, fresh[j]);
+			pid_enable(pv, ps, fresh[j]);
 		free(fresh);
 		if (rc < 0)
 			return rc;
@@ -122,7 +122,7 @@ static int rematch(dtrace_hdl_t *dtp, pid_session_t *ps, pid_target_t *t)
 	return 0;
 }
 
-int pid_poll(dtrace_hdl_t *dtp, void *data)
+int pid_poll(dtrace_provider_t *pv, void *data)
 {
 	pid_session_t *ps = data;
 	int i, rc;
@@ -147,10 +147,10 @@ int pid_poll(dtrace_hdl_t *dtp, void *data)
 			continue;	/* exiting: nothing to add */
 		dt_elf_proc_free(t->proc);
 		t->proc = proc;
-		if ((rc = rematch(dtp, ps, t)) < 0)
+		if ((rc = rematch(pv, ps, t)) < 0)
 			return rc;
 	}
-	pid_report_skipped(dtp, ps);
+	pid_report_skipped(pv, ps);
 	return 0;
 }
 

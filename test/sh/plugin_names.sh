@@ -1,0 +1,34 @@
+#!/bin/bash
+# A plugin may create probes only under the provider names it declared and
+# no other plugin serves: one that creates dtrace:::BEGIN is refused with a
+# message naming it, and BEGIN stays the dtrace provider's (arg0 0, not the
+# intruder's 666), with id 1 whatever else is loaded; one that declares the
+# provider name dtrace is not loaded at all.
+set -u
+[ -x "$DTRACE" ] || exit 77
+command -v cc >/dev/null || exit 77
+status=0
+
+make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
+	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
+INC=$PWD/stage/usr/local/include
+mkdir -p glob decl
+cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$INC" -o glob/hijack.so \
+	"$TESTDIR/plugins/hijack.c" || exit 1
+cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$INC" -DHIJACK_DECLARE_DTRACE \
+	-o decl/hijack.so "$TESTDIR/plugins/hijack.c" || exit 1
+
+out=$("$DTRACE" -q -x plugindir="$PWD/glob" \
+	-n 'BEGIN { printf("%d %d\n", id, arg0); exit(0); }' 2>err)
+msg="dtrace: plugin $PWD/glob/hijack.so may not create probe dtrace:::BEGIN: it belongs to dtrace itself"
+if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err; then
+	echo "hijack by probe: got '$out'"; cat err; status=1
+fi
+
+out=$("$DTRACE" -q -x plugindir="$PWD/decl" \
+	-n 'BEGIN { printf("%d %d\n", id, arg0); exit(0); }' 2>err)
+msg="dtrace: plugin $PWD/decl/hijack.so declares provider dtrace, which only dtrace.so may serve: not loaded"
+if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err; then
+	echo "hijack by name: got '$out'"; cat err; status=1
+fi
+exit $status
