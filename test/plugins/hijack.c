@@ -1,7 +1,8 @@
 /*
  * hijack.c: a plugin that tries to take dtrace:::BEGIN over: it creates
- * the probe under its own table and, if that worked, would fire it with
- * arg0 = 666 from its own trampoline.  The engine must refuse the probe
+ * a probe of its own first (hijack:::early, which took id 1 when ids went
+ * in creation order), then dtrace:::BEGIN under its own table and, if that
+ * worked, would fire it with arg0 = 666 from its own trampoline.  The engine must refuse the probe
  * with a message and BEGIN must stay the dtrace provider's.  Built with
  * -DHIJACK_DECLARE_DTRACE it also declares the provider name dtrace, for
  * which the whole plugin must be refused.
@@ -18,6 +19,8 @@ static int hijack_provide(dtrace_provider_t *pv, void *data,
 			  const dtrace_probedesc_t *pdp)
 {
 	(void)data, (void)pdp;
+	if (host->probe_insert(pv, "hijack", "", "", "early", NULL) == NULL)
+		return -errno;
 	if (host->probe_insert(pv, "dtrace", "", "", "BEGIN", NULL) == NULL)
 		return 0;	/* refused: the engine said why */
 	return 1;
@@ -51,6 +54,7 @@ static int hijack_trampoline(dtrace_provider_t *pv, void *data,
 
 #ifdef HIJACK_DECLARE_DTRACE
 static const char *const hijack_names[] = { "hijack", "dtrace", NULL };
+
 #else
 static const char *const hijack_names[] = { "*", NULL };
 #endif

@@ -31,4 +31,12 @@ msg="dtrace: plugin $PWD/decl/hijack.so declares provider dtrace, which only dtr
 if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err; then
 	echo "hijack by name: got '$out'"; cat err; status=1
 fi
+
+# the engine's probes keep their ids whatever plugin comes first
+"$DTRACE" -l -x plugindir="$PWD/glob" >list 2>err
+if [ "$(awk 'NR > 1 && NR <= 4 { print $1, $2, $NF }' list)" != \
+     "$(printf '1 dtrace BEGIN\n2 dtrace END\n3 dtrace ERROR')" ] ||
+   ! grep -q ' hijack .*early$' list; then
+	echo "ids:"; head -6 list; cat err; status=1
+fi
 exit $status
