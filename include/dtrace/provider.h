@@ -364,8 +364,9 @@ typedef struct dtrace_host {
 	 * machine until the plugin's notice_files() has seen the files the
 	 * new program maps at start and placed its uprobes on them, so that
 	 * the program's first instruction is covered (dtrace/dt_gate.c).
-	 * Only execs that map a file with USDT notes not shown before are
-	 * held, each file is shown once, and no exec is held longer than a
+	 * Only execs that map a file with one of the ELF sections the
+	 * plugin names in ops->gate_sections, not shown before, are held;
+	 * each file is shown once, and no exec is held longer than a
 	 * bounded time.  When the kernel does not allow it (or -x
 	 * execgate=off), a warning says so and the exec watch alone remains.
 	 * 0 or a negative errno after error(). */
@@ -499,6 +500,13 @@ typedef struct dtrace_provider_ops {
 	const dtrace_option_t *options;
 	int (*set_option)(dtrace_provider_t *pv, void *data, const char *name,
 			  const char *value);
+
+	/* Optional, added in 3.1; required to call host->gate_exec().  The
+	 * ELF sections that make a file matter to notice_files()
+	 * (".note.stapsdt" for USDT), NULL-terminated: the gate holds an
+	 * exec only for the files that have one of them, and shows each such
+	 * file once.  Read when the gate opens, as tracing starts. */
+	const char *const *gate_sections;
 } dtrace_provider_ops_t;
 
 /* The one symbol a plugin exports.  It returns the plugin's operations, or

@@ -949,6 +949,8 @@ static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 
 /* USDT providers are named by the programs that carry them. */
 static const char *const usdt_names[] = { "*", NULL };
+/* The files the exec gate must show us: those with USDT notes. */
+static const char *const usdt_gate_sections[] = { ".note.stapsdt", NULL };
 
 static const dtrace_provider_ops_t usdt_ops = {
 	DTRACE_PROVIDER_OPS_INIT,
@@ -967,6 +969,7 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.notice_files = usdt_notice_files,
 	.event_fd = usdt_event_fd,
 	.poll = usdt_poll,
+	.gate_sections = usdt_gate_sections,
 };
 
 __attribute__((visibility("default")))
