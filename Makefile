@@ -149,6 +149,15 @@ $(B)/dtrace: $(DTRACE_OBJS)
 	@if [ -d $@ ]; then rm -rf $@; fi
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(DTRACE_LIBS)
 
+# A plugin sees the engine through include/dtrace only, as a third
+# party's would: no -Idtrace.  Those still built on the engine's ELF
+# reading (dt_elf.h, libdtcommon.a) are listed here until the host table
+# offers it.
+PLUGINS_INTERNAL := pid usdt
+PLUGIN_CPPFLAGS  := $(filter-out -Idtrace,$(CPPFLAGS))
+$(foreach p,$(filter-out $(PLUGINS_INTERNAL),$(PLUGINS_BUILT)),\
+	$(eval $(O)/plugins/$(p)/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS)))
+
 # One rule per plugin: $(B)/plugins/NAME.so from plugins/NAME/*.c.
 define plugin_rule
 $(B)/plugins/$(1).so: $(patsubst %.c,$(O)/%.o,$(wildcard plugins/$(1)/*.c)) $(COMMON_LIB) scripts/plugin.map
