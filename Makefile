@@ -150,10 +150,10 @@ $(B)/dtrace: $(DTRACE_OBJS)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(DTRACE_LIBS)
 
 # A plugin sees the engine through include/dtrace only, as a third
-# party's would: no -Idtrace.  Those still built on the engine's ELF
-# reading (dt_elf.h, libdtcommon.a) are listed here until the host table
-# offers it.
-PLUGINS_INTERNAL := pid usdt
+# party's would: no -Idtrace.  usdt, still built on the engine's ELF
+# reading (dt_elf.h, libdtcommon.a), is the exception until it takes the
+# host table's (host->proc_grab, host->elf_*).
+PLUGINS_INTERNAL := usdt
 PLUGIN_CPPFLAGS  := $(filter-out -Idtrace,$(CPPFLAGS))
 $(foreach p,$(filter-out $(PLUGINS_INTERNAL),$(PLUGINS_BUILT)),\
 	$(eval $(O)/plugins/$(p)/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS)))

@@ -150,6 +150,7 @@ struct dtrace_hdl {
 	int errtag;
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
+	struct dt_elf_cache *elf;	/* dt_hostsvc.c: the plugins' ELF files */
 };
 
 extern const dtrace_host_t dt_host;

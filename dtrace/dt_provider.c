@@ -38,6 +38,7 @@
 #include "dt_as.h"
 #include "dt_bpf.h"
 #include "dt_exec.h"
+#include "dt_hostsvc.h"
 #include "dt_program.h"
 
 #ifndef DT_PLUGINDIR
@@ -520,6 +521,7 @@ void dt_provider_fini(dtrace_hdl_t *dtp)
 	if (dtp->engine_provider != NULL)
 		provider_free(dtp->engine_provider);
 	dtp->engine_provider = NULL;
+	dt_hostsvc_fini(dtp);
 }
 
 /* The host table.  Every function is given the provider handle of the
@@ -921,4 +923,13 @@ const dtrace_host_t dt_host = {
 	.gate_exec = host_gate_exec,
 	.event = host_event,
 	.tp_field = host_tp_field,
+	.proc_grab = dt_host_proc_grab,
+	.proc_modules = dt_host_proc_modules,
+	.proc_release = dt_host_proc_release,
+	.module_name_is = dt_host_module_name_is,
+	.elf_symbols = dt_host_elf_symbols,
+	.elf_sym_by_name = dt_host_elf_sym_by_name,
+	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
+	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
+	.elf_read = dt_host_elf_read,
 };

@@ -265,6 +265,39 @@ typedef struct dtrace_perfprobe {
 } dtrace_perfprobe_t;
 
 /*
+ * ELF files and the modules of processes, as the engine reads them for
+ * itself (symbols for ustack(), the files to place uprobes on).  A file
+ * stays valid for the whole session; a process's list of modules until
+ * host->proc_release().
+ */
+typedef struct dtrace_elf	dtrace_elf_t;	/* an ELF file, opened once */
+typedef struct dtrace_proc	dtrace_proc_t;	/* a process's modules, read
+						   at one moment */
+
+/* A function symbol.  Several may share an address (aliases); a versioned
+ * name (malloc@@GLIBC_2.2.5) is given bare. */
+typedef struct dtrace_sym {
+	const char *name;	/* owned by the file */
+	uint64_t addr;		/* link-time virtual address (st_value) */
+	uint64_t size;		/* st_size, 0 when unknown */
+	uint8_t bind;		/* STB_GLOBAL, STB_WEAK, STB_LOCAL */
+	uint8_t type;		/* STT_FUNC or STT_GNU_IFUNC */
+} dtrace_sym_t;
+
+/* An ELF file mapped in a process. */
+typedef struct dtrace_module {
+	const char *name;	/* "a.out" for the executable, else the file
+				   name ("libc.so.6") */
+	const char *path;	/* as /proc/PID/maps shows it */
+	const dtrace_elf_t *file;
+	const char *file_path;	/* where to open the file from dtrace's
+				   mount namespace: the path for uprobes */
+	int is_exe;
+	uint64_t bias;		/* run-time address - link-time address */
+	uint64_t lo, hi;	/* lowest and highest mapped address */
+} dtrace_module_t;
+
+/*
  * What the engine offers a plugin.  Every function may be called only from
  * within one of the plugin's operations, on the session it was given.
  */
@@ -384,6 +417,44 @@ typedef struct dtrace_host {
 	int (*tp_field)(dtrace_provider_t *pv, const char *category,
 			const char *name, const char *field,
 			uint32_t *offset, uint32_t *size);
+
+	/* Added in 3.1: ELF and processes.  proc_grab() reads the modules
+	 * process pid maps now (deleted and anonymous mappings and files
+	 * that are not ELF left out): 0, or a negative errno (-ESRCH: no
+	 * such process) with msg filled.  proc_modules() gives them, in
+	 * address order, and their count; proc_release() frees the list
+	 * (the files stay). */
+	int (*proc_grab)(dtrace_provider_t *pv, pid_t pid, dtrace_proc_t **pp,
+			 char *msg, size_t msglen);
+	int (*proc_modules)(const dtrace_proc_t *p,
+			    const dtrace_module_t **mods);
+	void (*proc_release)(dtrace_proc_t *p);
+	/* Whether a user's module name designates m, as DTrace matches
+	 * them: "a.out" for the executable, the full path, the file name,
+	 * or the file name up to one of its '.' ("libc" for libc.so.6).
+	 * No globs. */
+	int (*module_name_is)(const dtrace_module_t *m, const char *name);
+	/* The function symbols of f (loaded once, from separate debug
+	 * information when f is stripped), sorted by address; at one
+	 * address the preferred name first.  0 or a negative errno with
+	 * msg filled. */
+	int (*elf_symbols)(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			   const dtrace_sym_t **syms, size_t *nsyms,
+			   char *msg, size_t msglen);
+	/* Every symbol of f named name, from *first on; their count (0:
+	 * none).  After elf_symbols(). */
+	size_t (*elf_sym_by_name)(const dtrace_elf_t *f, const char *name,
+				  const dtrace_sym_t *const **first);
+	/* Link-time address <-> file offset through the PT_LOAD headers:
+	 * 0, or -ENOENT when no segment holds it in the file. */
+	int (*elf_vaddr_to_offset)(const dtrace_elf_t *f, uint64_t vaddr,
+				   uint64_t *off);
+	int (*elf_offset_to_vaddr)(const dtrace_elf_t *f, uint64_t off,
+				   uint64_t *vaddr);
+	/* Read len bytes of f at a file offset: the count read or a
+	 * negative errno. */
+	ssize_t (*elf_read)(const dtrace_elf_t *f, uint64_t off, void *buf,
+			    size_t len);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

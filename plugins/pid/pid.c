@@ -20,6 +20,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,13 +82,12 @@ static const char *base_name(const char *path)
 static bool module_matches(const char *pat, const char *name, bool is_exe,
 			   const char *path)
 {
-	dt_elf_module_t m = { .name = (char *)name, .path = (char *)path,
-			      .is_exe = is_exe };
+	dtrace_module_t m = { .name = name, .path = path, .is_exe = is_exe };
 
 	if (is_empty(pat))
 		return true;
 	if (!has_glob(pat))
-		return dt_elf_module_name_is(&m, pat);
+		return pid_host->module_name_is(&m, pat);
 	return pid_host->glob_match(pat, name) ||
 	       pid_host->glob_match(pat, base_name(path)) ||
 	       pid_host->glob_match(pat, path);
@@ -104,11 +104,11 @@ static bool name_matches(const char *pat, const char *s)
 pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 				 pid_t pid, int *errp)
 {
-	dt_elf_proc_t *proc;
+	dtrace_proc_t *proc;
 	char msg[256];
 	int i, err;
 
-	err = dt_elf_proc_modules(ps->cache, pid, &proc, msg, sizeof(msg));
+	err = pid_host->proc_grab(pv, pid, &proc, msg, sizeof(msg));
 	if (err != 0) {
 		if (err == -ESRCH)
 			pid_host->error(pv, "failed to grab pid %d: %s",
@@ -123,7 +123,7 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 		if (ps->targets[i].pid == pid) {
 			/* probes keep pointers into files, which live in the
 			 * cache; the module list itself can go */
-			dt_elf_proc_free(ps->targets[i].proc);
+			pid_host->proc_release(ps->targets[i].proc);
 			ps->targets[i].proc = proc;
 			return &ps->targets[i];
 		}
@@ -131,7 +131,7 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 	pid_target_t *t = realloc(ps->targets,
 				  (ps->ntargets + 1) * sizeof(*t));
 	if (t == NULL) {
-		dt_elf_proc_free(proc);
+		pid_host->proc_release(proc);
 		*errp = -ENOMEM;
 		pid_host->error(pv, "out of memory");
 		return NULL;
@@ -150,8 +150,8 @@ typedef struct provide_ctx {
 	const dtrace_probedesc_t *pdp;
 	pid_t pid;
 	char prv[32];
-	const dt_elf_module_t *mod;
-	const dt_elf_sym_t *sym;
+	const dtrace_module_t *mod;
+	const dtrace_sym_t *sym;
 	int created;
 	int err;
 	dtrace_probe_t **fresh;	/* if non-NULL: the probes created */
@@ -177,7 +177,7 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 				   prb) != NULL)
 		return;
 	pp = calloc(1, sizeof(*pp));
-	if (pp == NULL || (pp->path = strdup(c->mod->file->path)) == NULL ||
+	if (pp == NULL || (pp->path = strdup(c->mod->file_path)) == NULL ||
 	    (pp->modpath = strdup(c->mod->path)) == NULL) {
 		probe_free(pp);
 		c->err = -ENOMEM;
@@ -258,19 +258,21 @@ static void provide_function(provide_ctx_t *c)
 /* Functions of one module matching the description. */
 static void provide_module(provide_ctx_t *c)
 {
-	const dt_elf_file_t *f = c->mod->file;
+	const dtrace_elf_t *f = c->mod->file;
 	const char *fun = c->pdp->fun;
+	const dtrace_sym_t *syms;
 	char msg[256];
-	size_t i, n;
+	size_t i, n, nsyms;
 
-	if (dt_elf_symbols(c->ps->cache, f, msg, sizeof(msg)) != 0)
+	if (pid_host->elf_symbols(c->pv, f, &syms, &nsyms, msg,
+				  sizeof(msg)) != 0)
 		return;		/* a module without symbols has no probes */
 	if (!is_empty(fun) && !has_glob(fun)) {
-		dt_elf_sym_t *const *first;
+		const dtrace_sym_t *const *first;
 
 		/* several functions of one name (static ones in different
 		 * files): the first one gets the probes */
-		n = dt_elf_sym_by_name(f, fun, &first);
+		n = pid_host->elf_sym_by_name(f, fun, &first);
 		if (n > 0) {
 			c->sym = first[0];
 			provide_function(c);
@@ -280,15 +282,16 @@ static void provide_module(provide_ctx_t *c)
 	/* A glob: in address order, one name per address, the first alias
 	 * that matches (aliases come preferred name first), as DTrace does;
 	 * and of several functions of one name, the first. */
-	for (i = 0; i < f->nsyms && c->err == 0; i++) {
-		const dt_elf_sym_t *s = &f->syms[i];
-		dt_elf_sym_t *const *same;
+	for (i = 0; i < nsyms && c->err == 0; i++) {
+		const dtrace_sym_t *s = &syms[i];
+		const dtrace_sym_t *const *same;
 
 		if (c->sym != NULL && c->sym->addr == s->addr)
 			continue;	/* an alias was taken */
 		if (!name_matches(fun, s->name))
 			continue;
-		if (dt_elf_sym_by_name(f, s->name, &same) > 1 && same[0] != s)
+		if (pid_host->elf_sym_by_name(f, s->name, &same) > 1 &&
+		    same[0] != s)
 			continue;
 		c->sym = s;
 		provide_function(c);
@@ -302,7 +305,8 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       dtrace_probe_t ***freshp, int *nfreshp)
 {
 	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid };
-	int i;
+	const dtrace_module_t *mods;
+	int i, nmods = pid_host->proc_modules(t->proc, &mods);
 
 	if (freshp != NULL) {
 		c.fresh_cap = 16;
@@ -310,8 +314,8 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 			return -ENOMEM;
 	}
 	snprintf(c.prv, sizeof(c.prv), "pid%d", (int)t->pid);
-	for (i = 0; i < t->proc->nmods && c.err == 0; i++) {
-		const dt_elf_module_t *m = &t->proc->mods[i];
+	for (i = 0; i < nmods && c.err == 0; i++) {
+		const dtrace_module_t *m = &mods[i];
 
 		if (!module_matches(pdp->mod, m->name, m->is_exe, m->path))
 			continue;
@@ -397,8 +401,7 @@ static void *pid_attach_session(dtrace_provider_t *pv)
 {
 	pid_session_t *ps = calloc(1, sizeof(*ps));
 
-	if (ps == NULL || (ps->cache = dt_elf_cache_create()) == NULL) {
-		free(ps);
+	if (ps == NULL) {
 		pid_host->error(pv, "pid provider: out of memory");
 		return NULL;
 	}
@@ -428,9 +431,8 @@ static void pid_detach_session(dtrace_provider_t *pv, void *data)
 	pid_report_skipped(pv, ps);
 	pid_late_free(ps);
 	for (i = 0; i < ps->ntargets; i++)
-		dt_elf_proc_free(ps->targets[i].proc);
+		pid_host->proc_release(ps->targets[i].proc);
 	free(ps->targets);
-	dt_elf_cache_destroy(ps->cache);
 	free(ps);
 }
 
@@ -456,6 +458,11 @@ static const dtrace_provider_ops_t pid_ops = {
 __attribute__((visibility("default")))
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host)
 {
+	/* the ELF and process services came with 3.1 */
+	if (host->major != DTRACE_PROVIDER_MAJOR ||
+	    host->size < offsetof(dtrace_host_t, elf_read) +
+			 sizeof(host->elf_read))
+		return NULL;
 	pid_host = host;
 	return &pid_ops;
 }

@@ -137,7 +137,7 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 		addr += pp->off;
 	if (!site_ok(ps, prp, pp, addr))
 		return 0;
-	if (dt_elf_vaddr_to_offset(pp->file, addr, &off) != 0) {
+	if (pid_host->elf_vaddr_to_offset(pp->file, addr, &off) != 0) {
 		skip(ps, prp, false, "its address is not in %s", pp->path);
 		return 0;
 	}
@@ -145,7 +145,7 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	up.pid = pp->pid;
 	if (pp->site == PID_SITE_RETURN) {
 		/* a uretprobe is planted at the function's entry */
-		if (dt_elf_vaddr_to_offset(pp->file, pp->func_addr, &off) != 0)
+		if (pid_host->elf_vaddr_to_offset(pp->file, pp->func_addr, &off) != 0)
 			return 0;
 		up.kind = PID_KIND_RETURN;
 		up.flags = DTRACE_UPROBE_RETURN;

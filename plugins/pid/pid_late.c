@@ -131,7 +131,8 @@ int pid_poll(dtrace_provider_t *pv, void *data)
 		return 0;
 	for (i = 0; i < ps->ntargets; i++) {
 		pid_target_t *t = &ps->targets[i];
-		dt_elf_proc_t *proc;
+		dtrace_proc_t *proc;
+		char msg[256];
 		uint64_t sig;
 		bool gone;
 
@@ -143,9 +144,10 @@ int pid_poll(dtrace_provider_t *pv, void *data)
 			continue;
 		}
 		t->maps_sig = sig;
-		if (dt_elf_proc_modules(ps->cache, t->pid, &proc, NULL, 0) != 0)
+		if (pid_host->proc_grab(pv, t->pid, &proc, msg,
+					sizeof(msg)) != 0)
 			continue;	/* exiting: nothing to add */
-		dt_elf_proc_free(t->proc);
+		pid_host->proc_release(t->proc);
 		t->proc = proc;
 		if ((rc = rematch(pv, ps, t)) < 0)
 			return rc;

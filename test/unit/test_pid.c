@@ -31,6 +31,8 @@
 #include <bpf/bpf.h>
 #include <dtrace/provider.h>
 #include "unit_check.h"
+#include "dt_elf.h"
+#include "dt_hostsvc.h"
 
 int dt_glob_match(const char *pattern, const char *s);	/* dt_subr.c */
 
@@ -197,6 +199,26 @@ static void em_finish(dtrace_emitter_t *em)
 			em->label_pc[em->fix[i].label] - em->fix[i].pc - 1;
 }
 
+/* The engine's ELF and process services, over a cache of our own. */
+static dt_elf_cache_t *elf_cache;
+
+static int h_proc_grab(dtrace_provider_t *pv, pid_t pid, dtrace_proc_t **pp,
+		       char *msg, size_t msglen)
+{
+	(void)pv;
+	if (elf_cache == NULL)
+		elf_cache = dt_elf_cache_create();
+	return dt_hostsvc_proc_grab(elf_cache, pid, pp, msg, msglen);
+}
+
+static int h_elf_symbols(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			 const dtrace_sym_t **syms, size_t *nsyms, char *msg,
+			 size_t msglen)
+{
+	(void)pv;
+	return dt_hostsvc_elf_symbols(elf_cache, f, syms, nsyms, msg, msglen);
+}
+
 static const dtrace_host_t host = {
 	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
 	.size = sizeof(dtrace_host_t),
@@ -208,6 +230,14 @@ static const dtrace_host_t host = {
 	.uprobe = h_uprobe, .overlay = h_overlay,
 	.emit = h_emit, .label_new = h_label_new,
 	.label_place = h_label_place, .jump = h_jump,
+	.proc_grab = h_proc_grab, .proc_modules = dt_host_proc_modules,
+	.proc_release = dt_host_proc_release,
+	.module_name_is = dt_host_module_name_is,
+	.elf_symbols = h_elf_symbols,
+	.elf_sym_by_name = dt_host_elf_sym_by_name,
+	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
+	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
+	.elf_read = dt_host_elf_read,
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -571,6 +601,7 @@ int main(void)
 		free(probes[i]);
 	}
 	ops->detach_session(pv, sess);
+	dt_elf_cache_destroy(elf_cache);
 	dlclose(h);
 	if (failures)
 		fprintf(stderr, "test_pid: %d failures\n", failures);
