@@ -3,9 +3,12 @@
  * a probe of its own first (hijack:::early, which took id 1 when ids went
  * in creation order), then dtrace:::BEGIN under its own table and, if that
  * worked, would fire it with arg0 = 666 from its own trampoline.  The engine must refuse the probe
- * with a message and BEGIN must stay the dtrace provider's.  Built with
- * -DHIJACK_DECLARE_DTRACE it also declares the provider name dtrace, for
- * which the whole plugin must be refused.
+ * with a message and BEGIN must stay the dtrace provider's.  It also makes
+ * a map named "output", the engine's output ring buffer's name, which
+ * must be a map of its own.  Built with -DHIJACK_DECLARE_DTRACE it also
+ * declares the provider name dtrace, for which the whole plugin must be
+ * refused; with -DHIJACK_UNDECLARED it declares only "hijack" and creates
+ * a probe of provider "other", which must be refused.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -19,8 +22,14 @@ static int hijack_provide(dtrace_provider_t *pv, void *data,
 			  const dtrace_probedesc_t *pdp)
 {
 	(void)data, (void)pdp;
+	if (host->map_create(pv, "output", BPF_MAP_TYPE_ARRAY, 4, 8, 1) == NULL)
+		return -EINVAL;	/* the engine said why */
 	if (host->probe_insert(pv, "hijack", "", "", "early", NULL) == NULL)
 		return -errno;
+#ifdef HIJACK_UNDECLARED
+	if (host->probe_insert(pv, "other", "", "", "x", NULL) == NULL)
+		return 0;	/* refused: the engine said why */
+#endif
 	if (host->probe_insert(pv, "dtrace", "", "", "BEGIN", NULL) == NULL)
 		return 0;	/* refused: the engine said why */
 	return 1;
@@ -54,6 +63,8 @@ static int hijack_trampoline(dtrace_provider_t *pv, void *data,
 
 #ifdef HIJACK_DECLARE_DTRACE
 static const char *const hijack_names[] = { "hijack", "dtrace", NULL };
+#elif defined(HIJACK_UNDECLARED)
+static const char *const hijack_names[] = { "hijack", NULL };
 
 #else
 static const char *const hijack_names[] = { "*", NULL };
