@@ -1191,6 +1191,44 @@ static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	return 0;
 }
 
+static void provider_failed(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			    const char *op, int rc);
+
+int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
+{
+	uint32_t first = dtp->nprobes + 1;
+	int n = 0;
+
+	for (int c = 0; c < dtp->nclauses; c++) {
+		for (int i = 0; i < dtp->clause_ndescs[c]; i++) {
+			dt_provider_t *saved_pv = dtp->cur_provider;
+			dtp->cur_provider = pv;
+			int rc = pv->ops->provide(pv, pv->data,
+						  &dtp->clause_descs[c][i]);
+			dtp->cur_provider = saved_pv;
+			if (rc < 0) {
+				provider_failed(dtp, pv, "provide", rc);
+				return -1;
+			}
+		}
+	}
+	/* dt_probe_insert() gave the new probes their clauses.  A probe that
+	 * cannot be enabled now is reported and the others go on, as
+	 * tracing does. */
+	for (uint32_t id = first; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		if (p->provider != pv || p->clauses == 0)
+			continue;
+		if (enable_probe(dtp, p) < 0) {
+			dt_warn(dtp, "%s", dtp->errmsg);
+			dtp->errmsg[0] = '\0';
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
 int dt_prog_build_all(dtrace_hdl_t *dtp)
 {
 	struct dt_progset *ps = progset(dtp);

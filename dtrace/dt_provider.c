@@ -748,6 +748,18 @@ static int host_gate_exec(dtrace_provider_t *pv)
 	return as_provider(pv, dt_exec_gate);
 }
 
+static int host_provide_again(dtrace_provider_t *pv)
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+
+	if (!dtp->tracing) {
+		dt_warn(dtp, "plugin %s called provide_again() before tracing "
+			"started", pv->path);
+		return -EINVAL;
+	}
+	return dt_prog_provide_again(dtp, pv) < 0 ? -EIO : 0;
+}
+
 static int host_fire(dtrace_provider_t *pv, int64_t cookie)
 {
 	return dt_prog_fire(pv->dtp, cookie);
@@ -932,4 +944,5 @@ const dtrace_host_t dt_host = {
 	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
 	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
 	.elf_read = dt_host_elf_read,
+	.provide_again = host_provide_again,
 };

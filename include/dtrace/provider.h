@@ -455,6 +455,16 @@ typedef struct dtrace_host {
 	 * negative errno. */
 	ssize_t (*elf_read)(const dtrace_elf_t *f, uint64_t off, void *buf,
 			    size_t len);
+
+	/* Added in 3.1.  While tracing (from poll(), notice_process() or
+	 * notice_files()), when what the plugin's probes stand for changed
+	 * (a process loaded a library): the engine, which keeps the
+	 * program's probe descriptions, calls the plugin's provide() with
+	 * each again and enable() for every probe this creates that a
+	 * clause matches.  A probe that cannot be enabled is reported and
+	 * the others go on.  0, or a negative errno after the error is set
+	 * (tracing then stops). */
+	int (*provide_again)(dtrace_provider_t *pv);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

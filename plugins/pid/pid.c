@@ -352,8 +352,6 @@ static int pid_provide(dtrace_provider_t *pv, void *data,
 	if (pid != 0) {
 		if ((t = pid_target_refresh(pv, ps, pid, &err)) == NULL)
 			return err;
-		if ((err = pid_late_remember(ps, pdp, pid)) < 0)
-			return err;
 		return provide_target(pv, ps, pdp, t);
 	}
 	if (!is_empty(pdp->prv) && !has_glob(pdp->prv))
@@ -429,7 +427,6 @@ static void pid_detach_session(dtrace_provider_t *pv, void *data)
 	if (ps == NULL)
 		return;
 	pid_report_skipped(pv, ps);
-	pid_late_free(ps);
 	for (i = 0; i < ps->ntargets; i++)
 		pid_host->proc_release(ps->targets[i].proc);
 	free(ps->targets);
@@ -460,8 +457,8 @@ const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host)
 {
 	/* the ELF and process services came with 3.1 */
 	if (host->major != DTRACE_PROVIDER_MAJOR ||
-	    host->size < offsetof(dtrace_host_t, elf_read) +
-			 sizeof(host->elf_read))
+	    host->size < offsetof(dtrace_host_t, provide_again) +
+			 sizeof(host->provide_again))
 		return NULL;
 	pid_host = host;
 	return &pid_ops;

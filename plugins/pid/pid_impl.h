@@ -60,11 +60,6 @@ typedef struct pid_target {
 
 /* A description provide() saw for one pid, kept to be matched again
  * against the libraries the process loads while tracing. */
-typedef struct pid_late_desc {
-	pid_t pid;
-	char *prv, *mod, *fun, *prb;
-} pid_late_desc_t;
-
 typedef struct pid_session {
 	pid_target_t *targets;
 	int ntargets;
@@ -76,8 +71,6 @@ typedef struct pid_session {
 	char first_skipped[1024]; /* the first refusal, in full */
 	bool skip_reported;
 
-	pid_late_desc_t *late;	/* see pid_late.c */
-	int nlate;
 	bool tracing;		/* start() was called */
 } pid_session_t;
 
@@ -91,11 +84,8 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       dtrace_probe_t ***freshp, int *nfreshp);
 
 /* pid_late.c */
-int pid_late_remember(pid_session_t *ps, const dtrace_probedesc_t *pdp,
-		      pid_t pid);
 void pid_late_start(pid_session_t *ps);
 int pid_poll(dtrace_provider_t *pv, void *data);
-void pid_late_free(pid_session_t *ps);
 
 /* pid_insn.c */
 void pid_insn_init(pid_session_t *ps);
