@@ -37,6 +37,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 MANDIR     ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 VERSION    := 0.1.0
+EXAMPLEDIR ?= $(PREFIX)/share/dtrace/examples
 
 CC         ?= cc
 SANITIZE   ?= 0
@@ -123,7 +124,7 @@ all: $(TARGETS) test-programs
 # rebuild).  Warnings are left out: -Werror changes no object.
 FLAGS_STAMP := $(B)/.build-flags
 FLAGS_NOW   := $(CC) $(CPPFLAGS) $(OPT) $(SANFLAGS) $(LDFLAGS)
-ifneq ($(MAKECMDGOALS),clean)
+ifeq ($(filter clean install-files,$(MAKECMDGOALS)),)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(B))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
@@ -174,6 +175,15 @@ $(COMMON_LIB): $(COMMON_OBJS)
 $(B)/dtrace: $(DTRACE_OBJS)
 	@if [ -d $@ ]; then rm -rf $@; fi
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(DTRACE_LIBS)
+
+# A plugin sees the engine through include/dtrace only, as a third
+# party's would: no -Idtrace.  usdt, still built on the engine's ELF
+# reading (dt_elf.h, libdtcommon.a), is the exception until it takes the
+# host table's (host->proc_grab, host->elf_*).
+PLUGINS_INTERNAL := usdt
+PLUGIN_CPPFLAGS  := $(filter-out -Idtrace,$(CPPFLAGS))
+$(foreach p,$(filter-out $(PLUGINS_INTERNAL),$(PLUGINS_BUILT)),\
+	$(eval $(O)/plugins/$(p)/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS)))
 
 # One rule per plugin: $(B)/plugins/NAME.so from plugins/NAME/*.c.
 define plugin_rule
@@ -307,12 +317,21 @@ deps:
 	scripts/deps.sh --install
 	@mkdir -p $(B) && touch $(DEPS_STAMP)
 
+# install-files installs what $(B) holds without building: the tests use it
+# (B=build-san as well) to make a scratch installation.
 install: all
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PLUGINDIR) \
 		$(DESTDIR)$(INCDIR)/dtrace
 	install -m 755 $(B)/dtrace $(DESTDIR)$(BINDIR)/dtrace
 	$(if $(PLUGIN_SOS),install -m 644 $(PLUGIN_SOS) $(DESTDIR)$(PLUGINDIR)/)
 	install -m 644 include/dtrace/*.h $(DESTDIR)$(INCDIR)/dtrace/
+	for d in $(notdir $(wildcard examples/*)); do \
+		install -d $(DESTDIR)$(EXAMPLEDIR)/$$d && \
+		install -m 644 examples/$$d/* $(DESTDIR)$(EXAMPLEDIR)/$$d/ || exit 1; \
+	done
 	$(if $(DTPROBED_SRCS),install -m 755 $(B)/dtprobed $(DESTDIR)$(BINDIR)/dtprobed)
 	$(if $(wildcard dtprobed/dtprobed.service),install -d $(DESTDIR)$(UNITDIR))
 	$(if $(wildcard dtprobed/dtprobed.service),sed 's|^ExecStart=/usr/local/sbin/|ExecStart=$(BINDIR)/|' \
@@ -332,8 +351,8 @@ clean:
 	rm -rf build build-san build-fuzz build-deb debian/dtrace debian/.debhelper \
 		debian/files debian/*.substvars debian/debhelper-build-stamp
 
-.PHONY: all check check-san check-fast deps install clean demo bench deb \
-	test-programs unit-tests fuzz fuzz-run fuzz-replay fuzz-merge \
-	fuzz-merge-run soak
+.PHONY: all check check-san check-fast deps install install-files clean \
+	demo bench deb test-programs unit-tests fuzz fuzz-run fuzz-replay \
+	fuzz-merge fuzz-merge-run soak
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

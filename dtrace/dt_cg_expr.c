@@ -310,7 +310,7 @@ void dt_cg_user_sp_word(dt_cg_t *cx, uint32_t off)
 {
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off, 0));
 	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_FP, DT_FRAME_CTX));
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R3, 152));	/* pt_regs.sp */
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R3, DTRACE_CTX_SP));
 	dt_cg_mst_ptr(cx, DT_R1, off);
 	EMIT(DT_MOV64_IMM(DT_R2, 8));
 	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));

@@ -171,7 +171,7 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			res->nprobes++;
 		}
 		p->clauses |= 1ull << cc->id;
-		if (strcmp(p->prv, "dtrace") == 0 && strcmp(p->prb, "ERROR") == 0)
+		if (p->id == DT_PRID_ERROR)
 			dtp->error_probe = p;
 	}
 }

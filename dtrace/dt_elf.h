@@ -29,15 +29,11 @@
 #include <sys/types.h>
 #include <time.h>
 
-/* A function symbol.  Several symbols may share an address (aliases); all
- * are kept.  A versioned name (malloc@@GLIBC_2.2.5) is stored bare. */
-typedef struct dt_elf_sym {
-	const char *name;	/* owned by the file */
-	uint64_t addr;		/* link-time virtual address (st_value) */
-	uint64_t size;		/* st_size, 0 when unknown */
-	uint8_t bind;		/* STB_GLOBAL, STB_WEAK, STB_LOCAL */
-	uint8_t type;		/* STT_FUNC or STT_GNU_IFUNC */
-} dt_elf_sym_t;
+#include <dtrace/provider.h>
+
+/* A function symbol: the plugins' (include/dtrace/provider.h), which the
+ * host table hands them without copying. */
+typedef dtrace_sym_t dt_elf_sym_t;
 
 /* A PT_LOAD segment. */
 typedef struct dt_elf_seg {

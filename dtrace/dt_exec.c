@@ -401,15 +401,37 @@ static bool gate_wanted(const dtrace_hdl_t *dtp)
 	return !dtp->opt.no_execgate;
 }
 
+/* The ELF sections that make a file matter to the gated providers, each
+ * once, NULL-ended, in sections[max]. */
+static void gate_sections(const struct dt_exec *ex, const char **sections,
+			  int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < ex->ngated; i++) {
+		for (const char *const *sec = ex->gated[i]->ops->gate_sections;
+		     sec && *sec && n < max - 1; sec++) {
+			int j = 0;
+			while (j < n && strcmp(sections[j], *sec) != 0)
+				j++;
+			if (j == n)
+				sections[n++] = *sec;
+		}
+	}
+	sections[n] = NULL;
+}
+
 /* Set up what the watchers asked for: the gate first (a program that
  * starts from now on is covered), then the exec watch.  0 or -1. */
 static int exec_activate(dtrace_hdl_t *dtp, struct dt_exec *ex)
 {
 	if (ex->ngated > 0 && ex->gate == NULL && !ex->gate_refused &&
 	    gate_wanted(dtp)) {
+		const char *sections[16];
 		char msg[256];
 
-		ex->gate = dt_gate_open(msg, sizeof(msg));
+		gate_sections(ex, sections, 16);
+		ex->gate = dt_gate_open(sections, msg, sizeof(msg));
 		if (ex->gate == NULL) {
 			ex->gate_refused = true;
 			dt_warn(dtp, "the exec gate is not available (%s): "
@@ -452,6 +474,13 @@ static int exec_request(dtrace_hdl_t *dtp, bool gate)
 	int rc = 0;
 	if (pv != NULL && pv->ops->notice_process != NULL)
 		rc = watchers_add(dtp, ex->watchers, &ex->nwatchers, pv);
+	if (rc == 0 && gate && pv != NULL && pv->ops->notice_files != NULL &&
+	    pv->ops->gate_sections == NULL) {
+		dt_set_error(dtp, "plugin %s asks for the exec gate but names "
+			     "no ELF sections that matter to it (gate_sections)",
+			     pv->path);
+		rc = -EINVAL;
+	}
 	if (rc == 0 && gate && pv != NULL && pv->ops->notice_files != NULL)
 		rc = watchers_add(dtp, ex->gated, &ex->ngated, pv);
 	if (rc == 0 && ex->started && exec_activate(dtp, ex) < 0)
@@ -508,9 +537,9 @@ static int notify(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	dtp->cur_provider = pv;
 	dt_prog_batch_begin(dtp);
 	int rc = n->paths ?
-		pv->ops->notice_files(dtp, pv->data, n->pid, n->paths,
+		pv->ops->notice_files(pv, pv->data, n->pid, n->paths,
 				      n->npaths) :
-		pv->ops->notice_process(dtp, pv->data, n->pid, n->what);
+		pv->ops->notice_process(pv, pv->data, n->pid, n->what);
 	dt_prog_batch_end(dtp);
 	dtp->cur_provider = saved;
 	if (rc < 0 && dtp->errmsg[0] == '\0')
@@ -640,7 +669,7 @@ int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	nfds_t nfd = 3;
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
 		int fd = pv->ops->event_fd && pv->ops->poll ?
-			 pv->ops->event_fd(dtp, pv->data) : -1;
+			 pv->ops->event_fd(pv, pv->data) : -1;
 		if (fd >= 0 && nfd < 3 + EXEC_EVENT_FDS_MAX)
 			pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}

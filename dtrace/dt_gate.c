@@ -84,7 +84,6 @@
 #include "dt_ldso.h"
 
 #define GATE_ENVIRON_MAX	(256 * 1024)
-#define STAPSDT_SECTION		".note.stapsdt"
 
 /* What the gate knows of a file (flags of gate_file_t). */
 #define GF_USED		0x1	/* the hash slot holds a file */
@@ -119,6 +118,8 @@ struct dt_gate {
 	int req_n;
 	/* the gate thread's own */
 	dt_ldso_t *ldso;
+	char **sections;	/* ELF sections that make a file matter (the
+				   gated providers' gate_sections), NULL-ended */
 	gate_file_t *files;	/* open addressing, power-of-two size */
 	size_t nfiles, files_cap;
 	/* statistics, the gate thread's */
@@ -167,8 +168,20 @@ static gate_file_t *file_entry(dt_gate_t *g, const gate_key_t *k)
 	return f;
 }
 
-/* Whether the file at path (or open as fd, when fd >= 0) has USDT notes the
- * providers have not been shown; its key in *key. */
+/* Whether the file open as fd has one of the sections the providers asked
+ * for: 1, 0 or -errno. */
+static int file_has_sections(const dt_gate_t *g, int fd)
+{
+	int rc = 0;
+
+	for (char **sec = g->sections; rc == 0 && *sec; sec++)
+		rc = dt_ldso_has_section(fd, *sec);
+	return rc;
+}
+
+/* Whether the file at path (or open as fd, when fd >= 0) has a section the
+ * providers asked for (USDT notes) and has not been shown to them; its key
+ * in *key. */
 static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 			      gate_key_t *key)
 {
@@ -183,7 +196,7 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 		return false;
 
 	int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	int noted = dt_ldso_has_section(fd >= 0 ? fd : own, STAPSDT_SECTION);
+	int noted = file_has_sections(g, fd >= 0 ? fd : own);
 	if (own >= 0)
 		close(own);
 	if (noted == 1)
@@ -591,6 +604,9 @@ static void gate_free(dt_gate_t *g)
 		close(g->stop_fd);
 	if (g->sock >= 0)
 		close(g->sock);
+	for (char **sec = g->sections; sec && *sec; sec++)
+		free(*sec);
+	free(g->sections);
 	if (g->ldso)
 		dt_ldso_close(g->ldso);
 	free(g->files);
@@ -656,11 +672,32 @@ static gatewd_stats_t gate_stop_watchdog(dt_gate_t *g)
 	return r.kind == WD_STATS ? r.stats : (gatewd_stats_t){ 0 };
 }
 
-dt_gate_t *dt_gate_open(char *msg, size_t msglen)
+/* A copy of the NULL-terminated list v, or NULL. */
+static char **strv_dup(const char *const *v)
+{
+	size_t n = 0;
+
+	while (v[n] != NULL)
+		n++;
+	char **c = calloc(n + 1, sizeof(*c));
+	for (size_t i = 0; c != NULL && i < n; i++) {
+		if ((c[i] = strdup(v[i])) == NULL) {
+			while (i > 0)
+				free(c[--i]);
+			free(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+dt_gate_t *dt_gate_open(const char *const *sections, char *msg,
+			size_t msglen)
 {
 	dt_gate_t *g = calloc(1, sizeof(*g));
 
-	if (g == NULL) {
+	if (g == NULL || (g->sections = strv_dup(sections)) == NULL) {
+		free(g);
 		snprintf(msg, msglen, "out of memory");
 		return NULL;
 	}

@@ -21,9 +21,12 @@ typedef int (*dt_gate_serve_f)(dtrace_hdl_t *dtp, int pid,
 
 /* Open the gate: a fanotify group marking every filesystem mounted here
  * for FAN_OPEN_EXEC_PERM, answered by a watchdog process (dt_gatewd.c)
- * that asks a thread of dtrace's.  NULL with a message in msg when the
- * kernel or the privileges do not allow it. */
-dt_gate_t *dt_gate_open(char *msg, size_t msglen);
+ * that asks a thread of dtrace's.  Only execs that map a file with one of
+ * the ELF sections named in sections (NULL-ended, copied) not shown before
+ * are held.  NULL with a message in msg when the kernel or the privileges
+ * do not allow it. */
+dt_gate_t *dt_gate_open(const char *const *sections, char *msg,
+			size_t msglen);
 
 /* From now on, write value under the pid of every exec the gate covered
  * (every file it maps at start seen by the providers) into the BPF hash

@@ -114,17 +114,23 @@ static const struct {
 	const char *name;
 	int index;
 } dt_uregs[] = {
-	{ "R_R15", 0 }, { "R_R14", 1 }, { "R_R13", 2 }, { "R_R12", 3 },
-	{ "R_RBP", 4 }, { "R_RBX", 5 }, { "R_R11", 6 }, { "R_R10", 7 },
-	{ "R_R9", 8 }, { "R_R8", 9 }, { "R_RAX", 10 }, { "R_RCX", 11 },
-	{ "R_RDX", 12 }, { "R_RSI", 13 }, { "R_RDI", 14 },
-	{ "R_ORIG_RAX", 15 }, { "R_RIP", 16 }, { "R_CS", 17 },
-	{ "R_RFL", 18 }, { "R_RSP", 19 }, { "R_SS", 20 },
-	{ "R_PC", 16 }, { "R_FP", 4 }, { "R_SP", 19 }, { "R_PS", 18 },
-	{ "R_R0", 10 }, { "R_R1", 5 },
+	{ "R_R15", DTRACE_PT_R15 }, { "R_R14", DTRACE_PT_R14 },
+	{ "R_R13", DTRACE_PT_R13 }, { "R_R12", DTRACE_PT_R12 },
+	{ "R_RBP", DTRACE_PT_RBP }, { "R_RBX", DTRACE_PT_RBX },
+	{ "R_R11", DTRACE_PT_R11 }, { "R_R10", DTRACE_PT_R10 },
+	{ "R_R9", DTRACE_PT_R9 }, { "R_R8", DTRACE_PT_R8 },
+	{ "R_RAX", DTRACE_PT_RAX }, { "R_RCX", DTRACE_PT_RCX },
+	{ "R_RDX", DTRACE_PT_RDX }, { "R_RSI", DTRACE_PT_RSI },
+	{ "R_RDI", DTRACE_PT_RDI }, { "R_ORIG_RAX", DTRACE_PT_ORIG_RAX },
+	{ "R_RIP", DTRACE_PT_RIP }, { "R_CS", DTRACE_PT_CS },
+	{ "R_RFL", DTRACE_PT_EFLAGS }, { "R_RSP", DTRACE_PT_RSP },
+	{ "R_SS", DTRACE_PT_SS },
+	{ "R_PC", DTRACE_PT_RIP }, { "R_FP", DTRACE_PT_RBP },
+	{ "R_SP", DTRACE_PT_RSP }, { "R_PS", DTRACE_PT_EFLAGS },
+	{ "R_R0", DTRACE_PT_RAX }, { "R_R1", DTRACE_PT_RBX },
 };
 
-#define DT_UREGS_MAX	21
+#define DT_UREGS_MAX	DTRACE_PT_NREGS
 
 bool dt_ureg_lookup(const char *name, int64_t *index)
 {

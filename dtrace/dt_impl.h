@@ -58,16 +58,28 @@ typedef struct dt_options {
 	int cpp_nargs;
 	const char *uprobe_mech; /* -x uprobe=multi|perf (perf: the fallback) */
 	bool no_execgate;	/* -x execgate=off: the exec watch alone */
+	bool help;		/* -x help: list the options and exit */
 } dt_options_t;
 
-/* The provider a plugin serves in this session. */
-typedef struct dt_provider {
-	const dtrace_provider_ops_t *ops;
+/* The provider a plugin serves in this session: the handle the plugin is
+ * given (dtrace_provider_t). */
+typedef struct dtrace_provider {
+	const dtrace_provider_ops_t *ops;	/* &opsbuf */
+	dtrace_provider_ops_t opsbuf;	/* the plugin's table, fields past
+					   its size NULL */
+	dtrace_hdl_t *dtp;
 	void *data;		/* from attach_session */
 	char *path;		/* plugin file */
 	void *dlh;
-	struct dt_provider *next;
+	char *last_prv;		/* the last provider name it was allowed */
+	struct dtrace_provider *next;
 } dt_provider_t;
+
+/* The ids of the engine's probes, whatever plugins are loaded. */
+#define DT_PRID_BEGIN	1	/* dtrace:::BEGIN */
+#define DT_PRID_END	2	/* dtrace:::END */
+#define DT_PRID_ERROR	3	/* dtrace:::ERROR */
+#define DT_PRID_RESERVED 3	/* providers' probes start after these */
 
 /* An overlying probe. */
 struct dtrace_probe {
@@ -80,6 +92,7 @@ struct dtrace_probe {
 	dt_type_t *argtypes[DTRACE_ARGS_MAX];	/* of args[N] */
 	dt_type_t *nativetypes[DTRACE_ARGS_MAX];	/* of argN */
 	uint64_t clauses;	/* mask of clauses enabled on it */
+	unsigned attr;		/* DTRACE_PROBE_* from its provider */
 	bool enabled;
 	int compile_seen;	/* last compile that matched it (counting) */
 	struct dtrace_probe *hash_next;
@@ -123,6 +136,11 @@ struct dtrace_hdl {
 	bool tracing;		/* probes created now are enabled at once */
 	int ncompiles;
 	dtrace_probe_t *error_probe;	/* dtrace:::ERROR when enabled */
+	dt_provider_t *engine_provider;	/* owns dtrace:::ERROR, and BEGIN
+					   and END until dtrace.so claims
+					   them */
+	struct dt_plugin_opt *plugin_opts; /* -x PLUGIN.opt given before the
+					      plugins were loaded */
 
 	struct dt_cg_state *cg;
 	struct dt_bpf_state *bpf;
@@ -136,6 +154,7 @@ struct dtrace_hdl {
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
 	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */
+	struct dt_elf_cache *elf;	/* dt_hostsvc.c: the plugins' ELF files */
 };
 
 extern const dtrace_host_t dt_host;
@@ -174,6 +193,11 @@ void dt_probe_fini(dtrace_hdl_t *dtp);
 
 /* dt_provider.c: find, load and initialise the provider plugins. */
 int dt_provider_load_all(dtrace_hdl_t *dtp);
+/* -x PLUGIN.name[=value]: queued until the plugins are loaded, then
+ * handed to the plugin; 0, or -1 after dt_set_error(). */
+int dt_provider_option(dtrace_hdl_t *dtp, const char *name, const char *val);
+/* dtrace -x help: the plugins' options, one a line. */
+void dt_provider_options_list(dtrace_hdl_t *dtp, FILE *fp);
 void dt_provider_fini(dtrace_hdl_t *dtp);
 
 /* Values of dt_pcb_t.default_ctx: the field a one-field description names. */

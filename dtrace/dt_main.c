@@ -512,7 +512,7 @@ static void list_verbose(dtrace_hdl_t *dtp, dtrace_probe_t *p)
 	FILE *out = dtp->out;
 
 	if (p->provider->ops->probe_stability)
-		p->provider->ops->probe_stability(dtp, p->provider->data, p,
+		p->provider->ops->probe_stability(p->provider, p->provider->data, p,
 						  attr);
 	dt_probe_args(dtp, p);
 	fprintf(out, "\n\tProbe Description Attributes\n"
@@ -700,8 +700,19 @@ static int grab_processes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	return 0;
 }
 
+/* -x help: the options, with the plugins' own, which loading tells. */
+static int list_options(dtrace_hdl_t *dtp)
+{
+	if (dt_bpf_init(dtp) < 0 || dt_provider_load_all(dtp) < 0)
+		return E_ERROR;
+	dt_opt_list(dtp, stdout);
+	return E_SUCCESS;
+}
+
 static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
+	if (dtp->opt.help)
+		return list_options(dtp);
 	if (cmd->header || cmd->object) {
 		if (cmd->header && cmd->object) {
 			fprintf(stderr, "dtrace: -h and -G may not be used "

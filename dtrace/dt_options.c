@@ -53,6 +53,7 @@ static const dt_optdesc_t options[] = {
 	{ "errtags",	   OPT_BOOL,   O(errtags) },
 	{ "execgate",	   OPT_SPECIAL, 0 },
 	{ "flowindent",	   OPT_BOOL,   O(flowindent) },
+	{ "help",	   OPT_BOOL,   O(help) },
 	{ "jstackframes",  OPT_IGNORED, 0 },
 	{ "jstackstrsize", OPT_IGNORED, 0 },
 	{ "nolibs",	   OPT_IGNORED, 0 },
@@ -225,6 +226,9 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 	char *base = (char *)&dtp->opt;
 	uint64_t v;
 
+	/* PLUGIN.name: a provider plugin's own option. */
+	if (strchr(name, '.') != NULL && name[0] != '.')
+		return dt_provider_option(dtp, name, val);
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
 		if (strcmp(options[i].name, name) == 0)
 			d = &options[i];
@@ -302,4 +306,16 @@ int dt_opt_set_arg(dtrace_hdl_t *dtp, const char *arg)
 	int rc = dt_opt_set(dtp, name, eq + 1);
 	free(name);
 	return rc;
+}
+
+/* dtrace -x help: every option name, the plugins' with what they do. */
+void dt_opt_list(dtrace_hdl_t *dtp, FILE *fp)
+{
+	fprintf(fp, "Options (-x name[=value], #pragma D option):\n");
+	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+		if (options[i].kind != OPT_IGNORED)
+			fprintf(fp, "  %s\n", options[i].name);
+	fprintf(fp, "Options of the provider plugins (-x plugin.name[=value]):"
+		"\n");
+	dt_provider_options_list(dtp, fp);
 }

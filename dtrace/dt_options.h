@@ -12,5 +12,7 @@ void dt_opt_defaults(dt_options_t *o);
 int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val);
 /* "name[=value]" as -x takes it. */
 int dt_opt_set_arg(dtrace_hdl_t *dtp, const char *arg);
+/* dtrace -x help: the options' names, the plugins' with their help. */
+void dt_opt_list(dtrace_hdl_t *dtp, FILE *fp);
 
 #endif /* DT_OPTIONS_H */

@@ -111,7 +111,7 @@ bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
 	if (pv && pv->ops->probe_match) {
 		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
-		int rc = pv->ops->probe_match(dtp, pv->data, p, d);
+		int rc = pv->ops->probe_match(pv, pv->data, p, d);
 		dtp->cur_provider = saved_pv;
 		return rc == 1;
 	}
@@ -128,10 +128,15 @@ int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
 		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
-		int rc = pv->ops->provide(dtp, pv->data, pdp);
+		int rc = pv->ops->provide(pv, pv->data, pdp);
 		dtp->cur_provider = saved_pv;
-		if (rc < 0)
+		if (rc < 0) {
+			if (dtp->errmsg[0] == '\0')
+				dt_set_error(dtp, "plugin %s failed to provide "
+					     "probes: %s", pv->path,
+					     strerror(-rc));
 			return -1;
+		}
 	}
 	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
 		dtrace_probe_t *p = dtp->probes[id];
@@ -165,7 +170,7 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 
 	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = prp->provider;
-	int n = ops->probe_args(dtp, prp->provider->data, prp, prp->args);
+	int n = ops->probe_args(prp->provider, prp->provider->data, prp, prp->args);
 	dtp->cur_provider = saved_pv;
 	if (n < 0)
 		return n;

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <linux/perf_event.h>
 
 #include "dt_program.h"
 #include "dt_as.h"
@@ -81,6 +82,7 @@ typedef struct dt_kprog {
 	int kind;
 	unsigned flags;		/* DTRACE_UPROBE_BEGIN / END */
 	bool perf;		/* a perf-event program */
+	bool tracepoint;	/* of a tracepoint: no pt_regs context */
 	int64_t soft_cookie;	/* > 0: run directly (raw tracepoint type,
 				   BPF_PROG_TEST_RUN) for this one probe */
 	uint64_t clauses;	/* union of the masks of its overlays */
@@ -107,6 +109,7 @@ struct dt_progset {
 	bool built;
 	bool batching;		/* see dt_prog_batch_begin() */
 	bool links_pending;	/* some underlying probe may need a link */
+	dt_provider_t *fire_refused; /* dt_prog_fire() said -ENOTSUP to it */
 };
 
 static struct dt_progset *progset(dtrace_hdl_t *dtp)
@@ -494,9 +497,10 @@ static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int from,
 }
 
 /* soft_cookie > 0: the program is run directly, not from a probe: its
- * context is no pt_regs and it has no attach cookie. */
+ * context is no pt_regs and it has no attach cookie.  regs: the context
+ * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip. */
 static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
-			  int64_t soft_cookie, int out)
+			  int64_t soft_cookie, bool regs, int out)
 {
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
@@ -512,11 +516,11 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, exited), 0));
-	if (soft_cookie > 0) {
+	if (soft_cookie > 0 || !regs) {
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
 				      OFF(dtrace_mstate_t, regs_ip), 0));
 	} else {
-		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R6, 128)); /* regs->ip */
+		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R6, DTRACE_CTX_IP));
 		EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, regs_ip),
 				  DT_R1));
 	}
@@ -807,11 +811,12 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	for (int c = 0; c < 64; c++)
 		clause_labels[c] = (needed & (1ull << c)) ? dt_as_label(as) : -1;
 
-	emit_prologue(dtp, as, kp->flags, kp->soft_cookie, out);
+	emit_prologue(dtp, as, kp->flags, kp->soft_cookie, !kp->tracepoint,
+		      out);
 	int skip = dt_as_label(as);
 	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = kp->pv;
-	int rc = kp->pv->ops->trampoline(dtp, kp->pv->data, as, kp->kind, skip);
+	int rc = kp->pv->ops->trampoline(kp->pv, kp->pv->data, as, kp->kind, skip);
 	dtp->cur_provider = saved_pv;
 	if (rc < 0) {
 		if (dtp->errmsg[0] == '\0')
@@ -863,7 +868,7 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = pv;
 	dtp->errmsg[0] = '\0';
-	int rc = pv->ops->enable(dtp, pv->data, prp);
+	int rc = pv->ops->enable(pv, pv->data, prp);
 	dtp->cur_provider = saved_pv;
 	if (rc < 0) {
 		if (dtp->errmsg[0] == '\0')
@@ -876,6 +881,12 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	return 0;
 }
 
+/* Whether u is a tracepoint, whose program's context is its record. */
+static bool ent_is_tracepoint(const dt_uprobe_ent_t *u)
+{
+	return u->perf && u->pp.type == PERF_TYPE_TRACEPOINT;
+}
+
 /* The program of u's (provider, kind, flags), or -1. */
 static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
@@ -883,7 +894,8 @@ static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 
 	for (int i = 0; i < ps->nprogs; i++)
 		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
-		    ps->progs[i].flags == f && ps->progs[i].perf == u->perf)
+		    ps->progs[i].flags == f && ps->progs[i].perf == u->perf &&
+		    ps->progs[i].tracepoint == ent_is_tracepoint(u))
 			return i;
 	return -1;
 }
@@ -903,6 +915,7 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	kp->kind = u->kind;
 	kp->flags = f;
 	kp->perf = u->perf;
+	kp->tracepoint = ent_is_tracepoint(u);
 	kp->fd = -1;
 	dt_as_init(&kp->as);
 	return ps->nprogs++;
@@ -990,6 +1003,8 @@ static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 		return kprog_load_soft(dtp, kp, name);
 	if (kp->perf)
 		kp->fd = dt_bpf_prog_load_type(dtp, name, &kp->as,
+					       kp->tracepoint ?
+					       BPF_PROG_TYPE_TRACEPOINT :
 					       BPF_PROG_TYPE_PERF_EVENT, 0);
 	else
 		kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
@@ -1011,6 +1026,13 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		int rc = dt_bpf_attach_perf_event(dtp, ps->progs[u->prog].fd,
 						  u->pp.type, u->pp.config,
 						  u->pp.period, cpu, idx + 1);
+		/* The kernel refuses a tracepoint program that reads past
+		 * the record: what a clause reading registers does. */
+		if (rc == -EACCES && ent_is_tracepoint(u))
+			dt_set_error(dtp, "failed to attach to a tracepoint of "
+				     "plugin %s: a clause reads registers "
+				     "(uregs, ucaller...), which a tracepoint "
+				     "does not give", u->pv->path);
 		if (rc < 0)
 			return rc;
 	}
@@ -1293,6 +1315,44 @@ static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	return 0;
 }
 
+static void provider_failed(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			    const char *op, int rc);
+
+int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
+{
+	uint32_t first = dtp->nprobes + 1;
+	int n = 0;
+
+	for (int c = 0; c < dtp->nclauses; c++) {
+		for (int i = 0; i < dtp->clause_ndescs[c]; i++) {
+			dt_provider_t *saved_pv = dtp->cur_provider;
+			dtp->cur_provider = pv;
+			int rc = pv->ops->provide(pv, pv->data,
+						  &dtp->clause_descs[c][i]);
+			dtp->cur_provider = saved_pv;
+			if (rc < 0) {
+				provider_failed(dtp, pv, "provide", rc);
+				return -1;
+			}
+		}
+	}
+	/* dt_probe_insert() gave the new probes their clauses.  A probe that
+	 * cannot be enabled now is reported and the others go on, as
+	 * tracing does. */
+	for (uint32_t id = first; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		if (p->provider != pv || p->clauses == 0)
+			continue;
+		if (enable_probe(dtp, p) < 0) {
+			dt_warn(dtp, "%s", dtp->errmsg);
+			dtp->errmsg[0] = '\0';
+			continue;
+		}
+		n++;
+	}
+	return n;
+}
+
 int dt_prog_build_all(dtrace_hdl_t *dtp)
 {
 	struct dt_progset *ps = progset(dtp);
@@ -1337,22 +1397,42 @@ static bool provider_has(dtrace_hdl_t *dtp, dt_provider_t *pv, unsigned flag)
 	return false;
 }
 
+/* Say why pv's operation op failed when the plugin did not.  A soft probe
+ * whose clauses read registers cannot be run directly (dt_prog_fire): the
+ * plugin had to execute its probed instruction and did not. */
+static void provider_failed(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			    const char *op, int rc)
+{
+	if (dtp->errmsg[0] != '\0')
+		return;
+	if (dtp->progs != NULL && dtp->progs->fire_refused == pv)
+		dt_set_error(dtp, "plugin %s could not fire its probe: a clause "
+			     "reads the registers of the probe site (uregs, "
+			     "ucaller, ustack...), which a probe the plugin "
+			     "fires itself does not have", pv->path);
+	else
+		dt_set_error(dtp, "plugin %s: %s failed: %s", pv->path, op,
+			     strerror(-rc));
+}
+
 /* Call start() or stop() of the providers that placed probes with flag
  * (want true) or of the others (want false). */
 static int call_providers(dtrace_hdl_t *dtp, bool start, unsigned flag,
 			  bool want)
 {
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
-		int (*fn)(dtrace_hdl_t *, void *) =
+		int (*fn)(dtrace_provider_t *, void *) =
 			start ? pv->ops->start : pv->ops->stop;
 		if (fn == NULL || provider_has(dtp, pv, flag) != want)
 			continue;
 		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
-		int rc = fn(dtp, pv->data);
+		int rc = fn(pv, pv->data);
 		dtp->cur_provider = saved_pv;
-		if (rc < 0)
+		if (rc < 0) {
+			provider_failed(dtp, pv, start ? "start" : "stop", rc);
 			return -1;
+		}
 	}
 	return 0;
 }
@@ -1454,7 +1534,7 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
 		dt_prog_batch_begin(dtp);
-		int rc = pv->ops->poll(dtp, pv->data);
+		int rc = pv->ops->poll(pv, pv->data);
 		dt_prog_batch_end(dtp);
 		dtp->cur_provider = saved_pv;
 		if (rc < 0) {
@@ -1475,8 +1555,10 @@ int dt_prog_fire(dtrace_hdl_t *dtp, int64_t cookie)
 	if (ps == NULL || cookie <= 0 || (uint64_t)cookie > ps->nups)
 		return -EINVAL;
 	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
-	if (u->prog < 0 || ps->progs[u->prog].soft_cookie != cookie)
+	if (u->prog < 0 || ps->progs[u->prog].soft_cookie != cookie) {
+		ps->fire_refused = u->pv;
 		return -ENOTSUP;
+	}
 	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = ctx,
 		    .ctx_size_in = sizeof(ctx));
 	if (bpf_prog_test_run_opts(ps->progs[u->prog].fd, &opts) < 0) {

@@ -20,6 +20,10 @@ int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			   const dtrace_perfprobe_t *pp);
 /* host->fire(): run a soft probe's program now. */
 int dt_prog_fire(dtrace_hdl_t *dtp, int64_t cookie);
+/* While tracing: pv's provide() again for every description of the
+ * program, and enable() of the probes that creates that clauses match
+ * (host->provide_again).  The count enabled, or -1 after dt_set_error(). */
+int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv);
 /* host->overlay(). */
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp);

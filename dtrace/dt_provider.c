@@ -9,36 +9,54 @@
  * shadow the installed plugins.  A plugin built for another interface
  * version is refused with a message and the others are loaded.
  *
- * The host table dispatches to the engine's subsystems; the provider whose
- * operation is running is dtp->cur_provider, which is how probe_insert()
- * knows whose probe it creates.
+ * A plugin's table is checked before anything else is asked of it: its
+ * major version must be this engine's (any minor version loads: the fields
+ * past its size read as NULL), its required operations present, and its
+ * provider names its own.  Each refusal is a warning naming the file and
+ * the reason; dtrace goes on with the other plugins.
+ *
+ * The host table dispatches to the engine's subsystems.  Each call carries
+ * the plugin's provider handle, so the engine knows whose probe, map or
+ * uprobe it makes and holds each plugin to its own names: the provider
+ * names it declared that no other plugin serves, and the map names
+ * prefixed with its own.  dtrace:::BEGIN, END and ERROR are the engine's
+ * (ids 1 to 3, created before any plugin is asked); dtrace.so takes over
+ * BEGIN and END when it creates them.
  */
 #include <dirent.h>
 #include <dlfcn.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/perf_event.h>
 
 #include "dt_impl.h"
 #include "dt_as.h"
 #include "dt_bpf.h"
 #include "dt_exec.h"
+#include "dt_hostsvc.h"
 #include "dt_program.h"
 
 #ifndef DT_PLUGINDIR
 #define DT_PLUGINDIR "/usr/local/lib/dtrace/plugins"
 #endif
 
+static const char *path_base(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return base ? base + 1 : path;
+}
+
 static bool provider_loaded(dtrace_hdl_t *dtp, const char *file)
 {
-	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
-		const char *base = strrchr(pv->path, '/');
-		if (strcmp(base ? base + 1 : pv->path, file) == 0)
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next)
+		if (strcmp(path_base(pv->path), file) == 0)
 			return true;
-	}
 	return false;
 }
 
@@ -52,6 +70,151 @@ static void provider_append(dtrace_hdl_t *dtp, dt_provider_t *pv)
 	*pp = pv;
 }
 
+/* The provider names pv declares: ops->names, or its name alone. */
+static const char *const *provider_names(const dt_provider_t *pv)
+{
+	return pv->ops->names ? pv->ops->names : &pv->ops->name;
+}
+
+/* Only dtrace.so may serve the provider "dtrace" (BEGIN and END). */
+static bool serves_dtrace(const dt_provider_t *pv)
+{
+	return strcmp(path_base(pv->path), "dtrace.so") == 0;
+}
+
+/* The plugin loaded before pv that declares the literal provider name
+ * name, or NULL. */
+static dt_provider_t *literal_owner(dtrace_hdl_t *dtp, const char *name,
+				    const dt_provider_t *pv)
+{
+	for (dt_provider_t *o = dtp->providers; o; o = o->next) {
+		if (o == pv)
+			continue;
+		for (const char *const *n = provider_names(o); *n; n++)
+			if (!dt_glob_has_meta(*n) && strcmp(*n, name) == 0)
+				return o;
+	}
+	return NULL;
+}
+
+/* Whether the plugin's declared names and its name leave the others'
+ * alone; else a warning says why it is not loaded. */
+static bool names_acceptable(dtrace_hdl_t *dtp, const dt_provider_t *pv)
+{
+	for (dt_provider_t *o = dtp->providers; o; o = o->next) {
+		if (strcmp(o->ops->name, pv->ops->name) == 0) {
+			dt_warn(dtp, "plugin %s has the name %s, as plugin %s "
+				"has: not loaded", pv->path, pv->ops->name,
+				o->path);
+			return false;
+		}
+	}
+	for (const char *const *n = provider_names(pv); *n; n++) {
+		dt_provider_t *o = dt_glob_has_meta(*n) ? NULL :
+				   literal_owner(dtp, *n, pv);
+		if (o != NULL) {
+			dt_warn(dtp, "plugin %s declares provider %s, which "
+				"plugin %s serves: not loaded", pv->path, *n,
+				o->path);
+			return false;
+		}
+		if (strcmp(*n, "dtrace") == 0 && !serves_dtrace(pv)) {
+			dt_warn(dtp, "plugin %s declares provider dtrace, which "
+				"only dtrace.so may serve: not loaded",
+				pv->path);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The version and size of the plugin's table; a warning says why it is
+ * refused. */
+static bool version_acceptable(dtrace_hdl_t *dtp, const char *path,
+			       const dtrace_provider_ops_t *ops)
+{
+	if (ops->major != DTRACE_PROVIDER_MAJOR) {
+		/* Tables before 3.0 had one version number and no minor. */
+		if (ops->major < 3)
+			dt_warn(dtp, "plugin %s was built for provider "
+				"interface version %d, this dtrace has version "
+				"%d.%d: not loaded", path, ops->major,
+				DTRACE_PROVIDER_MAJOR, DTRACE_PROVIDER_MINOR);
+		else
+			dt_warn(dtp, "plugin %s was built for provider "
+				"interface version %d.%d, this dtrace has "
+				"version %d.%d: not loaded", path, ops->major,
+				ops->minor, DTRACE_PROVIDER_MAJOR,
+				DTRACE_PROVIDER_MINOR);
+		return false;
+	}
+	if (ops->size < offsetof(dtrace_provider_ops_t, options)) {
+		dt_warn(dtp, "plugin %s: its table of operations is %zu bytes, "
+			"less than version %d.0's %zu: not loaded", path,
+			ops->size, DTRACE_PROVIDER_MAJOR,
+			offsetof(dtrace_provider_ops_t, options));
+		return false;
+	}
+	return true;
+}
+
+/* The first operation a plugin must have and lacks, or NULL. */
+static const char *missing_operation(const dtrace_provider_ops_t *ops)
+{
+	if (ops->name == NULL || ops->name[0] == '\0')
+		return "name";
+	if (ops->provide == NULL)
+		return "provide";
+	if (ops->enable == NULL)
+		return "enable";
+	if (ops->trampoline == NULL)
+		return "trampoline";
+	if (ops->options != NULL && ops->set_option == NULL)
+		return "set_option (it declares options)";
+	return NULL;
+}
+
+/* The plugin's table as this engine knows it: the fields past the size it
+ * was built with read as NULL. */
+static void ops_copy(dt_provider_t *pv, const dtrace_provider_ops_t *ops)
+{
+	size_t n = ops->size < sizeof(pv->opsbuf) ? ops->size
+						  : sizeof(pv->opsbuf);
+
+	memset(&pv->opsbuf, 0, sizeof(pv->opsbuf));
+	memcpy(&pv->opsbuf, ops, n);
+	pv->ops = &pv->opsbuf;
+}
+
+/* The plugin's table of operations, or NULL after a warning. */
+static const dtrace_provider_ops_t *plugin_init(dtrace_hdl_t *dtp,
+						const char *path, void *dlh)
+{
+	dtrace_provider_init_f init =
+		(dtrace_provider_init_f)dlsym(dlh, DTRACE_PROVIDER_INIT);
+	if (init == NULL) {
+		dt_warn(dtp, "plugin %s has no %s (a C++ plugin must declare "
+			"it extern \"C\"): not loaded", path,
+			DTRACE_PROVIDER_INIT);
+		return NULL;
+	}
+	const dtrace_provider_ops_t *ops = init(&dt_host);
+	if (ops == NULL) {
+		dt_warn(dtp, "plugin %s refused to serve this dtrace (provider "
+			"interface version %d.%d): not loaded", path,
+			DTRACE_PROVIDER_MAJOR, DTRACE_PROVIDER_MINOR);
+		return NULL;
+	}
+	return version_acceptable(dtp, path, ops) ? ops : NULL;
+}
+
+static void provider_free(dt_provider_t *pv)
+{
+	free(pv->last_prv);
+	free(pv->path);
+	free(pv);
+}
+
 static int provider_load(dtrace_hdl_t *dtp, const char *path)
 {
 	void *dlh = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -59,45 +222,37 @@ static int provider_load(dtrace_hdl_t *dtp, const char *path)
 		dt_warn(dtp, "failed to load plugin %s: %s", path, dlerror());
 		return -1;
 	}
-
-	dtrace_provider_init_f init =
-		(dtrace_provider_init_f)dlsym(dlh, DTRACE_PROVIDER_INIT);
-	const dtrace_provider_ops_t *ops = init ? init(&dt_host) : NULL;
+	const dtrace_provider_ops_t *ops = plugin_init(dtp, path, dlh);
 	if (ops == NULL) {
-		dt_warn(dtp, "plugin %s has no %s", path, DTRACE_PROVIDER_INIT);
-		dlclose(dlh);
-		return -1;
-	}
-	if (ops->version != DTRACE_PROVIDER_VERSION) {
-		dt_warn(dtp, "plugin %s was built for provider interface "
-			"version %d, this dtrace has version %d: not loaded",
-			path, ops->version, DTRACE_PROVIDER_VERSION);
-		dlclose(dlh);
-		return -1;
-	}
-	if (ops->name == NULL || ops->provide == NULL ||
-	    ops->enable == NULL || ops->trampoline == NULL) {
-		dt_warn(dtp, "plugin %s lacks a required operation: not loaded",
-			path);
 		dlclose(dlh);
 		return -1;
 	}
 
 	dt_provider_t *pv = dt_zalloc(sizeof(*pv));
-	pv->ops = ops;
+	ops_copy(pv, ops);
+	pv->dtp = dtp;
 	pv->path = dt_strdup(path);
 	pv->dlh = dlh;
-	if (ops->attach_session != NULL) {
+	const char *missing = missing_operation(pv->ops);
+	if (missing != NULL)
+		dt_warn(dtp, "plugin %s lacks the required operation %s: not "
+			"loaded", path, missing);
+	if (missing != NULL || !names_acceptable(dtp, pv)) {
+		provider_free(pv);
+		dlclose(dlh);
+		return -1;
+	}
+	if (pv->ops->attach_session != NULL) {
 		dt_provider_t *saved_pv = dtp->cur_provider;
 		dtp->cur_provider = pv;
-		pv->data = ops->attach_session(dtp);
+		pv->data = pv->ops->attach_session(pv);
 		dtp->cur_provider = saved_pv;
 		if (pv->data == NULL) {
-			if (dtp->errmsg[0] != '\0')
-				dt_warn(dtp, "%s", dtp->errmsg);
+			dt_warn(dtp, "plugin %s failed to start: %s: not loaded",
+				path, dtp->errmsg[0] ? dtp->errmsg
+						     : "no reason given");
 			dtp->errmsg[0] = '\0';
-			free(pv->path);
-			free(pv);
+			provider_free(pv);
 			dlclose(dlh);
 			return -1;
 		}
@@ -141,8 +296,115 @@ static void provider_load_dir(dtrace_hdl_t *dtp, const char *dir)
 	free(names);
 }
 
+/*
+ * The engine's own probes: dtrace:::BEGIN, END and ERROR get the ids 1, 2
+ * and 3 before any plugin is asked for probes.  ERROR is the engine's (a
+ * faulting clause runs the ERROR clauses itself); BEGIN and END wait for
+ * dtrace.so, which takes them over when it creates them.
+ */
+static int engine_provide(dtrace_provider_t *pv, void *data,
+			  const dtrace_probedesc_t *pdp)
+{
+	return 0;
+}
+
+static int engine_enable(dtrace_provider_t *pv, void *data,
+			 dtrace_probe_t *prp)
+{
+	if (prp->id == DT_PRID_ERROR)
+		return 0;
+	dt_set_error(pv->dtp, "no plugin serves dtrace:::%s (dtrace.so was "
+		     "not loaded)", prp->prb);
+	return -ENOENT;
+}
+
+static int engine_trampoline(dtrace_provider_t *pv, void *data,
+			     dtrace_emitter_t *em, int kind, int skip)
+{
+	return 0;
+}
+
+/*
+ * ERROR's arguments, as DTrace documents them: arg1 the EPID of the
+ * enabled probe that faulted, arg2 the index of the action (statement) that
+ * faulted, arg3 the offset in that action's code (here: the BPF instruction
+ * index) or -1, arg4 the fault type (DTRACEFLT_*), arg5 a value particular
+ * to the fault (the address for bad address and alignment faults).  arg0
+ * is not defined and reads as 0.  BEGIN and END have no arguments.
+ */
+static int engine_probe_args(dtrace_provider_t *pv, void *data,
+			     const dtrace_probe_t *prp, dtrace_argdesc_t *args)
+{
+	static const char *const error_types[] = {
+		"uint64_t",	/* arg0: undefined, 0 */
+		"uint32_t",	/* arg1: EPID */
+		"uint32_t",	/* arg2: action index */
+		"int32_t",	/* arg3: BPF pc or -1 */
+		"uint32_t",	/* arg4: fault type */
+		"uint64_t",	/* arg5: fault value (address) */
+	};
+	int n = sizeof(error_types) / sizeof(error_types[0]);
+
+	if (prp->id != DT_PRID_ERROR)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		args[i].native = error_types[i];
+		args[i].xlate = NULL;
+		args[i].mapping = i;
+	}
+	return n;
+}
+
+static const char *const engine_names[] = { "dtrace", NULL };
+
+static const dtrace_provider_ops_t engine_ops = {
+	DTRACE_PROVIDER_OPS_INIT,
+	.name = "dtrace",
+	.names = engine_names,
+	.provide = engine_provide,
+	.probe_args = engine_probe_args,
+	.enable = engine_enable,
+	.trampoline = engine_trampoline,
+};
+
+static void engine_probes_create(dtrace_hdl_t *dtp)
+{
+	static const char *const names[] = { "BEGIN", "END", "ERROR" };
+	dt_provider_t *pv = dt_zalloc(sizeof(*pv));
+
+	ops_copy(pv, &engine_ops);
+	pv->dtp = dtp;
+	pv->path = dt_strdup("dtrace itself");
+	dtp->engine_provider = pv;
+	for (int i = 0; i < DT_PRID_RESERVED; i++)
+		dt_probe_insert(dtp, pv, "dtrace", "", "", names[i], NULL);
+}
+
+/* Options given before the plugins were loaded. */
+typedef struct dt_plugin_opt {
+	char *name, *value;
+	struct dt_plugin_opt *next;
+} dt_plugin_opt_t;
+
+static int plugin_opts_apply(dtrace_hdl_t *dtp)
+{
+	int rc = 0;
+
+	while (dtp->plugin_opts != NULL) {
+		dt_plugin_opt_t *o = dtp->plugin_opts;
+		dtp->plugin_opts = o->next;
+		if (rc == 0)
+			rc = dt_provider_option(dtp, o->name, o->value);
+		free(o->name);
+		free(o->value);
+		free(o);
+	}
+	return rc;
+}
+
 int dt_provider_load_all(dtrace_hdl_t *dtp)
 {
+	engine_probes_create(dtp);
 	for (const char **d = dtp->plugin_dirs; d && *d; d++)
 		provider_load_dir(dtp, *d);
 
@@ -173,7 +435,73 @@ int dt_provider_load_all(dtrace_hdl_t *dtp)
 			     "DTRACE_PLUGIN_PATH and %s)", DT_PLUGINDIR);
 		return -1;
 	}
-	return 0;
+	return plugin_opts_apply(dtp);
+}
+
+static dt_provider_t *provider_by_name(dtrace_hdl_t *dtp, const char *name,
+				       size_t len)
+{
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next)
+		if (strlen(pv->ops->name) == len &&
+		    strncmp(pv->ops->name, name, len) == 0)
+			return pv;
+	return NULL;
+}
+
+static bool option_declared(const dt_provider_t *pv, const char *opt)
+{
+	for (const dtrace_option_t *o = pv->ops->options; o && o->name; o++)
+		if (strcmp(o->name, opt) == 0)
+			return true;
+	return false;
+}
+
+int dt_provider_option(dtrace_hdl_t *dtp, const char *name, const char *val)
+{
+	const char *dot = strchr(name, '.');
+
+	if (dtp->providers == NULL) {
+		dt_plugin_opt_t *o = dt_zalloc(sizeof(*o)), **pp;
+		o->name = dt_strdup(name);
+		o->value = val ? dt_strdup(val) : NULL;
+		for (pp = &dtp->plugin_opts; *pp; pp = &(*pp)->next)
+			;
+		*pp = o;
+		return 0;
+	}
+	dt_provider_t *pv = provider_by_name(dtp, name, (size_t)(dot - name));
+	if (pv == NULL) {
+		dt_set_error(dtp, "failed to set option -x %s: no plugin named "
+			     "%.*s is loaded", name, (int)(dot - name), name);
+		return -1;
+	}
+	if (!option_declared(pv, dot + 1)) {
+		dt_set_error(dtp, "failed to set option -x %s: plugin %s has "
+			     "no option %s", name, pv->path, dot + 1);
+		return -1;
+	}
+	dt_provider_t *saved_pv = dtp->cur_provider;
+	dtp->cur_provider = pv;
+	int rc = pv->ops->set_option(pv, pv->data, dot + 1, val);
+	dtp->cur_provider = saved_pv;
+	if (rc < 0 && dtp->errmsg[0] == '\0')
+		dt_set_error(dtp, "failed to set option -x %s: plugin %s "
+			     "refused it: %s", name, pv->path, strerror(-rc));
+	return rc < 0 ? -1 : 0;
+}
+
+void dt_provider_options_list(dtrace_hdl_t *dtp, FILE *fp)
+{
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		for (const dtrace_option_t *o = pv->ops->options; o && o->name;
+		     o++) {
+			char full[256];
+			snprintf(full, sizeof(full), "%s.%s", pv->ops->name,
+				 o->name);
+			fprintf(fp, "  %-24s %s\n", full,
+				o->help ? o->help : "");
+		}
+	}
 }
 
 void dt_provider_fini(dtrace_hdl_t *dtp)
@@ -184,19 +512,25 @@ void dt_provider_fini(dtrace_hdl_t *dtp)
 	while (pv != NULL) {
 		dt_provider_t *next = pv->next;
 		if (pv->ops->detach_session)
-			pv->ops->detach_session(dtp, pv->data);
+			pv->ops->detach_session(pv, pv->data);
 		/* Plugins stay mapped: probes' private data may point into
 		 * them until the session is gone, and exit is near. */
-		free(pv->path);
-		free(pv);
+		provider_free(pv);
 		pv = next;
 	}
+	if (dtp->engine_provider != NULL)
+		provider_free(dtp->engine_provider);
+	dtp->engine_provider = NULL;
+	dt_hostsvc_fini(dtp);
 }
 
-/* The host table. */
+/* The host table.  Every function is given the provider handle of the
+ * plugin that calls it; the engine's own functions that ask whose
+ * operation runs (dtp->cur_provider) are called with it set. */
 
-static void host_error(dtrace_hdl_t *dtp, const char *fmt, ...)
+static void host_error(dtrace_provider_t *pv, const char *fmt, ...)
 {
+	dtrace_hdl_t *dtp = pv->dtp;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -204,7 +538,7 @@ static void host_error(dtrace_hdl_t *dtp, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void host_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
+static void host_warn(dtrace_provider_t *pv, const char *fmt, ...)
 {
 	char buf[1024];
 	va_list ap;
@@ -212,19 +546,114 @@ static void host_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	dt_warn(dtp, "%s", buf);
+	dt_warn(pv->dtp, "%s", buf);
 }
 
-static dtrace_probe_t *host_probe_insert(dtrace_hdl_t *dtp, const char *prv,
-					 const char *mod, const char *fun,
-					 const char *prb, void *priv)
+/* Whether pv may take over the engine's placeholder p (BEGIN, END). */
+static bool may_claim(const dt_provider_t *pv, const dtrace_probe_t *p)
 {
+	return p->provider == pv->dtp->engine_provider &&
+	       p->id != DT_PRID_ERROR && serves_dtrace(pv);
+}
+
+static bool declares(const dt_provider_t *pv, const char *prv)
+{
+	for (const char *const *n = provider_names(pv); *n; n++)
+		if (dt_glob_match(*n, prv))
+			return true;
+	return false;
+}
+
+/* The provider that already has probes named prv, other than pv. */
+static dt_provider_t *prv_owner(dtrace_hdl_t *dtp, const dt_provider_t *pv,
+				const char *prv)
+{
+	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
+		dtrace_probe_t *p = dtp->probes[id];
+		if (p->provider != pv && strcmp(p->prv, prv) == 0)
+			return p->provider;
+	}
+	return NULL;
+}
+
+/* Whether pv may create a new probe of provider prv; else a warning says
+ * why not.  A plugin keeps to the names it declared, and to names no
+ * other plugin declared literally or has probes under. */
+static bool may_create(dt_provider_t *pv, const char *prv)
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+	dt_provider_t *o = NULL;
+	const char *why = NULL;
+
+	if (pv->last_prv != NULL && strcmp(pv->last_prv, prv) == 0)
+		return true;
+	if (!declares(pv, prv))
+		why = "it does not declare that provider name";
+	else if ((o = literal_owner(dtp, prv, pv)) != NULL ||
+		 (o = prv_owner(dtp, pv, prv)) != NULL)
+		why = "another plugin serves it";
+	if (why != NULL) {
+		dt_warn(dtp, "plugin %s may not create probes of provider %s: "
+			"%s%s%s", pv->path, prv, why, o ? ", " : "",
+			o ? o->path : "");
+		return false;
+	}
+	free(pv->last_prv);
+	pv->last_prv = dt_strdup(prv);
+	return true;
+}
+
+static dtrace_probe_t *host_probe_insert(dtrace_provider_t *pv,
+					 const char *prv, const char *mod,
+					 const char *fun, const char *prb,
+					 void *priv)
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+
 	if (prv == NULL || mod == NULL || fun == NULL || prb == NULL) {
+		dt_warn(dtp, "plugin %s created a probe without a name",
+			pv->path);
 		errno = EINVAL;
 		return NULL;
 	}
-	return dt_probe_insert(dtp, dtp->cur_provider, prv, mod, fun, prb,
-			       priv);
+	dtrace_probe_t *p = dt_probe_lookup(dtp, prv, mod, fun, prb);
+	if (p != NULL && p->provider != pv) {
+		if (may_claim(pv, p)) {
+			p->provider = pv;
+			p->priv = priv;
+			return p;
+		}
+		dt_warn(dtp, "plugin %s may not create probe %s:%s:%s:%s: it "
+			"belongs to %s", pv->path, prv, mod, fun, prb,
+			p->provider->path);
+		errno = EPERM;
+		return NULL;
+	}
+	if (p == NULL && !may_create(pv, prv)) {
+		errno = EPERM;
+		return NULL;
+	}
+	return dt_probe_insert(dtp, pv, prv, mod, fun, prb, priv);
+}
+
+static dtrace_probe_t *host_probe_lookup(dtrace_provider_t *pv,
+					 const char *prv, const char *mod,
+					 const char *fun, const char *prb)
+{
+	return dt_probe_lookup(pv->dtp, prv, mod, fun, prb);
+}
+
+static int host_probe_attr(dtrace_provider_t *pv, dtrace_probe_t *prp,
+			   unsigned attr)
+{
+	if (prp->provider != pv) {
+		dt_warn(pv->dtp, "plugin %s may not set attributes of probe "
+			"%s:%s:%s:%s", pv->path, prp->prv, prp->mod, prp->fun,
+			prp->prb);
+		return -EPERM;
+	}
+	prp->attr |= attr;
+	return 0;
 }
 
 static void *host_probe_priv(const dtrace_probe_t *prp)
@@ -248,28 +677,48 @@ static const char *host_probe_name(const dtrace_probe_t *prp, int field)
 	}
 }
 
-static int64_t host_uprobe(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up)
+static int host_glob_match(const char *pattern, const char *s)
 {
-	return dt_prog_uprobe(dtp, dtp->cur_provider, up);
+	return dt_glob_match(pattern, s);
 }
 
-static int64_t host_perf_probe(dtrace_hdl_t *dtp,
+static int64_t host_uprobe(dtrace_provider_t *pv, const dtrace_uprobe_t *up)
+{
+	return dt_prog_uprobe(pv->dtp, pv, up);
+}
+
+static int64_t host_perf_probe(dtrace_provider_t *pv,
 			       const dtrace_perfprobe_t *pp)
 {
-	return dt_prog_perf_probe(dtp, dtp->cur_provider, pp);
+	return dt_prog_perf_probe(pv->dtp, pv, pp);
 }
 
-static int host_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
+static int host_overlay(dtrace_provider_t *pv, int64_t cookie, pid_t pid,
 			dtrace_probe_t *prp)
 {
-	return dt_prog_overlay(dtp, cookie, pid, prp);
+	if (prp->provider != pv) {
+		dt_warn(pv->dtp, "plugin %s may not overlay probe %s:%s:%s:%s "
+			"of %s", pv->path, prp->prv, prp->mod, prp->fun,
+			prp->prb, prp->provider->path);
+		return -EPERM;
+	}
+	return dt_prog_overlay(pv->dtp, cookie, pid, prp);
 }
 
-static dtrace_map_t *host_map_create(dtrace_hdl_t *dtp, const char *name,
+/* A plugin's map names are its own: "NAME.map" in the session. */
+static dtrace_map_t *host_map_create(dtrace_provider_t *pv, const char *name,
 				     enum bpf_map_type type, uint32_t ksize,
 				     uint32_t vsize, uint32_t n)
 {
-	return dt_bpf_map(dtp, name, type, ksize, vsize, n);
+	char full[256];
+
+	snprintf(full, sizeof(full), "%s.%s", pv->ops->name, name);
+	return dt_bpf_map(pv->dtp, full, type, ksize, vsize, n);
+}
+
+static dtrace_map_t *host_map_pinned(dtrace_provider_t *pv, const char *path)
+{
+	return dt_bpf_map_pinned(pv->dtp, path);
 }
 
 static int host_map_fd(const dtrace_map_t *map)
@@ -277,20 +726,203 @@ static int host_map_fd(const dtrace_map_t *map)
 	return map->fd;
 }
 
+/* Run fn on the session with pv as the provider whose operation runs. */
+static int as_provider(dtrace_provider_t *pv, int (*fn)(dtrace_hdl_t *))
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+	dt_provider_t *saved_pv = dtp->cur_provider;
+
+	dtp->cur_provider = pv;
+	int rc = fn(dtp);
+	dtp->cur_provider = saved_pv;
+	return rc;
+}
+
+static int host_watch_exec(dtrace_provider_t *pv)
+{
+	return as_provider(pv, dt_exec_watch);
+}
+
+static int host_gate_exec(dtrace_provider_t *pv)
+{
+	return as_provider(pv, dt_exec_gate);
+}
+
+static int host_provide_again(dtrace_provider_t *pv)
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+
+	if (!dtp->tracing) {
+		dt_warn(dtp, "plugin %s called provide_again() before tracing "
+			"started", pv->path);
+		return -EINVAL;
+	}
+	return dt_prog_provide_again(dtp, pv) < 0 ? -EIO : 0;
+}
+
+static int host_fire(dtrace_provider_t *pv, int64_t cookie)
+{
+	return dt_prog_fire(pv->dtp, cookie);
+}
+
+/* Tracepoints.  Their files are under tracefs, mounted at one of these. */
+static const char *const tracefs_roots[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+};
+
+/* A category or event name: letters, digits and '_' only, so that it
+ * names one directory of tracefs. */
+static bool tp_name_ok(const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return false;
+	for (; *s; s++)
+		if (!(*s == '_' || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')))
+			return false;
+	return true;
+}
+
+/* Open tracefs's file of the tracepoint category:name (id, format), or
+ * NULL after a warning naming the plugin. */
+static FILE *tp_open(dt_provider_t *pv, const char *cat, const char *name,
+		     const char *file)
+{
+	char path[512];
+
+	if (!tp_name_ok(cat) || !tp_name_ok(name)) {
+		dt_warn(pv->dtp, "plugin %s asked for the tracepoint %s:%s: "
+			"not a tracepoint name", pv->path, cat ? cat : "",
+			name ? name : "");
+		return NULL;
+	}
+	for (size_t i = 0; i < sizeof(tracefs_roots) / sizeof(*tracefs_roots);
+	     i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/%s",
+			 tracefs_roots[i], cat, name, file);
+		FILE *fp = fopen(path, "r");
+		if (fp != NULL)
+			return fp;
+	}
+	dt_warn(pv->dtp, "plugin %s asked for the tracepoint %s:%s, which this "
+		"kernel does not have (or tracefs is not mounted)", pv->path,
+		cat, name);
+	return NULL;
+}
+
+static int64_t tracepoint_probe(dt_provider_t *pv, const dtrace_event_t *ev)
+{
+	FILE *fp = tp_open(pv, ev->category, ev->name, "id");
+	long id = -1;
+
+	if (fp == NULL)
+		return -ENOENT;
+	if (fscanf(fp, "%ld", &id) != 1)
+		id = -1;
+	fclose(fp);
+	if (id < 0) {
+		dt_warn(pv->dtp, "plugin %s: cannot read the id of tracepoint "
+			"%s:%s", pv->path, ev->category, ev->name);
+		return -EINVAL;
+	}
+	/* One perf event, on CPU 0: the kernel runs a tracepoint's programs
+	 * wherever it fires, and refuses one program twice on it. */
+	dtrace_perfprobe_t pp = {
+		.type = PERF_TYPE_TRACEPOINT, .config = (uint64_t)id,
+		.period = 1, .cpu = 0, .kind = ev->kind, .flags = ev->flags,
+	};
+	return dt_prog_perf_probe(pv->dtp, pv, &pp);
+}
+
+static int64_t host_event(dtrace_provider_t *pv, const dtrace_event_t *ev)
+{
+	static const char *const names[] = {
+		"uprobe", "uretprobe", "perf", "tracepoint", "raw tracepoint",
+		"kprobe", "kretprobe", "fentry", "fexit",
+	};
+
+	if (ev == NULL || ev->size < offsetof(dtrace_event_t, flags) +
+				     sizeof(ev->flags)) {
+		dt_warn(pv->dtp, "plugin %s: host->event() without a valid "
+			"event", pv->path);
+		return -EINVAL;
+	}
+	if (ev->type == DTRACE_EVENT_TRACEPOINT)
+		return tracepoint_probe(pv, ev);
+	if ((unsigned)ev->type < sizeof(names) / sizeof(*names))
+		dt_warn(pv->dtp, "plugin %s: %s events are not offered by this "
+			"dtrace%s", pv->path, names[ev->type],
+			ev->type <= DTRACE_EVENT_PERF ?
+			" through host->event() (use uprobe() or perf_probe())"
+			: "");
+	else
+		dt_warn(pv->dtp, "plugin %s: unknown event type %d", pv->path,
+			(int)ev->type);
+	return -EOPNOTSUPP;
+}
+
+/* The field's name in a format line's declaration ("char comm[16]"). */
+static bool tp_decl_names(const char *decl, size_t len, const char *field)
+{
+	const char *end = memchr(decl, '[', len);
+	size_t n = end ? (size_t)(end - decl) : len;
+	size_t flen = strlen(field);
+
+	return n > flen && strncmp(decl + n - flen, field, flen) == 0 &&
+	       (decl[n - flen - 1] == ' ' || decl[n - flen - 1] == '*');
+}
+
+static int host_tp_field(dtrace_provider_t *pv, const char *cat,
+			 const char *name, const char *field,
+			 uint32_t *offset, uint32_t *size)
+{
+	FILE *fp = tp_open(pv, cat, name, "format");
+	char line[512];
+	int rc = -ENOENT;
+
+	if (fp == NULL)
+		return -ENOENT;
+	while (rc < 0 && fgets(line, sizeof(line), fp) != NULL) {
+		const char *decl = strstr(line, "field:");
+		unsigned off, sz;
+		if (decl == NULL)
+			continue;
+		decl += strlen("field:");
+		const char *semi = strchr(decl, ';');
+		if (semi == NULL || !tp_decl_names(decl, semi - decl, field))
+			continue;
+		const char *o = strstr(semi, "offset:"), *z = strstr(semi, "size:");
+		if (o && z && sscanf(o, "offset:%u", &off) == 1 &&
+		    sscanf(z, "size:%u", &sz) == 1) {
+			*offset = off;
+			*size = sz;
+			rc = 0;
+		}
+	}
+	fclose(fp);
+	if (rc < 0)
+		dt_warn(pv->dtp, "plugin %s asked for field %s of tracepoint "
+			"%s:%s, which has none", pv->path, field, cat, name);
+	return rc;
+}
+
 const dtrace_host_t dt_host = {
-	.version = DTRACE_PROVIDER_VERSION,
+	.major = DTRACE_PROVIDER_MAJOR,
+	.minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
 	.error = host_error,
 	.warn = host_warn,
 	.probe_insert = host_probe_insert,
-	.probe_lookup = dt_probe_lookup,
+	.probe_lookup = host_probe_lookup,
 	.probe_priv = host_probe_priv,
 	.probe_id = host_probe_id,
+	.probe_attr = host_probe_attr,
 	.probe_name = host_probe_name,
-	.glob_match = dt_glob_match,
+	.glob_match = host_glob_match,
 	.uprobe = host_uprobe,
 	.overlay = host_overlay,
 	.map_create = host_map_create,
-	.map_pinned = dt_bpf_map_pinned,
+	.map_pinned = host_map_pinned,
 	.map_fd = host_map_fd,
 	.emit = dt_as_emit,
 	.label_new = dt_as_label,
@@ -298,7 +930,20 @@ const dtrace_host_t dt_host = {
 	.jump = dt_as_jump,
 	.load_map = dt_as_load_map,
 	.perf_probe = host_perf_probe,
-	.watch_exec = dt_exec_watch,
-	.fire = dt_prog_fire,
-	.gate_exec = dt_exec_gate,
+	.watch_exec = host_watch_exec,
+	.fire = host_fire,
+	.gate_exec = host_gate_exec,
+	.event = host_event,
+	.tp_field = host_tp_field,
+	.proc_grab = dt_host_proc_grab,
+	.proc_modules = dt_host_proc_modules,
+	.proc_release = dt_host_proc_release,
+	.module_name_is = dt_host_module_name_is,
+	.elf_symbols = dt_host_elf_symbols,
+	.elf_sym_by_name = dt_host_elf_sym_by_name,
+	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
+	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
+	.elf_read = dt_host_elf_read,
+	.elf_entry = dt_host_elf_entry,
+	.provide_again = host_provide_again,
 };

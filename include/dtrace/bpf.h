@@ -12,9 +12,27 @@
 
 #include <linux/bpf.h>
 
+#ifdef __cplusplus
+extern "C" {
+/* C++ has no compound literals: the same instruction from a function. */
+static inline struct bpf_insn dt_insn_cxx(int code, int dst, int src, int off,
+					  int imm)
+{
+	struct bpf_insn insn = {};
+
+	insn.code = (__u8)code;
+	insn.dst_reg = (__u8)(dst & 0xf);
+	insn.src_reg = (__u8)(src & 0xf);
+	insn.off = (__s16)off;
+	insn.imm = (__s32)imm;
+	return insn;
+}
+#define DT_INSN(c, d, s, o, i)	dt_insn_cxx((c), (d), (s), (o), (i))
+#else
 #define DT_INSN(c, d, s, o, i) \
 	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), \
 			    .off = (o), .imm = (i) })
+#endif
 
 /* dst op= src, 64 bit; op is BPF_ADD, BPF_SUB, BPF_MUL, ... */
 #define DT_ALU64_REG(op, d, s)	DT_INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
@@ -51,5 +69,9 @@ enum {
 	DT_R0, DT_R1, DT_R2, DT_R3, DT_R4, DT_R5,
 	DT_R6, DT_R7, DT_R8, DT_R9, DT_FP
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* DTRACE_BPF_H */

@@ -28,24 +28,53 @@
  *			overlay key.  The engine then runs the clauses of every
  *			overlying probe that applies.
  *
- * Versioning.  DTRACE_PROVIDER_VERSION grows when a field is added to the
- * end of a table; a plugin built for another version is refused with a
- * message naming the file and both versions.
+ *   provider handle	a dtrace_provider_t: this plugin in one session.  The
+ *			engine passes it to every operation; the plugin passes
+ *			it back to every host function, which is how the
+ *			engine knows who asks.
+ *
+ * Versioning.  Each table starts with major, minor and size.  The minor
+ * version grows when fields are added at the end of a table (each such
+ * field says "added in 3.N"); the major version changes when a table
+ * changes otherwise.  The engine loads a plugin built for its major version
+ * and any minor version: fields past the plugin's size read as NULL, and a
+ * plugin reads the host's fields only below host->size.  A plugin built for
+ * another major version is refused with a message naming the file and both
+ * versions.  DTRACE_PROVIDER_OPS_INIT fills the three fields.
+ *
+ * Names.  A plugin creates probes only under the provider names it
+ * declares (ops->names), never under a name another plugin serves, and
+ * never dtrace:::BEGIN, END or ERROR unless it is the plugin dtrace.so
+ * (BEGIN, END) or the engine (ERROR); the ids 1, 2 and 3 are theirs.  Its
+ * maps are its own: map_create() names are private to the plugin.
  *
  * Errors.  Functions return 0 or a negative errno value.  A plugin reports a
  * message for the user through host->error(); the engine prints it prefixed
- * with "dtrace: ".
+ * with "dtrace: ".  Whatever the engine refuses a plugin (loading, a name,
+ * an option), it says so itself, naming the plugin and the reason.
  */
 #ifndef DTRACE_PROVIDER_H
 #define DTRACE_PROVIDER_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <dtrace/bpf.h>
 
-#define DTRACE_PROVIDER_VERSION	2
+#ifdef __cplusplus
+extern "C" {
+#endif
 
-typedef struct dtrace_hdl	dtrace_hdl_t;	/* a tracing session */
+#define DTRACE_PROVIDER_MAJOR	3
+#define DTRACE_PROVIDER_MINOR	1
+
+/* The first fields of every table a plugin fills. */
+#define DTRACE_PROVIDER_OPS_INIT \
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR, \
+	.size = sizeof(dtrace_provider_ops_t)
+
+typedef struct dtrace_hdl	dtrace_hdl_t;	/* the engine's session */
+typedef struct dtrace_provider	dtrace_provider_t; /* a plugin in a session */
 typedef struct dtrace_probe	dtrace_probe_t;	/* an overlying probe */
 typedef struct dtrace_map	dtrace_map_t;	/* a BPF map of the session */
 typedef struct dtrace_emitter	dtrace_emitter_t; /* a BPF program being built */
@@ -98,10 +127,97 @@ typedef struct dtrace_mstate {
 } dtrace_mstate_t;
 
 /* Register conventions inside a trampoline: it receives the program context
- * (struct pt_regs *) in DTRACE_REG_CTX and the machine state in
- * DTRACE_REG_MSTATE, must leave both intact, and may use R0-R5, R8, R9. */
+ * (see "Underlying events" below for what it points to) in DTRACE_REG_CTX
+ * and the machine state in DTRACE_REG_MSTATE, must leave both intact, and
+ * may use R0-R5, R8, R9. */
 #define DTRACE_REG_CTX		DT_R6
 #define DTRACE_REG_MSTATE	DT_R7
+
+/*
+ * Underlying events and their context ABI.  The program of an underlying
+ * probe receives a context whose layout depends on the event's type; a
+ * trampoline reads it only through the macros below, never by raw offsets.
+ *
+ *   type			context		how it is placed
+ *   UPROBE, URETPROBE	pt_regs		host->uprobe() (flag RETURN)
+ *   PERF		perf sample	host->perf_probe(); its first member
+ *					is the interrupted pt_regs
+ *   TRACEPOINT		the event's	host->event(); fields at the offsets
+ *			record		host->tp_field() gives (the tracefs
+ *					format file); no registers
+ *   RAW_TRACEPOINT,	u64 args[]	declared for plugins to come; this
+ *   FENTRY, FEXIT			dtrace refuses them with a message
+ *   KPROBE, KRETPROBE	pt_regs		likewise
+ *
+ * For the pt_regs contexts (DTRACE_EVENT_HAS_REGS), DTRACE_CTX_IP, _SP,
+ * _ARG(n) (the n-th integer argument at a function's entry, n < 6), _RET
+ * (the return value at a return) and _REG(name) are the byte offsets to
+ * load from DTRACE_REG_CTX.  They describe x86-64, the one architecture
+ * this dtrace runs on; the clauses' uregs[] use the same offsets.
+ */
+typedef enum dtrace_event_type {
+	DTRACE_EVENT_UPROBE,
+	DTRACE_EVENT_URETPROBE,
+	DTRACE_EVENT_PERF,
+	DTRACE_EVENT_TRACEPOINT,
+	DTRACE_EVENT_RAW_TRACEPOINT,
+	DTRACE_EVENT_KPROBE,
+	DTRACE_EVENT_KRETPROBE,
+	DTRACE_EVENT_FENTRY,
+	DTRACE_EVENT_FEXIT,
+} dtrace_event_type_t;
+
+#define DTRACE_EVENT_HAS_REGS(t) \
+	((t) == DTRACE_EVENT_UPROBE || (t) == DTRACE_EVENT_URETPROBE || \
+	 (t) == DTRACE_EVENT_PERF || (t) == DTRACE_EVENT_KPROBE || \
+	 (t) == DTRACE_EVENT_KRETPROBE)
+
+/* x86-64 struct pt_regs as a BPF program sees it, in 8-byte words. */
+#define DTRACE_PT_R15		0
+#define DTRACE_PT_R14		1
+#define DTRACE_PT_R13		2
+#define DTRACE_PT_R12		3
+#define DTRACE_PT_RBP		4
+#define DTRACE_PT_RBX		5
+#define DTRACE_PT_R11		6
+#define DTRACE_PT_R10		7
+#define DTRACE_PT_R9		8
+#define DTRACE_PT_R8		9
+#define DTRACE_PT_RAX		10
+#define DTRACE_PT_RCX		11
+#define DTRACE_PT_RDX		12
+#define DTRACE_PT_RSI		13
+#define DTRACE_PT_RDI		14
+#define DTRACE_PT_ORIG_RAX	15
+#define DTRACE_PT_RIP		16
+#define DTRACE_PT_CS		17
+#define DTRACE_PT_EFLAGS	18
+#define DTRACE_PT_RSP		19
+#define DTRACE_PT_SS		20
+#define DTRACE_PT_NREGS		21
+
+#define DTRACE_CTX_REG(name)	(8 * DTRACE_PT_##name)
+#define DTRACE_CTX_IP		DTRACE_CTX_REG(RIP)
+#define DTRACE_CTX_SP		DTRACE_CTX_REG(RSP)
+#define DTRACE_CTX_RET		DTRACE_CTX_REG(RAX)
+/* The System V calling convention's integer arguments: rdi, rsi, rdx,
+ * rcx, r8, r9. */
+#define DTRACE_CTX_ARG(n) \
+	((n) == 0 ? DTRACE_CTX_REG(RDI) : (n) == 1 ? DTRACE_CTX_REG(RSI) : \
+	 (n) == 2 ? DTRACE_CTX_REG(RDX) : (n) == 3 ? DTRACE_CTX_REG(RCX) : \
+	 (n) == 4 ? DTRACE_CTX_REG(R8) : DTRACE_CTX_REG(R9))
+#define DTRACE_CTX_NARGS	6
+
+/* An underlying event other than a uprobe or a perf sample (host->event). */
+typedef struct dtrace_event {
+	size_t size;		/* sizeof(dtrace_event_t) */
+	dtrace_event_type_t type;
+	const char *category;	/* TRACEPOINT: the subsystem ("sched") */
+	const char *name;	/* TRACEPOINT: the event ("sched_process_fork") */
+	int kind;		/* the provider's trampoline family; not a kind
+				   used for another type of event */
+	unsigned flags;		/* 0 */
+} dtrace_event_t;
 
 /* Flags of an underlying probe. */
 #define DTRACE_UPROBE_RETURN	0x1	/* a uretprobe */
@@ -112,6 +228,19 @@ typedef struct dtrace_mstate {
 					   host->fire(): the engine may run
 					   its program directly rather than
 					   attach a uprobe */
+
+/* Attributes a provider gives its probes (host->probe_attr), which the
+ * code generator uses instead of recognising provider or probe names. */
+#define DTRACE_PROBE_AT_ENTRY	0x1	/* fires on a function's first
+					   instruction, before it pushed its
+					   frame (ustack, ucaller) */
+
+/* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
+ * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */
+typedef struct dtrace_option {
+	const char *name;	/* NULL ends the table */
+	const char *help;	/* one line, for dtrace -x help */
+} dtrace_option_t;
 
 /* An underlying probe the plugin asks the engine to place. */
 typedef struct dtrace_uprobe {
@@ -136,31 +265,72 @@ typedef struct dtrace_perfprobe {
 } dtrace_perfprobe_t;
 
 /*
+ * ELF files and the modules of processes, as the engine reads them for
+ * itself (symbols for ustack(), the files to place uprobes on).  A file
+ * stays valid for the whole session; a process's list of modules until
+ * host->proc_release().
+ */
+typedef struct dtrace_elf	dtrace_elf_t;	/* an ELF file, opened once */
+typedef struct dtrace_proc	dtrace_proc_t;	/* a process's modules, read
+						   at one moment */
+
+/* A function symbol.  Several may share an address (aliases); a versioned
+ * name (malloc@@GLIBC_2.2.5) is given bare. */
+typedef struct dtrace_sym {
+	const char *name;	/* owned by the file */
+	uint64_t addr;		/* link-time virtual address (st_value) */
+	uint64_t size;		/* st_size, 0 when unknown */
+	uint8_t bind;		/* STB_GLOBAL, STB_WEAK, STB_LOCAL */
+	uint8_t type;		/* STT_FUNC or STT_GNU_IFUNC */
+} dtrace_sym_t;
+
+/* An ELF file mapped in a process. */
+typedef struct dtrace_module {
+	const char *name;	/* "a.out" for the executable, else the file
+				   name ("libc.so.6") */
+	const char *path;	/* as /proc/PID/maps shows it */
+	const dtrace_elf_t *file;
+	const char *file_path;	/* where to open the file from dtrace's
+				   mount namespace: the path for uprobes */
+	int is_exe;
+	uint64_t bias;		/* run-time address - link-time address */
+	uint64_t lo, hi;	/* lowest and highest mapped address */
+} dtrace_module_t;
+
+/*
  * What the engine offers a plugin.  Every function may be called only from
  * within one of the plugin's operations, on the session it was given.
  */
 typedef struct dtrace_host {
-	int version;		/* DTRACE_PROVIDER_VERSION of the engine */
+	int major;		/* DTRACE_PROVIDER_MAJOR of the engine */
+	int minor;		/* DTRACE_PROVIDER_MINOR of the engine */
+	size_t size;		/* sizeof(dtrace_host_t) of the engine */
 
 	/* Report an error to the user (printf format; no trailing newline). */
-	void (*error)(dtrace_hdl_t *dtp, const char *fmt, ...)
+	void (*error)(dtrace_provider_t *pv, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
 	/* Report a warning: printed, but the operation goes on. */
-	void (*warn)(dtrace_hdl_t *dtp, const char *fmt, ...)
+	void (*warn)(dtrace_provider_t *pv, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
 
 	/* Create a probe of the provider calling this (or return the existing
 	 * one with these names).  priv is the plugin's own data for the probe;
 	 * the engine hands it back in probe_priv() and to free_priv() of the
-	 * ops at teardown.  Returns NULL with errno set on failure. */
-	dtrace_probe_t *(*probe_insert)(dtrace_hdl_t *dtp, const char *prv,
+	 * ops at teardown.  Returns NULL with errno set on failure: EPERM
+	 * when the names are not the plugin's to create (see Names above;
+	 * the engine has said why). */
+	dtrace_probe_t *(*probe_insert)(dtrace_provider_t *pv, const char *prv,
 					const char *mod, const char *fun,
 					const char *prb, void *priv);
-	dtrace_probe_t *(*probe_lookup)(dtrace_hdl_t *dtp, const char *prv,
+	dtrace_probe_t *(*probe_lookup)(dtrace_provider_t *pv, const char *prv,
 					const char *mod, const char *fun,
 					const char *prb);
 	void *(*probe_priv)(const dtrace_probe_t *prp);
 	uint32_t (*probe_id)(const dtrace_probe_t *prp);
+	/* Give the probe attributes (DTRACE_PROBE_*), before it is
+	 * compiled against.  EPERM for a probe of another provider. */
+	int (*probe_attr)(dtrace_provider_t *pv, dtrace_probe_t *prp,
+			  unsigned attr);
 	/* The probe's names, owned by the engine. */
 	const char *(*probe_name)(const dtrace_probe_t *prp, int field);
 #define DTRACE_FIELD_PRV 0
@@ -176,19 +346,20 @@ typedef struct dtrace_host {
 	 * is one per (provider, kind, flags, path, offset), whatever the
 	 * processes, and the overlays choose the probe of the firing process.
 	 * Returns its cookie (> 0) or a negative errno. */
-	int64_t (*uprobe)(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up);
+	int64_t (*uprobe)(dtrace_provider_t *pv, const dtrace_uprobe_t *up);
 	/* Make prp fire when the underlying probe cookie fires in process pid
 	 * (0: any process).  Used from enable(). */
-	int (*overlay)(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
+	int (*overlay)(dtrace_provider_t *pv, int64_t cookie, pid_t pid,
 		       dtrace_probe_t *prp);
 
 	/* Maps.  map_create returns a map of the session (created on first
-	 * use, shared by name); map_pinned opens a map pinned in bpffs.
+	 * use, shared by name among the plugin's own calls: the name is
+	 * private to the plugin); map_pinned opens a map pinned in bpffs.
 	 * Both return NULL and report the error on failure. */
-	dtrace_map_t *(*map_create)(dtrace_hdl_t *dtp, const char *name,
+	dtrace_map_t *(*map_create)(dtrace_provider_t *pv, const char *name,
 				    enum bpf_map_type type, uint32_t ksize,
 				    uint32_t vsize, uint32_t nentries);
-	dtrace_map_t *(*map_pinned)(dtrace_hdl_t *dtp, const char *path);
+	dtrace_map_t *(*map_pinned)(dtrace_provider_t *pv, const char *path);
 	int (*map_fd)(const dtrace_map_t *map);
 
 	/* BPF emission, for trampolines.  Labels are small integers valid in
@@ -205,9 +376,9 @@ typedef struct dtrace_host {
 
 	/* Place an underlying probe on a perf event (deduplicated like
 	 * uprobe()).  Returns its cookie (> 0) or a negative errno. */
-	int64_t (*perf_probe)(dtrace_hdl_t *dtp, const dtrace_perfprobe_t *pp);
+	int64_t (*perf_probe)(dtrace_provider_t *pv, const dtrace_perfprobe_t *pp);
 
-	/* Added: ask to be told of processes while tracing (dtrace/dt_exec.c).
+	/* Ask to be told of processes while tracing (dtrace/dt_exec.c).
 	 * From then on the engine calls the plugin's notice_process() for
 	 * every exec on the machine (DTRACE_NOTICE_EXEC) and every change
 	 * of a process's set of loaded libraries made by the dynamic loader
@@ -216,24 +387,89 @@ typedef struct dtrace_host {
 	 * which it does when one arrives, not on a poll period.  Idempotent;
 	 * callable from enable() and start().  0 or a negative errno after
 	 * error(). */
-	int (*watch_exec)(dtrace_hdl_t *dtp);
+	int (*watch_exec)(dtrace_provider_t *pv);
 
 	/* Run the program of a DTRACE_UPROBE_SOFT underlying probe now, in
 	 * the calling thread, as if the probe had fired there.  Returns 0,
 	 * or -ENOTSUP when the engine attached a real uprobe instead: then
 	 * execute the probed instruction to fire it. */
-	int (*fire)(dtrace_hdl_t *dtp, int64_t cookie);
+	int (*fire)(dtrace_provider_t *pv, int64_t cookie);
 
-	/* Added in version 2: besides watch_exec(), hold each exec on the
+	/* Besides watch_exec(), hold each exec on the
 	 * machine until the plugin's notice_files() has seen the files the
 	 * new program maps at start and placed its uprobes on them, so that
 	 * the program's first instruction is covered (dtrace/dt_gate.c).
-	 * Only execs that map a file with USDT notes not shown before are
-	 * held, each file is shown once, and no exec is held longer than a
+	 * Only execs that map a file with one of the ELF sections the
+	 * plugin names in ops->gate_sections, not shown before, are held;
+	 * each file is shown once, and no exec is held longer than a
 	 * bounded time.  When the kernel does not allow it (or -x
 	 * execgate=off), a warning says so and the exec watch alone remains.
 	 * 0 or a negative errno after error(). */
-	int (*gate_exec)(dtrace_hdl_t *dtp);
+	int (*gate_exec)(dtrace_provider_t *pv);
+
+	/* Added in 3.1.  Place an underlying probe on an event of another
+	 * type than uprobe() and perf_probe() place (DTRACE_EVENT_TRACEPOINT:
+	 * on every CPU, every process).  Returns its cookie (> 0), or a
+	 * negative errno after saying why (an unknown tracepoint; a type this
+	 * dtrace or kernel does not offer). */
+	int64_t (*event)(dtrace_provider_t *pv, const dtrace_event_t *ev);
+	/* Added in 3.1.  Where the field of a tracepoint's record is: its
+	 * byte offset in the context and its size, from the tracefs format
+	 * file.  0, or a negative errno after saying why. */
+	int (*tp_field)(dtrace_provider_t *pv, const char *category,
+			const char *name, const char *field,
+			uint32_t *offset, uint32_t *size);
+
+	/* Added in 3.1: ELF and processes.  proc_grab() reads the modules
+	 * process pid maps now (deleted and anonymous mappings and files
+	 * that are not ELF left out): 0, or a negative errno (-ESRCH: no
+	 * such process) with msg filled.  proc_modules() gives them, in
+	 * address order, and their count; proc_release() frees the list
+	 * (the files stay). */
+	int (*proc_grab)(dtrace_provider_t *pv, pid_t pid, dtrace_proc_t **pp,
+			 char *msg, size_t msglen);
+	int (*proc_modules)(const dtrace_proc_t *p,
+			    const dtrace_module_t **mods);
+	void (*proc_release)(dtrace_proc_t *p);
+	/* Whether a user's module name designates m, as DTrace matches
+	 * them: "a.out" for the executable, the full path, the file name,
+	 * or the file name up to one of its '.' ("libc" for libc.so.6).
+	 * No globs. */
+	int (*module_name_is)(const dtrace_module_t *m, const char *name);
+	/* The function symbols of f (loaded once, from separate debug
+	 * information when f is stripped), sorted by address; at one
+	 * address the preferred name first.  0 or a negative errno with
+	 * msg filled. */
+	int (*elf_symbols)(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			   const dtrace_sym_t **syms, size_t *nsyms,
+			   char *msg, size_t msglen);
+	/* Every symbol of f named name, from *first on; their count (0:
+	 * none).  After elf_symbols(). */
+	size_t (*elf_sym_by_name)(const dtrace_elf_t *f, const char *name,
+				  const dtrace_sym_t *const **first);
+	/* Link-time address <-> file offset through the PT_LOAD headers:
+	 * 0, or -ENOENT when no segment holds it in the file. */
+	int (*elf_vaddr_to_offset)(const dtrace_elf_t *f, uint64_t vaddr,
+				   uint64_t *off);
+	int (*elf_offset_to_vaddr)(const dtrace_elf_t *f, uint64_t off,
+				   uint64_t *vaddr);
+	/* Read len bytes of f at a file offset: the count read or a
+	 * negative errno. */
+	ssize_t (*elf_read)(const dtrace_elf_t *f, uint64_t off, void *buf,
+			    size_t len);
+
+	/* Added in 3.1.  While tracing (from poll(), notice_process() or
+	 * notice_files()), when what the plugin's probes stand for changed
+	 * (a process loaded a library): the engine, which keeps the
+	 * program's probe descriptions, calls the plugin's provide() with
+	 * each again and enable() for every probe this creates that a
+	 * clause matches.  A probe that cannot be enabled is reported and
+	 * the others go on.  0, or a negative errno after the error is set
+	 * (tracing then stops). */
+	int (*provide_again)(dtrace_provider_t *pv);
+	/* Added in 3.1.  The link-time address of f's entry point (e_entry):
+	 * the code there is reached by the kernel, never by a call. */
+	uint64_t (*elf_entry)(const dtrace_elf_t *f);
 } dtrace_host_t;
 
 /* What notice_process() is told. */
@@ -244,29 +480,35 @@ typedef struct dtrace_host {
  * What a plugin offers.  Fields marked optional may be NULL.
  */
 typedef struct dtrace_provider_ops {
-	int version;		/* DTRACE_PROVIDER_VERSION the plugin was built for */
-	const char *name;	/* provider name, or prefix for pid-like ones */
+	int major;		/* DTRACE_PROVIDER_MAJOR the plugin was built for */
+	int minor;		/* DTRACE_PROVIDER_MINOR the plugin was built for */
+	size_t size;		/* sizeof(dtrace_provider_ops_t) it was built with */
+	const char *name;	/* the plugin's name: messages, options, maps */
+	/* The provider names its probes may have: D globs, NULL-terminated
+	 * ("pid[0-9]*"; "*" for providers named by what they find, as USDT's
+	 * are).  NULL: name alone. */
+	const char *const *names;
 
 	/* Optional.  Called once per session before any other operation; the
 	 * returned pointer is passed back as data.  On failure return NULL
 	 * after host->error(): the provider is left out of the session. */
-	void *(*attach_session)(dtrace_hdl_t *dtp);
+	void *(*attach_session)(dtrace_provider_t *pv);
 
 	/* Create the probes that may match pdp (pdp->prv may be a glob; the
 	 * plugin decides whether its provider names match).  Called for every
 	 * probe description of the program and for dtrace -l.  Returns the
 	 * number of probes created or a negative errno (after host->error()). */
-	int (*provide)(dtrace_hdl_t *dtp, void *data,
+	int (*provide)(dtrace_provider_t *pv, void *data,
 		       const dtrace_probedesc_t *pdp);
 
 	/* Optional.  Describe the probe's arguments: fill at most
 	 * DTRACE_ARGS_MAX entries of args and return how many; strings must
 	 * stay valid for the session. */
-	int (*probe_args)(dtrace_hdl_t *dtp, void *data,
+	int (*probe_args)(dtrace_provider_t *pv, void *data,
 			  const dtrace_probe_t *prp, dtrace_argdesc_t *args);
 
 	/* Optional.  Name/data/class stability (3 entries each). */
-	void (*probe_stability)(dtrace_hdl_t *dtp, void *data,
+	void (*probe_stability)(dtrace_provider_t *pv, void *data,
 				const dtrace_probe_t *prp,
 				dtrace_stability_t attr[6]);
 
@@ -275,25 +517,25 @@ typedef struct dtrace_provider_ops {
 	 * cannot be probed is skipped with host->warn() rather than failing
 	 * the whole enabling; return a negative errno only when the probe as a
 	 * whole cannot be traced. */
-	int (*enable)(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp);
+	int (*enable)(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);
 
 	/* Emit the trampoline of kind into em: read arguments from the
 	 * context in DTRACE_REG_CTX into the machine state in
 	 * DTRACE_REG_MSTATE (see the register conventions above).  Jump to
 	 * label skip when the firing must be ignored. */
-	int (*trampoline)(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+	int (*trampoline)(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 			  int kind, int skip);
 
 	/* Optional.  Everything is attached: for providers that fire
 	 * themselves (BEGIN) this is the moment. */
-	int (*start)(dtrace_hdl_t *dtp, void *data);
+	int (*start)(dtrace_provider_t *pv, void *data);
 	/* Optional.  Tracing stops (END fires here). */
-	int (*stop)(dtrace_hdl_t *dtp, void *data);
+	int (*stop)(dtrace_provider_t *pv, void *data);
 
 	/* Optional.  Free a probe's private data. */
 	void (*free_priv)(void *data, void *priv);
 	/* Optional.  The session ends: free data. */
-	void (*detach_session)(dtrace_hdl_t *dtp, void *data);
+	void (*detach_session)(dtrace_provider_t *pv, void *data);
 
 	/* Optional.  Called while tracing, at least every 100 ms and at once
 	 * when the descriptor returned by event_fd() (if any, else -1)
@@ -303,19 +545,19 @@ typedef struct dtrace_provider_ops {
 	 * kind (a kind that had no underlying probe when tracing started
 	 * cannot be added; host->uprobe() returns -ENOENT then).  Returns 0
 	 * or a negative errno, which stops tracing after host->error(). */
-	int (*event_fd)(dtrace_hdl_t *dtp, void *data);
-	int (*poll)(dtrace_hdl_t *dtp, void *data);
+	int (*event_fd)(dtrace_provider_t *pv, void *data);
+	int (*poll)(dtrace_provider_t *pv, void *data);
 
 	/* Optional.  Whether the probe prp (of this provider) matches pdp,
 	 * for providers whose probes answer to more names than their own:
 	 * pid's module "libc.so.6" also answers to "libc", "libc.so" and its
 	 * full path, and offset "1c" to "01c".  Returns 1 or 0.  When NULL,
 	 * the engine glob-matches each field against the probe's names. */
-	int (*probe_match)(dtrace_hdl_t *dtp, void *data,
+	int (*probe_match)(dtrace_provider_t *pv, void *data,
 			   const dtrace_probe_t *prp,
 			   const dtrace_probedesc_t *pdp);
 
-	/* Optional, added.  After the plugin called host->watch_exec(): pid
+	/* Optional.  After the plugin called host->watch_exec(): pid
 	 * did what (DTRACE_NOTICE_*).  Called from the trace loop, where
 	 * host->uprobe(), host->overlay() and probe creation work as in
 	 * poll().  The process runs on while this is called (it is never
@@ -323,24 +565,46 @@ typedef struct dtrace_provider_ops {
 	 * underlying probes it placed (>= 0: the engine measures the latency
 	 * of those that placed some), or a negative errno, which stops
 	 * tracing after host->error(). */
-	int (*notice_process)(dtrace_hdl_t *dtp, void *data, pid_t pid,
+	int (*notice_process)(dtrace_provider_t *pv, void *data, pid_t pid,
 			      int what);
 
-	/* Optional, added in version 2.  After the plugin called
+	/* Optional.  After the plugin called
 	 * host->gate_exec(): pid is about to run a program that maps paths
 	 * at start (the executable, its interpreter, the libraries it
 	 * needs: those of them that carry USDT notes), none of which it has
 	 * mapped yet.  Called from the trace loop like notice_process(); the
 	 * exec waits until this returns.  The same return values. */
-	int (*notice_files)(dtrace_hdl_t *dtp, void *data, pid_t pid,
+	int (*notice_files)(dtrace_provider_t *pv, void *data, pid_t pid,
 			    const char *const *paths, int npaths);
+
+	/* Optional, added in 3.1.  The options the plugin accepts, and
+	 * set_option() to take one (value NULL for -x PLUGIN.name without a
+	 * value).  Called after attach_session(), before provide() for
+	 * options given on the command line, and at compile time for a
+	 * #pragma.  The engine refuses names not in options itself.  0, or a
+	 * negative errno after host->error() for a bad value. */
+	const dtrace_option_t *options;
+	int (*set_option)(dtrace_provider_t *pv, void *data, const char *name,
+			  const char *value);
+
+	/* Optional, added in 3.1; required to call host->gate_exec().  The
+	 * ELF sections that make a file matter to notice_files()
+	 * (".note.stapsdt" for USDT), NULL-terminated: the gate holds an
+	 * exec only for the files that have one of them, and shows each such
+	 * file once.  Read when the gate opens, as tracing starts. */
+	const char *const *gate_sections;
 } dtrace_provider_ops_t;
 
 /* The one symbol a plugin exports.  It returns the plugin's operations, or
- * NULL when it cannot serve this engine (host->version too old). */
+ * NULL when it cannot serve this engine (host->major other than its own, or
+ * host->size too small for a function it needs): the engine says so. */
 typedef const dtrace_provider_ops_t *(*dtrace_provider_init_f)(
 	const dtrace_host_t *host);
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host);
 #define DTRACE_PROVIDER_INIT	"dtrace_provider_init"
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* DTRACE_PROVIDER_H */

@@ -1,7 +1,9 @@
 /*
- * plugins/dtrace/dtrace.c: the dtrace provider, dtrace:::BEGIN, dtrace:::END
- * and dtrace:::ERROR, written against include/dtrace/provider.h only, as any
- * third party's provider would be.
+ * plugins/dtrace/dtrace.c: the dtrace provider's dtrace:::BEGIN and
+ * dtrace:::END, written against include/dtrace/provider.h only, as any
+ * third party's provider would be.  The engine reserves these names and
+ * their ids (1 and 2) for the plugin named dtrace.so; ERROR (id 3) is the
+ * engine's own.
  *
  * How BEGIN and END fire.  The plugin carries two trigger functions,
  * dtp_begin_trigger() and dtp_end_trigger().  Enabling BEGIN places a uprobe
@@ -17,10 +19,6 @@
  * found from its run-time address: dl_iterate_phdr() gives the load bias and
  * program headers of the object that contains the address; the PT_LOAD
  * segment that holds it maps the virtual address to the file offset.
- *
- * ERROR needs no uprobe: when a clause faults, the engine writes the error
- * record and runs the ERROR clauses itself.  Its arguments, as DTrace
- * documents them (see probe_args below), are filled by the engine too.
  *
  * Invariants.  The triggers must stay real, distinct functions: they are
  * noipa (never inlined, cloned or merged with each other) and each holds an
@@ -43,7 +41,6 @@
 enum dtp_probe_kind {
 	DTP_BEGIN = 1,
 	DTP_END,
-	DTP_ERROR,
 };
 
 static const struct {
@@ -52,7 +49,6 @@ static const struct {
 } dtp_probes[] = {
 	{ "BEGIN", DTP_BEGIN },
 	{ "END", DTP_END },
-	{ "ERROR", DTP_ERROR },
 };
 
 /* Per-session data: where the triggers are in this shared object. */
@@ -112,14 +108,14 @@ static int dtp_lookup_object(struct dl_phdr_info *info, size_t size,
 }
 
 /* Find the file offset of fn in this shared object. */
-static int dtp_locate(dtrace_hdl_t *dtp, void (*fn)(void), uint64_t *offset,
+static int dtp_locate(dtrace_provider_t *pv, void (*fn)(void), uint64_t *offset,
 		      const char **name)
 {
 	struct dtp_lookup lk = { .addr = (uintptr_t)fn };
 
 	dl_iterate_phdr(dtp_lookup_object, &lk);
 	if (!lk.found || lk.name == NULL || lk.name[0] == '\0') {
-		host->error(dtp, "dtrace provider: cannot locate its own "
+		host->error(pv, "dtrace provider: cannot locate its own "
 			    "trigger functions in memory");
 		return -ENOENT;
 	}
@@ -130,98 +126,60 @@ static int dtp_locate(dtrace_hdl_t *dtp, void (*fn)(void), uint64_t *offset,
 
 /* The absolute path of this shared object: the uprobe needs a path that
  * does not depend on the current directory. */
-static int dtp_own_path(dtrace_hdl_t *dtp, const char *name, char *path)
+static int dtp_own_path(dtrace_provider_t *pv, const char *name, char *path)
 {
 	if (realpath(name, path) == NULL) {
-		host->error(dtp, "dtrace provider: cannot resolve %s: %s",
+		host->error(pv, "dtrace provider: cannot resolve %s: %s",
 			    name, strerror(errno));
 		return -errno;
 	}
 	return 0;
 }
 
-static void *dtp_attach_session(dtrace_hdl_t *dtp)
+static void *dtp_attach_session(dtrace_provider_t *pv)
 {
 	dtp_session_t *s = calloc(1, sizeof(*s));
 	const char *name, *name2;
 
 	if (s == NULL) {
-		host->error(dtp, "dtrace provider: out of memory");
+		host->error(pv, "dtrace provider: out of memory");
 		return NULL;
 	}
-	if (dtp_locate(dtp, dtp_begin_trigger, &s->begin_off, &name) < 0 ||
-	    dtp_locate(dtp, dtp_end_trigger, &s->end_off, &name2) < 0 ||
-	    dtp_own_path(dtp, name, s->path) < 0) {
+	if (dtp_locate(pv, dtp_begin_trigger, &s->begin_off, &name) < 0 ||
+	    dtp_locate(pv, dtp_end_trigger, &s->end_off, &name2) < 0 ||
+	    dtp_own_path(pv, name, s->path) < 0) {
 		free(s);
 		return NULL;
 	}
 	return s;
 }
 
-static void dtp_detach_session(dtrace_hdl_t *dtp, void *data)
+static void dtp_detach_session(dtrace_provider_t *pv, void *data)
 {
 	free(data);
 }
 
 /*
- * Create dtrace:::BEGIN, END and ERROR, in that order, the first time any
- * description is provided for, whether it names them or not: the engine
- * matches descriptions itself, and creating all three at once gives them
- * the ids DTrace users know (1, 2, 3) when this provider is asked first.
- * Returns the number of probes created by this call.
+ * Take over dtrace:::BEGIN and END, which the engine created with their
+ * ids before asking any provider.  Inserting an existing probe of this
+ * provider returns it, so this runs for every description.  Returns 0.
  */
-static int dtp_provide(dtrace_hdl_t *dtp, void *data,
+static int dtp_provide(dtrace_provider_t *pv, void *data,
 		       const dtrace_probedesc_t *pdp)
 {
-	int n = 0;
-
 	for (size_t i = 0; i < sizeof(dtp_probes) / sizeof(dtp_probes[0]); i++) {
 		const char *name = dtp_probes[i].name;
 
-		if (host->probe_lookup(dtp, DTP_PROVIDER, "", "", name) != NULL)
-			continue;
-		if (host->probe_insert(dtp, DTP_PROVIDER, "", "", name,
+		if (host->probe_insert(pv, DTP_PROVIDER, "", "", name,
 				       (void *)(uintptr_t)dtp_probes[i].kind) == NULL) {
 			int err = errno ? errno : ENOMEM;
 
-			host->error(dtp, "dtrace provider: cannot create "
+			host->error(pv, "dtrace provider: cannot create "
 				    "probe dtrace:::%s: %s", name, strerror(err));
 			return -err;
 		}
-		n++;
 	}
-	return n;
-}
-
-/*
- * ERROR's arguments, as DTrace documents them: arg1 the EPID of the
- * enabled probe that faulted, arg2 the index of the action (statement) that
- * faulted, arg3 the offset in that action's code (here: the BPF instruction
- * index) or -1, arg4 the fault type (DTRACEFLT_*), arg5 a value particular
- * to the fault (the address for bad address and alignment faults).  arg0
- * is not defined and reads as 0.  BEGIN and END have no arguments.
- */
-static int dtp_probe_args(dtrace_hdl_t *dtp, void *data,
-			  const dtrace_probe_t *prp, dtrace_argdesc_t *args)
-{
-	static const char *const error_types[] = {
-		"uint64_t",	/* arg0: undefined, 0 */
-		"uint32_t",	/* arg1: EPID */
-		"uint32_t",	/* arg2: action index */
-		"int32_t",	/* arg3: BPF pc or -1 */
-		"uint32_t",	/* arg4: fault type */
-		"uint64_t",	/* arg5: fault value (address) */
-	};
-	int n = sizeof(error_types) / sizeof(error_types[0]);
-
-	if ((uintptr_t)host->probe_priv(prp) != DTP_ERROR)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		args[i].native = error_types[i];
-		args[i].xlate = NULL;
-		args[i].mapping = i;
-	}
-	return n;
+	return 0;
 }
 
 /* Place the uprobe on a trigger, for this process only, and overlay prp. */
@@ -229,7 +187,7 @@ static int dtp_probe_args(dtrace_hdl_t *dtp, void *data,
  * directly (host->fire) instead of placing a uprobe, which saves the
  * kernel's tens of milliseconds of uprobe registration and removal at
  * every start; the uprobe on the trigger is the fallback. */
-static int dtp_enable_trigger(dtrace_hdl_t *dtp, uint64_t offset,
+static int dtp_enable_trigger(dtrace_provider_t *pv, uint64_t offset,
 			      const char *path, unsigned flags,
 			      dtrace_probe_t *prp, int64_t *cookiep)
 {
@@ -240,38 +198,36 @@ static int dtp_enable_trigger(dtrace_hdl_t *dtp, uint64_t offset,
 		.kind = 0,
 		.flags = flags | DTRACE_UPROBE_SOFT,
 	};
-	int64_t cookie = host->uprobe(dtp, &up);
+	int64_t cookie = host->uprobe(pv, &up);
 
 	if (cookie < 0)
 		return (int)cookie;
 	*cookiep = cookie;
-	return host->overlay(dtp, cookie, up.pid, prp);
+	return host->overlay(pv, cookie, up.pid, prp);
 }
 
-static int dtp_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+static int dtp_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	dtp_session_t *s = data;
 
 	switch ((uintptr_t)host->probe_priv(prp)) {
 	case DTP_BEGIN:
-		return dtp_enable_trigger(dtp, s->begin_off, s->path,
+		return dtp_enable_trigger(pv, s->begin_off, s->path,
 					  DTRACE_UPROBE_BEGIN, prp,
 					  &s->begin_cookie);
 	case DTP_END:
-		return dtp_enable_trigger(dtp, s->end_off, s->path,
+		return dtp_enable_trigger(pv, s->end_off, s->path,
 					  DTRACE_UPROBE_END, prp,
 					  &s->end_cookie);
-	case DTP_ERROR:
-		return 0;	/* the engine runs ERROR clauses itself */
 	default:
-		host->error(dtp, "dtrace provider: unknown probe %s",
+		host->error(pv, "dtrace provider: unknown probe %s",
 			    host->probe_name(prp, DTRACE_FIELD_PRB));
 		return -EINVAL;
 	}
 }
 
 /* BEGIN and END have no arguments: the machine state's argv stays 0. */
-static int dtp_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+static int dtp_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 			  int kind, int skip)
 {
 	return 0;
@@ -279,35 +235,34 @@ static int dtp_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
 
 /* Fire BEGIN or END: directly when the engine can, else through the
  * uprobe on the trigger. */
-static void dtp_fire(dtrace_hdl_t *dtp, int64_t cookie, void (*trigger)(void))
+static void dtp_fire(dtrace_provider_t *pv, int64_t cookie, void (*trigger)(void))
 {
-	if (cookie > 0 && host->fire != NULL && host->fire(dtp, cookie) == 0)
+	if (cookie > 0 && host->fire != NULL && host->fire(pv, cookie) == 0)
 		return;
 	trigger();
 }
 
-static int dtp_start(dtrace_hdl_t *dtp, void *data)
+static int dtp_start(dtrace_provider_t *pv, void *data)
 {
 	dtp_session_t *s = data;
 
-	dtp_fire(dtp, s->begin_cookie, dtp_begin_trigger);
+	dtp_fire(pv, s->begin_cookie, dtp_begin_trigger);
 	return 0;
 }
 
-static int dtp_stop(dtrace_hdl_t *dtp, void *data)
+static int dtp_stop(dtrace_provider_t *pv, void *data)
 {
 	dtp_session_t *s = data;
 
-	dtp_fire(dtp, s->end_cookie, dtp_end_trigger);
+	dtp_fire(pv, s->end_cookie, dtp_end_trigger);
 	return 0;
 }
 
 static const dtrace_provider_ops_t dtp_ops = {
-	.version = DTRACE_PROVIDER_VERSION,
+	DTRACE_PROVIDER_OPS_INIT,
 	.name = DTP_PROVIDER,
 	.attach_session = dtp_attach_session,
 	.provide = dtp_provide,
-	.probe_args = dtp_probe_args,
 	.enable = dtp_enable,
 	.trampoline = dtp_trampoline,
 	.start = dtp_start,
@@ -317,8 +272,8 @@ static const dtrace_provider_ops_t dtp_ops = {
 
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
-	if (h == NULL || h->version < DTRACE_PROVIDER_VERSION)
-		return NULL;	/* an engine older than this plugin */
+	if (h == NULL || h->major != DTRACE_PROVIDER_MAJOR)
+		return NULL;	/* an engine of another interface */
 	host = h;
 	return &dtp_ops;
 }

@@ -20,6 +20,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,13 +82,12 @@ static const char *base_name(const char *path)
 static bool module_matches(const char *pat, const char *name, bool is_exe,
 			   const char *path)
 {
-	dt_elf_module_t m = { .name = (char *)name, .path = (char *)path,
-			      .is_exe = is_exe };
+	dtrace_module_t m = { .name = name, .path = path, .is_exe = is_exe };
 
 	if (is_empty(pat))
 		return true;
 	if (!has_glob(pat))
-		return dt_elf_module_name_is(&m, pat);
+		return pid_host->module_name_is(&m, pat);
 	return pid_host->glob_match(pat, name) ||
 	       pid_host->glob_match(pat, base_name(path)) ||
 	       pid_host->glob_match(pat, path);
@@ -101,20 +101,20 @@ static bool name_matches(const char *pat, const char *s)
 /* ---- targets ------------------------------------------------------------ */
 
 /* The session's view of pid, its modules read again from /proc. */
-pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
+pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 				 pid_t pid, int *errp)
 {
-	dt_elf_proc_t *proc;
+	dtrace_proc_t *proc;
 	char msg[256];
 	int i, err;
 
-	err = dt_elf_proc_modules(ps->cache, pid, &proc, msg, sizeof(msg));
+	err = pid_host->proc_grab(pv, pid, &proc, msg, sizeof(msg));
 	if (err != 0) {
 		if (err == -ESRCH)
-			pid_host->error(dtp, "failed to grab pid %d: %s",
+			pid_host->error(pv, "failed to grab pid %d: %s",
 					(int)pid, strerror(ESRCH));
 		else
-			pid_host->error(dtp, "failed to grab pid %d: %s",
+			pid_host->error(pv, "failed to grab pid %d: %s",
 					(int)pid, msg);
 		*errp = err;
 		return NULL;
@@ -123,7 +123,7 @@ pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
 		if (ps->targets[i].pid == pid) {
 			/* probes keep pointers into files, which live in the
 			 * cache; the module list itself can go */
-			dt_elf_proc_free(ps->targets[i].proc);
+			pid_host->proc_release(ps->targets[i].proc);
 			ps->targets[i].proc = proc;
 			return &ps->targets[i];
 		}
@@ -131,9 +131,9 @@ pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
 	pid_target_t *t = realloc(ps->targets,
 				  (ps->ntargets + 1) * sizeof(*t));
 	if (t == NULL) {
-		dt_elf_proc_free(proc);
+		pid_host->proc_release(proc);
 		*errp = -ENOMEM;
-		pid_host->error(dtp, "out of memory");
+		pid_host->error(pv, "out of memory");
 		return NULL;
 	}
 	ps->targets = t;
@@ -145,13 +145,13 @@ pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
 
 /* What provide() is creating probes for. */
 typedef struct provide_ctx {
-	dtrace_hdl_t *dtp;
+	dtrace_provider_t *pv;
 	pid_session_t *ps;
 	const dtrace_probedesc_t *pdp;
 	pid_t pid;
 	char prv[32];
-	const dt_elf_module_t *mod;
-	const dt_elf_sym_t *sym;
+	const dtrace_module_t *mod;
+	const dtrace_sym_t *sym;
 	int created;
 	int err;
 	dtrace_probe_t **fresh;	/* if non-NULL: the probes created */
@@ -173,11 +173,11 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 {
 	pid_probe_t *pp;
 
-	if (pid_host->probe_lookup(c->dtp, c->prv, c->mod->name, c->sym->name,
+	if (pid_host->probe_lookup(c->pv, c->prv, c->mod->name, c->sym->name,
 				   prb) != NULL)
 		return;
 	pp = calloc(1, sizeof(*pp));
-	if (pp == NULL || (pp->path = strdup(c->mod->file->path)) == NULL ||
+	if (pp == NULL || (pp->path = strdup(c->mod->file_path)) == NULL ||
 	    (pp->modpath = strdup(c->mod->path)) == NULL) {
 		probe_free(pp);
 		c->err = -ENOMEM;
@@ -189,7 +189,7 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 	pp->func_addr = c->sym->addr;
 	pp->func_size = c->sym->size;
 	pp->off = off;
-	dtrace_probe_t *prp = pid_host->probe_insert(c->dtp, c->prv,
+	dtrace_probe_t *prp = pid_host->probe_insert(c->pv, c->prv,
 						     c->mod->name,
 						     c->sym->name, prb, pp);
 	if (prp == NULL) {
@@ -197,6 +197,8 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 		c->err = -errno;
 		return;
 	}
+	if (site == PID_SITE_ENTRY || (site == PID_SITE_OFFSET && off == 0))
+		pid_host->probe_attr(c->pv, prp, DTRACE_PROBE_AT_ENTRY);
 	c->created++;
 	if (c->fresh != NULL) {
 		if (c->nfresh == c->fresh_cap) {
@@ -256,19 +258,21 @@ static void provide_function(provide_ctx_t *c)
 /* Functions of one module matching the description. */
 static void provide_module(provide_ctx_t *c)
 {
-	const dt_elf_file_t *f = c->mod->file;
+	const dtrace_elf_t *f = c->mod->file;
 	const char *fun = c->pdp->fun;
+	const dtrace_sym_t *syms;
 	char msg[256];
-	size_t i, n;
+	size_t i, n, nsyms;
 
-	if (dt_elf_symbols(c->ps->cache, f, msg, sizeof(msg)) != 0)
+	if (pid_host->elf_symbols(c->pv, f, &syms, &nsyms, msg,
+				  sizeof(msg)) != 0)
 		return;		/* a module without symbols has no probes */
 	if (!is_empty(fun) && !has_glob(fun)) {
-		dt_elf_sym_t *const *first;
+		const dtrace_sym_t *const *first;
 
 		/* several functions of one name (static ones in different
 		 * files): the first one gets the probes */
-		n = dt_elf_sym_by_name(f, fun, &first);
+		n = pid_host->elf_sym_by_name(f, fun, &first);
 		if (n > 0) {
 			c->sym = first[0];
 			provide_function(c);
@@ -278,15 +282,16 @@ static void provide_module(provide_ctx_t *c)
 	/* A glob: in address order, one name per address, the first alias
 	 * that matches (aliases come preferred name first), as DTrace does;
 	 * and of several functions of one name, the first. */
-	for (i = 0; i < f->nsyms && c->err == 0; i++) {
-		const dt_elf_sym_t *s = &f->syms[i];
-		dt_elf_sym_t *const *same;
+	for (i = 0; i < nsyms && c->err == 0; i++) {
+		const dtrace_sym_t *s = &syms[i];
+		const dtrace_sym_t *const *same;
 
 		if (c->sym != NULL && c->sym->addr == s->addr)
 			continue;	/* an alias was taken */
 		if (!name_matches(fun, s->name))
 			continue;
-		if (dt_elf_sym_by_name(f, s->name, &same) > 1 && same[0] != s)
+		if (pid_host->elf_sym_by_name(f, s->name, &same) > 1 &&
+		    same[0] != s)
 			continue;
 		c->sym = s;
 		provide_function(c);
@@ -295,12 +300,13 @@ static void provide_module(provide_ctx_t *c)
 
 /* Create the probes of t that pdp matches.  With freshp, also return the
  * new probes (malloc'ed array, *nfreshp entries). */
-int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
 		       dtrace_probe_t ***freshp, int *nfreshp)
 {
-	provide_ctx_t c = { .dtp = dtp, .ps = ps, .pdp = pdp, .pid = t->pid };
-	int i;
+	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid };
+	const dtrace_module_t *mods;
+	int i, nmods = pid_host->proc_modules(t->proc, &mods);
 
 	if (freshp != NULL) {
 		c.fresh_cap = 16;
@@ -308,8 +314,8 @@ int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
 			return -ENOMEM;
 	}
 	snprintf(c.prv, sizeof(c.prv), "pid%d", (int)t->pid);
-	for (i = 0; i < t->proc->nmods && c.err == 0; i++) {
-		const dt_elf_module_t *m = &t->proc->mods[i];
+	for (i = 0; i < nmods && c.err == 0; i++) {
+		const dtrace_module_t *m = &mods[i];
 
 		if (!module_matches(pdp->mod, m->name, m->is_exe, m->path))
 			continue;
@@ -322,20 +328,20 @@ int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
 		*nfreshp = c.nfresh;
 	}
 	if (c.err != 0) {
-		pid_host->error(dtp, "failed to create probes in pid %d: %s",
+		pid_host->error(pv, "failed to create probes in pid %d: %s",
 				(int)t->pid, strerror(-c.err));
 		return c.err;
 	}
 	return c.created;
 }
 
-static int provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+static int provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 			  const dtrace_probedesc_t *pdp, const pid_target_t *t)
 {
-	return pid_provide_target(dtp, ps, pdp, t, NULL, NULL);
+	return pid_provide_target(pv, ps, pdp, t, NULL, NULL);
 }
 
-static int pid_provide(dtrace_hdl_t *dtp, void *data,
+static int pid_provide(dtrace_provider_t *pv, void *data,
 		       const dtrace_probedesc_t *pdp)
 {
 	pid_session_t *ps = data;
@@ -344,11 +350,9 @@ static int pid_provide(dtrace_hdl_t *dtp, void *data,
 	int i, n, err = 0, total = 0;
 
 	if (pid != 0) {
-		if ((t = pid_target_refresh(dtp, ps, pid, &err)) == NULL)
+		if ((t = pid_target_refresh(pv, ps, pid, &err)) == NULL)
 			return err;
-		if ((err = pid_late_remember(ps, pdp, pid)) < 0)
-			return err;
-		return provide_target(dtp, ps, pdp, t);
+		return provide_target(pv, ps, pdp, t);
 	}
 	if (!is_empty(pdp->prv) && !has_glob(pdp->prv))
 		return 0;	/* another provider's name */
@@ -359,7 +363,7 @@ static int pid_provide(dtrace_hdl_t *dtp, void *data,
 		snprintf(prv, sizeof(prv), "pid%d", (int)ps->targets[i].pid);
 		if (!name_matches(pdp->prv, prv))
 			continue;
-		if ((n = provide_target(dtp, ps, pdp, &ps->targets[i])) < 0)
+		if ((n = provide_target(pv, ps, pdp, &ps->targets[i])) < 0)
 			return n;
 		total += n;
 	}
@@ -368,7 +372,7 @@ static int pid_provide(dtrace_hdl_t *dtp, void *data,
 
 /* ---- matching (see provider.h: probe_match) ------------------------------ */
 
-static int pid_probe_match(dtrace_hdl_t *dtp, void *data,
+static int pid_probe_match(dtrace_provider_t *pv, void *data,
 			   const dtrace_probe_t *prp,
 			   const dtrace_probedesc_t *pdp)
 {
@@ -391,22 +395,21 @@ static int pid_probe_match(dtrace_hdl_t *dtp, void *data,
 
 /* ---- session ------------------------------------------------------------ */
 
-static void *pid_attach_session(dtrace_hdl_t *dtp)
+static void *pid_attach_session(dtrace_provider_t *pv)
 {
 	pid_session_t *ps = calloc(1, sizeof(*ps));
 
-	if (ps == NULL || (ps->cache = dt_elf_cache_create()) == NULL) {
-		free(ps);
-		pid_host->error(dtp, "pid provider: out of memory");
+	if (ps == NULL) {
+		pid_host->error(pv, "pid provider: out of memory");
 		return NULL;
 	}
 	pid_insn_init(ps);
 	return ps;
 }
 
-static int pid_start(dtrace_hdl_t *dtp, void *data)
+static int pid_start(dtrace_provider_t *pv, void *data)
 {
-	pid_report_skipped(dtp, data);
+	pid_report_skipped(pv, data);
 	pid_late_start(data);
 	return 0;
 }
@@ -416,25 +419,27 @@ static void pid_free_priv(void *data, void *priv)
 	probe_free(priv);
 }
 
-static void pid_detach_session(dtrace_hdl_t *dtp, void *data)
+static void pid_detach_session(dtrace_provider_t *pv, void *data)
 {
 	pid_session_t *ps = data;
 	int i;
 
 	if (ps == NULL)
 		return;
-	pid_report_skipped(dtp, ps);
-	pid_late_free(ps);
+	pid_report_skipped(pv, ps);
 	for (i = 0; i < ps->ntargets; i++)
-		dt_elf_proc_free(ps->targets[i].proc);
+		pid_host->proc_release(ps->targets[i].proc);
 	free(ps->targets);
-	dt_elf_cache_destroy(ps->cache);
 	free(ps);
 }
 
+/* pid1234: the provider names are pid and a process id. */
+static const char *const pid_names[] = { "pid[0-9]*", NULL };
+
 static const dtrace_provider_ops_t pid_ops = {
-	.version = DTRACE_PROVIDER_VERSION,
+	DTRACE_PROVIDER_OPS_INIT,
 	.name = "pid",
+	.names = pid_names,
 	.attach_session = pid_attach_session,
 	.provide = pid_provide,
 	.probe_args = pid_probe_args,
@@ -450,6 +455,11 @@ static const dtrace_provider_ops_t pid_ops = {
 __attribute__((visibility("default")))
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host)
 {
+	/* the ELF and process services came with 3.1 */
+	if (host->major != DTRACE_PROVIDER_MAJOR ||
+	    host->size < offsetof(dtrace_host_t, provide_again) +
+			 sizeof(host->provide_again))
+		return NULL;
 	pid_host = host;
 	return &pid_ops;
 }

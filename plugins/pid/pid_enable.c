@@ -14,7 +14,8 @@
  * the replaced word is the program's own data (at _start, argc): such
  * return probes are refused, and named in one warning.
  *
- * Trampolines (x86-64, struct pt_regs in the context register):
+ * Trampolines (a uprobe's pt_regs in the context register, read through
+ * provider.h's DTRACE_CTX_* offsets):
  *   kind 0, entry and offset probes:
  *	arg0..arg5 = rdi, rsi, rdx, rcx, r8, r9; arg6..arg9 from the user
  *	stack at sp+8 .. sp+32 (0 when unreadable); regs_ip = ip.  At an
@@ -39,12 +40,6 @@
 #include <string.h>
 
 #include "pid_impl.h"
-
-/* struct pt_regs of x86-64 as a BPF program sees it. */
-enum {
-	PT_R9 = 64, PT_R8 = 72, PT_RAX = 80, PT_RCX = 88, PT_RDX = 96,
-	PT_RSI = 104, PT_RDI = 112, PT_IP = 128, PT_SP = 152,
-};
 
 #define ARGV_OFF(i) \
 	((int16_t)(offsetof(dtrace_mstate_t, argv) + (i) * sizeof(uint64_t)))
@@ -103,8 +98,9 @@ static bool never_called(const dtrace_probe_t *prp, const pid_probe_t *pp)
 {
 	const char *fun = pid_host->probe_name(prp, DTRACE_FIELD_FUN);
 	uint64_t end = pp->func_addr + (pp->func_size ? pp->func_size : 1);
+	uint64_t entry = pid_host->elf_entry(pp->file);
 
-	if (pp->file->entry >= pp->func_addr && pp->file->entry < end)
+	if (entry >= pp->func_addr && entry < end)
 		return true;
 	for (size_t i = 0; i < sizeof(uncalled_names) / sizeof(*uncalled_names);
 	     i++)
@@ -130,11 +126,11 @@ static void refuse_uncalled(pid_session_t *ps, const dtrace_probe_t *prp)
 			 ", ...");
 }
 
-static void report_uncalled(dtrace_hdl_t *dtp, pid_session_t *ps)
+static void report_uncalled(dtrace_provider_t *pv, pid_session_t *ps)
 {
 	if (ps->nuncalled == 0)
 		return;
-	pid_host->warn(dtp, "%d return %s not placed: %s never called, so "
+	pid_host->warn(pv, "%d return %s not placed: %s never called, so "
 		       "%s no return address to replace: %s", ps->nuncalled,
 		       ps->nuncalled == 1 ? "probe" : "probes",
 		       ps->nuncalled == 1 ? "its function is" :
@@ -145,23 +141,23 @@ static void report_uncalled(dtrace_hdl_t *dtp, pid_session_t *ps)
 	ps->uncalled[0] = '\0';
 }
 
-void pid_report_skipped(dtrace_hdl_t *dtp, pid_session_t *ps)
+void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps)
 {
 	if (ps->skip_reported)
 		return;
-	report_uncalled(dtp, ps);
+	report_uncalled(pv, ps);
 	if (ps->nskipped == 0)
 		return;
 	ps->skip_reported = true;
 	if (ps->nskipped == 1)
-		pid_host->warn(dtp, "%s", ps->first_skipped);
+		pid_host->warn(pv, "%s", ps->first_skipped);
 	else if (ps->nskipped_vex == ps->nskipped)
-		pid_host->warn(dtp, "%d probes skipped: their instructions are "
+		pid_host->warn(pv, "%d probes skipped: their instructions are "
 			       "VEX/EVEX/XOP-encoded, which uprobes execute "
 			       "wrongly (first: %s)", ps->nskipped,
 			       ps->first_skipped);
 	else
-		pid_host->warn(dtp, "%d probes skipped, %d of them on "
+		pid_host->warn(pv, "%d probes skipped, %d of them on "
 			       "VEX/EVEX/XOP-encoded instructions, which "
 			       "uprobes execute wrongly (first: %s)",
 			       ps->nskipped, ps->nskipped_vex,
@@ -199,7 +195,7 @@ static bool site_ok(pid_session_t *ps, const dtrace_probe_t *prp,
 	return false;
 }
 
-int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	pid_session_t *ps = data;
 	const pid_probe_t *pp = pid_host->probe_priv(prp);
@@ -216,7 +212,7 @@ int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 	}
 	if (!site_ok(ps, prp, pp, addr))
 		return 0;
-	if (dt_elf_vaddr_to_offset(pp->file, addr, &off) != 0) {
+	if (pid_host->elf_vaddr_to_offset(pp->file, addr, &off) != 0) {
 		skip(ps, prp, false, "its address is not in %s", pp->path);
 		return 0;
 	}
@@ -224,7 +220,7 @@ int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 	up.pid = pp->pid;
 	if (pp->site == PID_SITE_RETURN) {
 		/* a uretprobe is planted at the function's entry */
-		if (dt_elf_vaddr_to_offset(pp->file, pp->func_addr, &off) != 0)
+		if (pid_host->elf_vaddr_to_offset(pp->file, pp->func_addr, &off) != 0)
 			return 0;
 		up.kind = PID_KIND_RETURN;
 		up.flags = DTRACE_UPROBE_RETURN;
@@ -232,13 +228,13 @@ int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 		up.kind = PID_KIND_ENTRY;
 	}
 	up.offset = off;
-	cookie = pid_host->uprobe(dtp, &up);
+	cookie = pid_host->uprobe(pv, &up);
 	if (cookie < 0) {
 		skip(ps, prp, false, "it could not be placed: %s",
 		     strerror((int)-cookie));
 		return 0;
 	}
-	if ((err = pid_host->overlay(dtp, cookie, pp->pid, prp)) < 0)
+	if ((err = pid_host->overlay(pv, cookie, pp->pid, prp)) < 0)
 		skip(ps, prp, false, "%s", strerror(-err));
 	return 0;
 }
@@ -276,15 +272,17 @@ static void copy_stack_args(dtrace_emitter_t *em, int first, int sp_off)
 
 static void entry_trampoline(dtrace_emitter_t *em)
 {
-	static const int regs[6] = { PT_RDI, PT_RSI, PT_RDX, PT_RCX, PT_R8,
-				     PT_R9 };
+	static const int regs[DTRACE_CTX_NARGS] = {
+		DTRACE_CTX_ARG(0), DTRACE_CTX_ARG(1), DTRACE_CTX_ARG(2),
+		DTRACE_CTX_ARG(3), DTRACE_CTX_ARG(4), DTRACE_CTX_ARG(5),
+	};
 	int i;
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < DTRACE_CTX_NARGS; i++)
 		copy_reg(em, i, regs[i]);
 	/* at the entry, sp points at the return address; the seventh
 	 * argument is just above it */
-	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, PT_SP));
+	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, DTRACE_CTX_SP));
 	copy_stack_args(em, 6, 8);
 }
 
@@ -295,13 +293,13 @@ static void return_trampoline(dtrace_emitter_t *em)
 	/* arg0: the offset of the ret, unknown to a uretprobe */
 	pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
 					ARGV_OFF(0), 0));
-	copy_reg(em, 1, PT_RAX);
+	copy_reg(em, 1, DTRACE_CTX_RET);
 	for (i = 2; i < DTRACE_ARGS_MAX; i++)
 		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
 						ARGV_OFF(i), 0));
 }
 
-int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 		   int kind, int skip_label)
 {
 	switch (kind) {
@@ -312,18 +310,18 @@ int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
 		return_trampoline(em);
 		break;
 	default:
-		pid_host->error(dtp, "pid provider: no trampoline of kind %d",
+		pid_host->error(pv, "pid provider: no trampoline of kind %d",
 				kind);
 		return -EINVAL;
 	}
-	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, PT_IP));
+	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, DTRACE_CTX_IP));
 	pid_host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, IP_OFF, DT_R0));
 	return 0;
 }
 
 /* ---- arguments ---------------------------------------------------------- */
 
-int pid_probe_args(dtrace_hdl_t *dtp, void *data, const dtrace_probe_t *prp,
+int pid_probe_args(dtrace_provider_t *pv, void *data, const dtrace_probe_t *prp,
 		   dtrace_argdesc_t *args)
 {
 	const pid_probe_t *pp = pid_host->probe_priv(prp);

@@ -20,7 +20,6 @@
 #include <dtrace/provider.h>
 #include <Zydis/Zydis.h>
 
-#include "dt_elf.h"
 
 /* What a probe's site is. */
 typedef enum pid_site {
@@ -45,7 +44,7 @@ typedef struct pid_probe {
 	pid_site_t site;
 	char *path;		/* file to place the uprobe on */
 	char *modpath;		/* the module's path in the process (matching) */
-	const dt_elf_file_t *file;
+	const dtrace_elf_t *file;
 	uint64_t func_addr;	/* link-time address of the function */
 	uint64_t func_size;	/* 0: unknown */
 	uint64_t off;		/* PID_SITE_OFFSET: offset in the function */
@@ -54,20 +53,14 @@ typedef struct pid_probe {
 /* A process the session has looked into. */
 typedef struct pid_target {
 	pid_t pid;
-	dt_elf_proc_t *proc;
+	dtrace_proc_t *proc;
 	uint64_t maps_sig;	/* of its file mappings, while tracing */
 	bool gone;		/* exited while tracing */
 } pid_target_t;
 
 /* A description provide() saw for one pid, kept to be matched again
  * against the libraries the process loads while tracing. */
-typedef struct pid_late_desc {
-	pid_t pid;
-	char *prv, *mod, *fun, *prb;
-} pid_late_desc_t;
-
 typedef struct pid_session {
-	dt_elf_cache_t *cache;
 	pid_target_t *targets;
 	int ntargets;
 	ZydisDecoder decoder;
@@ -81,51 +74,46 @@ typedef struct pid_session {
 	int nuncalled;
 	char uncalled[1024];	/* their names, as many as fit */
 
-	pid_late_desc_t *late;	/* see pid_late.c */
-	int nlate;
 	bool tracing;		/* start() was called */
 } pid_session_t;
 
 extern const dtrace_host_t *pid_host;
 
 /* pid.c */
-pid_target_t *pid_target_refresh(dtrace_hdl_t *dtp, pid_session_t *ps,
+pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 				 pid_t pid, int *errp);
-int pid_provide_target(dtrace_hdl_t *dtp, pid_session_t *ps,
+int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
 		       dtrace_probe_t ***freshp, int *nfreshp);
 
 /* pid_late.c */
-int pid_late_remember(pid_session_t *ps, const dtrace_probedesc_t *pdp,
-		      pid_t pid);
 void pid_late_start(pid_session_t *ps);
-int pid_poll(dtrace_hdl_t *dtp, void *data);
-void pid_late_free(pid_session_t *ps);
+int pid_poll(dtrace_provider_t *pv, void *data);
 
 /* pid_insn.c */
 void pid_insn_init(pid_session_t *ps);
 /* Decode the function [addr, addr + size) of f; call fn for each
  * instruction boundary (offset from addr) until fn returns non-zero.
  * Returns 0, or -errno when the bytes cannot be read. */
-int pid_insn_each(pid_session_t *ps, const dt_elf_file_t *f, uint64_t addr,
+int pid_insn_each(pid_session_t *ps, const dtrace_elf_t *f, uint64_t addr,
 		  uint64_t size, int (*fn)(uint64_t off, void *arg), void *arg);
 /* Whether off is an instruction boundary of the function. */
-bool pid_insn_is_boundary(pid_session_t *ps, const dt_elf_file_t *f,
+bool pid_insn_is_boundary(pid_session_t *ps, const dtrace_elf_t *f,
 			  uint64_t addr, uint64_t size, uint64_t off);
 /* Why the instruction at link-time address addr of f cannot carry a uprobe
  * (a static string: "VEX-encoded", "lock-prefixed", ...), or NULL if it
  * can.  mnem receives its mnemonic when known; vex whether it is refused
  * for its VEX/EVEX/XOP/MVEX encoding (which the kernel would accept and
  * then mis-execute). */
-const char *pid_insn_unsafe(pid_session_t *ps, const dt_elf_file_t *f,
+const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 			    uint64_t addr, const char **mnem, bool *vex);
 
 /* pid_enable.c */
-int pid_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp);
-int pid_trampoline(dtrace_hdl_t *dtp, void *data, dtrace_emitter_t *em,
+int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);
+int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 		   int kind, int skip);
-int pid_probe_args(dtrace_hdl_t *dtp, void *data, const dtrace_probe_t *prp,
+int pid_probe_args(dtrace_provider_t *pv, void *data, const dtrace_probe_t *prp,
 		   dtrace_argdesc_t *args);
-void pid_report_skipped(dtrace_hdl_t *dtp, pid_session_t *ps);
+void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps);
 
 #endif /* PID_IMPL_H */

@@ -26,7 +26,7 @@ void pid_insn_init(pid_session_t *ps)
 }
 
 /* The bytes of [addr, addr + size) of f, malloc'ed; NULL with errno. */
-static uint8_t *read_code(const dt_elf_file_t *f, uint64_t addr, uint64_t size)
+static uint8_t *read_code(const dtrace_elf_t *f, uint64_t addr, uint64_t size)
 {
 	uint64_t off;
 	uint8_t *buf;
@@ -36,13 +36,13 @@ static uint8_t *read_code(const dt_elf_file_t *f, uint64_t addr, uint64_t size)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (dt_elf_vaddr_to_offset(f, addr, &off) != 0) {
+	if (pid_host->elf_vaddr_to_offset(f, addr, &off) != 0) {
 		errno = ENOENT;
 		return NULL;
 	}
 	if ((buf = malloc(size)) == NULL)
 		return NULL;
-	n = dt_elf_read(f, off, buf, size);
+	n = pid_host->elf_read(f, off, buf, size);
 	if (n != (ssize_t)size) {
 		free(buf);
 		errno = n < 0 ? (int)-n : EIO;
@@ -51,7 +51,7 @@ static uint8_t *read_code(const dt_elf_file_t *f, uint64_t addr, uint64_t size)
 	return buf;
 }
 
-int pid_insn_each(pid_session_t *ps, const dt_elf_file_t *f, uint64_t addr,
+int pid_insn_each(pid_session_t *ps, const dtrace_elf_t *f, uint64_t addr,
 		  uint64_t size, int (*fn)(uint64_t off, void *arg), void *arg)
 {
 	ZydisDecodedInstruction insn;
@@ -86,7 +86,7 @@ static int check_boundary(uint64_t off, void *arg)
 	return off >= ba->want;
 }
 
-bool pid_insn_is_boundary(pid_session_t *ps, const dt_elf_file_t *f,
+bool pid_insn_is_boundary(pid_session_t *ps, const dtrace_elf_t *f,
 			  uint64_t addr, uint64_t size, uint64_t off)
 {
 	struct boundary_arg ba = { .want = off };
@@ -99,7 +99,7 @@ bool pid_insn_is_boundary(pid_session_t *ps, const dt_elf_file_t *f,
 	return ba.found;
 }
 
-const char *pid_insn_unsafe(pid_session_t *ps, const dt_elf_file_t *f,
+const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 			    uint64_t addr, const char **mnem, bool *vex)
 {
 	ZydisDecodedInstruction insn;
@@ -109,9 +109,9 @@ const char *pid_insn_unsafe(pid_session_t *ps, const dt_elf_file_t *f,
 
 	*mnem = NULL;
 	*vex = false;
-	if (dt_elf_vaddr_to_offset(f, addr, &off) != 0)
+	if (pid_host->elf_vaddr_to_offset(f, addr, &off) != 0)
 		return "not in the file's loaded segments";
-	n = dt_elf_read(f, off, code, sizeof(code));
+	n = pid_host->elf_read(f, off, code, sizeof(code));
 	if (n <= 0)
 		return "its bytes cannot be read";
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&ps->decoder, NULL,

@@ -1,17 +1,14 @@
 /*
  * pid_late.c: libraries a traced process loads while tracing (dlopen).
  *
- * provide() remembers every description that names a pid.  Once tracing
- * has started, poll() (called by the engine at least every 100 ms) looks at
- * each target's file mappings; when they changed, it reads the modules
- * again, matches the remembered descriptions against them, and enables the
- * probes this creates (new uprobes take effect at once, see provider.h).
- * The check is one read of /proc/PID/maps and a hash of its file-backed
+ * Once tracing has started, poll() (called by the engine at least every
+ * 100 ms) looks at each target's file mappings; when they changed, it
+ * reads the modules again and asks the engine to provide again
+ * (host->provide_again): the engine keeps the program's descriptions,
+ * calls provide() with each, and enables the probes this creates that a
+ * clause matches (new uprobes take effect at once, see provider.h).  The
+ * check is one read of /proc/PID/maps and a hash of its file-backed
  * lines: nothing is parsed while the mappings stay the same.
- *
- * The engine decides which clauses a probe created while tracing runs
- * (it matches the new probe against the clauses' descriptions); this file
- * only creates and places it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,50 +16,6 @@
 #include <string.h>
 
 #include "pid_impl.h"
-
-static char *dup_field(const char *s)
-{
-	return strdup(s ? s : "");
-}
-
-static bool same_field(const char *a, const char *b)
-{
-	return strcmp(a, b ? b : "") == 0;
-}
-
-int pid_late_remember(pid_session_t *ps, const dtrace_probedesc_t *pdp,
-		      pid_t pid)
-{
-	pid_late_desc_t *d;
-	int i;
-
-	for (i = 0; i < ps->nlate; i++) {
-		d = &ps->late[i];
-		if (d->pid == pid && same_field(d->prv, pdp->prv) &&
-		    same_field(d->mod, pdp->mod) &&
-		    same_field(d->fun, pdp->fun) &&
-		    same_field(d->prb, pdp->prb))
-			return 0;
-	}
-	d = realloc(ps->late, (ps->nlate + 1) * sizeof(*d));
-	if (d == NULL)
-		return -ENOMEM;
-	ps->late = d;
-	d = &d[ps->nlate];
-	*d = (pid_late_desc_t){ .pid = pid, .prv = dup_field(pdp->prv),
-				.mod = dup_field(pdp->mod),
-				.fun = dup_field(pdp->fun),
-				.prb = dup_field(pdp->prb) };
-	if (!d->prv || !d->mod || !d->fun || !d->prb) {
-		free(d->prv);
-		free(d->mod);
-		free(d->fun);
-		free(d->prb);
-		return -ENOMEM;
-	}
-	ps->nlate++;
-	return 0;
-}
 
 /* FNV-1a over the file-backed lines of /proc/PID/maps; *gone when the
  * process no longer exists. */
@@ -99,39 +52,19 @@ void pid_late_start(pid_session_t *ps)
 							 &gone);
 }
 
-/* Match the remembered descriptions of target t again; enable what is
- * new. */
-static int rematch(dtrace_hdl_t *dtp, pid_session_t *ps, pid_target_t *t)
-{
-	int i, j, n, rc;
-
-	for (i = 0; i < ps->nlate; i++) {
-		const pid_late_desc_t *d = &ps->late[i];
-		dtrace_probedesc_t pd = { d->prv, d->mod, d->fun, d->prb };
-		dtrace_probe_t **fresh = NULL;
-
-		if (d->pid != t->pid)
-			continue;
-		rc = pid_provide_target(dtp, ps, &pd, t, &fresh, &n);
-		for (j = 0; rc >= 0 && j < n; j++)
-			pid_enable(dtp, ps, fresh[j]);
-		free(fresh);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
-}
-
-int pid_poll(dtrace_hdl_t *dtp, void *data)
+int pid_poll(dtrace_provider_t *pv, void *data)
 {
 	pid_session_t *ps = data;
 	int i, rc;
 
-	if (!ps->tracing || ps->nlate == 0)
+	bool changed = false;
+
+	if (!ps->tracing || ps->ntargets == 0)
 		return 0;
 	for (i = 0; i < ps->ntargets; i++) {
 		pid_target_t *t = &ps->targets[i];
-		dt_elf_proc_t *proc;
+		dtrace_proc_t *proc;
+		char msg[256];
 		uint64_t sig;
 		bool gone;
 
@@ -143,28 +76,15 @@ int pid_poll(dtrace_hdl_t *dtp, void *data)
 			continue;
 		}
 		t->maps_sig = sig;
-		if (dt_elf_proc_modules(ps->cache, t->pid, &proc, NULL, 0) != 0)
+		if (pid_host->proc_grab(pv, t->pid, &proc, msg,
+					sizeof(msg)) != 0)
 			continue;	/* exiting: nothing to add */
-		dt_elf_proc_free(t->proc);
+		pid_host->proc_release(t->proc);
 		t->proc = proc;
-		if ((rc = rematch(dtp, ps, t)) < 0)
-			return rc;
+		changed = true;
 	}
-	pid_report_skipped(dtp, ps);
+	if (changed && (rc = pid_host->provide_again(pv)) < 0)
+		return rc;
+	pid_report_skipped(pv, ps);
 	return 0;
-}
-
-void pid_late_free(pid_session_t *ps)
-{
-	int i;
-
-	for (i = 0; i < ps->nlate; i++) {
-		free(ps->late[i].prv);
-		free(ps->late[i].mod);
-		free(ps->late[i].fun);
-		free(ps->late[i].prb);
-	}
-	free(ps->late);
-	ps->late = NULL;
-	ps->nlate = 0;
 }

@@ -88,7 +88,7 @@ static int parse_name(const char *name, int *kind, uint64_t *period)
 	return -1;
 }
 
-static int insert(dtrace_hdl_t *dtp, const char *name)
+static int insert(dtrace_provider_t *pv, const char *name)
 {
 	profile_probe_t *pp;
 	int kind;
@@ -98,25 +98,25 @@ static int insert(dtrace_hdl_t *dtp, const char *name)
 		return 0;
 	/* The kernel will not sample faster than this anyway. */
 	if (period < 10000) {
-		host->error(dtp, "profile rate of %s is too high (at most "
+		host->error(pv, "profile rate of %s is too high (at most "
 			    "100000 per second)", name);
 		return -EINVAL;
 	}
-	if (host->probe_lookup(dtp, "profile", "", "", name) != NULL)
+	if (host->probe_lookup(pv, "profile", "", "", name) != NULL)
 		return 0;
 	pp = calloc(1, sizeof(*pp));
 	if (pp == NULL)
 		return -ENOMEM;
 	pp->kind = kind;
 	pp->period_ns = period;
-	if (host->probe_insert(dtp, "profile", "", "", name, pp) == NULL) {
+	if (host->probe_insert(pv, "profile", "", "", name, pp) == NULL) {
 		free(pp);
 		return -errno;
 	}
 	return 1;
 }
 
-static int profile_provide(dtrace_hdl_t *dtp, void *data,
+static int profile_provide(dtrace_provider_t *pv, void *data,
 			   const dtrace_probedesc_t *pdp)
 {
 	int n = 0;
@@ -126,14 +126,14 @@ static int profile_provide(dtrace_hdl_t *dtp, void *data,
 	    (pdp->mod && *pdp->mod) || (pdp->fun && *pdp->fun))
 		return 0;
 	for (size_t i = 0; i < sizeof(default_probes) / sizeof(char *); i++) {
-		int rc = insert(dtp, default_probes[i]);
+		int rc = insert(pv, default_probes[i]);
 		if (rc < 0)
 			return rc;
 		n += rc;
 	}
 	/* A rate the user names that is not among the defaults. */
 	if (pdp->prb != NULL && strpbrk(pdp->prb, "*?[\\") == NULL) {
-		int rc = insert(dtp, pdp->prb);
+		int rc = insert(pv, pdp->prb);
 		if (rc < 0)
 			return rc;
 		n += rc;
@@ -141,7 +141,7 @@ static int profile_provide(dtrace_hdl_t *dtp, void *data,
 	return n;
 }
 
-static int profile_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+static int profile_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	const profile_probe_t *pp = host->probe_priv(prp);
 	dtrace_perfprobe_t ev = {
@@ -154,22 +154,22 @@ static int profile_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 	};
 
 	(void)data;
-	int64_t cookie = host->perf_probe(dtp, &ev);
+	int64_t cookie = host->perf_probe(pv, &ev);
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(dtp, cookie, 0, prp);
+	return host->overlay(pv, cookie, 0, prp);
 }
 
 /* arg0 = the PC if the sample interrupted the kernel, arg1 the PC if it
  * interrupted a process (the low two bits of CS are the privilege level). */
-static int profile_trampoline(dtrace_hdl_t *dtp, void *data,
+static int profile_trampoline(dtrace_provider_t *pv, void *data,
 			      dtrace_emitter_t *em, int kind, int skip)
 {
-	const int ip = 128, cs = 136;	/* offsets in struct pt_regs */
+	const int ip = DTRACE_CTX_IP, cs = DTRACE_CTX_REG(CS);
 	const int argv0 = offsetof(dtrace_mstate_t, argv);
 	int user = host->label_new(em), done = host->label_new(em);
 
-	(void)dtp, (void)data, (void)kind, (void)skip;
+	(void)pv, (void)data, (void)kind, (void)skip;
 	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, ip));
 	host->emit(em, DT_LOAD(BPF_DW, DT_R2, DTRACE_REG_CTX, cs));
 	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R2, 3));
@@ -182,10 +182,10 @@ static int profile_trampoline(dtrace_hdl_t *dtp, void *data,
 	return 0;
 }
 
-static int profile_args(dtrace_hdl_t *dtp, void *data,
+static int profile_args(dtrace_provider_t *pv, void *data,
 			const dtrace_probe_t *prp, dtrace_argdesc_t *args)
 {
-	(void)dtp, (void)data, (void)prp;
+	(void)pv, (void)data, (void)prp;
 	args[0] = (dtrace_argdesc_t){ "uint64_t", NULL, 0 };
 	args[1] = (dtrace_argdesc_t){ "uint64_t", NULL, 1 };
 	return 2;
@@ -197,16 +197,16 @@ static void profile_free(void *data, void *priv)
 	free(priv);
 }
 
-static void *profile_attach(dtrace_hdl_t *dtp)
+static void *profile_attach(dtrace_provider_t *pv)
 {
 	static int token;
 
-	(void)dtp;
+	(void)pv;
 	return &token;
 }
 
 static const dtrace_provider_ops_t profile_ops = {
-	.version = DTRACE_PROVIDER_VERSION,
+	DTRACE_PROVIDER_OPS_INIT,
 	.name = "profile",
 	.attach_session = profile_attach,
 	.provide = profile_provide,
@@ -219,7 +219,7 @@ static const dtrace_provider_ops_t profile_ops = {
 __attribute__((visibility("default")))
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
-	if (h->version < DTRACE_PROVIDER_VERSION || h->perf_probe == NULL)
+	if (h->major != DTRACE_PROVIDER_MAJOR)
 		return NULL;
 	host = h;
 	return &profile_ops;

@@ -151,7 +151,7 @@ static void query_init(usdt_query_t *q, const dtrace_probedesc_t *pdp)
 /* The probe's private data, created with the probe when new. */
 static int touch(usdt_state_t *st, usdt_probe_t *pr);
 
-static usdt_probe_t *probe_get(dtrace_hdl_t *dtp, const char *prv,
+static usdt_probe_t *probe_get(dtrace_provider_t *dtp, const char *prv,
 			       const char *mod, const char *fun,
 			       const char *prb, pid_t pid, bool *created)
 {
@@ -255,7 +255,7 @@ static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 /* Create the probes of one file that match the query, those of process
  * pid (0: the probes of the processes not seen yet, see "Naming").
  * Returns how many were created, or -errno. */
-static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
+static int provide_file(dtrace_provider_t *dtp, usdt_state_t *st,
 			const usdt_query_t *q, const char *path,
 			const usdt_file_t *f, pid_t pid)
 {
@@ -309,7 +309,7 @@ static int provide_file(dtrace_hdl_t *dtp, usdt_state_t *st,
 /* Provide from each mapped file of a list: the probes of the process that
  * maps it, and for a description of every process, those of the
  * processes not seen yet. */
-static int provide_mappings(dtrace_hdl_t *dtp, usdt_state_t *st,
+static int provide_mappings(dtrace_provider_t *dtp, usdt_state_t *st,
 			    const usdt_query_t *q, const usdt_mapping_t *m,
 			    int n)
 {
@@ -344,7 +344,7 @@ static void regs_load(usdt_state_t *st)
 
 /* Registered modules, as files to read: they are mapped by the registering
  * process, possibly in another mount namespace. */
-static int provide_registered(dtrace_hdl_t *dtp, usdt_state_t *st,
+static int provide_registered(dtrace_provider_t *dtp, usdt_state_t *st,
 			      const usdt_query_t *q)
 {
 	int total = 0;
@@ -374,14 +374,14 @@ static int desc_remember(usdt_state_t *st, const usdt_query_t *q);
  * description that covers processes that do not exist yet also needs to see
  * their programs before they run: the exec gate.  The engine sets both up
  * when tracing starts, before BEGIN. */
-static int watch_processes(dtrace_hdl_t *dtp, const usdt_query_t *q)
+static int watch_processes(dtrace_provider_t *dtp, const usdt_query_t *q)
 {
 	if (host->watch_exec == NULL)
 		return 0;
 	return q->pid == 0 ? host->gate_exec(dtp) : host->watch_exec(dtp);
 }
 
-static int usdt_provide(dtrace_hdl_t *dtp, void *data,
+static int usdt_provide(dtrace_provider_t *dtp, void *data,
 			const dtrace_probedesc_t *pdp)
 {
 	usdt_state_t *st = data;
@@ -443,7 +443,7 @@ static const char *note_type(const usdt_arg_t *a)
 	}
 }
 
-static int usdt_probe_args(dtrace_hdl_t *dtp, void *data,
+static int usdt_probe_args(dtrace_provider_t *dtp, void *data,
 			   const dtrace_probe_t *prp, dtrace_argdesc_t *args)
 {
 	const usdt_probe_t *pr = host->probe_priv(prp);
@@ -503,7 +503,7 @@ static bool attr_parse(const char *a, dtrace_stability_t out[3])
  * name attributes; the argument attributes are the args ones.  A component
  * the .d file did not declare keeps the default below.
  */
-static void usdt_probe_stability(dtrace_hdl_t *dtp, void *data,
+static void usdt_probe_stability(dtrace_provider_t *dtp, void *data,
 				 const dtrace_probe_t *prp,
 				 dtrace_stability_t attr[6])
 {
@@ -530,7 +530,7 @@ static void usdt_probe_stability(dtrace_hdl_t *dtp, void *data,
 	attr_parse(pr->attrs[USDT_REG_ATTR_ARGS], attr + 3);
 }
 
-static dtrace_map_t *specs_map(dtrace_hdl_t *dtp, usdt_state_t *st)
+static dtrace_map_t *specs_map(dtrace_provider_t *dtp, usdt_state_t *st)
 {
 	if (st->specs == NULL)
 		st->specs = host->map_create(dtp, USDT_SPECS_MAP,
@@ -542,7 +542,7 @@ static dtrace_map_t *specs_map(dtrace_hdl_t *dtp, usdt_state_t *st)
 }
 
 /* Write the specs kept back until the map had a descriptor. */
-static int specs_flush(dtrace_hdl_t *dtp, usdt_state_t *st)
+static int specs_flush(dtrace_provider_t *dtp, usdt_state_t *st)
 {
 	int fd = st->specs ? host->map_fd(st->specs) : -1;
 	if (fd < 0)
@@ -591,7 +591,7 @@ static void probe_fullname(const dtrace_probe_t *prp, char *buf, size_t len)
 }
 
 /* Once per probe: arguments that read as 0. */
-static void warn_args(dtrace_hdl_t *dtp, usdt_probe_t *pr,
+static void warn_args(dtrace_provider_t *dtp, usdt_probe_t *pr,
 		      const dtrace_probe_t *prp, const usdt_note_t *note)
 {
 	char name[512];
@@ -615,7 +615,7 @@ static void warn_args(dtrace_hdl_t *dtp, usdt_probe_t *pr,
 }
 
 /* Place one site's uprobe, overlay the probe on it, queue its specs. */
-static int enable_site(dtrace_hdl_t *dtp, usdt_state_t *st,
+static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 		       usdt_probe_t *pr, dtrace_probe_t *prp,
 		       const usdt_site_t *s)
 {
@@ -636,7 +636,7 @@ static int enable_site(dtrace_hdl_t *dtp, usdt_state_t *st,
 	return spec_queue(st, (uint32_t)cookie, s->note);
 }
 
-static int usdt_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
+static int usdt_enable(dtrace_provider_t *dtp, void *data, dtrace_probe_t *prp)
 {
 	usdt_state_t *st = data;
 	usdt_probe_t *pr = host->probe_priv(prp);
@@ -673,7 +673,7 @@ static int usdt_enable(dtrace_hdl_t *dtp, void *data, dtrace_probe_t *prp)
 	return specs_flush(dtp, st);
 }
 
-static int usdt_trampoline(dtrace_hdl_t *dtp, void *data,
+static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 			   dtrace_emitter_t *em, int kind, int skip)
 {
 	usdt_state_t *st = data;
@@ -690,7 +690,7 @@ static int usdt_trampoline(dtrace_hdl_t *dtp, void *data,
 
 /* Tracing starts: from now on, processes that exec and libraries that the
  * loader maps are matched against the descriptions (see "Late"). */
-static int usdt_start(dtrace_hdl_t *dtp, void *data)
+static int usdt_start(dtrace_provider_t *dtp, void *data)
 {
 	usdt_state_t *st = data;
 	int err = specs_flush(dtp, st);
@@ -782,7 +782,7 @@ static int touch(usdt_state_t *st, usdt_probe_t *pr)
 
 /* Enable what a late provide created or added.  Returns the number of
  * sites placed, or -errno. */
-static int enable_touched(dtrace_hdl_t *dtp, usdt_state_t *st)
+static int enable_touched(dtrace_provider_t *dtp, usdt_state_t *st)
 {
 	int placed = 0;
 
@@ -820,7 +820,7 @@ static int enable_touched(dtrace_hdl_t *dtp, usdt_state_t *st)
  * it returns their number or -errno (the process is gone: nothing to do). */
 typedef int (*files_get_f)(pid_t pid, const void *arg, usdt_mapping_t **m);
 
-static int provide_late(dtrace_hdl_t *dtp, usdt_state_t *st, pid_t pid,
+static int provide_late(dtrace_provider_t *dtp, usdt_state_t *st, pid_t pid,
 			bool with_pid, files_get_f get, const void *arg)
 {
 	usdt_mapping_t *m = NULL;
@@ -853,7 +853,7 @@ static int files_of_process(pid_t pid, const void *arg, usdt_mapping_t **m)
 	return usdt_proc_mappings(pid, m);
 }
 
-static int usdt_notice_process(dtrace_hdl_t *dtp, void *data, pid_t pid,
+static int usdt_notice_process(dtrace_provider_t *dtp, void *data, pid_t pid,
 			       int what)
 {
 	(void)what;
@@ -888,7 +888,7 @@ static int files_of_list(pid_t pid, const void *arg, usdt_mapping_t **m)
  * exec watch matches them once the new program is there.  Descriptions of
  * every process get the probes of that pid at once (exec keeps it) besides
  * those of the processes not seen yet. */
-static int usdt_notice_files(dtrace_hdl_t *dtp, void *data, pid_t pid,
+static int usdt_notice_files(dtrace_provider_t *dtp, void *data, pid_t pid,
 			     const char *const *paths, int npaths)
 {
 	path_list_t pl = { paths, npaths };
@@ -898,13 +898,13 @@ static int usdt_notice_files(dtrace_hdl_t *dtp, void *data, pid_t pid,
 
 /* dtprobed's notices: a process registered and waits until its probes are
  * placed (usdt_sub.c).  Place them as for an exec, then ack. */
-static int usdt_event_fd(dtrace_hdl_t *dtp, void *data)
+static int usdt_event_fd(dtrace_provider_t *dtp, void *data)
 {
 	usdt_state_t *st = data;
 	return st->sub_fd;
 }
 
-static int usdt_poll(dtrace_hdl_t *dtp, void *data)
+static int usdt_poll(dtrace_provider_t *dtp, void *data)
 {
 	usdt_state_t *st = data;
 	pid_t pid;
@@ -925,7 +925,7 @@ static int usdt_poll(dtrace_hdl_t *dtp, void *data)
 	return 0;
 }
 
-static void *usdt_attach_session(dtrace_hdl_t *dtp)
+static void *usdt_attach_session(dtrace_provider_t *dtp)
 {
 	usdt_state_t *st = calloc(1, sizeof(*st));
 	if (st == NULL)
@@ -946,7 +946,7 @@ static void usdt_free_priv(void *data, void *priv)
 	free(pr);
 }
 
-static void usdt_detach_session(dtrace_hdl_t *dtp, void *data)
+static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 {
 	usdt_state_t *st = data;
 	if (st == NULL)
@@ -972,7 +972,7 @@ static void usdt_detach_session(dtrace_hdl_t *dtp, void *data)
  * for descriptions of every process, to the name without the pid ("myapp",
  * "myapp*", "*"); a description naming another pid does not match it.  A
  * probe of the processes not seen yet has no pid in its name. */
-static int usdt_probe_match(dtrace_hdl_t *dtp, void *data,
+static int usdt_probe_match(dtrace_provider_t *dtp, void *data,
 			    const dtrace_probe_t *prp,
 			    const dtrace_probedesc_t *pdp)
 {
@@ -991,9 +991,15 @@ static int usdt_probe_match(dtrace_hdl_t *dtp, void *data,
 	       host->glob_match(q.prvpat, pr->base);
 }
 
+/* USDT providers are named by the programs that carry them. */
+static const char *const usdt_names[] = { "*", NULL };
+/* The files the exec gate must show us: those with USDT notes. */
+static const char *const usdt_gate_sections[] = { ".note.stapsdt", NULL };
+
 static const dtrace_provider_ops_t usdt_ops = {
-	.version = DTRACE_PROVIDER_VERSION,
+	DTRACE_PROVIDER_OPS_INIT,
 	.name = "usdt",
+	.names = usdt_names,
 	.attach_session = usdt_attach_session,
 	.provide = usdt_provide,
 	.probe_args = usdt_probe_args,
@@ -1008,6 +1014,8 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.event_fd = usdt_event_fd,
 	.poll = usdt_poll,
 	.probe_match = usdt_probe_match,
+
+	.gate_sections = usdt_gate_sections,
 };
 
 __attribute__((visibility("default")))

@@ -31,6 +31,8 @@
 #include <bpf/bpf.h>
 #include <dtrace/provider.h>
 #include "unit_check.h"
+#include "dt_elf.h"
+#include "dt_hostsvc.h"
 
 int dt_glob_match(const char *pattern, const char *s);	/* dt_subr.c */
 
@@ -40,6 +42,7 @@ struct dtrace_probe {
 	char *name[4];
 	void *priv;
 	uint32_t id;
+	unsigned attr;		/* from probe_attr() */
 };
 
 #define MAXPROBES 20000
@@ -52,7 +55,7 @@ static uprobe_rec_t uprobes[256];
 static int nuprobes;
 static int noverlays;
 
-static void h_error(dtrace_hdl_t *dtp, const char *fmt, ...)
+static void h_error(dtrace_provider_t *pv, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,7 +64,7 @@ static void h_error(dtrace_hdl_t *dtp, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void h_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
+static void h_warn(dtrace_provider_t *pv, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,7 +73,7 @@ static void h_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
 	va_end(ap);
 }
 
-static dtrace_probe_t *h_lookup(dtrace_hdl_t *dtp, const char *prv,
+static dtrace_probe_t *h_lookup(dtrace_provider_t *pv, const char *prv,
 				const char *mod, const char *fun,
 				const char *prb)
 {
@@ -87,11 +90,11 @@ static dtrace_probe_t *h_lookup(dtrace_hdl_t *dtp, const char *prv,
 	return NULL;
 }
 
-static dtrace_probe_t *h_insert(dtrace_hdl_t *dtp, const char *prv,
+static dtrace_probe_t *h_insert(dtrace_provider_t *pv, const char *prv,
 				const char *mod, const char *fun,
 				const char *prb, void *priv)
 {
-	dtrace_probe_t *p = h_lookup(dtp, prv, mod, fun, prb);
+	dtrace_probe_t *p = h_lookup(pv, prv, mod, fun, prb);
 
 	if (p)
 		return p;
@@ -113,9 +116,15 @@ static dtrace_probe_t *h_insert(dtrace_hdl_t *dtp, const char *prv,
 static void *h_priv(const dtrace_probe_t *p) { return p->priv; }
 static uint32_t h_id(const dtrace_probe_t *p) { return p->id; }
 static const char *h_name(const dtrace_probe_t *p, int f) { return p->name[f]; }
+static int h_attr(dtrace_provider_t *pv, dtrace_probe_t *p, unsigned attr)
+{
+	(void)pv;
+	p->attr |= attr;
+	return 0;
+}
 
 /* Deduplicated on (path, offset, flags, pid) as the engine does. */
-static int64_t h_uprobe(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up)
+static int64_t h_uprobe(dtrace_provider_t *pv, const dtrace_uprobe_t *up)
 {
 	int i;
 
@@ -139,7 +148,7 @@ static int64_t h_uprobe(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up)
 	return ++nuprobes;
 }
 
-static int h_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
+static int h_overlay(dtrace_provider_t *pv, int64_t cookie, pid_t pid,
 		     dtrace_probe_t *prp)
 {
 	noverlays++;
@@ -190,35 +199,65 @@ static void em_finish(dtrace_emitter_t *em)
 			em->label_pc[em->fix[i].label] - em->fix[i].pc - 1;
 }
 
+/* The engine's ELF and process services, over a cache of our own. */
+static dt_elf_cache_t *elf_cache;
+
+static int h_proc_grab(dtrace_provider_t *pv, pid_t pid, dtrace_proc_t **pp,
+		       char *msg, size_t msglen)
+{
+	(void)pv;
+	if (elf_cache == NULL)
+		elf_cache = dt_elf_cache_create();
+	return dt_hostsvc_proc_grab(elf_cache, pid, pp, msg, msglen);
+}
+
+static int h_elf_symbols(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			 const dtrace_sym_t **syms, size_t *nsyms, char *msg,
+			 size_t msglen)
+{
+	(void)pv;
+	return dt_hostsvc_elf_symbols(elf_cache, f, syms, nsyms, msg, msglen);
+}
+
 static const dtrace_host_t host = {
-	.version = DTRACE_PROVIDER_VERSION,
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
 	.error = h_error, .warn = h_warn,
 	.probe_insert = h_insert, .probe_lookup = h_lookup,
-	.probe_priv = h_priv, .probe_id = h_id, .probe_name = h_name,
+	.probe_priv = h_priv, .probe_id = h_id, .probe_attr = h_attr,
+	.probe_name = h_name,
 	.glob_match = dt_glob_match,
 	.uprobe = h_uprobe, .overlay = h_overlay,
 	.emit = h_emit, .label_new = h_label_new,
 	.label_place = h_label_place, .jump = h_jump,
+	.proc_grab = h_proc_grab, .proc_modules = dt_host_proc_modules,
+	.proc_release = dt_host_proc_release,
+	.module_name_is = dt_host_module_name_is,
+	.elf_symbols = h_elf_symbols,
+	.elf_sym_by_name = dt_host_elf_sym_by_name,
+	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
+	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
+	.elf_read = dt_host_elf_read,
 };
 
 /* ---- helpers ------------------------------------------------------------ */
 
 static const dtrace_provider_ops_t *ops;
 static void *sess;
-static dtrace_hdl_t *const dtp = NULL;	/* the plugin only passes it on */
+static dtrace_provider_t *const pv = NULL;	/* the plugin only passes it on */
 
 static int provide(const char *prv, const char *mod, const char *fun,
 		   const char *prb)
 {
 	dtrace_probedesc_t d = { prv, mod, fun, prb };
 
-	return ops->provide(dtp, sess, &d);
+	return ops->provide(pv, sess, &d);
 }
 
 static dtrace_probe_t *find(const char *prv, const char *mod,
 			    const char *fun, const char *prb)
 {
-	return h_lookup(dtp, prv, mod, fun, prb);
+	return h_lookup(pv, prv, mod, fun, prb);
 }
 
 static bool match(dtrace_probe_t *p, const char *prv, const char *mod,
@@ -226,7 +265,7 @@ static bool match(dtrace_probe_t *p, const char *prv, const char *mod,
 {
 	dtrace_probedesc_t d = { prv, mod, fun, prb };
 
-	return ops->probe_match(dtp, sess, p, &d) == 1;
+	return ops->probe_match(pv, sess, p, &d) == 1;
 }
 
 /* ---- the tests ---------------------------------------------------------- */
@@ -243,6 +282,10 @@ static void test_provide(pid_t pid, const char *prv)
 	CHECK(n >= 3);		/* return, 0, and more offsets */
 	CHECK(find(prv, "a.out", "add", "return") != NULL);
 	CHECK(find(prv, "a.out", "add", "0") != NULL);
+	/* the code generator knows function entries by this attribute */
+	CHECK(find(prv, "a.out", "add", "entry")->attr == DTRACE_PROBE_AT_ENTRY);
+	CHECK(find(prv, "a.out", "add", "0")->attr == DTRACE_PROBE_AT_ENTRY);
+	CHECK(find(prv, "a.out", "add", "return")->attr == 0);
 	CHECK(provide(prv, "a.out", "sum8", "entry") == 1);
 	CHECK(provide(prv, "a.out", "pt_alias", "entry") == 1);
 	CHECK(provide(prv, "a.out", "alias_fn", "entry") == 1);
@@ -302,24 +345,24 @@ static void test_enable(const char *prv)
 		failures++;
 		return;
 	}
-	CHECK(ops->enable(dtp, sess, entry) == 0);
-	CHECK(ops->enable(dtp, sess, off0) == 0);
+	CHECK(ops->enable(pv, sess, entry) == 0);
+	CHECK(ops->enable(pv, sess, off0) == 0);
 	CHECK(nuprobes == 1 && noverlays == 2);	/* one site, two probes */
 	CHECK(uprobes[0].up.kind == 0 && uprobes[0].up.flags == 0);
-	CHECK(ops->enable(dtp, sess, ret) == 0);
+	CHECK(ops->enable(pv, sess, ret) == 0);
 	CHECK(nuprobes == 2);
 	CHECK(uprobes[1].up.flags == DTRACE_UPROBE_RETURN);
 	CHECK(uprobes[1].up.kind == 1);
 	CHECK(uprobes[1].up.offset == uprobes[0].up.offset);
-	CHECK(ops->enable(dtp, sess, a1) == 0);
-	CHECK(ops->enable(dtp, sess, a2) == 0);
+	CHECK(ops->enable(pv, sess, a1) == 0);
+	CHECK(ops->enable(pv, sess, a2) == 0);
 	CHECK(nuprobes == 3 && noverlays == 5);	/* aliases share a site */
 
 	/* one refusal: said in full when tracing starts */
 	last_warn[0] = '\0';
-	CHECK(ops->enable(dtp, sess, vex) == 0);
+	CHECK(ops->enable(pv, sess, vex) == 0);
 	CHECK(nuprobes == 3);
-	CHECK(ops->start(dtp, sess) == 0);
+	CHECK(ops->start(pv, sess) == 0);
 	snprintf(want, sizeof(want), "probe %s:a.out:vex_fn:entry skipped: "
 		 "its instruction (vpxor) is VEX-encoded, which uprobes "
 		 "execute wrongly", prv);
@@ -329,9 +372,9 @@ static void test_enable(const char *prv)
 
 	/* two refusals: one summary line */
 	last_warn[0] = '\0';
-	CHECK(ops->enable(dtp, sess, bad) == 0);
-	CHECK(ops->enable(dtp, sess, vex) == 0);
-	CHECK(ops->start(dtp, sess) == 0);
+	CHECK(ops->enable(pv, sess, bad) == 0);
+	CHECK(ops->enable(pv, sess, vex) == 0);
+	CHECK(ops->start(pv, sess) == 0);
 	snprintf(want, sizeof(want), "2 probes skipped, 1 of them on "
 		 "VEX/EVEX/XOP-encoded instructions, which uprobes execute "
 		 "wrongly (first: probe %s:a.out:add:1 skipped: offset 0x1 is "
@@ -347,13 +390,13 @@ static void test_args(const char *prv)
 	dtrace_probe_t *p;
 
 	if ((p = find(prv, "a.out", "add", "entry")) != NULL) {
-		CHECK(ops->probe_args(dtp, sess, p, a) == 10);
+		CHECK(ops->probe_args(pv, sess, p, a) == 10);
 		CHECK(strcmp(a[9].native, "uint64_t") == 0);
 	}
 	if ((p = find(prv, "a.out", "add", "return")) != NULL)
-		CHECK(ops->probe_args(dtp, sess, p, a) == 2);
+		CHECK(ops->probe_args(pv, sess, p, a) == 2);
 	if ((p = find(prv, "a.out", "add", "0")) != NULL)
-		CHECK(ops->probe_args(dtp, sess, p, a) == 0);
+		CHECK(ops->probe_args(pv, sess, p, a) == 0);
 }
 
 /* ---- the trampolines in the kernel -------------------------------------- */
@@ -374,7 +417,7 @@ static int load_trampoline(int kind, int map_fd)
 	skip = h_label_new(em);
 	h_jump(em, BPF_JEQ, 0, 0, skip);
 	h_emit(em, DT_MOV64_REG(7, 0));
-	CHECK(ops->trampoline(dtp, sess, em, kind, skip) == 0);
+	CHECK(ops->trampoline(pv, sess, em, kind, skip) == 0);
 	h_label_place(em, skip);
 	h_emit(em, DT_MOV64_IMM(0, 0));
 	h_emit(em, DT_EXIT());
@@ -429,7 +472,7 @@ static int enable_new_uprobe(dtrace_probe_t *p)
 {
 	int before = nuprobes;
 
-	ops->enable(dtp, sess, p);
+	ops->enable(pv, sess, p);
 	return nuprobes > before ? nuprobes - 1 : -1;
 }
 
@@ -529,7 +572,7 @@ int main(void)
 	}
 	ops = init(&host);
 	CHECK(ops != NULL && strcmp(ops->name, "pid") == 0);
-	sess = ops->attach_session(dtp);
+	sess = ops->attach_session(pv);
 	CHECK(sess != NULL);
 	/* no pid given, none looked into yet: nothing */
 	CHECK(provide("pid*", "", "", "entry") == 0);
@@ -557,7 +600,8 @@ int main(void)
 			free(probes[i]->name[j]);
 		free(probes[i]);
 	}
-	ops->detach_session(dtp, sess);
+	ops->detach_session(pv, sess);
+	dt_elf_cache_destroy(elf_cache);
 	dlclose(h);
 	if (failures)
 		fprintf(stderr, "test_pid: %d failures\n", failures);

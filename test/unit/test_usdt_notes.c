@@ -388,7 +388,8 @@ typedef struct run_site {
 
 /* The emission part of a host table: the assembler's functions. */
 static const dtrace_host_t test_host = {
-	.version = DTRACE_PROVIDER_VERSION,
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
 	.emit = dt_as_emit,
 	.label_new = dt_as_label,
 	.label_place = dt_as_place,

@@ -55,7 +55,7 @@ struct dtrace_probe {
 #define MAX_PROBES 256
 #define MAX_UPROBES 64
 
-struct dtrace_hdl {
+struct dtrace_provider {	/* a fake handle: what the plugin did */
 	dtrace_probe_t *probes[MAX_PROBES];
 	int nprobes;
 	dtrace_uprobe_t uprobes[MAX_UPROBES];
@@ -72,7 +72,7 @@ struct dtrace_map {
 	int fd;
 };
 
-static void h_error(dtrace_hdl_t *dtp, const char *fmt, ...)
+static void h_error(dtrace_provider_t *dtp, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -80,7 +80,7 @@ static void h_error(dtrace_hdl_t *dtp, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void h_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
+static void h_warn(dtrace_provider_t *dtp, const char *fmt, ...)
 {
 	size_t n = strlen(dtp->warnings);
 	va_list ap;
@@ -92,7 +92,7 @@ static void h_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
 	dtp->nwarnings++;
 }
 
-static dtrace_probe_t *h_lookup(dtrace_hdl_t *dtp, const char *prv,
+static dtrace_probe_t *h_lookup(dtrace_provider_t *dtp, const char *prv,
 				const char *mod, const char *fun,
 				const char *prb)
 {
@@ -107,7 +107,7 @@ static dtrace_probe_t *h_lookup(dtrace_hdl_t *dtp, const char *prv,
 	return NULL;
 }
 
-static dtrace_probe_t *h_insert(dtrace_hdl_t *dtp, const char *prv,
+static dtrace_probe_t *h_insert(dtrace_provider_t *dtp, const char *prv,
 				const char *mod, const char *fun,
 				const char *prb, void *priv)
 {
@@ -140,7 +140,7 @@ static int h_glob(const char *pat, const char *s)
 	return pat == NULL || *pat == '\0' || fnmatch(pat, s, 0) == 0;
 }
 
-static int64_t h_uprobe(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up)
+static int64_t h_uprobe(dtrace_provider_t *dtp, const dtrace_uprobe_t *up)
 {
 	for (int i = 0; i < dtp->nuprobes; i++)
 		if (strcmp(dtp->uprobe_paths[i], up->path) == 0 &&
@@ -154,7 +154,7 @@ static int64_t h_uprobe(dtrace_hdl_t *dtp, const dtrace_uprobe_t *up)
 	return ++dtp->nuprobes;
 }
 
-static int h_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
+static int h_overlay(dtrace_provider_t *dtp, int64_t cookie, pid_t pid,
 		     dtrace_probe_t *prp)
 {
 	dtp->ovl[dtp->novl].cookie = cookie;
@@ -166,7 +166,7 @@ static int h_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 
 static struct dtrace_map the_map = { -1 };
 
-static dtrace_map_t *h_map_create(dtrace_hdl_t *dtp, const char *name,
+static dtrace_map_t *h_map_create(dtrace_provider_t *dtp, const char *name,
 				  enum bpf_map_type type, uint32_t ksize,
 				  uint32_t vsize, uint32_t n)
 {
@@ -194,7 +194,8 @@ static void h_load_map(dtrace_emitter_t *em, int reg, dtrace_map_t *m)
 }
 
 static const dtrace_host_t test_host = {
-	.version = DTRACE_PROVIDER_VERSION,
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
 	.error = h_error, .warn = h_warn,
 	.probe_insert = h_insert, .probe_lookup = h_lookup,
 	.probe_priv = h_priv, .probe_id = h_id, .probe_name = h_name,
@@ -253,7 +254,7 @@ static void wait_started(pid_t pid, const char *ready)
 	(void)pid;
 }
 
-static dtrace_probe_t *probe_named(dtrace_hdl_t *dtp, const char *prv,
+static dtrace_probe_t *probe_named(dtrace_provider_t *dtp, const char *prv,
 				   const char *prb)
 {
 	for (int i = 0; i < dtp->nprobes; i++)
@@ -266,10 +267,10 @@ static dtrace_probe_t *probe_named(dtrace_hdl_t *dtp, const char *prv,
 static void test_provider(const char *sdt_bin, pid_t sdt_pid,
 			  const char *bad_bin, pid_t bad_pid)
 {
-	static dtrace_hdl_t h;
-	dtrace_hdl_t *dtp = &h;
+	static dtrace_provider_t h;
+	dtrace_provider_t *dtp = &h;
 	const dtrace_provider_ops_t *ops = dtrace_provider_init(&test_host);
-	CHECK(ops->version == DTRACE_PROVIDER_VERSION &&
+	CHECK(ops->major == DTRACE_PROVIDER_MAJOR &&
 	      strcmp(ops->name, "usdt") == 0, "ops");
 	void *data = ops->attach_session(dtp);
 	char prv[64];

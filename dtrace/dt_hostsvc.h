@@ -1,0 +1,41 @@
+/*
+ * dt_hostsvc.h: the host table's ELF and process services (dt_hostsvc.c),
+ * which dt_provider.c puts in the table.
+ */
+#ifndef DT_HOSTSVC_H
+#define DT_HOSTSVC_H
+
+#include <dtrace/provider.h>
+
+struct dt_elf_cache;
+
+/* The services over a given cache, for the unit tests' host tables. */
+int dt_hostsvc_proc_grab(struct dt_elf_cache *cache, pid_t pid,
+			 dtrace_proc_t **pp, char *msg, size_t msglen);
+int dt_hostsvc_elf_symbols(struct dt_elf_cache *cache, const dtrace_elf_t *f,
+			   const dtrace_sym_t **syms, size_t *nsyms, char *msg,
+			   size_t msglen);
+
+/* The host table's: over the session's cache. */
+int dt_host_proc_grab(dtrace_provider_t *pv, pid_t pid, dtrace_proc_t **pp,
+		      char *msg, size_t msglen);
+int dt_host_proc_modules(const dtrace_proc_t *p,
+			 const dtrace_module_t **mods);
+void dt_host_proc_release(dtrace_proc_t *p);
+int dt_host_module_name_is(const dtrace_module_t *m, const char *name);
+int dt_host_elf_symbols(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			const dtrace_sym_t **syms, size_t *nsyms, char *msg,
+			size_t msglen);
+size_t dt_host_elf_sym_by_name(const dtrace_elf_t *f, const char *name,
+			       const dtrace_sym_t *const **first);
+int dt_host_elf_vaddr_to_offset(const dtrace_elf_t *f, uint64_t vaddr,
+				uint64_t *off);
+int dt_host_elf_offset_to_vaddr(const dtrace_elf_t *f, uint64_t off,
+				uint64_t *vaddr);
+uint64_t dt_host_elf_entry(const dtrace_elf_t *f);
+ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
+			 size_t len);
+/* The session's ELF cache goes (after the plugins'). */
+void dt_hostsvc_fini(dtrace_hdl_t *dtp);
+
+#endif /* DT_HOSTSVC_H */
