@@ -238,6 +238,7 @@ static const dtrace_host_t host = {
 	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
 	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
 	.elf_read = dt_host_elf_read,
+	.elf_entry = dt_host_elf_entry,
 };
 
 /* ---- helpers ------------------------------------------------------------ */
