@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <linux/perf_event.h>
@@ -60,6 +61,8 @@ typedef struct dt_uprobe_ent {
 	int kind;
 	unsigned flags;
 	char *path;
+	dev_t dev;		/* the file, when path could be stat()ed */
+	ino_t ino;		/*   (0: not known, path names it) */
 	uint64_t offset, ref_ctr;
 	bool all;		/* fires in every process */
 	bool all_attached;	/* its pid-0 link exists */
@@ -134,10 +137,36 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-static uint64_t uprobe_hash(const dt_provider_t *pv, const char *path,
-			    uint64_t offset, unsigned flags, int kind)
+/* The file an underlying probe is on, as the kernel knows it: by device
+ * and inode, so that one file reached by two paths (a process of another
+ * mount namespace, through /proc/PID/root) gets one uprobe, whose links
+ * would otherwise each run a firing.  Without them, by path. */
+static void uprobe_file_id(dt_uprobe_ent_t *u)
 {
-	uint64_t h = mix(str_hash(path), offset);
+	struct stat st;
+
+	if (u->path[0] != '\0' && stat(u->path, &st) == 0) {
+		u->dev = st.st_dev;
+		u->ino = st.st_ino;
+	}
+}
+
+static bool same_file(const dt_uprobe_ent_t *a, const dt_uprobe_ent_t *b)
+{
+	if (a->ino != 0 || b->ino != 0)
+		return a->ino == b->ino && a->dev == b->dev;
+	return strcmp(a->path, b->path) == 0;
+}
+
+static uint64_t uprobe_hash(const dt_uprobe_ent_t *u)
+{
+	uint64_t h = u->ino != 0 ? mix(mix(0, (uint64_t)u->dev), u->ino) :
+				   str_hash(u->path);
+	const dt_provider_t *pv = u->pv;
+	unsigned flags = u->flags;
+	int kind = u->kind;
+
+	h = mix(h, u->offset);
 
 	h = mix(h, (uintptr_t)pv);
 	h = mix(h, flags);
@@ -187,7 +216,7 @@ static uint64_t ups_hash_of(const void *set, uint32_t i)
 {
 	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
 
-	return uprobe_hash(u->pv, u->path, u->offset, u->flags, u->kind);
+	return uprobe_hash(u);
 }
 
 static bool ups_eq(const void *set, uint32_t i, const void *key)
@@ -196,7 +225,7 @@ static bool ups_eq(const void *set, uint32_t i, const void *key)
 	const dt_uprobe_ent_t *k = key;
 
 	return u->pv == k->pv && u->offset == k->offset &&
-	       u->flags == k->flags && u->kind == k->kind && strcmp(u->path, k->path) == 0;
+	       u->flags == k->flags && u->kind == k->kind && same_file(u, k);
 }
 
 static uint64_t site_hash_of(const void *set, uint32_t i)
@@ -309,10 +338,10 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		.pv = pv, .kind = up->kind, .flags = up->flags,
 		.path = (char *)up->path, .offset = up->offset,
 	};
+	uprobe_file_id(&key);
 	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
-	uint32_t *slot = index_slot(&ps->ups_index,
-		uprobe_hash(pv, up->path, up->offset, up->flags, up->kind),
-		ups_eq, ps, &key);
+	uint32_t *slot = index_slot(&ps->ups_index, uprobe_hash(&key),
+				    ups_eq, ps, &key);
 
 	if (*slot == 0) {
 		if (ps->nups == ps->ups_cap) {
@@ -323,6 +352,7 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		ps->ups[ps->nups] = (dt_uprobe_ent_t){
 			.pv = pv, .kind = up->kind, .flags = up->flags,
 			.path = dt_strdup(up->path), .offset = up->offset,
+			.dev = key.dev, .ino = key.ino,
 			.ref_ctr = up->ref_ctr_offset, .prog = -1,
 			.perf = pp != NULL,
 			.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },

@@ -80,6 +80,10 @@ typedef struct usdt_probe {
 	bool enabled;		/* enable() ran: sites[0..nenabled) placed */
 	int nenabled;
 	bool late;		/* created while tracing (see "Late") */
+	bool every;		/* a description of every process matched it:
+				   its sites fire in every process anyway (for
+				   the probe of the processes not seen yet),
+				   so its uprobes are not filtered by pid */
 } usdt_probe_t;
 
 /* A spec waiting for the map to exist. */
@@ -295,6 +299,7 @@ static int provide_file(dtrace_provider_t *dtp, usdt_state_t *st,
 		}
 		st->matched = true;
 		pr->base = note->provider;
+		pr->every |= q->pid == 0;
 		if (isnew && st->tracing)
 			pr->late = true;
 		if (probe_add_site(pr, path, f, note) < 0 ||
@@ -619,11 +624,13 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 		       usdt_probe_t *pr, dtrace_probe_t *prp,
 		       const usdt_site_t *s)
 {
+	/* One link for every process, not one per process and another for
+	 * every process, which would run a firing twice (dt_program.c). */
 	dtrace_uprobe_t up = {
 		.path = s->path,
 		.offset = s->note->offset,
 		.ref_ctr_offset = s->note->sema ? s->note->sema_offset : 0,
-		.pid = pr->pid,
+		.pid = pr->every ? 0 : pr->pid,
 		.kind = 0,
 		.flags = 0,
 	};
