@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # One build for the dtrace command, its plugins and dtprobed.
 #
 #   make              build everything into build/

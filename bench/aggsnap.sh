@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/aggsnap.sh: the consumer's time to snapshot and print an
 # aggregation with K keys (default 100,000) at exit (issue 3).
 #

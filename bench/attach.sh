@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/attach.sh: time to attach and to tear down probes on every function
 # entry of libc (issue 6).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/firing.sh: cost per firing of a pid entry probe (issues 3 and 6).
 #
 # test/progs/bench_loop calls bench_fn(i) N times (default 2,000,000) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bench/lib.sh: shared set-up of the benchmark scripts (sourced, not run).
 #
 # Sets ROOT (source tree), B (build directory, from $B, default build/),

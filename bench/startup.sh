@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/startup.sh: start-up cost of a session that does nothing:
 #   dtrace -n 'BEGIN { exit(0); }'
 # side by side with bpftrace -e 'BEGIN { exit(); }' when bpftrace is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench/uprobe_floor.c: the kernel's floor for the benchmarks, with nothing
  * of dtrace in the way: an empty BPF program (r0 = 0; exit) attached with

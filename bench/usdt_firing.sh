@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/usdt_firing.sh: cost per firing of a <sys/sdt.h> probe (issues 4
 # and 5).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/usdt_pg_first_event.sh: time from starting the tracer to its first
 # event on PostgreSQL's <sys/sdt.h> probes (issue 5).
 #

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/usdt_reg.sh: what USDT costs a program that is not being traced.
 #
 #   1. Start-up cost that registration adds to a program with 1,000 probes

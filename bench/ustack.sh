@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # bench/ustack.sh: what user stacks cost (issue 17).
 #
 # 1. Per firing, in the traced program: test/progs/bench_loop calls

@@ -1,4 +1,5 @@
 #!/usr/sbin/dtrace -s
+/* SPDX-License-Identifier: MIT */
 /*
  * demo/demo.d: what `make demo` runs against build/test/progs/demo, a toy
  * request server: BEGIN, pid probes on function entry and return, thread-

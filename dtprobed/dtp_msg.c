@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtp_msg.c: a registration message, untrusted, turned into a registration.
  *

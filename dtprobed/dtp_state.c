@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtp_state.c: the processes dtprobed knows, their registrations, and the
  * two places those are published: the state directory (one file per pid,

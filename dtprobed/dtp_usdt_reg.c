@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtp_usdt_reg.c: the state-file reader and writer of the usdt plugin,
  * compiled into dtprobed as well, so both sides share one implementation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtprobed.c: the USDT registration daemon.
  *

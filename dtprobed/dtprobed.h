@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtprobed.h: the parts of dtprobed.
  *

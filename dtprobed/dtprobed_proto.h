@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtprobed_proto.h: the registration message, version 1.
  *

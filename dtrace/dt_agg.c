@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_agg.c: the consumer's side of aggregations: snapshot the BPF maps,
  * merge the CPUs, sort, print as DTrace does; clear, trunc, normalize.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_bpf.c: the session's BPF objects: maps, programs, links, and the
  * kernel features they depend on.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_bpf.h: the session's BPF objects: maps, programs, links.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cg.c: the code generator's entry points: one clause in, one BPF
  * function out, plus the session-wide state behind dtp->cg.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cg_act.c: actions: what a clause records for the consumer, and the
  * few actions done in BPF itself (raise, stop, exit's state change).

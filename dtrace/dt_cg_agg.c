@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cg_agg.c: aggregations, @name[keys] = func(args).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cg_expr.c: code generation of D expressions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cg_impl.h: private state of the checker and the code generator.
  *

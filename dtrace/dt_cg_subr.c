@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cg_var.c: D variables: the session's table, their storage, and the
  * code that reads and writes them.

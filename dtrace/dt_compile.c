@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_compile.c: from the text of a D program to compiled clauses.
  *

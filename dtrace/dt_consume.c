@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_consume.c: the consumer: reads the "output" ring buffer, formats each
  * record as DTrace does, reports faults and drops, and prints what is left

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_consume.h: the consumer: reads the output ring buffer, formats records
  * as DTrace does, reports faults and drops, and prints aggregations.

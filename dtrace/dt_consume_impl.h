@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_consume_impl.h: private interfaces between the consumer's files
  * (dt_consume.c, dt_printf.c, dt_agg.c) and their unit tests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_cpp.c: running a D program through the C preprocessor (-C).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_dis.c: the BPF disassembler behind dtrace -S and the tests.
  *

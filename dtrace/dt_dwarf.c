@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_dwarf.c: D types from the debugging information of traced programs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_dwarf.h: D types from the DWARF of traced programs (dt_dwarf.c):
  * the parameter and return types of a function, and named types for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_elf.c: ELF files, their function symbols, and the modules of a process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_elf.h: ELF files and the modules of a process, for the engine and the
  * plugins (compiled into both: see the Makefile's libdtcommon.a).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_exec.c: the exec watch.  Providers that cover processes which do not
  * exist yet (usdt's "provider*") need to hear about a new program as soon as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_exec.h: the exec watch.  Tells providers that asked (host->watch_exec)
  * about processes that exec and about libraries the dynamic loader maps or

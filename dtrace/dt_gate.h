@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_gate.h: the exec gate.  While a session traces "provider*" USDT
  * descriptions, each exec on the machine is held, before the new program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_gatewd.c: the exec gate's watchdog.
  *

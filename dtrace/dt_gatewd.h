@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_gatewd.h: the exec gate's watchdog (dt_gatewd.c), a process of its own
  * that answers the kernel for every exec the gate holds, and the messages

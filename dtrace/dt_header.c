@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_header.c: dtrace -h, the header an application includes to fire its
  * probes, and the naming helpers that dtrace -G shares.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_hostsvc.c: the host table's ELF and process services, for plugins
  * (host->proc_grab, host->elf_symbols...).

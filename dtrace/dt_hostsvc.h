@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_hostsvc.h: the host table's ELF and process services (dt_hostsvc.c),
  * which dt_provider.c puts in the table.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_ident.c: the static identifier tables of D: actions, subroutines,
  * aggregating functions, built-in variables and user register names.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_ident.h: identifiers the checker resolves: built-in variables, actions
  * and subroutines (static tables), and the variables and aggregations a

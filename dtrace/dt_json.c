@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_json.c: machine-readable output, -x oformat=json.
  *

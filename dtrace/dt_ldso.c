@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_ldso.c: the files glibc's ld.so (x86-64) maps at program start,
  * computed from the files alone.

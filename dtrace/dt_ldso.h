@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_ldso.h: which files the dynamic loader (glibc ld.so, x86-64) maps when
  * a program starts, computed from the files alone.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_lex.h: the D lexer's interface to the parser (private to dt_lex.c and
  * dt_parse.c).

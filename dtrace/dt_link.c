@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_link.c: dtrace -G, the object that carries the provider descriptions
  * and registers them with dtprobed.

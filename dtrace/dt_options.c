@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_options.c: -x name[=value] and #pragma D option.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_options.h: options (-x, #pragma D option).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_output.c: the stream that trace output is written to (-o FILE, or
  * standard output).

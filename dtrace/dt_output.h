@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_output.h: the trace output stream (see dt_output.c).
  */

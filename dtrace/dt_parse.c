@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_parse.c: the D parser, by recursive descent, from tokens (dt_lex.c)
  * to the program tree of dt_ast.h.

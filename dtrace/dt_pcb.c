@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_pcb.c: the compile control block: its arena and its error exit.
  *

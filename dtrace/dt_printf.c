@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_printf.c: D's printf(): checked when a clause compiles, run when its
  * record is consumed.

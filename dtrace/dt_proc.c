@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_proc.c: starting (-c) and grabbing (-p) the processes a session
  * traces, and noticing when they exit.  See dt_proc.h for the contract.

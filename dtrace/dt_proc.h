@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_proc.h: the processes a session targets (-c and -p).
  *

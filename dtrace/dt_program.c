@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_program.c: underlying probes, overlays and the per-kind programs.
  *

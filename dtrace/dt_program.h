@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_program.h: underlying probes, overlays, and the BPF programs that run
  * the clauses when an underlying probe fires.

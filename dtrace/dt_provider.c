@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_provider.c: provider plugins and the host interface they call.
  *

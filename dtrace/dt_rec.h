@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_rec.h: what travels from BPF to the consumer, and how it is described.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_regs.c: the value register pool of a clause, r6..r8, with spilling.
  *

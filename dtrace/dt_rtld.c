@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_rtld.c: where to watch the dynamic loader's debugger hook cheaply.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_rtld.h: the instructions that call the dynamic loader's debugger hook,
  * where the exec watch places its uprobe (see dt_rtld.c for why).

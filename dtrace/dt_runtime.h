@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_runtime.h: the session's BPF-side state, shared by the code generator,
  * the program builder and the consumer.

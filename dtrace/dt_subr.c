@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_subr.c: small utilities of the engine: allocation that cannot fail
  * silently, error and warning messages, D's glob matching, clocks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_unwind.c: user stacks unwound in the consumer.
  *

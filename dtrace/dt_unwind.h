@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_unwind.h: user stacks unwound in the consumer from the copy of the
  * stack and registers a probe took (dt_usample_t), with the call frame

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dt_usdt_gen.h: dtrace -h and dtrace -G, the USDT build tooling.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Check for, or install, what dtrace needs to build and test.
 #
 #   scripts/deps.sh --check     list what is missing on stderr, exit 1 if any

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Give every source file of the tree its licence tag,
 # "SPDX-License-Identifier: MIT", in the comment syntax of its language.
 #
@@ -77,7 +78,7 @@ add_tag() {
 # comment forms above (whatever licence it names), found by one grep.
 declare -A tags=()
 while IFS= read -r f; do
-	[ -f "$f" ] || continue
+	[ -f "$f" ] && [ ! -L "$f" ] || continue	# a link shares its target's tag
 	tag_for "$f"
 	[ -n "$tag" ] && tags[$f]=$tag
 done < <(list_files)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test/run.sh: run every test of the tree against one build, print one line
 # per test (PASS/FAIL/SKIP name) and end with "N passed, N failed" (then
 # ", N skipped" when some were) as the very last line.  Exit status 1 when

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tp_sched.c: a provider plugin on a kernel tracepoint, built against the
  * installed headers only (see the Makefile beside it).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtrace/bpf.h: constructors for eBPF instructions.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtrace/provider.h: the whole contract between the dtrace engine and a
  * provider plugin.

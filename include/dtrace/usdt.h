@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dtrace/usdt.h: the probe-site macros that headers made by `dtrace -h`
  * expand to.  Installed; included by application code (C and C++).

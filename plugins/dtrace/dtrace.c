@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plugins/dtrace/dtrace.c: the dtrace provider's dtrace:::BEGIN and
  * dtrace:::END, written against include/dtrace/provider.h only, as any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pid.c: the pid provider: function entry, return and instruction probes
  * in one process, pidNNN:MODULE:FUNCTION:NAME.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pid_enable.c: placing the pid provider's probes, and their trampolines.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pid_impl.h: private declarations of the pid provider plugin.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pid_insn.c: x86-64 instruction decoding for the pid provider, with Zydis.
  *

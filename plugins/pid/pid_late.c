@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pid_late.c: libraries a traced process loads while tracing (dlopen).
  *

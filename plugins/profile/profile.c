@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile.c: the profile provider: probes that fire at a fixed rate.
  *

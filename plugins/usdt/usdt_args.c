@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_args.c: decoding of <sys/sdt.h> argument specifications (x86-64).
  *

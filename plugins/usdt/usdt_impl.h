@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_impl.h: the usdt provider's private interfaces.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_notes.c: reading the <sys/sdt.h> probe notes of an ELF file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_proc.c: the files a process maps, from /proc/PID/maps.
  *

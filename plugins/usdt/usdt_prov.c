@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_prov.c: the usdt provider: <sys/sdt.h> probes of the files processes
  * map, and the providers applications register with dtprobed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_reg.c: the registration state files of dtprobed, read (by the usdt
  * plugin and by dtprobed at start) and written (by dtprobed).

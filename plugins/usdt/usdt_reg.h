@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_reg.h: what dtprobed knows about registered USDT providers, as the
  * usdt plugin reads it.  This is the contract between dtprobed (writer) and

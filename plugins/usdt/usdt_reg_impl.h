@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_reg_impl.h: the parts of usdt_reg.c that only dtprobed uses (it links
  * usdt_reg.c too): parse one state text and write one.

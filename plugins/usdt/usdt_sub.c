@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_sub.c: the usdt plugin's subscription to dtprobed.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_tramp.c: the run-time argument table and the trampoline.
  *

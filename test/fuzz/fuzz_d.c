@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_d.c: the D front end (lexer, parser, checker and code generator;
  * nothing is loaded into the kernel) on arbitrary program text.

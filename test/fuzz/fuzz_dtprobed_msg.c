@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_dtprobed_msg.c: dtprobed's registration message checker
  * (dtp_msg_convert(), what the jailed child runs on what any process on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_printf.c: printf() formats, as the compiler checks them
  * (dt_printf_check) and, when accepted, as the consumer runs them

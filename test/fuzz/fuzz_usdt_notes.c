@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_usdt_notes.c: the usdt provider's readers of what programs carry:
  * the ELF file reader (.note.stapsdt notes, .stapsdt.base, the symbol

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replay.c: a plain main() for the fuzz targets of test/fuzz/, so that the
  * corpus and every crash the fuzzers found are replayed by `make check`

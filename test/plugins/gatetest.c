@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gatetest.c: a plugin that asks the exec gate for the files that carry
  * an ELF section of its own choosing, .note.dtgatetest, rather than USDT

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hello.c: a provider plugin as a third party would write it, against the
  * installed header <dtrace/provider.h> only.  One probe, hello:::ping,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // hello_cxx.cc: a provider plugin written in C++, against the installed
 // header <dtrace/provider.h> only.  One probe, hellocxx:::greet, fired once
 // when tracing starts, with arg0 = the length of its greeting (an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hijack.c: a plugin that tries to take dtrace:::BEGIN over: it creates
  * a probe of its own first (hijack:::early, which took id 1 when ids went

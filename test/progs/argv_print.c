@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * argv_print: prints its argument count and arguments, one line, so that a
  * test sees whether tracing changed what the program was started with

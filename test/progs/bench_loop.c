@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_loop.c: the target of the per-firing and aggregation benchmarks
  * (bench/firing.sh, bench/aggsnap.sh).

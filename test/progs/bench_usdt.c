@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_usdt.c: the target of the USDT per-firing benchmark
  * (bench/usdt_firing.sh): a <sys/sdt.h> probe without semaphore,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_usdt_sem.c: the target of the semaphore-guarded USDT benchmark
  * (bench/usdt_firing.sh): the probe bench_sem:tick carries a semaphore

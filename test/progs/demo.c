@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test/progs/demo.c: a toy request server for the demo (make demo) and for
  * tests that want a process with a few plain functions to trace.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nofp: a program whose stacks the unwinder must get right without frame
  * pointers: every function is built with -fomit-frame-pointer (the pragma

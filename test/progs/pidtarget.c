@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pidtarget: a program for the pid provider's tests, with functions whose
  * arguments and return values are known.

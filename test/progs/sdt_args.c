@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sdt_args.c: <sys/sdt.h> probes of every argument form compilers emit, for
  * the usdt provider's tests (built at -O1 by the Makefile; the tests also

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * typed: a program built -O2 with debugging information, whose functions
  * take and return structures, for the tests of argument types from DWARF.

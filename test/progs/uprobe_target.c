@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * uprobe_target: a process for the uprobe tests to trace.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -x aggpercpu end to end: profile-997 fires on two CPUs kept busy by a
 # loop pinned to each; @[probename] = count() and a quantize() must show
 # a [CPU N] line (or histogram) for both CPUs, whose values add up to the

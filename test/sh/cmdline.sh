@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The dtrace command's options and exit statuses, as a user sees them.
 set -u
 [ -x "$DTRACE" ] || exit 77

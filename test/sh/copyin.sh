@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # copyin(): user memory copied to scratch, read through casts to struct
 # pointers, printed with tracemem() and stringof(); copyinto(); a bad
 # address faults with DTrace's message and tracing goes on.  The memory

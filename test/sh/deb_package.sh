@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # @timeout: 600
 # The Debian package, built from a copy of the tree as a packager would
 # (dpkg-buildpackage -b), installs dtrace, dtprobed and its systemd unit

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Nothing is lost silently: with a tiny output buffer and a fast probe,
 # records that find no room are counted in BPF and reported as DTrace does,
 # "dtrace: N drops on CPU C", and the records that were kept are whole.

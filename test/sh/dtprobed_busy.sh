@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # dtprobed serves its connections concurrently: while another user holds
 # 130 connections open without a word (which once held every registration
 # up for about 26 s, each given 200 ms in turn), a program linked with

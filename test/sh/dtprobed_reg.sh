@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # dtprobed with real registrations, on its own socket, state directory and
 # pinned map: programs built with -h/-G (C, C++, -flto, a dlopen'ed library)
 # register at start and are forgotten at exit; dlclose takes a library's

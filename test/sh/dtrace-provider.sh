@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The dtrace provider seen from outside: its probes in dtrace -l (ids 1-3,
 # DTrace's column layout) and the message a run-time fault prints on stderr
 # while tracing goes on.

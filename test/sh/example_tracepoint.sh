@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The installed example provider on a kernel tracepoint
 # (examples/tracepoint: tp_sched:::process_fork on sched_process_fork) is
 # built by its own Makefile against a scratch installation only, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # kill -9 of dtrace never harms what it traces.  A program is traced with
 # -p and dtrace is killed with SIGKILL while it attaches (thousands of
 # probes, killed at several moments) and while it traces (its breakpoint

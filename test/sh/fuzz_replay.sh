@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The fuzz corpus and every crash the fuzzers found (test/fuzz/corpus/NAME/,
 # crash-* files among them) replayed through each target's plain driver
 # (test/fuzz/replay.c): no input may crash, trip a sanitizer or leak (under

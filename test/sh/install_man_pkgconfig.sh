@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # `make install DESTDIR=` puts every piece in place (commands, plugins,
 # headers, the dtprobed unit with the installed path, man pages, the
 # pkg-config file); the man pages render without a warning from groff

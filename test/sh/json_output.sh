@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -x oformat=json end to end: BEGIN scripts with trace, printf, exit,
 # count/sum/quantize aggregations, printa, strings that need escaping and
 # unsigned 64-bit values; every line of stdout must parse as one JSON

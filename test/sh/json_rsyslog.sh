@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # dtrace's -x oformat=json lines through a real log pipeline: the two
 # rsyslog configurations of the README (imfile + omfwd on the traced side,
 # imtcp + omfile on the collector), run as two private rsyslogd instances

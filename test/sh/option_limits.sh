@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Sizes out of their range are refused by name, at once (-b 2^64-1 used to
 # spin forever doubling the ring buffer's size; sizes above 4 GiB failed
 # with a map error), and a script larger than 16 MB (-s /dev/zero, which

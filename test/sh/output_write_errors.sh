@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Output that cannot be written is an error, never a silent truncation:
 # -o to /dev/full, standard output on /dev/full, and -o on a full disk (a
 # 64 KiB tmpfs) each end with exit status 1 and a message naming the file

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Bad input: a pid that does not exist, a description that matches nothing
 # (an error unless -Z), a command that cannot run; nothing left behind.
 set -u

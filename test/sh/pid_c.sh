@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -c: the command starts stopped before any of its code runs (main's entry
 # is seen), dtrace exits when it exits, END fires, and dtrace says so.
 set -u

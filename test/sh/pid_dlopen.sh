@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A library loaded with dlopen: traced by -p once loaded, and (-Z) with -c
 # when it is loaded while tracing.
 set -u

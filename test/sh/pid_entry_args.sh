@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # pid entry probes: arg0..arg5 from registers, arg6.. from the stack, args[]
 # as uint64_t, probemod/probefunc; the traced program computes the same.
 set -u

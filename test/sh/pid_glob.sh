@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Globs across modules and functions, and module names: a.out, the file
 # name, the file name up to a '.'.  (A full path cannot be written in a D
 # probe description: D's lexer, like DTrace's, takes '/' for a predicate.)

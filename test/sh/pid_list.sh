@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # dtrace -l with pid probes: DTrace's columns, module a.out / libc.so.6.
 set -u
 [ -x "$DTRACE" ] || exit 77

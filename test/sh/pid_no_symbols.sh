@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A process whose executable has no symbols at all (static and stripped:
 # no .symtab, no .dynsym) is grabbed without harm: its module offers no
 # pid probes, which the usual message says (the empty symbol table used to

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Offset probes: "add:0" and "add:entry" share one uprobe and each fires once
 # per call; the offset of add's second instruction (from objdump) fires;
 # "add:" creates entry, return and one probe per instruction, named in hex.

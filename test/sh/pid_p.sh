@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # -p PID: a running process; $target is its pid; its exit ends dtrace.
 set -u
 [ -x "$DTRACE" ] || exit 77

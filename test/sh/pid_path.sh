@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The pid provider's module field as a full path: pid$target:/path/lib:fn:
 # entry, with and without a predicate right after the description (a '/'
 # in a field that starts with '/' is the path's, any other starts the

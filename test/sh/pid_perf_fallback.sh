@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The fallback for kernels without uprobe_multi links (before 6.6): one
 # perf-event uprobe per site, forced here with -x uprobe=perf.  Entry,
 # return and offset probes, a pid filter, and the same results as with the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # pid return probes: arg1 (and args[1]) is the return value; arg0 is the
 # offset of the returning instruction in DTrace, which a uretprobe cannot
 # know: 0 here (documented).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A return probe on a function that no call enters (_start, whose [sp] holds
 # argc, not a return address) is refused with a warning naming it, and the
 # traced program runs with its arguments intact; the other functions'

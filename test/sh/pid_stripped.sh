@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A stripped executable whose symbols are in a separate debug file (found
 # through .gnu_debuglink next to it): its functions are still traced.
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Two processes of one binary: tracing one never shows the other's events.
 set -u
 [ -x "$DTRACE" ] || exit 77

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Argument types from DWARF for pid probes on a -O2 -g program (typed):
 # args[0]->x reads the member of struct point through the pointer, args[2]
 # is the enum, args[1] of a return probe has the return type; typedefs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A VEX-encoded instruction at a function's entry is refused with a warning
 # naming the probe; the program computes what it computes untraced.  A glob
 # over libc's entries skips its AVX functions with one summary line and

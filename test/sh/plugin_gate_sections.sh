@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The exec gate asks the plugins which files matter: a plugin that names
 # its own ELF section (.note.dtgatetest) is shown the files of a program
 # that carries one, when it execs, and not those of one without.

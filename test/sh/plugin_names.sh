@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A plugin may create probes only under the provider names it declared and
 # no other plugin serves: one that creates dtrace:::BEGIN is refused with a
 # message naming it, and BEGIN stays the dtrace provider's (arg0 0, not the

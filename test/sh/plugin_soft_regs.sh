@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A clause that reads the registers of the probe site (ucaller, uregs) on a
 # probe its plugin fires itself, with no instruction of its own to execute,
 # cannot run: dtrace says so, naming the plugin, rather than exiting 1 in

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Provider plugins built out of the tree against the headers that `make
 # install` puts in a scratch DESTDIR, and nothing else: a C plugin and a
 # C++ one load (from -x plugindir and from DTRACE_PLUGIN_PATH) and fire;

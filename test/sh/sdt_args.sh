@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # <sys/sdt.h> probes of every argument form (test/progs/sdt_args.c: $imm,
 # registers of every width, -N(%rbp), (%rsp), sym(%rip), sym+N(%rip),
 # (%base,%index,scale)) built at -O0 and -O2, traced with -c: arg0..argN

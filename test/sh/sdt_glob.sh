@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A provider glob with no pid (sdt_test*) covers every process mapping the
 # file: one running before dtrace starts and one started afterwards, whose
 # first firing is not missed; each firing is named as DTrace names it, the

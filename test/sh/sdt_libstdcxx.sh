@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # libstdc++'s <sys/sdt.h> probes (libstdcxx:::throw and catch, in a library
 # the program maps at start): libstdcxx$target:::throw / catch traced with
 # -c in a test C++ program, with the functions that hold the sites.

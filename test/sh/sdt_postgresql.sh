@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # PostgreSQL's <sys/sdt.h> probes: a server started by the test in a
 # temporary directory (as the unprivileged user nobody), traced with
 # postgresql*:::query-start, which must catch the queries of every backend:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Debian's python3.11 carries <sys/sdt.h> probes: python$target:::function-entry
 # (arg0 file, arg1 function, arg2 line) traced with -c shows the script's
 # calls.  Python 3.11 reaches its function-entry probe only on its tracing

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A semaphore-guarded <sys/sdt.h> probe (sdt_test:guarded of
 # test/progs/sdt_args.c) is enabled through the kernel's uprobe reference
 # counter: the guarded code does not run before dtrace attaches, runs while

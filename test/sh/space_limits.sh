@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A bufsize too small for what a clause records, or an aggsize too small
 # for one entry of an aggregation, is refused at start as DTrace refuses it.
 set -u

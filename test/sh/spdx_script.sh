@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # scripts/spdx.sh on a scratch tree with one file of each kind: each gets
 # "SPDX-License-Identifier: MIT" in its language's comment, after a "#!"
 # line or a D test's @dtrace-opts line, never in a file that takes none;

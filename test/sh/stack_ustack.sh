@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # ustack() and stack(): as actions and as aggregation keys, symbolized as
 # module`function+0xoff.  pidtarget is built with frame pointers; add() is
 # a leaf without a frame (the caller comes from the top of the stack at the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # dtrace -G refuses an input object of another machine, naming it, instead
 # of writing an x86-64 object to link with it: an object whose ELF header
 # says AArch64 (e_machine patched), and one that says big-endian.  Nothing

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # No state of dtrace makes the exec gate (dtrace/dt_gate.c, dt_gatewd.c)
 # hold an exec longer than its bound (GATE_HOLD_MAX_MS).  While an exec storm
 # runs (100 execs of /bin/true, and fresh programs whose USDT notes nobody

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A program linked with `dtrace -G` exits cleanly after it damaged its own
 # environment (environ is the program's to change): the registration code
 # read the socket's path once, at load, so its unregistration at exit

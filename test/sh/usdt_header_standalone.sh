@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A `dtrace -h` header is self-contained: programs compile against it with
 # no -I to this tree's include/ and without any installed dtrace header (the
 # compiler's dependency list names none), C and C++ at -O2 and with -flto,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A program of another mount namespace, started from a private tmpfs that
 # the exec gate cannot see (dtrace/dt_gate.c marks the filesystems of its
 # own namespace), is traced from a few milliseconds after its exec (the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A registration with dtprobed affects only the probes of the process that
 # sent it.  A non-root process that maps a file with <sys/sdt.h> notes and
 # no declarations of its own (as anybody can map /usr/bin/python3.11)

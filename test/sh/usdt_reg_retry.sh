@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The registration code of `dtrace -G` sends a registration again when the
 # daemon closed the connection without an answer (as dtprobed does to a
 # connection beyond a user's share or a pid's rate): against a stand-in

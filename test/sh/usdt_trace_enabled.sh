@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Is-enabled probes on a lockdown kernel (no BPF writes to user memory):
 # ISEN_TICK_ENABLED() reads the probe's semaphore, which the kernel's
 # uprobe reference counter raises while dtrace traces the probe.  A program

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The dtprobed handshake (dtprobed_proto.h): with `myapp*:::tick` traced, a
 # fresh copy of a -G built program (a file no process had mapped, so no
 # probe was placed at start) is started afterwards; its registration waits

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A firing is one firing of one probe: with `myapp$target:::query-start`
 # and `myapp*:::query-start /pid == $target/` in one session, each clause
 # runs once per firing of the traced process, and both see the probe under

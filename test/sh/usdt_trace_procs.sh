@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # `myapp*:::` over every process, with a test-owned dtprobed: a process
 # running before dtrace, one started after it (same program file), a child
 # made by fork (traced under its own pid), a library with probes loaded with

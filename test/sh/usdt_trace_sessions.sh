@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The same myapp probes traced by two dtrace sessions and by bpftrace's
 # usdt: at once (every tracer sees every firing), and a test-owned dtprobed
 # restarted while those sessions run: programs started after the restart

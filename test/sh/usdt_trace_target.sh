@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Programs built with our dtrace -h/-G (C and C++, -O2 and -O3 -flto, PIE
 # and non-PIE), traced with `myapp$target:::` and -c while a test-owned
 # dtprobed runs: args[] typed and mapped as prov.d declares them

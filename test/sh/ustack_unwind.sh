@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # ustack() unwinds with the call frame information of the modules, not
 # frame pointers: stacks through Debian's libc (built without them) into
 # nofp (built without them too) are right frame by frame, at a function's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # ufunc(), usym(), umod(), uaddr() and printf's %a/%A print user addresses
 # as DTrace does: module`function (the executable by its file name),
 # module`function+0xoff, the module alone; as actions ("  %-50s"), as

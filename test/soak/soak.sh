@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test/soak/soak.sh: dtrace traces for SOAK_TIME seconds (default an hour)
 # and its memory must stay flat.  Run by `make soak` (root), never by make
 # check.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_agg.c: aggregation printing from hand-made merged data, compared
  * with the text DTrace prints: count/sum keyed by strings and integers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_bpf.c: maps, program loading and uprobe attachment (dt_bpf.c),
  * against the real kernel.

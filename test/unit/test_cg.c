@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cg.c: the checker and the code generator (dt_check.c, dt_cg*.c).
  *

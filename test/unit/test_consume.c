@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_consume.c: the record formatter without BPF: hand-made clauses and
  * probes, synthetic records, and the exact text DTrace prints for them

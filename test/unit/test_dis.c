@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_dis.c: the disassembler (dt_dis.c) prints each instruction class as
  * dtrace -S shows it, names maps through the callback, and prints anything

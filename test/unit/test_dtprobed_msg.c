@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_dtprobed_msg.c: dtprobed's message checker (dtp_msg_convert, the
  * code that runs in the jailed child) and the state-file parser

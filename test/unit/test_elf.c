@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_elf.c: dt_elf against the running process and copies of this test's
  * own binary: modules from /proc/self/maps, libc's symbols, address <-> file

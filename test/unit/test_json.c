@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json.c: -x oformat=json without BPF.  String escaping (quotes,
  * backslashes, control characters, valid and invalid UTF-8), exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ldso.c: the startup-file resolver (dt_ldso.c) against the real
  * loader and against hostile files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_parse.c: the D lexer and parser (dt_lex.c, dt_parse.c, dt_pcb.c).
  *

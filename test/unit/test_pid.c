@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_pid.c: the pid provider plugin on its own, through a host table of
  * this test, against a running test/progs/pidtarget:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_printf.c: D's printf() at run time (every conversion, flag, width
  * and precision against the text DTrace prints) and dt_printf_check()'s

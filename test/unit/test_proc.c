@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_proc.c: dt_proc with real processes: command splitting, -c stops the
  * command at its entry point with its libraries mapped, release lets it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_program.c: underlying probes (dtrace/dt_program.c) as providers ask
  * for them, before anything is attached: one per (file, offset, entry or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_rtld.c: dt_rtld_hook() and dt_rtld_hook_sites() on this process's
  * own dynamic loader: every site found is a direct call (E8) or jump (E9)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_type.c: the type table (dt_type.c): built-in names and their C
  * spellings, provider-style type strings, pointer and array caching,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_usdt_gen.c: dtrace -h and dtrace -G through their entry points, on
  * the provider of test/usdt/prov.d built by hand (test/usdt/usdt_ast.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_usdt_notes.c: the usdt provider's note reader, argument decoder and
  * trampoline (plugins/usdt), without the rest of the engine's pipeline.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_usdt_prov.c: the usdt provider's operations (plugins/usdt/usdt_prov.c)
  * against a recording host: probe naming for pid-specific and glob

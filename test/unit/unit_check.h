@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * unit_check.h: what the unit tests share.  CHECK(cond) reports a condition
  * that does not hold, with its place, counts it in failures, and goes on;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* app.c: a program with myapp probes, for the -h/-G, dtprobed and tracing
  * tests.  Usage: app [loops [sleep_ms [fork|dlopen LIB]]]
  *   fork	the child fires fire(100..102), sleep_ms apart, and exits

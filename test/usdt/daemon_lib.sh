@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # daemon_lib.sh: sourced by the tests that run their own dtprobed
 # (test/sh/dtprobed_reg.sh, and through trace_lib.sh the usdt_trace_*
 # tests): a daemon on the test's own socket, state directory and pinned map,

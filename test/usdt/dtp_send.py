@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """dtp_send.py: registration messages sent straight to dtprobed's socket.
 
     dtp_send.py SOCKET bad     send malformed, truncated, oversized and lying

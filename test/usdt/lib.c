@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib.c: a shared library with myapp probes (dlopen test). */
 #include "prov.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 provider myapp {
 	probe tick(int);
 	probe query__start(int a, char *b) : (char *b, int a);

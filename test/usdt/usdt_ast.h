@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usdt_ast.h: the provider of test/usdt/prov.d built by hand, for tests of
  * dtrace -h / -G that run before (or without) the parser:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llquantize()'s factor is at least 2. */
 BEGIN
 {

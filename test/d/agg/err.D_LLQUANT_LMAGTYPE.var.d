@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* llquantize()'s magnitudes are constants. */
 BEGIN
 {

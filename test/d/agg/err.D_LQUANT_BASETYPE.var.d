@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lquantize()'s base is a constant. */
 BEGIN
 {

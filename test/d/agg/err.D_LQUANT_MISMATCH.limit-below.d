@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lquantize()'s limit is not below its base. */
 BEGIN
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lquantize()'s step leaves at least one level. */
 BEGIN
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lquantize()'s step is positive. */
 BEGIN
 {

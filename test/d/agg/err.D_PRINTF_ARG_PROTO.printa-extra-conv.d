@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* More key conversions than the aggregation has keys. */
 BEGIN
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printa()'s %s cannot print an integer key. */
 BEGIN
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A stack key prints with %k, not %p. */
 BEGIN
 {

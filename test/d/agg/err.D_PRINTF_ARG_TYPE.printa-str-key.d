@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printa()'s %d cannot print a string key. */
 BEGIN
 {

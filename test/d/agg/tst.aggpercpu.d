@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q -x aggpercpu */
+/* SPDX-License-Identifier: MIT */
 /*
  * -x aggpercpu: each entry's line (or histogram) is followed by one
  * "[CPU N]" line (or histogram) per CPU that recorded something, the

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* An aggregation without keys, printed at exit after the final newline. */
 BEGIN
 {

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* llquantize with factor^(o+1) <= nsteps (buckets of width 1), a low
  * magnitude above 0, and keys. */
 BEGIN

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* llquantize: the bucket of each order boundary, a weighted value, values
  * below factor^low and at or above factor^(high+1). */
 BEGIN

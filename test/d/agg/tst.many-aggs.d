@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* More aggregations than a BPF program may use maps: aggregations of one
  * shape share a map. */
 BEGIN

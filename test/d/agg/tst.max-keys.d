@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* Integer keys (int: 4 bytes). */
 BEGIN
 {

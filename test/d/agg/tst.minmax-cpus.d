@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * min() and max() merged across CPUs: CPU 0's true minimum and maximum
  * are 0, the other CPUs' are 7 and -7.  A CPU that recorded nothing in an

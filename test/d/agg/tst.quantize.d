@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* quantize(): power-of-two buckets, one empty row either side. */
 BEGIN
 {

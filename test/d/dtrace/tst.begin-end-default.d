@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A probe line without data ends with a space; END is probe 2 and fires
  * after exit().

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * END clauses run after exit(), in program order, even when they come
  * first in the program; BEGIN clauses run in program order.

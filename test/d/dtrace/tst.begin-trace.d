@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The default output: the heading, then one line per firing with the CPU,
  * the probe id, function:name, and the traced value (int: 4 bytes).

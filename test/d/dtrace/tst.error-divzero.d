@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * A run-time fault aborts its clause only: the ERROR clause runs at once
  * with arg4 the fault type (DTRACEFLT_DIVZERO is 4), then the next clause

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* exit() in END, while the session drains, sets the status. */
 BEGIN
 {

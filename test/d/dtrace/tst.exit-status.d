@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* exit(n) makes dtrace exit with status n, after END has run. */
 BEGIN
 {

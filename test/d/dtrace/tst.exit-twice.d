@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* A second exit() in the clause of the first is dropped; the rest of the
  * clause still runs, and END still runs after it. */
 BEGIN

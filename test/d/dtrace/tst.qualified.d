@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* The fully qualified names and globs select the same probes. */
 dtrace:::BEGIN
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * trace() of each integer size, default output: the width is that of the
  * type's largest value, as DTrace's; unsigned types print unsigned.

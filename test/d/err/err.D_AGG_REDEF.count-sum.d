@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: one aggregation used with two functions. */
 BEGIN
 {

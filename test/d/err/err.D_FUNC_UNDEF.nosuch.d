@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: a call to an undefined function. */
 BEGIN
 {

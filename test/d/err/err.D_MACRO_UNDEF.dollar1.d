@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: a macro argument that was not given. */
 BEGIN
 {

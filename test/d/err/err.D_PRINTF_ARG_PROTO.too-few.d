@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: fewer arguments than conversions. */
 BEGIN
 {

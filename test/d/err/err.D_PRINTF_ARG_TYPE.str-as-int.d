@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: a string given to %d. */
 BEGIN
 {

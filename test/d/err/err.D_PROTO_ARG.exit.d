@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: exit() with a string argument. */
 BEGIN
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: a binary operator without its right operand. */
 BEGIN
 {

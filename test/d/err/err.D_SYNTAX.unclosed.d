@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Must fail to compile: a clause without its closing brace. */
 BEGIN
 {

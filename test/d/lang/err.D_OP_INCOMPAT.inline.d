@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An inline's value must fit its declared type. */
 inline int i = "string";
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An integer variable cannot take a pointer. */
 BEGIN
 {

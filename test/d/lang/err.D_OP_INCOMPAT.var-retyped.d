@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A variable keeps the type of its first assignment. */
 BEGIN
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* No arithmetic on void pointers. */
 void *p;
 

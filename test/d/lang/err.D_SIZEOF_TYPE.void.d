@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sizeof (void) has no size. */
 BEGIN
 {

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* Integer arithmetic follows C: truncating division, sign of %. */
 BEGIN
 {

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* Associative arrays: string, integer and tuple keys; unset reads 0. */
 BEGIN
 {

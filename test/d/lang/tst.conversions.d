@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* Casts truncate and extend as C does. */
 BEGIN
 {

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q -n BEGIN{printf("option\n");} */
+/* SPDX-License-Identifier: MIT */
 /* -n and -s combine: both programs run, in the order of the command
  * line. */
 BEGIN

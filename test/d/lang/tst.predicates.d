@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* A clause runs only when its predicate is non-zero.  y is declared and
  * never assigned: it reads as 0. */
 int y;

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * self-> variables belong to the thread and live across firings; this->
  * variables live for one firing of a probe, across its clauses.

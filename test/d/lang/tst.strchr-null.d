@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* strchr, strrchr and strstr return NULL when nothing matches (DTrace);
  * a match returns the rest of the string. */
 BEGIN

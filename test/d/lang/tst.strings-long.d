@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q -x strsize=1024 */
+/* SPDX-License-Identifier: MIT */
 /* The scanning subroutines with long strings: the generated code loads
  * whatever strsize is (the scans are bpf_loop callbacks). */
 BEGIN

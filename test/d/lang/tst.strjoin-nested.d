@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* Nested strjoin() calls and a statement with many string results: the
  * temporaries of finished operands are reused. */
 BEGIN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 BEGIN
 {
 	/* never closed

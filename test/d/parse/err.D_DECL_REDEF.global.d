@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 int x;
 int x;
 BEGIN

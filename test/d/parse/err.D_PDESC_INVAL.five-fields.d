@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 a:b:c:d:e
 {
 }

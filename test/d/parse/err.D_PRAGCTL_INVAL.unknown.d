@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An unknown control directive. */
 #frobnicate now
 BEGIN

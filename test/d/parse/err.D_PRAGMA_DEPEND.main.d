@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A main program may not depend on a library. */
 #pragma D depends_on library net.d
 BEGIN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A provider that no plugin serves. */
 #pragma D depends_on provider nosuchprovider
 BEGIN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A #pragma on the last line, without a newline, is still read. */
 BEGIN
 {

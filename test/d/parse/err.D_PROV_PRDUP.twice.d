@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 provider p {
 	probe a();
 	probe a(int);

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * if/else: exactly one branch runs; else binds to the nearest if.
  */

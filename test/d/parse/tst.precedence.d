@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * C's precedence and associativity, and D's ^^ between || and &&.
  */

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * Declarations, clause forms, comments, macros and constants the lexer must take.
  */

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* printf conversions on integers and strings. */
 BEGIN
 {

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /* printf output is not followed by anything: no implicit newline. */
 BEGIN
 {

@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * profile-N fires on each CPU with the interrupted PC in arg0 (kernel) or
  * arg1 (user): exactly one of them is set.

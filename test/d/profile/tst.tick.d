@@ -1,4 +1,5 @@
 /* @dtrace-opts: -q */
+/* SPDX-License-Identifier: MIT */
 /*
  * tick-10ms fires about 100 times a second on one CPU; tick-1s ends the
  * run.  The count is checked loosely: timers on a loaded machine slip.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # check_lib.sh: sourced by the shell tests that match dtrace's text output
 # against a pattern and check that bad scripts are refused.  They set
 # fail=0 first and exit $fail.
