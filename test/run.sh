@@ -18,7 +18,12 @@
 #   test/sh/*.sh              run by bash in a fresh scratch directory with
 #                             DTRACE, B, DTRACE_PLUGIN_PATH, TESTDIR (the
 #                             test/ directory) and TMPDIR exported: exit 0
-#                             passes, 77 skips
+#                             passes, 77 skips.  A line "# @alone" runs
+#                             it after the others, with no other test
+#                             running: its dtrace session probes every
+#                             process (myapp*:::tick), and would raise
+#                             the semaphores of the programs other tests
+#                             build and run.
 #
 # Environment:
 #   B             build directory (default: build/ of this tree)
@@ -259,10 +264,28 @@ if [ ! -x "$DTRACE" ]; then
 	echo "note: $DTRACE does not exist: D tests will fail (run make first)"
 fi
 
-list_tests | { if [ -n "${DT_TESTS:-}" ]; then grep -E -- "$DT_TESTS"; else cat; fi; } |
+# Whether the test "KIND FILE" asks to run alone (# @alone).
+wants_alone() {
+	[ "${1%% *}" = sh ] && grep -q '^# @alone$' "${1#* }"
+}
+
+# Run the tests of standard input, "KIND FILE" a line, JOBS at once.
+run_tests() {
 	tr '\n' '\0' |
-	xargs -0 -r -P "$DT_JOBS" -I{} bash -c '"$0" --one ${1%% *} "${1#* }"' \
-		"$SELF" {}
+		xargs -0 -r -P "$1" -I{} bash -c '"$0" --one ${1%% *} "${1#* }"' \
+			"$SELF" {}
+}
+
+SELECTED=$(list_tests |
+	{ if [ -n "${DT_TESTS:-}" ]; then grep -E -- "$DT_TESTS"; else cat; fi; })
+ALONE=""
+TOGETHER=""
+while IFS= read -r t; do
+	[ -n "$t" ] || continue
+	if wants_alone "$t"; then ALONE+="$t"$'\n'; else TOGETHER+="$t"$'\n'; fi
+done <<<"$SELECTED"
+printf '%s' "$TOGETHER" | run_tests "$DT_JOBS"
+printf '%s' "$ALONE" | run_tests 1
 
 passed=$(grep -c '^PASS$' "$DT_RESULTS")
 failed=$(grep -c '^FAIL$' "$DT_RESULTS")

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # A provider glob with no pid (sdt_test*) covers every process mapping the
 # file: one running before dtrace starts and one started afterwards, whose
 # first firing is not missed; each firing is named as DTrace names it, the

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # libstdc++'s <sys/sdt.h> probes (libstdcxx:::throw and catch, in a library
 # the program maps at start): libstdcxx$target:::throw / catch traced with
 # -c in a test C++ program, with the functions that hold the sites.

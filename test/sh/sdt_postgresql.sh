@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # PostgreSQL's <sys/sdt.h> probes: a server started by the test in a
 # temporary directory (as the unprivileged user nobody), traced with
 # postgresql*:::query-start, which must catch the queries of every backend:

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # No state of dtrace makes the exec gate (dtrace/dt_gate.c, dt_gatewd.c)
 # hold an exec longer than its bound (GATE_HOLD_MAX_MS).  While an exec storm
 # runs (100 execs of /bin/true, and fresh programs whose USDT notes nobody

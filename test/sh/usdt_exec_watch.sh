@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # The exec watch (dtrace/dt_exec.c) with a "provider*" description, the
 # exec gate turned off (usdt_exec_gate.sh tests the gate):
 #  1. a program file that no process had mapped when tracing began (copied

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # A registration with dtprobed affects only the probes of the process that
 # sent it.  A non-root process that maps a file with <sys/sdt.h> notes and
 # no declarations of its own (as anybody can map /usr/bin/python3.11)

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # The dtprobed handshake (dtprobed_proto.h): with `myapp*:::tick` traced, a
 # fresh copy of a -G built program (a file no process had mapped, so no
 # probe was placed at start) is started afterwards; its registration waits

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # A firing is one firing of one probe: with `myapp$target:::query-start`
 # and `myapp*:::query-start /pid == $target/` in one session, each clause
 # runs once per firing of the traced process, and both see the probe under

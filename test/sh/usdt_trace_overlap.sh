@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # Overlapping probes on one site all fire, once each, in one session: a pid
 # probe at the instruction of a USDT site (pid$target:app:fire:OFF, OFF
 # found from the stapsdt note's pc and fire's symbol) and the USDT probe on

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # `myapp*:::` over every process, with a test-owned dtprobed: a process
 # running before dtrace, one started after it (same program file), a child
 # made by fork (traced under its own pid), a library with probes loaded with

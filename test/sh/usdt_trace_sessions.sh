@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # The same myapp probes traced by two dtrace sessions and by bpftrace's
 # usdt: at once (every tracer sees every firing), and a test-owned dtprobed
 # restarted while those sessions run: programs started after the restart
