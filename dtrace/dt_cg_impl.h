@@ -52,6 +52,7 @@ typedef struct dt_regs {
 
 struct dt_cg;
 void dt_regs_init(dt_regs_t *rs);
+void dt_regs_prologue(struct dt_cg *cx);
 int dt_regs_take(struct dt_cg *cx);
 void dt_regs_give(struct dt_cg *cx, int reg);
 /* Internal error unless reg holds a live (unspilled) value. */

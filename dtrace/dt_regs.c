@@ -19,6 +19,21 @@ void dt_regs_init(dt_regs_t *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
+/*
+ * At the start of a clause, give every pool register a value.  An owner
+ * may take its register ahead of writing it (the result register of ?:,
+ * && and || is taken before their operands are evaluated), and an operand
+ * needing the whole pool then spills that still-unwritten register: the
+ * verifier refuses a store from a register never written ("R6 !read_ok").
+ * Defined from the prologue on, every pool register can be spilled at any
+ * point, whatever the order in which its owner takes and writes it.
+ */
+void dt_regs_prologue(dt_cg_t *cx)
+{
+	for (int i = 0; i < DT_REGS_NPOOL; i++)
+		dt_cg_emit(cx, DT_MOV64_IMM(dt_pool[i], 0));
+}
+
 static int regs_free_reg(dt_regs_t *rs)
 {
 	for (int i = 0; i < DT_REGS_NPOOL; i++)
