@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @timeout: 120
 # dtprobed with real registrations, on its own socket, state directory and
 # pinned map: programs built with -h/-G (C, C++, -flto, a dlopen'ed library)
 # register at start and are forgotten at exit; dlclose takes a library's

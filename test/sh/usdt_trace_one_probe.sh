@@ -28,7 +28,9 @@ exp=$(printf '3 A ok\n3 B ok')
 [ "$got" = "$exp" ] || { fail "clause counts and names"; echo "$got"; cat out err; }
 
 for d in 'myapp*' myapp; do
-	"$DTRACE" -q -n "$d"':::query-start { printf("C %s %d\n", probeprov, pid); }' \
+	# (other programs of the machine that carry myapp probes fire too)
+	"$DTRACE" -q -n "$d"':::query-start /pid == $target/ {
+		printf("C %s %d\n", probeprov, pid); }' \
 		-c "$W/app 2" >out 2>err || fail "$d: dtrace failed"
 	got=$(names out)
 	[ "$got" = "2 C ok" ] || { fail "$d: names"; echo "$got"; cat out err; }
