@@ -116,14 +116,14 @@ static uint32_t sites_put(unsigned char *msg, uint32_t at, uint32_t max,
 }
 
 /* Build provider decl's registration message from its image (size bytes,
- * checked to be in the section) and hand it to the checks; false when it
- * has no site in this process. */
-static bool provider_register(pid_t pid, const unsigned char *image,
+ * checked to be in the section) and hand it to the checks, unless it has
+ * no site in this process: nothing to trace. */
+static void provider_register(pid_t pid, const unsigned char *image,
 			      uint32_t size, const usdt_file_t *f,
 			      const usdt_decl_t *decl, const proc_map_t *maps,
 			      int n, const proc_map_t *file)
 {
-	uint32_t max = size + (uint32_t)f->nnotes * sizeof(dtpv_site_t);
+	size_t max = size + (size_t)f->nnotes * sizeof(dtpv_site_t);
 	unsigned char *msg;
 	usdt_reg_t *reg;
 	dtpv_msg_t h;
@@ -131,17 +131,23 @@ static bool provider_register(pid_t pid, const unsigned char *image,
 	char why[256];
 	int op;
 
-	if (max > DTPV_MSG_MAX || (msg = malloc(max)) == NULL)
-		return false;
+	if (max > DTPV_MSG_MAX) {
+		dtp_log(LOG_WARNING, "refused found registration of pid %d "
+			"(%s): message exceeds %u bytes", (int)pid, file->path,
+			DTPV_MSG_MAX);
+		return;
+	}
+	if ((msg = malloc(max)) == NULL)
+		return;
 	memcpy(msg, image, size);
 	memcpy(&h, msg, sizeof(h));
-	h.size = sites_put(msg, size, max, f, decl, maps, n, file);
+	h.size = sites_put(msg, size, (uint32_t)max, f, decl, maps, n, file);
 	h.op = DTPV_OP_REGISTER;
 	h.sites_off = size;
 	h.nsites = (h.size - size) / (uint32_t)sizeof(dtpv_site_t);
 	if (h.nsites == 0) {
 		free(msg);
-		return false;
+		return;
 	}
 	memcpy(&h.base, msg + size, sizeof(h.base));	/* the first site */
 	memcpy(msg, &h, sizeof(h));
@@ -153,7 +159,6 @@ static bool provider_register(pid_t pid, const unsigned char *image,
 		dtp_log(LOG_INFO, "found registration of pid %d: provider %s "
 			"in %s", (int)pid, decl->provider, file->path);
 	free(msg);
-	return true;
 }
 
 /* Register the providers of one mapped file of pid.  The images are walked
@@ -181,7 +186,8 @@ static void file_register(pid_t pid, const proc_map_t *maps, int n,
 			off += 8;
 			continue;
 		}
-		if (f == NULL || k >= f->ndecls || h.size > len - off) {
+		if (f == NULL || k >= f->ndecls || h.size < sizeof(h) ||
+		    h.size > len - off) {
 			dtp_log(LOG_WARNING, "refused found registration of "
 				"pid %d (%s): %s", (int)pid, file->path,
 				f == NULL ? "notes unreadable" :

@@ -16,7 +16,7 @@ has_entries() { [ "$(map_entries "$1")" = "$2" ]; }
 nlistening() { [ "$(grep -c 'listening on' dtprobed.log)" = "$1" ]; }
 
 start_daemon
-"$W/app" 80 50 >running.out & running=$!; bgpids+=("$running")	# 4 s
+"$W/app" 400 20 >running.out & running=$!; bgpids+=("$running")	# 8 s
 wait_for 3 test -f "state/$running" || fail "app did not register"
 cp "state/$running" state.before
 "$W/app" 8 50 >gone.out & gone=$!
@@ -34,6 +34,7 @@ kill -9 "$dpid"; wait "$dpid" 2>/dev/null; dpid=
 wait "$gone" || fail "short app exited with $? while no dtprobed ran"
 [ "$(grep -vc '^enabled$' gone.out)" = 0 ] || fail "gone.out: $(cat gone.out)"
 sleep 0.3			# firings while no dtprobed runs
+kill -0 "$running" || fail "running app ended before the restart"
 "$B/dtprobed" -F 2>>dtprobed.log & dpid=$!
 wait_for 5 nlistening 2 || fail "dtprobed did not restart"
 has_entries "$running" 3 || fail "map not rebuilt for $running"
@@ -50,18 +51,15 @@ kill -INT $dt; wait $dt || fail "dtrace exited with $?"
 
 # Every firing of the running program from its first traced one to its last.
 first=$(sed -n "s/^tick $running \([0-9]*\)\$/\1/p" out | head -1)
-for ((i = ${first:-80}; i < 80; i++)); do
-	has_line out "^tick $running $i\$" || fail "running app: tick $i missed"
-	has_line out "^query $running $i hello\$" || fail "running app: query $i missed"
-done
-[ "${first:-80}" -lt 20 ] || fail "running app traced late (from $first)"
+lost=$(missed out "$running" "${first:-400}" 400)
+[ -z "$lost" ] || fail "running app: missed$lost"
 for i in $(seq 0 9); do
 	has_line out "^tick $after $i\$" || fail "app after restart: tick $i missed"
 done
 # app.c prints "enabled" at each firing while query-start is enabled.
 [ "$(grep -c '^enabled$' after.out)" = 10 ] || fail "after.out: $(wc -l <after.out) lines"
 [ "$(grep -vc '^enabled$' running.out)" = 0 ] || fail "running.out has other lines"
-[ "$(grep -c '^enabled$' running.out)" -ge $((80 - ${first:-80})) ] ||
+[ "$(grep -c '^enabled$' running.out)" -ge $((400 - ${first:-400})) ] ||
 	fail "running app: is-enabled lost across the restart"
 [ -s err ] && { fail "dtrace wrote errors"; }
 [ $status = 0 ] || { echo "--- out"; cat out; echo "--- err"; cat err; tail -20 dtprobed.log; }

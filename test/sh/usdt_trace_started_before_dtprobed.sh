@@ -58,6 +58,7 @@ grep -q "refused found registration of pid $lying ($W/app_lying): damaged declar
 kill "$lying"			# its declarations would clash with app's
 
 "$DTRACE" -q -n 'BEGIN { printf("ready\n"); }
+myapp*:::tick { printf("tick %d %d\n", pid, args[0]); }
 myapp*:::query-start { printf("query %d %d %s\n", pid, args[1],
 	copyinstr(args[0])); }' >out 2>err &
 dt=$!
@@ -68,9 +69,8 @@ wait "$app"; rc=$?
 kill -INT $dt; wait $dt || fail "dtrace exited with $?"
 first=$(sed -n "s/^query $app \([0-9]*\) hello\$/\1/p" out | head -1)
 [ -n "$first" ] || fail "app not traced"
-for ((i = ${first:-300}; i < 300; i++)); do
-	has_line out "^query $app $i hello\$" || fail "query $i missed"
-done
+lost=$(missed out "$app" "${first:-300}" 300)
+[ -z "$lost" ] || fail "app: missed$lost"
 [ "$(grep -vc '^enabled$' app.out)" = 0 ] || fail "app.out: $(cat app.out)"
 [ "$(grep -c '^enabled$' app.out)" -ge $((300 - ${first:-300})) ] ||
 	fail "is-enabled not seen by the app"
