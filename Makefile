@@ -104,6 +104,8 @@ endif
 
 DTPROBED_SRCS := $(wildcard dtprobed/*.c)
 DTPROBED_OBJS := $(DTPROBED_SRCS:%.c=$(O)/%.o)
+# dtp_discover.c reads probe notes as the usdt plugin does.
+DTPROBED_OBJS += $(if $(DTPROBED_SRCS),$(O)/plugins/usdt/usdt_notes.o $(O)/plugins/usdt/usdt_args.o)
 
 TARGETS := $(B)/dtrace $(PLUGIN_SOS) $(if $(DTPROBED_SRCS),$(B)/dtprobed)
 

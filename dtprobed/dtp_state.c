@@ -97,15 +97,7 @@ static uint64_t proc_start_time(pid_t pid)
 	return start;
 }
 
-typedef struct proc_map {
-	uint64_t start, end, pgoff;
-	uint64_t dev, ino;
-	bool exec;
-	char path[PATH_MAX];
-} proc_map_t;
-
-/* The mappings of pid, malloc'ed; -1 if the process is gone. */
-static int proc_maps(pid_t pid, proc_map_t **out, int *n)
+int dtp_proc_maps(pid_t pid, proc_map_t **out, int *n)
 {
 	char path[64], line[PATH_MAX + 256];
 	FILE *f;
@@ -146,7 +138,7 @@ static int proc_maps(pid_t pid, proc_map_t **out, int *n)
 	return 0;
 }
 
-static const proc_map_t *map_find(const proc_map_t *maps, int n, uint64_t addr)
+const proc_map_t *dtp_map_find(const proc_map_t *maps, int n, uint64_t addr)
 {
 	for (int i = 0; i < n; i++)
 		if (addr >= maps[i].start && addr < maps[i].end)
@@ -379,11 +371,11 @@ static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
 	const proc_map_t *bm;
 	int n, rc = -1;
 
-	if (proc_maps(pid, &maps, &n) != 0) {
+	if (dtp_proc_maps(pid, &maps, &n) != 0) {
 		snprintf(why, whysz, "process vanished");
 		return -1;
 	}
-	bm = map_find(maps, n, base);
+	bm = dtp_map_find(maps, n, base);
 	if (bm == NULL) {
 		snprintf(why, whysz, "base address 0x%" PRIx64 " is not in a "
 			 "mapped file", base);
@@ -403,8 +395,8 @@ static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
 	for (int i = 0; i < reg->nprobes; i++) {
 		for (int j = 0; j < reg->probes[i].nsites; j++) {
 			usdt_reg_site_t *s = &reg->probes[i].sites[j];
-			const proc_map_t *m = map_find(maps, n, s->addr);
-			const proc_map_t *sm = map_find(maps, n, s->sema_addr);
+			const proc_map_t *m = dtp_map_find(maps, n, s->addr);
+			const proc_map_t *sm = dtp_map_find(maps, n, s->sema_addr);
 
 			if (m == NULL || !m->exec || m->dev != bm->dev ||
 			    m->ino != bm->ino) {
@@ -531,14 +523,14 @@ static bool proc_same_image(dtp_proc_t *p)
 	int n;
 	bool same = true;
 
-	if (proc_maps(p->pid, &maps, &n) != 0)
+	if (dtp_proc_maps(p->pid, &maps, &n) != 0)
 		return false;
 	for (usdt_reg_t **rp = &p->regs; *rp != NULL;) {
 		usdt_reg_t *r = *rp;
 		const proc_map_t *m = NULL;
 
 		if (r->nprobes > 0 && r->probes[0].nsites > 0)
-			m = map_find(maps, n, r->probes[0].sites[0].addr);
+			m = dtp_map_find(maps, n, r->probes[0].sites[0].addr);
 		if ((r->nprobes > 0 && r->probes[0].nsites > 0) &&
 		    (m == NULL || m->dev != r->dev || m->ino != r->ino)) {
 			map_del(p->pid, r);	/* unmapped (dlclose, exec) */
@@ -565,6 +557,16 @@ void dtp_state_check(void)
 		if (proc_start_time(p->pid) != p->start || !proc_same_image(p))
 			proc_forget(p);
 	}
+}
+
+bool dtp_state_has_file(pid_t pid, uint64_t dev, uint64_t ino)
+{
+	dtp_proc_t *p = proc_get(pid, false);
+
+	for (usdt_reg_t *r = p ? p->regs : NULL; r != NULL; r = r->next)
+		if (r->dev == dev && r->ino == ino)
+			return true;
+	return false;
 }
 
 /* Rebuild from the state files: keep live processes, refill the map. */

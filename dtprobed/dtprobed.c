@@ -468,6 +468,7 @@ int main(int argc, char **argv)
 	buf = malloc(DTPV_MSG_MAX);
 	if (buf == NULL || dtp_state_init(statedir, mappath) != 0)
 		return 1;
+	dtp_discover(sock);
 	lfd = listen_on(sock);
 	if (lfd < 0)
 		return 1;

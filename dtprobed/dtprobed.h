@@ -8,10 +8,13 @@
  *		seccomp strict mode
  *   dtp_state.c	processes and their registrations: /proc lookups, state
  *		files, the pinned BPF map, liveness checks
+ *   dtp_discover.c	at start, registers the running programs whose
+ *		registration was sent while no daemon listened
  */
 #ifndef DTPROBED_H
 #define DTPROBED_H
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -36,6 +39,18 @@ int dtp_msg_convert(const unsigned char *msg, size_t len, int fd,
 		    char *why, size_t whysz);
 
 /* dtp_state.c */
+typedef struct proc_map {
+	uint64_t start, end, pgoff;
+	uint64_t dev, ino;
+	bool exec;
+	char path[PATH_MAX];
+} proc_map_t;
+/* The mappings of pid (files only), malloc'ed; -1 if the process is gone. */
+int dtp_proc_maps(pid_t pid, proc_map_t **out, int *n);
+/* The mapping holding addr, or NULL. */
+const proc_map_t *dtp_map_find(const proc_map_t *maps, int n, uint64_t addr);
+/* Has pid a registration of the file (dev, ino)? */
+bool dtp_state_has_file(pid_t pid, uint64_t dev, uint64_t ino);
 int dtp_state_init(const char *statedir, const char *mappath);
 /* Apply a checked message of process pid; -1 with why when refused. */
 int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
@@ -44,5 +59,10 @@ int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 void dtp_state_check(void);
 /* Messages of pid in the current window: false when over the limit. */
 bool dtp_state_rate_ok(pid_t pid);
+
+/* dtp_discover.c.  Register, as if they had sent it, the `dtrace -G`
+ * registrations of running processes that the state does not hold and
+ * that would have sent them to sock. */
+void dtp_discover(const char *sock);
 
 #endif /* DTPROBED_H */

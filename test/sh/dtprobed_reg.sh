@@ -18,14 +18,6 @@ command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 
 . "$TESTDIR/usdt/daemon_lib.sh"
 
-# Map entries of a pid (keys start with the pid, little-endian).
-map_entries() {
-	local hex
-	hex=$(printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4 \3 \2 \1/')
-	bpftool map dump pinned "$DTPROBED_MAP" 2>/dev/null |
-		grep -c "^key: $hex 00 00 00 00"
-}
-
 nregs() { grep -c '^reg' "state/$1" 2>/dev/null || echo 0; }
 has_nregs() { [ "$(nregs "$1")" = "$2" ]; }
 

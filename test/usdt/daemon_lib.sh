@@ -7,7 +7,8 @@
 # DTPROBED_MAP).  Its log is dtprobed.log in the test's directory.
 #
 # Provides: W (scratch dir, the current one), status, fail, wait_for, bg
-# (start a process killed at exit; bgpids), start_daemon, stop_daemon.
+# (start a process killed at exit; bgpids), start_daemon, stop_daemon,
+# map_entries PID.
 W=$PWD
 export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
 PINDIR=/sys/fs/bpf/dtprobed-test-$$
@@ -37,6 +38,14 @@ wait_for() {
 
 # bg COMMAND...: run in the background, killed at exit; pid in $!.
 bg() { "$@" & bgpids+=("$!"); }
+
+# Map entries of a pid (keys start with the pid, little-endian).
+map_entries() {
+	local hex
+	hex=$(printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4 \3 \2 \1/')
+	bpftool map dump pinned "$DTPROBED_MAP" 2>/dev/null |
+		grep -c "^key: $hex 00 00 00 00"
+}
 
 start_daemon() {
 	"$B/dtprobed" -F 2>>"$W/dtprobed.log" &

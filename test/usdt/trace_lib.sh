@@ -5,7 +5,7 @@
 # test's scratch directory; the test-owned dtprobed comes from daemon_lib.sh.
 #
 # Provides: what daemon_lib.sh provides, and build_app NAME COMPILER SRC
-# CFLAGS LDFLAGS, build_all, has_line FILE REGEX.
+# CFLAGS LDFLAGS, build_all, has_line FILE REGEX, missed FILE PID FIRST END.
 set -u
 [ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
 [ -x "$B/dtprobed" ] || { echo "no $B/dtprobed"; exit 77; }
@@ -17,6 +17,17 @@ INC=$TESTDIR/../include
 . "$TESTDIR/usdt/daemon_lib.sh"
 
 has_line() { grep -Eq "$2" "$1" 2>/dev/null; }
+
+# missed FILE PID FIRST END: the firings i (FIRST <= i < END) of PID that
+# FILE lacks, among lines "tick PID i" and "query PID i hello".
+missed() {
+	awk -v pid="$2" -v first="$3" -v end="$4" '
+	$2 == pid && $1 == "tick" { tick[$3] = 1 }
+	$2 == pid && $1 == "query" && $4 == "hello" { query[$3] = 1 }
+	END { for (i = first; i < end; i++) {
+		if (!(i in tick)) printf(" tick %d", i)
+		if (!(i in query)) printf(" query %d", i) } }' "$1"
+}
 
 # The provider of test/usdt/prov.d with every stability attribute declared,
 # so that -l -v shows them combined as DTrace combines them.
