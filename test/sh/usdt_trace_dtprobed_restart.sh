@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # dtprobed killed with SIGKILL and started again while `myapp*:::` traces
 # registered programs: a program running across the restart is traced
 # without a missed firing, a program started after the restart registers

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # A program linked with `dtrace -G` started while no dtprobed runs (its own
 # registration is refused, retried and given up) is found by dtprobed when
 # it starts: registered under its pid with its sites and argument mapping,
