@@ -114,6 +114,13 @@ struct dt_progset {
 	bool batching;		/* see dt_prog_batch_begin() */
 	bool links_pending;	/* some underlying probe may need a link */
 	dt_provider_t *fire_refused; /* dt_prog_fire() said -ENOTSUP to it */
+	/* The last file uprobe_file_id() looked up: a provider places a
+	 * file's sites one after another (thousands for a libc glob), and one
+	 * stat() serves them all while it is fresh. */
+	char *id_path;
+	dev_t id_dev;
+	ino_t id_ino;
+	uint64_t id_when;	/* dt_now_ns() of the stat() */
 };
 
 static struct dt_progset *progset(dtrace_hdl_t *dtp)
@@ -141,15 +148,30 @@ static uint64_t str_hash(const char *s)
 /* The file an underlying probe is on, as the kernel knows it: by device
  * and inode, so that one file reached by two paths (a process of another
  * mount namespace, through /proc/PID/root) gets one uprobe, whose links
- * would otherwise each run a firing.  Without them, by path. */
-static void uprobe_file_id(dt_uprobe_ent_t *u)
+ * would otherwise each run a firing.  Without them, by path.  The answer
+ * for the path asked last is reused for FILE_ID_FRESH_NS, so that a file
+ * rebuilt at the same path later in the session is seen as a new file. */
+#define FILE_ID_FRESH_NS	(100 * 1000 * 1000ull)
+
+static void uprobe_file_id(struct dt_progset *ps, dt_uprobe_ent_t *u)
 {
+	uint64_t now = dt_now_ns();
 	struct stat st;
 
-	if (u->path[0] != '\0' && stat(u->path, &st) == 0) {
-		u->dev = st.st_dev;
-		u->ino = st.st_ino;
+	if (u->path[0] == '\0')
+		return;
+	if (ps->id_path == NULL || strcmp(ps->id_path, u->path) != 0 ||
+	    now - ps->id_when > FILE_ID_FRESH_NS) {
+		if (stat(u->path, &st) != 0)
+			return;
+		free(ps->id_path);
+		ps->id_path = dt_strdup(u->path);
+		ps->id_dev = st.st_dev;
+		ps->id_ino = st.st_ino;
+		ps->id_when = now;
 	}
+	u->dev = ps->id_dev;
+	u->ino = ps->id_ino;
 }
 
 static bool same_file(const dt_uprobe_ent_t *a, const dt_uprobe_ent_t *b)
@@ -163,15 +185,11 @@ static uint64_t uprobe_hash(const dt_uprobe_ent_t *u)
 {
 	uint64_t h = u->ino != 0 ? mix(mix(0, (uint64_t)u->dev), u->ino) :
 				   str_hash(u->path);
-	const dt_provider_t *pv = u->pv;
-	unsigned flags = u->flags;
-	int kind = u->kind;
 
 	h = mix(h, u->offset);
-
-	h = mix(h, (uintptr_t)pv);
-	h = mix(h, flags);
-	return mix(h, (uint64_t)kind);
+	h = mix(h, (uintptr_t)u->pv);
+	h = mix(h, u->flags);
+	return mix(h, (uint64_t)u->kind);
 }
 
 static uint64_t overlay_hash(uint32_t pid, uint32_t cookie)
@@ -339,7 +357,7 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		.pv = pv, .kind = up->kind, .flags = up->flags,
 		.path = (char *)up->path, .offset = up->offset,
 	};
-	uprobe_file_id(&key);
+	uprobe_file_id(ps, &key);
 	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
 	uint32_t *slot = index_slot(&ps->ups_index, uprobe_hash(&key),
 				    ups_eq, ps, &key);
@@ -1529,6 +1547,7 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 		free(ps->ups[i].pids);
 	}
 	free(ps->ups);
+	free(ps->id_path);
 	free(ps->ovls);
 	free(ps->ups_index.slots);
 	free(ps->site_index.slots);
