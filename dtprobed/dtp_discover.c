@@ -36,36 +36,20 @@ static unsigned char *prov_section_read(const char *path, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	unsigned char *copy = NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	Elf_Data *data;
 	Elf *elf;
 
 	if (fd < 0)
 		return NULL;
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf == NULL || elf_kind(elf) != ELF_K_ELF ||
-	    elf_getshdrstrndx(elf, &shstrndx) != 0)
-		goto out;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		const char *name;
-		Elf_Data *data;
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
-		    (name = elf_strptr(elf, shstrndx, sh.sh_name)) == NULL ||
-		    strcmp(name, ".dtrace_prov") != 0)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data != NULL && data->d_buf != NULL && data->d_size > 0 &&
-		    data->d_size <= DTPV_MSG_MAX &&
-		    (copy = malloc(data->d_size)) != NULL) {
-			memcpy(copy, data->d_buf, data->d_size);
-			*len = data->d_size;
-		}
-		break;
+	if (elf != NULL && elf_kind(elf) == ELF_K_ELF &&
+	    (data = usdt_elf_progbits(elf, ".dtrace_prov")) != NULL &&
+	    data->d_size > 0 && data->d_size <= DTPV_MSG_MAX &&
+	    (copy = malloc(data->d_size)) != NULL) {
+		memcpy(copy, data->d_buf, data->d_size);
+		*len = data->d_size;
 	}
-out:
 	if (elf != NULL)
 		elf_end(elf);
 	close(fd);

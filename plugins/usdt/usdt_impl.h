@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include <libelf.h>
 #include <dtrace/provider.h>
 
 /* <sys/sdt.h> allows up to 12 arguments; DTrace shows 10 (arg0..arg9). */
@@ -123,6 +124,9 @@ typedef struct usdt_decl {
  * providers put in *out (an array to free with usdt_decls_free), 0 when
  * none, or -ENOMEM. */
 int usdt_decls_parse(const unsigned char *data, size_t len, usdt_decl_t **out);
+/* The contents of elf's PROGBITS section called name (".dtrace_prov"), or
+ * NULL when it has none or it cannot be read. */
+Elf_Data *usdt_elf_progbits(Elf *elf, const char *name);
 void usdt_decls_free(usdt_decl_t *d, int n);
 /* The declaration of provider:name in a file's declarations, or NULL. */
 const usdt_decl_probe_t *usdt_decl_find(const usdt_decl_t *d, int n,

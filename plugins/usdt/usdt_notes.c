@@ -529,28 +529,34 @@ const usdt_decl_probe_t *usdt_decl_find(const usdt_decl_t *d, int n,
 }
 
 /* The file's .dtrace_prov section, if any, into f->decls. */
-static int decls_read(usdt_file_t *f, Elf *elf)
+Elf_Data *usdt_elf_progbits(Elf *elf, const char *name)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
+		return NULL;
 	while ((scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *s;
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_PROGBITS ||
 		    (s = elf_strptr(elf, shstrndx, sh.sh_name)) == NULL ||
-		    strcmp(s, ".dtrace_prov") != 0)
+		    strcmp(s, name) != 0)
 			continue;
 		Elf_Data *data = elf_getdata(scn, NULL);
-		if (data == NULL || data->d_buf == NULL)
-			return 0;
-		int n = usdt_decls_parse(data->d_buf, data->d_size, &f->decls);
-		if (n < 0)
-			return n;
-		f->ndecls = n;
-		return 0;
+		return data != NULL && data->d_buf != NULL ? data : NULL;
 	}
+	return NULL;
+}
+
+static int decls_read(usdt_file_t *f, Elf *elf)
+{
+	Elf_Data *data = usdt_elf_progbits(elf, ".dtrace_prov");
+	if (data == NULL)
+		return 0;
+	int n = usdt_decls_parse(data->d_buf, data->d_size, &f->decls);
+	if (n < 0)
+		return n;
+	f->ndecls = n;
 	return 0;
 }
 
