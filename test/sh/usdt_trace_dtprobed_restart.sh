@@ -23,12 +23,7 @@ cp "state/$running" state.before
 "$W/app" 8 50 >gone.out & gone=$!
 wait_for 3 test -f "state/$gone" || fail "short app did not register"
 
-"$DTRACE" -q -n 'BEGIN { printf("ready\n"); }
-myapp*:::tick { printf("tick %d %d\n", pid, args[0]); }
-myapp*:::query-start { printf("query %d %d %s\n", pid, args[1],
-	copyinstr(args[0])); }' >out 2>err &
-dt=$!
-wait_for 10 has_line out '^ready$' || { cat err; fail "dtrace did not start"; exit 1; }
+trace_myapp || exit 1
 wait_for 3 has_line out "^tick $running " || fail "running app not traced"
 
 kill -9 "$dpid"; wait "$dpid" 2>/dev/null; dpid=

@@ -58,12 +58,7 @@ grep -q "refused found registration of pid $lying ($W/app_lying): damaged declar
 	dtprobed.log || { fail "lying file not refused"; cat dtprobed.log; }
 kill "$lying"			# its declarations would clash with app's
 
-"$DTRACE" -q -n 'BEGIN { printf("ready\n"); }
-myapp*:::tick { printf("tick %d %d\n", pid, args[0]); }
-myapp*:::query-start { printf("query %d %d %s\n", pid, args[1],
-	copyinstr(args[0])); }' >out 2>err &
-dt=$!
-wait_for 10 has_line out '^ready$' || { cat err; fail "dtrace did not start"; exit 1; }
+trace_myapp || exit 1
 wait_for 10 has_line out "^query $app " || fail "app not traced"
 wait "$app"; rc=$?
 [ $rc = 0 ] || fail "app exited with $rc"

@@ -60,3 +60,15 @@ build_all() {
 	build_app lib.so cc "$TESTDIR/usdt/lib.c" "-O2 -fPIC" "-shared" ||
 		exit 1
 }
+
+# trace_myapp: a session on every process's myapp probes, writing "tick PID
+# N" and "query PID N STRING" lines to out (stderr to err), its pid in dt;
+# returns once it is ready, 1 when it did not start.
+trace_myapp() {
+	"$DTRACE" -q -n 'BEGIN { printf("ready\n"); }
+	myapp*:::tick { printf("tick %d %d\n", pid, args[0]); }
+	myapp*:::query-start { printf("query %d %d %s\n", pid, args[1],
+		copyinstr(args[0])); }' >out 2>err &
+	dt=$!
+	wait_for 10 has_line out '^ready$' || { cat err; fail "dtrace did not start"; return 1; }
+}
