@@ -838,8 +838,7 @@ static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr)
 			"FUNCTION:NAME");
 		c->heading = true;
 	}
-	if (hdr->prid >= 1 && hdr->prid <= dtp->nprobes && dtp->probes)
-		prp = dtp->probes[hdr->prid];
+	prp = dt_probe_by_id(dtp, hdr->prid);
 	snprintf(name, sizeof(name), "%s:%s", prp && prp->fun ? prp->fun : "",
 		 prp && prp->prb ? prp->prb : "");
 	fprintf(dtp->out, "%3u %6u %32s ", hdr->cpu, hdr->prid, name);
@@ -851,8 +850,7 @@ static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 	const dtrace_probe_t *prp = NULL;
 	char details[64] = "", where[32], msg[1400];
 
-	if (hdr->prid >= 1 && hdr->prid <= dtp->nprobes && dtp->probes)
-		prp = dtp->probes[hdr->prid];
+	prp = dt_probe_by_id(dtp, hdr->prid);
 	switch (er->fault) {
 	case DT_FAULT_BADADDR:
 	case DT_FAULT_BADALIGN:

@@ -73,6 +73,7 @@ typedef struct dtrace_provider {
 	char *path;		/* plugin file */
 	void *dlh;
 	char *last_prv;		/* the last provider name it was allowed */
+	bool templates;		/* it has DTRACE_PROBE_TEMPLATE probes */
 	struct dtrace_provider *next;
 } dt_provider_t;
 
@@ -128,6 +129,10 @@ struct dtrace_hdl {
 	uint32_t nprobes, probes_cap;
 	dtrace_probe_t **probe_hash;
 	uint32_t probe_hash_size;
+	/* probes the programs made at run time (dt_instance.c): inst[i] has
+	 * the id inst_base + i */
+	dtrace_probe_t **inst;
+	uint32_t ninst, inst_base;
 
 	/* the compiled program */
 	struct dt_compiled_clause **clauses;
@@ -190,6 +195,10 @@ bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
 		      const dtrace_probedesc_t *d);
 /* Fill prp->args/argtypes from its provider (once). */
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
+/* The probe of PRID id, those made at run time included; NULL if none. */
+dtrace_probe_t *dt_probe_by_id(dtrace_hdl_t *dtp, uint32_t id);
+/* Put p, made outside dt_probe_insert() with its id set, in the hash. */
+void dt_probe_hash_add(dtrace_hdl_t *dtp, dtrace_probe_t *p);
 void dt_probe_fini(dtrace_hdl_t *dtp);
 
 /* dt_provider.c: find, load and initialise the provider plugins. */

@@ -549,8 +549,7 @@ static void json_probe(FILE *out, const dtrace_hdl_t *dtp, uint32_t prid)
 {
 	const dtrace_probe_t *prp = NULL;
 
-	if (prid >= 1 && prid <= dtp->nprobes && dtp->probes != NULL)
-		prp = dtp->probes[prid];
+	prp = dt_probe_by_id((dtrace_hdl_t *)dtp, prid);
 	fputs(",\"probe\":{\"provider\":", out);
 	json_str(out, prp ? prp->prv : NULL);
 	json_key_str(out, "module", prp ? prp->mod : NULL);

@@ -16,6 +16,7 @@
 #include "dt_impl.h"
 #include "dt_dwarf.h"
 #include "dt_compile.h"
+#include "dt_instance.h"
 
 static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
 			  const char *prb)
@@ -31,21 +32,45 @@ static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
 	return h;
 }
 
+static void hash_link(dtrace_probe_t **hash, uint32_t size, dtrace_probe_t *p)
+{
+	uint32_t b = name_hash(p->prv, p->mod, p->fun, p->prb) & (size - 1);
+
+	p->hash_next = hash[b];
+	hash[b] = p;
+}
+
 static void hash_grow(dtrace_hdl_t *dtp)
 {
 	uint32_t nsize = dtp->probe_hash_size ? dtp->probe_hash_size * 2 : 1024;
 	dtrace_probe_t **nh = dt_zalloc(nsize * sizeof(*nh));
 
-	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
-		dtrace_probe_t *p = dtp->probes[id];
-		uint32_t b = name_hash(p->prv, p->mod, p->fun, p->prb) &
-			     (nsize - 1);
-		p->hash_next = nh[b];
-		nh[b] = p;
-	}
+	for (uint32_t id = 1; id <= dtp->nprobes; id++)
+		hash_link(nh, nsize, dtp->probes[id]);
+	for (uint32_t i = 0; i < dtp->ninst; i++)
+		hash_link(nh, nsize, dtp->inst[i]);
 	free(dtp->probe_hash);
 	dtp->probe_hash = nh;
 	dtp->probe_hash_size = nsize;
+}
+
+void dt_probe_hash_add(dtrace_hdl_t *dtp, dtrace_probe_t *p)
+{
+	if (dtp->nprobes + dtp->ninst + 1 > dtp->probe_hash_size / 2)
+		hash_grow(dtp);
+	hash_link(dtp->probe_hash, dtp->probe_hash_size, p);
+}
+
+dtrace_probe_t *dt_probe_by_id(dtrace_hdl_t *dtp, uint32_t id)
+{
+	if (id >= 1 && id <= dtp->nprobes)
+		return dtp->probes[id];
+	if (dtp->inst_base == 0 || id < dtp->inst_base)
+		return NULL;
+	if (id - dtp->inst_base >= dtp->ninst)
+		dt_inst_import(dtp);
+	return id - dtp->inst_base < dtp->ninst ?
+	       dtp->inst[id - dtp->inst_base] : NULL;
 }
 
 dtrace_probe_t *dt_probe_lookup(dtrace_hdl_t *dtp, const char *prv,
@@ -68,6 +93,10 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 {
 	dtrace_probe_t *p = dt_probe_lookup(dtp, prv, mod, fun, prb);
 
+	/* A probe a program made at run time becomes its provider's. */
+	if (p != NULL && p->priv == NULL && p->provider == pv &&
+	    p->id >= dtp->inst_base && dtp->inst_base != 0)
+		p->priv = priv;
 	if (p != NULL)
 		return p;
 	if (dtp->nprobes + 1 >= dtp->probes_cap) {
@@ -75,7 +104,7 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		dtp->probes = dt_realloc(dtp->probes,
 					 dtp->probes_cap * sizeof(*dtp->probes));
 	}
-	if (dtp->nprobes + 1 > dtp->probe_hash_size / 2)
+	if (dtp->nprobes + dtp->ninst + 1 > dtp->probe_hash_size / 2)
 		hash_grow(dtp);
 
 	p = dt_zalloc(sizeof(*p));
@@ -88,10 +117,7 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	p->priv = priv;
 	p->nargs = -1;
 	dtp->probes[p->id] = p;
-
-	uint32_t b = name_hash(prv, mod, fun, prb) & (dtp->probe_hash_size - 1);
-	p->hash_next = dtp->probe_hash[b];
-	dtp->probe_hash[b] = p;
+	hash_link(dtp->probe_hash, dtp->probe_hash_size, p);
 
 	/* A probe that appears while tracing gets the clauses whose
 	 * descriptions match it; its provider enables it from poll(). */
@@ -185,19 +211,28 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	return 0;
 }
 
+static void probe_free(dtrace_probe_t *p)
+{
+	dt_provider_t *pv = p->provider;
+
+	if (pv && pv->ops->free_priv && p->priv)
+		pv->ops->free_priv(pv->data, p->priv);
+	free(p->prv);
+	free(p->mod);
+	free(p->fun);
+	free(p->prb);
+	free(p);
+}
+
 void dt_probe_fini(dtrace_hdl_t *dtp)
 {
-	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
-		dtrace_probe_t *p = dtp->probes[id];
-		dt_provider_t *pv = p->provider;
-		if (pv && pv->ops->free_priv && p->priv)
-			pv->ops->free_priv(pv->data, p->priv);
-		free(p->prv);
-		free(p->mod);
-		free(p->fun);
-		free(p->prb);
-		free(p);
-	}
+	for (uint32_t id = 1; id <= dtp->nprobes; id++)
+		probe_free(dtp->probes[id]);
+	for (uint32_t i = 0; i < dtp->ninst; i++)
+		probe_free(dtp->inst[i]);
+	free(dtp->inst);
+	dtp->inst = NULL;
+	dtp->ninst = 0;
 	free(dtp->probes);
 	free(dtp->probe_hash);
 	dtp->probes = NULL;

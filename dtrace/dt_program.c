@@ -40,6 +40,7 @@
 #include "dt_as.h"
 #include "dt_bpf.h"
 #include "dt_cg.h"
+#include "dt_instance.h"
 #include "dt_rec.h"
 #include "dt_runtime.h"
 
@@ -975,7 +976,7 @@ static uint64_t overlay_mask(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	uint64_t m = 0;
 
 	for (uint32_t i = 0; i < o->n; i++)
-		m |= dtp->probes[o->prids[i]]->clauses;
+		m |= dt_probe_by_id(dtp, o->prids[i])->clauses;
 	return m;
 }
 
@@ -1251,7 +1252,9 @@ static int probedesc_store(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
 	dt_probedesc_rt_t d;
 	uint32_t id = p->id;
 
-	if (pd == NULL || pd->fd < 0 || id >= pd->nentries)
+	/* past the late probes' room: the programs' own (dt_instance.c) */
+	if (pd == NULL || pd->fd < 0 || id >= pd->nentries ||
+	    (dtp->inst_base != 0 && id >= dtp->inst_base))
 		return 0;
 	memset(&d, 0, sizeof(d));
 	copy_name(d.prv, sizeof(d.prv), p->prv);
@@ -1353,8 +1356,12 @@ static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	uint32_t key[2] = { o->pid, o->cookie };
 
 	for (uint32_t j = 0; j < o->n; j++) {
+		const dtrace_probe_t *p = dt_probe_by_id(dtp, o->prids[j]);
+
 		v.ent[j].prid = o->prids[j];
-		v.ent[j].clauses = dtp->probes[o->prids[j]]->clauses;
+		v.ent[j].flags = (p->attr & DTRACE_PROBE_TEMPLATE) ?
+				 DT_OVL_TEMPLATE : 0;
+		v.ent[j].clauses = p->clauses;
 	}
 	if (bpf_map_update_elem(ovl->fd, key, &v, BPF_ANY) < 0) {
 		int err = -errno;
@@ -1417,11 +1424,18 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	/* Room for overlays that providers add while tracing (libraries
 	 * and processes that appear); entries are allocated on use. */
 	uint32_t novl = ps->novls < 32768 ? 65536 : ps->novls * 2;
+	uint32_t ninst = 0;
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next)
+		if (pv->templates)
+			ninst = DT_INST_MAX;	/* room for dt_instance.c */
+	if (ninst)
+		dtp->inst_base = dtp->nprobes + 1 + DT_LATE_PROBES_MAX;
 	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
 			sizeof(dt_overlay_t), novl) ||
 	    !dt_bpf_map(dtp, "probedesc", BPF_MAP_TYPE_ARRAY, 4,
 			sizeof(dt_probedesc_rt_t),
-			dtp->nprobes + 1 + DT_LATE_PROBES_MAX))
+			dtp->nprobes + 1 + DT_LATE_PROBES_MAX + ninst) ||
+	    (ninst && dt_inst_maps_declare(dtp) < 0))
 		return -1;
 	dtrace_map_t *mst = dt_bpf_map_find(dtp, "mstate");
 	if (mst->vsize < dt_cg_mstate_size(dtp))
@@ -1564,6 +1578,8 @@ void dt_prog_batch_begin(dtrace_hdl_t *dtp)
 	if (!ps->built || ps->batching)
 		return;
 	ps->batching = true;
+	/* Before a provider may create probes: those the programs made. */
+	dt_inst_import(dtp);
 }
 
 void dt_prog_batch_end(dtrace_hdl_t *dtp)

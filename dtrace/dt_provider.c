@@ -654,6 +654,7 @@ static int host_probe_attr(dtrace_provider_t *pv, dtrace_probe_t *prp,
 		return -EPERM;
 	}
 	prp->attr |= attr;
+	pv->templates |= (attr & DTRACE_PROBE_TEMPLATE) != 0;
 	return 0;
 }
 

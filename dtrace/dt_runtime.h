@@ -13,9 +13,16 @@
  *		dt_overlay_t, the overlying probes and their clauses
  *   "probedesc" ARRAY	key: PRID; value: dt_probedesc_rt_t, the names
  *		of each enabled probe (probeprov, probemod, ...)
+ *   "instance"	HASH	key: (pid, PRID of a DTRACE_PROBE_TEMPLATE probe);
+ *		value: the PRID of that process's own probe, made at
+ *		run time (dt_instance.c), 0 while being made
+ *   "instorigin" ARRAY	key: PRID - dtp->inst_base; value: (template
+ *		PRID, pid) of each probe made at run time, for the consumer
  *
  * A program runs: prologue (activity check, mstate, default key), the
- * provider's trampoline, overlay lookup ((pid, cookie), then (0, cookie)),
+ * provider's trampoline, overlay lookup ((pid, cookie), then (0, cookie);
+ * there, when the trampoline set mstate.instance, the (pid, cookie) overlay
+ * made from it, dt_instance.c),
  * then for each overlying probe found, each clause whose bit is set in its
  * mask, as a BPF-to-BPF call clause(ctx, mstate).  A clause returns 0, or
  * non-zero after a fault, whose details it left in the mstate; the program
@@ -33,6 +40,8 @@ enum dt_state_slot {
 	DT_STATE_WALL_OFFSET,	/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, at
 				   start: walltimestamp = ktime_get_ns() + it */
 	DT_STATE_DTRACE_PID,	/* the consumer's pid ($pid) */
+	DT_STATE_INST_NEXT,	/* probes made at run time so far
+				   (dt_instance.c) */
 	DT_STATE_NSLOTS
 };
 
@@ -51,13 +60,14 @@ typedef struct dt_cpuinfo {
 } dt_cpuinfo_t;
 
 #define DT_OVERLAY_MAX	4	/* overlying probes per (pid, site) */
+#define DT_OVL_TEMPLATE	0x1	/* the probe is a DTRACE_PROBE_TEMPLATE */
 
 typedef struct dt_overlay {
 	uint32_t n;
 	uint32_t pad;
 	struct {
 		uint32_t prid;
-		uint32_t pad;
+		uint32_t flags;		/* DT_OVL_* */
 		uint64_t clauses;	/* bit i: run clause i */
 	} ent[DT_OVERLAY_MAX];
 } dt_overlay_t;

@@ -67,7 +67,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	1
+#define DTRACE_PROVIDER_MINOR	2
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -125,6 +125,10 @@ typedef struct dtrace_mstate {
 	uint64_t regs_ip;		/* address of the probe site */
 	uint32_t prid;			/* firing probe, set by the engine */
 	uint32_t clause;		/* running clause, set by the engine */
+	uint32_t instance;		/* added in 3.2: see DTRACE_PROBE_TEMPLATE;
+					   0 (the engine's prologue clears it)
+					   or key.pid, set by the trampoline */
+	uint32_t pad;
 } dtrace_mstate_t;
 
 /* Register conventions inside a trampoline: it receives the program context
@@ -235,6 +239,19 @@ typedef struct dtrace_event {
 #define DTRACE_PROBE_AT_ENTRY	0x1	/* fires on a function's first
 					   instruction, before it pushed its
 					   frame (ustack, ucaller) */
+/* Added in 3.2.  The probe stands for every process that has no probe of
+ * its own at the site yet, and a process's own is named as DTrace names
+ * USDT probes: the provider name followed by the pid ("myapp" for every
+ * process, "myapp1234" for process 1234), the other names the same.  When
+ * the trampoline sets mstate.instance (to key.pid) on a firing that finds
+ * no overlay of that process, the engine runs the firing under the
+ * process's own probe and overlays it on (pid, cookie) for the next ones,
+ * creating it in BPF, without the plugin, when the plugin has not: a
+ * process the plugin has not heard of yet is then still named and traced
+ * right.  Such a probe, created at run time, has no private data until the
+ * plugin inserts it by its names (probe_insert() then hands the plugin's
+ * priv to it and returns it; probe_lookup() finds it with NULL priv). */
+#define DTRACE_PROBE_TEMPLATE	0x2
 
 /* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
  * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */
