@@ -566,6 +566,8 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, exited), 0));
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, instance),
+			      0));
 	if (soft_cookie > 0 || !regs) {
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
 				      OFF(dtrace_mstate_t, regs_ip), 0));
@@ -592,11 +594,15 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 			  DT_R0));
 }
 
-/* r8 = the overlay of (pid, cookie), else of (0, cookie), else leave. */
-static void emit_overlay_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out)
+/* r8 = the overlay of (pid, cookie), else of (0, cookie), else leave.
+ * With inst (a label, else -1), a (0, cookie) overlay found for a firing
+ * whose trampoline set mstate.instance gives way to the process's own
+ * (dt_instance.c). */
+static void emit_overlay_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out,
+				int inst)
 {
 	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
-	int found = dt_as_label(as);
+	int found = dt_as_label(as), found0 = dt_as_label(as);
 
 	for (int pass = 0; pass < 2; pass++) {
 		if (pass == 1)
@@ -607,9 +613,29 @@ static void emit_overlay_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out)
 		EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2,
 				      OFF(dtrace_mstate_t, key)));
 		EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-		dt_as_jump(as, BPF_JNE, DT_R0, 0, found);
+		dt_as_jump(as, BPF_JNE, DT_R0, 0,
+			   pass == 1 && inst >= 0 ? found0 : found);
 	}
 	dt_as_jump(as, BPF_JA, 0, 0, out);
+	if (inst >= 0) {
+		int have = dt_as_label(as);
+
+		dt_as_place(as, found0);
+		EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7,
+				 OFF(dtrace_mstate_t, instance)));
+		dt_as_jump(as, BPF_JEQ, DT_R1, 0, have);
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R7));
+		EMIT(as, DT_MOV64_REG(DT_R2, DT_R8));
+		dt_as_call(as, inst);
+		dt_as_jump(as, BPF_JEQ, DT_R0, 0, have);
+		EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
+		dt_as_jump(as, BPF_JA, 0, 0, have);
+		dt_as_place(as, found);
+		EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
+		dt_as_place(as, have);
+		return;
+	}
 	dt_as_place(as, found);
 	EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
 }
@@ -874,7 +900,8 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 				     "trampoline", kp->pv->ops->name);
 		return -1;
 	}
-	emit_overlay_lookup(dtp, as, skip);
+	int inst = kp->pv->templates && dtp->inst_base ? dt_as_label(as) : -1;
+	emit_overlay_lookup(dtp, as, skip, inst);
 	bool loop = dt_bpf_features(dtp)->loop;
 	int callback = dt_as_label(as);
 	if (loop)
@@ -897,6 +924,8 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 				       error_label, callback);
 	dt_as_place(as, error_label);
 	emit_error_handler(dtp, as, clause_labels);
+	if (inst >= 0)
+		dt_inst_emit(dtp, as, inst);
 	for (int c = 0; c < 64; c++) {
 		if (clause_labels[c] < 0)
 			continue;
