@@ -201,17 +201,24 @@ typedef struct usdt_rtarg {
 
 typedef struct usdt_rtspec {
 	uint32_t nargs;
-	uint32_t pad;
+	uint32_t flags;		/* USDT_SPEC_* */
 	usdt_rtarg_t args[DTRACE_ARGS_MAX];
 } usdt_rtspec_t;
+
+/* A probe for every process (the probe without a pid) is overlaid on the
+ * site: the trampoline asks dtprobed's map whether the firing process
+ * registered it (then its firing is its own probe's, myapp1234). */
+#define USDT_SPEC_EVERY		0x1
 
 #define USDT_SPECS_MAP		"usdt_specs"
 #define USDT_SPECS_MAX		16384
 
 void usdt_rtspec_fill(const usdt_note_t *note, usdt_rtspec_t *rt);
-/* Emit the trampoline: argv[] from the spec of the firing cookie. */
+/* Emit the trampoline: argv[] from the spec of the firing cookie; with
+ * procs (dtprobed's pinned map, else NULL), mstate.instance set at a site
+ * of USDT_SPEC_EVERY that the firing process registered. */
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
-		     dtrace_map_t *specs, int skip);
+		     dtrace_map_t *specs, dtrace_map_t *procs, int skip);
 /* Write one spec into the map (fd); 0 or -errno. */
 int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);
 

@@ -26,10 +26,16 @@
  * and maps the same file fires too: the engine's overlay lookup finds the
  * probe of the firing process by its pid, else the probe without a pid.
  * A process that appears while tracing (exec, dlopen, a registration) gets
- * its own probes as soon as the plugin hears of it (see "Late"); until
- * then, and in a child forked without exec that does not register, its
- * firings are those of the probe without a pid.  A process's probe answers
- * to the descriptions of every process (usdt_probe_match), so a clause of
+ * its own probes as soon as the plugin hears of it (see "Late").  Before
+ * that, a process that registered the site with dtprobed is still named
+ * right: the probe without a pid is a DTRACE_PROBE_TEMPLATE, and the
+ * trampoline finds (pid, site) in dtprobed's pinned map and has the engine
+ * run the firing under the process's own probe, which the engine makes in
+ * BPF if need be (dtrace/dt_instance.c); probe_get() then adopts it.  Only
+ * a process that did not register (a <sys/sdt.h> program, a child forked
+ * without exec that does not register) fires as the probe without a pid
+ * until the plugin hears of it.  A process's probe answers to the
+ * descriptions of every process (usdt_probe_match), so a clause of
  * "myapp*" runs once per firing, under the name "myapp1234".
  *
  * Arguments.  The specs of each site are decoded when its file is read
@@ -101,6 +107,12 @@ typedef struct usdt_state {
 	usdt_reg_t *regs;	/* dtprobed's registrations, when read */
 	bool regs_read;
 	dtrace_map_t *specs;
+	dtrace_map_t *procs;	/* dtprobed's pinned map, when it is there */
+	bool any_every;		/* a probe for every process is enabled */
+	uint8_t *spec_flags;	/* USDT_SPEC_* of each cookie so far */
+	uint32_t nspec_flags;
+	int nplaced;		/* sites enabled that fired in no process
+				   for us before (see enable_touched) */
 	usdt_pending_t *pending;
 	int npending, pending_cap;
 	/* processes that appear while tracing (see "Late") */
@@ -162,7 +174,9 @@ static usdt_probe_t *probe_get(dtrace_provider_t *dtp, const char *prv,
 {
 	dtrace_probe_t *prp = host->probe_lookup(dtp, prv, mod, fun, prb);
 	*created = false;
-	if (prp != NULL)
+	/* A probe without private data was made at run time by the engine
+	 * (DTRACE_PROBE_TEMPLATE): probe_insert() makes it ours. */
+	if (prp != NULL && host->probe_priv(prp) != NULL)
 		return host->probe_priv(prp);
 	usdt_probe_t *pr = calloc(1, sizeof(*pr));
 	if (pr == NULL)
@@ -170,6 +184,12 @@ static usdt_probe_t *probe_get(dtrace_provider_t *dtp, const char *prv,
 	pr->pid = pid;
 	pr->prp = host->probe_insert(dtp, prv, mod, fun, prb, pr);
 	if (pr->prp == NULL) {
+		free(pr);
+		return NULL;
+	}
+	/* The probe of the processes not seen yet stands for each of them. */
+	if (pid == 0 && host->probe_attr(dtp, pr->prp,
+					 DTRACE_PROBE_TEMPLATE) < 0) {
 		free(pr);
 		return NULL;
 	}
@@ -566,12 +586,34 @@ static int specs_flush(dtrace_provider_t *dtp, usdt_state_t *st)
 	return 0;
 }
 
-static int spec_queue(usdt_state_t *st, uint32_t cookie,
-		      const usdt_note_t *note)
+/* The flags of cookie: those given now and before (a site's spec is
+ * written again when another probe is overlaid on it). */
+static int spec_flags(usdt_state_t *st, uint32_t cookie, uint8_t *flags)
 {
+	if (cookie >= st->nspec_flags) {
+		uint32_t n = cookie + 1024;
+		uint8_t *f = realloc(st->spec_flags, n);
+		if (f == NULL)
+			return -ENOMEM;
+		memset(f + st->nspec_flags, 0, n - st->nspec_flags);
+		st->spec_flags = f;
+		st->nspec_flags = n;
+	}
+	st->spec_flags[cookie] |= *flags;
+	*flags = st->spec_flags[cookie];
+	return 0;
+}
+
+static int spec_queue(usdt_state_t *st, uint32_t cookie,
+		      const usdt_note_t *note, uint8_t flags)
+{
+	if (spec_flags(st, cookie, &flags) < 0)
+		return -ENOMEM;
 	for (int i = 0; i < st->npending; i++)
-		if (st->pending[i].cookie == cookie)
+		if (st->pending[i].cookie == cookie) {
+			st->pending[i].spec.flags |= flags;
 			return 0;
+		}
 	if (st->npending == st->pending_cap) {
 		int cap = st->pending_cap ? st->pending_cap * 2 : 64;
 		usdt_pending_t *p = realloc(st->pending,
@@ -584,6 +626,7 @@ static int spec_queue(usdt_state_t *st, uint32_t cookie,
 	usdt_pending_t *p = &st->pending[st->npending++];
 	p->cookie = cookie;
 	usdt_rtspec_fill(note, &p->spec);
+	p->spec.flags = flags;
 	return 0;
 }
 
@@ -641,7 +684,13 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 	int err = host->overlay(dtp, cookie, pr->pid, prp);
 	if (err < 0)
 		return err;
-	return spec_queue(st, (uint32_t)cookie, s->note);
+	/* A site the probe for every process covered fired already. */
+	if ((uint32_t)cookie >= st->nspec_flags ||
+	    !(st->spec_flags[cookie] & USDT_SPEC_EVERY))
+		st->nplaced++;
+	st->any_every |= pr->pid == 0;
+	return spec_queue(st, (uint32_t)cookie, s->note,
+			  pr->pid == 0 ? USDT_SPEC_EVERY : 0);
 }
 
 static int usdt_enable(dtrace_provider_t *dtp, void *data, dtrace_probe_t *prp)
@@ -692,7 +741,12 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	int err = specs_flush(dtp, st);
 	if (err < 0)
 		return err;
-	usdt_tramp_emit(host, em, specs, skip);
+	/* dtprobed's map names the processes that registered a site, when a
+	 * probe for every process is traced and a daemon made the map. */
+	if (st->any_every && st->procs == NULL &&
+	    access(usdt_reg_map_path(), F_OK) == 0)
+		st->procs = host->map_pinned(dtp, usdt_reg_map_path());
+	usdt_tramp_emit(host, em, specs, st->procs, skip);
 	return 0;
 }
 
@@ -789,10 +843,12 @@ static int touch(usdt_state_t *st, usdt_probe_t *pr)
 }
 
 /* Enable what a late provide created or added.  Returns the number of
- * sites placed, or -errno. */
+ * sites placed that no probe for every process covered already (the
+ * engine reports those as a latency: what fired before was lost), or
+ * -errno. */
 static int enable_touched(dtrace_provider_t *dtp, usdt_state_t *st)
 {
-	int placed = 0;
+	int placed = st->nplaced;
 
 	for (int i = 0; i < st->ntouched; i++) {
 		usdt_probe_t *pr = st->touched[i];
@@ -804,7 +860,6 @@ static int enable_touched(dtrace_provider_t *dtp, usdt_state_t *st)
 			int rc = usdt_enable(dtp, st, pr->prp);
 			if (rc == -ENOMEM)
 				return rc;
-			placed += pr->nenabled;
 			continue;
 		}
 		for (int j = before; j < pr->nsites; j++) {
@@ -812,14 +867,12 @@ static int enable_touched(dtrace_provider_t *dtp, usdt_state_t *st)
 					     &pr->sites[j]);
 			if (rc == -ENOMEM)
 				return rc;
-			if (rc == 0)
-				placed++;
 		}
 		pr->nenabled = pr->nsites;
 	}
 	st->ntouched = 0;
 	int err = specs_flush(dtp, st);
-	return err < 0 ? err : placed;
+	return err < 0 ? err : st->nplaced - placed;
 }
 
 /* Match files against the kept descriptions that apply to pid (those of
@@ -963,6 +1016,7 @@ static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 	usdt_mappings_free(st->all, st->nall);
 	usdt_reg_free(st->regs);
 	free(st->pending);
+	free(st->spec_flags);
 	for (int i = 0; i < st->ndescs; i++) {
 		free(st->descs[i].prv);
 		free(st->descs[i].mod);

@@ -21,6 +21,14 @@
  * R1-R5 and R0 are helper-call scratch.  R6 (ctx) and R7 (mstate) are kept.
  * A cookie with no entry is not a site of this provider: the firing is
  * skipped.  Argument slots past nargs stay 0.
+ *
+ * At a site where the probe for every process is overlaid (USDT_SPEC_EVERY),
+ * the trampoline also looks the firing process's (pid, site address) up in
+ * dtprobed's pinned map (usdt_reg.h), whose key is laid out as the mstate's
+ * key followed by regs_ip: the key is read in place, its cookie half zeroed
+ * for the lookup.  Found: the process registered the site, and its firing
+ * is its own probe's (mstate.instance, DTRACE_PROBE_TEMPLATE), even before
+ * the plugin heard of the registration.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -29,6 +37,7 @@
 #include <unistd.h>
 
 #include "usdt_impl.h"
+#include "usdt_reg.h"
 
 void usdt_rtspec_fill(const usdt_note_t *note, usdt_rtspec_t *rt)
 {
@@ -185,8 +194,37 @@ static void emit_arg(tramp_t *t, int i, int done)
 	t->h->label_place(t->em, next);
 }
 
+/* mstate.instance = key.pid when (pid, regs_ip) is in procs, at a site of
+ * USDT_SPEC_EVERY (spec in R9).  R8 keeps the cookie meanwhile. */
+static void emit_registered(tramp_t *t, dtrace_map_t *procs)
+{
+	const int16_t pid = offsetof(dtrace_mstate_t, key.pid);
+	const int16_t cookie = offsetof(dtrace_mstate_t, key.cookie);
+	int no = t->h->label_new(t->em);
+
+	_Static_assert(offsetof(dtrace_mstate_t, regs_ip) ==
+		       offsetof(dtrace_mstate_t, key) +
+		       offsetof(usdt_reg_mapkey_t, addr),
+		       "the mstate's key and regs_ip make dtprobed's key");
+	emit(t, DT_LOAD(BPF_W, DT_R1, DT_R9, offsetof(usdt_rtspec_t, flags)));
+	emit(t, DT_ALU64_IMM(BPF_AND, DT_R1, USDT_SPEC_EVERY));
+	t->h->jump(t->em, BPF_JEQ, DT_R1, 0, no);
+	emit(t, DT_LOAD(BPF_W, DT_R8, DTRACE_REG_MSTATE, cookie));
+	emit(t, DT_STORE_IMM(BPF_W, DTRACE_REG_MSTATE, cookie, 0));
+	t->h->load_map(t->em, DT_R1, procs);
+	emit(t, DT_MOV64_REG(DT_R2, DTRACE_REG_MSTATE));
+	emit(t, DT_ALU64_IMM(BPF_ADD, DT_R2, offsetof(dtrace_mstate_t, key)));
+	emit(t, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	emit(t, DT_STORE(BPF_W, DTRACE_REG_MSTATE, cookie, DT_R8));
+	t->h->jump(t->em, BPF_JEQ, DT_R0, 0, no);
+	emit(t, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE, pid));
+	emit(t, DT_STORE(BPF_W, DTRACE_REG_MSTATE,
+			 offsetof(dtrace_mstate_t, instance), DT_R1));
+	t->h->label_place(t->em, no);
+}
+
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
-		     dtrace_map_t *specs, int skip)
+		     dtrace_map_t *specs, dtrace_map_t *procs, int skip)
 {
 	tramp_t t = { host, em };
 	int done = host->label_new(em);
@@ -199,6 +237,8 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 	emit(&t, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	host->jump(em, BPF_JEQ, DT_R0, 0, skip);
 	emit(&t, DT_MOV64_REG(DT_R9, DT_R0));
+	if (procs != NULL)
+		emit_registered(&t, procs);
 
 	/* The engine's prologue zeroed argv[]. */
 	for (int i = 0; i < DTRACE_ARGS_MAX; i++)

@@ -1,0 +1,46 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# @alone
+# A process that registers with dtprobed while `myapp*:::` is traced, on a
+# file already probed, fires as its own probe (probeprov myapp<pid>) with
+# its arguments from its first firing: once while dtrace runs, and once
+# while dtrace is stopped (SIGSTOP), when only the programs can name it:
+# their trampoline finds the process's sites in dtprobed's pinned map.
+. "$TESTDIR/usdt/trace_lib.sh"
+build_all
+start_daemon
+
+bg "$W/app" 400 50 >/dev/null; early=$!		# maps the file first
+wait_for 3 test -f "state/$early" || fail "app did not register"
+
+"$DTRACE" -q -n 'BEGIN { printf("ready\n"); }
+myapp*:::tick { printf("tick %s %d %d\n", probeprov, pid, args[0]); }
+myapp*:::query-start { printf("query %s %d %d %s\n", probeprov, pid, args[1],
+	copyinstr(args[0])); }' >out 2>err &
+dt=$!
+wait_for 10 has_line out '^ready$' || { cat err; fail "dtrace did not start"; exit 1; }
+
+"$W/app" 3 20 >/dev/null & late=$!
+wait $late
+
+kill -STOP $dt
+"$W/app" 3 20 >/dev/null & stopped=$!
+wait $stopped
+wait_for 3 test ! -f "state/$stopped"
+kill -CONT $dt
+sleep 0.5
+kill -INT $dt; wait $dt
+
+for p in $late $stopped; do
+	for i in 0 1 2; do
+		has_line out "^tick myapp$p $p $i\$" ||
+			fail "process $p: tick $i not seen as myapp$p"
+		has_line out "^query myapp$p $p $i hello\$" ||
+			fail "process $p: query-start $i not seen as myapp$p"
+	done
+	! grep -q "^tick myapp $p " out || fail "process $p fired as myapp"
+done
+grep -q "^tick myapp$early $early " out || fail "early process not traced"
+[ $status = 0 ] || { echo "--- out"; grep -v "^[a-z]* myapp$early " out;
+	echo "--- err"; cat err; }
+exit $status
