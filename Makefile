@@ -104,8 +104,9 @@ endif
 
 DTPROBED_SRCS := $(wildcard dtprobed/*.c)
 DTPROBED_OBJS := $(DTPROBED_SRCS:%.c=$(O)/%.o)
-# dtp_discover.c reads probe notes as the usdt plugin does.
-DTPROBED_OBJS += $(if $(DTPROBED_SRCS),$(O)/plugins/usdt/usdt_notes.o $(O)/plugins/usdt/usdt_args.o)
+# dtp_discover.c reads probe notes as the usdt plugin does, and both sides
+# share one reader and writer of the state files (usdt_reg.c).
+DTPROBED_OBJS += $(if $(DTPROBED_SRCS),$(O)/plugins/usdt/usdt_notes.o $(O)/plugins/usdt/usdt_args.o $(O)/plugins/usdt/usdt_reg.o)
 
 TARGETS := $(B)/dtrace $(PLUGIN_SOS) $(if $(DTPROBED_SRCS),$(B)/dtprobed)
 
@@ -180,19 +181,16 @@ $(B)/dtrace: $(DTRACE_OBJS)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(DTRACE_LIBS)
 
 # A plugin sees the engine through include/dtrace only, as a third
-# party's would: no -Idtrace.  usdt, still built on the engine's ELF
-# reading (dt_elf.h, libdtcommon.a), is the exception until it takes the
-# host table's (host->proc_grab, host->elf_*).
-PLUGINS_INTERNAL := usdt
+# party's would: no -Idtrace.
 PLUGIN_CPPFLAGS  := $(filter-out -Idtrace,$(CPPFLAGS))
-$(foreach p,$(filter-out $(PLUGINS_INTERNAL),$(PLUGINS_BUILT)),\
+$(foreach p,$(PLUGINS_BUILT),\
 	$(eval $(O)/plugins/$(p)/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS)))
 
 # One rule per plugin: $(B)/plugins/NAME.so from plugins/NAME/*.c.
 define plugin_rule
-$(B)/plugins/$(1).so: $(patsubst %.c,$(O)/%.o,$(wildcard plugins/$(1)/*.c)) $(COMMON_LIB) scripts/plugin.map
+$(B)/plugins/$(1).so: $(patsubst %.c,$(O)/%.o,$(wildcard plugins/$(1)/*.c)) scripts/plugin.map
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(COMMON_LIB) $$(PLUGIN_LIBS)
+	$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(PLUGIN_LIBS)
 endef
 $(foreach p,$(PLUGINS_BUILT),$(eval $(call plugin_rule,$(p))))
 

@@ -33,30 +33,30 @@
 
 #include "usdt_impl.h"
 
-/* pt_regs byte offsets of the general purpose registers, and the names of
- * each register's 64, 32, 16 and low 8-bit forms (a second 8-bit spelling
- * where assemblers accept two). */
+/* pt_regs byte offsets of the general purpose registers (provider.h's
+ * DTRACE_CTX_REG), and the names of each register's 64, 32, 16 and low
+ * 8-bit forms (a second 8-bit spelling where assemblers accept two). */
 static const struct {
 	int off;
 	const char *names[6];
 } usdt_regs[] = {
-	{ 80,  { "rax", "eax", "ax", "al" } },
-	{ 40,  { "rbx", "ebx", "bx", "bl" } },
-	{ 88,  { "rcx", "ecx", "cx", "cl" } },
-	{ 96,  { "rdx", "edx", "dx", "dl" } },
-	{ 104, { "rsi", "esi", "si", "sil" } },
-	{ 112, { "rdi", "edi", "di", "dil" } },
-	{ 32,  { "rbp", "ebp", "bp", "bpl" } },
-	{ 152, { "rsp", "esp", "sp", "spl" } },
-	{ 72,  { "r8", "r8d", "r8w", "r8b", "r8l" } },
-	{ 64,  { "r9", "r9d", "r9w", "r9b", "r9l" } },
-	{ 56,  { "r10", "r10d", "r10w", "r10b", "r10l" } },
-	{ 48,  { "r11", "r11d", "r11w", "r11b", "r11l" } },
-	{ 24,  { "r12", "r12d", "r12w", "r12b", "r12l" } },
-	{ 16,  { "r13", "r13d", "r13w", "r13b", "r13l" } },
-	{ 8,   { "r14", "r14d", "r14w", "r14b", "r14l" } },
-	{ 0,   { "r15", "r15d", "r15w", "r15b", "r15l" } },
-	{ USDT_PTREGS_IP, { "rip", "eip" } },
+	{ DTRACE_CTX_REG(RAX), { "rax", "eax", "ax", "al" } },
+	{ DTRACE_CTX_REG(RBX), { "rbx", "ebx", "bx", "bl" } },
+	{ DTRACE_CTX_REG(RCX), { "rcx", "ecx", "cx", "cl" } },
+	{ DTRACE_CTX_REG(RDX), { "rdx", "edx", "dx", "dl" } },
+	{ DTRACE_CTX_REG(RSI), { "rsi", "esi", "si", "sil" } },
+	{ DTRACE_CTX_REG(RDI), { "rdi", "edi", "di", "dil" } },
+	{ DTRACE_CTX_REG(RBP), { "rbp", "ebp", "bp", "bpl" } },
+	{ DTRACE_CTX_REG(RSP), { "rsp", "esp", "sp", "spl" } },
+	{ DTRACE_CTX_REG(R8),  { "r8", "r8d", "r8w", "r8b", "r8l" } },
+	{ DTRACE_CTX_REG(R9),  { "r9", "r9d", "r9w", "r9b", "r9l" } },
+	{ DTRACE_CTX_REG(R10), { "r10", "r10d", "r10w", "r10b", "r10l" } },
+	{ DTRACE_CTX_REG(R11), { "r11", "r11d", "r11w", "r11b", "r11l" } },
+	{ DTRACE_CTX_REG(R12), { "r12", "r12d", "r12w", "r12b", "r12l" } },
+	{ DTRACE_CTX_REG(R13), { "r13", "r13d", "r13w", "r13b", "r13l" } },
+	{ DTRACE_CTX_REG(R14), { "r14", "r14d", "r14w", "r14b", "r14l" } },
+	{ DTRACE_CTX_REG(R15), { "r15", "r15d", "r15w", "r15b", "r15l" } },
+	{ DTRACE_CTX_IP, { "rip", "eip" } },
 };
 
 /* The high byte registers live one byte above their register's start. */
@@ -64,7 +64,8 @@ static const struct {
 	const char *name;
 	int off;
 } usdt_hiregs[] = {
-	{ "ah", 80 + 1 }, { "bh", 40 + 1 }, { "ch", 88 + 1 }, { "dh", 96 + 1 },
+	{ "ah", DTRACE_CTX_REG(RAX) + 1 }, { "bh", DTRACE_CTX_REG(RBX) + 1 },
+	{ "ch", DTRACE_CTX_REG(RCX) + 1 }, { "dh", DTRACE_CTX_REG(RDX) + 1 },
 };
 
 int usdt_reg_offset(const char *name, size_t len)
@@ -182,7 +183,7 @@ static bool parse_mem_regs(const char **pp, usdt_arg_t *arg)
 	if (*p == ',') {
 		p++;
 		int off = parse_reg(&p);
-		if (off < 0 || (off & 7) || off == USDT_PTREGS_IP)
+		if (off < 0 || (off & 7) || off == DTRACE_CTX_IP)
 			return false;
 		arg->index = (uint8_t)off;
 		if (*p == ',') {
@@ -235,7 +236,7 @@ static bool parse_operand(const char *p, uint64_t site, bool pie,
 {
 	if (*p == '%') {
 		int off = parse_reg(&p);
-		if (off < 0 || off == USDT_PTREGS_IP || *p)
+		if (off < 0 || off == DTRACE_CTX_IP || *p)
 			return false;
 		arg->loc = USDT_LOC_REG;
 		arg->base = (uint8_t)off;
@@ -262,7 +263,7 @@ static bool parse_operand(const char *p, uint64_t site, bool pie,
 		return false;
 	if (*p)
 		return false;
-	if (arg->base == USDT_PTREGS_IP) {
+	if (arg->base == DTRACE_CTX_IP) {
 		/* sym(%rip) is the symbol's address; a bare number relative
 		 * to the next instruction means nothing at a nop site. */
 		if (!has_sym || arg->index != USDT_NOREG)
@@ -273,7 +274,7 @@ static bool parse_operand(const char *p, uint64_t site, bool pie,
 		 * unless a register is added to it too. */
 		if (arg->base != USDT_NOREG)
 			return false;
-		arg->base = USDT_PTREGS_IP;
+		arg->base = DTRACE_CTX_IP;
 		arg->val = disp - (int64_t)site;
 	} else {
 		arg->val = disp;

@@ -38,7 +38,7 @@
 typedef enum usdt_loc {
 	USDT_LOC_NONE,		/* not decodable: reads as 0 */
 	USDT_LOC_IMM,		/* a constant: val */
-	USDT_LOC_REG,		/* a register: pt_regs byte offset base */
+	USDT_LOC_REG,		/* a register: DTRACE_CTX_REG() offset base */
 	USDT_LOC_MEM,		/* memory at [base] + [index << scale] + val;
 				   base or index may be absent.  A %rip-relative
 				   symbol has base = ip and val = sym + disp -
@@ -47,9 +47,8 @@ typedef enum usdt_loc {
 
 #define USDT_NOREG	0xff	/* no base or index register */
 
-/* Byte offsets in x86-64 struct pt_regs, the uprobe program's context. */
-#define USDT_PTREGS_IP		128
-#define USDT_PTREGS_SIZE	168
+/* The size of the uprobe program's context, pt_regs (provider.h). */
+#define USDT_PTREGS_SIZE	(8 * DTRACE_PT_NREGS)
 
 typedef struct usdt_arg {
 	usdt_loc_t loc;
