@@ -454,21 +454,15 @@ int dt_dwarf_load_type(dtrace_hdl_t *dtp, const char *path, const char *name)
 void dt_dwarf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	dt_type_t *params[DTRACE_ARGS_MAX], *ret = NULL;
-	bool entry = strcmp(prp->prb, "entry") == 0;
-	const char *path;
-	char *end;
-	long pid;
+	bool entry = (prp->attr & DTRACE_PROBE_AT_ENTRY) != 0;
 	int n;
 
-	if (strncmp(prp->prv, "pid", 3) != 0 || prp->fun == NULL ||
-	    (!entry && strcmp(prp->prb, "return") != 0))
+	/* Its provider said which function of which file it is in. */
+	if (prp->func_file == NULL || prp->fun == NULL ||
+	    (!entry && !(prp->attr & DTRACE_PROBE_AT_RETURN)))
 		return;
-	pid = strtol(prp->prv + 3, &end, 10);
-	if (end == prp->prv + 3 || *end != '\0' || pid <= 0 ||
-	    (path = module_path(dtp, (pid_t)pid, prp->mod)) == NULL)
-		return;
-	n = dt_dwarf_func_types(dtp, path, prp->fun, params, DTRACE_ARGS_MAX,
-				&ret);
+	n = dt_dwarf_func_types(dtp, prp->func_file, prp->fun, params,
+				DTRACE_ARGS_MAX, &ret);
 	if (n < 0)
 		return;
 	if (!entry) {	/* arg0 the offset, arg1 the value returned */

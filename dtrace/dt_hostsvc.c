@@ -167,6 +167,12 @@ uint64_t dt_host_elf_entry(const dtrace_elf_t *f)
 	return file_of(f)->entry;
 }
 
+/* Where f was opened from, for the session. */
+const char *dt_host_elf_path(const dtrace_elf_t *f)
+{
+	return file_of(f)->path;
+}
+
 ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
 			 size_t len)
 {

@@ -34,6 +34,7 @@ int dt_host_elf_vaddr_to_offset(const dtrace_elf_t *f, uint64_t vaddr,
 int dt_host_elf_offset_to_vaddr(const dtrace_elf_t *f, uint64_t off,
 				uint64_t *vaddr);
 uint64_t dt_host_elf_entry(const dtrace_elf_t *f);
+const char *dt_host_elf_path(const dtrace_elf_t *f);
 ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
 			 size_t len);
 /* The session's ELF cache goes (after the plugins'). */

@@ -95,6 +95,8 @@ struct dtrace_probe {
 	dt_type_t *nativetypes[DTRACE_ARGS_MAX];	/* of argN */
 	uint64_t clauses;	/* mask of clauses enabled on it */
 	unsigned attr;		/* DTRACE_PROBE_* from its provider */
+	const char *func_file;	/* host->probe_function: the file whose
+				   DWARF types its arguments, or NULL */
 	bool enabled;
 	int compile_seen;	/* last compile that matched it (counting) */
 	struct dtrace_probe *hash_next;

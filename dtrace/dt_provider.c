@@ -658,6 +658,15 @@ static int host_probe_attr(dtrace_provider_t *pv, dtrace_probe_t *prp,
 	return 0;
 }
 
+static int host_probe_function(dtrace_provider_t *pv, dtrace_probe_t *prp,
+			       const dtrace_elf_t *f)
+{
+	if (host_probe_attr(pv, prp, 0) < 0)
+		return -EPERM;
+	prp->func_file = f != NULL ? dt_host_elf_path(f) : NULL;
+	return 0;
+}
+
 static void *host_probe_priv(const dtrace_probe_t *prp)
 {
 	return prp->priv;
@@ -947,5 +956,6 @@ const dtrace_host_t dt_host = {
 	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
 	.elf_read = dt_host_elf_read,
 	.elf_entry = dt_host_elf_entry,
+	.probe_function = host_probe_function,
 	.provide_again = host_provide_again,
 };

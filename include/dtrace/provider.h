@@ -252,6 +252,9 @@ typedef struct dtrace_event {
  * plugin inserts it by its names (probe_insert() then hands the plugin's
  * priv to it and returns it; probe_lookup() finds it with NULL priv). */
 #define DTRACE_PROBE_TEMPLATE	0x2
+/* Added in 3.2.  Fires when a function returns (arg1: the value it
+ * returns). */
+#define DTRACE_PROBE_AT_RETURN	0x4
 
 /* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
  * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */
@@ -488,6 +491,15 @@ typedef struct dtrace_host {
 	/* Added in 3.1.  The link-time address of f's entry point (e_entry):
 	 * the code there is reached by the kernel, never by a call. */
 	uint64_t (*elf_entry)(const dtrace_elf_t *f);
+
+	/* Added in 3.2.  The probe fires at the entry
+	 * (DTRACE_PROBE_AT_ENTRY) or return (DTRACE_PROBE_AT_RETURN) of the
+	 * function probefunc of file f: its arguments take their C types
+	 * from f's debugging information, the function's parameters at its
+	 * entry, its return value as args[1] at its return.  EPERM for a
+	 * probe of another provider. */
+	int (*probe_function)(dtrace_provider_t *pv, dtrace_probe_t *prp,
+			      const dtrace_elf_t *f);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

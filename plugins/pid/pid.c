@@ -200,6 +200,12 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 	}
 	if (site == PID_SITE_ENTRY || (site == PID_SITE_OFFSET && off == 0))
 		pid_host->probe_attr(c->pv, prp, DTRACE_PROBE_AT_ENTRY);
+	if (site == PID_SITE_RETURN)
+		pid_host->probe_attr(c->pv, prp, DTRACE_PROBE_AT_RETURN);
+	/* Entry and return probes are typed by the function's DWARF. */
+	if (site != PID_SITE_OFFSET && pid_host->size >
+	    offsetof(dtrace_host_t, probe_function))
+		pid_host->probe_function(c->pv, prp, c->mod->file);
 	c->created++;
 	if (c->fresh != NULL) {
 		if (c->nfresh == c->fresh_cap) {
