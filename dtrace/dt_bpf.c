@@ -87,6 +87,32 @@ static void fd_push(int **arr, int *n, int *cap, int fd)
 	(*arr)[(*n)++] = fd;
 }
 
+/* A uprobe link of req: closed at the end, or with its set. */
+static void link_keep(struct dt_bpf_state *st, const dt_attach_req_t *req,
+		      int fd)
+{
+	fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+	if (req->links != NULL)
+		fd_push(&req->links->fds, &req->links->n, &req->links->cap,
+			fd);
+}
+
+void dt_bpf_links_close(dtrace_hdl_t *dtp, dt_linkset_t *ls)
+{
+	struct dt_bpf_state *st = dtp->bpf;
+
+	for (int i = 0; i < ls->n; i++) {
+		for (int j = 0; j < st->nlinks; j++)
+			if (st->links[j] == ls->fds[i]) {
+				st->links[j] = st->links[--st->nlinks];
+				break;
+			}
+		close(ls->fds[i]);
+	}
+	free(ls->fds);
+	*ls = (dt_linkset_t){ 0 };
+}
+
 /* Links are closed by several threads when there are many: closing a link
  * waits for a grace period, and the grace periods of concurrent closes
  * overlap.  Measured on 6.18: 2,152 uprobe_multi links take 119 s to close
@@ -903,7 +929,7 @@ static void attach_multi_range(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 	int fd = multi_link(req, lo, cnt);
 
 	if (fd >= 0) {
-		fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+		link_keep(st, req, fd);
 		return;
 	}
 	if (cnt == 1) {
@@ -1014,7 +1040,7 @@ static int attach_perf(dtrace_hdl_t *dtp, const dt_attach_req_t *req)
 		if (fd < 0)
 			site_failed(dtp, req, &rep, i, -fd);
 		else
-			fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+			link_keep(st, req, fd);
 	}
 	return attach_done(dtp, req, &rep);
 }

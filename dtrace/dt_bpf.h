@@ -69,6 +69,12 @@ dtrace_map_t *dt_bpf_map_pinned(dtrace_hdl_t *dtp, const char *path);
  * program fd or -1 after dt_set_error() with the verifier's complaint. */
 int dt_bpf_prog_load(dtrace_hdl_t *dtp, const char *name, dt_as_t *as);
 
+/* The links of some requests, to close before the session ends. */
+typedef struct dt_linkset {
+	int *fds;
+	int n, cap;
+} dt_linkset_t;
+
 /* One attachment: a program on many offsets of one file. */
 typedef struct dt_attach_req {
 	int prog_fd;
@@ -82,6 +88,8 @@ typedef struct dt_attach_req {
 	/* Added (optional out): the number of sites the kernel rejected;
 	 * each is reported with dt_warn() (file, offset, errno). */
 	uint32_t *nfailed;
+	/* Added (optional out): the links made are added here too. */
+	dt_linkset_t *links;
 } dt_attach_req_t;
 
 /* BPF_TRACE_UPROBE_MULTI, which the system headers predate: the expected
@@ -93,6 +101,8 @@ typedef struct dt_attach_req {
  * dt_bpf_fini(); the kernel detaches them when the fds close, also when
  * dtrace is killed. */
 int dt_bpf_attach_uprobes(dtrace_hdl_t *dtp, const dt_attach_req_t *req);
+/* Close the links of ls now (detaching them) and empty it. */
+void dt_bpf_links_close(dtrace_hdl_t *dtp, dt_linkset_t *ls);
 
 /*
  * Additions (owner of dt_bpf.c).

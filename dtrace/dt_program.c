@@ -48,6 +48,7 @@
 typedef struct dt_uprobe_pid {
 	pid_t pid;
 	bool attached;
+	int group;		/* the link's, in ps->groups, else -1 */
 } dt_uprobe_pid_t;
 
 /*
@@ -115,6 +116,8 @@ struct dt_progset {
 	bool batching;		/* see dt_prog_batch_begin() */
 	bool links_pending;	/* some underlying probe may need a link */
 	dt_provider_t *fire_refused; /* dt_prog_fire() said -ENOTSUP to it */
+	dt_linkset_t *groups;	/* the links of each per-process request */
+	int ngroups;
 	/* The last file uprobe_file_id() looked up: a provider places a
 	 * file's sites one after another (thousands for a libc glob), and one
 	 * stat() serves them all while it is fresh. */
@@ -341,7 +344,7 @@ static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
 		if (u->pids[i].pid == pid)
 			return false;
 	u->pids = dt_realloc(u->pids, (u->npids + 1) * sizeof(*u->pids));
-	u->pids[u->npids++] = (dt_uprobe_pid_t){ .pid = pid };
+	u->pids[u->npids++] = (dt_uprobe_pid_t){ .pid = pid, .group = -1 };
 	return true;
 }
 
@@ -1151,13 +1154,15 @@ static bool link_pending(const dt_uprobe_ent_t *u, pid_t pid)
 	return false;
 }
 
-static void link_done(dt_uprobe_ent_t *u, pid_t pid)
+static void link_done(dt_uprobe_ent_t *u, pid_t pid, int group)
 {
 	if (pid == 0)
 		u->all_attached = true;
 	for (uint32_t i = 0; i < u->npids; i++)
-		if (u->pids[i].pid == pid)
+		if (u->pids[i].pid == pid) {
 			u->pids[i].attached = true;
+			u->pids[i].group = group;
+		}
 }
 
 /* The first process u still needs a link for: 0 for every process, a pid,
@@ -1190,6 +1195,16 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 	const dt_uprobe_ent_t *u = &ps->ups[i];
 	uint32_t n = 0;
 	bool any_ref = false;
+	int group = -1;
+
+	/* A process's links are kept apart: a link for every process may
+	 * replace them later (retire_superseded). */
+	if (pid != 0) {
+		ps->groups = dt_realloc(ps->groups, (ps->ngroups + 1) *
+					sizeof(*ps->groups));
+		ps->groups[ps->ngroups] = (dt_linkset_t){ 0 };
+		group = ps->ngroups++;
+	}
 
 	for (uint32_t j = i; j < ps->nups; j++) {
 		dt_uprobe_ent_t *v = &ps->ups[j];
@@ -1198,7 +1213,7 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 			    (u->flags & DTRACE_UPROBE_RETURN) ||
 		    !link_pending(v, pid) || strcmp(v->path, u->path) != 0)
 			continue;
-		link_done(v, pid);
+		link_done(v, pid, group);
 		b->offs[n] = v->offset;
 		b->refs[n] = v->ref_ctr;
 		any_ref |= v->ref_ctr != 0;
@@ -1214,30 +1229,15 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 		.offsets = b->offs,
 		.ref_ctr_offsets = any_ref ? b->refs : NULL,
 		.cookies = b->cookies,
+		.links = group >= 0 ? &ps->groups[group] : NULL,
 	};
 	return dt_bpf_attach_uprobes(dtp, &req);
 }
 
-/*
- * Make every link the underlying probes still need: one request per
- * (program, file, process, return flag).  An underlying probe that covers
- * every process after some of its per-process links were made keeps them
- * (a firing in those processes then runs twice); that takes a description
- * of every process that matches a file only once tracing runs, on a site
- * a pid-specific description already covered.  At start (late false) a
- * failure ends it; a late batch reports a failed request as a warning and
- * goes on.
- */
-static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
+/* One pass over the underlying probes: the links they still need. */
+static int attach_pass(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late,
+		       dt_attach_bufs_t *b)
 {
-	if (!ps->links_pending)
-		return 0;	/* the trace loop's batches, most of the time */
-	ps->links_pending = false;
-	dt_attach_bufs_t b = {
-		.offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
-		.refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
-		.cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
-	};
 	int rc = 0;
 
 	for (uint32_t i = 0; i < ps->nups && rc == 0; i++) {
@@ -1252,7 +1252,7 @@ static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 		}
 		while (rc == 0 && attachable(ps, u) &&
 		       (pid = link_next(u)) >= 0) {
-			rc = attach_group(dtp, ps, i, pid, &b);
+			rc = attach_group(dtp, ps, i, pid, b);
 			if (rc < 0 && late) {
 				dt_warn(dtp, "%s", dtp->errmsg);
 				dtp->errmsg[0] = '\0';
@@ -1260,6 +1260,73 @@ static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 			}
 		}
 	}
+	return rc;
+}
+
+/*
+ * An underlying probe linked for some processes and then for every
+ * process would run its program twice per firing in those processes: the
+ * links of their requests that hold it go.  The other underlying probes
+ * of those requests get links of their own again (made before the old
+ * ones close, so that none of their firings is lost).  Returns whether
+ * some request is to be retired (marked in retire[]).
+ */
+static bool retire_mark(struct dt_progset *ps, bool *retire)
+{
+	bool any = false;
+
+	for (uint32_t i = 0; i < ps->nups; i++) {
+		dt_uprobe_ent_t *u = &ps->ups[i];
+
+		for (uint32_t k = 0; u->all_attached && k < u->npids; k++)
+			if (u->pids[k].group >= 0)
+				any = retire[u->pids[k].group] = true;
+	}
+	for (uint32_t i = 0; any && i < ps->nups; i++) {
+		dt_uprobe_ent_t *u = &ps->ups[i];
+
+		for (uint32_t k = 0; k < u->npids; k++) {
+			dt_uprobe_pid_t *p = &u->pids[k];
+
+			if (p->group < 0 || !retire[p->group])
+				continue;
+			p->attached = false;
+			p->group = -1;
+			ps->links_pending |= !u->all;
+		}
+	}
+	return any;
+}
+
+/*
+ * Make every link the underlying probes still need: one request per
+ * (program, file, process, return flag), then retire the per-process
+ * links that a link for every process superseded (retire_mark).  At
+ * start (late false) a failure ends it; a late batch reports a failed
+ * request as a warning and goes on.
+ */
+static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
+{
+	if (!ps->links_pending)
+		return 0;	/* the trace loop's batches, most of the time */
+	ps->links_pending = false;
+	dt_attach_bufs_t b = {
+		.offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+		.refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+		.cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+	};
+	int rc = attach_pass(dtp, ps, late, &b);
+	bool *retire = dt_zalloc((size_t)ps->ngroups + 1);
+	int ngroups = ps->ngroups;
+
+	if (rc == 0 && retire_mark(ps, retire)) {
+		ps->links_pending = false;
+		rc = attach_pass(dtp, ps, late, &b);
+		for (int g = 0; g < ngroups; g++)
+			if (retire[g])
+				dt_bpf_links_close(dtp, &ps->groups[g]);
+	}
+	free(retire);
 	free(b.offs);
 	free(b.refs);
 	free(b.cookies);
@@ -1596,6 +1663,9 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	free(ps->site_index.slots);
 	free(ps->ovls_index.slots);
 	free(ps->progs);
+	for (int g = 0; g < ps->ngroups; g++)
+		free(ps->groups[g].fds);	/* closed by dt_bpf.c */
+	free(ps->groups);
 	free(ps);
 	dtp->progs = NULL;
 }
