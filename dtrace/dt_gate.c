@@ -21,8 +21,9 @@
  * starved of CPU, busy) holds an exec longer.  For each exec handed over,
  * the gate thread asks dt_ldso which files the new program maps at start (the
  * executable, its interpreter and the DT_NEEDED closure) and which of those
- * carry a .note.stapsdt section.  Files with notes that no request has shown
- * yet go to the trace loop as one request (the slot below), which hands them
+ * carry one of the sections the plugins named (ops->gate_sections: USDT
+ * notes for usdt).  Such files that no request has shown yet go to the
+ * trace loop as one request (the slot below), which hands them
  * to the providers; the gate thread answers the watchdog when the loop is
  * done, or at the deadline.  Every other exec is answered at once.  What
  * was learnt is remembered per file (dev, inode, mtime): each file is
