@@ -73,7 +73,8 @@ typedef struct dtrace_provider {
 	char *path;		/* plugin file */
 	void *dlh;
 	char *last_prv;		/* the last provider name it was allowed */
-	bool templates;		/* it has DTRACE_PROBE_TEMPLATE probes */
+	bool templates;		/* it has DTRACE_PROBE_TEMPLATE probes, or
+				   may have (it asked for the exec gate) */
 	struct dtrace_provider *next;
 } dt_provider_t;
 

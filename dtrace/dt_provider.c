@@ -756,6 +756,10 @@ static int host_watch_exec(dtrace_provider_t *pv)
 
 static int host_gate_exec(dtrace_provider_t *pv)
 {
+	/* It covers processes that do not exist yet: its programs make room
+	 * for their probes (dt_instance.c), even if its templates come only
+	 * once tracing runs (-Z). */
+	pv->templates = true;
 	return as_provider(pv, dt_exec_gate);
 }
 

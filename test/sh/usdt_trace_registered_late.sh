@@ -43,4 +43,30 @@ done
 grep -q "^tick myapp$early $early " out || fail "early process not traced"
 [ $status = 0 ] || { echo "--- out"; grep -v "^[a-z]* myapp$early " out;
 	echo "--- err"; cat err; }
+
+# The same with -Z, on a file that no process mapped when tracing began:
+# the first process of it gets it probed, the next one registers while
+# dtrace is stopped.
+kill $early; wait $early 2>/dev/null
+cp app app_z
+"$DTRACE" -Z -q -n 'BEGIN { printf("ready\n"); }
+myapp*:::tick /execname == "app_z"/ {
+	printf("tick %s %d %d\n", probeprov, pid, args[0]); }' >out 2>err &
+dt=$!
+wait_for 10 has_line out '^ready$' || { cat err; fail "dtrace -Z did not start"; exit 1; }
+bg "$W/app_z" 400 50 >/dev/null; first=$!
+wait_for 5 grep -q "^tick myapp$first $first " out ||
+	fail "-Z: the first process was not traced"
+kill -STOP $dt
+"$W/app_z" 3 20 >/dev/null & stopped=$!
+wait $stopped
+kill -CONT $dt
+sleep 0.5
+kill -INT $dt; wait $dt
+for i in 0 1 2; do
+	has_line out "^tick myapp$stopped $stopped $i\$" ||
+		fail "-Z: process $stopped: tick $i not seen as myapp$stopped"
+done
+[ $status = 0 ] || { echo "--- out"; grep -v "^tick myapp$first " out;
+	echo "--- err"; cat err; }
 exit $status
