@@ -46,16 +46,17 @@ grep -q "^tick myapp$early $early " out || fail "early process not traced"
 
 # The same with -Z, on a file that no process mapped when tracing began:
 # the first process of it gets it probed, the next one registers while
-# dtrace is stopped.
+# dtrace is stopped.  In JSON, the probe of each record is named as
+# probeprov reads.
 kill $early; wait $early 2>/dev/null
 cp app app_z
-"$DTRACE" -Z -q -n 'BEGIN { printf("ready\n"); }
+"$DTRACE" -Z -q -x oformat=json -n 'BEGIN { printf("ready\n"); }
 myapp*:::tick /execname == "app_z"/ {
 	printf("tick %s %d %d\n", probeprov, pid, args[0]); }' >out 2>err &
 dt=$!
-wait_for 10 has_line out '^ready$' || { cat err; fail "dtrace -Z did not start"; exit 1; }
+wait_for 10 grep -q '"output":"ready' out || { cat err; fail "dtrace -Z did not start"; exit 1; }
 bg "$W/app_z" 400 50 >/dev/null; first=$!
-wait_for 5 grep -q "^tick myapp$first $first " out ||
+wait_for 5 grep -q "\"output\":\"tick myapp$first $first " out ||
 	fail "-Z: the first process was not traced"
 kill -STOP $dt
 "$W/app_z" 3 20 >/dev/null & stopped=$!
@@ -64,9 +65,9 @@ kill -CONT $dt
 sleep 0.5
 kill -INT $dt; wait $dt
 for i in 0 1 2; do
-	has_line out "^tick myapp$stopped $stopped $i\$" ||
+	grep -qF "\"provider\":\"myapp$stopped\",\"module\":\"app_z\",\"function\":\"fire\",\"name\":\"tick\"},\"actions\":[{\"action\":\"printf\",\"format\":\"tick %s %d %d\\n\",\"output\":\"tick myapp$stopped $stopped $i\\n\"" out ||
 		fail "-Z: process $stopped: tick $i not seen as myapp$stopped"
 done
-[ $status = 0 ] || { echo "--- out"; grep -v "^tick myapp$first " out;
+[ $status = 0 ] || { echo "--- out"; grep -v "myapp$first" out;
 	echo "--- err"; cat err; }
 exit $status
