@@ -136,6 +136,7 @@ struct dtrace_hdl {
 	 * the id inst_base + i */
 	dtrace_probe_t **inst;
 	uint32_t ninst, inst_base;
+	bool inst_full;		/* the programs made all they may */
 
 	/* the compiled program */
 	struct dt_compiled_clause **clauses;

@@ -322,6 +322,13 @@ void dt_inst_import(dtrace_hdl_t *dtp)
 	if (dtp->inst_base == 0 || st == NULL || st->fd < 0 || orig == NULL ||
 	    orig->fd < 0 || bpf_map_lookup_elem(st->fd, &k, &next) < 0)
 		return;
+	if (next >= DT_INST_MAX && !dtp->inst_full) {
+		dtp->inst_full = true;
+		dt_warn(dtp, "the programs made %d probes of processes "
+			"dtrace had not seen yet, as many as they may: those of "
+			"other such processes fire under the probes for every "
+			"process until dtrace sees them", DT_INST_MAX);
+	}
 	if (next > DT_INST_MAX)
 		next = DT_INST_MAX;
 	while (dtp->ninst < next) {
