@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # @alone
+# @timeout: 90
 # A process that registers with dtprobed while `myapp*:::` is traced, on a
 # file already probed, fires as its own probe (probeprov myapp<pid>) with
 # its arguments from its first firing: once while dtrace runs, and once
 # while dtrace is stopped (SIGSTOP), when only the programs can name it:
 # their trampoline finds the process's sites in dtprobed's pinned map.
 . "$TESTDIR/usdt/trace_lib.sh"
-build_all
+write_provider
+"$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
+build_app app cc "$TESTDIR/usdt/app.c" "-O2" "" || exit 1
 start_daemon
 
 bg "$W/app" 400 50 >/dev/null; early=$!		# maps the file first
