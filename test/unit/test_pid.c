@@ -44,6 +44,7 @@ struct dtrace_probe {
 	void *priv;
 	uint32_t id;
 	unsigned attr;		/* from probe_attr() */
+	const dtrace_elf_t *func;	/* from probe_function() */
 };
 
 #define MAXPROBES 20000
@@ -121,6 +122,14 @@ static int h_attr(dtrace_provider_t *pv, dtrace_probe_t *p, unsigned attr)
 {
 	(void)pv;
 	p->attr |= attr;
+	return 0;
+}
+
+static int h_function(dtrace_provider_t *pv, dtrace_probe_t *p,
+		      const dtrace_elf_t *f)
+{
+	(void)pv;
+	p->func = f;
 	return 0;
 }
 
@@ -226,6 +235,7 @@ static const dtrace_host_t host = {
 	.error = h_error, .warn = h_warn,
 	.probe_insert = h_insert, .probe_lookup = h_lookup,
 	.probe_priv = h_priv, .probe_id = h_id, .probe_attr = h_attr,
+	.probe_function = h_function,
 	.probe_name = h_name,
 	.glob_match = dt_glob_match,
 	.uprobe = h_uprobe, .overlay = h_overlay,
@@ -287,7 +297,13 @@ static void test_provide(pid_t pid, const char *prv)
 	/* the code generator knows function entries by this attribute */
 	CHECK(find(prv, "a.out", "add", "entry")->attr == DTRACE_PROBE_AT_ENTRY);
 	CHECK(find(prv, "a.out", "add", "0")->attr == DTRACE_PROBE_AT_ENTRY);
-	CHECK(find(prv, "a.out", "add", "return")->attr == 0);
+	CHECK(find(prv, "a.out", "add", "return")->attr ==
+	      DTRACE_PROBE_AT_RETURN);
+	/* and says which function of which file for DWARF types */
+	CHECK(find(prv, "a.out", "add", "entry")->func != NULL);
+	CHECK(find(prv, "a.out", "add", "return")->func ==
+	      find(prv, "a.out", "add", "entry")->func);
+	CHECK(find(prv, "a.out", "add", "0")->func == NULL);
 	CHECK(provide(prv, "a.out", "sum8", "entry") == 1);
 	CHECK(provide(prv, "a.out", "pt_alias", "entry") == 1);
 	CHECK(provide(prv, "a.out", "alias_fn", "entry") == 1);

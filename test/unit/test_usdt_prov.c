@@ -51,6 +51,7 @@ static int failures;
 struct dtrace_probe {
 	char *name[4];
 	void *priv;
+	unsigned attr;		/* from probe_attr() */
 };
 
 #define MAX_PROBES 256
@@ -130,6 +131,11 @@ static dtrace_probe_t *h_insert(dtrace_provider_t *dtp, const char *prv,
 }
 
 static void *h_priv(const dtrace_probe_t *p) { return p->priv; }
+static int h_attr(dtrace_provider_t *dtp, dtrace_probe_t *p, unsigned attr)
+{
+	p->attr |= attr;
+	return 0;
+}
 static uint32_t h_id(const dtrace_probe_t *p) { (void)p; return 1; }
 static const char *h_name(const dtrace_probe_t *p, int f)
 {
@@ -200,7 +206,7 @@ static const dtrace_host_t test_host = {
 	.error = h_error, .warn = h_warn,
 	.probe_insert = h_insert, .probe_lookup = h_lookup,
 	.probe_priv = h_priv, .probe_id = h_id, .probe_name = h_name,
-	.glob_match = h_glob, .uprobe = h_uprobe, .overlay = h_overlay,
+	.probe_attr = h_attr, .glob_match = h_glob, .uprobe = h_uprobe, .overlay = h_overlay,
 	.map_create = h_map_create, .map_fd = h_map_fd,
 	.emit = h_emit, .label_new = h_label_new,
 	.label_place = h_label_place, .jump = h_jump,
@@ -305,6 +311,8 @@ static void test_provider(const char *sdt_bin, pid_t sdt_pid,
 	CHECK(n == 1, "sdt_te*: %d probes", n);
 	dtrace_probe_t *g = probe_named(dtp, "sdt_test", "guarded");
 	CHECK(g && strcmp(g->name[2], "fire_guarded") == 0, "guarded probe");
+	/* it stands for the processes not seen yet, each named with its pid */
+	CHECK(g && g->attr == DTRACE_PROBE_TEMPLATE, "guarded: a template");
 
 	/* "__" is written "-" and matched that way; no match is 0. */
 	dtrace_probedesc_t none = { "sdt_test", "", "", "no-such-probe" };
