@@ -55,7 +55,7 @@ kill $early; wait $early 2>/dev/null
 cp app app_z
 "$DTRACE" -Z -q -x oformat=json -n 'BEGIN { printf("ready\n"); }
 myapp*:::tick /execname == "app_z"/ {
-	printf("tick %s %d %d\n", probeprov, pid, args[0]); }' >out 2>err &
+	printf("tick %s %d %d\n", probeprov, pid, (int)arg0); }' >out 2>err &
 dt=$!
 wait_for 10 grep -q '"output":"ready' out || { cat err; fail "dtrace -Z did not start"; exit 1; }
 bg "$W/app_z" 400 50 >/dev/null; first=$!
