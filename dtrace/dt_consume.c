@@ -38,6 +38,7 @@
 #include "dt_consume_impl.h"
 #include "dt_cg.h"
 #include "dt_elf.h"
+#include "dt_exec.h"
 #include "dt_unwind.h"
 #include "dt_proc.h"
 #include "dt_bpf.h"
@@ -227,6 +228,23 @@ static bool symproc_refresh(struct dt_consumer *c, dt_symproc_t *sp,
 	symproc_read(c, sp);
 	sp->read_ns = now;
 	return true;
+}
+
+/* A library loaded by dlopen is known from the loader's event on, while
+ * the process runs: its frames are symbolized even when the process has
+ * exited by the time its records are read. */
+void dt_consume_maps_changed(dtrace_hdl_t *dtp, pid_t pid)
+{
+	struct dt_consumer *c = dtp->cons;
+	dt_symproc_t *sp = c != NULL ? symproc_find(c, pid) : NULL;
+	struct timespec ts;
+
+	if (sp == NULL)
+		return;
+	symproc_read(c, sp);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sp->read_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+		      (uint64_t)ts.tv_nsec;
 }
 
 static dt_symproc_t *symproc_get(struct dt_consumer *c, pid_t pid)
@@ -1067,6 +1085,10 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 		dt_agg_setup(dtp, NULL, 0);
 	/* before a -c child is let go: it may be gone by the first poll */
 	read_targets(dtp, c);
+	/* the loader's events say when a process maps a library, which its
+	 * user stacks and addresses are symbolized with */
+	if (uses_usyms(dtp) && dt_exec_watch(dtp) < 0)
+		return -1;
 	return 0;
 }
 
