@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @timeout: 60
 # ustack() unwinds with the call frame information of the modules, not
 # frame pointers: stacks through Debian's libc (built without them) into
 # nofp (built without them too) are right frame by frame, at a function's
