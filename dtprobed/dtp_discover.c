@@ -232,6 +232,10 @@ static _Noreturn void file_child(const char *path, uint64_t size,
 	struct rlimit cpu = { 2, 3 }, none = { 0, 0 };
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#ifdef __SANITIZE_ADDRESS__
+	/* AddressSanitizer's shadow takes terabytes of address space */
+	as.rlim_cur = as.rlim_max = RLIM_INFINITY;
+#endif
 	if (dup2(fd, 3) < 0 || syscall(SYS_close_range, 4, ~0u, 0) != 0 ||
 	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_DUMPABLE, 0) != 0 ||
