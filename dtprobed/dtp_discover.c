@@ -16,20 +16,46 @@
  * mapped inode itself, in any mount namespace); the message then goes
  * through the same checks (dtp_msg_parse, dtp_state_apply) as one received
  * on the socket, since the file is as untrusted as a message.
+ *
+ * Isolation.  The file belongs to any process on the machine, so its ELF is
+ * read (libelf, the note and declaration readers) in a child forked for
+ * that file, never in the daemon: the child runs under limits (address
+ * space, CPU time, no files written, no new privileges, killed with the
+ * daemon), gets DISCOVER_TIMEOUT_MS, and can only write records to a pipe:
+ * 'M' and a built message, or 'E' and why the file was refused.  The
+ * daemon reads at most DISCOVER_OUT_MAX bytes, kills a child that overruns
+ * either bound, and hands each message to the checks above.  Files larger
+ * than DISCOVER_FILE_MAX are not read.
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dtprobed.h"
 #include "../plugins/usdt/usdt_impl.h"
+
+#define DISCOVER_FILE_MAX	(1ull << 30)	/* bytes of a file read */
+#define DISCOVER_TIMEOUT_MS	2000		/* for the child, per file */
+#define DISCOVER_OUT_MAX	(8u * DTPV_MSG_MAX) /* the child's records */
+#define DISCOVER_HEAP		(256ull << 20)	/* address space beyond the
+						   file's size */
 
 /* The .dtrace_prov section of the file at path, malloc'ed; NULL if none. */
 static unsigned char *prov_section_read(const char *path, size_t *len)
@@ -99,26 +125,47 @@ static uint32_t sites_put(unsigned char *msg, uint32_t at, uint32_t max,
 	return at;
 }
 
+/* The child's records on fd: a type byte ('M' message, 'E' reason), the
+ * length (4 bytes), the bytes.  false when the pipe failed. */
+static bool record_put(int fd, char type, const void *p, uint32_t len)
+{
+	unsigned char head[5] = { (unsigned char)type };
+	const unsigned char *parts[2] = { head, p };
+	size_t lens[2] = { sizeof(head), len };
+
+	memcpy(head + 1, &len, 4);
+	for (int i = 0; i < 2; i++) {
+		for (size_t done = 0; done < lens[i];) {
+			ssize_t n = write(fd, parts[i] + done, lens[i] - done);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return false;
+			done += (size_t)n;
+		}
+	}
+	return true;
+}
+
+static void reason_put(int fd, const char *why)
+{
+	record_put(fd, 'E', why, (uint32_t)strlen(why));
+}
+
 /* Build provider decl's registration message from its image (size bytes,
- * checked to be in the section) and hand it to the checks, unless it has
- * no site in this process: nothing to trace. */
-static void provider_register(pid_t pid, const unsigned char *image,
-			      uint32_t size, const usdt_file_t *f,
-			      const usdt_decl_t *decl, const proc_map_t *maps,
-			      int n, const proc_map_t *file)
+ * checked to be in the section) and write it to fd, unless it has no site
+ * in this process: nothing to trace. */
+static void provider_put(int fd, const unsigned char *image, uint32_t size,
+			 const usdt_file_t *f, const usdt_decl_t *decl,
+			 const proc_map_t *maps, int n, const proc_map_t *file)
 {
 	size_t max = size + (size_t)f->nnotes * sizeof(dtpv_site_t);
 	unsigned char *msg;
-	usdt_reg_t *reg;
 	dtpv_msg_t h;
-	uint64_t base;
-	char why[256];
-	int op;
 
 	if (max > DTPV_MSG_MAX) {
-		dtp_log(LOG_WARNING, "refused found registration of pid %d "
-			"(%s): message exceeds %u bytes", (int)pid, file->path,
-			DTPV_MSG_MAX);
+		reason_put(fd, "message exceeds the size limit");
 		return;
 	}
 	if ((msg = malloc(max)) == NULL)
@@ -129,36 +176,26 @@ static void provider_register(pid_t pid, const unsigned char *image,
 	h.op = DTPV_OP_REGISTER;
 	h.sites_off = size;
 	h.nsites = (h.size - size) / (uint32_t)sizeof(dtpv_site_t);
-	if (h.nsites == 0) {
-		free(msg);
-		return;
+	if (h.nsites > 0) {
+		memcpy(&h.base, msg + size, sizeof(h.base)); /* the first site */
+		memcpy(msg, &h, sizeof(h));
+		record_put(fd, 'M', msg, h.size);
 	}
-	memcpy(&h.base, msg + size, sizeof(h.base));	/* the first site */
-	memcpy(msg, &h, sizeof(h));
-	if (dtp_msg_parse(msg, h.size, &op, &base, &reg, why, sizeof(why)) != 0 ||
-	    dtp_state_apply(pid, op, base, reg, why, sizeof(why)) != 0)
-		dtp_log(LOG_WARNING, "refused found registration of pid %d "
-			"(%s): %s", (int)pid, file->path, why);
-	else
-		dtp_log(LOG_INFO, "found registration of pid %d: provider %s "
-			"in %s", (int)pid, decl->provider, file->path);
 	free(msg);
 }
 
-/* Register the providers of one mapped file of pid.  The images are walked
- * as usdt_decls_parse walks them, so the k-th image is decls[k]; an image
- * that it refused (so that the probes' names are unknown) is logged. */
-static void file_register(pid_t pid, const proc_map_t *maps, int n,
-			  const proc_map_t *file)
+/* The messages of the providers of one mapped file (path), to fd.  The
+ * images are walked as usdt_decls_parse walks them, so the k-th image is
+ * decls[k]; an image that it refused (so that the probes' names are
+ * unknown) is a reason. */
+static void file_put(int fd, const char *path, const proc_map_t *maps, int n,
+		     const proc_map_t *file)
 {
-	char path[64];
 	unsigned char *sec;
 	usdt_file_t *f;
 	size_t len = 0, off = 0;
 	int err, k = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-		 (int)pid, file->start, file->end);
 	if ((sec = prov_section_read(path, &len)) == NULL)
 		return;
 	f = usdt_file_read(path, &err);
@@ -172,19 +209,177 @@ static void file_register(pid_t pid, const proc_map_t *maps, int n,
 		}
 		if (f == NULL || k >= f->ndecls || h.size < sizeof(h) ||
 		    h.size > len - off) {
-			dtp_log(LOG_WARNING, "refused found registration of "
-				"pid %d (%s): %s", (int)pid, file->path,
-				f == NULL ? "notes unreadable" :
-				"damaged declarations in .dtrace_prov");
+			reason_put(fd, f == NULL ? "notes unreadable" :
+				   "damaged declarations in .dtrace_prov");
 			break;
 		}
-		provider_register(pid, sec + off, h.size, f, &f->decls[k++],
-				  maps, n, file);
+		provider_put(fd, sec + off, h.size, f, &f->decls[k++], maps, n,
+			     file);
 		off += (h.size + 7) & ~(size_t)7;
 	}
 	if (f != NULL)
 		usdt_file_free(f);
 	free(sec);
+}
+
+/* The child that reads one file: limits first, then the file; never
+ * returns. */
+static _Noreturn void file_child(const char *path, uint64_t size,
+				 const proc_map_t *maps, int n,
+				 const proc_map_t *file, int fd)
+{
+	struct rlimit as = { size + DISCOVER_HEAP, size + DISCOVER_HEAP };
+	struct rlimit cpu = { 2, 3 }, none = { 0, 0 };
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+#ifdef __SANITIZE_ADDRESS__
+	/* AddressSanitizer's shadow takes terabytes of address space */
+	as.rlim_cur = as.rlim_max = RLIM_INFINITY;
+#endif
+	if (dup2(fd, 3) < 0 || syscall(SYS_close_range, 4, ~0u, 0) != 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+	    prctl(PR_SET_DUMPABLE, 0) != 0 ||
+	    setrlimit(RLIMIT_AS, &as) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0 ||
+	    setrlimit(RLIMIT_FSIZE, &none) != 0 ||
+	    setrlimit(RLIMIT_CORE, &none) != 0)
+		_exit(2);
+	file_put(3, path, maps, n, file);
+	_exit(0);
+}
+
+/* The child's records (bounded in size and time) into *buf; 0, or -errno
+ * when it overran a bound or the pipe failed. */
+static int child_collect(int fd, unsigned char **buf, size_t *len)
+{
+	struct timespec t0, t;
+	size_t cap = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*buf = NULL;
+	*len = 0;
+	for (;;) {
+		struct pollfd pfd = { fd, POLLIN, 0 };
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		long left = DISCOVER_TIMEOUT_MS -
+			    ((t.tv_sec - t0.tv_sec) * 1000 +
+			     (t.tv_nsec - t0.tv_nsec) / 1000000);
+		if (left <= 0 || poll(&pfd, 1, (int)left) == 0)
+			return -ETIMEDOUT;
+		if (*len == cap) {
+			unsigned char *b;
+
+			if (cap >= DISCOVER_OUT_MAX)
+				return -E2BIG;
+			if ((b = realloc(*buf, cap = cap * 2 + 65536)) == NULL)
+				return -ENOMEM;
+			*buf = b;
+		}
+		ssize_t n = read(fd, *buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n == 0 ? 0 : -errno;
+		*len += (size_t)n;
+	}
+}
+
+/* A reason from the child, printable only, for the log. */
+static void reason_log(pid_t pid, const proc_map_t *file,
+		       const unsigned char *p, uint32_t len)
+{
+	char why[128];
+	uint32_t i;
+
+	for (i = 0; i < len && i < sizeof(why) - 1; i++)
+		why[i] = isprint(p[i]) ? (char)p[i] : '?';
+	why[i] = '\0';
+	dtp_log(LOG_WARNING, "refused found registration of pid %d (%s): %s",
+		(int)pid, file->path, why);
+}
+
+/* One message the child built: through the checks of the socket's. */
+static void message_register(pid_t pid, const proc_map_t *file,
+			     const unsigned char *msg, uint32_t len)
+{
+	usdt_reg_t *reg;
+	uint64_t base;
+	char why[256], provider[128] = "";
+	int op;
+
+	if (dtp_msg_parse(msg, len, &op, &base, &reg, why, sizeof(why)) == 0)
+		snprintf(provider, sizeof(provider), "%s", reg->provider);
+	else
+		reg = NULL;
+	if (reg == NULL ||
+	    dtp_state_apply(pid, op, base, reg, why, sizeof(why)) != 0)
+		dtp_log(LOG_WARNING, "refused found registration of pid %d "
+			"(%s): %s", (int)pid, file->path, why);
+	else
+		dtp_log(LOG_INFO, "found registration of pid %d: provider %s "
+			"in %s", (int)pid, provider, file->path);
+}
+
+/* Act on the child's records (len bytes, untrusted). */
+static void records_apply(pid_t pid, const proc_map_t *file,
+			  const unsigned char *buf, size_t len)
+{
+	size_t off = 0;
+
+	while (len - off >= 5) {
+		uint32_t n;
+
+		memcpy(&n, buf + off + 1, 4);
+		if (n > len - off - 5 || n > DTPV_MSG_MAX)
+			break;
+		if (buf[off] == 'M')
+			message_register(pid, file, buf + off + 5, n);
+		else
+			reason_log(pid, file, buf + off + 5, n);
+		off += 5 + (size_t)n;
+	}
+}
+
+/* Register the providers of one mapped file of pid, read in a child. */
+static void file_register(pid_t pid, const proc_map_t *maps, int n,
+			  const proc_map_t *file)
+{
+	char path[64];
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	struct stat sb;
+	int pfd[2], status = 0, rc;
+
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+		 (int)pid, file->start, file->end);
+	if (stat(path, &sb) != 0)
+		return;
+	if ((uint64_t)sb.st_size > DISCOVER_FILE_MAX) {
+		dtp_log(LOG_WARNING, "found registration of pid %d (%s) not "
+			"read: the file is larger than %llu bytes", (int)pid,
+			file->path, (unsigned long long)DISCOVER_FILE_MAX);
+		return;
+	}
+	if (pipe2(pfd, O_CLOEXEC) != 0)
+		return;
+	pid_t child = fork();
+	if (child == 0)
+		file_child(path, (uint64_t)sb.st_size, maps, n, file, pfd[1]);
+	close(pfd[1]);
+	rc = child < 0 ? -errno : child_collect(pfd[0], &buf, &len);
+	close(pfd[0]);
+	if (child > 0 && rc != 0)
+		kill(child, SIGKILL);
+	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		dtp_log(LOG_WARNING, "refused found registration of pid %d "
+			"(%s): its reader %s", (int)pid, file->path,
+			rc == -ETIMEDOUT ? "timed out" : rc == -E2BIG ?
+			"wrote too much" : "failed");
+	else
+		records_apply(pid, file, buf, len);
+	free(buf);
 }
 
 /* Was (dev, ino) seen in an executable mapping before maps[i]? */

@@ -578,6 +578,7 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cc->acts = cx.acts;
 	cc->recsize = align8(cx.recsize);
 	cc->actmask = cx.actmask;
+	cc->udepth = cx.udepth;
 	cc->destructive = cx.destructive;
 	cx.st->pending = NULL;
 	return cc;

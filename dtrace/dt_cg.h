@@ -36,6 +36,7 @@ typedef struct dt_compiled_clause {
 	bool actmask;		/* the data starts with a u64 mask of the
 				   actions that ran (bit i: acts[i]); set when
 				   an action sits inside an if statement */
+	bool udepth;		/* records ustackdepth (recdesc.usample) */
 } dt_compiled_clause_t;
 
 struct dt_cg_state;

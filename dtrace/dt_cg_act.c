@@ -31,12 +31,20 @@ static uint32_t rec_mst_off(dt_cg_t *cx, uint32_t data_off)
 	return cx->st->off_rec + (uint32_t)sizeof(dt_rechdr_t) + data_off;
 }
 
+static void record_udepth(dt_cg_t *cx, dt_recdesc_t *rd, dt_node_t *a);
+static void record_usample(dt_cg_t *cx, dt_recdesc_t *rd, dt_node_t *call);
+
 /* Record the value of expression a: integer, string or user memory. */
 static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 {
 	dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
 	dt_type_t *t = a->type;
 	uint32_t ntemps = cx->ntemps;
+
+	if (dt_cg_is_udepth(a)) {
+		record_udepth(cx, rd, a);
+		return;
+	}
 	int reg = dt_cg_expr(cx, a);
 
 	rd->type = t;
@@ -119,7 +127,7 @@ void dt_cg_usample_desc(const dt_cg_state_t *st, const dt_node_t *call,
 			dt_recdesc_t *rd)
 {
 	rd->kind = DT_RK_USAMPLE;
-	rd->arg = stack_frames(st, call);
+	rd->arg = call != NULL ? stack_frames(st, call) : 0;
 	rd->size = (uint32_t)sizeof(dt_usample_t) + usample_bytes(st);
 }
 
@@ -340,6 +348,41 @@ static void record_usample(dt_cg_t *cx, dt_recdesc_t *rd, dt_node_t *call)
 	rd->offset = dt_cg_rec_alloc(cx, rd->size);
 	dt_cg_usample(cx, rd, rec_mst_off(cx, rd->offset));
 	cx->usample_at = rd->offset + 1;
+}
+
+bool dt_cg_is_udepth(const dt_node_t *n)
+{
+	dt_bvar_t bv;
+	int argn;
+
+	return n->kind == DT_N_IDENT && dt_bvar_lookup(n->name, &bv, &argn) &&
+	       bv == DT_BV_USTACKDEPTH;
+}
+
+bool dt_cg_has_udepth(const dt_node_t *list)
+{
+	for (; list != NULL; list = list->next)
+		if (dt_cg_is_udepth(list))
+			return true;
+	return false;
+}
+
+/* ustackdepth as a value rd: an unsigned 32-bit integer that the
+ * consumer writes in the record's slot once it has unwound the clause's
+ * copy of the user stack (at rd->arg, its size rd->usample): the number
+ * of frames of the whole stack, whatever -x ustackframes says. */
+static void record_udepth(dt_cg_t *cx, dt_recdesc_t *rd, dt_node_t *a)
+{
+	dt_recdesc_t sample = { 0 };
+
+	record_usample(cx, &sample, NULL);
+	rd->kind = DT_RK_INT;
+	rd->size = 4;
+	rd->type = a->type;
+	rd->arg = sample.offset;
+	rd->usample = sample.size;
+	rd->offset = dt_cg_rec_alloc(cx, 8);
+	cx->udepth = true;
 }
 
 static void act_stack(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)

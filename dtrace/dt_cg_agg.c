@@ -394,13 +394,16 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	}
 	dt_aggfunc_t f = dt_aggfuncs[fi->func];
 	dt_ident_t *id = dt_var_lookup(cx->st, DT_IK_AGG, agg->name);
-	for (dt_node_t *k = keys; k != NULL; k = k->next) {
-		if (k->kind == DT_N_CALL && strcmp(k->name, "ustack") == 0) {
-			/* aggregated by the consumer from a record */
-			cx->records = true;
-			if (cx->depth_if > 0)
-				cx->actmask = true;
-		}
+	bool by_consumer = dt_cg_has_udepth(keys) ||
+			   dt_cg_has_udepth(call->args);
+	for (dt_node_t *k = keys; k != NULL; k = k->next)
+		if (k->kind == DT_N_CALL && strcmp(k->name, "ustack") == 0)
+			by_consumer = true;
+	if (by_consumer) {
+		/* aggregated by the consumer from a record */
+		cx->records = true;
+		if (cx->depth_if > 0)
+			cx->actmask = true;
 	}
 	if (id == NULL)
 		agg_new(cx, agg, call, f, keys);
@@ -659,7 +662,8 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	int done = dt_as_label(cx->as);
 	int v = -1, w = -1;
 
-	if (dt_cg_agg_by_consumer(ad)) {
+	if (dt_cg_agg_by_consumer(ad) || dt_cg_has_udepth(keys) ||
+	    dt_cg_has_udepth(call->args)) {
 		dt_cg_agg_sample(cx, ad, keys, call->args,
 				 agg_has_incr(call, ad->func) ?
 				 nth_arg(call->args, nargs_of(call->args) - 1) :

@@ -375,6 +375,10 @@ static int cg_bvar(dt_cg_t *cx, dt_node_t *n)
 		return cg_ucaller(cx);
 	case DT_BV_CURTHREAD:
 		return cg_helper_value(cx, BPF_FUNC_get_current_task);
+	case DT_BV_USTACKDEPTH:
+		dt_pcb_error(cx->pcb, D_VAR_UNSUP, n->line, "ustackdepth can "
+			     "only be traced, printed or aggregated as it is "
+			     "(the consumer unwinds the stack to know it)");
 	default:
 		dt_cg_ice(cx, "built-in variable");
 	}

@@ -142,6 +142,7 @@ typedef struct dt_cg {
 	int lbl_strcmp;		/* subprograms, -1 until first used */
 	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */
 	int lbl_end;		/* the record output and return 0 */
+	bool udepth;		/* records ustackdepth */
 	uint32_t usample_at;	/* record offset + 1 of the clause's copy of
 				   the user stack, which every ustack() of an
 				   unconditional clause shares; 0: none */
@@ -250,6 +251,11 @@ void dt_cg_agg_sample(dt_cg_t *cx, const dt_aggdesc_t *agg, dt_node_t *keys,
 		      dt_node_t *v, dt_node_t *w, int line);
 /* Whether aggregation agg is aggregated by the consumer. */
 bool dt_cg_agg_by_consumer(const dt_aggdesc_t *agg);
+/* Whether n is the built-in ustackdepth, or a list (keys, args) holds it:
+ * its value is known once the consumer has unwound the stack, so it is
+ * only recorded (traced, printed, an aggregation's key or value). */
+bool dt_cg_is_udepth(const dt_node_t *n);
+bool dt_cg_has_udepth(const dt_node_t *list);
 /* Emit: write that record at mstate offset off. */
 void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
 		 uint32_t off);

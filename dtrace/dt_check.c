@@ -139,7 +139,7 @@ static const char *op_name(dt_op_t op)
 static dt_type_t *check_bvar(dt_cg_t *cx, dt_node_t *n, dt_bvar_t bv,
 			     int argn)
 {
-	static dt_ident_t bvars[DT_BV_CURTHREAD + 1];	/* read-only use */
+	static dt_ident_t bvars[DT_BV_COUNT];	/* read-only use */
 	dt_ident_t *id = &bvars[bv];
 
 	id->kind = DT_IK_BUILTIN;
@@ -161,7 +161,7 @@ static dt_type_t *check_bvar(dt_cg_t *cx, dt_node_t *n, dt_bvar_t bv,
 	case DT_BV_ERRNO:
 		return dt_type_int(tt(cx), 4, true);
 	case DT_BV_UID: case DT_BV_GID: case DT_BV_CPU: case DT_BV_ID:
-	case DT_BV_EPID:
+	case DT_BV_EPID: case DT_BV_USTACKDEPTH:
 		return dt_type_int(tt(cx), 4, false);
 	case DT_BV_EXECNAME: case DT_BV_PROBEPROV: case DT_BV_PROBEMOD:
 	case DT_BV_PROBEFUNC: case DT_BV_PROBENAME:
@@ -169,6 +169,8 @@ static dt_type_t *check_bvar(dt_cg_t *cx, dt_node_t *n, dt_bvar_t bv,
 	case DT_BV_TIMESTAMP: case DT_BV_VTIMESTAMP: case DT_BV_WALLTIMESTAMP:
 	case DT_BV_UCALLER: case DT_BV_CURTHREAD:
 		return dt_type_int(tt(cx), 8, false);
+	case DT_BV_COUNT:
+		break;
 	}
 	return dt_check_int_type(cx);
 }

@@ -38,6 +38,7 @@
 #include "dt_consume_impl.h"
 #include "dt_cg.h"
 #include "dt_elf.h"
+#include "dt_exec.h"
 #include "dt_unwind.h"
 #include "dt_proc.h"
 #include "dt_bpf.h"
@@ -229,6 +230,23 @@ static bool symproc_refresh(struct dt_consumer *c, dt_symproc_t *sp,
 	return true;
 }
 
+/* A library loaded by dlopen is known from the loader's event on, while
+ * the process runs: its frames are symbolized even when the process has
+ * exited by the time its records are read. */
+void dt_consume_maps_changed(dtrace_hdl_t *dtp, pid_t pid)
+{
+	struct dt_consumer *c = dtp->cons;
+	dt_symproc_t *sp = c != NULL ? symproc_find(c, pid) : NULL;
+	struct timespec ts;
+
+	if (sp == NULL)
+		return;
+	symproc_read(c, sp);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	sp->read_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+		      (uint64_t)ts.tv_nsec;
+}
+
 static dt_symproc_t *symproc_get(struct dt_consumer *c, pid_t pid)
 {
 	dt_symproc_t *sp = symproc_find(c, pid);
@@ -262,7 +280,7 @@ static void symprocs_free(struct dt_consumer *c)
 static bool is_user_rec(const dt_recdesc_t *r)
 {
 	return r->kind == DT_RK_USTACK || r->kind == DT_RK_UADDR ||
-	       r->kind == DT_RK_USAMPLE;
+	       r->kind == DT_RK_USAMPLE || r->usample != 0;
 }
 
 /* Whether any clause records a user stack or address, or any aggregation
@@ -910,13 +928,64 @@ bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
 	return true;
 }
 
+/* Whether action i ran, by the clause's action mask (when it has one). */
+static bool action_ran(const dt_compiled_clause_t *cl, int i,
+		       const uint8_t *data, size_t dsize)
+{
+	uint64_t mask;
+
+	if (!cl->actmask || i >= 64)
+		return true;
+	if (dsize < sizeof(mask))
+		return false;
+	memcpy(&mask, data, sizeof(mask));
+	return (mask & (1ull << i)) != 0;
+}
+
+/* The ustackdepth values of a record: the depth of the stack copy each
+ * one names (dt_recdesc_t.usample), written in its slot in a copy of the
+ * data, which the caller frees. */
+static uint8_t *udepths_fill(dtrace_hdl_t *dtp, const dt_compiled_clause_t *cl,
+			     const uint8_t *data, size_t dsize)
+{
+	uint8_t *copy = dt_zalloc(dsize);
+
+	memcpy(copy, data, dsize);
+	for (int i = 0; i < cl->nacts; i++) {
+		const dt_actdesc_t *act = &cl->acts[i];
+
+		if (!action_ran(cl, i, data, dsize))
+			continue;
+		for (int j = 0; j < act->nrecs; j++) {
+			const dt_recdesc_t *r = &act->recs[j];
+			dt_recdesc_t s = { .kind = DT_RK_USAMPLE,
+					   .size = r->usample };
+			uint64_t pcs[DT_STACK_MAX], depth = 0;
+			pid_t pid;
+
+			if (r->usample == 0 || r->arg > dsize ||
+			    r->usample > dsize - r->arg ||
+			    r->offset > dsize - sizeof(depth))
+				continue;
+			depth = (uint64_t)dt_ustack_pcs(dtp, &s, data + r->arg,
+							pcs, DT_STACK_MAX, &pid);
+			memcpy(copy + r->offset, &depth, sizeof(depth));
+		}
+	}
+	return copy;
+}
+
+static int consume_clause_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+				 const dt_compiled_clause_t *cl,
+				 const uint8_t *data, size_t dsize);
+
 int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 {
 	const uint8_t *data = (const uint8_t *)buf + sizeof(dt_rechdr_t);
 	const dt_compiled_clause_t *cl;
 	dt_rechdr_t hdr;
 	size_t dsize;
-	int i, err = 0;
+	int err = 0;
 
 	dt_consumer_get(dtp);
 	if (size < sizeof(hdr)) {
@@ -948,10 +1017,27 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 			"expected %u\n", hdr.clause, dsize, cl->recsize);
 		return -1;
 	}
+	if (cl->udepth) {
+		uint8_t *filled = udepths_fill(dtp, cl, data, dsize);
+
+		err = consume_clause_record(dtp, &hdr, cl, filled, dsize);
+		free(filled);
+		return err;
+	}
+	return consume_clause_record(dtp, &hdr, cl, data, dsize);
+}
+
+/* Print and run the actions of a record of clause cl. */
+static int consume_clause_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+				 const dt_compiled_clause_t *cl,
+				 const uint8_t *data, size_t dsize)
+{
+	int err = 0;
+
 	if (dtp->opt.json)
-		return dt_json_record(dtp, &hdr, cl, data, dsize);
-	dt_print_probe_line(dtp, &hdr);
-	for (i = 0; i < cl->nacts && err == 0; i++) {
+		return dt_json_record(dtp, hdr, cl, data, dsize);
+	dt_print_probe_line(dtp, hdr);
+	for (int i = 0; i < cl->nacts && err == 0; i++) {
 		if (!dt_consume_action_ok(cl, i, data, dsize, &err))
 			continue;
 		err = dt_consume_act(dtp, &cl->acts[i], data);
@@ -997,6 +1083,10 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 		dt_agg_setup(dtp, NULL, 0);
 	/* before a -c child is let go: it may be gone by the first poll */
 	read_targets(dtp, c);
+	/* the loader's events say when a process maps a library, which its
+	 * user stacks and addresses are symbolized with */
+	if (uses_usyms(dtp) && dt_exec_watch(dtp) < 0)
+		return -1;
 	return 0;
 }
 

@@ -20,6 +20,10 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms);
 bool dt_consume_done(dtrace_hdl_t *dtp);
 /* Report drops counted since the last call ("dtrace: N drops on CPU C"). */
 void dt_consume_report_drops(dtrace_hdl_t *dtp);
+/* The dynamic loader of pid mapped or unmapped libraries (the exec
+ * watch's DTRACE_NOTICE_MAPS): the modules of a process whose addresses
+ * are symbolized are read again at once. */
+void dt_consume_maps_changed(dtrace_hdl_t *dtp, pid_t pid);
 /* At the end of tracing: print the aggregations the program did not
  * print itself, in DTrace's layout. */
 int dt_consume_final(dtrace_hdl_t *dtp);

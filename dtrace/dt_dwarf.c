@@ -68,7 +68,7 @@ struct dt_dwarf {
 	dt_elf_proc_t *proc;
 };
 
-static const Dwfl_Callbacks dt_dwarf_callbacks = {
+static Dwfl_Callbacks dt_dwarf_callbacks = {
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
@@ -94,6 +94,7 @@ static dw_file_t *dwarf_of(dtrace_hdl_t *dtp, const char *path)
 	d->path = dt_strdup(path);
 	d->next = st->files;
 	st->files = d;
+	dt_dwarf_callbacks.debuginfo_path = dt_elf_debuginfo_path();
 	d->dwfl = dwfl_begin(&dt_dwarf_callbacks);
 	if (d->dwfl == NULL)
 		return NULL;

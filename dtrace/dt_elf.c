@@ -58,13 +58,30 @@ static void msgf(char *msg, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+const char *dt_elf_debug_dir(void)
+{
+	const char *d = getenv("DTRACE_DEBUG_DIR");
+
+	return d != NULL && d[0] == '/' ? d : DT_ELF_DEBUG_DIR;
+}
+
+char **dt_elf_debuginfo_path(void)
+{
+	static char *path;
+
+	if (path == NULL && asprintf(&path, ":.debug:%s",
+				     dt_elf_debug_dir()) < 0)
+		path = NULL;	/* libdwfl's default then */
+	return &path;
+}
+
 dt_elf_cache_t *dt_elf_cache_create(void)
 {
 	dt_elf_cache_t *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
 		return NULL;
-	c->debug_dir = strdup(DT_ELF_DEBUG_DIR);
+	c->debug_dir = strdup(dt_elf_debug_dir());
 	if (c->debug_dir == NULL) {
 		free(c);
 		return NULL;

@@ -75,6 +75,14 @@ typedef struct dt_elf_file {
 
 typedef struct dt_elf_cache dt_elf_cache_t;
 
+/* The directory of separate debug files (by build-id, .build-id/xx/...,
+ * and by .gnu_debuglink): DTRACE_DEBUG_DIR when it is set to an absolute
+ * path (a debug tree kept elsewhere, a test's scratch tree), else
+ * /usr/lib/debug.  dt_elf_debuginfo_path() is the same for libdwfl's
+ * search (Dwfl_Callbacks.debuginfo_path). */
+const char *dt_elf_debug_dir(void);
+char **dt_elf_debuginfo_path(void);
+
 dt_elf_cache_t *dt_elf_cache_create(void);
 void dt_elf_cache_destroy(dt_elf_cache_t *cache);
 /* Where separate debug files are looked for (default /usr/lib/debug). */

@@ -28,6 +28,7 @@
 	X(D_PDESC_ZERO)		/* probe description matches nothing */ \
 	X(D_IDENT_UNDEF)	/* undefined identifier */ \
 	X(D_IDENT_BADREF)	/* identifier used the wrong way */ \
+	X(D_VAR_UNSUP)		/* variable not supported where it is used */ \
 	X(D_DECL_TYPE)		/* bad type in declaration */ \
 	X(D_DECL_REDEF)		/* redeclaration */ \
 	X(D_DECL_INCOMPLETE)	/* incomplete type */ \

@@ -623,6 +623,8 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 	uint64_t woke = dt_now_ns() - ev->ktime;
 	exec_notice_t n = { .pid = (pid_t)ev->pid, .what = (int)ev->what };
 
+	if (ev->what == DTRACE_NOTICE_MAPS)
+		dt_consume_maps_changed(dtp, (pid_t)ev->pid);
 	for (int i = 0; i < ex->nwatchers; i++) {
 		int rc = notify(dtp, ex->watchers[i], &n);
 		if (rc < 0)

@@ -572,6 +572,25 @@ static int group_open(void)
 
 /* --- the thread --- */
 
+/* How often the thread looks at the watchdog's state. */
+#define GATE_WD_CHECK_MS	50
+
+/* The watchdog stopped (SIGSTOP sent to it, a debugger) would hold every
+ * exec on the machine for as long as it stays stopped: it is ended, which
+ * lets them all go (the kernel allows the pending events of a group whose
+ * last descriptor closes).  Whether it was. */
+static bool watchdog_stopped(dt_gate_t *g)
+{
+	char state;
+	int ppid;
+
+	if (!dt_gatewd_proc_stat(g->wd_pid, &state, &ppid) ||
+	    (state != 'T' && state != 't'))
+		return false;
+	kill(g->wd_pid, SIGKILL);
+	return true;
+}
+
 static void *gate_main(void *arg)
 {
 	dt_gate_t *g = arg;
@@ -581,10 +600,17 @@ static void *gate_main(void *arg)
 			{ .fd = g->stop_fd, .events = POLLIN },
 			{ .fd = g->sock, .events = POLLIN },
 		};
-		if (poll(pfd, 2, -1) < 0) {
+		int n = poll(pfd, 2, GATE_WD_CHECK_MS);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
+		}
+		if (n == 0 && watchdog_stopped(g)) {
+			dt_warn(NULL, "the exec gate's watchdog was stopped: it "
+				"was ended, and programs started from now on "
+				"are traced a few milliseconds after exec");
+			return NULL;
 		}
 		if (pfd[0].revents)
 			return NULL;

@@ -50,9 +50,13 @@
  *     goes on, and only when dtrace answered in time: the mark says the
  *     uprobes were in place before the program ran.
  *
- * Not covered: a stop of the watchdog itself (SIGSTOP sent to its pid), a
- * cgroup CPU limit that starves both processes, the watchdog's pages being
- * swapped out.
+ *   - A stop of the watchdog itself (SIGSTOP sent to its pid, a debugger)
+ *     is seen by dtrace's gate thread within GATE_WD_CHECK_MS (dt_gate.c),
+ *     which ends it: the kernel then lets every pending exec go, and the
+ *     gate is closed for the rest of the session (the exec watch remains).
+ *
+ * Not covered: dtrace and the watchdog both stopped, a cgroup CPU limit
+ * that starves both processes, the watchdog's pages being swapped out.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -87,7 +87,7 @@ static const struct {
 	{ "probeprov", DT_BV_PROBEPROV }, { "probemod", DT_BV_PROBEMOD },
 	{ "probefunc", DT_BV_PROBEFUNC }, { "probename", DT_BV_PROBENAME },
 	{ "errno", DT_BV_ERRNO }, { "ucaller", DT_BV_UCALLER },
-	{ "curthread", DT_BV_CURTHREAD },
+	{ "curthread", DT_BV_CURTHREAD }, { "ustackdepth", DT_BV_USTACKDEPTH },
 };
 
 bool dt_bvar_lookup(const char *name, dt_bvar_t *bv, int *argn)

@@ -33,6 +33,9 @@ typedef enum dt_bvar {
 	DT_BV_WALLTIMESTAMP, DT_BV_CPU, DT_BV_ID, DT_BV_EPID,
 	DT_BV_PROBEPROV, DT_BV_PROBEMOD, DT_BV_PROBEFUNC, DT_BV_PROBENAME,
 	DT_BV_ERRNO, DT_BV_UCALLER, DT_BV_CURTHREAD,
+	DT_BV_USTACKDEPTH,	/* known once the consumer unwinds: recorded
+				   values only (dt_cg_act.c) */
+	DT_BV_COUNT		/* how many there are */
 } dt_bvar_t;
 
 /* Functions: actions, subroutines and aggregating functions. */

@@ -38,6 +38,8 @@ typedef struct link_check {
 	const dt_program_ast_t *prog;
 	const char *obj;
 	int nprobes;		/* sites of declared providers found */
+	int nenabled;		/* PROV_PROBE_ENABLED() uses: references to a
+				   declared probe's semaphore */
 	bool lto;		/* an LTO object without notes */
 } link_check_t;
 
@@ -177,6 +179,47 @@ static int link_check_machine(link_check_t *lc, const GElf_Ehdr *eh)
 	return -1;
 }
 
+/* Whether name is the semaphore of a declared probe (PROV_PROBE_ENABLED()
+ * reads it). */
+static bool link_is_semaphore(const dt_program_ast_t *prog, const char *name)
+{
+	for (const dt_providerdecl_t *pv = prog->providers; pv; pv = pv->next) {
+		size_t n = strlen(pv->name);
+
+		if (strncmp(name, pv->name, n) != 0 || name[n] != '_')
+			continue;
+		for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next) {
+			size_t m = strlen(pr->name);
+
+			if (strncmp(name + n + 1, pr->name, m) == 0 &&
+			    strcmp(name + n + 1 + m, "_semaphore") == 0)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Count the object's references to declared probes' semaphores: an object
+ * whose only uses are PROV_PROBE_ENABLED() is linked as DTrace links it. */
+static void link_count_enabled(link_check_t *lc, Elf *elf, Elf_Scn *scn,
+			       const GElf_Shdr *sh)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Sym sym;
+
+	for (size_t i = 1; d != NULL && sh->sh_entsize != 0 &&
+	     i < sh->sh_size / sh->sh_entsize; i++) {
+		const char *name;
+
+		if (gelf_getsym(d, (int)i, &sym) == NULL ||
+		    sym.st_shndx != SHN_UNDEF ||
+		    (name = elf_strptr(elf, sh->sh_link, sym.st_name)) == NULL)
+			continue;
+		if (link_is_semaphore(lc->prog, name))
+			lc->nenabled++;
+	}
+}
+
 static int link_check_elf(link_check_t *lc, Elf *elf)
 {
 	GElf_Ehdr eh;
@@ -211,6 +254,8 @@ static int link_check_elf(link_check_t *lc, Elf *elf)
 		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.stapsdt") == 0 &&
 		    link_check_notes(lc, scn) != 0)
 			return -1;
+		if (sh.sh_type == SHT_SYMTAB)
+			link_count_enabled(lc, elf, scn, &sh);
 	}
 	return 0;
 bad:
@@ -223,7 +268,7 @@ bad:
 static int link_check_object(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 			     const char *obj, int *nprobes, bool *lto)
 {
-	link_check_t lc = { dtp, prog, obj, 0, false };
+	link_check_t lc = { dtp, prog, obj, 0, 0, false };
 	Elf *elf;
 	int fd, rc;
 
@@ -241,7 +286,7 @@ static int link_check_object(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 	rc = link_check_elf(&lc, elf);
 	elf_end(elf);
 	close(fd);
-	*nprobes += lc.nprobes;
+	*nprobes += lc.nprobes + lc.nenabled;
 	*lto = *lto || (lc.lto && lc.nprobes == 0);
 	return rc;
 }

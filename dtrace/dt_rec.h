@@ -113,6 +113,11 @@ typedef struct dt_recdesc {
 	dt_type_t *type;	/* the D type, for printf checks and trace() */
 	uint32_t arg;		/* kind specific: tracemem's size, ustack's
 				   frames, the format of uaddr/usym/umod */
+	uint32_t usample;	/* a DT_RK_INT of ustackdepth: the bytes of
+				   the stack copy (a DT_RK_USAMPLE at offset
+				   arg) that the consumer unwinds, writing the
+				   depth at offset in a copy of the record.
+				   0 otherwise */
 } dt_recdesc_t;
 
 /* What the consumer does with an action's records. */

@@ -44,7 +44,7 @@ struct dt_unwind {
 	int npcs, max;
 };
 
-static const Dwfl_Callbacks dt_unwind_callbacks = {
+static Dwfl_Callbacks dt_unwind_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
 	.find_debuginfo = dwfl_standard_find_debuginfo,
 };
@@ -135,6 +135,7 @@ dt_unwind_t *dt_unwind_create(const dt_elf_proc_t *proc)
 	if (uw == NULL)
 		return NULL;
 	uw->proc = proc;
+	dt_unwind_callbacks.debuginfo_path = dt_elf_debuginfo_path();
 	uw->dwfl = dwfl_begin(&dt_unwind_callbacks);
 	if (uw->dwfl == NULL) {
 		free(uw);

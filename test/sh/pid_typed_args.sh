@@ -4,8 +4,9 @@
 # args[0]->x reads the member of struct point through the pointer, args[2]
 # is the enum, args[1] of a return probe has the return type; typedefs
 # and struct a.out`point in sizeof and casts; dtrace -l -v shows the
-# types; the same through a separate debug file found by .gnu_debuglink;
-# an unknown module type is refused.
+# types; the same through a separate debug file found by .gnu_debuglink,
+# and by build-id in a scratch debug tree; an unknown module type is
+# refused.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/typed
@@ -49,7 +50,26 @@ fi
 out=$(cd "$D" && "$DTRACE" -q -c "./typed 2" -n "$S" 2>err | grep -v '^done ')
 check "debuglink" "$out" "$EXPECT"
 
-# 5. a type the program does not have
+# 5. the debugging information split off by build-id into a scratch debug
+#    tree (DTRACE_DEBUG_DIR; /usr/lib/debug by default), the program
+#    stripped of it and of its symbol table, with no .gnu_debuglink: types
+#    and the symbols of its static functions come from the tree
+mkdir -p "$D/b" && cp "$T" "$D/b/typed"
+id=$(readelf -n "$D/b/typed" | sed -n 's/^ *Build ID: *//p')
+[ ${#id} -gt 2 ] || { echo "no build-id"; exit 1; }
+mkdir -p "$D/debug/.build-id/${id:0:2}"
+objcopy --only-keep-debug "$D/b/typed" "$D/debug/.build-id/${id:0:2}/${id:2}.debug" &&
+	objcopy --strip-debug --strip-unneeded "$D/b/typed" ||
+	{ echo "objcopy failed"; exit 1; }
+out=$(cd "$D/b" && DTRACE_DEBUG_DIR="$D/debug" "$DTRACE" -q -c "./typed 2" \
+	-n "$S" 2>err | grep -v '^done ')
+check "build-id" "$out" "$EXPECT"
+out=$(cd "$D/b" && "$DTRACE" -q -c "./typed 2" -n "$S" 2>&1 | grep -v '^done ')
+if [ "$out" = "$(printf '%s' "$EXPECT" | tr '|' '\n')" ]; then
+	echo "FAIL: the types were found without the debug tree"; fail=1
+fi
+
+# 6. a type the program does not have
 if "$DTRACE" -x errtags -c "$T 1" -n 'BEGIN { trace(sizeof(struct a.out`nope)); }' \
 	>out 2>err || ! grep -q 'D_TYPE_UNDEF.*struct a.out`nope' err; then
 	echo "FAIL unknown type:"; cat out err; fail=1

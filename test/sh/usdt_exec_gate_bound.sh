@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # @alone
+# @timeout: 90
 # No state of dtrace makes the exec gate (dtrace/dt_gate.c, dt_gatewd.c)
 # hold an exec longer than its bound (GATE_HOLD_MAX_MS).  While an exec storm
 # runs (100 execs of /bin/true, and fresh programs whose USDT notes nobody
@@ -11,7 +12,9 @@
 #      placed, and once dtrace continues, a fresh program is traced from its
 #      first instruction again;
 #   2. dtrace starved of CPU (SCHED_IDLE, pinned with six busy loops to one
-#      CPU that its watchdog shares): every exec ends within a few bounds.
+#      CPU that its watchdog shares): every exec ends within a few bounds;
+#   3. the watchdog stopped by SIGSTOP: dtrace ends it, and every exec ends
+#      within a few bounds.
 # The margin (4 bounds per exec) is tied to the bound, not to the machine:
 # an exec of /bin/true takes a few milliseconds, and before the watchdog an
 # exec waited as long as dtrace was stopped.
@@ -154,6 +157,13 @@ taskset -a -p -c 0 $dt >/dev/null && chrt -a -i -p 0 $dt &&
 	taskset -p -c 0 "$watchdog" >/dev/null || fail "cannot starve dtrace"
 storm starved "was starved of CPU" starve unstarve 30
 chrt -a -o -p 0 $dt
+
+# 3. The watchdog itself stopped by SIGSTOP: dtrace ends it, which lets
+# every exec go, and says so.
+storm wdstopped "'s watchdog was stopped" "kill -STOP $watchdog" \
+	"kill -CONT $watchdog" 30
+grep -q "the exec gate's watchdog was stopped: it was ended" err ||
+	fail "the watchdog's stop was not reported"
 
 sleep 0.5
 kill -INT $dt

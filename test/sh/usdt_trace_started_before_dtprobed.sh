@@ -6,9 +6,12 @@
 # it starts: registered under its pid with its sites and argument mapping,
 # in the state and the pinned map, and traced by a later `myapp*:::`
 # session; the program is unharmed.  A program whose .dtrace_prov section
-# lies is refused with the reason logged, and the daemon goes on.
+# lies is refused with the reason logged, and the daemon goes on; a file
+# over the size limit is not read (the files are read in a child under
+# limits, dtprobed/dtp_discover.c).
 . "$TESTDIR/usdt/trace_lib.sh"
-command -v python3 >/dev/null || { echo "no python3"; exit 77; }
+command -v python3 >/dev/null && [ -x /usr/bin/python3 ] ||
+	{ echo "no python3"; exit 77; }
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
 build_app app cc "$TESTDIR/usdt/app.c" "-O2" "" || exit 1
@@ -41,6 +44,14 @@ chmod +x app_lying
 
 "$W/app" 300 20 >app.out & app=$!; bgpids+=("$app")	# 6 s
 "$W/app_lying" 300 20 >/dev/null & lying=$!; bgpids+=("$lying")
+# A process that maps a file of more than 1 GiB executable (sparse): the
+# daemon does not read it.
+truncate -s 1100M "$W/big.bin" || exit 1
+# (the system's python3: a python3 on PATH may be a wrapper that forks)
+/usr/bin/python3 -c 'import mmap, os, sys, time
+f = os.open(sys.argv[1], os.O_RDONLY)
+m = mmap.mmap(f, 0, prot=mmap.PROT_READ | mmap.PROT_EXEC)
+time.sleep(30)' "$W/big.bin" & big=$!; bgpids+=("$big")
 sleep 1				# the registration code gives up after 0.5 s
 [ -e "state/$app" ] && fail "registered with no dtprobed running"
 
@@ -57,6 +68,9 @@ grep -q "found registration of pid $app: provider myapp in $W/app\$" \
 grep -q "refused found registration of pid $lying ($W/app_lying): damaged declarations" \
 	dtprobed.log || { fail "lying file not refused"; cat dtprobed.log; }
 kill "$lying"			# its declarations would clash with app's
+grep -q "found registration of pid $big ($W/big.bin) not read: the file is larger than" \
+	dtprobed.log || fail "a file over the size limit was read"
+kill "$big"
 
 trace_myapp || exit 1
 wait_for 10 has_line out "^query $app " || fail "app not traced"

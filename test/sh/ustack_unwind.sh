@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @timeout: 60
 # ustack() unwinds with the call frame information of the modules, not
 # frame pointers: stacks through Debian's libc (built without them) into
 # nofp (built without them too) are right frame by frame, at a function's
 # entry, inside its prologue, at its return and under pending return
 # probes (which replace return addresses on the stack); -x ustackframes
-# and aggregation keys; /bin/ls and python3.11 stacks have no frame
+# and aggregation keys; ustackdepth; /bin/ls and python3.11 stacks have no frame
 # outside their modules (the garbage a frame-pointer walk finds there).
 set -u
 [ -x "$DTRACE" ] || exit 77
@@ -48,7 +49,18 @@ out=$("$DTRACE" -q -c "$T 4" -n 'pid$target:libc.so.6:malloc:entry
 check "key" "$out" \
 	"\|  malloc +\|${I}libc\.so\.6\`malloc\|${I}nofp\`level3$O\|${I}nofp\`level2$O\|${I}nofp\`level1$O\| +4\|\|?"
 
-# 5. real binaries: every frame in a module (module`symbol or
+# 5. ustackdepth: the frames of the whole stack (not -x ustackframes'),
+#    traced, printed, as an aggregation's key and value, and in JSON
+out=$("$DTRACE" -q -x ustackframes=2 -c "$T 1" -n 'pid$target:libc.so.6:malloc:entry
+	/arg0 == 201/ { trace(ustackdepth); printf(" %d\n", ustackdepth);
+	@k[ustackdepth] = count(); @v = max(ustackdepth); }' 2>err |
+	grep -v '^done')
+check "ustackdepth" "$out" "8 8\|\|        8                1\|                8\|"
+out=$("$DTRACE" -q -x oformat=json -c "$T 1" -n 'pid$target:a.out:level3:entry
+	{ trace(ustackdepth); }' 2>err | grep -v '^done')
+check "ustackdepth json" "$out" '.*"actions":\[\{"action":"trace","value":7\}\]\}\|'
+
+# 6. real binaries: every frame in a module (module`symbol or
 #    module`0xaddress), none bare
 garbage() {	# name, the stacks: frames outside every module fail
 	local bad
