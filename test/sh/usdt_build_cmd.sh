@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @timeout: 90
 # dtrace -h and dtrace -G as build systems call them: default output names
 # next to the script, C and C++ at -O2, -O3 -flto, PIE and non-PIE, a shared
 # library; the stapsdt notes (readelf) and bpftrace see the probes; -G runs
