@@ -947,4 +947,5 @@ const dtrace_host_t dt_host = {
 	.elf_read = dt_host_elf_read,
 	.elf_entry = dt_host_elf_entry,
 	.provide_again = host_provide_again,
+	.args_read = dt_prog_args_read,
 };

@@ -17,7 +17,10 @@
  * A program runs: prologue (activity check, mstate, default key), the
  * provider's trampoline, overlay lookup ((pid, cookie), then (0, cookie)),
  * then for each overlying probe found, each clause whose bit is set in its
- * mask, as a BPF-to-BPF call clause(ctx, mstate).  A clause returns 0, or
+ * mask, as a BPF-to-BPF call clause(ctx, mstate).  A program that serves
+ * one underlying probe with one overlying probe when it is built calls
+ * that probe's clauses straight away, without the lookup, for as long as
+ * DT_STATE_GENERIC is 0.  A clause returns 0, or
  * non-zero after a fault, whose details it left in the mstate; the program
  * then writes an error record and runs the ERROR clauses.
  */
@@ -33,6 +36,9 @@ enum dt_state_slot {
 	DT_STATE_WALL_OFFSET,	/* CLOCK_REALTIME - CLOCK_MONOTONIC, ns, at
 				   start: walltimestamp = ktime_get_ns() + it */
 	DT_STATE_DTRACE_PID,	/* the consumer's pid ($pid) */
+	DT_STATE_GENERIC,	/* non-zero once an overlay or an underlying
+				   probe changed while tracing: programs built
+				   for one overlay take the general path */
 	DT_STATE_NSLOTS
 };
 

@@ -67,7 +67,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	1
+#define DTRACE_PROVIDER_MINOR	2
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -471,6 +471,11 @@ typedef struct dtrace_host {
 	/* Added in 3.1.  The link-time address of f's entry point (e_entry):
 	 * the code there is reached by the kernel, never by a call. */
 	uint64_t (*elf_entry)(const dtrace_elf_t *f);
+	/* Added in 3.2.  While trampoline() runs: bit i set when a clause
+	 * of the program may read argv[i].  The trampoline may leave the
+	 * other arguments unfilled (they read as 0) and save the cost of
+	 * fetching them. */
+	uint64_t (*args_read)(dtrace_provider_t *pv);
 } dtrace_host_t;
 
 /* What notice_process() is told. */
