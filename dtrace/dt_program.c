@@ -34,6 +34,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 
 #include "dt_program.h"
@@ -481,6 +482,12 @@ int dt_prog_maps_declare(dtrace_hdl_t *dtp)
 {
 	uint64_t bufsize = dtp->opt.bufsize;
 	long page = sysconf(_SC_PAGESIZE);
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0) {
+		dt_set_error(dtp, "cannot count the CPUs: %s", strerror(-ncpus));
+		return -1;
+	}
 
 	/* The ring buffer size must be a power of two number of pages. */
 	uint64_t rb = (uint64_t)page;
@@ -492,8 +499,8 @@ int dt_prog_maps_declare(dtrace_hdl_t *dtp)
 			DT_STATE_NSLOTS) ||
 	    !dt_bpf_map(dtp, "cpuinfo", BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 			sizeof(dt_cpuinfo_t), 1) ||
-	    !dt_bpf_map(dtp, "mstate", BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-			sizeof(dt_mstate_t), 1))
+	    !dt_bpf_map(dtp, "mstate", BPF_MAP_TYPE_ARRAY, 4,
+			sizeof(dt_mstate_t), (uint32_t)ncpus))
 		return -1;
 	return 0;
 }
@@ -596,7 +603,13 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 	if (stop < DT_STAGE_MSTATE)
 		return;
 
-	emit_array_lookup(as, dt_bpf_map_find(dtp, "mstate"), 0);
+	/* This CPU's mstate: the program cannot migrate while it runs. */
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
+	EMIT(as, DT_STORE(BPF_W, DT_FP, -8, DT_R0));
+	dt_as_load_map(as, DT_R1, dt_bpf_map_find(dtp, "mstate"));
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
 	EMIT(as, DT_MOV64_REG(DT_R7, DT_R0));
 

@@ -7,8 +7,11 @@
  *   "output"	RINGBUF	records to the consumer (dt_rec.h)
  *   "state"	ARRAY	u64 slots, DT_STATE_*; key is the slot number
  *   "cpuinfo"	PERCPU_ARRAY, 1 entry: dt_cpuinfo_t, counters per CPU
- *   "mstate"	PERCPU_ARRAY, 1 entry: dt_mstate_t then the code generator's
- *		area (dt_cg_mstate_size() bytes in all)
+ *   "mstate"	ARRAY, one entry per possible CPU, indexed by the CPU a
+ *		program runs on (it cannot migrate): dt_mstate_t then the
+ *		code generator's area (dt_cg_mstate_size() bytes in all).
+ *		Not a PERCPU_ARRAY, whose lookup reads the map's table of
+ *		per-CPU pointers, one more page touched per firing.
  *   "overlay"	HASH	key: the mstate's key (pid, cookie); value:
  *		dt_overlay_t, the overlying probes and their clauses
  *   "probedesc" ARRAY	key: PRID; value: dt_probedesc_rt_t, the names
