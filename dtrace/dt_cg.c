@@ -571,7 +571,12 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	if (cx.st->off_this + cx.st->this_size > DT_MSTATE_MAX)
 		dt_pcb_error(pcb, D_STACK_SIZE, c->line, "this-> variables "
 			     "take more room than the machine state has");
-	if (dt_as_finish(cx.as) != 0)
+	if (dt_as_finish(cx.as) == -E2BIG)
+		dt_pcb_error(pcb, D_CLAUSE_SIZE, c->line, "clause too large "
+			     "for BPF (%s: %u instructions, a jump reaches "
+			     "%d); split it into several clauses",
+			     cx.as->errmsg, cx.as->ninsns, INT16_MAX);
+	if (cx.as->err != 0)
 		dt_pcb_error(pcb, D_NOMEM, c->line, "cannot assemble the "
 			     "clause: %s", cx.as->errmsg);
 	cc->id = cx.clause_id;
@@ -636,8 +641,7 @@ static void declare_inline(dt_cg_t *cx, dt_inline_t *in)
 		id->kind = DT_IK_INLINE;
 		id->expr = in->expr;	/* lives as long as the compile */
 	}
-	id->next = cx->st->vars;
-	cx->st->vars = id;
+	dt_var_add(cx->st, id);
 }
 
 void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
@@ -772,6 +776,7 @@ void dt_cg_fini(dtrace_hdl_t *dtp)
 		free_clause_descs(st->pending);
 		free(st->pending);
 	}
+	dt_strmap_fini(&st->var_index);
 	while (st->vars != NULL) {
 		dt_ident_t *id = st->vars;
 		st->vars = id->next;

@@ -354,8 +354,7 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	id->id = ad->id;
 	id->nkeys = ad->nkeys;
 	id->line = agg->line;
-	id->next = st->vars;
-	st->vars = id;
+	dt_var_add(st, id);
 	return ad;
 }
 

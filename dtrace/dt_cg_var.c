@@ -30,13 +30,18 @@
 dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
 			  const char *name)
 {
-	for (dt_ident_t *id = st->vars; id != NULL; id = id->next) {
-		bool match = id->kind == kind ||
-			     (kind == DT_IK_INLINE && id->kind == DT_IK_CONST);
-		if (match && strcmp(id->name, name) == 0)
-			return id;
-	}
-	return NULL;
+	dt_ident_t *id = dt_strmap_get(&st->var_index, kind, name);
+
+	if (id == NULL && kind == DT_IK_INLINE)
+		id = dt_strmap_get(&st->var_index, DT_IK_CONST, name);
+	return id;
+}
+
+void dt_var_add(dt_cg_state_t *st, dt_ident_t *id)
+{
+	id->next = st->vars;
+	st->vars = id;
+	dt_strmap_put(&st->var_index, id->kind, id->name, id);
 }
 
 uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t)
@@ -92,8 +97,7 @@ dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
 	}
 	/* on the list first: var_map() may fail the compile, and the list
 	 * is what is freed then */
-	id->next = st->vars;
-	st->vars = id;
+	dt_var_add(st, id);
 	uint32_t slot = dt_var_slot_size(st, type);
 	if (kind == DT_IK_SELF) {
 		var_map(cx, id, "self_");
