@@ -218,6 +218,18 @@ static dtrace_map_t *globals_map(dt_cg_t *cx)
 	return dt_cg_map(cx->st, "globals", BPF_MAP_TYPE_ARRAY, 4, 0, 1);
 }
 
+/* r0 = the globals' value, moved on when id's slot lies beyond an
+ * instruction's 16-bit offset (tens of thousands of globals); returns the
+ * offset of id's slot from r0. */
+static int16_t globals_slot(dt_cg_t *cx, dt_ident_t *id)
+{
+	dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+	if (id->offset <= INT16_MAX)
+		return (int16_t)id->offset;
+	dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, DT_R0, (int32_t)id->offset));
+	return 0;
+}
+
 int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 {
 	if (id->kind == DT_IK_THIS) {
@@ -226,9 +238,9 @@ int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 		return reg;
 	}
 	if (id->kind == DT_IK_GLOBAL && id->nkeys < 0) {
-		dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+		int16_t off = globals_slot(cx, id);
 		int reg = dt_regs_take(cx);
-		load_slot(cx, id, reg, DT_R0, (int16_t)id->offset);
+		load_slot(cx, id, reg, DT_R0, off);
 		return reg;
 	}
 	/* map-backed: look the key up; a missing element reads as 0 / "" */
@@ -314,8 +326,7 @@ void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
 	if (id->kind == DT_IK_THIS) {
 		store_slot(cx, id, DT_R9, (int16_t)id->offset, reg);
 	} else if (id->kind == DT_IK_GLOBAL && id->nkeys < 0) {
-		dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
-		store_slot(cx, id, DT_R0, (int16_t)id->offset, reg);
+		store_slot(cx, id, DT_R0, globals_slot(cx, id), reg);
 	} else {
 		store_map(cx, id, keys, reg);
 	}
