@@ -16,6 +16,9 @@
  *
  *	prologue	r6 = ctx, r7 = mstate, activity check, default key
  *	trampoline	the provider's: arguments into the mstate
+ *	fast path	a program serving one site with one overlying probe
+ *			(fast_prid()): while DT_STATE_GENERIC is 0, that
+ *			probe's clauses, then the epilogue
  *	lookup		r8 = overlay value, or leave
  *	dispatch	for each entry i of the overlay, for each clause c of
  *			this program: if (ent[i].clauses & 1 << c) call c
@@ -777,7 +780,8 @@ static void emit_dispatch_callback(dtrace_hdl_t *dtp, dt_as_t *as,
 
 /*
  * The overlying probe of a program that serves one underlying probe with
- * one overlying probe: fast_prid, 0 for none.  Overlays and underlying
+ * one overlying probe, which the lookup would find for every firing of
+ * that probe: fast_prid, 0 for none.  Overlays and underlying
  * probes added while tracing set DT_STATE_GENERIC first (generic_only()),
  * which sends every firing back to the lookup.
  */
@@ -806,6 +810,12 @@ static uint32_t fast_prid(dtrace_hdl_t *dtp, const struct dt_progset *ps,
 	}
 	if (only == NULL || only->n != 1 ||
 	    (dtp->probes[only->prids[0]]->clauses & ~kp->clauses) != 0)
+		return 0;
+	/* An overlay of one process is the only one to apply when the site
+	 * fires in that process alone; one of every process always is. */
+	const dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
+	if (only->pid != 0 && (u->all || u->npids != 1 ||
+			       (uint32_t)u->pids[0].pid != only->pid))
 		return 0;
 	return only->prids[0];
 }

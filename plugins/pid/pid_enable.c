@@ -287,7 +287,9 @@ static void entry_trampoline(dtrace_provider_t *pv, dtrace_emitter_t *em)
 		copy_reg(em, i, regs[i]);
 	/* at the entry, sp points at the return address; the seventh
 	 * argument is just above it */
-	if (!(pid_host->args_read(pv) & stack_args))
+	/* (a host before 3.2 does not say: read them) */
+	if (pid_host->args_read != NULL &&
+	    !(pid_host->args_read(pv) & stack_args))
 		return;
 	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, DTRACE_CTX_SP));
 	copy_stack_args(em, DTRACE_CTX_NARGS, 8);
