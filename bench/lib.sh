@@ -3,8 +3,10 @@
 #
 # Sets ROOT (source tree), B (build directory, from $B, default build/),
 # DTRACE, PROGS (the programs of test/progs, built by make), FLOOR (the
-# bench/uprobe_floor.c helper, compiled here into $B/bench/ when missing or
-# older than its source), and exports DTRACE_PLUGIN_PATH.  Helpers:
+# bench/uprobe_floor.c helper) and PROGSTAT (bench/progstat.c, the kernel's
+# own figures of the time spent in BPF programs), both compiled here into
+# $B/bench/ when missing or older than their source, and exports
+# DTRACE_PLUGIN_PATH.  Helpers:
 #   need_root, need_dtrace, have_bpftrace, median, now_us, fmt_ratio, and
 #   firing_setup, firing_loop_ns and firing_row for the firing tables
 #   (below).
@@ -16,6 +18,7 @@ B=${B:-build}
 DTRACE=$B/dtrace
 PROGS=$B/test/progs
 FLOOR=$B/bench/uprobe_floor
+PROGSTAT=$B/bench/progstat
 export DTRACE_PLUGIN_PATH=$B/plugins
 
 need_root() {
@@ -41,17 +44,24 @@ need_dtrace() {
 	done
 }
 
-# build_floor: compile the kernel-floor helper when needed.
-build_floor() {
-	local src=$ROOT/bench/uprobe_floor.c
-	if [ ! -x "$FLOOR" ] || [ "$src" -nt "$FLOOR" ]; then
-		mkdir -p "$(dirname "$FLOOR")"
+# build_helper NAME LIBS...: compile bench/NAME.c into $B/bench/ when needed.
+build_helper() {
+	local src=$ROOT/bench/$1.c bin=$B/bench/$1
+	shift
+	if [ ! -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		mkdir -p "$(dirname "$bin")"
 		if ! ${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -Wall -Wextra \
-			-o "$FLOOR" "$src" -lelf -lpthread; then
-			echo "bench: cannot build $FLOOR" >&2
+			-o "$bin" "$src" "$@"; then
+			echo "bench: cannot build $bin" >&2
 			exit 2
 		fi
 	fi
+}
+
+# build_floor: compile the kernel-floor and program-time helpers.
+build_floor() {
+	build_helper uprobe_floor -lelf -lpthread
+	build_helper progstat
 }
 
 have_bpftrace() {
@@ -84,8 +94,13 @@ fmt_ratio() {
 
 # The firing tables of firing.sh and usdt_firing.sh.  A measured program
 # prints a line "PROG N WORD T": T ns for N iterations of its loop.  Both
-# use W (a scratch directory), RUNS, N, BASE (the untraced loop's time) and
-# BARE (the first row's ns per firing, "" before it, "-" for no ratios).
+# use W (a scratch directory), RUNS, N, BASE (the untraced loop's time),
+# BARE (the first row's ns per firing, "" before it, "-" for no ratios) and
+# PBARE (the first row's program time per firing).  Each command runs under
+# progstat, which adds the time the kernel spent in its busiest BPF program
+# ("progstat RUNS NS NAME"): the tracer's own share of a firing, measured
+# by the kernel, steady where the loop's wall time swings with the
+# machine's load.  Each row's figures are left in ROW_NS and ROW_PROG.
 
 # firing_setup: what a firing table of bench_loop needs: root, dtrace, the
 # test programs and the kernel floor; sets LOOP (bench_loop) and W (a
@@ -105,8 +120,9 @@ firing_loop_ns() {
 	local prog=$1 word=$2 i t rc
 	shift 2
 	: >"$W/times"
+	: >"$W/ptimes"
 	for ((i = 0; i < RUNS; i++)); do
-		"$@" >"$W/out" 2>"$W/err" </dev/null
+		"$PROGSTAT" -- "$@" >"$W/out" 2>"$W/err" </dev/null
 		rc=$?
 		t=$(awk -v p="$prog" -v w="$word" '$1 == p && $3 == w { print $4 }' \
 			"$W/out")
@@ -116,16 +132,41 @@ firing_loop_ns() {
 			return
 		fi
 		echo "$t" >>"$W/times"
+		awk '$1 == "progstat" && $2 > 0 { print $3 / $2 }' "$W/out" \
+			>>"$W/ptimes"
 	done
+	median <"$W/ptimes" >"$W/prog_median"
 	median <"$W/times"
 }
 
+# prog_ns CMD...: the median over RUNS runs of the ns per run of CMD's
+# busiest BPF program ("nan" when none ran).
+prog_ns() {
+	local i
+	: >"$W/ptimes"
+	for ((i = 0; i < RUNS; i++)); do
+		"$PROGSTAT" -- "$@" 2>/dev/null </dev/null |
+			awk '$1 == "progstat" && $2 > 0 { print $3 / $2 }' \
+			>>"$W/ptimes"
+	done
+	median <"$W/ptimes"
+}
+
+# firing_header: the column names of firing_row.
+firing_header() {
+	printf '%-44s %10s %7s %9s %7s\n' "configuration" "ns/firing" \
+		"x bare" "BPF ns" "+ns"
+}
+
 # firing_row LABEL PROG WORD CMD...: one line of the table: ns per firing
-# above the untraced loop and its ratio to the first row's; "not available"
-# with the tool's first error line when CMD fails.
+# above the untraced loop and its ratio to the first row's, then the ns
+# per firing spent in the BPF program and what that adds to the bare
+# uprobe's empty program; "not available" with the tool's first error
+# line when CMD fails.
 firing_row() {
-	local label=$1 t ns
+	local label=$1 t ns p
 	shift
+	ROW_NS=- ROW_PROG=-
 	t=$(firing_loop_ns "$@")
 	if [ -z "$t" ]; then
 		printf '%-44s not available: %s\n' "$label" \
@@ -134,6 +175,11 @@ firing_row() {
 	fi
 	ns=$(awk -v t="$t" -v b="$BASE" -v n="$N" \
 		'BEGIN { printf "%.1f", (t - b) / n }')
+	p=$(awk '{ printf "%.0f", $1 }' "$W/prog_median")
 	[ -z "$BARE" ] && BARE=$ns
-	printf '%-44s %12s %10s\n' "$label" "$ns" "$(fmt_ratio "$ns" "$BARE")"
+	[ -z "${PBARE:-}" ] && PBARE=$p
+	ROW_NS=$ns ROW_PROG=$p
+	printf '%-44s %10s %7s %9s %7s\n' "$label" "$ns" \
+		"$(fmt_ratio "$ns" "$BARE")" "$p" \
+		"$(awk -v p="$p" -v b="$PBARE" 'BEGIN { printf "%+d", p - b }')"
 }

@@ -9,21 +9,27 @@
 # runs untraced, under the kernel floor (bench/uprobe_floor.c: a bare
 # uprobe with an empty BPF program on the same site, raising the semaphore
 # through the link's reference counter), under dtrace's usdt provider with
-# an empty clause, and under bpftrace's usdt: when installed.  Medians of
-# RUNS runs (default 3): ns per firing above the untraced loop and the ratio
-# to the bare uprobe, measured in this one run.
+# an empty clause, the dispatch alone and @ = count(), and under bpftrace's
+# usdt: with the same work when installed.  Medians of RUNS runs (default
+# 3): ns per firing above the untraced loop and the ratio to the bare
+# uprobe, measured in this one run, and the time spent in the BPF program
+# per firing (bench/progstat.c, see firing.sh).  The dispatch and count()
+# are held to bpftrace's BPF time for the same work; the status is 1 when
+# one misses it.
 #
 #   sudo bench/usdt_firing.sh [N [RUNS]]     (B=build-dir, default build/)
 #
 # When dtrace's usdt provider does not work, its rows say "not available"
-# and the rest goes on.  Exit status 0; 2 when something is missing.
+# and the rest goes on.  Exit status 0, 1 when a goal is missed, 2 when
+# something is missing.
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-N=${1:-2000000}
+N=${1:-200000}
 RUNS=${2:-3}
 need_root
 need_dtrace bench_usdt bench_usdt_sem
 build_floor
+STATUS=0
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
@@ -31,13 +37,14 @@ trap 'rm -rf "$W"' EXIT
 table() {
 	local prog=$1 prov=$2 bin=$PROGS/$1
 	BASE=$(firing_loop_ns "$prog" firings "$bin" "$N")
-	BARE=
+	BARE= PBARE=
+	local disp=- count=- bdisp=- bcount=-
 	echo
 	printf '%s:tick in %s (%d firings, median of %d runs)\n' "$prov" \
 		"$prog" "$N" "$RUNS"
 	printf 'untraced loop: %.2f ns per iteration\n' "$(awk -v t="$BASE" \
 		-v n="$N" 'BEGIN { print t / n }')"
-	printf '%-44s %12s %10s\n' "configuration" "ns/firing" "x bare"
+	firing_header
 	firing_row "bare uprobe, empty BPF program" "$prog" firings \
 		"$FLOOR" run "$bin" "sdt:$prov:tick" -- "$bin" "$N"
 	if [ -z "$BARE" ]; then
@@ -49,11 +56,35 @@ table() {
 	firing_row "dtrace $prov\$target:::tick /arg0 < 0/ { }" "$prog" \
 		firings "$DTRACE" -q -n "$prov\$target:::tick /arg0 < 0/ { }" \
 		-c "$bin $N"
+	disp=$ROW_PROG
+	firing_row "dtrace $prov\$target:::tick { @ = count(); }" "$prog" \
+		firings "$DTRACE" -q \
+		-n "$prov\$target:::tick { @ = count(); }" -c "$bin $N"
+	count=$ROW_PROG
 	if have_bpftrace; then
 		firing_row "bpftrace usdt:...:$prov:tick { }" "$prog" \
 			firings bpftrace \
 			-e "usdt:$bin:$prov:tick { }" -c "$bin $N"
+		bdisp=$ROW_PROG
+		firing_row "bpftrace usdt:...:$prov:tick { @ = count(); }" \
+			"$prog" firings bpftrace \
+			-e "usdt:$bin:$prov:tick { @ = count(); }" -c "$bin $N"
+		bcount=$ROW_PROG
+		usdt_goal "dispatch alone" "$disp" "$bdisp"
+		usdt_goal "@ = count()" "$count" "$bcount"
 	fi
+}
+
+# usdt_goal LABEL DTRACE_NS BPFTRACE_NS: dtrace's BPF time at or below
+# bpftrace's for the same work.
+usdt_goal() {
+	local v
+	v=$(awk -v d="$2" -v b="$3" 'BEGIN {
+		if (d == "-" || b == "-") print "unknown"
+		else print (d + 0 <= b + 0) ? "met" : "missed" }')
+	printf 'goal: %s, dtrace %s BPF ns <= bpftrace %s: %s\n' "$1" "$2" \
+		"$3" "$v"
+	[ "$v" = met ] || STATUS=1
 }
 
 table bench_usdt bench
@@ -62,4 +93,4 @@ have_bpftrace || echo "bpftrace is not installed: no comparison"
 echo
 echo "An empty clause in D records a firing (the default action), which"
 echo "the consumer reads; /arg0 < 0/ { } is the dispatch alone."
-exit 0
+exit $STATUS

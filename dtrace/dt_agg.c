@@ -442,12 +442,22 @@ static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
 	free(tmp);
 }
 
-/* The key of entry key of d in its (shared) map: the id, then the key. */
+/* Whether d lives in a per-CPU array of one entry (no keys; dt_cg_agg.c):
+ * its key is 0, its entry always there, all zeros until it records. */
+static bool agg_in_array(const dt_aggdesc_t *d)
+{
+	return d->map != NULL && d->map->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+}
+
+/* The key of entry key of d in its (shared) map: the id, then the key;
+ * 0 in an array. */
 static uint8_t *agg_map_key(const dt_aggdesc_t *d, const void *key)
 {
 	uint8_t *mk = dt_zalloc(DT_AGG_KEYPREFIX + d->keysize);
 	uint64_t id = (uint64_t)d->id;
 
+	if (agg_in_array(d))
+		return mk;
 	memcpy(mk, &id, sizeof(id));
 	memcpy(mk + DT_AGG_KEYPREFIX, key, d->keysize);
 	return mk;
@@ -462,6 +472,48 @@ static bool agg_map_owns(const dt_aggdesc_t *d, const uint8_t *mk)
 	return id == (uint64_t)d->id;
 }
 
+/* Whether any of the ncpus values at vals recorded something. */
+static bool agg_any_recorded(const dt_aggdesc_t *d, const uint8_t *vals,
+			     int ncpus)
+{
+	size_t stride = agg_cpu_stride(d), nw = dt_agg_nwords(d);
+	size_t copy = stride < nw * 8 ? stride : nw * 8;
+	int64_t *tmp = dt_zalloc(nw * sizeof(int64_t));
+	bool any = false;
+
+	for (int cpu = 0; cpu < ncpus && !any; cpu++) {
+		agg_init_val(d, tmp);
+		memcpy(tmp, vals + (size_t)cpu * stride, copy);
+		any = dt_agg_recorded(d, tmp);
+	}
+	free(tmp);
+	return any;
+}
+
+/* The snapshot of an aggregation kept in an array: its one entry, once
+ * some CPU recorded something, until trunc() removes it. */
+static int agg_snapshot_array(dtrace_hdl_t *dtp, dt_aggstate_t *as)
+{
+	const dt_aggdesc_t *d = as->desc;
+	int ncpus = dt_agg_ncpus(dtp), err = 0;
+	uint8_t *key = dt_zalloc(DT_AGG_KEYPREFIX + d->keysize);
+	uint8_t *vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
+
+	agg_free_entries(as);
+	if (bpf_map_lookup_elem(d->map->fd, key, vals) != 0) {
+		err = -errno;
+		dt_set_error(dtp, "failed to read aggregation @%s: %s",
+			     d->name, strerror(errno));
+	} else if (as->array_kept || agg_any_recorded(d, vals, ncpus)) {
+		as->array_kept = true;
+		agg_merge_percpu(as, key + DT_AGG_KEYPREFIX, vals, ncpus,
+				 dtp->opt.aggpercpu, false);
+	}
+	free(key);
+	free(vals);
+	return err;
+}
+
 static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 {
 	const dt_aggdesc_t *d = as->desc;
@@ -473,6 +525,8 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 
 	if (d->map == NULL)
 		return 0;	/* hand-made entries (tests) */
+	if (agg_in_array(d))
+		return agg_snapshot_array(dtp, as);
 	fd = d->map->fd;
 	key = dt_zalloc(ks);
 	next = dt_zalloc(ks);
@@ -1417,7 +1471,10 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 			kept[i] = *e;
 			continue;
 		}
-		if (as->desc->map != NULL) {
+		if (agg_in_array(as->desc)) {
+			agg_map_reset(dtp, as->desc, e->key);
+			as->array_kept = false;
+		} else if (as->desc->map != NULL) {
 			uint8_t *mk = agg_map_key(as->desc, e->key);
 			bpf_map_delete_elem(as->desc->map->fd, mk);
 			free(mk);

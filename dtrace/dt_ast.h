@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "dt_type.h"
+#include "dt_strmap.h"
 
 typedef enum dt_nodekind {
 	/* expressions */
@@ -154,6 +155,8 @@ typedef struct dt_pragma_opt {
 typedef struct dt_program_ast {
 	dt_clause_ast_t *clauses;	/* in program order */
 	dt_vardecl_t *vars;
+	dt_vardecl_t **vars_tail;	/* where the next one goes (NULL: &vars) */
+	dt_strmap_t var_names;	/* (vclass, name) of vars: redeclarations */
 	dt_inline_t *inlines;
 	dt_providerdecl_t *providers;
 	dt_pragma_opt_t *options;

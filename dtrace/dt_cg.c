@@ -33,9 +33,9 @@
  *				+8 staged map value, +16 read staging,
  *				+24 initial aggregation value, +40 turning
  *				addresses into numbers (dt_cg_mst_offset)
- *	off_rec			the record: dt_rechdr_t, then rec_max bytes
  *	off_key			tuple keys being built, two nesting levels of
  *				key_max bytes
+ *	off_rec			the record: dt_rechdr_t, then rec_max bytes
  *	off_aggval		strsize zero bytes: the empty string
  *	off_cmp			two strsize buffers where strcmp pads its
  *				operands with NULs
@@ -67,7 +67,9 @@ static uint32_t align8(uint32_t v)
  * variables), up to DT_REC_MAX; string temporaries take what a full
  * record leaves, up to DT_CG_NTEMPS_MAX, and at least DT_CG_NTEMPS unless
  * the strings are so large that the record would get less than
- * DT_REC_MIN. */
+ * DT_REC_MIN.  Keys come first, beside the arguments: a firing that
+ * aggregates touches the fewest pages of the mstate (each costs a TLB
+ * miss after the trap on kernels that flush it on entry). */
 #define DT_REC_MAX	16384
 #define DT_REC_MIN	2048
 #define DT_THIS_RESERVE	4096
@@ -94,9 +96,10 @@ static void layout(dt_cg_state_t *st)
 	st->rec_max = room < 0 ? 0 : room > DT_REC_MAX ? DT_REC_MAX :
 		      (uint32_t)room & ~7u;
 	st->off_scratch = DT_MST_AREA;
-	st->off_rec = st->off_scratch + 64;
-	st->off_key = st->off_rec + (uint32_t)sizeof(dt_rechdr_t) + st->rec_max;
-	st->off_aggval = st->off_key + 2 * st->key_max;
+	st->off_key = st->off_scratch + 64;
+	st->off_rec = st->off_key + 2 * st->key_max;
+	st->off_aggval = st->off_rec + (uint32_t)sizeof(dt_rechdr_t) +
+			 st->rec_max;
 	st->off_cmp = st->off_aggval + st->aggval_max;
 	st->off_temps = st->off_cmp + p2 + align8(ss);
 	st->off_this = st->off_temps + st->ntemps * 2 * align8(ss);
@@ -568,7 +571,12 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	if (cx.st->off_this + cx.st->this_size > DT_MSTATE_MAX)
 		dt_pcb_error(pcb, D_STACK_SIZE, c->line, "this-> variables "
 			     "take more room than the machine state has");
-	if (dt_as_finish(cx.as) != 0)
+	if (dt_as_finish(cx.as) == -E2BIG)
+		dt_pcb_error(pcb, D_CLAUSE_SIZE, c->line, "clause too large "
+			     "for BPF (%s: %u instructions, a jump reaches "
+			     "%d); split it into several clauses",
+			     cx.as->errmsg, cx.as->ninsns, INT16_MAX);
+	if (cx.as->err != 0)
 		dt_pcb_error(pcb, D_NOMEM, c->line, "cannot assemble the "
 			     "clause: %s", cx.as->errmsg);
 	cc->id = cx.clause_id;
@@ -634,8 +642,7 @@ static void declare_inline(dt_cg_t *cx, dt_inline_t *in)
 		id->kind = DT_IK_INLINE;
 		id->expr = in->expr;	/* lives as long as the compile */
 	}
-	id->next = cx->st->vars;
-	cx->st->vars = id;
+	dt_var_add(cx->st, id);
 }
 
 void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
@@ -770,6 +777,7 @@ void dt_cg_fini(dtrace_hdl_t *dtp)
 		free_clause_descs(st->pending);
 		free(st->pending);
 	}
+	dt_strmap_fini(&st->var_index);
 	while (st->vars != NULL) {
 		dt_ident_t *id = st->vars;
 		st->vars = id->next;

@@ -33,6 +33,7 @@ typedef struct dt_compiled_clause {
 	uint32_t recsize;	/* data bytes after the dt_rechdr_t */
 	bool record;		/* writes an output record when it fires */
 	bool destructive;
+	uint32_t args_read;	/* bit i: the clause may read argv[i] */
 	bool actmask;		/* the data starts with a u64 mask of the
 				   actions that ran (bit i: acts[i]); set when
 				   an action sits inside an if statement */

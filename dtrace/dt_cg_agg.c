@@ -5,7 +5,10 @@
  * Each aggregation is a PERCPU_HASH map "agg_NAME" keyed by its tuple
  * (integers in 8-byte slots, strings strsize bytes NUL padded, stack()
  * and ustack() their record as the action writes it; the anonymous key is
- * one 8-byte 0).  Its value is the state dt_rec.h gives
+ * one 8-byte 0).  An aggregation without keys whose value says whether it
+ * recorded anything (count, avg, min, max, stddev: dt_agg_recorded()) is
+ * a PERCPU_ARRAY of one entry instead (agg_is_array()): no hashing, a
+ * lookup the kernel inlines, and the consumer skips it while all zeros.  Its value is the state dt_rec.h gives
  * for the function.  A firing looks the key up; a missing entry is created
  * from zeros (the "aggzero" map, sized to the largest value), then updated
  * in place: the map is per CPU, so no atomics are needed.  Creating an
@@ -249,6 +252,21 @@ static uint32_t key_slot(const dt_recdesc_t *rd)
 	return rd->kind == DT_RK_INT ? 8 : rd->size;
 }
 
+/* Whether ad lives in a per-CPU array of one entry: no keys, a map of its
+ * own, and a value that is not all zeros once it recorded something. */
+static bool agg_is_array(const dt_aggdesc_t *ad)
+{
+	if (ad->nkeys != 0 || ad->id >= DT_AGG_OWN_MAPS)
+		return false;
+	switch (ad->func) {
+	case DT_AGG_COUNT: case DT_AGG_AVG: case DT_AGG_MIN: case DT_AGG_MAX:
+	case DT_AGG_STDDEV:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
  * The map of ad, a per-CPU hash whose keys start with the aggregation's
  * id (8 bytes).  The first DT_AGG_OWN_MAPS aggregations have a map each;
@@ -260,6 +278,14 @@ static uint32_t key_slot(const dt_recdesc_t *rd)
  */
 static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 {
+	if (agg_is_array(ad)) {
+		char aname[64];
+		snprintf(aname, sizeof(aname), "agg_%s", ad->name);
+		ad->map = dt_cg_map(st, aname, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+				    ad->valsize, 1);
+		return;
+	}
+
 	uint32_t ksize = DT_AGG_KEYPREFIX + ad->keysize;
 	uint64_t n = st->dtp->opt.aggsize / (ksize + ad->valsize);
 	uint32_t want = n < 16 ? 16 : n > DT_AGG_MAP_MAX ? DT_AGG_MAP_MAX :
@@ -328,8 +354,7 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	id->id = ad->id;
 	id->nkeys = ad->nkeys;
 	id->line = agg->line;
-	id->next = st->vars;
-	st->vars = id;
+	dt_var_add(st, id);
 	return ad;
 }
 
@@ -645,6 +670,8 @@ static void emit_lookup(dt_cg_t *cx, dt_aggdesc_t *ad)
 	EMIT(DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 }
 
+static void emit_create(dt_cg_t *cx, dt_aggdesc_t *ad, int have, int drop);
+
 bool dt_cg_agg_by_consumer(const dt_aggdesc_t *agg)
 {
 	for (int k = 0; k < agg->nkeys; k++)
@@ -677,7 +704,10 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	if (agg_has_incr(call, ad->func))
 		w = dt_cg_expr(cx, nth_arg(call->args,
 					   nargs_of(call->args) - 1));
-	if (keys == NULL) {
+	if (ad->map->type == BPF_MAP_TYPE_PERCPU_ARRAY) {
+		dt_cg_array_value(cx, ad->map, drop);
+		dt_as_jump(cx->as, BPF_JA, 0, 0, have);
+	} else if (keys == NULL) {
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key,
 				  ad->id));
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key + 8,
@@ -686,16 +716,8 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 		dt_cg_key(cx, keys, ad->id, DT_AGG_KEYPREFIX + ad->keysize);
 	}
 
-	emit_lookup(cx, ad);
-	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);
-	/* first use of the key on this CPU: create the entry */
-	emit_initial(cx, drop);
-	dt_as_load_map(cx->as, DT_R1, ad->map);
-	dt_cg_mst_ptr(cx, DT_R2, cx->st->off_key);
-	EMIT(DT_MOV64_IMM(DT_R4, BPF_NOEXIST));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_map_update_elem));
-	emit_lookup(cx, ad);
-	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);
+	if (ad->map->type != BPF_MAP_TYPE_PERCPU_ARRAY)
+		emit_create(cx, ad, have, drop);
 	dt_as_place(cx->as, drop);
 	dt_cg_count_drop(cx, offsetof(dt_cpuinfo_t, agg_drops));
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
@@ -706,4 +728,21 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 		dt_regs_give(cx, w);
 	if (v >= 0)
 		dt_regs_give(cx, v);
+}
+
+/* r0 = the entry of the key staged at off_key, created from zeros on
+ * its first use on this CPU: goto have, or goto drop without room. */
+static void emit_create(dt_cg_t *cx, dt_aggdesc_t *ad, int have, int drop)
+{
+	emit_lookup(cx, ad);
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);
+	/* first use of the key on this CPU: create the entry */
+	emit_initial(cx, drop);
+	dt_as_load_map(cx->as, DT_R1, ad->map);
+	dt_cg_mst_ptr(cx, DT_R2, cx->st->off_key);
+	EMIT(DT_MOV64_IMM(DT_R4, BPF_NOEXIST));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_map_update_elem));
+	emit_lookup(cx, ad);
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, drop);
 }

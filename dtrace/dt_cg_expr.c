@@ -317,12 +317,20 @@ void dt_cg_user_sp_word(dt_cg_t *cx, uint32_t off)
 	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
 }
 
+/* The clause reads argv[i]: its program's trampoline must fill it. */
+static void cg_arg_read(dt_cg_t *cx, int i)
+{
+	if (cx->cc != NULL && i >= 0 && i < DTRACE_ARGS_MAX)
+		cx->cc->args_read |= 1u << i;
+}
+
 static int cg_bvar(dt_cg_t *cx, dt_node_t *n)
 {
 	int reg;
 
 	switch ((dt_bvar_t)n->ident->id) {
 	case DT_BV_ARG:
+		cg_arg_read(cx, (int)n->ival);
 		reg = dt_regs_take(cx);
 		EMIT(DT_LOAD(BPF_DW, reg, DT_R9,
 			     (int16_t)(DT_MST_OFF(pub.argv) + 8 * n->ival)));
@@ -394,6 +402,7 @@ static int cg_args(dt_cg_t *cx, dt_node_t *n)
 		     p->args[i].mapping : i;
 	int reg = dt_regs_take(cx);
 
+	cg_arg_read(cx, native);
 	EMIT(DT_LOAD(BPF_DW, reg, DT_R9,
 		     (int16_t)(DT_MST_OFF(pub.argv) + 8 * native)));
 	dt_cg_convert(cx, reg, dt_type_int(cx->dtp->types, 8, false), n->type);

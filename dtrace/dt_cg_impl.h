@@ -101,6 +101,7 @@ struct dt_cg_state {
 	uint32_t off_this;	/* this-> variables */
 	uint32_t this_size;
 	dt_ident_t *vars;	/* globals, self, this, aggs, inlines */
+	dt_strmap_t var_index;	/* (kind, name) -> the newest of vars */
 	uint32_t globals_size;
 	char *strtab;		/* literals, NUL-terminated, "" at 0 */
 	uint32_t strtab_len, strtab_cap;
@@ -209,6 +210,8 @@ void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n);
 dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */
 
 /* dt_cg_var.c: the session's variables and aggregations */
+/* Put id on st->vars, where dt_var_lookup() finds it. */
+void dt_var_add(dt_cg_state_t *st, dt_ident_t *id);
 dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
 			  const char *name);
 dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,

@@ -30,13 +30,18 @@
 dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
 			  const char *name)
 {
-	for (dt_ident_t *id = st->vars; id != NULL; id = id->next) {
-		bool match = id->kind == kind ||
-			     (kind == DT_IK_INLINE && id->kind == DT_IK_CONST);
-		if (match && strcmp(id->name, name) == 0)
-			return id;
-	}
-	return NULL;
+	dt_ident_t *id = dt_strmap_get(&st->var_index, kind, name);
+
+	if (id == NULL && kind == DT_IK_INLINE)
+		id = dt_strmap_get(&st->var_index, DT_IK_CONST, name);
+	return id;
+}
+
+void dt_var_add(dt_cg_state_t *st, dt_ident_t *id)
+{
+	id->next = st->vars;
+	st->vars = id;
+	dt_strmap_put(&st->var_index, id->kind, id->name, id);
 }
 
 uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t)
@@ -92,8 +97,7 @@ dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
 	}
 	/* on the list first: var_map() may fail the compile, and the list
 	 * is what is freed then */
-	id->next = st->vars;
-	st->vars = id;
+	dt_var_add(st, id);
 	uint32_t slot = dt_var_slot_size(st, type);
 	if (kind == DT_IK_SELF) {
 		var_map(cx, id, "self_");
@@ -214,6 +218,18 @@ static dtrace_map_t *globals_map(dt_cg_t *cx)
 	return dt_cg_map(cx->st, "globals", BPF_MAP_TYPE_ARRAY, 4, 0, 1);
 }
 
+/* r0 = the globals' value, moved on when id's slot lies beyond an
+ * instruction's 16-bit offset (tens of thousands of globals); returns the
+ * offset of id's slot from r0. */
+static int16_t globals_slot(dt_cg_t *cx, dt_ident_t *id)
+{
+	dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+	if (id->offset <= INT16_MAX)
+		return (int16_t)id->offset;
+	dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, DT_R0, (int32_t)id->offset));
+	return 0;
+}
+
 int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 {
 	if (id->kind == DT_IK_THIS) {
@@ -222,9 +238,9 @@ int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 		return reg;
 	}
 	if (id->kind == DT_IK_GLOBAL && id->nkeys < 0) {
-		dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+		int16_t off = globals_slot(cx, id);
 		int reg = dt_regs_take(cx);
-		load_slot(cx, id, reg, DT_R0, (int16_t)id->offset);
+		load_slot(cx, id, reg, DT_R0, off);
 		return reg;
 	}
 	/* map-backed: look the key up; a missing element reads as 0 / "" */
@@ -310,8 +326,7 @@ void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
 	if (id->kind == DT_IK_THIS) {
 		store_slot(cx, id, DT_R9, (int16_t)id->offset, reg);
 	} else if (id->kind == DT_IK_GLOBAL && id->nkeys < 0) {
-		dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
-		store_slot(cx, id, DT_R0, (int16_t)id->offset, reg);
+		store_slot(cx, id, DT_R0, globals_slot(cx, id), reg);
 	} else {
 		store_map(cx, id, keys, reg);
 	}

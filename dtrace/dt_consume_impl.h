@@ -36,6 +36,9 @@ typedef struct dt_aggstate {
 	size_t nents, cap;
 	uint64_t normal;	/* normalize() factor, 1 by default */
 	bool printed;		/* printa()ed: not printed again at exit */
+	bool array_kept;	/* in an array (no keys): its entry has recorded
+				   and was not truncated, so it stays, zero
+				   after clear() as a hash entry would */
 } dt_aggstate_t;
 
 /* The modules of a process whose user stacks are printed (dt_consume.c),

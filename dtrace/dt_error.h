@@ -90,6 +90,7 @@
 	X(D_PROV_PRDUP)		/* duplicate probe in a provider */ \
 	X(D_PROV_INCOMPAT)	/* argument mapping does not fit */ \
 	X(D_STACK_SIZE)		/* program needs too much stack */ \
+	X(D_CLAUSE_SIZE)	/* clause code beyond a BPF jump's reach */ \
 	X(D_STR_TOOBIG)		/* string does not fit strsize */ \
 	X(D_NOMEM)		/* out of memory */ \
 	X(D_CPP)		/* the C preprocessor failed */ \

@@ -125,6 +125,8 @@ struct dtrace_hdl {
 	dt_typetab_t *types;
 	dt_provider_t *providers;
 	dt_provider_t *cur_provider;	/* whose operation is running */
+	uint64_t cur_args_read;	/* while a trampoline is generated: the
+				   arguments its program's clauses read */
 	const char **plugin_dirs;	/* NULL-terminated, in search order */
 
 	/* probe table: probes[1 .. nprobes] */

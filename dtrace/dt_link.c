@@ -311,15 +311,24 @@ static size_t link_buf_add(link_buf_t *b, const void *data, size_t n)
 	return at;
 }
 
+/* A string table and its strings' offsets (the strings are the
+ * declarations', which outlive it). */
+typedef struct link_strtab {
+	link_buf_t buf;
+	dt_strmap_t offsets;	/* string -> its offset + 1 */
+} link_strtab_t;
+
 /* A string's offset in the string table, adding it if new (offset 0: ""). */
-static uint32_t link_str(link_buf_t *st, const char *s)
+static uint32_t link_str(link_strtab_t *st, const char *s)
 {
 	if (s == NULL || *s == '\0')
 		return 0;
-	for (size_t off = 1; off < st->len; off += strlen(st->p + off) + 1)
-		if (strcmp(st->p + off, s) == 0)
-			return (uint32_t)off;
-	return (uint32_t)link_buf_add(st, s, strlen(s) + 1);
+	uintptr_t off = (uintptr_t)dt_strmap_get(&st->offsets, 0, s);
+	if (off != 0)
+		return (uint32_t)(off - 1);
+	off = link_buf_add(&st->buf, s, strlen(s) + 1);
+	dt_strmap_put(&st->offsets, 0, s, (void *)(off + 1));
+	return (uint32_t)off;
 }
 
 static const char *link_type_name(const dt_type_t *t)
@@ -330,11 +339,12 @@ static const char *link_type_name(const dt_type_t *t)
 /* Build the image: header, probes, types, string table, padded to 8. */
 static void link_image(const dt_providerdecl_t *pv, link_buf_t *img)
 {
-	link_buf_t probes = { 0 }, types = { 0 }, st = { 0 };
+	link_buf_t probes = { 0 }, types = { 0 };
+	link_strtab_t st = { 0 };
 	dtpv_msg_t h = { .magic = "DTPV", .version = DTPV_VERSION };
 	uint32_t nprobes = 0;
 
-	link_buf_add(&st, "", 1);
+	link_buf_add(&st.buf, "", 1);
 	h.provider = link_str(&st, pv->name);
 	for (int i = 0; i < 5; i++)
 		h.attrs[i] = link_str(&st, pv->attrs[i]);
@@ -362,18 +372,19 @@ static void link_image(const dt_providerdecl_t *pv, link_buf_t *img)
 	h.ntypes = (uint32_t)(types.len / 4);
 	h.types_off = h.probes_off + (uint32_t)probes.len;
 	h.strtab_off = h.types_off + (uint32_t)types.len;
-	h.strtab_size = (uint32_t)st.len;
-	h.size = (uint32_t)((h.strtab_off + st.len + 7) & ~(size_t)7);
+	h.strtab_size = (uint32_t)st.buf.len;
+	h.size = (uint32_t)((h.strtab_off + st.buf.len + 7) & ~(size_t)7);
 	h.sites_off = h.size;
 	link_buf_add(img, &h, sizeof(h));
 	link_buf_add(img, probes.p ? probes.p : "", probes.len);
 	link_buf_add(img, types.p ? types.p : "", types.len);
-	link_buf_add(img, st.p, st.len);
+	link_buf_add(img, st.buf.p, st.buf.len);
 	while (img->len < h.size)
 		link_buf_add(img, "", 1);
 	free(probes.p);
 	free(types.p);
-	free(st.p);
+	free(st.buf.p);
+	dt_strmap_fini(&st.offsets);
 }
 
 static int link_check_decls(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv)
@@ -571,13 +582,17 @@ static void link_emit_provider(FILE *f, const dt_providerdecl_t *pv, int idx)
 	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next)
 		nprobes++;
 	fprintf(f, "/* provider %s */\n", pv->name);
+	/* A string literal as long as the array (no NUL kept): the compiler
+	 * reads it far faster than as many integer constants, whose cost
+	 * grew faster than their number. */
 	fprintf(f, "static const unsigned char dtpv_image_%d[%zu] "
-		"__attribute__((section(\".dtrace_prov\"), aligned(8), used)) = {",
+		"__attribute__((section(\".dtrace_prov\"), aligned(8), used)) =",
 		idx, img.len);
 	for (size_t k = 0; k < img.len; k++)
-		fprintf(f, "%s0x%02x,", k % 16 ? "" : "\n\t",
-			(unsigned char)img.p[k]);
-	fprintf(f, "\n};\n");
+		fprintf(f, "%s\\x%02x%s", k % 16 ? "" : "\n\t\"",
+			(unsigned char)img.p[k],
+			k % 16 == 15 || k + 1 == img.len ? "\"" : "");
+	fprintf(f, "%s;\n", img.len ? "" : " \"\"");
 	fprintf(f, "volatile unsigned short dtpv_semas_%d_%s[%d] DTPV_HIDDEN "
 		"__attribute__((section(\".probes\"), aligned(2), used));\n",
 		idx, pv->name, nprobes ? nprobes : 1);

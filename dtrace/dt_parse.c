@@ -313,18 +313,16 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 
 static dt_enumval_t *parse_enumerators(dt_pcb_t *pcb)
 {
-	dt_enumval_t *head = NULL, **tail = &head, *o;
+	dt_enumval_t *head = NULL, **tail = &head;
+	dt_strmap_t seen = { .pcb = pcb };	/* the names of head's */
 	int64_t next = 0;
 
 	while (!accept(pcb, T_RBRACE)) {
 		dt_token_t t = expect(pcb, T_IDENT);
 		dt_enumval_t *v = dt_pcb_alloc(pcb, sizeof(*v));
 
-		for (o = head; o != NULL; o = o->next)
-			if (strcmp(o->name, t.name) == 0)
-				break;
-		if (o != NULL || dt_type_enum_const(TT(pcb), t.name, NULL,
-						    NULL))
+		if (dt_strmap_get(&seen, 0, t.name) != NULL ||
+		    dt_type_enum_const(TT(pcb), t.name, NULL, NULL))
 			dt_pcb_error(pcb, D_DECL_REDEF, t.line,
 				     "identifier redeclared: %s", t.name);
 		v->name = t.name;
@@ -335,6 +333,7 @@ static dt_enumval_t *parse_enumerators(dt_pcb_t *pcb)
 				     "enumerator %s does not fit in an int",
 				     t.name);
 		v->value = next++;
+		dt_strmap_put(&seen, 0, v->name, v);
 		*tail = v;
 		tail = &v->next;
 		if (!accept(pcb, T_COMMA)) {
@@ -1000,13 +999,17 @@ static dt_clause_ast_t *parse_clause(dt_pcb_t *pcb)
 
 static void add_var(dt_pcb_t *pcb, dt_vardecl_t *v)
 {
-	dt_vardecl_t **vp, *o;
+	dt_program_ast_t *prog = pcb->prog;
 
-	for (vp = &pcb->prog->vars; (o = *vp) != NULL; vp = &o->next)
-		if (o->vclass == v->vclass && strcmp(o->name, v->name) == 0)
-			dt_pcb_error(pcb, D_DECL_REDEF, v->line,
-				     "identifier redeclared: %s", v->name);
-	*vp = v;
+	prog->var_names.pcb = pcb;
+	if (dt_strmap_get(&prog->var_names, v->vclass, v->name) != NULL)
+		dt_pcb_error(pcb, D_DECL_REDEF, v->line,
+			     "identifier redeclared: %s", v->name);
+	dt_strmap_put(&prog->var_names, v->vclass, v->name, v);
+	if (prog->vars_tail == NULL)
+		prog->vars_tail = &prog->vars;
+	*prog->vars_tail = v;
+	prog->vars_tail = &v->next;
 }
 
 /* The keys of an associative array declaration, after its '['. */
@@ -1209,7 +1212,8 @@ static dt_probedecl_t *parse_probe_decl(dt_pcb_t *pcb)
 static void parse_provider(dt_pcb_t *pcb)
 {
 	dt_providerdecl_t *pv = dt_pcb_alloc(pcb, sizeof(*pv)), **pp;
-	dt_probedecl_t **tail = &pv->probes, *pr, *o;
+	dt_probedecl_t **tail = &pv->probes, *pr;
+	dt_strmap_t seen = { .pcb = pcb };	/* the probes' names */
 	dt_token_t name;
 
 	expect(pcb, T_PROVIDER);
@@ -1219,11 +1223,11 @@ static void parse_provider(dt_pcb_t *pcb)
 	expect(pcb, T_LBRACE);
 	while (!accept(pcb, T_RBRACE)) {
 		pr = parse_probe_decl(pcb);
-		for (o = pv->probes; o != NULL; o = o->next)
-			if (strcmp(o->name, pr->name) == 0)
-				dt_pcb_error(pcb, D_PROV_PRDUP, pr->line,
-					     "probe %s:%s redeclared",
-					     pv->name, pr->name);
+		if (dt_strmap_get(&seen, 0, pr->name) != NULL)
+			dt_pcb_error(pcb, D_PROV_PRDUP, pr->line,
+				     "probe %s:%s redeclared",
+				     pv->name, pr->name);
+		dt_strmap_put(&seen, 0, pr->name, pr);
 		*tail = pr;
 		tail = &pr->next;
 	}

@@ -16,6 +16,9 @@
  *
  *	prologue	r6 = ctx, r7 = mstate, activity check, default key
  *	trampoline	the provider's: arguments into the mstate
+ *	fast path	a program serving one site with one overlying probe
+ *			(fast_prid()): while DT_STATE_GENERIC is 0, that
+ *			probe's clauses, then the epilogue
  *	lookup		r8 = overlay value, or leave
  *	dispatch	for each entry i of the overlay, for each clause c of
  *			this program: if (ent[i].clauses & 1 << c) call c
@@ -34,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 
 #include "dt_program.h"
@@ -328,6 +332,7 @@ static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			     uint32_t idx);
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
+static void generic_only(dtrace_hdl_t *dtp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 
 /* Make u fire in process pid too (0: every process).  Returns whether
@@ -396,8 +401,10 @@ static int64_t uprobe_result(dtrace_hdl_t *dtp, struct dt_progset *ps,
 {
 	if (!ps->built)
 		return cookie;
-	if (more)
+	if (more) {
+		generic_only(dtp);
 		return uprobe_attach_late(dtp, ps, cookie);
+	}
 	return ps->ups[cookie - 1].prog < 0 ? -ENOENT : (int64_t)cookie;
 }
 
@@ -470,6 +477,8 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 			prp->fun, prp->prb);
 		return -E2BIG;
 	}
+	if (ps->built)
+		generic_only(dtp);
 	o->prids[o->n++] = prp->id;
 	if (ps->built && probedesc_store(dtp, prp) < 0)
 		return -errno;
@@ -480,6 +489,12 @@ int dt_prog_maps_declare(dtrace_hdl_t *dtp)
 {
 	uint64_t bufsize = dtp->opt.bufsize;
 	long page = sysconf(_SC_PAGESIZE);
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus <= 0) {
+		dt_set_error(dtp, "cannot count the CPUs: %s", strerror(-ncpus));
+		return -1;
+	}
 
 	/* The ring buffer size must be a power of two number of pages. */
 	uint64_t rb = (uint64_t)page;
@@ -491,8 +506,8 @@ int dt_prog_maps_declare(dtrace_hdl_t *dtp)
 			DT_STATE_NSLOTS) ||
 	    !dt_bpf_map(dtp, "cpuinfo", BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 			sizeof(dt_cpuinfo_t), 1) ||
-	    !dt_bpf_map(dtp, "mstate", BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-			sizeof(dt_mstate_t), 1))
+	    !dt_bpf_map(dtp, "mstate", BPF_MAP_TYPE_ARRAY, 4,
+			sizeof(dt_mstate_t), (uint32_t)ncpus))
 		return -1;
 	return 0;
 }
@@ -549,16 +564,59 @@ static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int from,
 	dt_as_place(as, skip);
 }
 
+/*
+ * The stages of a firing, in the order a program runs them.  The benchmark
+ * (bench/firing.sh) builds programs that stop after one of them, named by
+ * DTRACE_BENCH_STOP, to measure what each one costs; a session that is not
+ * a benchmark runs them all.
+ */
+typedef enum dt_stage {
+	DT_STAGE_EMPTY,		/* nothing: r0 = 0; exit */
+	DT_STAGE_ACTIVITY,	/* the session's activity checked */
+	DT_STAGE_MSTATE,	/* the mstate found and reset, key set */
+	DT_STAGE_TRAMPOLINE,	/* the provider's trampoline */
+	DT_STAGE_OVERLAY,	/* the overlying probes found */
+	DT_STAGE_DISPATCH,	/* the dispatch, calling no clause */
+	DT_STAGE_ALL,		/* the clauses called */
+} dt_stage_t;
+
+static const char *const stage_names[] = {
+	"empty", "activity", "mstate", "trampoline", "overlay", "dispatch",
+};
+
+/* The stage after which programs of probes other than BEGIN and END stop:
+ * DTRACE_BENCH_STOP's, else all. */
+static dt_stage_t bench_stop(unsigned flags)
+{
+	const char *s = getenv("DTRACE_BENCH_STOP");
+
+	if (s == NULL || (flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END)))
+		return DT_STAGE_ALL;
+	for (int i = 0; i < DT_STAGE_ALL; i++)
+		if (strcmp(s, stage_names[i]) == 0)
+			return (dt_stage_t)i;
+	return DT_STAGE_ALL;
+}
+
 /* soft_cookie > 0: the program is run directly, not from a probe: its
  * context is no pt_regs and it has no attach cookie.  regs: the context
  * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip. */
 static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
-			  int64_t soft_cookie, bool regs, int out)
+			  int64_t soft_cookie, bool regs, int out,
+			  dt_stage_t stop)
 {
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
+	if (stop < DT_STAGE_MSTATE)
+		return;
 
-	emit_array_lookup(as, dt_bpf_map_find(dtp, "mstate"), 0);
+	/* This CPU's mstate: the program cannot migrate while it runs. */
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
+	EMIT(as, DT_STORE(BPF_W, DT_FP, -8, DT_R0));
+	dt_as_load_map(as, DT_R1, dt_bpf_map_find(dtp, "mstate"));
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
 	EMIT(as, DT_MOV64_REG(DT_R7, DT_R0));
 
@@ -750,6 +808,84 @@ static void emit_dispatch_callback(dtrace_hdl_t *dtp, dt_as_t *as,
 	EMIT(as, DT_EXIT());
 }
 
+/*
+ * The overlying probe of a program that serves one underlying probe with
+ * one overlying probe, which the lookup would find for every firing of
+ * that probe: fast_prid, 0 for none.  Overlays and underlying
+ * probes added while tracing set DT_STATE_GENERIC first (generic_only()),
+ * which sends every firing back to the lookup.
+ */
+static uint32_t fast_prid(dtrace_hdl_t *dtp, const struct dt_progset *ps,
+			  const dt_kprog_t *kp)
+{
+	int prog = (int)(kp - ps->progs);
+	uint32_t cookie = 0;
+
+	if (ps->built || kp->soft_cookie > 0 || getenv("DTRACE_BENCH_GENERIC"))
+		return 0;
+	for (uint32_t i = 0; i < ps->nups; i++) {
+		if (ps->ups[i].prog != prog)
+			continue;
+		if (cookie != 0)
+			return 0;
+		cookie = i + 1;
+	}
+	const dt_overlay_ent_t *only = NULL;
+	for (uint32_t i = 0; i < ps->novls; i++) {
+		if (ps->ovls[i].cookie != cookie)
+			continue;
+		if (only != NULL)
+			return 0;
+		only = &ps->ovls[i];
+	}
+	if (only == NULL || only->n != 1 ||
+	    (dtp->probes[only->prids[0]]->clauses & ~kp->clauses) != 0)
+		return 0;
+	/* An overlay of one process is the only one to apply when the site
+	 * fires in that process alone; one of every process always is. */
+	const dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
+	if (only->pid != 0 && (u->all || u->npids != 1 ||
+			       (uint32_t)u->pids[0].pid != only->pid))
+		return 0;
+	return only->prids[0];
+}
+
+/* From now on, programs built for one overlay take the general path. */
+static void generic_only(dtrace_hdl_t *dtp)
+{
+	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+	uint32_t k = DT_STATE_GENERIC;
+	uint64_t v = 1;
+
+	if (st != NULL && st->fd >= 0 &&
+	    bpf_map_update_elem(st->fd, &k, &v, BPF_ANY) < 0)
+		dt_warn(dtp, "failed to update the session's state: %s",
+			strerror(errno));
+}
+
+/* The clauses of probe prid called one after the other, while
+ * DT_STATE_GENERIC is 0 (else goto generic); then goto done. */
+static void emit_fast_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint32_t prid,
+			       const int *clause_labels, int error_label,
+			       int generic, int done)
+{
+	uint64_t clauses = dtp->probes[prid]->clauses;
+
+	emit_array_lookup(as, dt_bpf_map_find(dtp, "state"),
+			  DT_STATE_GENERIC);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, generic);
+	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
+	dt_as_jump(as, BPF_JNE, DT_R1, 0, generic);
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid),
+			      (int32_t)prid));
+	dt_as_ld_imm64(as, DT_R9, clauses);
+	for (int c = 0; c < 64; c++)
+		if (clauses & (1ull << c))
+			emit_clause_call(dtp, as, c, clause_labels[c],
+					 error_label, done);
+	dt_as_jump(as, BPF_JA, 0, 0, done);
+}
+
 /* Without bpf_loop (kernels before 5.17): the entries unrolled. */
 static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint64_t clauses,
 			  const int *clause_labels, int error_label)
@@ -877,40 +1013,75 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 	EMIT(as, DT_EXIT());
 }
 
+/* The arguments the clauses of mask read (bit i: argv[i]). */
+static uint64_t clauses_args_read(dtrace_hdl_t *dtp, uint64_t mask)
+{
+	uint64_t args = 0;
+
+	for (int c = 0; c < 64 && c < dtp->nclauses; c++)
+		if ((mask & (1ull << c)) && dtp->clauses[c] != NULL)
+			args |= dtp->clauses[c]->args_read;
+	return args;
+}
+
+uint64_t dt_prog_args_read(dtrace_provider_t *pv)
+{
+	return pv->dtp->cur_args_read;
+}
+
 /* Build the program of kp into kp->as.  Returns 0 or -1. */
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 {
 	dt_as_t *as = &kp->as;
 	int out = dt_as_label(as), error_label = dt_as_label(as);
 	int clause_labels[64];
-	uint64_t needed = kp->clauses;
+	dt_stage_t stop = bench_stop(kp->flags);
+	uint64_t clauses = stop == DT_STAGE_ALL ? kp->clauses : 0;
+	uint64_t needed = clauses;
+	int inst = -1;	/* label of the code making process probes */
 
-	if (dtp->error_probe)
+	if (dtp->error_probe && clauses != 0)
 		needed |= dtp->error_probe->clauses;
 	for (int c = 0; c < 64; c++)
 		clause_labels[c] = (needed & (1ull << c)) ? dt_as_label(as) : -1;
 
+	if (stop == DT_STAGE_EMPTY)
+		goto leave;
 	emit_prologue(dtp, as, kp->flags, kp->soft_cookie, !kp->tracepoint,
-		      out);
+		      out, stop);
+	if (stop < DT_STAGE_TRAMPOLINE)
+		goto leave;
 	int skip = dt_as_label(as);
 	dt_provider_t *saved_pv = dtp->cur_provider;
 	dtp->cur_provider = kp->pv;
+	dtp->cur_args_read = clauses_args_read(dtp, kp->clauses);
 	int rc = kp->pv->ops->trampoline(kp->pv, kp->pv->data, as, kp->kind, skip);
 	dtp->cur_provider = saved_pv;
+	dtp->cur_args_read = ~0ull;
 	if (rc < 0) {
 		if (dtp->errmsg[0] == '\0')
 			dt_set_error(dtp, "provider %s failed to generate its "
 				     "trampoline", kp->pv->ops->name);
 		return -1;
 	}
-	int inst = kp->pv->templates && dtp->inst_base ? dt_as_label(as) : -1;
-	emit_overlay_lookup(dtp, as, skip, inst);
+	if (kp->pv->templates && dtp->inst_base)
+		inst = dt_as_label(as);
 	bool loop = dt_bpf_features(dtp)->loop;
-	int callback = dt_as_label(as);
-	if (loop)
+	int callback = dt_as_label(as), generic = dt_as_label(as);
+	/* A template probe's process probes are made while tracing, in BPF:
+	 * such a program always looks its overlay up. */
+	uint32_t prid = stop == DT_STAGE_ALL && inst < 0
+				? fast_prid(dtp, progset(dtp), kp) : 0;
+	if (prid != 0)
+		emit_fast_dispatch(dtp, as, prid, clause_labels, error_label,
+				   generic, skip);
+	dt_as_place(as, generic);
+	if (stop >= DT_STAGE_OVERLAY)
+		emit_overlay_lookup(dtp, as, skip, inst);
+	if (stop >= DT_STAGE_DISPATCH && loop)
 		emit_dispatch_loop(as, callback);
-	else
-		emit_dispatch(dtp, as, kp->clauses, clause_labels, error_label);
+	else if (stop >= DT_STAGE_DISPATCH)
+		emit_dispatch(dtp, as, clauses, clause_labels, error_label);
 	dt_as_place(as, skip);
 	if (kp->flags & DTRACE_UPROBE_BEGIN)
 		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
@@ -918,15 +1089,18 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	if (kp->flags & DTRACE_UPROBE_END)
 		emit_set_activity(as, dt_bpf_map_find(dtp, "state"), -1,
 				  DT_ACTIVITY_STOPPED);
+leave:
 	dt_as_place(as, out);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
 
-	if (loop)
-		emit_dispatch_callback(dtp, as, kp->clauses, clause_labels,
+	if (stop >= DT_STAGE_DISPATCH && loop)
+		emit_dispatch_callback(dtp, as, clauses, clause_labels,
 				       error_label, callback);
-	dt_as_place(as, error_label);
-	emit_error_handler(dtp, as, clause_labels);
+	if (needed != 0) {
+		dt_as_place(as, error_label);
+		emit_error_handler(dtp, as, clause_labels);
+	}
 	if (inst >= 0)
 		dt_inst_emit(dtp, as, inst);
 	for (int c = 0; c < 64; c++) {

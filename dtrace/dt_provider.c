@@ -962,4 +962,5 @@ const dtrace_host_t dt_host = {
 	.elf_entry = dt_host_elf_entry,
 	.probe_function = host_probe_function,
 	.provide_again = host_provide_again,
+	.args_read = dt_prog_args_read,
 };

@@ -7,8 +7,11 @@
  *   "output"	RINGBUF	records to the consumer (dt_rec.h)
  *   "state"	ARRAY	u64 slots, DT_STATE_*; key is the slot number
  *   "cpuinfo"	PERCPU_ARRAY, 1 entry: dt_cpuinfo_t, counters per CPU
- *   "mstate"	PERCPU_ARRAY, 1 entry: dt_mstate_t then the code generator's
- *		area (dt_cg_mstate_size() bytes in all)
+ *   "mstate"	ARRAY, one entry per possible CPU, indexed by the CPU a
+ *		program runs on (it cannot migrate): dt_mstate_t then the
+ *		code generator's area (dt_cg_mstate_size() bytes in all).
+ *		Not a PERCPU_ARRAY, whose lookup reads the map's table of
+ *		per-CPU pointers, one more page touched per firing.
  *   "overlay"	HASH	key: the mstate's key (pid, cookie); value:
  *		dt_overlay_t, the overlying probes and their clauses
  *   "probedesc" ARRAY	key: PRID; value: dt_probedesc_rt_t, the names
@@ -24,7 +27,10 @@
  * there, when the trampoline set mstate.instance, the (pid, cookie) overlay
  * made from it, dt_instance.c),
  * then for each overlying probe found, each clause whose bit is set in its
- * mask, as a BPF-to-BPF call clause(ctx, mstate).  A clause returns 0, or
+ * mask, as a BPF-to-BPF call clause(ctx, mstate).  A program that serves
+ * one underlying probe with one overlying probe when it is built calls
+ * that probe's clauses straight away, without the lookup, for as long as
+ * DT_STATE_GENERIC is 0.  A clause returns 0, or
  * non-zero after a fault, whose details it left in the mstate; the program
  * then writes an error record and runs the ERROR clauses.
  */
@@ -42,6 +48,9 @@ enum dt_state_slot {
 	DT_STATE_DTRACE_PID,	/* the consumer's pid ($pid) */
 	DT_STATE_INST_NEXT,	/* probes made at run time so far
 				   (dt_instance.c) */
+	DT_STATE_GENERIC,	/* non-zero once an overlay or an underlying
+				   probe changed while tracing: programs built
+				   for one overlay take the general path */
 	DT_STATE_NSLOTS
 };
 

@@ -66,6 +66,76 @@ void dt_set_error(dtrace_hdl_t *dtp, const char *fmt, ...)
 
 /* Match a bracket expression at *pp against c; advance *pp past it.
  * Returns 1 on a match, 0 on none, -1 if the bracket is not closed. */
+/* ---- dt_strmap_t ---- */
+
+struct dt_strmap_ent {
+	const char *name;	/* NULL: free slot */
+	uint32_t tag;
+	void *v;
+};
+
+static uint64_t strmap_hash(uint32_t tag, const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ tag;
+
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* The slot of (tag, name), or the free slot where it would go. */
+static struct dt_strmap_ent *strmap_slot(const dt_strmap_t *m, uint32_t tag,
+					 const char *name)
+{
+	uint32_t mask = m->size - 1;
+	uint32_t i = (uint32_t)strmap_hash(tag, name) & mask;
+
+	while (m->ents[i].name != NULL &&
+	       (m->ents[i].tag != tag || strcmp(m->ents[i].name, name) != 0))
+		i = (i + 1) & mask;
+	return &m->ents[i];
+}
+
+static void strmap_grow(dt_strmap_t *m)
+{
+	dt_strmap_t bigger = { .size = m->size ? m->size * 2 : 64,
+			       .pcb = m->pcb };
+	size_t bytes = sizeof(*bigger.ents) * bigger.size;
+
+	bigger.ents = m->pcb ? dt_pcb_alloc(m->pcb, bytes) : dt_zalloc(bytes);
+	for (uint32_t i = 0; i < m->size; i++)
+		if (m->ents[i].name != NULL)
+			*strmap_slot(&bigger, m->ents[i].tag,
+				     m->ents[i].name) = m->ents[i];
+	bigger.n = m->n;
+	if (m->pcb == NULL)
+		free(m->ents);
+	*m = bigger;
+}
+
+void *dt_strmap_get(const dt_strmap_t *m, uint32_t tag, const char *name)
+{
+	return m->size == 0 ? NULL : strmap_slot(m, tag, name)->v;
+}
+
+void dt_strmap_put(dt_strmap_t *m, uint32_t tag, const char *name, void *v)
+{
+	if (2 * (m->n + 1) > m->size)
+		strmap_grow(m);
+	struct dt_strmap_ent *e = strmap_slot(m, tag, name);
+	if (e->name == NULL)
+		m->n++;
+	*e = (struct dt_strmap_ent){ .name = name, .tag = tag, .v = v };
+}
+
+void dt_strmap_fini(dt_strmap_t *m)
+{
+	if (m->pcb == NULL)
+		free(m->ents);
+	m->ents = NULL;
+	m->size = m->n = 0;
+}
+
 static int glob_bracket(const char **pp, char c)
 {
 	const char *p = *pp + 1;

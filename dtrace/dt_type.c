@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "dt_type.h"
+#include "dt_strmap.h"
 
 #define TT_NBUCKETS 256
 
@@ -45,7 +46,12 @@ struct dt_typetab {
 	dt_tname_t *buckets[TT_NBUCKETS];
 	dt_type_t *void_t, *string_t, *bool_t;
 	dt_type_t *sints[9], *uints[9];	/* indexed by size 1, 2, 4, 8 */
+	dt_strmap_t enums;	/* the enumerators of complete enums, by name:
+				   tag ENUM_VAL their dt_enumval_t, ENUM_TYPE
+				   their type */
 };
+
+enum { ENUM_VAL, ENUM_TYPE };
 
 static void *tt_alloc(dt_typetab_t *tt, size_t size)
 {
@@ -186,6 +192,7 @@ void dt_typetab_destroy(dt_typetab_t *tt)
 		next = o->next;
 		free(o);
 	}
+	dt_strmap_fini(&tt->enums);
 	free(tt);
 }
 
@@ -588,6 +595,10 @@ int dt_type_complete_enum(dt_typetab_t *tt, dt_type_t *e, dt_enumval_t *vals)
 		*tail = c;
 		tail = &c->next;
 	}
+	for (v = copy; v != NULL; v = v->next) {
+		dt_strmap_put(&tt->enums, ENUM_VAL, v->name, v);
+		dt_strmap_put(&tt->enums, ENUM_TYPE, v->name, e);
+	}
 	e->enums = copy;
 	e->complete = true;
 	return 0;
@@ -596,23 +607,15 @@ int dt_type_complete_enum(dt_typetab_t *tt, dt_type_t *e, dt_enumval_t *vals)
 bool dt_type_enum_const(dt_typetab_t *tt, const char *name, int64_t *value,
 			dt_type_t **type)
 {
-	dt_type_t *t;
-	dt_enumval_t *v;
+	dt_enumval_t *v = dt_strmap_get(&tt->enums, ENUM_VAL, name);
 
-	for (t = tt->all; t != NULL; t = t->next_all) {
-		if (t->kind != DT_TK_ENUM)
-			continue;
-		for (v = t->enums; v != NULL; v = v->next) {
-			if (strcmp(v->name, name) != 0)
-				continue;
-			if (value != NULL)
-				*value = v->value;
-			if (type != NULL)
-				*type = t;
-			return true;
-		}
-	}
-	return false;
+	if (v == NULL)
+		return false;
+	if (value != NULL)
+		*value = v->value;
+	if (type != NULL)
+		*type = dt_strmap_get(&tt->enums, ENUM_TYPE, name);
+	return true;
 }
 
 dt_member_t *dt_type_member(const dt_type_t *sou, const char *name)

@@ -500,6 +500,12 @@ typedef struct dtrace_host {
 	 * probe of another provider. */
 	int (*probe_function)(dtrace_provider_t *pv, dtrace_probe_t *prp,
 			      const dtrace_elf_t *f);
+
+	/* Added in 3.2.  While trampoline() runs: bit i set when a clause
+	 * of the program may read argv[i].  The trampoline may leave the
+	 * other arguments unfilled (they read as 0) and save the cost of
+	 * fetching them. */
+	uint64_t (*args_read)(dtrace_provider_t *pv);
 } dtrace_host_t;
 
 /* What notice_process() is told. */
