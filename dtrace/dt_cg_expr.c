@@ -367,9 +367,10 @@ static int cg_bvar(dt_cg_t *cx, dt_node_t *n)
 	case DT_BV_PROBENAME:
 		return cg_probedesc(cx, (dt_bvar_t)n->ident->id);
 	case DT_BV_ERRNO:
-		/* No system call is in progress at a user probe: 0. */
+		/* Set by the trampoline of a system call's return, 0
+		 * elsewhere (the prologue clears it). */
 		reg = dt_regs_take(cx);
-		EMIT(DT_MOV64_IMM(reg, 0));
+		EMIT(DT_LOAD(BPF_W, reg, DT_R9, DT_MST_OFF(pub.errnum)));
 		return reg;
 	case DT_BV_UCALLER:
 		return cg_ucaller(cx);

@@ -565,6 +565,7 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, exited), 0));
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, errnum), 0));
 	if (soft_cookie > 0 || !regs) {
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
 				      OFF(dtrace_mstate_t, regs_ip), 0));

@@ -67,7 +67,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	1
+#define DTRACE_PROVIDER_MINOR	2
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -125,6 +125,10 @@ typedef struct dtrace_mstate {
 	uint64_t regs_ip;		/* address of the probe site */
 	uint32_t prid;			/* firing probe, set by the engine */
 	uint32_t clause;		/* running clause, set by the engine */
+	int32_t errnum;			/* D's errno: 0, unless a trampoline at
+					   a system call's return sets it
+					   (added in 3.2) */
+	uint32_t pad;
 } dtrace_mstate_t;
 
 /* Register conventions inside a trampoline: it receives the program context
