@@ -92,7 +92,7 @@ COMMON_LIB  := $(B)/libdtcommon.a
 PLUGINS     := $(notdir $(wildcard plugins/*))
 PLUGINS_BUILT := $(foreach p,$(PLUGINS),$(if $(wildcard plugins/$(p)/*.c),$(p)))
 PLUGIN_SOS  := $(PLUGINS_BUILT:%=$(B)/plugins/%.so)
-PLUGIN_LIBS := -lelf -ldw -lZydis
+PLUGIN_LIBS := -lelf -ldw -lZydis -lbpf
 # A plugin exports dtrace_provider_init only (scripts/plugin.map) and may
 # not reference the engine: every undefined symbol must come from a library
 # it links.  -z defs cannot hold with the sanitizer runtimes, whose symbols

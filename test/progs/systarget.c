@@ -8,7 +8,7 @@
  * In order: getppid() three times, read(2) of 77 bytes from /dev/zero,
  * openat() of /nonexistent/systarget (fails with ENOENT), then a child
  * created with fork() that exits with status 3, a thread that exits, a
- * SIGUSR1 sent to itself (ignored) and an exec of /nonexistent/systarget
+ * SIGUSR1 sent to itself (caught) and an exec of /nonexistent/systarget
  * (fails).  Prints "done" at the end.
  */
 #include <fcntl.h>
@@ -22,6 +22,11 @@
 static void *thread_main(void *arg)
 {
 	return arg;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
 }
 
 int main(void)
@@ -48,7 +53,7 @@ int main(void)
 	if (pthread_create(&t, NULL, thread_main, NULL) != 0 ||
 	    pthread_join(t, NULL) != 0)
 		return 2;
-	signal(SIGUSR1, SIG_IGN);
+	signal(SIGUSR1, on_signal);
 	kill(getpid(), SIGUSR1);
 	char *const argv[] = { "systarget", NULL };
 	execv(path, argv);
