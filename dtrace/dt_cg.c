@@ -210,6 +210,16 @@ void dt_cg_fault_if(dt_cg_t *cx, int op, int reg, int32_t imm,
  */
 void dt_cg_probe_read(dt_cg_t *cx, bool str)
 {
+	if (cx->kernel_deref) {
+		EMIT(DT_CALL_HELPER(str ? BPF_FUNC_probe_read_kernel_str
+					: BPF_FUNC_probe_read_kernel));
+		return;
+	}
+	dt_cg_probe_read_user(cx, str);
+}
+
+void dt_cg_probe_read_user(dt_cg_t *cx, bool str)
+{
 	int user = dt_as_label(cx->as), done = dt_as_label(cx->as);
 
 	dt_cg_mst_offset(cx, DT_R4, DT_R3);
@@ -553,6 +563,9 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			     "large for the machine state", cx.st->strsize);
 	cx.probes = probes;
 	cx.nprobes = nprobes;
+	cx.kernel_deref = nprobes > 0;
+	for (int i = 0; i < nprobes; i++)
+		cx.kernel_deref &= (probes[i]->attr & DTRACE_PROBE_KERNEL) != 0;
 	cx.clause_id = pcb->dtp->nclauses;
 	cx.as = &cc->code;
 	dt_as_init(cx.as);

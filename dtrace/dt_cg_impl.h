@@ -135,6 +135,8 @@ typedef struct dt_cg {
 	uint32_t ntemps;	/* string temporaries taken in this statement */
 	uint32_t temps_kept;	/* the first ones, kept for copyin() results */
 	bool destructive;
+	bool kernel_deref;	/* every probe of the clause is a kernel
+				   probe: pointers are kernel addresses */
 	bool records;		/* has a data-recording action */
 	bool has_aggs;
 	int nexits;		/* exit() calls in the clause */
@@ -180,6 +182,8 @@ uint32_t dt_cg_temp(dt_cg_t *cx);	/* offset of a new string temp */
  * NUL), from the mstate when r3 points there (copyin), else from user
  * memory.  Uses r0-r5. */
 void dt_cg_probe_read(dt_cg_t *cx, bool str);
+/* The same, reading user memory whatever the clause's probes (copyinstr). */
+void dt_cg_probe_read_user(dt_cg_t *cx, bool str);
 /* Emit: d = addr - r9 as a number (uses r5; d may be addr) */
 void dt_cg_mst_offset(dt_cg_t *cx, int d, int addr);
 /* Emit: fault with invalid address (0x0) when the string in reg is NULL */
