@@ -419,6 +419,23 @@ static bool probe_uprobe_multi(int prog_fd)
 	return errno == ENOENT;
 }
 
+/* Whether the verifier takes a sign-extending move (r0 = (s8)r0). */
+static bool probe_movsx(void)
+{
+	const struct bpf_insn insns[] = {
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, DT_R0, DT_R0, 8, 0),
+		DT_EXIT(),
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dt_movsx",
+			       DT_BPF_LICENSE, insns, 3, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static void features_probe(dtrace_hdl_t *dtp, dt_features_t *f)
 {
 	struct dt_bpf_state *st = dtp->bpf;
@@ -428,6 +445,7 @@ static void features_probe(dtrace_hdl_t *dtp, dt_features_t *f)
 					       NULL) == 1;
 	f->loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 					  BPF_FUNC_loop, NULL) == 1;
+	f->movsx = probe_movsx();
 	/* One program tells both whether cookies exist and, attached, whether
 	 * uprobe_multi links do. */
 	fd = load_probe_prog(true, DT_BPF_TRACE_UPROBE_MULTI);

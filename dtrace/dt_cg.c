@@ -218,6 +218,20 @@ void dt_cg_probe_read(dt_cg_t *cx, bool str)
 	dt_cg_probe_read_user(cx, str);
 }
 
+/* One sign-extending move (BPF ISA v4, Linux 6.6+), else a move and two
+ * shifts, which older kernels' verifiers take. */
+void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits)
+{
+	if (dt_bpf_features(cx->st->dtp)->movsx) {
+		EMIT(DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0));
+		return;
+	}
+	if (d != s)
+		EMIT(DT_MOV64_REG(d, s));
+	EMIT(DT_ALU64_IMM(BPF_LSH, d, 64 - bits));
+	EMIT(DT_ALU64_IMM(BPF_ARSH, d, 64 - bits));
+}
+
 void dt_cg_probe_read_user(dt_cg_t *cx, bool str)
 {
 	int user = dt_as_label(cx->as), done = dt_as_label(cx->as);

@@ -19,7 +19,6 @@
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 /* cpu v4 sign-extending move and signed division/modulo (off = 1) */
-#define MOVSX64(d, s, bits) DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0)
 #define SDIV64(d, s)	DT_INSN(BPF_ALU64 | BPF_DIV | BPF_X, d, s, 1, 0)
 #define SMOD64(d, s)	DT_INSN(BPF_ALU64 | BPF_MOD | BPF_X, d, s, 1, 0)
 
@@ -42,7 +41,7 @@ void dt_cg_convert(dt_cg_t *cx, int reg, const dt_type_t *from,
 	    from->is_signed == to->is_signed)
 		return;
 	if (to->is_signed) {
-		EMIT(MOVSX64(reg, reg, (int16_t)(to->size * 8)));
+		dt_cg_movsx(cx, reg, reg, (int)to->size * 8);
 	} else if (to->size == 4) {
 		EMIT(DT_MOV32_REG(reg, reg));
 	} else {
@@ -112,7 +111,7 @@ static void load_user(dt_cg_t *cx, int reg, const dt_type_t *t)
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	EMIT(DT_LOAD(bsz, reg, DT_R9, (int16_t)scr));
 	if (t->is_signed && sz < 8)
-		EMIT(MOVSX64(reg, reg, (int16_t)(sz * 8)));
+		dt_cg_movsx(cx, reg, reg, sz * 8);
 }
 
 static int cg_addr(dt_cg_t *cx, dt_node_t *n);

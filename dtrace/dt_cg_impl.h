@@ -182,6 +182,8 @@ uint32_t dt_cg_temp(dt_cg_t *cx);	/* offset of a new string temp */
  * NUL), from the mstate when r3 points there (copyin), else from user
  * memory.  Uses r0-r5. */
 void dt_cg_probe_read(dt_cg_t *cx, bool str);
+/* Emit: d = s sign-extended from its low bits (8, 16, 32). */
+void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits);
 /* The same, reading user memory whatever the clause's probes (copyinstr). */
 void dt_cg_probe_read_user(dt_cg_t *cx, bool str);
 /* Emit: d = addr - r9 as a number (uses r5; d may be addr) */

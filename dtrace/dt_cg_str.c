@@ -13,7 +13,6 @@
 #include "dt_cg_impl.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
-#define MOVSX64(d, s, bits) DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0)
 
 /* a = strcmp(a, b): negative, 0 or positive.  b may be r0. */
 void dt_cg_strcmp(dt_cg_t *cx, int a, int b)
@@ -273,7 +272,7 @@ int dt_cg_subr(dt_cg_t *cx, dt_node_t *n)
 	case DT_F_RAND:
 		EMIT(DT_CALL_HELPER(BPF_FUNC_get_prandom_u32));
 		a = dt_regs_take(cx);
-		EMIT(MOVSX64(a, DT_R0, 32));
+		dt_cg_movsx(cx, a, DT_R0, 32);
 		return a;
 	default:
 		return dt_cg_subr_more(cx, n, fi->func);

@@ -94,7 +94,10 @@ build_initramfs() {
 	cp -r "$B/plugins" "$d/dtrace/plugins"
 	cp "$B"/test/progs/* "$d/dtrace/progs/"
 	[ -x "$B/bench/kernel_floor" ] && cp "$B/bench/kernel_floor" "$d/dtrace/bench/"
+	mkdir -p "$d/dtrace/tests/lib" "$d/dtrace/b/test"
 	cp "$ROOT"/test/sh/lib/check_lib.sh "$d/dtrace/tests/"
+	cp "$ROOT"/test/sh/lib/check_lib.sh "$d/dtrace/tests/lib/"
+	ln -s /dtrace/progs "$d/dtrace/b/test/progs"
 	for t in "${SCRIPTS[@]}"; do
 		[[ "$(basename "$t")" =~ ${DT_VM_TESTS:-.} ]] && cp "$t" "$d/dtrace/tests/"
 	done
@@ -103,8 +106,13 @@ build_initramfs() {
 	(cd "$d" && find . | cpio -o -H newc --quiet | gzip -1) >"$W/initramfs.gz"
 }
 
+# The syscall and proc tests of test/sh run there too, on the older
+# kernel's tracepoints (proc:::exit without sched_process_exit's
+# group_dead).
 SCRIPTS=("$@")
-[ $# -gt 0 ] || SCRIPTS=("$ROOT"/test/vm/tests/*.sh)
+[ $# -gt 0 ] || SCRIPTS=("$ROOT"/test/vm/tests/*.sh
+			 "$ROOT"/test/sh/syscall_probes.sh
+			 "$ROOT"/test/sh/proc_probes.sh)
 mkdir -p "$W"
 IMG=$(kernel_image) || { echo "check-vm: cannot fetch the kernel package $KPKG"; exit 1; }
 ${CC:-cc} -std=gnu11 -O2 -o "$B/bench/kernel_floor" "$ROOT/bench/kernel_floor.c" \
