@@ -218,6 +218,19 @@ void dt_cg_probe_read(dt_cg_t *cx, bool str)
 	dt_cg_probe_read_user(cx, str);
 }
 
+void dt_cg_uregs_ptr(dt_cg_t *cx, int reg)
+{
+	if (!cx->uregs_task) {
+		EMIT(DT_LOAD(BPF_DW, reg, DT_FP, DT_FRAME_CTX));
+		return;
+	}
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_task_btf));
+	EMIT(DT_MOV64_REG(DT_R1, DT_R0));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_task_pt_regs));
+	if (reg != DT_R0)
+		EMIT(DT_MOV64_REG(reg, DT_R0));
+}
+
 /* One sign-extending move (BPF ISA v4, Linux 6.6+), else a move and two
  * shifts, which older kernels' verifiers take. */
 void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits)
@@ -578,8 +591,10 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cx.probes = probes;
 	cx.nprobes = nprobes;
 	cx.kernel_deref = nprobes > 0;
-	for (int i = 0; i < nprobes; i++)
+	for (int i = 0; i < nprobes; i++) {
 		cx.kernel_deref &= (probes[i]->attr & DTRACE_PROBE_KERNEL) != 0;
+		cx.uregs_task |= (probes[i]->attr & DTRACE_PROBE_IN_KERNEL) != 0;
+	}
 	cx.clause_id = pcb->dtp->nclauses;
 	cx.as = &cc->code;
 	dt_as_init(cx.as);

@@ -309,7 +309,7 @@ static int cg_ucaller(dt_cg_t *cx)
 void dt_cg_user_sp_word(dt_cg_t *cx, uint32_t off)
 {
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off, 0));
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_FP, DT_FRAME_CTX));
+	dt_cg_uregs_ptr(cx, DT_R3);
 	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R3, DTRACE_CTX_SP));
 	dt_cg_mst_ptr(cx, DT_R1, off);
 	EMIT(DT_MOV64_IMM(DT_R2, 8));
@@ -400,7 +400,7 @@ static int cg_uregs(dt_cg_t *cx, dt_node_t *n)
 {
 	int reg = dt_regs_take(cx);
 
-	EMIT(DT_LOAD(BPF_DW, reg, DT_FP, DT_FRAME_CTX));
+	dt_cg_uregs_ptr(cx, reg);
 	EMIT(DT_LOAD(BPF_DW, reg, reg,
 		     (int16_t)dt_ureg_ptregs_offset((int64_t)n->args->ival)));
 	return reg;

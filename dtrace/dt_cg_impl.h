@@ -137,6 +137,8 @@ typedef struct dt_cg {
 	bool destructive;
 	bool kernel_deref;	/* every probe of the clause is a kernel
 				   probe: pointers are kernel addresses */
+	bool uregs_task;	/* a probe of the clause fires in the
+				   kernel: user registers are the task's */
 	bool records;		/* has a data-recording action */
 	bool has_aggs;
 	int nexits;		/* exit() calls in the clause */
@@ -182,6 +184,10 @@ uint32_t dt_cg_temp(dt_cg_t *cx);	/* offset of a new string temp */
  * NUL), from the mstate when r3 points there (copyin), else from user
  * memory.  Uses r0-r5. */
 void dt_cg_probe_read(dt_cg_t *cx, bool str);
+/* Emit: reg = the user registers (a pt_regs): the context, or for a
+ * clause of probes that fire in the kernel, the current task's saved
+ * ones.  Uses r0-r5. */
+void dt_cg_uregs_ptr(dt_cg_t *cx, int reg);
 /* Emit: d = s sign-extended from its low bits (8, 16, 32). */
 void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits);
 /* The same, reading user memory whatever the clause's probes (copyinstr). */

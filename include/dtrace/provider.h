@@ -261,6 +261,13 @@ typedef struct dtrace_event {
 					   addresses: a clause that only such
 					   probes enable dereferences kernel
 					   memory (added in 3.2) */
+#define DTRACE_PROBE_IN_KERNEL	0x4	/* fires in the kernel on behalf of
+					   the current thread (a system call,
+					   a kernel function): uregs[],
+					   ustack() and ucaller read the
+					   registers the thread saved when it
+					   entered the kernel, not the event's
+					   context (added in 3.2) */
 
 /* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
  * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */

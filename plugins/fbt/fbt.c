@@ -147,7 +147,7 @@ static int fbt_insert(dtrace_provider_t *pv, const fbt_btf_t *b, int id,
 		free(p);
 		return rc;
 	}
-	host->probe_attr(pv, prp, DTRACE_PROBE_KERNEL);
+	host->probe_attr(pv, prp, DTRACE_PROBE_KERNEL | DTRACE_PROBE_IN_KERNEL);
 	return 1;
 }
 

@@ -115,9 +115,12 @@ static int proc_provide(dtrace_provider_t *pv, void *data,
 		    host->probe_lookup(pv, PROC_PROVIDER, PROC_MODULE, "",
 				       p->name))
 			continue;
-		if (host->probe_insert(pv, PROC_PROVIDER, PROC_MODULE, "",
-				       p->name, (void *)p) == NULL)
+		dtrace_probe_t *prp = host->probe_insert(pv, PROC_PROVIDER,
+			PROC_MODULE, "", p->name, (void *)p);
+		if (prp == NULL)
 			return -errno;
+		/* ustack() and uregs[] are the current thread's */
+		host->probe_attr(pv, prp, DTRACE_PROBE_IN_KERNEL);
 		n++;
 	}
 	return n;
@@ -380,8 +383,8 @@ static const dtrace_provider_ops_t proc_ops = {
 
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
-	/* host->event and host->tp_field came with 3.1. */
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 1)
+	/* DTRACE_PROBE_IN_KERNEL came with 3.2. */
+	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 2)
 		return NULL;
 	host = h;
 	return &proc_ops;

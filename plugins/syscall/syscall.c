@@ -82,12 +82,15 @@ static int sc_insert(dtrace_provider_t *pv, const char *call, int is_return)
 	p->is_return = is_return;
 	p->nargs = -1;
 	strcpy(p->name, call);
-	if (host->probe_insert(pv, SC_PROVIDER, SC_MODULE, call, prb,
-			       p) == NULL) {
+	dtrace_probe_t *prp = host->probe_insert(pv, SC_PROVIDER, SC_MODULE,
+						 call, prb, p);
+	if (prp == NULL) {
 		int rc = -errno;
 		free(p);
 		return rc;
 	}
+	/* ustack() and uregs[] are the calling thread's */
+	host->probe_attr(pv, prp, DTRACE_PROBE_IN_KERNEL);
 	return 1;
 }
 

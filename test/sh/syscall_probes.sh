@@ -3,7 +3,8 @@
 # The syscall provider on a program whose calls are known (systarget):
 # entry arguments, the return value in arg0 and arg1, errno at a failed
 # return (0 at a successful one and outside system calls), probefunc the
-# call's name, globs, syscall:::entry, and -l.
+# call's name, ustack() of the calling thread, globs, syscall:::entry,
+# and -l.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/systarget
@@ -37,6 +38,13 @@ syscall::openat:return /self->o/ {
 }' >out 2>err
 check entry-return "$(grep -v '^done$' out | grep -v '^$')" \
 'BEGIN errno 0\|syscall:vmlinux:read:entry fd>2 1 count 77\|read:return 77 77 errno 0\|openat /nonexistent/systarget\|openat:return -2 -2 errno 2\|'
+
+# ustack() and uregs[] at a system call are the calling thread's: the
+# read comes from main() of systarget.
+"$DTRACE" -q -c "$T" -n 'syscall::read:entry /pid == $target && arg2 == 77/ {
+	ustack(); printf("sp %d\n", uregs[R_SP] != 0); }' >out 2>err
+check ustack "$(grep -E 'systarget`main\+|^sp ' out | sed 's/^ *//; s/+0x[0-9a-f]*$//')" \
+'systarget`main\|sp 1\|'
 
 # syscall:::entry covers every call: probefunc names them.
 "$DTRACE" -q -c "$T" -n 'syscall:::entry /pid == $target/ { @[probefunc] = count(); }
