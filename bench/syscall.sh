@@ -55,5 +55,7 @@ else
 fi
 echo
 echo "The syscall provider uses the per-call tracepoints: the raw tracepoint"
-echo "would also run for every call not traced, on every CPU."
+echo "is cheaper per traced firing, but runs for every call not traced too,"
+echo "on every CPU.  Times are the loop thread's CPU time (the programs run"
+echo "in it), which the other work of a busy machine does not inflate."
 exit 0
