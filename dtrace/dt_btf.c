@@ -18,7 +18,8 @@
  * A member whose type D cannot hold becomes bytes of its size.  Struct,
  * union and enum tags share the session's namespace with the DWARF of
  * traced programs: the first definition of a tag wins.  Floating-point
- * types become integers of their size.
+ * types and enums become integers of their size (the enumerators are not
+ * made D constants).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,27 @@
 #include "dt_type.h"
 
 #define DT_BTF_DEPTH	32	/* nesting of types followed at most */
+
+/*
+ * The session's index of the kernel's BTF (dtp->kbtf_names), made at the
+ * first lookup: its named types (structs, unions, enums, typedefs) sorted
+ * by name then kind, since libbpf's btf__find_by_name_kind() walks every
+ * type; and the D type each BTF type became, so that a type is converted
+ * once (an anonymous struct too), however many probes name it.
+ */
+typedef struct btf_name_ent {
+	const char *name;
+	uint32_t kind, id;
+} btf_name_ent_t;
+
+struct dt_btf_names {
+	btf_name_ent_t *ents;
+	size_t n;
+	dt_type_t **done;	/* by BTF id */
+	uint32_t ntypes;
+};
+
+static struct dt_btf_names *btf_names(dtrace_hdl_t *dtp);
 
 static dt_type_t *btf_import(dtrace_hdl_t *dtp, uint32_t id, int depth);
 
@@ -58,7 +80,8 @@ static dt_type_t *btf_bytes(dtrace_hdl_t *dtp, uint32_t id)
 
 static dt_type_t *btf_int_type(dtrace_hdl_t *dtp, const struct btf_type *t)
 {
-	bool sign = btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED);
+	bool sign = (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED)) ||
+		    ((btf_is_enum(t) || btf_is_enum64(t)) && btf_kflag(t));
 
 	if (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_CHAR))
 		sign = true;
@@ -66,30 +89,6 @@ static dt_type_t *btf_int_type(dtrace_hdl_t *dtp, const struct btf_type *t)
 		return dt_type_array(dtp->types, dt_type_int(dtp->types, 1, true),
 				     t->size);
 	return dt_type_int(dtp->types, t->size, sign);
-}
-
-static dt_type_t *btf_enum_type(dtrace_hdl_t *dtp, const struct btf_type *t)
-{
-	dt_type_t *e = dt_type_tag(dtp->types, DT_TK_ENUM, btf_name(dtp->kbtf, t));
-	dt_enumval_t *vals = NULL, **tail = &vals;
-
-	if (e == NULL || e->complete || !btf_is_enum(t))
-		return e ? e : btf_int_type(dtp, t);
-	const struct btf_enum *v = btf_enum(t);
-	for (int i = 0; i < btf_vlen(t); i++) {
-		dt_enumval_t *ev = dt_zalloc(sizeof(*ev));
-		ev->name = btf__name_by_offset(dtp->kbtf, v[i].name_off);
-		ev->value = v[i].val;
-		*tail = ev;
-		tail = &ev->next;
-	}
-	dt_type_complete_enum(dtp->types, e, vals);
-	while (vals != NULL) {
-		dt_enumval_t *n = vals->next;
-		free(vals);
-		vals = n;
-	}
-	return e;
 }
 
 /* The members of a struct or union being filled: D's, and BTF's offset
@@ -198,7 +197,7 @@ static dt_type_t *btf_ptr(dtrace_hdl_t *dtp, uint32_t id, int depth)
 }
 
 /* The D type of BTF type id, or NULL for one D has no equivalent of. */
-static dt_type_t *btf_import(dtrace_hdl_t *dtp, uint32_t id, int depth)
+static dt_type_t *btf_convert(dtrace_hdl_t *dtp, uint32_t id, int depth)
 {
 	const struct btf_type *t = btf__type_by_id(dtp->kbtf, id);
 	dt_type_t *b;
@@ -219,7 +218,9 @@ static dt_type_t *btf_import(dtrace_hdl_t *dtp, uint32_t id, int depth)
 	case BTF_KIND_STRUCT: case BTF_KIND_UNION: case BTF_KIND_FWD:
 		return btf_sou(dtp, t, depth);
 	case BTF_KIND_ENUM: case BTF_KIND_ENUM64:
-		return btf_enum_type(dtp, t);
+		/* an integer of its size: the kernel's thousands of
+		 * enumerators are not made D constants */
+		return btf_int_type(dtp, t);
 	case BTF_KIND_TYPEDEF:
 		b = btf_import(dtp, t->type, depth + 1);
 		if (b != NULL && btf_name(dtp->kbtf, t) &&
@@ -233,6 +234,82 @@ static dt_type_t *btf_import(dtrace_hdl_t *dtp, uint32_t id, int depth)
 	default:
 		return NULL;
 	}
+}
+
+static int name_ent_cmp(const void *a, const void *b)
+{
+	const btf_name_ent_t *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
+static struct dt_btf_names *btf_names(dtrace_hdl_t *dtp)
+{
+	struct dt_btf_names *ix = dtp->kbtf_names;
+
+	if (ix != NULL)
+		return ix;
+	ix = dtp->kbtf_names = dt_zalloc(sizeof(*ix));
+	uint32_t cnt = btf__type_cnt(dtp->kbtf);
+	ix->ents = dt_zalloc(cnt * sizeof(*ix->ents));
+	ix->done = dt_zalloc(cnt * sizeof(*ix->done));
+	ix->ntypes = cnt;
+	for (uint32_t id = 1; id < cnt; id++) {
+		const struct btf_type *t = btf__type_by_id(dtp->kbtf, id);
+		int k = btf_kind(t);
+		const char *name = btf_name(dtp->kbtf, t);
+		if (name != NULL && (k == BTF_KIND_STRUCT || k == BTF_KIND_UNION ||
+				     k == BTF_KIND_ENUM || k == BTF_KIND_TYPEDEF))
+			ix->ents[ix->n++] = (btf_name_ent_t){ name, (uint32_t)k, id };
+	}
+	qsort(ix->ents, ix->n, sizeof(*ix->ents), name_ent_cmp);
+	return ix;
+}
+
+/* The id of the type of that kind and name, or 0. */
+static uint32_t btf_find(dtrace_hdl_t *dtp, const char *name, int kind)
+{
+	struct dt_btf_names *ix = btf_names(dtp);
+	btf_name_ent_t key = { name, (uint32_t)kind, 0 };
+	btf_name_ent_t *e = bsearch(&key, ix->ents, ix->n, sizeof(*ix->ents),
+				    name_ent_cmp);
+
+	return e ? e->id : 0;
+}
+
+void dt_btf_fini(dtrace_hdl_t *dtp)
+{
+	if (dtp->kbtf_names != NULL) {
+		free(dtp->kbtf_names->ents);
+		free(dtp->kbtf_names->done);
+	}
+	free(dtp->kbtf_names);
+	dtp->kbtf_names = NULL;
+	btf__free(dtp->kbtf);
+	dtp->kbtf = NULL;
+}
+
+/* btf_convert() once per type: a struct is remembered before its members
+ * are converted, which may point back to it. */
+static dt_type_t *btf_import(dtrace_hdl_t *dtp, uint32_t id, int depth)
+{
+	struct dt_btf_names *ix = btf_names(dtp);
+	const struct btf_type *t = btf__type_by_id(dtp->kbtf, id);
+
+	if (id >= ix->ntypes || t == NULL)
+		return btf_convert(dtp, id, depth);
+	if (ix->done[id] != NULL)
+		return ix->done[id];	/* a struct may be being filled */
+	if (btf_is_composite(t)) {
+		dt_typekind_t kind = btf_is_union(t) ? DT_TK_UNION : DT_TK_STRUCT;
+		dt_type_t *s = dt_type_tag(dtp->types, kind, btf_name(dtp->kbtf, t));
+		ix->done[id] = s;
+		if (s != NULL && !s->complete && depth < DT_BTF_DEPTH)
+			btf_sou_fill(dtp, s, t, depth);
+		return s;
+	}
+	return ix->done[id] = btf_convert(dtp, id, depth);
 }
 
 /* The D type a provider's name gives, from BTF: "struct file *",
@@ -258,8 +335,8 @@ static dt_type_t *btf_named(dtrace_hdl_t *dtp, const char *text)
 	name[len] = '\0';
 	for (const char *p = text + len; *p; p++)
 		stars += *p == '*';
-	int id = btf__find_by_name_kind(dtp->kbtf, name, kind);
-	if (id <= 0)
+	uint32_t id = btf_find(dtp, name, kind);
+	if (id == 0)
 		return NULL;
 	dt_type_t *t = btf_import(dtp, (uint32_t)id, 0);
 	for (int i = 0; t != NULL && i < stars; i++)
@@ -287,9 +364,8 @@ bool dt_btf_complete(dtrace_hdl_t *dtp, dt_type_t *t)
 	if (t->complete || dtp->kbtf == NULL || tag == NULL ||
 	    (t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION))
 		return t->complete;
-	int id = btf__find_by_name_kind(dtp->kbtf, tag + 1,
-					t->kind == DT_TK_UNION ?
-					BTF_KIND_UNION : BTF_KIND_STRUCT);
+	uint32_t id = btf_find(dtp, tag + 1, t->kind == DT_TK_UNION ?
+					     BTF_KIND_UNION : BTF_KIND_STRUCT);
 	if (id > 0)
 		btf_sou_fill(dtp, t, btf__type_by_id(dtp->kbtf, id), 0);
 	return t->complete;

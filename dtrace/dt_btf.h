@@ -19,4 +19,7 @@ void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
  * it.  Returns whether t is complete. */
 bool dt_btf_complete(dtrace_hdl_t *dtp, dt_type_t *t);
 
+/* Free the kernel's BTF and its index. */
+void dt_btf_fini(dtrace_hdl_t *dtp);
+
 #endif /* DT_BTF_H */

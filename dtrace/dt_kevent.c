@@ -27,6 +27,7 @@
 
 #include "dt_kevent.h"
 #include "dt_bpf.h"
+#include "dt_btf.h"
 
 bool dt_kevent_offered(dtrace_event_type_t t)
 {
@@ -170,6 +171,5 @@ int dt_kevent_attach(dtrace_hdl_t *dtp, int prog_fd, dtrace_event_type_t t,
 
 void dt_kevent_fini(dtrace_hdl_t *dtp)
 {
-	btf__free(dtp->kbtf);
-	dtp->kbtf = NULL;
+	dt_btf_fini(dtp);
 }
