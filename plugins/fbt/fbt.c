@@ -63,8 +63,13 @@ typedef struct fbt_btf {
 typedef struct fbt_session {
 	fbt_btf_t *btfs;	/* read at the first provide() */
 	bool btfs_read;
+	char **traceable;	/* sorted names of the functions the kernel
+				   can trace, or NULL when not known */
+	size_t ntraceable;
 	fbt_mode_t mode;	/* chosen at the first enable() */
 	fbt_mode_t forced;	/* -x fbt.mode */
+	bool kprobe_too;	/* kprobes work: the fallback of functions
+				   fentry cannot read */
 } fbt_session_t;
 
 /* A probe: its function's BTF and type id, and its argument types. */
@@ -73,6 +78,8 @@ typedef struct fbt_probe {
 	int func_id;
 	bool is_return;
 	int nargs;
+	bool fentry_ok;		/* arguments and value are integers or
+				   pointers, which fentry can read */
 	char *types[FBT_MAXARGS + 1];	/* args[] (a return: offset, value) */
 } fbt_probe_t;
 
@@ -100,6 +107,51 @@ static void fbt_btf_add(fbt_session_t *s, const char *module, struct btf *btf)
 	*pp = b;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The functions the kernel can trace (tracefs's available_filter_functions:
+ * "name" or "name [module]" a line), when it lets us read them: BTF also
+ * names functions that were inlined or are notrace. */
+static void fbt_read_traceable(fbt_session_t *s)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/available_filter_functions",
+		"/sys/kernel/debug/tracing/available_filter_functions",
+	};
+	char line[512];
+	size_t cap = 0;
+	FILE *fp = NULL;
+
+	for (size_t i = 0; fp == NULL && i < 2; i++)
+		fp = fopen(paths[i], "r");
+	while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
+		line[strcspn(line, " \t\n")] = '\0';
+		if (s->ntraceable == cap) {
+			cap = cap ? cap * 2 : 4096;
+			char **t = realloc(s->traceable, cap * sizeof(char *));
+			if (t == NULL)
+				break;
+			s->traceable = t;
+		}
+		if ((s->traceable[s->ntraceable] = strdup(line)) != NULL)
+			s->ntraceable++;
+	}
+	if (fp != NULL)
+		fclose(fp);
+	if (s->traceable != NULL)
+		qsort(s->traceable, s->ntraceable, sizeof(char *), cmp_str);
+}
+
+static bool fbt_traceable(const fbt_session_t *s, const char *func)
+{
+	return s->traceable == NULL ||
+	       bsearch(&func, s->traceable, s->ntraceable, sizeof(char *),
+		       cmp_str) != NULL;
+}
+
 /* The kernel's BTF and that of each loaded module, once per session. */
 static void fbt_read_btfs(fbt_session_t *s)
 {
@@ -109,6 +161,7 @@ static void fbt_read_btfs(fbt_session_t *s)
 	if (s->btfs_read)
 		return;
 	s->btfs_read = true;
+	fbt_read_traceable(s);
 	struct btf *vm = btf__load_vmlinux_btf();
 	if (vm == NULL)
 		return;
@@ -152,9 +205,9 @@ static int fbt_insert(dtrace_provider_t *pv, const fbt_btf_t *b, int id,
 }
 
 /* The probes of the functions of one module's BTF that match pdp. */
-static int fbt_provide_module(dtrace_provider_t *pv, const fbt_btf_t *b,
-			      const dtrace_probedesc_t *pdp, bool entry,
-			      bool ret)
+static int fbt_provide_module(dtrace_provider_t *pv, const fbt_session_t *s,
+			      const fbt_btf_t *b, const dtrace_probedesc_t *pdp,
+			      bool entry, bool ret)
 {
 	const struct btf *base = btf__base_btf(b->btf);
 	int n = 0, rc, last = (int)btf__type_cnt(b->btf);
@@ -165,7 +218,8 @@ static int fbt_provide_module(dtrace_provider_t *pv, const fbt_btf_t *b,
 		if (!btf_is_func(t))
 			continue;
 		const char *name = btf__name_by_offset(b->btf, t->name_off);
-		if (name == NULL || !host->glob_match(pdp->fun, name))
+		if (name == NULL || !host->glob_match(pdp->fun, name) ||
+		    !fbt_traceable(s, name))
 			continue;
 		if (entry && (rc = fbt_insert(pv, b, id, name, false)) < 0)
 			return rc;
@@ -193,7 +247,7 @@ static int fbt_provide(dtrace_provider_t *pv, void *data,
 	for (const fbt_btf_t *b = s->btfs; b != NULL; b = b->next) {
 		if (!host->glob_match(pdp->mod, b->module))
 			continue;
-		int rc = fbt_provide_module(pv, b, pdp, entry, ret);
+		int rc = fbt_provide_module(pv, s, b, pdp, entry, ret);
 		if (rc < 0) {
 			host->error(pv, "fbt: cannot create probes: %s",
 				    strerror(-rc));
@@ -235,6 +289,39 @@ static char *fbt_type_name(const struct btf *btf, int id)
 	return strdup(buf);
 }
 
+/* BTF type id without its modifiers and typedefs (NULL: void). */
+static const struct btf_type *fbt_resolve(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = id ? btf__type_by_id(btf, id) : NULL;
+
+	while (t != NULL && (btf_is_mod(t) || btf_is_typedef(t) ||
+			     btf_is_type_tag(t)))
+		t = t->type ? btf__type_by_id(btf, t->type) : NULL;
+	return t;
+}
+
+/* Whether the verifier (as of Linux 6.1) lets an fentry program read a
+ * value of BTF type id: an integer or enum of at most 8 bytes, or a
+ * pointer to void, to an integer or to a struct or union; not a pointer
+ * to a pointer, an enum, a function, const void or a declared-only struct
+ * ("arg type is not a struct").  Void, for a return value, too. */
+static bool fbt_word_type(const struct btf *btf, uint32_t id)
+{
+	const struct btf_type *t = fbt_resolve(btf, id);
+
+	if (t == NULL)
+		return true;
+	if (btf_is_int(t) || btf_is_any_enum(t))
+		return t->size <= 8;
+	if (!btf_is_ptr(t))
+		return false;
+	if (t->type == 0)
+		return true;
+	/* char __user *, const char *, loff_t *, struct file * */
+	const struct btf_type *to = fbt_resolve(btf, t->type);
+	return to != NULL && (btf_is_int(to) || btf_is_composite(to));
+}
+
 /* The argument count and types of p's function, once. */
 static void fbt_read_args(fbt_probe_t *p)
 {
@@ -250,6 +337,9 @@ static void fbt_read_args(fbt_probe_t *p)
 	int n = btf_vlen(proto);
 	const struct btf_param *params = btf_params(proto);
 	p->nargs = n;
+	p->fentry_ok = n <= FBT_MAXARGS && fbt_word_type(btf, proto->type);
+	for (int i = 0; i < n; i++)
+		p->fentry_ok &= fbt_word_type(btf, params[i].type);
 	if (p->is_return) {
 		p->types[0] = strdup("int");
 		p->types[1] = fbt_type_name(btf, (int)proto->type);
@@ -319,6 +409,7 @@ static int fbt_choose_mode(dtrace_provider_t *pv, fbt_session_t *s)
 		return s->mode == FBT_NONE ? -ENOTSUP : 0;
 	bool fentry = fbt_fentry_works(s), kprobe = fbt_kprobe_works();
 	s->mode = FBT_NONE;
+	s->kprobe_too = kprobe && s->forced != FBT_FENTRY;
 	if (s->forced == FBT_FENTRY && !fentry)
 		host->error(pv, "fbt: -x fbt.mode=fentry: this kernel has no "
 			    "BPF trampolines (fentry/fexit)");
@@ -347,12 +438,17 @@ static int fbt_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	if ((rc = fbt_choose_mode(pv, s)) < 0)
 		return rc;
 	fbt_read_args(p);
-	if (s->mode == FBT_FENTRY && p->nargs > FBT_MAXARGS) {
-		host->warn(pv, "fbt: %s has %d arguments: more than %d cannot "
-			   "be traced with fentry", func, p->nargs, FBT_MAXARGS);
+	bool fentry = s->mode == FBT_FENTRY && p->fentry_ok;
+	if (s->mode == FBT_FENTRY && !fentry && !s->kprobe_too) {
+		host->warn(pv, "fbt: %s left out: fentry cannot read its "
+			   "arguments or value (more than %d arguments, a "
+			   "struct passed by value, a pointer the verifier "
+			   "refuses) and %s", func, FBT_MAXARGS,
+			   s->forced == FBT_FENTRY ? "-x fbt.mode=fentry "
+			   "rules out kprobes" : "the kernel has no kprobes");
 		return 0;
 	}
-	if (s->mode == FBT_FENTRY) {
+	if (fentry) {
 		ev.type = p->is_return ? DTRACE_EVENT_FEXIT : DTRACE_EVENT_FENTRY;
 		ev.kind = (p->is_return ? FBT_K_FEXIT : FBT_K_FENTRY) + p->nargs;
 	} else {
@@ -447,6 +543,9 @@ static void fbt_detach(dtrace_provider_t *pv, void *data)
 		free(vm->module);
 		free(vm);
 	}
+	for (size_t i = 0; i < s->ntraceable; i++)
+		free(s->traceable[i]);
+	free(s->traceable);
 	free(s);
 }
 
