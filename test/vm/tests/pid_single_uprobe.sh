@@ -11,11 +11,14 @@ if [ -e /sys/bus/event_source/devices/uprobe ] &&
 	echo "this kernel has uprobe_multi links: the fallback is not the default"
 	exit 77
 fi
-"$DTRACE" -q -c "$PROGS/pidtarget 3" -n '
+"$DTRACE" -v -q -c "$PROGS/pidtarget 3" -n '
 pid$target:a.out:add:entry { printf("entry %d %d\n", arg0, arg1); }
 pid$target:a.out:add:return { printf("return %d\n", arg1); }
 pid$target:a.out:sum*:return { @[probefunc] = count(); }
 END { printa("%s %@d\n", @); }' >out 2>err
 check fallback "$(grep -v '^done ' out | grep .)" \
 'entry 0 1\|return 1\|entry 1 2\|return 3\|entry 2 3\|return 5\|sum8 3\|'
+# -v: dtrace says which way it attaches
+check says-so "$(grep -o 'lacks uprobe_multi links.*' err)" \
+'lacks uprobe_multi links \(Linux 6\.6\+\): attaching one perf-event uprobe per site\|'
 exit $fail
