@@ -31,7 +31,8 @@ typedef struct dt_features {
 	bool ringbuf;
 	bool attach_cookie;
 	bool loop;		/* bpf_loop helper */
-	bool movsx;		/* sign-extending moves (BPF ISA v4, 6.6+) */
+	bool movsx;		/* sign-extending moves and signed division
+				   (BPF ISA v4, 6.6+) */
 	bool probed;
 } dt_features_t;
 

@@ -245,6 +245,38 @@ void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits)
 	EMIT(DT_ALU64_IMM(BPF_ARSH, d, 64 - bits));
 }
 
+/* Signed division (BPF ISA v4), else an unsigned one of the magnitudes
+ * and the sign put back: a quotient is negative when one operand is, a
+ * remainder has the dividend's sign, as in C. */
+void dt_cg_sdiv(dt_cg_t *cx, int a, bool mod)
+{
+	int op = mod ? BPF_MOD : BPF_DIV;
+	int apos = dt_as_label(cx->as), bpos = dt_as_label(cx->as);
+	int done = dt_as_label(cx->as);
+
+	if (dt_bpf_features(cx->st->dtp)->movsx) {
+		EMIT(DT_INSN(BPF_ALU64 | op | BPF_X, a, DT_R0, 1, 0));
+		return;
+	}
+	EMIT(DT_MOV64_IMM(DT_R1, 0));		/* negate the result */
+	EMIT(DT_MOV64_REG(DT_R2, a));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
+	dt_as_jump(cx->as, BPF_JSGE, DT_R2, 0, apos);
+	EMIT(DT_NEG64(DT_R2));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R1, 1));
+	dt_as_place(cx->as, apos);
+	dt_as_jump(cx->as, BPF_JSGE, DT_R3, 0, bpos);
+	EMIT(DT_NEG64(DT_R3));
+	if (!mod)
+		EMIT(DT_ALU64_IMM(BPF_XOR, DT_R1, 1));
+	dt_as_place(cx->as, bpos);
+	EMIT(DT_ALU64_REG(op, DT_R2, DT_R3));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R1, 0, done);
+	EMIT(DT_NEG64(DT_R2));
+	dt_as_place(cx->as, done);
+	EMIT(DT_MOV64_REG(a, DT_R2));
+}
+
 void dt_cg_probe_read_user(dt_cg_t *cx, bool str)
 {
 	int user = dt_as_label(cx->as), done = dt_as_label(cx->as);

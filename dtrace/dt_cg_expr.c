@@ -19,8 +19,6 @@
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 /* cpu v4 sign-extending move and signed division/modulo (off = 1) */
-#define SDIV64(d, s)	DT_INSN(BPF_ALU64 | BPF_DIV | BPF_X, d, s, 1, 0)
-#define SMOD64(d, s)	DT_INSN(BPF_ALU64 | BPF_MOD | BPF_X, d, s, 1, 0)
 
 static bool is_sou_or_array(const dt_type_t *t)
 {
@@ -509,9 +507,10 @@ static void cg_arith(dt_cg_t *cx, dt_op_t op, int a, const dt_type_t *t,
 	if ((op == DT_OP_ADD || op == DT_OP_SUB) && lt->kind == DT_TK_PTR &&
 	    rt->kind == DT_TK_PTR) {
 		EMIT(DT_ALU64_REG(BPF_SUB, a, DT_R0));
-		if (lt->base->size > 1)
-			EMIT(DT_INSN(BPF_ALU64 | BPF_DIV | BPF_K, a, 0, 1,
-				     (int32_t)lt->base->size));
+		if (lt->base->size > 1) {
+			EMIT(DT_MOV64_IMM(DT_R0, (int32_t)lt->base->size));
+			dt_cg_sdiv(cx, a, false);
+		}
 		return;
 	}
 	if (lt->kind == DT_TK_PTR && lt->base->size > 1)
@@ -525,12 +524,11 @@ static void cg_arith(dt_cg_t *cx, dt_op_t op, int a, const dt_type_t *t,
 	case DT_OP_DIV:
 	case DT_OP_MOD:
 		dt_cg_fault_if(cx, BPF_JEQ, DT_R0, 0, DT_FAULT_DIVZERO, -1);
-		if (op == DT_OP_DIV)
-			EMIT(s ? SDIV64(a, DT_R0)
-			       : DT_ALU64_REG(BPF_DIV, a, DT_R0));
+		if (s)
+			dt_cg_sdiv(cx, a, op == DT_OP_MOD);
 		else
-			EMIT(s ? SMOD64(a, DT_R0)
-			       : DT_ALU64_REG(BPF_MOD, a, DT_R0));
+			EMIT(DT_ALU64_REG(op == DT_OP_DIV ? BPF_DIV : BPF_MOD,
+					  a, DT_R0));
 		break;
 	case DT_OP_SHL: EMIT(DT_ALU64_REG(BPF_LSH, a, DT_R0)); break;
 	case DT_OP_SHR:

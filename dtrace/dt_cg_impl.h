@@ -190,6 +190,8 @@ void dt_cg_probe_read(dt_cg_t *cx, bool str);
 void dt_cg_uregs_ptr(dt_cg_t *cx, int reg);
 /* Emit: d = s sign-extended from its low bits (8, 16, 32). */
 void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits);
+/* Emit: a = a / r0, or a % r0 when mod, signed (r0 not 0).  Uses r1-r3. */
+void dt_cg_sdiv(dt_cg_t *cx, int a, bool mod);
 /* The same, reading user memory whatever the clause's probes (copyinstr). */
 void dt_cg_probe_read_user(dt_cg_t *cx, bool str);
 /* Emit: d = addr - r9 as a number (uses r5; d may be addr) */
