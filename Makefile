@@ -4,6 +4,7 @@
 #   make              build everything into build/
 #   make check        run every test, then again under ASan/UBSan (build-san/)
 #   make check-fast   run the tests on the normal build only
+#   make check-vm     the kernel-side tests in a qemu virtual machine
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make deb          a Debian package (debian/) into build/deb/
 #   make deps         install missing build dependencies (Debian, root)
@@ -92,7 +93,7 @@ COMMON_LIB  := $(B)/libdtcommon.a
 PLUGINS     := $(notdir $(wildcard plugins/*))
 PLUGINS_BUILT := $(foreach p,$(PLUGINS),$(if $(wildcard plugins/$(p)/*.c),$(p)))
 PLUGIN_SOS  := $(PLUGINS_BUILT:%=$(B)/plugins/%.so)
-PLUGIN_LIBS := -lelf -ldw -lZydis
+PLUGIN_LIBS := -lelf -ldw -lZydis -lbpf
 # A plugin exports dtrace_provider_init only (scripts/plugin.map) and may
 # not reference the engine: every undefined symbol must come from a library
 # it links.  -z defs cannot hold with the sanitizer runtimes, whose symbols
@@ -272,10 +273,17 @@ fuzz-merge-run: $(FUZZ_BINS)
 # SANFLAGS) are computed afresh; the first pass's status waits in a file so
 # that the line running $(MAKE), which make runs even under -n, runs nothing
 # else.
-check: all unit-tests fuzz-replay
+check: all unit-tests fuzz-replay test-programs
 	@B=$(B) test/run.sh; echo $$? >$(B)/.check-status
+	@B=$(B) test/vm/check-vm.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ] || \
+		echo 1 >$(B)/.check-status
 	$(MAKE) --no-print-directory SANITIZE=1 B=build-san check-san && \
 		[ "$$(cat $(B)/.check-status 2>/dev/null)" = 0 ]
+
+# The kernel-side tests in a virtual machine (test/vm/check-vm.sh): 77 when
+# qemu is missing, which it says.
+check-vm: all test-programs
+	B=$(B) test/vm/check-vm.sh
 
 check-san: all unit-tests fuzz-replay
 	B=$(B) DT_SANITIZED=1 test/run.sh
@@ -296,7 +304,7 @@ soak: all test-programs
 # Every benchmark runs even when one misses its target; the status is 1 if
 # any did.
 BENCHES := startup.sh attach.sh firing.sh usdt_firing.sh compile.sh aggsnap.sh usdt_reg.sh \
-	usdt_pg_first_event.sh exec_gate.sh ustack.sh
+	usdt_pg_first_event.sh exec_gate.sh ustack.sh syscall.sh fbt_vm.sh
 bench: all test-programs
 	@st=0; for b in $(BENCHES); do echo "== bench/$$b"; \
 		B=$(B) bench/$$b || st=1; echo; done; exit $$st
@@ -352,7 +360,7 @@ clean:
 	rm -rf build build-san build-fuzz build-deb debian/dtrace debian/.debhelper \
 		debian/files debian/*.substvars debian/debhelper-build-stamp
 
-.PHONY: all check check-san check-fast deps install install-files clean \
+.PHONY: all check check-san check-fast check-vm deps install install-files clean \
 	demo bench deb test-programs unit-tests fuzz fuzz-run fuzz-replay \
 	fuzz-merge fuzz-merge-run soak
 

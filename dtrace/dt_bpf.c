@@ -445,6 +445,23 @@ static bool probe_uprobe_multi(int prog_fd)
 	return errno == ENOENT;
 }
 
+/* Whether the verifier takes a sign-extending move (r0 = (s8)r0). */
+static bool probe_movsx(void)
+{
+	const struct bpf_insn insns[] = {
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, DT_R0, DT_R0, 8, 0),
+		DT_EXIT(),
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "dt_movsx",
+			       DT_BPF_LICENSE, insns, 3, NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static void features_probe(dtrace_hdl_t *dtp, dt_features_t *f)
 {
 	struct dt_bpf_state *st = dtp->bpf;
@@ -454,6 +471,7 @@ static void features_probe(dtrace_hdl_t *dtp, dt_features_t *f)
 					       NULL) == 1;
 	f->loop = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
 					  BPF_FUNC_loop, NULL) == 1;
+	f->movsx = probe_movsx();
 	/* One program tells both whether cookies exist and, attached, whether
 	 * uprobe_multi links do. */
 	fd = load_probe_prog(true, DT_BPF_TRACE_UPROBE_MULTI);
@@ -714,8 +732,9 @@ static void funcinfo_opts(struct bpf_prog_load_opts *opts,
 
 static int prog_load_logged(const char *objname, enum bpf_prog_type type,
 			    const struct bpf_insn *insns, uint32_t n,
-			    int attach_type, const dt_funcinfo_t *fi,
-			    uint32_t level, char **logp)
+			    int attach_type, uint32_t btf_id,
+			    const dt_funcinfo_t *fi, uint32_t level,
+			    char **logp)
 {
 	uint32_t size = DT_VLOG_SIZE;
 
@@ -725,7 +744,7 @@ static int prog_load_logged(const char *objname, enum bpf_prog_type type,
 		log[0] = '\0';
 		LIBBPF_OPTS(bpf_prog_load_opts, opts,
 			    .expected_attach_type = attach_type,
-			    .log_level = level, .log_size = size,
+			    .attach_btf_id = btf_id, .log_level = level, .log_size = size,
 			    .log_buf = log);
 		funcinfo_opts(&opts, fi);
 		int fd = bpf_prog_load(type, objname, DT_BPF_LICENSE, insns, n, &opts);
@@ -774,6 +793,13 @@ int dt_bpf_prog_load_for(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 			  enum bpf_prog_type type, int attach_type)
 {
+	return dt_bpf_prog_load_btf(dtp, name, as, type, attach_type, 0);
+}
+
+int dt_bpf_prog_load_btf(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
+			 enum bpf_prog_type type, int attach_type,
+			 uint32_t btf_id)
+{
 	struct dt_bpf_state *st = bpf_state(dtp);
 	const char *dbg = getenv("DTRACE_DEBUG_VERIFIER");
 	uint32_t dbglevel = dbg != NULL && dbg[0] >= '1' && dbg[0] <= '2' ?
@@ -799,17 +825,18 @@ int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 	}
 	if (dbglevel == 0) {
 		LIBBPF_OPTS(bpf_prog_load_opts, opts,
-			    .expected_attach_type = attach_type);
+			    .expected_attach_type = attach_type,
+			    .attach_btf_id = btf_id);
 		funcinfo_opts(&opts, &fi);
 		fd = bpf_prog_load(type, objname, DT_BPF_LICENSE, insns, as->ninsns,
 				   &opts);
 		if (fd < 0)	/* again, for the verifier's reason */
 			fd = prog_load_logged(objname, type, insns, as->ninsns,
-					      attach_type, &fi, 1,
+					      attach_type, btf_id, &fi, 1,
 					      &st->verifier_log);
 	} else {
 		fd = prog_load_logged(objname, type, insns, as->ninsns,
-				      attach_type, &fi, dbglevel,
+				      attach_type, btf_id, &fi, dbglevel,
 				      &st->verifier_log);
 		fprintf(stderr, "dtrace: verifier log of %s:\n%s\n", name,
 			st->verifier_log);
@@ -1064,7 +1091,6 @@ int dt_bpf_attach_perf_event(dtrace_hdl_t *dtp, int prog_fd, uint32_t type,
 			     uint64_t config, uint64_t period, int cpu,
 			     uint64_t cookie)
 {
-	struct dt_bpf_state *st = bpf_state(dtp);
 	struct perf_event_attr pa;
 
 	memset(&pa, 0, sizeof(pa));
@@ -1072,7 +1098,22 @@ int dt_bpf_attach_perf_event(dtrace_hdl_t *dtp, int prog_fd, uint32_t type,
 	pa.type = type;
 	pa.config = config;
 	pa.sample_period = period;
-	int pfd = (int)syscall(__NR_perf_event_open, &pa, -1, cpu, -1,
+	return dt_bpf_attach_perf_attr(dtp, prog_fd, &pa, cpu, cookie);
+}
+
+void dt_bpf_link_keep(dtrace_hdl_t *dtp, int fd)
+{
+	struct dt_bpf_state *st = bpf_state(dtp);
+
+	fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+}
+
+int dt_bpf_attach_perf_attr(dtrace_hdl_t *dtp, int prog_fd,
+			    struct perf_event_attr *pa, int cpu,
+			    uint64_t cookie)
+{
+	struct dt_bpf_state *st = bpf_state(dtp);
+	int pfd = (int)syscall(__NR_perf_event_open, pa, -1, cpu, -1,
 			       PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0) {
 		int err = errno;

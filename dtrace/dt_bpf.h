@@ -31,6 +31,8 @@ typedef struct dt_features {
 	bool ringbuf;
 	bool attach_cookie;
 	bool loop;		/* bpf_loop helper */
+	bool movsx;		/* sign-extending moves and signed division
+				   (BPF ISA v4, 6.6+) */
 	bool probed;
 } dt_features_t;
 
@@ -136,6 +138,21 @@ int dt_bpf_prog_load_for(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
  * ...), with an expected attach type or 0. */
 int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 			  enum bpf_prog_type type, int attach_type);
+
+/* The same, for a program that attaches to the kernel's BTF type btf_id
+ * (fentry, fexit). */
+int dt_bpf_prog_load_btf(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
+			 enum bpf_prog_type type, int attach_type,
+			 uint32_t btf_id);
+
+/* Open the perf event pa on one CPU (-1: any) for every process and run
+ * prog_fd on it with cookie.  0 or -errno after dt_set_error(). */
+struct perf_event_attr;
+int dt_bpf_attach_perf_attr(dtrace_hdl_t *dtp, int prog_fd,
+			    struct perf_event_attr *pa, int cpu,
+			    uint64_t cookie);
+/* Keep a link until dt_bpf_fini() closes it. */
+void dt_bpf_link_keep(dtrace_hdl_t *dtp, int fd);
 
 /* Open a perf event (type, config, sample period) on one CPU for every
  * process and run prog_fd on each sample with cookie.  0 or -errno after

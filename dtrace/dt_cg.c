@@ -213,6 +213,75 @@ void dt_cg_fault_if(dt_cg_t *cx, int op, int reg, int32_t imm,
  */
 void dt_cg_probe_read(dt_cg_t *cx, bool str)
 {
+	if (cx->kernel_deref) {
+		EMIT(DT_CALL_HELPER(str ? BPF_FUNC_probe_read_kernel_str
+					: BPF_FUNC_probe_read_kernel));
+		return;
+	}
+	dt_cg_probe_read_user(cx, str);
+}
+
+void dt_cg_uregs_ptr(dt_cg_t *cx, int reg)
+{
+	if (!cx->uregs_task) {
+		EMIT(DT_LOAD(BPF_DW, reg, DT_FP, DT_FRAME_CTX));
+		return;
+	}
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_task_btf));
+	EMIT(DT_MOV64_REG(DT_R1, DT_R0));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_task_pt_regs));
+	if (reg != DT_R0)
+		EMIT(DT_MOV64_REG(reg, DT_R0));
+}
+
+/* One sign-extending move (BPF ISA v4, Linux 6.6+), else a move and two
+ * shifts, which older kernels' verifiers take. */
+void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits)
+{
+	if (dt_bpf_features(cx->st->dtp)->movsx) {
+		EMIT(DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0));
+		return;
+	}
+	if (d != s)
+		EMIT(DT_MOV64_REG(d, s));
+	EMIT(DT_ALU64_IMM(BPF_LSH, d, 64 - bits));
+	EMIT(DT_ALU64_IMM(BPF_ARSH, d, 64 - bits));
+}
+
+/* Signed division (BPF ISA v4), else an unsigned one of the magnitudes
+ * and the sign put back: a quotient is negative when one operand is, a
+ * remainder has the dividend's sign, as in C. */
+void dt_cg_sdiv(dt_cg_t *cx, int a, bool mod)
+{
+	int op = mod ? BPF_MOD : BPF_DIV;
+	int apos = dt_as_label(cx->as), bpos = dt_as_label(cx->as);
+	int done = dt_as_label(cx->as);
+
+	if (dt_bpf_features(cx->st->dtp)->movsx) {
+		EMIT(DT_INSN(BPF_ALU64 | op | BPF_X, a, DT_R0, 1, 0));
+		return;
+	}
+	EMIT(DT_MOV64_IMM(DT_R1, 0));		/* negate the result */
+	EMIT(DT_MOV64_REG(DT_R2, a));
+	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
+	dt_as_jump(cx->as, BPF_JSGE, DT_R2, 0, apos);
+	EMIT(DT_NEG64(DT_R2));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R1, 1));
+	dt_as_place(cx->as, apos);
+	dt_as_jump(cx->as, BPF_JSGE, DT_R3, 0, bpos);
+	EMIT(DT_NEG64(DT_R3));
+	if (!mod)
+		EMIT(DT_ALU64_IMM(BPF_XOR, DT_R1, 1));
+	dt_as_place(cx->as, bpos);
+	EMIT(DT_ALU64_REG(op, DT_R2, DT_R3));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R1, 0, done);
+	EMIT(DT_NEG64(DT_R2));
+	dt_as_place(cx->as, done);
+	EMIT(DT_MOV64_REG(a, DT_R2));
+}
+
+void dt_cg_probe_read_user(dt_cg_t *cx, bool str)
+{
 	int user = dt_as_label(cx->as), done = dt_as_label(cx->as);
 
 	dt_cg_mst_offset(cx, DT_R4, DT_R3);
@@ -556,6 +625,11 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			     "large for the machine state", cx.st->strsize);
 	cx.probes = probes;
 	cx.nprobes = nprobes;
+	cx.kernel_deref = nprobes > 0;
+	for (int i = 0; i < nprobes; i++) {
+		cx.kernel_deref &= (probes[i]->attr & DTRACE_PROBE_KERNEL) != 0;
+		cx.uregs_task |= (probes[i]->attr & DTRACE_PROBE_IN_KERNEL) != 0;
+	}
 	cx.clause_id = pcb->dtp->nclauses;
 	cx.as = &cc->code;
 	dt_as_init(cx.as);

@@ -305,12 +305,12 @@ void dt_cg_usample(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
 	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, o_len, 0));
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, o_regs, 0));	/* ip: no stack */
-	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_FP, DT_FRAME_CTX));
+	dt_cg_uregs_ptr(cx, DT_R1);
 	EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R1, 136));	/* cs */
 	EMIT(DT_ALU64_IMM(BPF_AND, DT_R2, 3));
 	dt_as_jump(cx->as, BPF_JNE, DT_R2, 3, done);
 	usample_urets(cx, off);
-	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_FP, DT_FRAME_CTX));
+	dt_cg_uregs_ptr(cx, DT_R1);
 	for (size_t i = 0; i < sizeof(usample_regs) / 2; i++) {
 		EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R1, usample_regs[i]));
 		EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(o_regs + 8 * i), DT_R2));

@@ -19,9 +19,6 @@
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 /* cpu v4 sign-extending move and signed division/modulo (off = 1) */
-#define MOVSX64(d, s, bits) DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0)
-#define SDIV64(d, s)	DT_INSN(BPF_ALU64 | BPF_DIV | BPF_X, d, s, 1, 0)
-#define SMOD64(d, s)	DT_INSN(BPF_ALU64 | BPF_MOD | BPF_X, d, s, 1, 0)
 
 static bool is_sou_or_array(const dt_type_t *t)
 {
@@ -42,7 +39,7 @@ void dt_cg_convert(dt_cg_t *cx, int reg, const dt_type_t *from,
 	    from->is_signed == to->is_signed)
 		return;
 	if (to->is_signed) {
-		EMIT(MOVSX64(reg, reg, (int16_t)(to->size * 8)));
+		dt_cg_movsx(cx, reg, reg, (int)to->size * 8);
 	} else if (to->size == 4) {
 		EMIT(DT_MOV32_REG(reg, reg));
 	} else {
@@ -112,7 +109,7 @@ static void load_user(dt_cg_t *cx, int reg, const dt_type_t *t)
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	EMIT(DT_LOAD(bsz, reg, DT_R9, (int16_t)scr));
 	if (t->is_signed && sz < 8)
-		EMIT(MOVSX64(reg, reg, (int16_t)(sz * 8)));
+		dt_cg_movsx(cx, reg, reg, sz * 8);
 }
 
 static int cg_addr(dt_cg_t *cx, dt_node_t *n);
@@ -310,7 +307,7 @@ static int cg_ucaller(dt_cg_t *cx)
 void dt_cg_user_sp_word(dt_cg_t *cx, uint32_t off)
 {
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off, 0));
-	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_FP, DT_FRAME_CTX));
+	dt_cg_uregs_ptr(cx, DT_R3);
 	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R3, DTRACE_CTX_SP));
 	dt_cg_mst_ptr(cx, DT_R1, off);
 	EMIT(DT_MOV64_IMM(DT_R2, 8));
@@ -375,9 +372,10 @@ static int cg_bvar(dt_cg_t *cx, dt_node_t *n)
 	case DT_BV_PROBENAME:
 		return cg_probedesc(cx, (dt_bvar_t)n->ident->id);
 	case DT_BV_ERRNO:
-		/* No system call is in progress at a user probe: 0. */
+		/* Set by the trampoline of a system call's return, 0
+		 * elsewhere (the prologue clears it). */
 		reg = dt_regs_take(cx);
-		EMIT(DT_MOV64_IMM(reg, 0));
+		EMIT(DT_LOAD(BPF_W, reg, DT_R9, DT_MST_OFF(pub.errnum)));
 		return reg;
 	case DT_BV_UCALLER:
 		return cg_ucaller(cx);
@@ -413,7 +411,7 @@ static int cg_uregs(dt_cg_t *cx, dt_node_t *n)
 {
 	int reg = dt_regs_take(cx);
 
-	EMIT(DT_LOAD(BPF_DW, reg, DT_FP, DT_FRAME_CTX));
+	dt_cg_uregs_ptr(cx, reg);
 	EMIT(DT_LOAD(BPF_DW, reg, reg,
 		     (int16_t)dt_ureg_ptregs_offset((int64_t)n->args->ival)));
 	return reg;
@@ -522,9 +520,10 @@ static void cg_arith(dt_cg_t *cx, dt_op_t op, int a, const dt_type_t *t,
 	if ((op == DT_OP_ADD || op == DT_OP_SUB) && lt->kind == DT_TK_PTR &&
 	    rt->kind == DT_TK_PTR) {
 		EMIT(DT_ALU64_REG(BPF_SUB, a, DT_R0));
-		if (lt->base->size > 1)
-			EMIT(DT_INSN(BPF_ALU64 | BPF_DIV | BPF_K, a, 0, 1,
-				     (int32_t)lt->base->size));
+		if (lt->base->size > 1) {
+			EMIT(DT_MOV64_IMM(DT_R0, (int32_t)lt->base->size));
+			dt_cg_sdiv(cx, a, false);
+		}
 		return;
 	}
 	if (lt->kind == DT_TK_PTR && lt->base->size > 1)
@@ -538,12 +537,11 @@ static void cg_arith(dt_cg_t *cx, dt_op_t op, int a, const dt_type_t *t,
 	case DT_OP_DIV:
 	case DT_OP_MOD:
 		dt_cg_fault_if(cx, BPF_JEQ, DT_R0, 0, DT_FAULT_DIVZERO, -1);
-		if (op == DT_OP_DIV)
-			EMIT(s ? SDIV64(a, DT_R0)
-			       : DT_ALU64_REG(BPF_DIV, a, DT_R0));
+		if (s)
+			dt_cg_sdiv(cx, a, op == DT_OP_MOD);
 		else
-			EMIT(s ? SMOD64(a, DT_R0)
-			       : DT_ALU64_REG(BPF_MOD, a, DT_R0));
+			EMIT(DT_ALU64_REG(op == DT_OP_DIV ? BPF_DIV : BPF_MOD,
+					  a, DT_R0));
 		break;
 	case DT_OP_SHL: EMIT(DT_ALU64_REG(BPF_LSH, a, DT_R0)); break;
 	case DT_OP_SHR:

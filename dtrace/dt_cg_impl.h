@@ -136,6 +136,10 @@ typedef struct dt_cg {
 	uint32_t ntemps;	/* string temporaries taken in this statement */
 	uint32_t temps_kept;	/* the first ones, kept for copyin() results */
 	bool destructive;
+	bool kernel_deref;	/* every probe of the clause is a kernel
+				   probe: pointers are kernel addresses */
+	bool uregs_task;	/* a probe of the clause fires in the
+				   kernel: user registers are the task's */
 	bool records;		/* has a data-recording action */
 	bool has_aggs;
 	int nexits;		/* exit() calls in the clause */
@@ -182,6 +186,16 @@ uint32_t dt_cg_temp(dt_cg_t *cx);	/* offset of a new string temp */
  * NUL), from the mstate when r3 points there (copyin), else from user
  * memory.  Uses r0-r5. */
 void dt_cg_probe_read(dt_cg_t *cx, bool str);
+/* Emit: reg = the user registers (a pt_regs): the context, or for a
+ * clause of probes that fire in the kernel, the current task's saved
+ * ones.  Uses r0-r5. */
+void dt_cg_uregs_ptr(dt_cg_t *cx, int reg);
+/* Emit: d = s sign-extended from its low bits (8, 16, 32). */
+void dt_cg_movsx(dt_cg_t *cx, int d, int s, int bits);
+/* Emit: a = a / r0, or a % r0 when mod, signed (r0 not 0).  Uses r1-r3. */
+void dt_cg_sdiv(dt_cg_t *cx, int a, bool mod);
+/* The same, reading user memory whatever the clause's probes (copyinstr). */
+void dt_cg_probe_read_user(dt_cg_t *cx, bool str);
 /* Emit: d = addr - r9 as a number (uses r5; d may be addr) */
 void dt_cg_mst_offset(dt_cg_t *cx, int d, int addr);
 /* Emit: fault with invalid address (0x0) when the string in reg is NULL */

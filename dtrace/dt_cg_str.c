@@ -13,7 +13,6 @@
 #include "dt_cg_impl.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
-#define MOVSX64(d, s, bits) DT_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, bits, 0)
 
 /* a = strcmp(a, b): negative, 0 or positive.  b may be r0. */
 void dt_cg_strcmp(dt_cg_t *cx, int a, int b)
@@ -92,10 +91,11 @@ void dt_cg_subprograms(dt_cg_t *cx)
 		emit_strcmp(cx);
 }
 
-/* Copy the user string at a into a new temporary, at most size bytes
- * with its NUL (size_reg: a register with the limit, or -1 for strsize);
- * a becomes the string.  A bad address faults. */
-static void copyinstr(dt_cg_t *cx, int a, int size_reg)
+/* Copy the user string at a (a kernel string in a clause of kernel probes
+ * unless user) into a new temporary, at most size bytes with its NUL
+ * (size_reg: a register with the limit, or -1 for strsize); a becomes the
+ * string.  A bad address faults. */
+static void copyinstr(dt_cg_t *cx, int a, int size_reg, bool user)
 {
 	uint32_t t = dt_cg_temp(cx);
 	uint32_t ss = cx->st->strsize;
@@ -113,7 +113,10 @@ static void copyinstr(dt_cg_t *cx, int a, int size_reg)
 	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
 	dt_cg_mst_ptr(cx, DT_R1, t);
 	EMIT(DT_MOV64_REG(DT_R3, a));
-	dt_cg_probe_read(cx, true);
+	if (user)
+		dt_cg_probe_read_user(cx, true);
+	else
+		dt_cg_probe_read(cx, true);
 	dt_cg_fault_if(cx, BPF_JSLT, DT_R0, 0, DT_FAULT_BADADDR, a);
 	/* the helper stops short of the NUL when size cuts the string */
 	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + ss - 1), 0));
@@ -125,14 +128,14 @@ static int cg_copyinstr(dt_cg_t *cx, dt_node_t *n)
 	int a = dt_cg_expr(cx, n->args);
 
 	if (n->args->next == NULL) {
-		copyinstr(cx, a, -1);
+		copyinstr(cx, a, -1, true);
 		return a;
 	}
 	int s = dt_cg_expr(cx, n->args->next);
 	EMIT(DT_MOV64_REG(DT_R0, s));
 	dt_regs_give(cx, s);
 	/* r0 survives the reload of a, if a was spilled */
-	copyinstr(cx, a, DT_R0);
+	copyinstr(cx, a, DT_R0, true);
 	return a;
 }
 
@@ -182,13 +185,13 @@ static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
 }
 
 /* stringof(x) and (string)x: a string stays; a pointer is read as a user
- * string. */
+ * string (a kernel one in a clause of kernel probes). */
 static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
 {
 	int a = dt_cg_expr(cx, x);
 
 	if (!dt_check_is_string(x->type))
-		copyinstr(cx, a, -1);
+		copyinstr(cx, a, -1, false);
 	return a;
 }
 
@@ -269,7 +272,7 @@ int dt_cg_subr(dt_cg_t *cx, dt_node_t *n)
 	case DT_F_RAND:
 		EMIT(DT_CALL_HELPER(BPF_FUNC_get_prandom_u32));
 		a = dt_regs_take(cx);
-		EMIT(MOVSX64(a, DT_R0, 32));
+		dt_cg_movsx(cx, a, DT_R0, 32);
 		return a;
 	default:
 		return dt_cg_subr_more(cx, n, fi->func);

@@ -17,6 +17,7 @@
 
 #include "dt_cg_impl.h"
 #include "dt_consume.h"
+#include "dt_btf.h"
 
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
 
@@ -809,7 +810,7 @@ static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
 	if (t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION)
 		ERR(cx, D_OP_STRUCT, n, "operator %s requires a struct or "
 		    "union", n->arrow ? "->" : ".");
-	if (!t->complete)
+	if (!t->complete && !dt_btf_complete(cx->dtp, t))
 		ERR(cx, D_DECL_INCOMPLETE, n, "%s is incomplete", t->name);
 	dt_member_t *m = dt_type_member(t, n->name);
 	if (m == NULL)

@@ -15,6 +15,7 @@
 
 #include "dt_impl.h"
 #include "dt_dwarf.h"
+#include "dt_btf.h"
 #include "dt_compile.h"
 #include "dt_instance.h"
 
@@ -208,6 +209,7 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 		prp->argtypes[i] = arg_type(dtp, a->xlate ? a->xlate : a->native);
 	}
 	dt_dwarf_probe_args(dtp, prp);	/* C types of pid probes */
+	dt_btf_probe_args(dtp, prp);	/* kernel types of kernel probes */
 	return 0;
 }
 

@@ -45,6 +45,7 @@
 #include "dt_bpf.h"
 #include "dt_cg.h"
 #include "dt_instance.h"
+#include "dt_kevent.h"
 #include "dt_rec.h"
 #include "dt_runtime.h"
 
@@ -78,6 +79,8 @@ typedef struct dt_uprobe_ent {
 	int prog;		/* index in ps->progs, once built */
 	bool perf;		/* a perf event, not a uprobe: */
 	dtrace_perfprobe_t pp;	/*   which one */
+	dtrace_event_type_t kev; /* perf: a kernel event (kprobe, fentry,
+				   raw tracepoint...) named by path, else 0 */
 	uint32_t site_next;	/* next entry at the same (path, offset), +1 */
 } dt_uprobe_ent_t;
 
@@ -95,6 +98,10 @@ typedef struct dt_kprog {
 	bool tracepoint;	/* of a tracepoint: no pt_regs context */
 	int64_t soft_cookie;	/* > 0: run directly (raw tracepoint type,
 				   BPF_PROG_TEST_RUN) for this one probe */
+	dtrace_event_type_t kev; /* a kernel event's program (dt_kevent.c) */
+	int64_t fixed_cookie;	/* > 0: a program of that one underlying
+				   probe, which has no attach cookie */
+	const char *kname;	/* its event (function, tracepoint) */
 	uint64_t clauses;	/* union of the masks of its overlays */
 	int fd;
 	dt_as_t as;
@@ -439,6 +446,24 @@ int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	return uprobe_result(dtp, ps, cookie, added);
 }
 
+/* A kernel event (dt_kevent.c): an underlying probe on a perf-like entry
+ * named by the event, whose program and attachment its type decides. */
+int64_t dt_prog_kernel_event(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			     const dtrace_event_t *ev)
+{
+	struct dt_progset *ps = progset(dtp);
+	bool added;
+
+	if (ev->name == NULL || ev->name[0] == '\0')
+		return -EINVAL;
+	dtrace_perfprobe_t pp = { .kind = ev->kind, .cpu = -1 };
+	dtrace_uprobe_t up = { .path = ev->name, .offset = (uint64_t)ev->type,
+			       .kind = ev->kind, .flags = ev->flags };
+	uint32_t cookie = uprobe_find_or_add(dtp, ps, pv, &up, &pp, &added);
+	ps->ups[cookie - 1].kev = ev->type;
+	return uprobe_result(dtp, ps, cookie, added);
+}
+
 /* Probes that may be created while tracing with run-time names. */
 #define DT_LATE_PROBES_MAX	8192
 static int probedesc_store(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
@@ -627,7 +652,12 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, exited), 0));
-	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, instance),
+	/* instance and errnum, side by side: one store clears both. */
+	_Static_assert(OFF(dtrace_mstate_t, errnum) ==
+		       OFF(dtrace_mstate_t, instance) + 4 &&
+		       OFF(dtrace_mstate_t, instance) % 8 == 0,
+		       "instance and errnum share a double word");
+	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dtrace_mstate_t, instance),
 			      0));
 	if (soft_cookie > 0 || !regs) {
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
@@ -1047,8 +1077,9 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 
 	if (stop == DT_STAGE_EMPTY)
 		goto leave;
-	emit_prologue(dtp, as, kp->flags, kp->soft_cookie, !kp->tracepoint,
-		      out, stop);
+	emit_prologue(dtp, as, kp->flags,
+		      kp->soft_cookie > 0 ? kp->soft_cookie : kp->fixed_cookie,
+		      !kp->tracepoint && dt_kevent_has_regs(kp->kev), out, stop);
 	if (stop < DT_STAGE_TRAMPOLINE)
 		goto leave;
 	int skip = dt_as_label(as);
@@ -1148,10 +1179,14 @@ static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
 	unsigned f = u->flags & DT_PROG_FLAGS;
 
+	int64_t fixed = dt_kevent_per_probe(u->kev) ? u - ps->ups + 1 : 0;
+
 	for (int i = 0; i < ps->nprogs; i++)
 		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
 		    ps->progs[i].flags == f && ps->progs[i].perf == u->perf &&
-		    ps->progs[i].tracepoint == ent_is_tracepoint(u))
+		    ps->progs[i].tracepoint == ent_is_tracepoint(u) &&
+		    ps->progs[i].kev == u->kev &&
+		    ps->progs[i].fixed_cookie == fixed)
 			return i;
 	return -1;
 }
@@ -1172,6 +1207,9 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	kp->flags = f;
 	kp->perf = u->perf;
 	kp->tracepoint = ent_is_tracepoint(u);
+	kp->kev = u->kev;
+	kp->fixed_cookie = dt_kevent_per_probe(u->kev) ? u - ps->ups + 1 : 0;
+	kp->kname = u->kev ? u->path : NULL;
 	kp->fd = -1;
 	dt_as_init(&kp->as);
 	return ps->nprogs++;
@@ -1257,7 +1295,9 @@ static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name, kp->kind);
 	if (kp->soft_cookie > 0)
 		return kprog_load_soft(dtp, kp, name);
-	if (kp->perf)
+	if (kp->kev)
+		kp->fd = dt_kevent_load(dtp, name, &kp->as, kp->kev, kp->kname);
+	else if (kp->perf)
 		kp->fd = dt_bpf_prog_load_type(dtp, name, &kp->as,
 					       kp->tracepoint ?
 					       BPF_PROG_TYPE_TRACEPOINT :
@@ -1421,7 +1461,9 @@ static int attach_pass(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late,
 		if (u->perf && u->prog >= 0 && !u->all_attached &&
 		    ps->progs[u->prog].soft_cookie <= 0) {
 			u->all_attached = true;
-			rc = attach_perf_entry(dtp, ps, i);
+			rc = u->kev ? dt_kevent_attach(dtp, ps->progs[u->prog].fd,
+						       u->kev, u->path, i + 1)
+				    : attach_perf_entry(dtp, ps, i);
 			continue;
 		}
 		while (rc == 0 && attachable(ps, u) &&
@@ -1819,6 +1861,7 @@ int dt_prog_activity(dtrace_hdl_t *dtp)
 
 void dt_prog_fini(dtrace_hdl_t *dtp)
 {
+	dt_kevent_fini(dtp);
 	struct dt_progset *ps = dtp->progs;
 
 	if (ps == NULL)

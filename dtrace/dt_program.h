@@ -17,6 +17,9 @@
 int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		       const dtrace_uprobe_t *up);
 /* host->perf_probe(). */
+/* host->event() for kernel events (kprobes, fentry, raw tracepoints). */
+int64_t dt_prog_kernel_event(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			     const dtrace_event_t *ev);
 int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			   const dtrace_perfprobe_t *pp);
 /* host->fire(): run a soft probe's program now. */

@@ -41,6 +41,7 @@
 #include "dt_exec.h"
 #include "dt_hostsvc.h"
 #include "dt_program.h"
+#include "dt_kevent.h"
 
 #ifndef DT_PLUGINDIR
 #define DT_PLUGINDIR "/usr/local/lib/dtrace/plugins"
@@ -864,6 +865,8 @@ static int64_t host_event(dtrace_provider_t *pv, const dtrace_event_t *ev)
 	}
 	if (ev->type == DTRACE_EVENT_TRACEPOINT)
 		return tracepoint_probe(pv, ev);
+	if (dt_kevent_offered(ev->type))
+		return dt_prog_kernel_event(pv->dtp, pv, ev);
 	if ((unsigned)ev->type < sizeof(names) / sizeof(*names))
 		dt_warn(pv->dtp, "plugin %s: %s events are not offered by this "
 			"dtrace%s", pv->path, names[ev->type],

@@ -128,7 +128,9 @@ typedef struct dtrace_mstate {
 	uint32_t instance;		/* added in 3.2: see DTRACE_PROBE_TEMPLATE;
 					   0 (the engine's prologue clears it)
 					   or key.pid, set by the trampoline */
-	uint32_t pad;
+	int32_t errnum;			/* D's errno: 0, unless a trampoline at
+					   a system call's return sets it
+					   (added in 3.2) */
 } dtrace_mstate_t;
 
 /* Register conventions inside a trampoline: it receives the program context
@@ -150,15 +152,28 @@ typedef struct dtrace_mstate {
  *   TRACEPOINT		the event's	host->event(); fields at the offsets
  *			record		host->tp_field() gives (the tracefs
  *					format file); no registers
- *   RAW_TRACEPOINT,	u64 args[]	declared for plugins to come; this
- *   FENTRY, FEXIT			dtrace refuses them with a message
- *   KPROBE, KRETPROBE	pt_regs		likewise
+ *   RAW_TRACEPOINT	u64 args[]	host->event(), name the tracepoint
+ *					("sys_enter"): the arguments of its
+ *					trace function (added in 3.2)
+ *   FENTRY, FEXIT	u64 args[]	host->event(), name a kernel function
+ *					in the kernel's BTF: its arguments,
+ *					then (FEXIT) its return value (3.2)
+ *   KPROBE, KRETPROBE	pt_regs		host->event(), name a kernel
+ *					function: the kernel's registers at
+ *					its entry or return (3.2)
  *
  * For the pt_regs contexts (DTRACE_EVENT_HAS_REGS), DTRACE_CTX_IP, _SP,
  * _ARG(n) (the n-th integer argument at a function's entry, n < 6), _RET
  * (the return value at a return) and _REG(name) are the byte offsets to
  * load from DTRACE_REG_CTX.  They describe x86-64, the one architecture
- * this dtrace runs on; the clauses' uregs[] use the same offsets.
+ * this dtrace runs on; the clauses' uregs[] use the same offsets.  For
+ * the u64 args[] contexts, DTRACE_CTX_TARG(n) is the offset of the n-th
+ * argument and DTRACE_CTX_TRET(nargs) that of an FEXIT's return value:
+ * the kernel lets a program read no further, so a trampoline for such
+ * events must know the function's argument count (a kind per count).
+ * RAW_TRACEPOINT, FENTRY and FEXIT programs are loaded for one event each
+ * (the engine builds the program of a kind once per event); KPROBE and
+ * KRETPROBE programs, like uprobes', serve every event of their kind.
  */
 typedef enum dtrace_event_type {
 	DTRACE_EVENT_UPROBE,
@@ -212,13 +227,18 @@ typedef enum dtrace_event_type {
 	 (n) == 2 ? DTRACE_CTX_REG(RDX) : (n) == 3 ? DTRACE_CTX_REG(RCX) : \
 	 (n) == 4 ? DTRACE_CTX_REG(R8) : DTRACE_CTX_REG(R9))
 #define DTRACE_CTX_NARGS	6
+/* u64 args[] contexts (added in 3.2). */
+#define DTRACE_CTX_TARG(n)	(8 * (n))
+#define DTRACE_CTX_TRET(nargs)	(8 * (nargs))
 
 /* An underlying event other than a uprobe or a perf sample (host->event). */
 typedef struct dtrace_event {
 	size_t size;		/* sizeof(dtrace_event_t) */
 	dtrace_event_type_t type;
 	const char *category;	/* TRACEPOINT: the subsystem ("sched") */
-	const char *name;	/* TRACEPOINT: the event ("sched_process_fork") */
+	const char *name;	/* TRACEPOINT: the event ("sched_process_fork");
+				   RAW_TRACEPOINT: the tracepoint; KPROBE,
+				   KRETPROBE, FENTRY, FEXIT: the function */
 	int kind;		/* the provider's trampoline family; not a kind
 				   used for another type of event */
 	unsigned flags;		/* 0 */
@@ -255,6 +275,17 @@ typedef struct dtrace_event {
 /* Added in 3.2.  Fires when a function returns (arg1: the value it
  * returns). */
 #define DTRACE_PROBE_AT_RETURN	0x4
+#define DTRACE_PROBE_KERNEL	0x8	/* its pointer arguments are kernel
+					   addresses: a clause that only such
+					   probes enable dereferences kernel
+					   memory (added in 3.2) */
+#define DTRACE_PROBE_IN_KERNEL	0x10	/* fires in the kernel on behalf of
+					   the current thread (a system call,
+					   a kernel function): uregs[],
+					   ustack() and ucaller read the
+					   registers the thread saved when it
+					   entered the kernel, not the event's
+					   context (added in 3.2) */
 
 /* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
  * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */
@@ -429,8 +460,8 @@ typedef struct dtrace_host {
 	int (*gate_exec)(dtrace_provider_t *pv);
 
 	/* Added in 3.1.  Place an underlying probe on an event of another
-	 * type than uprobe() and perf_probe() place (DTRACE_EVENT_TRACEPOINT:
-	 * on every CPU, every process).  Returns its cookie (> 0), or a
+	 * type than uprobe() and perf_probe() place (DTRACE_EVENT_TRACEPOINT,
+	 * and from 3.2 the kernel events: on every CPU, every process).  Returns its cookie (> 0), or a
 	 * negative errno after saying why (an unknown tracepoint; a type this
 	 * dtrace or kernel does not offer). */
 	int64_t (*event)(dtrace_provider_t *pv, const dtrace_event_t *ev);

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_btf.h: D types from the kernel's BTF, for the arguments of kernel
+ * probes (dt_btf.c).
+ */
+#ifndef DT_BTF_H
+#define DT_BTF_H
+
+#include "dt_impl.h"
+
+/* Typed arguments of a probe its provider marked DTRACE_PROBE_KERNEL:
+ * each argument type name the provider gave ("struct file *") that names
+ * a type of the kernel's BTF becomes that type, complete, over the
+ * engine's reading of the name.  Nothing changes without BTF. */
+void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
+/* Complete the struct or union tag t from the kernel's BTF, once kernel
+ * types are in use (a kernel probe's arguments were typed): a member
+ * pointer to a struct is an incomplete tag until a script goes through
+ * it.  Returns whether t is complete. */
+bool dt_btf_complete(dtrace_hdl_t *dtp, dt_type_t *t);
+
+/* Free the kernel's BTF and its index. */
+void dt_btf_fini(dtrace_hdl_t *dtp);
+
+#endif /* DT_BTF_H */

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc.c: the proc provider: processes and threads being created, running
+ * a new program, exiting and being signalled, in every process.
+ *
+ *	probe		fires in		arguments
+ *	exec		the process, before	args[0] the path (string)
+ *			execve()/execveat()
+ *	exec-success	the new program, as	none
+ *			execve() returns
+ *	exec-failure	the process, as		args[0] the error number
+ *			execve() fails
+ *	create		the parent		args[0] the child's pid (pid_t)
+ *	lwp-create	the creating thread	args[0] the new thread's id,
+ *						args[1] its process's pid
+ *	exit		the last thread of a	args[0] CLD_EXITED (1),
+ *			process, as it exits	CLD_KILLED (2) or CLD_DUMPED (3)
+ *	lwp-exit	each thread, as it	none
+ *			exits
+ *	signal-send	the sender		args[0] the target thread's id,
+ *						args[1] the same (see README),
+ *						args[2] the signal
+ *
+ * DTrace passes lwpsinfo_t and psinfo_t pointers where this provider
+ * passes ids: there are no such translators here (README, "Limits and
+ * differences").  Each probe is a kernel tracepoint (host->event): the
+ * execve system call's, task:task_newtask (whose clone flags tell a thread
+ * from a process), sched:sched_process_exit and signal:signal_generate.
+ * Probes that share a tracepoint have kinds of their own, whose
+ * trampolines skip the firings that are not theirs.  The exit status
+ * comes from the exiting task's exit_code, found through the kernel's BTF.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include <dtrace/provider.h>
+
+#define PROC_PROVIDER	"proc"
+#define PROC_MODULE	"vmlinux"
+#define CLONE_THREAD_FLAG	0x10000	/* CLONE_THREAD */
+#define SYSCALL_ARG0	16	/* a syscalls tracepoint's first argument,
+				   or its return value */
+
+static const dtrace_host_t *host;
+
+/* Kinds: one trampoline each. */
+enum {
+	K_EXEC_VE, K_EXEC_AT, K_EXEC_OK, K_EXEC_FAIL, K_CREATE,
+	K_LWP_CREATE, K_EXIT, K_LWP_EXIT, K_SIGNAL,
+};
+
+/* A probe, and the tracepoints it is placed on (kind per tracepoint). */
+typedef struct proc_site {
+	const char *cat, *event;
+	int kind;
+} proc_site_t;
+
+typedef struct proc_probe {
+	const char *name;
+	proc_site_t sites[2];	/* the second's cat NULL when unused */
+	const char *types[3];	/* argument types, NULL-terminated */
+} proc_probe_t;
+
+static const proc_probe_t probes[] = {
+	{ "exec", { { "syscalls", "sys_enter_execve", K_EXEC_VE },
+		    { "syscalls", "sys_enter_execveat", K_EXEC_AT } },
+	  { "string" } },
+	{ "exec-success", { { "syscalls", "sys_exit_execve", K_EXEC_OK },
+			    { "syscalls", "sys_exit_execveat", K_EXEC_OK } },
+	  { NULL } },
+	{ "exec-failure", { { "syscalls", "sys_exit_execve", K_EXEC_FAIL },
+			    { "syscalls", "sys_exit_execveat", K_EXEC_FAIL } },
+	  { "int" } },
+	{ "create", { { "task", "task_newtask", K_CREATE } }, { "pid_t" } },
+	{ "lwp-create", { { "task", "task_newtask", K_LWP_CREATE } },
+	  { "pid_t", "pid_t" } },
+	{ "exit", { { "sched", "sched_process_exit", K_EXIT } }, { "int" } },
+	{ "lwp-exit", { { "sched", "sched_process_exit", K_LWP_EXIT } },
+	  { NULL } },
+	{ "signal-send", { { "signal", "signal_generate", K_SIGNAL } },
+	  { "pid_t", "pid_t", "int" } },
+};
+#define NPROBES	(sizeof(probes) / sizeof(probes[0]))
+
+/* What the trampolines need, found when a probe is enabled. */
+static struct {
+	uint32_t newtask_pid, newtask_flags;
+	uint32_t exit_group_dead;	/* 0: the kernel's record has none */
+	int32_t task_exit_code;		/* in task_struct; -1: unknown */
+	uint32_t sig_sig, sig_pid;
+} off = { .task_exit_code = -1 };
+
+/* exec's path, copied from the process (see emit_exec_path). */
+#define PROC_PATH_MAX	256
+static dtrace_map_t *path_map;
+
+static int proc_provide(dtrace_provider_t *pv, void *data,
+			const dtrace_probedesc_t *pdp)
+{
+	int n = 0;
+
+	(void)data;
+	if (!host->glob_match(pdp->prv, PROC_PROVIDER) ||
+	    !host->glob_match(pdp->mod, PROC_MODULE) ||
+	    !host->glob_match(pdp->fun, ""))
+		return 0;
+	for (size_t i = 0; i < NPROBES; i++) {
+		const proc_probe_t *p = &probes[i];
+		if (!host->glob_match(pdp->prb, p->name) ||
+		    host->probe_lookup(pv, PROC_PROVIDER, PROC_MODULE, "",
+				       p->name))
+			continue;
+		dtrace_probe_t *prp = host->probe_insert(pv, PROC_PROVIDER,
+			PROC_MODULE, "", p->name, (void *)p);
+		if (prp == NULL)
+			return -errno;
+		/* ustack() and uregs[] are the current thread's */
+		host->probe_attr(pv, prp, DTRACE_PROBE_IN_KERNEL);
+		n++;
+	}
+	return n;
+}
+
+static int proc_probe_args(dtrace_provider_t *pv, void *data,
+			   const dtrace_probe_t *prp, dtrace_argdesc_t *args)
+{
+	const proc_probe_t *p = host->probe_priv(prp);
+	int n = 0;
+
+	(void)pv, (void)data;
+	for (; n < 3 && p->types[n] != NULL; n++)
+		args[n] = (dtrace_argdesc_t){ p->types[n], NULL, n };
+	return n;
+}
+
+/* Whether the record of cat:event has a field named field (without the
+ * warning host->tp_field() gives for a missing one). */
+static int tp_has_field(const char *cat, const char *event, const char *field)
+{
+	char path[256], line[512], want[64];
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/%s/%s/format",
+		 cat, event);
+	snprintf(want, sizeof(want), " %s;", field);
+	FILE *fp = fopen(path, "r");
+	while (fp != NULL && !found && fgets(line, sizeof(line), fp) != NULL)
+		found = strstr(line, want) != NULL;
+	if (fp != NULL)
+		fclose(fp);
+	return found;
+}
+
+/* The byte offset of task_struct's exit_code from the kernel's BTF, or -1. */
+static int32_t task_exit_code_offset(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	int32_t res = -1;
+
+	if (btf == NULL)
+		return -1;
+	int id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+	for (int i = 0; t != NULL && i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, m[i].name_off),
+			   "exit_code") == 0)
+			res = (int32_t)(btf_member_bit_offset(t, i) / 8);
+	btf__free(btf);
+	return res;
+}
+
+/* Find the offsets a kind's trampoline reads. */
+static int proc_offsets(dtrace_provider_t *pv, int kind)
+{
+	uint32_t size;
+
+	switch (kind) {
+	case K_CREATE: case K_LWP_CREATE:
+		if (host->tp_field(pv, "task", "task_newtask", "pid",
+				   &off.newtask_pid, &size) < 0 ||
+		    host->tp_field(pv, "task", "task_newtask", "clone_flags",
+				   &off.newtask_flags, &size) < 0)
+			return -ENOENT;
+		return 0;
+	case K_EXIT: case K_LWP_EXIT:
+		if (tp_has_field("sched", "sched_process_exit", "group_dead") &&
+		    host->tp_field(pv, "sched", "sched_process_exit",
+				   "group_dead", &off.exit_group_dead,
+				   &size) < 0)
+			return -ENOENT;
+		if (off.task_exit_code < 0)
+			off.task_exit_code = task_exit_code_offset();
+		return 0;
+	case K_EXEC_VE: case K_EXEC_AT:
+		path_map = host->map_create(pv, "path",
+					    BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+					    PROC_PATH_MAX, 1);
+		return path_map ? 0 : -ENOMEM;
+	case K_SIGNAL:
+		if (host->tp_field(pv, "signal", "signal_generate", "sig",
+				   &off.sig_sig, &size) < 0 ||
+		    host->tp_field(pv, "signal", "signal_generate", "pid",
+				   &off.sig_pid, &size) < 0)
+			return -ENOENT;
+		return 0;
+	}
+	return 0;
+}
+
+static int proc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
+{
+	const proc_probe_t *p = host->probe_priv(prp);
+	int rc;
+
+	(void)data;
+	for (int i = 0; i < 2 && p->sites[i].cat != NULL; i++) {
+		const proc_site_t *s = &p->sites[i];
+		if ((rc = proc_offsets(pv, s->kind)) < 0)
+			return rc;
+		dtrace_event_t ev = {
+			.size = sizeof(ev), .type = DTRACE_EVENT_TRACEPOINT,
+			.category = s->cat, .name = s->event, .kind = s->kind,
+		};
+		int64_t cookie = host->event(pv, &ev);
+		if (cookie < 0)
+			return (int)cookie;
+		if ((rc = host->overlay(pv, cookie, 0, prp)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+#define ARGV(i)	((int16_t)(offsetof(dtrace_mstate_t, argv) + 8 * (i)))
+
+/* argv[i] = the record's field at off, of size sz (BPF_W, BPF_DW),
+ * sign-extended from 32 bits when sz is BPF_W. */
+static void load_field(dtrace_emitter_t *em, int i, uint32_t at, int sz)
+{
+	host->emit(em, DT_LOAD(sz, DT_R1, DTRACE_REG_CTX, (int16_t)at));
+	if (sz == BPF_W) {
+		host->emit(em, DT_ALU64_IMM(BPF_LSH, DT_R1, 32));
+		host->emit(em, DT_ALU64_IMM(BPF_ARSH, DT_R1, 32));
+	}
+	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(i), DT_R1));
+}
+
+/* exec: a D string is in the kernel's memory, so the path is copied from
+ * the process into this CPU's value of the map "path", and arg0 points
+ * there.  The program's stack slot at fp-8 stages the map key. */
+static void emit_exec_path(dtrace_emitter_t *em, int16_t field, int skip)
+{
+	host->emit(em, DT_STORE_IMM(BPF_W, DT_FP, -8, 0));
+	host->load_map(em, DT_R1, path_map);
+	host->emit(em, DT_MOV64_REG(DT_R2, DT_FP));
+	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	host->emit(em, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	host->jump(em, BPF_JEQ, DT_R0, 0, skip);
+	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R0));
+	host->emit(em, DT_MOV64_REG(DT_R1, DT_R0));
+	host->emit(em, DT_MOV64_IMM(DT_R2, PROC_PATH_MAX));
+	host->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX, field));
+	host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user_str));
+}
+
+/* exec-success (fail false) or exec-failure: skip the other outcome; a
+ * failure's arg0 is the error number. */
+static void emit_exec_result(dtrace_emitter_t *em, bool fail, int skip)
+{
+	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, SYSCALL_ARG0));
+	if (!fail) {
+		host->jump(em, BPF_JNE, DT_R1, 0, skip);
+		return;
+	}
+	host->jump(em, BPF_JSGE, DT_R1, 0, skip);
+	host->emit(em, DT_NEG64(DT_R1));
+	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R1));
+}
+
+/* create or lwp-create: the clone flags say which; the new task's id in
+ * arg0, and for a thread the creating process's pid in arg1. */
+static void emit_create(dtrace_emitter_t *em, bool lwp, int skip)
+{
+	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			       (int16_t)off.newtask_flags));
+	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, CLONE_THREAD_FLAG));
+	host->jump(em, lwp ? BPF_JEQ : BPF_JNE, DT_R1, 0, skip);
+	load_field(em, 0, off.newtask_pid, BPF_W);
+	if (!lwp)
+		return;
+	host->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	host->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R0));
+}
+
+/* exit: only when the last thread of the process exits (group_dead, or
+ * on kernels whose record lacks it, the main thread); arg0 the reason
+ * from the task's exit_code: killed by a signal (CLD_KILLED), with a core
+ * dump (CLD_DUMPED), or an exit (CLD_EXITED). */
+static void emit_exit(dtrace_emitter_t *em, int skip)
+{
+	int dumped = host->label_new(em), done = host->label_new(em);
+
+	if (off.exit_group_dead != 0) {
+		host->emit(em, DT_LOAD(BPF_B, DT_R1, DTRACE_REG_CTX,
+				       (int16_t)off.exit_group_dead));
+		host->jump(em, BPF_JEQ, DT_R1, 0, skip);
+	} else {
+		host->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+		host->emit(em, DT_MOV64_REG(DT_R1, DT_R0));
+		host->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R1, 32));
+		host->emit(em, DT_MOV32_REG(DT_R0, DT_R0));
+		host->emit(em, DT_ALU64_REG(BPF_SUB, DT_R0, DT_R1));
+		host->jump(em, BPF_JNE, DT_R0, 0, skip);
+	}
+	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), 0));
+	if (off.task_exit_code < 0)
+		return;
+	host->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_task));
+	host->emit(em, DT_MOV64_REG(DT_R3, DT_R0));
+	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, off.task_exit_code));
+	host->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
+	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV(0)));
+	host->emit(em, DT_MOV64_IMM(DT_R2, 4));
+	host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	host->emit(em, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE, ARGV(0)));
+	host->emit(em, DT_MOV64_IMM(DT_R2, 1));		/* CLD_EXITED */
+	host->emit(em, DT_MOV64_REG(DT_R3, DT_R1));
+	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R3, 0x7f));
+	host->jump(em, BPF_JEQ, DT_R3, 0, done);
+	host->emit(em, DT_MOV64_IMM(DT_R2, 2));		/* CLD_KILLED */
+	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, 0x80));
+	host->jump(em, BPF_JNE, DT_R1, 0, dumped);
+	host->jump(em, BPF_JA, 0, 0, done);
+	host->label_place(em, dumped);
+	host->emit(em, DT_MOV64_IMM(DT_R2, 3));		/* CLD_DUMPED */
+	host->label_place(em, done);
+	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R2));
+}
+
+static int proc_trampoline(dtrace_provider_t *pv, void *data,
+			   dtrace_emitter_t *em, int kind, int skip)
+{
+	(void)pv, (void)data;
+	switch (kind) {
+	case K_EXEC_VE:
+		emit_exec_path(em, SYSCALL_ARG0, skip);
+		break;
+	case K_EXEC_AT:		/* execveat(dirfd, filename, ...) */
+		emit_exec_path(em, SYSCALL_ARG0 + 8, skip);
+		break;
+	case K_EXEC_OK: case K_EXEC_FAIL:
+		emit_exec_result(em, kind == K_EXEC_FAIL, skip);
+		break;
+	case K_CREATE: case K_LWP_CREATE:
+		emit_create(em, kind == K_LWP_CREATE, skip);
+		break;
+	case K_EXIT:
+		emit_exit(em, skip);
+		break;
+	case K_SIGNAL:
+		load_field(em, 0, off.sig_pid, BPF_W);
+		load_field(em, 1, off.sig_pid, BPF_W);
+		load_field(em, 2, off.sig_sig, BPF_W);
+		break;
+	}
+	return 0;
+}
+
+static const dtrace_provider_ops_t proc_ops = {
+	DTRACE_PROVIDER_OPS_INIT,
+	.name = PROC_PROVIDER,
+	.provide = proc_provide,
+	.probe_args = proc_probe_args,
+	.enable = proc_enable,
+	.trampoline = proc_trampoline,
+};
+
+const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
+{
+	/* DTRACE_PROBE_IN_KERNEL came with 3.2. */
+	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 2)
+		return NULL;
+	host = h;
+	return &proc_ops;
+}
