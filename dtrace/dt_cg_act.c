@@ -67,10 +67,8 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 	cx->ntemps = ntemps;	/* the value is in the record now */
 }
 
-/* stack(n) keeps n frames (default stackframes), ustack(n) n (default
+/* stack(n) keeps n frames (default -x stackframes), ustack(n) n (default
  * -x ustackframes). */
-#define DT_KSTACK_FRAMES	20
-
 /* ufunc(), usym(), umod() and uaddr(): which one, or -1. */
 int dt_cg_usym_call(const dt_node_t *n)
 {
@@ -100,7 +98,8 @@ static uint32_t stack_frames(const dt_cg_state_t *st, const dt_node_t *call)
 	if (call->args != NULL)
 		return (uint32_t)call->args->ival;
 	return strcmp(call->name, "ustack") == 0 ?
-	       (uint32_t)st->dtp->opt.ustackframes : DT_KSTACK_FRAMES;
+	       (uint32_t)st->dtp->opt.ustackframes :
+	       (uint32_t)st->dtp->opt.stackframes;
 }
 
 /* The bytes of user stack ustack() copies: -x ustackbytes in whole

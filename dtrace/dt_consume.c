@@ -10,7 +10,8 @@
  * FUNCTION:NAME) and each record starts with its probe line ("%3d %6d %32s ":
  * cpu, PRID, "function:name") and ends with a newline; actions print
  * between.  Error records (clause DT_CLAUSE_ERROR) go to stderr, and
- * tracing goes on.
+ * tracing goes on.  With -F (flowindent) the heading is "CPU FUNCTION"
+ * and the probe line is indented by function: see dt_flow_line().
  *
  * Invariants: a record is validated against the clause's recsize and each
  * record descriptor against the record before any byte is read; a bad
@@ -825,12 +826,84 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	}
 }
 
-static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr)
+static const dtrace_probe_t *record_probe(dtrace_hdl_t *dtp,
+					  const dt_rechdr_t *hdr)
+{
+	if (hdr->prid >= 1 && hdr->prid <= dtp->nprobes && dtp->probes)
+		return dtp->probes[hdr->prid];
+	return NULL;
+}
+
+typedef enum { DT_FLOW_NONE, DT_FLOW_ENTRY, DT_FLOW_RETURN } dt_flow_t;
+
+/* Whether a probe name is `what` or ends with "-what" (method-entry),
+ * not merely ending with it (carpentry). */
+static bool flow_name_is(const char *name, const char *what)
+{
+	size_t n = strlen(name), w = strlen(what);
+
+	return n >= w && strcmp(name + n - w, what) == 0 &&
+	       (n == w || name[n - w - 1] == '-');
+}
+
+/*
+ * -F: the probe line of a record, DTrace's way.  An entry probe prints
+ * " -> func" and indents what follows by two; a return unindents and
+ * prints " <- func"; any other probe prints "| func:name".  Several
+ * clauses of one probe print one arrow: an entry that follows another
+ * clause's record of the same probe, and a return that the next record
+ * (next, NULL when none is known yet) repeats, print as "| ".
+ */
+static void dt_flow_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+			 const dt_rechdr_t *next)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
-	const dtrace_probe_t *prp = NULL;
+	const dtrace_probe_t *prp = record_probe(dtp, hdr);
+	const char *prb = prp && prp->prb ? prp->prb : "";
+	const char *fun = prp && prp->fun ? prp->fun : "";
+	bool sys = prp && prp->prv && strcmp(prp->prv, "syscall") == 0;
+	dt_flow_t flow = DT_FLOW_NONE;
+	char name[1024];
+
+	if (flow_name_is(prb, "entry"))
+		flow = DT_FLOW_ENTRY;
+	else if (flow_name_is(prb, "return"))
+		flow = DT_FLOW_RETURN;
+	if (flow == DT_FLOW_ENTRY && c->have_last &&
+	    c->last_clause != hdr->clause && c->last_prid == hdr->prid)
+		flow = DT_FLOW_NONE;
+	if (flow == DT_FLOW_RETURN && next != NULL &&
+	    next->clause != hdr->clause && next->prid == hdr->prid)
+		flow = DT_FLOW_NONE;
+	if (flow == DT_FLOW_RETURN && c->indent > 0)
+		c->indent -= 2;
+	if (!c->heading) {
+		fprintf(dtp->out, "%3s %-41s\n", "CPU", "FUNCTION");
+		c->heading = true;
+	}
+	if (flow == DT_FLOW_NONE)
+		snprintf(name, sizeof(name), "%*s| %s:%s", c->indent, "",
+			 fun, prb);
+	else
+		snprintf(name, sizeof(name), "%*s%s%s", c->indent, "",
+			 flow == DT_FLOW_ENTRY ? (sys ? "->" : " -> ") :
+			 (sys ? "<-" : " <- "), fun);
+	fprintf(dtp->out, "%3u %-41s ", hdr->cpu, name);
+	if (flow == DT_FLOW_ENTRY)
+		c->indent += 2;
+}
+
+static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+				const dt_rechdr_t *next)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	const dtrace_probe_t *prp = record_probe(dtp, hdr);
 	char name[512];
 
+	if (dtp->opt.flowindent) {
+		dt_flow_line(dtp, hdr, next);
+		return;
+	}
 	if (dtp->opt.quiet)
 		return;
 	if (!c->heading) {
@@ -838,8 +911,6 @@ static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr)
 			"FUNCTION:NAME");
 		c->heading = true;
 	}
-	if (hdr->prid >= 1 && hdr->prid <= dtp->nprobes && dtp->probes)
-		prp = dtp->probes[hdr->prid];
 	snprintf(name, sizeof(name), "%s:%s", prp && prp->fun ? prp->fun : "",
 		 prp && prp->prb ? prp->prb : "");
 	fprintf(dtp->out, "%3u %6u %32s ", hdr->cpu, hdr->prid, name);
@@ -912,15 +983,17 @@ bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
 	return true;
 }
 
-int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
+/* A record, with the header of the one after it when known (-F). */
+static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
+			       size_t size, const dt_rechdr_t *next)
 {
 	const uint8_t *data = (const uint8_t *)buf + sizeof(dt_rechdr_t);
 	const dt_compiled_clause_t *cl;
+	struct dt_consumer *c = dt_consumer_get(dtp);
 	dt_rechdr_t hdr;
 	size_t dsize;
 	int i, err = 0;
 
-	dt_consumer_get(dtp);
 	if (size < sizeof(hdr)) {
 		fprintf(stderr, "dtrace: short record (%zu bytes)\n", size);
 		return -1;
@@ -952,7 +1025,10 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 	}
 	if (dtp->opt.json)
 		return dt_json_record(dtp, &hdr, cl, data, dsize);
-	dt_print_probe_line(dtp, &hdr);
+	dt_print_probe_line(dtp, &hdr, next);
+	c->have_last = true;
+	c->last_clause = hdr.clause;
+	c->last_prid = hdr.prid;
 	for (i = 0; i < cl->nacts && err == 0; i++) {
 		if (!dt_consume_action_ok(cl, i, data, dsize, &err))
 			continue;
@@ -967,14 +1043,43 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 	return err;
 }
 
+int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
+{
+	return consume_record_next(dtp, buf, size, NULL);
+}
+
 /* --- the ring buffer --- */
+
+/* The record held for -F, given the one after it (NULL: none yet). */
+static void flush_held(dtrace_hdl_t *dtp, const dt_rechdr_t *next)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	uint8_t *held = c->held;
+
+	if (held == NULL)
+		return;
+	c->held = NULL;
+	consume_record_next(dtp, held, c->held_size, next);
+	free(held);
+}
 
 static int dt_consume_cb(void *ctx, void *data, size_t size)
 {
 	dtrace_hdl_t *dtp = ctx;
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_rechdr_t hdr;
 
 	/* a bad record is reported and skipped: tracing goes on */
-	dt_consume_record(dtp, data, size);
+	if (!dtp->opt.flowindent || dtp->opt.json || size < sizeof(hdr)) {
+		flush_held(dtp, NULL);
+		dt_consume_record(dtp, data, size);
+		return 0;
+	}
+	memcpy(&hdr, data, sizeof(hdr));
+	flush_held(dtp, &hdr);
+	c->held = dt_zalloc(size);
+	memcpy(c->held, data, size);
+	c->held_size = size;
 	return 0;
 }
 
@@ -1012,6 +1117,7 @@ void dt_consume_fini(dtrace_hdl_t *dtp)
 		ring_buffer__free(c->rb);
 	dt_agg_fini(dtp);
 	symprocs_free(c);
+	free(c->held);
 	free(c->drops_seen);
 	free(c);
 	dtp->cons = NULL;
@@ -1034,6 +1140,7 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	 * read here, at the latest one poll period after they came. */
 	if (n >= 0)
 		n = ring_buffer__consume(c->rb);
+	flush_held(dtp, NULL);	/* what came in, all printed */
 	fflush(dtp->out);
 	if (n < 0 && n != -EINTR) {
 		dt_set_error(dtp, "failed to read the output buffer: %s",

@@ -63,6 +63,14 @@ struct dt_consumer {
 	bool targets_read;	/* the -c/-p targets' modules are cached */
 	uint32_t rec_cpu;	/* the CPU of the record being consumed */
 	uint64_t sample_drops;	/* aggregation samples that found no room */
+	/* -F: the indentation, the clause and probe of the last record, and
+	 * the record held until the next one is seen (a return unindents
+	 * only when the next record is not the same probe's). */
+	int indent;
+	bool have_last;
+	uint32_t last_clause, last_prid;
+	uint8_t *held;
+	size_t held_size;
 };
 
 /* dt_consume.c */

@@ -60,6 +60,14 @@ typedef struct dt_options {
 	const char *uprobe_mech; /* -x uprobe=multi|perf (perf: the fallback) */
 	bool no_execgate;	/* -x execgate=off: the exec watch alone */
 	bool help;		/* -x help: list the options and exit */
+	bool defaultargs;	/* a macro argument not given is 0 or "" */
+	bool argref;		/* arguments the script does not use are fine */
+	bool nolibs;		/* no D library is read */
+	uint64_t dynvarsize;	/* bytes of each dynamic variable map, 0:
+				   DT_VAR_NENTRIES entries */
+	uint64_t stackframes;	/* stack()'s frames, default 20 */
+	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
+				   when assigned 0, there is nothing to clean */
 } dt_options_t;
 
 /* The provider a plugin serves in this session: the handle the plugin is
