@@ -183,12 +183,18 @@ static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
 
 /* stringof(x) and (string)x: a string stays; a pointer is read as a user
  * string. */
+/* stringof(x): a char[N] gives at most its N characters. */
 static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
 {
 	int a = dt_cg_expr(cx, x);
 
-	if (!dt_check_is_string(x->type))
+	if (x->type->kind == DT_TK_ARRAY && x->type->size > 0 &&
+	    x->type->size < cx->st->strsize) {
+		EMIT(DT_MOV64_IMM(DT_R0, (int32_t)x->type->size));
+		copyinstr(cx, a, DT_R0);
+	} else if (!dt_check_is_string(x->type)) {
 		copyinstr(cx, a, -1);
+	}
 	return a;
 }
 

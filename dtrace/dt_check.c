@@ -1023,6 +1023,24 @@ static int agg_id_of(dt_cg_t *cx, dt_node_t *a, const char *fn)
 	return id->id;
 }
 
+/* Make a (a char[N], that only %s and %S accept) stringof(a) in place:
+ * the string is what gets recorded, at most N characters. */
+static void wrap_stringof(dt_cg_t *cx, dt_node_t *a)
+{
+	dt_node_t *arr = dt_pcb_alloc(cx->pcb, sizeof(*arr));
+	dt_node_t *arr_next = a->next;
+
+	*arr = *a;
+	arr->next = NULL;
+	memset(a, 0, sizeof(*a));
+	a->kind = DT_N_UNARY;
+	a->op = DT_OP_STRINGOF;
+	a->line = arr->line;
+	a->l = arr;
+	a->next = arr_next;
+	a->type = dt_type_string(tt(cx));
+}
+
 static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 {
 	dt_type_t *types[64];
@@ -1037,7 +1055,7 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 		if (k >= 64)
 			ERR(cx, D_PROTO_LEN, a, "too many arguments");
 		if (!dt_type_is_scalar(a->type) &&
-		    !dt_check_is_string(a->type))
+		    !dt_check_is_string(a->type) && !is_char_ptr(a->type))
 			ERR(cx, D_PRINTF_ARG_TYPE, a, "%s( ) argument #%d has "
 			    "type %s, which cannot be printed", n->name, k + 2,
 			    a->type->name);
@@ -1046,6 +1064,9 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 	int tag = dt_printf_check(fmt->str, k, types, msg, sizeof(msg));
 	if (tag != 0)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
+	for (dt_node_t *a = fmt->next; a != NULL; a = a->next)
+		if (a->type->kind == DT_TK_ARRAY && is_char_ptr(a->type))
+			wrap_stringof(cx, a);
 }
 
 /* printa(fmt, @a...): the conversions that are not %@ take the keys of
