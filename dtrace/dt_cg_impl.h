@@ -157,6 +157,11 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 #define DT_MST_OFF(f)	((int16_t)offsetof(dt_mstate_t, f))
 #define DT_MST_AREA	((uint32_t)offsetof(dt_mstate_t, cg_area))
 
+/* dt_cg_net.c */
+int dt_cg_byteorder(dt_cg_t *cx, dt_node_t *n, int bits);
+int dt_cg_inet_ntoa(dt_cg_t *cx, dt_node_t *n);
+int dt_cg_inet_ntop(dt_cg_t *cx, dt_node_t *n);
+
 /* dt_cg.c */
 dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp);
 dtrace_map_t *dt_cg_map(dt_cg_state_t *st, const char *name,

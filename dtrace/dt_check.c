@@ -916,6 +916,27 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 		return dt_type_string(T);
 	case DT_F_LLTOSTR:
 		need_arg(cx, n, a, 1, false, "int64_t");
+		if (a->next)
+			need_arg(cx, n, a->next, 2, false, "int");
+		return dt_type_string(T);
+	case DT_F_HTONS: case DT_F_NTOHS:
+		need_arg(cx, n, a, 1, false, "uint16_t");
+		return dt_type_int(T, 2, false);
+	case DT_F_HTONL: case DT_F_NTOHL:
+		need_arg(cx, n, a, 1, false, "uint32_t");
+		return dt_type_int(T, 4, false);
+	case DT_F_HTONLL: case DT_F_NTOHLL:
+		need_arg(cx, n, a, 1, false, "uint64_t");
+		return dt_type_int(T, 8, false);
+	case DT_F_INET_NTOA:
+		need_arg(cx, n, a, 1, false, "ipaddr_t *");
+		return dt_type_string(T);
+	case DT_F_INET_NTOP:
+		need_arg(cx, n, a, 1, false, "int");
+		need_arg(cx, n, a->next, 2, false, "void *");
+		if (a->is_const && a->ival != 2)
+			ERR(cx, D_PROTO_ARG, a, "inet_ntop( ) supports AF_INET "
+			    "(2) only: IPv6 addresses are not supported yet");
 		return dt_type_string(T);
 	case DT_F_PROGENYOF:
 		need_arg(cx, n, a, 1, false, "pid_t");
