@@ -941,6 +941,10 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 	case DT_F_PROGENYOF:
 		need_arg(cx, n, a, 1, false, "pid_t");
 		return dt_check_int_type(cx);
+	case DT_F_COPYOUT: case DT_F_COPYOUTSTR:
+		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported: dtrace does "
+		    "not write the memory of the processes it traces",
+		    fi->name);
 	default:
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", fi->name);
 	}
@@ -1082,6 +1086,9 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 			    a->type->name);
 		types[k++] = a->type;
 	}
+	/* freopen(""): back to the original output */
+	if (fmt->str[0] == '\0' && k == 0 && strcmp(n->name, "freopen") == 0)
+		return;
 	int tag = dt_printf_check(fmt->str, k, types, msg, sizeof(msg));
 	if (tag != 0)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
@@ -1138,6 +1145,16 @@ void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n)
 	}
 }
 
+/* tracemem() and printm(): the bytes recorded, a positive constant that
+ * a record holds. */
+static void check_mem_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
+{
+	if (!size->is_const || size->ival == 0 ||
+	    size->ival > cx->st->rec_max / 2)
+		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
+		    "constant of at most %u", n->name, cx->st->rec_max / 2);
+}
+
 static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 {
 	dt_node_t *a = n->args;
@@ -1153,7 +1170,15 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 	switch (fi->func) {
 	case DT_F_PRINTF:
 	case DT_F_SYSTEM:
+	case DT_F_FREOPEN:
 		check_printf_args(cx, n, a);
+		break;
+	case DT_F_PRINTM:
+		dt_check_expr(cx, a);
+		dt_check_expr(cx, a->next);
+		need_arg(cx, n, a, 1, false, "size_t");
+		need_arg(cx, n, a->next, 2, false, "void *");
+		check_mem_size(cx, n, a);
 		break;
 	case DT_F_PRINTA: {
 		dt_node_t *x = a;
@@ -1191,14 +1216,12 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 			    "%s", a->type->name);
 		break;
 	case DT_F_TRACEMEM:
-		dt_check_expr(cx, a);
-		dt_check_expr(cx, a->next);
+		for (dt_node_t *x = a; x != NULL; x = x->next)
+			dt_check_expr(cx, x);
 		need_arg(cx, n, a, 1, false, "void *");
-		if (!a->next->is_const || a->next->ival == 0 ||
-		    a->next->ival > cx->st->rec_max / 2)
-			ERR(cx, D_PROTO_ARG, a->next, "tracemem( ) size must be "
-			    "a positive constant of at most %u",
-			    cx->st->rec_max / 2);
+		check_mem_size(cx, n, a->next);
+		if (a->next->next != NULL)
+			need_arg(cx, n, a->next->next, 3, false, "size_t");
 		break;
 	case DT_F_STACK: case DT_F_USTACK:
 	case DT_F_UFUNC: case DT_F_USYM: case DT_F_UMOD: case DT_F_UADDR:

@@ -660,6 +660,19 @@ static int act_trunc(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	return 0;
 }
 
+/* ftruncate(): empty the output file (what follows is written from its
+ * start: -o opens it to append); a terminal or a pipe is left alone. */
+static void act_ftruncate(dtrace_hdl_t *dtp)
+{
+	int fd = fileno(dtp->out);
+
+	fflush(dtp->out);
+	if (fd < 0)
+		fd = dtp->out_fd;	/* the -o stream */
+	if (ftruncate(fd, 0) == 0 && fileno(dtp->out) >= 0)
+		rewind(dtp->out);
+}
+
 static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
 			int cpu)
 {
@@ -768,9 +781,7 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		act_setopt(dtp, act, data);
 		return 0;
 	case DT_ACT_FTRUNCATE:
-		fflush(dtp->out);
-		if (ftruncate(fileno(dtp->out), 0) == 0)
-			rewind(dtp->out);
+		act_ftruncate(dtp);
 		return 0;
 	case DT_ACT_FREOPEN:
 		act_freopen(dtp, act, data);
@@ -778,6 +789,23 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	default:
 		return 0;
 	}
+}
+
+size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data)
+{
+	const dt_recdesc_t *r0 = &act->recs[0];
+	size_t n = r0->size;
+
+	if (r0->arg != 0 && r0->arg < n)
+		n = r0->arg;
+	if (act->nrecs > 1) {	/* tracemem()'s third argument */
+		int64_t v = dt_rec_int(&act->recs[1],
+				       data + act->recs[1].offset);
+
+		if (v >= 0 && (uint64_t)v < n)
+			n = (size_t)v;
+	}
+	return n;
 }
 
 /* Run one action of a record whose data is `data` (size checked). */
@@ -802,13 +830,9 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		return dt_agg_print(dtp, out, act->aggs, act->naggs);
 	case DT_ACT_TRACEMEM:
 	case DT_ACT_PRINTM:
-		if (r0 != NULL) {
-			size_t n = r0->size;
-
-			if (r0->arg != 0 && r0->arg < n)
-				n = r0->arg;
-			dt_print_bytes(out, data + r0->offset, n);
-		}
+		if (r0 != NULL)
+			dt_print_bytes(out, data + r0->offset,
+				       dt_consume_mem_len(act, data));
 		return 0;
 	case DT_ACT_STACK:
 	case DT_ACT_USTACK:

@@ -81,6 +81,9 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size);
 /* The data of a trace() record, DTrace's way. */
 void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *addr);
+/* The bytes a tracemem() or printm() record prints: its size, cut by
+ * tracemem()'s third argument. */
+size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data);
 /* The offset/hex/ascii table of tracemem() and non-string data. */
 void dt_print_bytes(FILE *out, const uint8_t *p, size_t n);
 /* A trace() of a string or bytes: a string when it looks like one. */

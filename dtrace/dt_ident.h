@@ -48,11 +48,14 @@ typedef enum dt_func {
 	DT_F_DIRNAME, DT_F_LLTOSTR, DT_F_TOUPPER, DT_F_TOLOWER, DT_F_RAND,
 	DT_F_PROGENYOF, DT_F_HTONS, DT_F_HTONL, DT_F_HTONLL, DT_F_NTOHS,
 	DT_F_NTOHL, DT_F_NTOHLL, DT_F_INET_NTOA, DT_F_INET_NTOP,
+	DT_F_COPYOUT, DT_F_COPYOUTSTR,
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STDDEV,
 	DT_F_QUANTIZE, DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
 	/* user address actions (also aggregation keys) */
 	DT_F_UFUNC, DT_F_USYM, DT_F_UMOD, DT_F_UADDR,
+	/* actions the consumer carries out */
+	DT_F_FREOPEN, DT_F_FTRUNCATE, DT_F_PRINTM,
 } dt_func_t;
 
 typedef enum dt_fclass {

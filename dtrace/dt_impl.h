@@ -119,6 +119,8 @@ struct dtrace_hdl {
 	const char *progname;	/* "dtrace", for messages */
 	FILE *out;		/* -o file, else stdout */
 	int out_errno;		/* why a write to out failed (dt_output.c) */
+	int out_fd;		/* the file of the stream dt_output_open()
+				   made (fileno() of it is -1) */
 	int exitstatus;
 
 	/* macro arguments: $0 .. $n */
