@@ -203,7 +203,7 @@ static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
 		set_const(n, et, (uint64_t)v);
 		return et;
 	}
-	if (dt_ureg_lookup(n->name, &v)) {
+	if (dt_ureg_lookup(n->name, &v) || dt_const_lookup(n->name, &v)) {
 		set_const(n, dt_check_int_type(cx), (uint64_t)v);
 		return n->type;
 	}

@@ -146,6 +146,42 @@ static const struct {
 
 #define DT_UREGS_MAX	DTRACE_PT_NREGS
 
+/* The constants DTrace's own D libraries define (sys/dtrace.h's fault
+ * codes, signal.d's signals with Linux's numbers): every program sees
+ * them, a declaration of the program's own hides them. */
+static const struct {
+	const char *name;
+	int64_t value;
+} dt_consts[] = {
+	{ "DTRACEFLT_UNKNOWN", 0 }, { "DTRACEFLT_BADADDR", 1 },
+	{ "DTRACEFLT_BADALIGN", 2 }, { "DTRACEFLT_ILLOP", 3 },
+	{ "DTRACEFLT_DIVZERO", 4 }, { "DTRACEFLT_NOSCRATCH", 5 },
+	{ "DTRACEFLT_KPRIV", 6 }, { "DTRACEFLT_UPRIV", 7 },
+	{ "DTRACEFLT_TUPOFLOW", 8 }, { "DTRACEFLT_BADSTACK", 9 },
+	{ "DTRACEFLT_LIBRARY", 1000 },
+	{ "SIGHUP", 1 }, { "SIGINT", 2 }, { "SIGQUIT", 3 }, { "SIGILL", 4 },
+	{ "SIGTRAP", 5 }, { "SIGABRT", 6 }, { "SIGIOT", 6 }, { "SIGBUS", 7 },
+	{ "SIGFPE", 8 }, { "SIGKILL", 9 }, { "SIGUSR1", 10 },
+	{ "SIGSEGV", 11 }, { "SIGUSR2", 12 }, { "SIGPIPE", 13 },
+	{ "SIGALRM", 14 }, { "SIGTERM", 15 }, { "SIGSTKFLT", 16 },
+	{ "SIGCHLD", 17 }, { "SIGCLD", 17 }, { "SIGCONT", 18 },
+	{ "SIGSTOP", 19 }, { "SIGTSTP", 20 }, { "SIGTTIN", 21 },
+	{ "SIGTTOU", 22 }, { "SIGURG", 23 }, { "SIGXCPU", 24 },
+	{ "SIGXFSZ", 25 }, { "SIGVTALRM", 26 }, { "SIGPROF", 27 },
+	{ "SIGWINCH", 28 }, { "SIGPOLL", 29 }, { "SIGIO", 29 },
+	{ "SIGPWR", 30 }, { "SIGSYS", 31 },
+};
+
+bool dt_const_lookup(const char *name, int64_t *value)
+{
+	for (size_t i = 0; i < sizeof(dt_consts) / sizeof(dt_consts[0]); i++)
+		if (strcmp(dt_consts[i].name, name) == 0) {
+			*value = dt_consts[i].value;
+			return true;
+		}
+	return false;
+}
+
 bool dt_ureg_lookup(const char *name, int64_t *index)
 {
 	for (size_t i = 0; i < sizeof(dt_uregs) / sizeof(dt_uregs[0]); i++)

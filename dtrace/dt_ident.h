@@ -99,6 +99,8 @@ const dt_funcinfo_t *dt_func_lookup(const char *name);
 bool dt_bvar_lookup(const char *name, dt_bvar_t *bv, int *argn);
 /* DTrace's user register names (R_PC, R_SP, R_RAX ...): the index into
  * uregs[] and the byte offset in struct pt_regs. */
+/* A constant every D program knows (DTRACEFLT_*, SIG*). */
+bool dt_const_lookup(const char *name, int64_t *value);
 bool dt_ureg_lookup(const char *name, int64_t *index);
 int dt_ureg_ptregs_offset(int64_t index);	/* -1 if out of range */
 
