@@ -724,6 +724,32 @@ static dt_type_t *check_args(dt_cg_t *cx, dt_node_t *n)
 	return n->type = t;
 }
 
+/*
+ * Whether x[i] subscripts the value of x rather than looking a key up:
+ * x is a string, a pointer or an array (a string literal, a built-in
+ * variable, a variable already known as one), or this->x, which cannot
+ * be an associative array.
+ */
+static bool subscripts_value(dt_cg_t *cx, dt_node_t *l)
+{
+	dt_identkind_t kind = DT_IK_GLOBAL;
+	dt_bvar_t bv;
+	int argn;
+
+	if (l->kind == DT_N_STRING)
+		return true;
+	if (l->kind == DT_N_IDENT && dt_bvar_lookup(l->name, &bv, &argn))
+		return dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) == NULL;
+	if (l->kind != DT_N_IDENT && !var_member(l, &kind))
+		return false;
+	if (kind == DT_IK_THIS)
+		return true;
+	dt_ident_t *id = dt_var_lookup(cx->st, kind, l->name);
+	return id != NULL && id->nkeys < 0 && !id->implicit &&
+	       (id->type->kind == DT_TK_PTR || id->type->kind == DT_TK_ARRAY ||
+		dt_check_is_string(id->type));
+}
+
 static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_node_t *l = n->l;
@@ -750,6 +776,8 @@ static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
 		n->ident = l->ident;
 		return n->type = dt_type_int(tt(cx), 8, false);
 	}
+	if (subscripts_value(cx, l))
+		goto array;
 	if ((l->kind == DT_N_IDENT &&
 	     (dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) != NULL ||
 	      !dt_bvar_lookup(l->name, &bv, &argn))) ||
@@ -764,13 +792,16 @@ static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
 	}
 array:
 	dt_check_expr(cx, l);
-	if (l->type->kind != DT_TK_PTR && l->type->kind != DT_TK_ARRAY)
+	if (l->type->kind != DT_TK_PTR && l->type->kind != DT_TK_ARRAY &&
+	    !dt_check_is_string(l->type))
 		ERR(cx, D_OP_PTR, n, "operator [ ] requires an array or a "
 		    "pointer");
 	if (n->args == NULL || n->args->next != NULL)
 		ERR(cx, D_OP_INT, n, "operator [ ] takes one index");
 	dt_check_expr(cx, n->args);
 	need_integer(cx, n->args, "[ ]");
+	if (dt_check_is_string(l->type))	/* a string as a char array */
+		return n->type = dt_type_int(tt(cx), 1, true);
 	n->lvalue = true;
 	return n->type = l->type->base;
 }
