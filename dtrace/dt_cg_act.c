@@ -525,6 +525,8 @@ static const dt_actkind_t dt_actkinds[] = {
 	[DT_F_USYM] = DT_ACT_UADDR, [DT_F_UMOD] = DT_ACT_UADDR,
 	[DT_F_UADDR] = DT_ACT_UADDR, [DT_F_FREOPEN] = DT_ACT_FREOPEN,
 	[DT_F_FTRUNCATE] = DT_ACT_FTRUNCATE, [DT_F_PRINTM] = DT_ACT_PRINTM,
+	[DT_F_SPECULATE] = DT_ACT_SPECULATE, [DT_F_COMMIT] = DT_ACT_COMMIT,
+	[DT_F_DISCARD] = DT_ACT_DISCARD,
 };
 
 void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
@@ -555,6 +557,12 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		record_printf_args(cx, ad, a);
 		break;
 	case DT_F_FTRUNCATE:
+		break;
+	case DT_F_SPECULATE:
+		dt_cg_speculate(cx, a);
+		break;
+	case DT_F_COMMIT: case DT_F_DISCARD:
+		record_value(cx, ad, a);
 		break;
 	case DT_F_PRINTA:
 		if (a->kind == DT_N_STRING)

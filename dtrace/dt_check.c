@@ -972,6 +972,8 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 	case DT_F_PROGENYOF:
 		need_arg(cx, n, a, 1, false, "pid_t");
 		return dt_check_int_type(cx);
+	case DT_F_SPECULATION:
+		return dt_check_int_type(cx);
 	case DT_F_COPYOUT: case DT_F_COPYOUTSTR:
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported: dtrace does "
 		    "not write the memory of the processes it traces",
@@ -1186,11 +1188,62 @@ static void check_mem_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
 		    "constant of at most %u", n->name, cx->st->rec_max / 2);
 }
 
+/*
+ * DTrace's order of speculative actions in a clause: speculate() first
+ * and once, then data recording only (no aggregation, destructive action
+ * or exit()); commit() once, before any data recording and without
+ * aggregations.  discard() goes anywhere.
+ */
+/* "name( ) may not follow what" when cond holds. */
+static void refuse_after(dt_cg_t *cx, dt_node_t *n, bool cond,
+			 dt_errtag_t tag, const char *what)
+{
+	if (cond)
+		ERR(cx, tag, n, "%s( ) may not follow %s", n->name, what);
+}
+
+static void check_spec_order(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
+{
+	switch (fi->func) {
+	case DT_F_DISCARD:
+		return;
+	case DT_F_COMMIT:
+		refuse_after(cx, n, cx->commits, D_COMM_COMM, "commit( )");
+		refuse_after(cx, n, cx->drecs, D_COMM_DREC,
+			     "data-recording action(s)");
+		cx->commits = true;
+		return;
+	case DT_F_SPECULATE:
+		refuse_after(cx, n, cx->speculates, D_SPEC_SPEC,
+			     "speculate( )");
+		refuse_after(cx, n, cx->commits, D_SPEC_COMM, "commit( )");
+		refuse_after(cx, n, cx->drecs, D_SPEC_DREC,
+			     "data-recording action(s)");
+		cx->speculates = true;
+		return;
+	default:
+		break;
+	}
+	if (cx->speculates && fi->destructive)
+		ERR(cx, D_ACT_SPEC, n, "destructive actions may not follow "
+		    "speculate( )");
+	if (cx->speculates && fi->func == DT_F_EXIT)
+		ERR(cx, D_EXIT_SPEC, n, "exit( ) may not follow speculate( )");
+	if (fi->destructive)
+		return;
+	if (cx->commits)
+		ERR(cx, D_DREC_COMM, n, "data-recording actions may not "
+		    "follow commit( )");
+	if (!cx->speculates)
+		cx->drecs = true;
+}
+
 static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 {
 	dt_node_t *a = n->args;
 
 	check_call_args(cx, n, fi);
+	check_spec_order(cx, n, fi);
 	if (cx->depth_if > 0)
 		cx->actmask = true;	/* conditional: record which ran */
 	if (fi->func == DT_F_EXIT && cx->nexits++ > 0)
@@ -1296,6 +1349,12 @@ static void check_stmt(dt_cg_t *cx, dt_node_t *s)
 		}
 		if (e->kind == DT_N_BINARY && e->op == DT_OP_ASSIGN &&
 		    is_agg_lvalue(e->l)) {
+			if (cx->speculates)
+				ERR(cx, D_AGG_SPEC, e, "aggregating actions may "
+				    "not follow speculate( )");
+			if (cx->commits)
+				ERR(cx, D_AGG_COMM, e, "aggregating actions may "
+				    "not follow commit( )");
 			dt_check_agg_assign(cx, e);
 			cx->has_aggs = true;
 			return;

@@ -46,8 +46,11 @@
 
 struct dt_consumer *dt_consumer_get(dtrace_hdl_t *dtp)
 {
-	if (dtp->cons == NULL)
+	if (dtp->cons == NULL) {
 		dtp->cons = dt_zalloc(sizeof(struct dt_consumer));
+		for (int i = 0; i <= DT_NSPEC_MAX; i++)
+			dtp->cons->specs[i].tail = &dtp->cons->specs[i].head;
+	}
 	return dtp->cons;
 }
 
@@ -1007,6 +1010,93 @@ bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
 	return true;
 }
 
+/* --- speculations --- */
+
+/*
+ * A record that speculate()d waits in its speculation's queue, up to
+ * specsize bytes (a record past that is a speculative drop), until a
+ * commit() record of that speculation prints the queue or a discard()
+ * record empties it.  A record on a speculation that was not active is
+ * dropped, as DTrace drops it.
+ */
+static int spec_hold(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+		     const void *buf, size_t size)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_specbuf_t *sb;
+	dt_specrec_t *r;
+
+	if (hdr->spec == DT_SPEC_INACTIVE)
+		return 0;
+	if (hdr->spec > DT_NSPEC_MAX) {
+		fprintf(stderr, "dtrace: record of unknown speculation %u\n",
+			hdr->spec);
+		return -1;
+	}
+	sb = &c->specs[hdr->spec];
+	if (sb->bytes + size > dtp->opt.specsize) {
+		c->spec_drops++;
+		return 0;
+	}
+	r = dt_zalloc(sizeof(*r) + size);
+	memcpy(r->data, buf, size);
+	r->size = size;
+	memset(r->data + offsetof(dt_rechdr_t, spec), 0, sizeof(uint32_t));
+	*sb->tail = r;
+	sb->tail = &r->next;
+	sb->bytes += size;
+	return 0;
+}
+
+/* Commit (print) or discard the queue of speculation id. */
+static void spec_end(dtrace_hdl_t *dtp, uint64_t id, bool commit)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_specrec_t *r, *next;
+
+	if (id == 0 || id > DT_NSPEC_MAX)
+		return;
+	r = c->specs[id].head;
+	c->specs[id] = (dt_specbuf_t){ .tail = &c->specs[id].head };
+	for (; r != NULL; r = next) {
+		next = r->next;
+		if (commit)
+			dt_consume_record(dtp, r->data, r->size);
+		free(r);
+	}
+}
+
+/* After a record: the commit() and discard() it ran. */
+static void spec_settle(dtrace_hdl_t *dtp, const dt_compiled_clause_t *cl,
+			const uint8_t *data, size_t dsize)
+{
+	int err = 0;
+
+	for (int i = 0; i < cl->nacts; i++) {
+		const dt_actdesc_t *act = &cl->acts[i];
+
+		if ((act->kind != DT_ACT_COMMIT &&
+		     act->kind != DT_ACT_DISCARD) || act->nrecs < 1 ||
+		    !dt_consume_action_ok(cl, i, data, dsize, &err))
+			continue;
+		spec_end(dtp, (uint64_t)dt_rec_int(&act->recs[0],
+				data + act->recs[0].offset),
+			 act->kind == DT_ACT_COMMIT);
+	}
+}
+
+static void spec_fini(struct dt_consumer *c)
+{
+	for (int i = 0; i <= DT_NSPEC_MAX; i++) {
+		dt_specrec_t *r = c->specs[i].head, *next;
+
+		for (; r != NULL; r = next) {
+			next = r->next;
+			free(r);
+		}
+	}
+}
+
 /* A record, with the header of the one after it when known (-F). */
 static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
 			       size_t size, const dt_rechdr_t *next)
@@ -1047,8 +1137,13 @@ static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
 			"expected %u\n", hdr.clause, dsize, cl->recsize);
 		return -1;
 	}
-	if (dtp->opt.json)
-		return dt_json_record(dtp, &hdr, cl, data, dsize);
+	if (hdr.spec != 0)
+		return spec_hold(dtp, &hdr, buf, size);
+	if (dtp->opt.json) {
+		err = dt_json_record(dtp, &hdr, cl, data, dsize);
+		spec_settle(dtp, cl, data, dsize);
+		return err;
+	}
 	dt_print_probe_line(dtp, &hdr, next);
 	c->have_last = true;
 	c->last_clause = hdr.clause;
@@ -1064,6 +1159,7 @@ static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
 		fprintf(stderr, "dtrace: %s\n", dtp->errmsg);
 		dtp->errmsg[0] = '\0';
 	}
+	spec_settle(dtp, cl, data, dsize);
 	return err;
 }
 
@@ -1141,6 +1237,7 @@ void dt_consume_fini(dtrace_hdl_t *dtp)
 		ring_buffer__free(c->rb);
 	dt_agg_fini(dtp);
 	symprocs_free(c);
+	spec_fini(c);
 	free(c->held);
 	free(c->drops_seen);
 	free(c);
@@ -1179,6 +1276,34 @@ bool dt_consume_done(dtrace_hdl_t *dtp)
 	return dtp->cons != NULL && dtp->cons->done;
 }
 
+/* Speculative drops (records past specsize) and failed speculations
+ * (speculation() found none free: slot 0 of the "spec" map), DTrace's
+ * way. */
+static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
+{
+	dtrace_map_t *m = dt_bpf_map_find(dtp, "spec");
+	uint64_t failed = 0, n;
+	uint32_t key = 0;
+
+	if (c->spec_drops > c->spec_drops_seen) {
+		n = c->spec_drops - c->spec_drops_seen;
+		if (dtp->opt.json)
+			dt_json_drop(dtp, "speculative", -1, n);
+		fprintf(stderr, "dtrace: %" PRIu64 " speculative drop%s\n", n,
+			n == 1 ? "" : "s");
+		c->spec_drops_seen = c->spec_drops;
+	}
+	if (m == NULL || bpf_map_lookup_elem(m->fd, &key, &failed) != 0 ||
+	    failed <= c->spec_failed_seen)
+		return;
+	n = failed - c->spec_failed_seen;
+	if (dtp->opt.json)
+		dt_json_drop(dtp, "speculation", -1, n);
+	fprintf(stderr, "dtrace: %" PRIu64 " failed speculation%s (no "
+		"speculative buffer available)\n", n, n == 1 ? "" : "s");
+	c->spec_failed_seen = failed;
+}
+
 /* A drop: the usual message on stderr, and a "drop" line with JSON. */
 
 void dt_consume_report_drops(dtrace_hdl_t *dtp)
@@ -1215,6 +1340,7 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 		seen[1] = ci[cpu].agg_drops;
 		dyn += ci[cpu].dyn_drops;
 	}
+	report_spec_drops(dtp, c);
 	if (dyn > c->dyn_seen && dtp->opt.json)
 		dt_json_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
 	if (dyn > c->dyn_seen)

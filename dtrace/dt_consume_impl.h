@@ -48,6 +48,18 @@ typedef struct dt_symproc {
 	struct dt_symproc *next;
 } dt_symproc_t;
 
+/* A record kept for a speculation until its commit() or discard(). */
+typedef struct dt_specrec {
+	struct dt_specrec *next;
+	size_t size;
+	uint8_t data[];		/* header (spec cleared) and data */
+} dt_specrec_t;
+
+typedef struct dt_specbuf {
+	dt_specrec_t *head, **tail;
+	size_t bytes;		/* held, at most -x specsize */
+} dt_specbuf_t;
+
 struct dt_consumer {
 	struct ring_buffer *rb;
 	bool done;		/* an exit() record was consumed */
@@ -71,6 +83,9 @@ struct dt_consumer {
 	uint32_t last_clause, last_prid;
 	uint8_t *held;
 	size_t held_size;
+	dt_specbuf_t specs[DT_NSPEC_MAX + 1];	/* by speculation id */
+	uint64_t spec_drops, spec_drops_seen;	/* past specsize */
+	uint64_t spec_failed_seen;	/* speculation() found none free */
 };
 
 /* dt_consume.c */

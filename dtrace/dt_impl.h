@@ -37,7 +37,8 @@ typedef struct dt_options {
 	uint64_t switchrate;	/* consumer wakeup period, default 1s */
 	uint64_t aggrate;
 	uint64_t statusrate;
-	uint64_t nspec;
+	uint64_t nspec;		/* speculations, 1 to DT_NSPEC_MAX */
+	uint64_t specsize;	/* bytes a speculation holds, default 32k */
 	uint64_t ustackframes;	/* ustack()'s frames, default 100 */
 	uint64_t ustackbytes;	/* the user stack copied for ustack(), 8k */
 	int64_t aggsortpos;
@@ -69,6 +70,8 @@ typedef struct dt_options {
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
 				   when assigned 0, there is nothing to clean */
 } dt_options_t;
+
+#define DT_NSPEC_MAX	64	/* speculation() tries each: unrolled */
 
 /* The provider a plugin serves in this session: the handle the plugin is
  * given (dtrace_provider_t). */

@@ -61,12 +61,12 @@ static const dt_optdesc_t options[] = {
 	{ "jstackframes",  OPT_REFUSED, 0, "there is no jstack()" },
 	{ "jstackstrsize", OPT_REFUSED, 0, "there is no jstack()" },
 	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
-	{ "nspec",	   OPT_REFUSED, 0, "speculations are not supported" },
+	{ "nspec",	   OPT_INT,    O(nspec) },
 	{ "oformat",	   OPT_SPECIAL, 0 },
 	{ "plugindir",	   OPT_SPECIAL, 0 },
 	{ "quiet",	   OPT_BOOL,   O(quiet) },
 	{ "rawbytes",	   OPT_BOOL,   O(rawbytes) },
-	{ "specsize",	   OPT_REFUSED, 0, "speculations are not supported" },
+	{ "specsize",	   OPT_SIZE,   O(specsize) },
 	{ "stackframes",   OPT_INT,    O(stackframes) },
 	{ "statusrate",	   OPT_TIME,   O(statusrate) },
 	{ "strsize",	   OPT_SIZE,   O(strsize) },
@@ -88,6 +88,7 @@ void dt_opt_defaults(dt_options_t *o)
 	o->aggrate = 1000000000ull;
 	o->statusrate = 1000000000ull;
 	o->nspec = 1;
+	o->specsize = 32 << 10;
 	o->ustackframes = 100;
 	o->stackframes = 20;
 	o->ustackbytes = 8192;
@@ -300,6 +301,9 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 				     d->off == O(stackframes)) &&
 				    (n < 1 || n > 1024))
 					rc = -1;	/* as ustack(n) */
+				if (d->off == O(nspec) &&
+				    (n < 1 || n > DT_NSPEC_MAX))
+					rc = -1;
 			}
 		}
 		break;
