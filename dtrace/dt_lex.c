@@ -1082,10 +1082,21 @@ static void pdesc_macro(dt_pcb_t *pcb, const char **pp, char **buf,
 	*n += vlen;
 }
 
+/* The number of ':' in s. */
+static int count_colons(const char *s)
+{
+	int n = 0;
+
+	while ((s = strchr(s, ':')) != NULL)
+		n++, s++;
+	return n;
+}
+
 /*
  * Split "a:b:c:d" from the right into the description's fields.  On the
  * command line, the last field is the one the option names: -P provider,
- * -m [provider:]module, -f [[provider:]module:]function, -n the name.
+ * -m [provider:]module, -f [[provider:]module:]function, -n the name; a
+ * whole description of four fields stays one.
  */
 static void pdesc_split(dt_pcb_t *pcb, dt_pdesc_t *pd, char *s)
 {
@@ -1093,7 +1104,8 @@ static void pdesc_split(dt_pcb_t *pcb, dt_pdesc_t *pd, char *s)
 	int skip = 0, nf;
 	char *c;
 
-	if (pcb->from_cmdline && pcb->default_ctx != DT_CTX_NAME)
+	if (pcb->from_cmdline && pcb->default_ctx != DT_CTX_NAME &&
+	    count_colons(s) < 3)
 		skip = 3 - (pcb->default_ctx - DT_CTX_PROVIDER);
 	nf = skip;
 	while ((c = strrchr(s, ':')) != NULL) {

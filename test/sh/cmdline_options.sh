@@ -37,6 +37,9 @@ lines f-provider out 4
 has f-none err "failed to match nosuch::x:"
 "$DTRACE" -l -P dtrace:x >out 2>err; check P-fields 1 $?
 has P-fields err "too many fields"
+# a whole description is taken whole
+"$DTRACE" -l -f dtrace:::BEGIN >out 2>err; check f-whole 0 $?
+lines f-whole out 2
 
 # options after the operands; "--" ends the options
 "$DTRACE" -n 'BEGIN { trace($1); exit(0); }' 5 -q >out 2>err
