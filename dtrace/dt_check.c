@@ -880,6 +880,15 @@ static void need_arg(dt_cg_t *cx, dt_node_t *call, dt_node_t *a, int i,
 		    call->name, i, what, t->name);
 }
 
+/* alloca() and bcopy(): a constant size that a scratch area holds. */
+static void check_scratch_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
+{
+	if (!size->is_const || size->ival == 0 ||
+	    size->ival > cx->st->strsize * 2)
+		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
+		    "constant of at most %u", n->name, cx->st->strsize * 2);
+}
+
 static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 			     const dt_funcinfo_t *fi)
 {
@@ -974,6 +983,16 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 		return dt_check_int_type(cx);
 	case DT_F_SPECULATION:
 		return dt_check_int_type(cx);
+	case DT_F_ALLOCA:
+		need_arg(cx, n, a, 1, false, "size_t");
+		check_scratch_size(cx, n, a);
+		return dt_type_ptr(T, dt_type_void(T));
+	case DT_F_BCOPY:
+		need_arg(cx, n, a, 1, false, "void *");
+		need_arg(cx, n, a->next, 2, false, "void *");
+		need_arg(cx, n, a->next->next, 3, false, "size_t");
+		check_scratch_size(cx, n, a->next->next);
+		return dt_type_void(T);
 	case DT_F_COPYOUT: case DT_F_COPYOUTSTR:
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported: dtrace does "
 		    "not write the memory of the processes it traces",
