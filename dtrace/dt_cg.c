@@ -531,8 +531,10 @@ static void cg_output(dt_cg_t *cx)
 	EMIT(DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
 	EMIT(DT_STORE(BPF_W, DT_R9, (int16_t)(rec + offsetof(dt_rechdr_t,
 							    cpu)), DT_R0));
-	EMIT(DT_STORE_IMM(BPF_W, DT_R9, (int16_t)(rec + offsetof(dt_rechdr_t,
-								pad)), 0));
+	if (!cx->speculates)	/* else set by speculate() */
+		EMIT(DT_STORE_IMM(BPF_W, DT_R9,
+				  (int16_t)(rec + offsetof(dt_rechdr_t, spec)),
+				  0));
 	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "output",
 		BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)cx->dtp->opt.bufsize));
 	cg_output_flags(cx);
@@ -546,6 +548,7 @@ static void cg_output(dt_cg_t *cx)
 	dt_as_jump(cx->as, BPF_JSGE, DT_R0, 0, ok);
 	dt_cg_count_drop(cx, offsetof(dt_cpuinfo_t, buf_drops));
 	dt_as_place(cx->as, ok);
+	dt_cg_spec_after_output(cx);
 }
 
 static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
@@ -556,6 +559,7 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 	EMIT(DT_STORE(BPF_DW, DT_FP, DT_FRAME_CTX, DT_R1));
 	EMIT(DT_MOV64_REG(DT_R9, DT_R2));
 	dt_regs_prologue(cx);
+	dt_cg_spec_clause_start(cx);
 	if (cx->actmask) {
 		dt_cg_rec_alloc(cx, 8);
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(cx->st->off_rec +

@@ -75,10 +75,8 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 	cx->ntemps = ntemps;	/* the value is in the record now */
 }
 
-/* stack(n) keeps n frames (default stackframes), ustack(n) n (default
+/* stack(n) keeps n frames (default -x stackframes), ustack(n) n (default
  * -x ustackframes). */
-#define DT_KSTACK_FRAMES	20
-
 /* ufunc(), usym(), umod() and uaddr(): which one, or -1. */
 int dt_cg_usym_call(const dt_node_t *n)
 {
@@ -108,7 +106,8 @@ static uint32_t stack_frames(const dt_cg_state_t *st, const dt_node_t *call)
 	if (call->args != NULL)
 		return (uint32_t)call->args->ival;
 	return strcmp(call->name, "ustack") == 0 ?
-	       (uint32_t)st->dtp->opt.ustackframes : DT_KSTACK_FRAMES;
+	       (uint32_t)st->dtp->opt.ustackframes :
+	       (uint32_t)st->dtp->opt.stackframes;
 }
 
 /* The bytes of user stack ustack() copies: -x ustackbytes in whole
@@ -420,15 +419,21 @@ static void record_printf_args(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *fmt)
 	}
 }
 
+/* tracemem(addr, size[, n]) and printm(size, addr): size bytes at addr;
+ * tracemem's n, evaluated when the probe fires, as a second record (the
+ * consumer prints at most n of the bytes). */
 static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
 {
+	bool printm = strcmp(call->name, "printm") == 0;
+	dt_node_t *addr = printm ? call->args->next : call->args;
+	dt_node_t *size = printm ? call->args : call->args->next;
 	dt_recdesc_t *rd = dt_cg_rec_new(cx, ad);
-	int reg = dt_cg_expr(cx, call->args);
+	int reg = dt_cg_expr(cx, addr);
 
 	rd->kind = DT_RK_MEM;
-	rd->size = (uint32_t)call->args->next->ival;
+	rd->size = (uint32_t)size->ival;
 	rd->arg = rd->size;
-	rd->type = call->args->type;
+	rd->type = addr->type;
 	rd->offset = dt_cg_rec_alloc(cx, rd->size);
 	dt_cg_mst_ptr(cx, DT_R1, rec_mst_off(cx, rd->offset));
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)rd->size));
@@ -436,6 +441,8 @@ static void act_tracemem(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *call)
 	dt_cg_probe_read(cx, false);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	dt_regs_give(cx, reg);
+	if (!printm && size->next != NULL)
+		record_value(cx, ad, size->next);
 }
 
 /* Set bit i of the action mask when the action runs conditionally. */
@@ -559,7 +566,10 @@ static const dt_actkind_t dt_actkinds[] = {
 	[DT_F_SETOPT] = DT_ACT_SETOPT, [DT_F_STACK] = DT_ACT_STACK,
 	[DT_F_USTACK] = DT_ACT_USTACK, [DT_F_UFUNC] = DT_ACT_UADDR,
 	[DT_F_USYM] = DT_ACT_UADDR, [DT_F_UMOD] = DT_ACT_UADDR,
-	[DT_F_UADDR] = DT_ACT_UADDR,
+	[DT_F_UADDR] = DT_ACT_UADDR, [DT_F_FREOPEN] = DT_ACT_FREOPEN,
+	[DT_F_FTRUNCATE] = DT_ACT_FTRUNCATE, [DT_F_PRINTM] = DT_ACT_PRINTM,
+	[DT_F_SPECULATE] = DT_ACT_SPECULATE, [DT_F_COMMIT] = DT_ACT_COMMIT,
+	[DT_F_DISCARD] = DT_ACT_DISCARD,
 };
 
 void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
@@ -585,8 +595,17 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		break;
 	case DT_F_PRINTF:
 	case DT_F_SYSTEM:
+	case DT_F_FREOPEN:
 		ad->fmt = dt_strdup(a->str);
 		record_printf_args(cx, ad, a);
+		break;
+	case DT_F_FTRUNCATE:
+		break;
+	case DT_F_SPECULATE:
+		dt_cg_speculate(cx, a);
+		break;
+	case DT_F_COMMIT: case DT_F_DISCARD:
+		record_value(cx, ad, a);
 		break;
 	case DT_F_PRINTA:
 		if (a->kind == DT_N_STRING)
@@ -603,6 +622,7 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		act_strings(cx, ad, a);
 		break;
 	case DT_F_TRACEMEM:
+	case DT_F_PRINTM:
 		act_tracemem(cx, ad, call);
 		break;
 	case DT_F_STACK: case DT_F_USTACK:

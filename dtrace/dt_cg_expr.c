@@ -753,9 +753,40 @@ static int cg_cast(dt_cg_t *cx, dt_node_t *n)
 	return a;
 }
 
+/* s[i] of a string: its character i (kernel memory: a temporary, a
+ * variable or the string table), 0 past strsize. */
+static int cg_string_char(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t scr = cx->st->off_scratch + 16;
+	int s = dt_cg_expr(cx, n->l);
+	int zero = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	dt_cg_str_notnull(cx, s);
+	int i = dt_cg_expr(cx, n->args);
+	EMIT(DT_MOV64_REG(DT_R3, s));
+	EMIT(DT_MOV64_REG(DT_R0, i));
+	dt_regs_give(cx, i);
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, (int32_t)cx->st->strsize, zero);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R0));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)scr, 0));
+	dt_cg_mst_ptr(cx, DT_R1, scr);
+	EMIT(DT_MOV64_IMM(DT_R2, 1));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	EMIT(DT_LOAD(BPF_B, s, DT_R9, (int16_t)scr));
+	dt_cg_movsx(cx, s, s, 8);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, zero);
+	EMIT(DT_MOV64_IMM(s, 0));
+	dt_as_place(cx->as, done);
+	return s;
+}
+
 static int cg_index(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_ident_t *id = n->ident;
+
+	if (id == NULL && dt_check_is_string(n->l->type))
+		return cg_string_char(cx, n);
 
 	if (id != NULL && id->kind == DT_IK_BUILTIN)
 		return id->id == DT_BV_ARGS ? cg_args(cx, n) : cg_uregs(cx, n);

@@ -143,6 +143,9 @@ typedef struct dt_cg {
 	bool records;		/* has a data-recording action */
 	bool has_aggs;
 	int nexits;		/* exit() calls in the clause */
+	/* speculations (checker): speculate() and commit() seen, and a
+	 * data-recording action outside a speculation */
+	bool speculates, commits, drecs;
 	int key_level;		/* nesting of tuple keys being built */
 	int lbl_strcmp;		/* subprograms, -1 until first used */
 	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */
@@ -162,6 +165,17 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 #define DT_MSTATE_MAX		DT_CG_MSTATE_SIZE
 #define DT_MST_OFF(f)	((int16_t)offsetof(dt_mstate_t, f))
 #define DT_MST_AREA	((uint32_t)offsetof(dt_mstate_t, cg_area))
+
+/* dt_cg_spec.c */
+int dt_cg_speculation(dt_cg_t *cx);
+void dt_cg_speculate(dt_cg_t *cx, dt_node_t *id);
+void dt_cg_spec_clause_start(dt_cg_t *cx);
+void dt_cg_spec_after_output(dt_cg_t *cx);
+
+/* dt_cg_net.c */
+int dt_cg_byteorder(dt_cg_t *cx, dt_node_t *n, int bits);
+int dt_cg_inet_ntoa(dt_cg_t *cx, dt_node_t *n);
+int dt_cg_inet_ntop(dt_cg_t *cx, dt_node_t *n);
 
 /* dt_cg.c */
 dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp);

@@ -157,16 +157,17 @@ static int cg_copyin(dt_cg_t *cx, dt_node_t *n)
 	return a;
 }
 
-/* copyinto(addr, size, dest): dest must be D scratch memory (a copyin()
- * result: there is no alloca()), that is the string temporaries of the
- * mstate, with room for size bytes before their end; anything else faults
- * with dest's address.  Its value is 0, the statement only matters for its effect. */
-static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
+/* Copy size bytes at src (user memory, or D scratch memory) to dest,
+ * which must be D scratch memory (a copyin() or alloca() result), that
+ * is the string temporaries of the mstate, with room for size bytes
+ * before their end; anything else faults with dest's address.  The
+ * value is 0, the statement only matters for its effect. */
+static int copy_into(dt_cg_t *cx, dt_node_t *src, uint32_t size,
+		     dt_node_t *dest)
 {
-	uint32_t size = (uint32_t)n->args->next->ival;
 	uint32_t lo = cx->st->off_temps;
-	int a = dt_cg_expr(cx, n->args);
-	int d = dt_cg_expr(cx, n->args->next->next);
+	int a = dt_cg_expr(cx, src);
+	int d = dt_cg_expr(cx, dest);
 
 	/* r0 = d - mstate, checked into [off_temps, off_this - size] */
 	dt_cg_mst_offset(cx, DT_R0, d);
@@ -177,21 +178,55 @@ static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
 	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
 	EMIT(DT_MOV64_REG(DT_R3, a));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_cg_probe_read(cx, false);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
 	dt_regs_give(cx, d);
 	EMIT(DT_MOV64_IMM(a, 0));
 	return a;
 }
 
+/* copyinto(addr, size, dest) */
+static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
+{
+	return copy_into(cx, n->args, (uint32_t)n->args->next->ival,
+			 n->args->next->next);
+}
+
+/* bcopy(src, dest, size) */
+static int cg_bcopy(dt_cg_t *cx, dt_node_t *n)
+{
+	return copy_into(cx, n->args, (uint32_t)n->args->next->next->ival,
+			 n->args->next);
+}
+
+/* alloca(size): size bytes of D scratch memory, zeroed, in string
+ * temporaries kept to the end of the clause (as copyin()'s result). */
+static int cg_alloca(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t size = (uint32_t)n->args->ival, t = dt_cg_temp(cx);
+	int reg = dt_regs_take(cx);
+
+	for (uint32_t off = 0; off < size; off += 8)
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(t + off), 0));
+	dt_cg_mst_ptr(cx, reg, t);
+	cx->temps_kept = cx->ntemps;
+	return reg;
+}
+
 /* stringof(x) and (string)x: a string stays; a pointer is read as a user
- * string (a kernel one in a clause of kernel probes). */
+ * string (a kernel one in a clause of kernel probes), a char[N] as at most
+ * its N characters. */
 static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
 {
 	int a = dt_cg_expr(cx, x);
 
-	if (!dt_check_is_string(x->type))
+	if (x->type->kind == DT_TK_ARRAY && x->type->size > 0 &&
+	    x->type->size < cx->st->strsize) {
+		EMIT(DT_MOV64_IMM(DT_R0, (int32_t)x->type->size));
+		copyinstr(cx, a, DT_R0, false);
+	} else if (!dt_check_is_string(x->type)) {
 		copyinstr(cx, a, -1, false);
+	}
 	return a;
 }
 
@@ -263,6 +298,10 @@ int dt_cg_subr(dt_cg_t *cx, dt_node_t *n)
 		return cg_copyin(cx, n);
 	case DT_F_COPYINTO:
 		return cg_copyinto(cx, n);
+	case DT_F_BCOPY:
+		return cg_bcopy(cx, n);
+	case DT_F_ALLOCA:
+		return cg_alloca(cx, n);
 	case DT_F_STRINGOF:
 		return cg_stringof(cx, n->args);
 	case DT_F_STRLEN:

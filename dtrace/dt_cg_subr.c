@@ -2,7 +2,7 @@
 /*
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
- * and substr, lltostr, progenyof.
+ * and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
  *
  * A scan is one step per byte, i = 0 .. strsize - 1, run by bpf_loop()
  * (a callback appended to the clause once per kind, which the verifier
@@ -724,11 +724,101 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
 	return s;
 }
 
+/* The bytes lltostr(v, base) writes: 64 binary digits, a prefix, NUL. */
+#define DT_LLTOSTR_MAX	68
+
+/* Emit: *--r2 = c when v == imm (jump op JEQ) or v != imm (JNE). */
+static void put_char_if(dt_cg_t *cx, int op, int v, int32_t imm, char c)
+{
+	int skip = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, op == BPF_JEQ ? BPF_JNE : BPF_JEQ, v, imm, skip);
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R2, 0, c));
+	dt_as_place(cx->as, skip);
+}
+
+/*
+ * lltostr(v, base): as DTrace writes it: base 10 signed, any other base
+ * (2 to 36) unsigned, with "0x" before base 16 and "0" before base 8;
+ * another base is an illegal operation.  Written backwards from the end
+ * of the comparison buffer, the base kept in r0, then copied to a
+ * temporary.
+ */
+static int cg_lltostr_base(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t ss = cx->st->strsize, buf = cx->st->off_cmp;
+	int v = dt_cg_expr(cx, n->args);
+	int b = dt_cg_expr(cx, n->args->next);
+	int pos = dt_as_label(cx->as), done = dt_as_label(cx->as);
+	int digit = dt_as_label(cx->as);
+
+	if (ss < 40)
+		dt_pcb_error(cx->pcb, D_PROTO_ARG, n->line, "lltostr( ) with a "
+			     "base needs a strsize of at least 40");
+	dt_cg_fault_if(cx, BPF_JLE, b, 1, DT_FAULT_ILLOP, -1);
+	dt_cg_fault_if(cx, BPF_JGT, b, 36, DT_FAULT_ILLOP, -1);
+	EMIT(DT_MOV64_REG(DT_R0, b));
+	/* r1 = the value to write: |v| in base 10, else v unsigned */
+	EMIT(DT_MOV64_REG(DT_R1, v));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 10, pos);
+	dt_as_jump(cx->as, BPF_JSGE, DT_R1, 0, pos);
+	EMIT(DT_NEG64(DT_R1));
+	dt_as_place(cx->as, pos);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(buf + DT_LLTOSTR_MAX - 1),
+			  0));
+	dt_cg_mst_ptr(cx, DT_R2, buf + DT_LLTOSTR_MAX - 1);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R1, 0, done);
+	for (int i = 0; i < 64; i++) {
+		int dec = dt_as_label(cx->as);
+
+		EMIT(DT_MOV64_REG(DT_R3, DT_R1));
+		EMIT(DT_ALU64_REG(BPF_MOD, DT_R3, DT_R0));
+		dt_as_jump(cx->as, BPF_JLE, DT_R3, 9, dec);
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, 'a' - '0' - 10));
+		dt_as_place(cx->as, dec);
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, '0'));
+		EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
+		EMIT(DT_STORE(BPF_B, DT_R2, 0, DT_R3));
+		EMIT(DT_ALU64_REG(BPF_DIV, DT_R1, DT_R0));
+		dt_as_jump(cx->as, BPF_JEQ, DT_R1, 0, done);
+	}
+	dt_as_place(cx->as, done);
+	/* the prefixes: "0x0" for 0 in base 16, "0" for 0 or base 8 */
+	dt_as_jump(cx->as, BPF_JNE, v, 0, digit);
+	put_char_if(cx, BPF_JEQ, DT_R0, 16, '0');
+	dt_as_place(cx->as, digit);
+	put_char_if(cx, BPF_JEQ, DT_R0, 16, 'x');
+	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
+	dt_as_jump(cx->as, BPF_JEQ, v, 0, pos = dt_as_label(cx->as));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R3, 16, pos);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R3, 8, pos);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, digit = dt_as_label(cx->as));
+	dt_as_place(cx->as, pos);
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R2, 0, '0'));
+	dt_as_place(cx->as, digit);
+	dt_as_jump(cx->as, BPF_JSGE, v, 0, done = dt_as_label(cx->as));
+	put_char_if(cx, BPF_JEQ, DT_R3, 10, '-');
+	dt_as_place(cx->as, done);
+	dt_regs_give(cx, b);
+	uint32_t t = dt_cg_temp(cx);
+	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(ss < DT_LLTOSTR_MAX ? ss :
+					   DT_LLTOSTR_MAX)));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_cg_mst_ptr(cx, v, t);
+	return v;
+}
+
 /* lltostr(v): decimal, written backwards into a scratch buffer, then
  * copied to a temporary (so the verifier's paths, one per digit count,
  * meet again after the copy). */
 static int cg_lltostr(dt_cg_t *cx, dt_node_t *n)
 {
+	if (n->args->next != NULL)
+		return cg_lltostr_base(cx, n);
 	int v = dt_cg_expr(cx, n->args);
 	uint32_t buf = cx->st->off_cmp, t = dt_cg_temp(cx);
 	int pos = dt_as_label(cx->as), done = dt_as_label(cx->as);
@@ -825,6 +915,12 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	case DT_F_SUBSTR: return cg_substr(cx, n);
 	case DT_F_LLTOSTR: return cg_lltostr(cx, n);
 	case DT_F_PROGENYOF: return cg_progenyof(cx, n);
+	case DT_F_HTONS: case DT_F_NTOHS: return dt_cg_byteorder(cx, n, 16);
+	case DT_F_HTONL: case DT_F_NTOHL: return dt_cg_byteorder(cx, n, 32);
+	case DT_F_HTONLL: case DT_F_NTOHLL: return dt_cg_byteorder(cx, n, 64);
+	case DT_F_INET_NTOA: return dt_cg_inet_ntoa(cx, n);
+	case DT_F_INET_NTOP: return dt_cg_inet_ntop(cx, n);
+	case DT_F_SPECULATION: return dt_cg_speculation(cx);
 	default: dt_cg_ice(cx, "subroutine");
 	}
 }

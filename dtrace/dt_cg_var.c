@@ -59,6 +59,18 @@ uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 	return size;
 }
 
+/* The elements a dynamic variable's map holds: DT_VAR_NENTRIES, or as
+ * many as -x dynvarsize bytes hold (key and value), at least one. */
+static uint32_t var_nentries(const dt_cg_state_t *st, const dt_ident_t *id)
+{
+	uint64_t size = st->dtp->opt.dynvarsize, n;
+
+	if (size == 0)
+		return DT_VAR_NENTRIES;
+	n = size / (id->ksize + id->vsize);
+	return n == 0 ? 1 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
 static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
 {
 	char name[256];
@@ -75,7 +87,7 @@ static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
 	id->vsize = dt_var_slot_size(cx->st, id->type);
 	snprintf(name, sizeof(name), "%s%s", prefix, id->name);
 	id->map = dt_cg_map(cx->st, name, BPF_MAP_TYPE_HASH, id->ksize,
-			    id->vsize, DT_VAR_NENTRIES);
+			    id->vsize, var_nentries(cx->st, id));
 }
 
 dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,

@@ -206,7 +206,7 @@ static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
 		set_const(n, et, (uint64_t)v);
 		return et;
 	}
-	if (dt_ureg_lookup(n->name, &v)) {
+	if (dt_ureg_lookup(n->name, &v) || dt_const_lookup(n->name, &v)) {
 		set_const(n, dt_check_int_type(cx), (uint64_t)v);
 		return n->type;
 	}
@@ -727,6 +727,32 @@ static dt_type_t *check_args(dt_cg_t *cx, dt_node_t *n)
 	return n->type = t;
 }
 
+/*
+ * Whether x[i] subscripts the value of x rather than looking a key up:
+ * x is a string, a pointer or an array (a string literal, a built-in
+ * variable, a variable already known as one), or this->x, which cannot
+ * be an associative array.
+ */
+static bool subscripts_value(dt_cg_t *cx, dt_node_t *l)
+{
+	dt_identkind_t kind = DT_IK_GLOBAL;
+	dt_bvar_t bv;
+	int argn;
+
+	if (l->kind == DT_N_STRING)
+		return true;
+	if (l->kind == DT_N_IDENT && dt_bvar_lookup(l->name, &bv, &argn))
+		return dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) == NULL;
+	if (l->kind != DT_N_IDENT && !var_member(l, &kind))
+		return false;
+	if (kind == DT_IK_THIS)
+		return true;
+	dt_ident_t *id = dt_var_lookup(cx->st, kind, l->name);
+	return id != NULL && id->nkeys < 0 && !id->implicit &&
+	       (id->type->kind == DT_TK_PTR || id->type->kind == DT_TK_ARRAY ||
+		dt_check_is_string(id->type));
+}
+
 static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_node_t *l = n->l;
@@ -753,6 +779,8 @@ static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
 		n->ident = l->ident;
 		return n->type = dt_type_int(tt(cx), 8, false);
 	}
+	if (subscripts_value(cx, l))
+		goto array;
 	if ((l->kind == DT_N_IDENT &&
 	     (dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) != NULL ||
 	      !dt_bvar_lookup(l->name, &bv, &argn))) ||
@@ -767,13 +795,16 @@ static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
 	}
 array:
 	dt_check_expr(cx, l);
-	if (l->type->kind != DT_TK_PTR && l->type->kind != DT_TK_ARRAY)
+	if (l->type->kind != DT_TK_PTR && l->type->kind != DT_TK_ARRAY &&
+	    !dt_check_is_string(l->type))
 		ERR(cx, D_OP_PTR, n, "operator [ ] requires an array or a "
 		    "pointer");
 	if (n->args == NULL || n->args->next != NULL)
 		ERR(cx, D_OP_INT, n, "operator [ ] takes one index");
 	dt_check_expr(cx, n->args);
 	need_integer(cx, n->args, "[ ]");
+	if (dt_check_is_string(l->type))	/* a string as a char array */
+		return n->type = dt_type_int(tt(cx), 1, true);
 	n->lvalue = true;
 	return n->type = l->type->base;
 }
@@ -852,6 +883,15 @@ static void need_arg(dt_cg_t *cx, dt_node_t *call, dt_node_t *a, int i,
 		    call->name, i, what, t->name);
 }
 
+/* alloca() and bcopy(): a constant size that a scratch area holds. */
+static void check_scratch_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
+{
+	if (!size->is_const || size->ival == 0 ||
+	    size->ival > cx->st->strsize * 2)
+		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
+		    "constant of at most %u", n->name, cx->st->strsize * 2);
+}
+
 static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 			     const dt_funcinfo_t *fi)
 {
@@ -919,10 +959,47 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 		return dt_type_string(T);
 	case DT_F_LLTOSTR:
 		need_arg(cx, n, a, 1, false, "int64_t");
+		if (a->next)
+			need_arg(cx, n, a->next, 2, false, "int");
+		return dt_type_string(T);
+	case DT_F_HTONS: case DT_F_NTOHS:
+		need_arg(cx, n, a, 1, false, "uint16_t");
+		return dt_type_int(T, 2, false);
+	case DT_F_HTONL: case DT_F_NTOHL:
+		need_arg(cx, n, a, 1, false, "uint32_t");
+		return dt_type_int(T, 4, false);
+	case DT_F_HTONLL: case DT_F_NTOHLL:
+		need_arg(cx, n, a, 1, false, "uint64_t");
+		return dt_type_int(T, 8, false);
+	case DT_F_INET_NTOA:
+		need_arg(cx, n, a, 1, false, "ipaddr_t *");
+		return dt_type_string(T);
+	case DT_F_INET_NTOP:
+		need_arg(cx, n, a, 1, false, "int");
+		need_arg(cx, n, a->next, 2, false, "void *");
+		if (a->is_const && a->ival != 2)
+			ERR(cx, D_PROTO_ARG, a, "inet_ntop( ) supports AF_INET "
+			    "(2) only: IPv6 addresses are not supported yet");
 		return dt_type_string(T);
 	case DT_F_PROGENYOF:
 		need_arg(cx, n, a, 1, false, "pid_t");
 		return dt_check_int_type(cx);
+	case DT_F_SPECULATION:
+		return dt_check_int_type(cx);
+	case DT_F_ALLOCA:
+		need_arg(cx, n, a, 1, false, "size_t");
+		check_scratch_size(cx, n, a);
+		return dt_type_ptr(T, dt_type_void(T));
+	case DT_F_BCOPY:
+		need_arg(cx, n, a, 1, false, "void *");
+		need_arg(cx, n, a->next, 2, false, "void *");
+		need_arg(cx, n, a->next->next, 3, false, "size_t");
+		check_scratch_size(cx, n, a->next->next);
+		return dt_type_void(T);
+	case DT_F_COPYOUT: case DT_F_COPYOUTSTR:
+		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported: dtrace does "
+		    "not write the memory of the processes it traces",
+		    fi->name);
 	default:
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", fi->name);
 	}
@@ -1026,6 +1103,24 @@ static int agg_id_of(dt_cg_t *cx, dt_node_t *a, const char *fn)
 	return id->id;
 }
 
+/* Make a (a char[N], that only %s and %S accept) stringof(a) in place:
+ * the string is what gets recorded, at most N characters. */
+static void wrap_stringof(dt_cg_t *cx, dt_node_t *a)
+{
+	dt_node_t *arr = dt_pcb_alloc(cx->pcb, sizeof(*arr));
+	dt_node_t *arr_next = a->next;
+
+	*arr = *a;
+	arr->next = NULL;
+	memset(a, 0, sizeof(*a));
+	a->kind = DT_N_UNARY;
+	a->op = DT_OP_STRINGOF;
+	a->line = arr->line;
+	a->l = arr;
+	a->next = arr_next;
+	a->type = dt_type_string(tt(cx));
+}
+
 static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 {
 	dt_type_t *types[64];
@@ -1040,15 +1135,21 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 		if (k >= 64)
 			ERR(cx, D_PROTO_LEN, a, "too many arguments");
 		if (!dt_type_is_scalar(a->type) &&
-		    !dt_check_is_string(a->type))
+		    !dt_check_is_string(a->type) && !is_char_ptr(a->type))
 			ERR(cx, D_PRINTF_ARG_TYPE, a, "%s( ) argument #%d has "
 			    "type %s, which cannot be printed", n->name, k + 2,
 			    a->type->name);
 		types[k++] = a->type;
 	}
+	/* freopen(""): back to the original output */
+	if (fmt->str[0] == '\0' && k == 0 && strcmp(n->name, "freopen") == 0)
+		return;
 	int tag = dt_printf_check(fmt->str, k, types, msg, sizeof(msg));
 	if (tag != 0)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
+	for (dt_node_t *a = fmt->next; a != NULL; a = a->next)
+		if (a->type->kind == DT_TK_ARRAY && is_char_ptr(a->type))
+			wrap_stringof(cx, a);
 }
 
 /* printa(fmt, @a...): the conversions that are not %@ take the keys of
@@ -1099,11 +1200,72 @@ void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n)
 	}
 }
 
+/* tracemem() and printm(): the bytes recorded, a positive constant that
+ * a record holds. */
+static void check_mem_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
+{
+	if (!size->is_const || size->ival == 0 ||
+	    size->ival > cx->st->rec_max / 2)
+		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
+		    "constant of at most %u", n->name, cx->st->rec_max / 2);
+}
+
+/*
+ * DTrace's order of speculative actions in a clause: speculate() first
+ * and once, then data recording only (no aggregation, destructive action
+ * or exit()); commit() once, before any data recording and without
+ * aggregations.  discard() goes anywhere.
+ */
+/* "name( ) may not follow what" when cond holds. */
+static void refuse_after(dt_cg_t *cx, dt_node_t *n, bool cond,
+			 dt_errtag_t tag, const char *what)
+{
+	if (cond)
+		ERR(cx, tag, n, "%s( ) may not follow %s", n->name, what);
+}
+
+static void check_spec_order(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
+{
+	switch (fi->func) {
+	case DT_F_DISCARD:
+		return;
+	case DT_F_COMMIT:
+		refuse_after(cx, n, cx->commits, D_COMM_COMM, "commit( )");
+		refuse_after(cx, n, cx->drecs, D_COMM_DREC,
+			     "data-recording action(s)");
+		cx->commits = true;
+		return;
+	case DT_F_SPECULATE:
+		refuse_after(cx, n, cx->speculates, D_SPEC_SPEC,
+			     "speculate( )");
+		refuse_after(cx, n, cx->commits, D_SPEC_COMM, "commit( )");
+		refuse_after(cx, n, cx->drecs, D_SPEC_DREC,
+			     "data-recording action(s)");
+		cx->speculates = true;
+		return;
+	default:
+		break;
+	}
+	if (cx->speculates && fi->destructive)
+		ERR(cx, D_ACT_SPEC, n, "destructive actions may not follow "
+		    "speculate( )");
+	if (cx->speculates && fi->func == DT_F_EXIT)
+		ERR(cx, D_EXIT_SPEC, n, "exit( ) may not follow speculate( )");
+	if (fi->destructive)
+		return;
+	if (cx->commits)
+		ERR(cx, D_DREC_COMM, n, "data-recording actions may not "
+		    "follow commit( )");
+	if (!cx->speculates)
+		cx->drecs = true;
+}
+
 static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 {
 	dt_node_t *a = n->args;
 
 	check_call_args(cx, n, fi);
+	check_spec_order(cx, n, fi);
 	if (cx->depth_if > 0)
 		cx->actmask = true;	/* conditional: record which ran */
 	if (fi->func == DT_F_EXIT && cx->nexits++ > 0)
@@ -1114,7 +1276,15 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 	switch (fi->func) {
 	case DT_F_PRINTF:
 	case DT_F_SYSTEM:
+	case DT_F_FREOPEN:
 		check_printf_args(cx, n, a);
+		break;
+	case DT_F_PRINTM:
+		dt_check_expr(cx, a);
+		dt_check_expr(cx, a->next);
+		need_arg(cx, n, a, 1, false, "size_t");
+		need_arg(cx, n, a->next, 2, false, "void *");
+		check_mem_size(cx, n, a);
 		break;
 	case DT_F_PRINTA: {
 		dt_node_t *x = a;
@@ -1152,14 +1322,12 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 			    "%s", a->type->name);
 		break;
 	case DT_F_TRACEMEM:
-		dt_check_expr(cx, a);
-		dt_check_expr(cx, a->next);
+		for (dt_node_t *x = a; x != NULL; x = x->next)
+			dt_check_expr(cx, x);
 		need_arg(cx, n, a, 1, false, "void *");
-		if (!a->next->is_const || a->next->ival == 0 ||
-		    a->next->ival > cx->st->rec_max / 2)
-			ERR(cx, D_PROTO_ARG, a->next, "tracemem( ) size must be "
-			    "a positive constant of at most %u",
-			    cx->st->rec_max / 2);
+		check_mem_size(cx, n, a->next);
+		if (a->next->next != NULL)
+			need_arg(cx, n, a->next->next, 3, false, "size_t");
 		break;
 	case DT_F_STACK: case DT_F_USTACK:
 	case DT_F_UFUNC: case DT_F_USYM: case DT_F_UMOD: case DT_F_UADDR:
@@ -1203,6 +1371,12 @@ static void check_stmt(dt_cg_t *cx, dt_node_t *s)
 		}
 		if (e->kind == DT_N_BINARY && e->op == DT_OP_ASSIGN &&
 		    is_agg_lvalue(e->l)) {
+			if (cx->speculates)
+				ERR(cx, D_AGG_SPEC, e, "aggregating actions may "
+				    "not follow speculate( )");
+			if (cx->commits)
+				ERR(cx, D_AGG_COMM, e, "aggregating actions may "
+				    "not follow commit( )");
 			dt_check_agg_assign(cx, e);
 			cx->has_aggs = true;
 			return;

@@ -10,7 +10,8 @@
  * FUNCTION:NAME) and each record starts with its probe line ("%3d %6d %32s ":
  * cpu, PRID, "function:name") and ends with a newline; actions print
  * between.  Error records (clause DT_CLAUSE_ERROR) go to stderr, and
- * tracing goes on.
+ * tracing goes on.  With -F (flowindent) the heading is "CPU FUNCTION"
+ * and the probe line is indented by function: see dt_flow_line().
  *
  * Invariants: a record is validated against the clause's recsize and each
  * record descriptor against the record before any byte is read; a bad
@@ -46,8 +47,11 @@
 
 struct dt_consumer *dt_consumer_get(dtrace_hdl_t *dtp)
 {
-	if (dtp->cons == NULL)
+	if (dtp->cons == NULL) {
 		dtp->cons = dt_zalloc(sizeof(struct dt_consumer));
+		for (int i = 0; i <= DT_NSPEC_MAX; i++)
+			dtp->cons->specs[i].tail = &dtp->cons->specs[i].head;
+	}
 	return dtp->cons;
 }
 
@@ -677,6 +681,19 @@ static int act_trunc(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	return 0;
 }
 
+/* ftruncate(): empty the output file (what follows is written from its
+ * start: -o opens it to append); a terminal or a pipe is left alone. */
+static void act_ftruncate(dtrace_hdl_t *dtp)
+{
+	int fd = fileno(dtp->out);
+
+	fflush(dtp->out);
+	if (fd < 0)
+		fd = dtp->out_fd;	/* the -o stream */
+	if (ftruncate(fd, 0) == 0 && fileno(dtp->out) >= 0)
+		rewind(dtp->out);
+}
+
 static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
 			int cpu)
 {
@@ -785,9 +802,7 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		act_setopt(dtp, act, data);
 		return 0;
 	case DT_ACT_FTRUNCATE:
-		fflush(dtp->out);
-		if (ftruncate(fileno(dtp->out), 0) == 0)
-			rewind(dtp->out);
+		act_ftruncate(dtp);
 		return 0;
 	case DT_ACT_FREOPEN:
 		act_freopen(dtp, act, data);
@@ -795,6 +810,23 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	default:
 		return 0;
 	}
+}
+
+size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data)
+{
+	const dt_recdesc_t *r0 = &act->recs[0];
+	size_t n = r0->size;
+
+	if (r0->arg != 0 && r0->arg < n)
+		n = r0->arg;
+	if (act->nrecs > 1) {	/* tracemem()'s third argument */
+		int64_t v = dt_rec_int(&act->recs[1],
+				       data + act->recs[1].offset);
+
+		if (v >= 0 && (uint64_t)v < n)
+			n = (size_t)v;
+	}
+	return n;
 }
 
 /* Run one action of a record whose data is `data` (size checked). */
@@ -819,13 +851,9 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		return dt_agg_print(dtp, out, act->aggs, act->naggs);
 	case DT_ACT_TRACEMEM:
 	case DT_ACT_PRINTM:
-		if (r0 != NULL) {
-			size_t n = r0->size;
-
-			if (r0->arg != 0 && r0->arg < n)
-				n = r0->arg;
-			dt_print_bytes(out, data + r0->offset, n);
-		}
+		if (r0 != NULL)
+			dt_print_bytes(out, data + r0->offset,
+				       dt_consume_mem_len(act, data));
 		return 0;
 	case DT_ACT_STACK:
 	case DT_ACT_USTACK:
@@ -843,12 +871,76 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	}
 }
 
-static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr)
+typedef enum { DT_FLOW_NONE, DT_FLOW_ENTRY, DT_FLOW_RETURN } dt_flow_t;
+
+/* Whether a probe name is `what` or ends with "-what" (method-entry),
+ * not merely ending with it (carpentry). */
+static bool flow_name_is(const char *name, const char *what)
+{
+	size_t n = strlen(name), w = strlen(what);
+
+	return n >= w && strcmp(name + n - w, what) == 0 &&
+	       (n == w || name[n - w - 1] == '-');
+}
+
+/*
+ * -F: the probe line of a record, DTrace's way.  An entry probe prints
+ * " -> func" and indents what follows by two; a return unindents and
+ * prints " <- func"; any other probe prints "| func:name".  Several
+ * clauses of one probe print one arrow: an entry that follows another
+ * clause's record of the same probe, and a return that the next record
+ * (next, NULL when none is known yet) repeats, print as "| ".
+ */
+static void dt_flow_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+			 const dt_rechdr_t *next)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
-	const dtrace_probe_t *prp = NULL;
+	const dtrace_probe_t *prp = dt_probe_by_id(dtp, hdr->prid);
+	const char *prb = prp && prp->prb ? prp->prb : "";
+	const char *fun = prp && prp->fun ? prp->fun : "";
+	bool sys = prp && prp->prv && strcmp(prp->prv, "syscall") == 0;
+	dt_flow_t flow = DT_FLOW_NONE;
+	char name[1024];
+
+	if (flow_name_is(prb, "entry"))
+		flow = DT_FLOW_ENTRY;
+	else if (flow_name_is(prb, "return"))
+		flow = DT_FLOW_RETURN;
+	if (flow == DT_FLOW_ENTRY && c->have_last &&
+	    c->last_clause != hdr->clause && c->last_prid == hdr->prid)
+		flow = DT_FLOW_NONE;
+	if (flow == DT_FLOW_RETURN && next != NULL &&
+	    next->clause != hdr->clause && next->prid == hdr->prid)
+		flow = DT_FLOW_NONE;
+	if (flow == DT_FLOW_RETURN && c->indent > 0)
+		c->indent -= 2;
+	if (!c->heading) {
+		fprintf(dtp->out, "%3s %-41s\n", "CPU", "FUNCTION");
+		c->heading = true;
+	}
+	if (flow == DT_FLOW_NONE)
+		snprintf(name, sizeof(name), "%*s| %s:%s", c->indent, "",
+			 fun, prb);
+	else
+		snprintf(name, sizeof(name), "%*s%s%s", c->indent, "",
+			 flow == DT_FLOW_ENTRY ? (sys ? "->" : " -> ") :
+			 (sys ? "<-" : " <- "), fun);
+	fprintf(dtp->out, "%3u %-41s ", hdr->cpu, name);
+	if (flow == DT_FLOW_ENTRY)
+		c->indent += 2;
+}
+
+static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+				const dt_rechdr_t *next)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	const dtrace_probe_t *prp = dt_probe_by_id(dtp, hdr->prid);
 	char name[512];
 
+	if (dtp->opt.flowindent) {
+		dt_flow_line(dtp, hdr, next);
+		return;
+	}
 	if (dtp->opt.quiet)
 		return;
 	if (!c->heading) {
@@ -856,7 +948,6 @@ static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr)
 			"FUNCTION:NAME");
 		c->heading = true;
 	}
-	prp = dt_probe_by_id(dtp, hdr->prid);
 	snprintf(name, sizeof(name), "%s:%s", prp && prp->fun ? prp->fun : "",
 		 prp && prp->prb ? prp->prb : "");
 	fprintf(dtp->out, "%3u %6u %32s ", hdr->cpu, hdr->prid, name);
@@ -977,9 +1068,99 @@ static uint8_t *udepths_fill(dtrace_hdl_t *dtp, const dt_compiled_clause_t *cl,
 
 static int consume_clause_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 				 const dt_compiled_clause_t *cl,
-				 const uint8_t *data, size_t dsize);
+				 const uint8_t *data, size_t dsize,
+				 const dt_rechdr_t *next);
 
-int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
+/* --- speculations --- */
+
+/*
+ * A record that speculate()d waits in its speculation's queue, up to
+ * specsize bytes (a record past that is a speculative drop), until a
+ * commit() record of that speculation prints the queue or a discard()
+ * record empties it.  A record on a speculation that was not active is
+ * dropped, as DTrace drops it.
+ */
+static int spec_hold(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
+		     const void *buf, size_t size)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_specbuf_t *sb;
+	dt_specrec_t *r;
+
+	if (hdr->spec == DT_SPEC_INACTIVE)
+		return 0;
+	if (hdr->spec > DT_NSPEC_MAX) {
+		fprintf(stderr, "dtrace: record of unknown speculation %u\n",
+			hdr->spec);
+		return -1;
+	}
+	sb = &c->specs[hdr->spec];
+	if (sb->bytes + size > dtp->opt.specsize) {
+		c->spec_drops++;
+		return 0;
+	}
+	r = dt_zalloc(sizeof(*r) + size);
+	memcpy(r->data, buf, size);
+	r->size = size;
+	memset(r->data + offsetof(dt_rechdr_t, spec), 0, sizeof(uint32_t));
+	*sb->tail = r;
+	sb->tail = &r->next;
+	sb->bytes += size;
+	return 0;
+}
+
+/* Commit (print) or discard the queue of speculation id. */
+static void spec_end(dtrace_hdl_t *dtp, uint64_t id, bool commit)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_specrec_t *r, *next;
+
+	if (id == 0 || id > DT_NSPEC_MAX)
+		return;
+	r = c->specs[id].head;
+	c->specs[id] = (dt_specbuf_t){ .tail = &c->specs[id].head };
+	for (; r != NULL; r = next) {
+		next = r->next;
+		if (commit)
+			dt_consume_record(dtp, r->data, r->size);
+		free(r);
+	}
+}
+
+/* After a record: the commit() and discard() it ran. */
+static void spec_settle(dtrace_hdl_t *dtp, const dt_compiled_clause_t *cl,
+			const uint8_t *data, size_t dsize)
+{
+	int err = 0;
+
+	for (int i = 0; i < cl->nacts; i++) {
+		const dt_actdesc_t *act = &cl->acts[i];
+
+		if ((act->kind != DT_ACT_COMMIT &&
+		     act->kind != DT_ACT_DISCARD) || act->nrecs < 1 ||
+		    !dt_consume_action_ok(cl, i, data, dsize, &err))
+			continue;
+		spec_end(dtp, (uint64_t)dt_rec_int(&act->recs[0],
+				data + act->recs[0].offset),
+			 act->kind == DT_ACT_COMMIT);
+	}
+}
+
+static void spec_fini(struct dt_consumer *c)
+{
+	for (int i = 0; i <= DT_NSPEC_MAX; i++) {
+		dt_specrec_t *r = c->specs[i].head, *next;
+
+		for (; r != NULL; r = next) {
+			next = r->next;
+			free(r);
+		}
+	}
+}
+
+/* A record, with the header of the one after it when known (-F). */
+static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
+			       size_t size, const dt_rechdr_t *next)
 {
 	const uint8_t *data = (const uint8_t *)buf + sizeof(dt_rechdr_t);
 	const dt_compiled_clause_t *cl;
@@ -987,7 +1168,6 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 	size_t dsize;
 	int err = 0;
 
-	dt_consumer_get(dtp);
 	if (size < sizeof(hdr)) {
 		fprintf(stderr, "dtrace: short record (%zu bytes)\n", size);
 		return -1;
@@ -1017,26 +1197,37 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
 			"expected %u\n", hdr.clause, dsize, cl->recsize);
 		return -1;
 	}
+	if (hdr.spec != 0)
+		return spec_hold(dtp, &hdr, buf, size);
 	if (cl->udepth) {
 		uint8_t *filled = udepths_fill(dtp, cl, data, dsize);
 
-		err = consume_clause_record(dtp, &hdr, cl, filled, dsize);
+		err = consume_clause_record(dtp, &hdr, cl, filled, dsize, next);
 		free(filled);
 		return err;
 	}
-	return consume_clause_record(dtp, &hdr, cl, data, dsize);
+	return consume_clause_record(dtp, &hdr, cl, data, dsize, next);
 }
 
-/* Print and run the actions of a record of clause cl. */
+/* Print and run the actions of a record of clause cl; next: the header of
+ * the record after it, when known (-F). */
 static int consume_clause_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 				 const dt_compiled_clause_t *cl,
-				 const uint8_t *data, size_t dsize)
+				 const uint8_t *data, size_t dsize,
+				 const dt_rechdr_t *next)
 {
+	struct dt_consumer *c = dt_consumer_get(dtp);
 	int err = 0;
 
-	if (dtp->opt.json)
-		return dt_json_record(dtp, hdr, cl, data, dsize);
-	dt_print_probe_line(dtp, hdr);
+	if (dtp->opt.json) {
+		err = dt_json_record(dtp, hdr, cl, data, dsize);
+		spec_settle(dtp, cl, data, dsize);
+		return err;
+	}
+	dt_print_probe_line(dtp, hdr, next);
+	c->have_last = true;
+	c->last_clause = hdr->clause;
+	c->last_prid = hdr->prid;
 	for (int i = 0; i < cl->nacts && err == 0; i++) {
 		if (!dt_consume_action_ok(cl, i, data, dsize, &err))
 			continue;
@@ -1048,17 +1239,47 @@ static int consume_clause_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 		fprintf(stderr, "dtrace: %s\n", dtp->errmsg);
 		dtp->errmsg[0] = '\0';
 	}
+	spec_settle(dtp, cl, data, dsize);
 	return err;
+}
+
+int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size)
+{
+	return consume_record_next(dtp, buf, size, NULL);
 }
 
 /* --- the ring buffer --- */
 
+/* The record held for -F, given the one after it (NULL: none yet). */
+static void flush_held(dtrace_hdl_t *dtp, const dt_rechdr_t *next)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	uint8_t *held = c->held;
+
+	if (held == NULL)
+		return;
+	c->held = NULL;
+	consume_record_next(dtp, held, c->held_size, next);
+	free(held);
+}
+
 static int dt_consume_cb(void *ctx, void *data, size_t size)
 {
 	dtrace_hdl_t *dtp = ctx;
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_rechdr_t hdr;
 
 	/* a bad record is reported and skipped: tracing goes on */
-	dt_consume_record(dtp, data, size);
+	if (!dtp->opt.flowindent || dtp->opt.json || size < sizeof(hdr)) {
+		flush_held(dtp, NULL);
+		dt_consume_record(dtp, data, size);
+		return 0;
+	}
+	memcpy(&hdr, data, sizeof(hdr));
+	flush_held(dtp, &hdr);
+	c->held = dt_zalloc(size);
+	memcpy(c->held, data, size);
+	c->held_size = size;
 	return 0;
 }
 
@@ -1100,6 +1321,8 @@ void dt_consume_fini(dtrace_hdl_t *dtp)
 		ring_buffer__free(c->rb);
 	dt_agg_fini(dtp);
 	symprocs_free(c);
+	spec_fini(c);
+	free(c->held);
 	free(c->drops_seen);
 	free(c);
 	dtp->cons = NULL;
@@ -1122,6 +1345,7 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	 * read here, at the latest one poll period after they came. */
 	if (n >= 0)
 		n = ring_buffer__consume(c->rb);
+	flush_held(dtp, NULL);	/* what came in, all printed */
 	fflush(dtp->out);
 	if (n < 0 && n != -EINTR) {
 		dt_set_error(dtp, "failed to read the output buffer: %s",
@@ -1134,6 +1358,34 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 bool dt_consume_done(dtrace_hdl_t *dtp)
 {
 	return dtp->cons != NULL && dtp->cons->done;
+}
+
+/* Speculative drops (records past specsize) and failed speculations
+ * (speculation() found none free: slot 0 of the "spec" map), DTrace's
+ * way. */
+static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
+{
+	dtrace_map_t *m = dt_bpf_map_find(dtp, "spec");
+	uint64_t failed = 0, n;
+	uint32_t key = 0;
+
+	if (c->spec_drops > c->spec_drops_seen) {
+		n = c->spec_drops - c->spec_drops_seen;
+		if (dtp->opt.json)
+			dt_json_drop(dtp, "speculative", -1, n);
+		fprintf(stderr, "dtrace: %" PRIu64 " speculative drop%s\n", n,
+			n == 1 ? "" : "s");
+		c->spec_drops_seen = c->spec_drops;
+	}
+	if (m == NULL || bpf_map_lookup_elem(m->fd, &key, &failed) != 0 ||
+	    failed <= c->spec_failed_seen)
+		return;
+	n = failed - c->spec_failed_seen;
+	if (dtp->opt.json)
+		dt_json_drop(dtp, "speculation", -1, n);
+	fprintf(stderr, "dtrace: %" PRIu64 " failed speculation%s (no "
+		"speculative buffer available)\n", n, n == 1 ? "" : "s");
+	c->spec_failed_seen = failed;
 }
 
 /* A drop: the usual message on stderr, and a "drop" line with JSON. */
@@ -1172,6 +1424,7 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 		seen[1] = ci[cpu].agg_drops;
 		dyn += ci[cpu].dyn_drops;
 	}
+	report_spec_drops(dtp, c);
 	if (dyn > c->dyn_seen && dtp->opt.json)
 		dt_json_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
 	if (dyn > c->dyn_seen)

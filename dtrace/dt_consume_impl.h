@@ -51,6 +51,18 @@ typedef struct dt_symproc {
 	struct dt_symproc *next;
 } dt_symproc_t;
 
+/* A record kept for a speculation until its commit() or discard(). */
+typedef struct dt_specrec {
+	struct dt_specrec *next;
+	size_t size;
+	uint8_t data[];		/* header (spec cleared) and data */
+} dt_specrec_t;
+
+typedef struct dt_specbuf {
+	dt_specrec_t *head, **tail;
+	size_t bytes;		/* held, at most -x specsize */
+} dt_specbuf_t;
+
 struct dt_consumer {
 	struct ring_buffer *rb;
 	bool done;		/* an exit() record was consumed */
@@ -66,6 +78,17 @@ struct dt_consumer {
 	bool targets_read;	/* the -c/-p targets' modules are cached */
 	uint32_t rec_cpu;	/* the CPU of the record being consumed */
 	uint64_t sample_drops;	/* aggregation samples that found no room */
+	/* -F: the indentation, the clause and probe of the last record, and
+	 * the record held until the next one is seen (a return unindents
+	 * only when the next record is not the same probe's). */
+	int indent;
+	bool have_last;
+	uint32_t last_clause, last_prid;
+	uint8_t *held;
+	size_t held_size;
+	dt_specbuf_t specs[DT_NSPEC_MAX + 1];	/* by speculation id */
+	uint64_t spec_drops, spec_drops_seen;	/* past specsize */
+	uint64_t spec_failed_seen;	/* speculation() found none free */
 };
 
 /* dt_consume.c */
@@ -76,6 +99,9 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size);
 /* The data of a trace() record, DTrace's way. */
 void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *addr);
+/* The bytes a tracemem() or printm() record prints: its size, cut by
+ * tracemem()'s third argument. */
+size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data);
 /* The offset/hex/ascii table of tracemem() and non-string data. */
 void dt_print_bytes(FILE *out, const uint8_t *p, size_t n);
 /* A trace() of a string or bytes: a string when it looks like one. */

@@ -27,8 +27,14 @@
 
 #define DT_CPP_MAX_AS	(2ull << 30)	/* address space of cpp */
 
+/* DTrace's own, then the GNU C keywords of the system headers that D
+ * does not have, made to vanish (cpp is GCC's: glibc's headers use them
+ * unless told the compiler is not GCC). */
 static const char *const cpp_defines[] = {
 	"-D__linux", "-D__x86_64", "-D__SUNW_D=1", "-D__SUNW_D_64",
+	"-D__attribute__(x)=", "-D__extension__=", "-D__restrict=",
+	"-D__restrict__=", "-D__inline=", "-D__inline__=", "-D__asm__(x)=",
+	"-D__asm(x)=", "-D__builtin_va_list=void *",
 };
 
 static int write_all(int fd, const char *p, size_t n)

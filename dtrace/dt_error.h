@@ -52,6 +52,15 @@
 	X(D_PRINTF_ARG_EXTRA)	/* too many printf arguments */ \
 	X(D_PRINTF_ARG_PROTO)	/* too few printf arguments */ \
 	X(D_ACT_SPEC)		/* action not allowed here */ \
+	X(D_SPEC_SPEC)		/* speculate( ) after speculate( ) */ \
+	X(D_SPEC_COMM)		/* speculate( ) after commit( ) */ \
+	X(D_SPEC_DREC)		/* speculate( ) after data recording */ \
+	X(D_AGG_SPEC)		/* aggregation after speculate( ) */ \
+	X(D_EXIT_SPEC)		/* exit( ) after speculate( ) */ \
+	X(D_COMM_COMM)		/* commit( ) after commit( ) */ \
+	X(D_COMM_DREC)		/* commit( ) after data recording */ \
+	X(D_AGG_COMM)		/* aggregation after commit( ) */ \
+	X(D_DREC_COMM)		/* data recording after commit( ) */ \
 	X(D_DESTRUCT)		/* destructive action without -w */ \
 	X(D_AGG_FUNC)		/* aggregation needs an aggregating function */ \
 	X(D_AGG_REDEF)		/* aggregation used with two functions */ \

@@ -49,11 +49,30 @@ static const dt_funcinfo_t dt_funcs[] = {
 	SUB("strrchr", DT_F_STRRCHR, 2, 2, false, true),
 	SUB("basename", DT_F_BASENAME, 1, 1, false, true),
 	SUB("dirname", DT_F_DIRNAME, 1, 1, false, true),
-	SUB("lltostr", DT_F_LLTOSTR, 1, 1, false, true),
+	SUB("lltostr", DT_F_LLTOSTR, 1, 2, false, true),
 	SUB("toupper", DT_F_TOUPPER, 1, 1, false, true),
 	SUB("tolower", DT_F_TOLOWER, 1, 1, false, true),
 	SUB("rand", DT_F_RAND, 0, 0, false, true),
 	SUB("progenyof", DT_F_PROGENYOF, 1, 1, false, true),
+	SUB("htons", DT_F_HTONS, 1, 1, false, true),
+	SUB("htonl", DT_F_HTONL, 1, 1, false, true),
+	SUB("htonll", DT_F_HTONLL, 1, 1, false, true),
+	SUB("ntohs", DT_F_NTOHS, 1, 1, false, true),
+	SUB("ntohl", DT_F_NTOHL, 1, 1, false, true),
+	SUB("ntohll", DT_F_NTOHLL, 1, 1, false, true),
+	SUB("inet_ntoa", DT_F_INET_NTOA, 1, 1, false, true),
+	SUB("inet_ntop", DT_F_INET_NTOP, 2, 2, false, true),
+	SUB("copyout", DT_F_COPYOUT, 3, 3, true, true),
+	SUB("copyoutstr", DT_F_COPYOUTSTR, 3, 3, true, true),
+	ACT("freopen", DT_F_FREOPEN, 1, -1, true, true),
+	ACT("ftruncate", DT_F_FTRUNCATE, 0, 0, false, true),
+	ACT("printm", DT_F_PRINTM, 2, 2, false, true),
+	SUB("speculation", DT_F_SPECULATION, 0, 0, false, true),
+	SUB("alloca", DT_F_ALLOCA, 1, 1, false, true),
+	SUB("bcopy", DT_F_BCOPY, 3, 3, false, true),
+	ACT("speculate", DT_F_SPECULATE, 1, 1, false, true),
+	ACT("commit", DT_F_COMMIT, 1, 1, false, true),
+	ACT("discard", DT_F_DISCARD, 1, 1, false, true),
 	AGG("count", DT_F_COUNT, 0, 0),
 	AGG("sum", DT_F_SUM, 1, 1),
 	AGG("avg", DT_F_AVG, 1, 1),
@@ -132,6 +151,42 @@ static const struct {
 };
 
 #define DT_UREGS_MAX	DTRACE_PT_NREGS
+
+/* The constants DTrace's own D libraries define (sys/dtrace.h's fault
+ * codes, signal.d's signals with Linux's numbers): every program sees
+ * them, a declaration of the program's own hides them. */
+static const struct {
+	const char *name;
+	int64_t value;
+} dt_consts[] = {
+	{ "DTRACEFLT_UNKNOWN", 0 }, { "DTRACEFLT_BADADDR", 1 },
+	{ "DTRACEFLT_BADALIGN", 2 }, { "DTRACEFLT_ILLOP", 3 },
+	{ "DTRACEFLT_DIVZERO", 4 }, { "DTRACEFLT_NOSCRATCH", 5 },
+	{ "DTRACEFLT_KPRIV", 6 }, { "DTRACEFLT_UPRIV", 7 },
+	{ "DTRACEFLT_TUPOFLOW", 8 }, { "DTRACEFLT_BADSTACK", 9 },
+	{ "DTRACEFLT_LIBRARY", 1000 },
+	{ "SIGHUP", 1 }, { "SIGINT", 2 }, { "SIGQUIT", 3 }, { "SIGILL", 4 },
+	{ "SIGTRAP", 5 }, { "SIGABRT", 6 }, { "SIGIOT", 6 }, { "SIGBUS", 7 },
+	{ "SIGFPE", 8 }, { "SIGKILL", 9 }, { "SIGUSR1", 10 },
+	{ "SIGSEGV", 11 }, { "SIGUSR2", 12 }, { "SIGPIPE", 13 },
+	{ "SIGALRM", 14 }, { "SIGTERM", 15 }, { "SIGSTKFLT", 16 },
+	{ "SIGCHLD", 17 }, { "SIGCLD", 17 }, { "SIGCONT", 18 },
+	{ "SIGSTOP", 19 }, { "SIGTSTP", 20 }, { "SIGTTIN", 21 },
+	{ "SIGTTOU", 22 }, { "SIGURG", 23 }, { "SIGXCPU", 24 },
+	{ "SIGXFSZ", 25 }, { "SIGVTALRM", 26 }, { "SIGPROF", 27 },
+	{ "SIGWINCH", 28 }, { "SIGPOLL", 29 }, { "SIGIO", 29 },
+	{ "SIGPWR", 30 }, { "SIGSYS", 31 },
+};
+
+bool dt_const_lookup(const char *name, int64_t *value)
+{
+	for (size_t i = 0; i < sizeof(dt_consts) / sizeof(dt_consts[0]); i++)
+		if (strcmp(dt_consts[i].name, name) == 0) {
+			*value = dt_consts[i].value;
+			return true;
+		}
+	return false;
+}
 
 bool dt_ureg_lookup(const char *name, int64_t *index)
 {

@@ -49,12 +49,18 @@ typedef enum dt_func {
 	DT_F_STRLEN, DT_F_STRJOIN, DT_F_SUBSTR, DT_F_INDEX, DT_F_RINDEX,
 	DT_F_STRSTR, DT_F_STRCHR, DT_F_STRRCHR, DT_F_BASENAME,
 	DT_F_DIRNAME, DT_F_LLTOSTR, DT_F_TOUPPER, DT_F_TOLOWER, DT_F_RAND,
-	DT_F_PROGENYOF,
+	DT_F_PROGENYOF, DT_F_HTONS, DT_F_HTONL, DT_F_HTONLL, DT_F_NTOHS,
+	DT_F_NTOHL, DT_F_NTOHLL, DT_F_INET_NTOA, DT_F_INET_NTOP,
+	DT_F_COPYOUT, DT_F_COPYOUTSTR, DT_F_SPECULATION, DT_F_ALLOCA,
+	DT_F_BCOPY,
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STDDEV,
 	DT_F_QUANTIZE, DT_F_LQUANTIZE, DT_F_LLQUANTIZE,
 	/* user address actions (also aggregation keys) */
 	DT_F_UFUNC, DT_F_USYM, DT_F_UMOD, DT_F_UADDR,
+	/* actions the consumer carries out */
+	DT_F_FREOPEN, DT_F_FTRUNCATE, DT_F_PRINTM, DT_F_SPECULATE,
+	DT_F_COMMIT, DT_F_DISCARD,
 } dt_func_t;
 
 typedef enum dt_fclass {
@@ -98,6 +104,8 @@ const dt_funcinfo_t *dt_func_lookup(const char *name);
 bool dt_bvar_lookup(const char *name, dt_bvar_t *bv, int *argn);
 /* DTrace's user register names (R_PC, R_SP, R_RAX ...): the index into
  * uregs[] and the byte offset in struct pt_regs. */
+/* A constant every D program knows (DTRACEFLT_*, SIG*). */
+bool dt_const_lookup(const char *name, int64_t *value);
 bool dt_ureg_lookup(const char *name, int64_t *index);
 int dt_ureg_ptregs_offset(int64_t index);	/* -1 if out of range */
 

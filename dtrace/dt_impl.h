@@ -37,7 +37,8 @@ typedef struct dt_options {
 	uint64_t switchrate;	/* consumer wakeup period, default 1s */
 	uint64_t aggrate;
 	uint64_t statusrate;
-	uint64_t nspec;
+	uint64_t nspec;		/* speculations, 1 to DT_NSPEC_MAX */
+	uint64_t specsize;	/* bytes a speculation holds, default 32k */
 	uint64_t ustackframes;	/* ustack()'s frames, default 100 */
 	uint64_t ustackbytes;	/* the user stack copied for ustack(), 8k */
 	int64_t aggsortpos;
@@ -60,7 +61,17 @@ typedef struct dt_options {
 	const char *uprobe_mech; /* -x uprobe=multi|perf (perf: the fallback) */
 	bool no_execgate;	/* -x execgate=off: the exec watch alone */
 	bool help;		/* -x help: list the options and exit */
+	bool defaultargs;	/* a macro argument not given is 0 or "" */
+	bool argref;		/* arguments the script does not use are fine */
+	bool nolibs;		/* no D library is read */
+	uint64_t dynvarsize;	/* bytes of each dynamic variable map, 0:
+				   DT_VAR_NENTRIES entries */
+	uint64_t stackframes;	/* stack()'s frames, default 20 */
+	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
+				   when assigned 0, there is nothing to clean */
 } dt_options_t;
+
+#define DT_NSPEC_MAX	64	/* speculation() tries each: unrolled */
 
 /* The provider a plugin serves in this session: the handle the plugin is
  * given (dtrace_provider_t). */
@@ -115,6 +126,8 @@ struct dtrace_hdl {
 	const char *progname;	/* "dtrace", for messages */
 	FILE *out;		/* -o file, else stdout */
 	int out_errno;		/* why a write to out failed (dt_output.c) */
+	int out_fd;		/* the file of the stream dt_output_open()
+				   made (fileno() of it is -1) */
 	int exitstatus;
 
 	/* macro arguments: $0 .. $n */

@@ -819,12 +819,9 @@ static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
 	case DT_ACT_TRACEMEM:
 	case DT_ACT_PRINTM:
 		if (r0 != NULL) {
-			size_t n = r0->size;
-
-			if (r0->arg != 0 && r0->arg < n)
-				n = r0->arg;
 			json_key(out, "bytes");
-			dt_json_hex(out, data + r0->offset, n);
+			dt_json_hex(out, data + r0->offset,
+				    dt_consume_mem_len(act, data));
 		}
 		break;
 	case DT_ACT_STACK:

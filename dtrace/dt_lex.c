@@ -463,8 +463,10 @@ static void skip_blank(dt_pcb_t *pcb)
 
 /* ---- macros ---- */
 
-/* The value of a macro variable as text ("$1" -> its argument). */
-static const char *macro_value(dt_pcb_t *pcb, const char *name, int line)
+/* The value of a macro variable as text ("$1" -> its argument; one not
+ * given is 0, or "" for $$1, with -x defaultargs). */
+static const char *macro_value(dt_pcb_t *pcb, const char *name, bool dollar2,
+			       int line)
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
 	char buf[32];
@@ -473,9 +475,14 @@ static const char *macro_value(dt_pcb_t *pcb, const char *name, int line)
 	if (isdigit((unsigned char)name[0])) {
 		char *end;
 		unsigned long n = strtoul(name, &end, 10);
+		bool given = *end == '\0' &&
+			     n < (unsigned long)dtp->macro_argc &&
+			     dtp->macro_argv != NULL &&
+			     dtp->macro_argv[n] != NULL;
 
-		if (*end != '\0' || n >= (unsigned long)dtp->macro_argc ||
-		    dtp->macro_argv == NULL || dtp->macro_argv[n] == NULL)
+		if (!given && *end == '\0' && dtp->opt.defaultargs)
+			return dollar2 ? "" : "0";
+		if (!given)
 			dt_pcb_error(pcb, D_MACRO_UNDEF, line,
 				     "macro argument $%s is not defined",
 				     name);
@@ -531,14 +538,15 @@ static const char *macro_name(dt_pcb_t *pcb, const char *p, bool *dollar2,
 
 /*
  * Like DTrace, a script must use its last argument: a forgotten $N usually
- * means the arguments and the script disagree.
+ * means the arguments and the script disagree (-x argref allows it).
  */
 void dt_lex_check_argref(dt_pcb_t *pcb)
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
 	int last = dtp->macro_argc - 1;
 
-	if (last >= 1 && dtp->macro_argv != NULL && !LX(pcb)->argref[last])
+	if (last >= 1 && dtp->macro_argv != NULL && !dtp->opt.argref &&
+	    !LX(pcb)->argref[last])
 		dt_pcb_error(pcb, D_MACRO_UNUSED, LX(pcb)->line,
 			     "extraneous argument '%s' ($%d is not referenced)",
 			     dtp->macro_argv[last] ? dtp->macro_argv[last] : "",
@@ -816,7 +824,7 @@ static void lex_macro(dt_pcb_t *pcb, dt_token_t *t)
 	if (name[0] == '\0')
 		dt_pcb_error(pcb, D_SYNTAX, t->line, "syntax error near \"%s\"",
 			     t->text);
-	val = macro_value(pcb, name, t->line);
+	val = macro_value(pcb, name, dollar2, t->line);
 	if (dollar2) {
 		t->kind = T_STRING;
 		t->str = val;
@@ -1060,7 +1068,7 @@ static void pdesc_macro(dt_pcb_t *pcb, const char **pp, char **buf,
 	if (name[0] == '\0')
 		dt_pcb_error(pcb, D_PDESC_INVAL, line,
 			     "invalid probe description: '$' without a name");
-	val = macro_value(pcb, name, line);
+	val = macro_value(pcb, name, dollar2, line);
 	vlen = strlen(val);
 	if (*n + vlen + 1 > *cap) {
 		char *nb;
@@ -1074,13 +1082,32 @@ static void pdesc_macro(dt_pcb_t *pcb, const char **pp, char **buf,
 	*n += vlen;
 }
 
-/* Split "a:b:c:d" from the right into the description's fields. */
+/* The number of ':' in s. */
+static int count_colons(const char *s)
+{
+	int n = 0;
+
+	while ((s = strchr(s, ':')) != NULL)
+		n++, s++;
+	return n;
+}
+
+/*
+ * Split "a:b:c:d" from the right into the description's fields.  On the
+ * command line, the last field is the one the option names: -P provider,
+ * -m [provider:]module, -f [[provider:]module:]function, -n the name; a
+ * whole description of four fields stays one.
+ */
 static void pdesc_split(dt_pcb_t *pcb, dt_pdesc_t *pd, char *s)
 {
 	const char *f[4] = { "", "", "", "" };	/* prb, fun, mod, prv */
-	int nf = 0;
+	int skip = 0, nf;
 	char *c;
 
+	if (pcb->from_cmdline && pcb->default_ctx != DT_CTX_NAME &&
+	    count_colons(s) < 3)
+		skip = 3 - (pcb->default_ctx - DT_CTX_PROVIDER);
+	nf = skip;
 	while ((c = strrchr(s, ':')) != NULL) {
 		if (nf == 3)
 			dt_pcb_error(pcb, D_PDESC_INVAL, pd->line,
@@ -1090,10 +1117,6 @@ static void pdesc_split(dt_pcb_t *pcb, dt_pdesc_t *pd, char *s)
 		f[nf++] = c + 1;
 	}
 	f[nf++] = s;
-	if (nf == 1 && pcb->from_cmdline && pcb->default_ctx != DT_CTX_NAME) {
-		f[3 - (pcb->default_ctx - DT_CTX_PROVIDER)] = s;
-		f[0] = "";
-	}
 	pd->prb = f[0];
 	pd->fun = f[1];
 	pd->mod = f[2];

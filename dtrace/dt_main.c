@@ -57,6 +57,8 @@ typedef struct dt_cmd {
 	const char *outpath;	/* -o */
 	char **objs;		/* -G inputs */
 	int nobjs;
+	char **args;		/* the operands, wherever they stood */
+	int nargs;
 } dt_cmd_t;
 
 static volatile sig_atomic_t interrupted;
@@ -211,11 +213,19 @@ static bool help_if_asked(int argc, char **argv)
 	exit(E_SUCCESS);
 }
 
+/* The next option, or -1 at an operand or the end (--help prints the
+ * usage and exits). */
+static int next_option(int argc, char **argv, const char *optstr)
+{
+	help_if_asked(argc, argv);
+	return getopt(argc, argv, optstr);
+}
+
 /* Options; returns -1 on a usage error (message printed). */
 static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 {
 	static const char optstr[] =
-		"+b:c:CD:eFGhHi:I:lm:n:o:p:P:qs:SU:vVwx:X:Z";
+		"+aAb:c:CD:ef:FGhHi:I:lm:n:o:p:P:qs:SU:vVwx:X:Z";
 	int c;
 
 	/* -32 and -64 select a data model; there is only one here. */
@@ -231,9 +241,23 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 	}
 
 	opterr = 0;
-	while (!help_if_asked(argc, argv) &&
-	       (c = getopt(argc, argv, optstr)) != -1) {
+	/* Options may follow the operands (macro arguments, -G objects), as
+	 * in DTrace: getopt stops at each operand, which is kept. */
+	cmd->args = dt_zalloc((size_t)argc * sizeof(char *));
+	for (bool rest = false; optind < argc;) {
+		if (rest || (c = next_option(argc, argv, optstr)) == -1) {
+			rest = rest || strcmp(argv[optind - 1], "--") == 0;
+			if (optind < argc)
+				cmd->args[cmd->nargs++] = argv[optind++];
+			continue;
+		}
 		switch (c) {
+		case 'a':
+		case 'A':
+			fprintf(stderr, "dtrace: anonymous tracing (-%c) is "
+				"not supported: tracing lives as long as the "
+				"dtrace command\n", c);
+			return -2;
 		case 'b':
 			if (dt_opt_set(dtp, "bufsize", optarg) < 0)
 				goto opt_error;
@@ -297,21 +321,21 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 		}
 	}
 
-	/* What is left: -G's objects, else macro arguments $1 ... */
-	int first = optind;
+	/* The operands: -G's objects, else macro arguments $1 ... */
+	int nmacro = cmd->nargs;
 	if (cmd->object) {
-		cmd->objs = &argv[first];
-		cmd->nobjs = argc - first;
-		first = argc;
+		cmd->objs = cmd->args;
+		cmd->nobjs = cmd->nargs;
+		nmacro = 0;
 	}
-	dtp->macro_argc = argc - first + 1;
+	dtp->macro_argc = nmacro + 1;
 	dtp->macro_argv = dt_zalloc((dtp->macro_argc + 1) * sizeof(char *));
 	dtp->macro_argv[0] = argv[0];
 	for (int i = 0; i < cmd->nspecs; i++)
 		if (cmd->specs[i].ctx == DT_CTX_SCRIPT)
 			dtp->macro_argv[0] = (char *)cmd->specs[i].arg;
-	for (int i = first; i < argc; i++)
-		dtp->macro_argv[i - first + 1] = argv[i];
+	for (int i = 0; i < nmacro; i++)
+		dtp->macro_argv[i + 1] = cmd->args[i];
 	return 0;
 
 opt_error:
@@ -776,5 +800,6 @@ int main(int argc, char **argv)
 	free(cmd.specs);
 	free(cmd.cmds);
 	free(cmd.pids);
+	free(cmd.args);
 	return status;
 }

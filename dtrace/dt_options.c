@@ -4,8 +4,9 @@
  *
  * One table names every option, how its value is parsed and where it is
  * stored.  Sizes take k, m, g, t suffixes; times take ns, us, ms, s, m, h,
- * d or hz (a rate: 10hz is every 100ms).  Options DTrace has but that mean
- * nothing here are accepted and ignored, so scripts written for DTrace run.
+ * d or hz (a rate: 10hz is every 100ms).  Every option accepted does what
+ * it says; one of DTrace's that is not implemented here is refused with
+ * the reason (OPT_REFUSED), rather than silently ignored.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -22,7 +23,7 @@ typedef enum {
 	OPT_TIME,
 	OPT_INT,
 	OPT_STRING,
-	OPT_IGNORED,	/* DTrace's, accepted with or without a value */
+	OPT_REFUSED,	/* DTrace's, not implemented: refused with why */
 	OPT_SPECIAL,	/* handled by opt_special() */
 } opt_kind_t;
 
@@ -30,6 +31,7 @@ typedef struct dt_optdesc {
 	const char *name;
 	opt_kind_t kind;
 	size_t off;	/* in dt_options_t */
+	const char *why;	/* OPT_REFUSED: the reason */
 } dt_optdesc_t;
 
 #define O(f) offsetof(dt_options_t, f)
@@ -42,29 +44,30 @@ static const dt_optdesc_t options[] = {
 	{ "aggsortkeypos", OPT_INT,    O(aggsortkeypos) },
 	{ "aggsortpos",	   OPT_INT,    O(aggsortpos) },
 	{ "aggsortrev",	   OPT_BOOL,   O(aggsortrev) },
-	{ "bufpolicy",	   OPT_IGNORED, 0 },
-	{ "bufresize",	   OPT_IGNORED, 0 },
+	{ "argref",	   OPT_BOOL,   O(argref) },
+	{ "bufpolicy",	   OPT_SPECIAL, 0 },
+	{ "bufresize",	   OPT_SPECIAL, 0 },
 	{ "bufsize",	   OPT_SIZE,   O(bufsize) },
-	{ "cleanrate",	   OPT_IGNORED, 0 },
+	{ "cleanrate",	   OPT_TIME,   O(cleanrate) },
 	{ "cpp",	   OPT_BOOL,   O(cpp) },
 	{ "cpppath",	   OPT_STRING, O(cpppath) },
-	{ "defaultargs",   OPT_IGNORED, 0 },
+	{ "defaultargs",   OPT_BOOL,   O(defaultargs) },
 	{ "destructive",   OPT_BOOL,   O(destructive) },
-	{ "dynvarsize",	   OPT_IGNORED, 0 },
+	{ "dynvarsize",	   OPT_SIZE,   O(dynvarsize) },
 	{ "errtags",	   OPT_BOOL,   O(errtags) },
 	{ "execgate",	   OPT_SPECIAL, 0 },
 	{ "flowindent",	   OPT_BOOL,   O(flowindent) },
 	{ "help",	   OPT_BOOL,   O(help) },
-	{ "jstackframes",  OPT_IGNORED, 0 },
-	{ "jstackstrsize", OPT_IGNORED, 0 },
-	{ "nolibs",	   OPT_IGNORED, 0 },
+	{ "jstackframes",  OPT_REFUSED, 0, "there is no jstack()" },
+	{ "jstackstrsize", OPT_REFUSED, 0, "there is no jstack()" },
+	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
 	{ "nspec",	   OPT_INT,    O(nspec) },
 	{ "oformat",	   OPT_SPECIAL, 0 },
 	{ "plugindir",	   OPT_SPECIAL, 0 },
 	{ "quiet",	   OPT_BOOL,   O(quiet) },
 	{ "rawbytes",	   OPT_BOOL,   O(rawbytes) },
-	{ "specsize",	   OPT_IGNORED, 0 },
-	{ "stackframes",   OPT_IGNORED, 0 },
+	{ "specsize",	   OPT_SIZE,   O(specsize) },
+	{ "stackframes",   OPT_INT,    O(stackframes) },
 	{ "statusrate",	   OPT_TIME,   O(statusrate) },
 	{ "strsize",	   OPT_SIZE,   O(strsize) },
 	{ "switchrate",	   OPT_TIME,   O(switchrate) },
@@ -85,7 +88,9 @@ void dt_opt_defaults(dt_options_t *o)
 	o->aggrate = 1000000000ull;
 	o->statusrate = 1000000000ull;
 	o->nspec = 1;
+	o->specsize = 32 << 10;
 	o->ustackframes = 100;
+	o->stackframes = 20;
 	o->ustackbytes = 8192;
 	o->aggsortpos = 0;
 	o->aggsortkeypos = 0;
@@ -183,8 +188,35 @@ static int size_in_range(dtrace_hdl_t *dtp, const dt_optdesc_t *d,
 	return 0;
 }
 
+/*
+ * bufpolicy and bufresize: the output buffer behaves as DTrace's "switch"
+ * policy (a record that finds it full is dropped and counted), and it is
+ * never resized (a size the kernel refuses fails the session): "fill",
+ * "ring" and "auto" are refused by name.
+ */
+static int opt_buffer(dtrace_hdl_t *dtp, const char *name, const char *val)
+{
+	const char *ours = name[3] == 'p' ? "switch" : "manual";
+	const char *known[] = { "switch", "fill", "ring", "manual", "auto" };
+
+	if (val == NULL)
+		return -1;
+	if (strcmp(val, ours) == 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
+		if (strcmp(val, known[i]) != 0)
+			continue;
+		dt_set_error(dtp, "failed to set option -x %s=%s: only %s=%s "
+			     "is supported", name, val, name, ours);
+		return -2;
+	}
+	return -1;
+}
+
 static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 {
+	if (strcmp(name, "bufpolicy") == 0 || strcmp(name, "bufresize") == 0)
+		return opt_buffer(dtp, name, val);
 	if (strcmp(name, "oformat") == 0) {
 		if (val && strcmp(val, "json") == 0)
 			dtp->opt.json = true;
@@ -263,14 +295,15 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 			errno = 0;
 			long long n = strtoll(val, &end, 0);
 			if (errno == 0 && *end == '\0' && end != val) {
-				if (d->off == O(nspec))
-					*(uint64_t *)(base + d->off) = (uint64_t)n;
-				else
-					*(int64_t *)(base + d->off) = n;
+				*(int64_t *)(base + d->off) = n;
 				rc = 0;
-				if (d->off == O(ustackframes) &&
+				if ((d->off == O(ustackframes) ||
+				     d->off == O(stackframes)) &&
 				    (n < 1 || n > 1024))
 					rc = -1;	/* as ustack(n) */
+				if (d->off == O(nspec) &&
+				    (n < 1 || n > DT_NSPEC_MAX))
+					rc = -1;
 			}
 		}
 		break;
@@ -280,10 +313,14 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 		if (rc == 0)
 			*(const char **)(base + d->off) = dt_strdup(val);
 		break;
-	case OPT_IGNORED:
-		break;
+	case OPT_REFUSED:
+		dt_set_error(dtp, "failed to set option -x %s: not supported "
+			     "here: %s", name, d->why);
+		return -1;
 	case OPT_SPECIAL:
 		rc = opt_special(dtp, name, val);
+		if (rc == -2)
+			return -1;	/* the error says why */
 		break;
 	}
 	if (rc < 0) {
@@ -314,7 +351,7 @@ void dt_opt_list(dtrace_hdl_t *dtp, FILE *fp)
 {
 	fprintf(fp, "Options (-x name[=value], #pragma D option):\n");
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
-		if (options[i].kind != OPT_IGNORED)
+		if (options[i].kind != OPT_REFUSED)
 			fprintf(fp, "  %s\n", options[i].name);
 	fprintf(fp, "Options of the provider plugins (-x plugin.name[=value]):"
 		"\n");

@@ -86,6 +86,7 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 		errno = err;
 		return NULL;
 	}
+	dtp->out_fd = o->fd;	/* for ftruncate() */
 	/* a terminal sees each line as it is printed, as stdout would */
 	if (isatty(o->fd))
 		setvbuf(f, NULL, _IOLBF, 0);

@@ -141,6 +141,10 @@ static dt_node_t *parse_cond(dt_pcb_t *pcb);
 static dt_node_t *parse_cast(dt_pcb_t *pcb);
 static dt_node_t *parse_unary(dt_pcb_t *pcb);
 static dt_type_t *parse_specifiers(dt_pcb_t *pcb);
+static dt_type_t *parse_pointers(dt_pcb_t *pcb, dt_type_t *t);
+static dt_type_t *parse_array_dims(dt_pcb_t *pcb, dt_type_t *t);
+static dt_type_t *parse_c_declarator(dt_pcb_t *pcb, dt_type_t *t,
+				     const char **name, bool *is_func);
 
 static bool is_type_start(dt_pcb_t *pcb, const dt_token_t *t)
 {
@@ -181,6 +185,14 @@ static bool fold(dt_pcb_t *pcb, const dt_node_t *n, int64_t *v,
 		return dt_type_enum_const(TT(pcb), n->name, v, NULL);
 	case DT_N_SIZEOF_TYPE:
 		*v = (int64_t)n->ctype->size;
+		return true;
+	case DT_N_CAST:		/* (int)sizeof (x), in C's headers */
+		if (!dt_type_is_integer(n->ctype) || n->ctype->size > 8 ||
+		    !fold(pcb, n->l, &a, enumvals))
+			return false;
+		*v = n->ctype->size == 8 ? a : n->ctype->is_signed ?
+		     (a << (64 - 8 * n->ctype->size)) >> (64 - 8 * n->ctype->size) :
+		     (int64_t)((uint64_t)a & ((1ull << (8 * n->ctype->size)) - 1));
 		return true;
 	case DT_N_TERNARY:
 		if (!fold(pcb, n->cond, &a, enumvals))
@@ -266,15 +278,20 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 			dt_type_t *t = base;
 			int64_t w;
 
-			while (accept(pcb, T_STAR))
-				t = dt_type_ptr(TT(pcb), t);
-			if (peek_is(pcb, T_IDENT))
-				m->name = expect_ident(pcb);
-			while (accept(pcb, T_LBRACK)) {
-				int64_t n = const_expr(pcb, NULL,
-						       "array dimension");
+			bool is_func;
 
-				expect(pcb, T_RBRACK);
+			t = parse_pointers(pcb, t);
+			if (peek_is(pcb, T_IDENT) || peek_is(pcb, T_LPAREN))
+				t = parse_c_declarator(pcb, t, &m->name,
+						       &is_func);
+			while (accept(pcb, T_LBRACK)) {
+				int64_t n = 0;	/* [] a flexible array */
+
+				if (!accept(pcb, T_RBRACK)) {
+					n = const_expr(pcb, NULL,
+						       "array dimension");
+					expect(pcb, T_RBRACK);
+				}
 				if (n < 0)
 					dt_pcb_error(pcb, D_DECL_TYPE, line,
 						     "array dimension is "
@@ -290,7 +307,10 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 						     "%" PRId64, w);
 				m->bit_size = (uint8_t)w;
 			}
-			if (m->name == NULL && m->bit_size == 0)
+			/* an anonymous struct or union member (C11) takes
+			 * its room; its members are not reached by name */
+			if (m->name == NULL && m->bit_size == 0 &&
+			    t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION)
 				syntax_error(pcb, peek(pcb));
 			if (t->kind == DT_TK_VOID || (!t->complete &&
 			    t->kind != DT_TK_ENUM))
@@ -422,13 +442,14 @@ static dt_type_t *parse_tagged(dt_pcb_t *pcb)
 /*
  * Declaration specifiers: the type named by keywords (in any order, as C
  * allows), a typedef name, or a struct/union/enum.  const, volatile,
- * restrict and userland are accepted and ignored.
+ * restrict and userland are accepted and ignored; float, double and long
+ * double are integers of their size (as DWARF's floating-point types).
  */
 static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 {
 	char words[128] = "";
 	dt_type_t *named = NULL;
-	int line = peek(pcb)->line, nwords = 0;
+	int line = peek(pcb)->line, nwords = 0, fsize = 0;
 
 	for (;;) {
 		const dt_token_t *t = peek(pcb);
@@ -448,8 +469,10 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 			dt_lex_next(pcb);
 			continue;
 		case T_FLOAT: case T_DOUBLE:
-			dt_pcb_error(pcb, D_DECL_TYPE, t->line,
-				     "floating-point types are not supported");
+			/* D has no floating point: an integer of the size */
+			fsize = t->kind == T_FLOAT ? 4 : 8;
+			dt_lex_next(pcb);
+			continue;
 		case T_STRING_KW:
 		case T_STRUCT: case T_UNION: case T_ENUM:
 		case T_IDENT:
@@ -471,9 +494,14 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		}
 		break;
 	}
-	if (nwords > 4 || (named != NULL && nwords > 0))
+	if (nwords > 4 || (named != NULL && nwords > 0) ||
+	    (fsize > 0 && (named != NULL || nwords > 1)))
 		dt_pcb_error(pcb, D_DECL_TYPE, line,
 			     "invalid combination of type specifiers");
+	if (fsize > 0 && nwords == 1)	/* long double: 16 bytes */
+		return dt_type_array(TT(pcb), dt_type_int(TT(pcb), 8, false), 2);
+	if (fsize > 0)
+		return dt_type_int(TT(pcb), fsize, false);
 	if (named != NULL)
 		return named;
 	if (nwords == 0) {
@@ -490,6 +518,59 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 			     "invalid combination of type specifiers: %s",
 			     words + 1);
 	return named;
+}
+
+/* Skip tokens after an opening open up to its matching close. */
+static void skip_balanced(dt_pcb_t *pcb, dt_tokkind_t open, dt_tokkind_t close)
+{
+	int depth = 1;
+
+	while (depth > 0) {
+		const dt_token_t *t = peek(pcb);
+
+		if (t->kind == T_EOF)
+			syntax_error(pcb, t);
+		if (t->kind == open)
+			depth++;
+		else if (t->kind == close)
+			depth--;
+		dt_lex_next(pcb);
+	}
+}
+
+/*
+ * The declarators of C's system headers that D has no use for, so that
+ * -C takes <signal.h> and the like: a parenthesized declarator, "(*name)"
+ * followed by parameters (a pointer to a function, typed here as a
+ * pointer to void), and the parameters of a function after its name
+ * (skipped: D calls no C function).  Returns the type; *is_func is set
+ * for a function (a prototype or, with a body, a definition).
+ */
+static dt_type_t *parse_c_declarator(dt_pcb_t *pcb, dt_type_t *t,
+				     const char **name, bool *is_func)
+{
+	*is_func = false;
+	if (accept(pcb, T_LPAREN)) {
+		bool fptr = false;
+
+		while (accept(pcb, T_STAR))
+			fptr = true;
+		*name = expect_ident(pcb);
+		t = parse_array_dims(pcb, t);
+		expect(pcb, T_RPAREN);
+		if (accept(pcb, T_LPAREN)) {
+			skip_balanced(pcb, T_LPAREN, T_RPAREN);
+			*is_func = !fptr;
+			fptr = true;
+		}
+		return fptr ? dt_type_ptr(TT(pcb), dt_type_void(TT(pcb))) : t;
+	}
+	*name = expect_ident(pcb);
+	if (accept(pcb, T_LPAREN)) {
+		skip_balanced(pcb, T_LPAREN, T_RPAREN);
+		*is_func = true;
+	}
+	return t;
 }
 
 static dt_type_t *parse_pointers(dt_pcb_t *pcb, dt_type_t *t)
@@ -1043,16 +1124,31 @@ typedef struct decl_spec {
 	dt_type_t *base;
 } decl_spec_t;
 
-/* One declarator of a declaration: "*name", "name[4]", "a[string, int]". */
-static void parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
+/*
+ * One declarator of a declaration: "*name", "name[4]", "a[string, int]",
+ * or one of C's (parse_c_declarator()).  Returns true after a function's
+ * body, which ends the declaration.
+ */
+static bool parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 {
 	dt_type_t *t = parse_pointers(pcb, ds->base);
-	dt_token_t name = expect(pcb, T_IDENT);
+	int line = peek(pcb)->line;
 	dt_vardecl_t *v = dt_pcb_alloc(pcb, sizeof(*v));
+	const char *name;
+	bool is_func;
 
+	t = parse_c_declarator(pcb, t, &name, &is_func);
+	if (is_func && !ds->is_typedef) {
+		/* a C function: nothing for D; a body (static inline) skipped */
+		if (accept(pcb, T_LBRACE)) {
+			skip_balanced(pcb, T_LBRACE, T_RBRACE);
+			return true;
+		}
+		return false;
+	}
 	v->vclass = ds->vclass;
-	v->name = name.name;
-	v->line = name.line;
+	v->name = name;
+	v->line = line;
 	v->nkeys = -1;
 	if (peek_is(pcb, T_LBRACK) && !ds->is_typedef &&
 	    is_type_start(pcb, dt_lex_peek(pcb, 1))) {
@@ -1063,17 +1159,20 @@ static void parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 	}
 	v->type = t;
 	if (ds->is_typedef) {
+		if (is_func)	/* a function type: only pointers to it */
+			t = dt_type_void(TT(pcb));
 		if (dt_type_typedef(TT(pcb), v->name, t) != 0)
 			dt_pcb_error(pcb, D_DECL_REDEF, v->line,
 				     "typedef redeclared: %s", v->name);
-		return;
+		return false;
 	}
 	if (t->kind == DT_TK_VOID)
 		dt_pcb_error(pcb, D_DECL_TYPE, v->line,
 			     "variable %s may not be of type void", v->name);
 	if (ds->is_extern)
-		return;	/* a symbol of the traced program: nothing to make */
+		return false;	/* a symbol of the traced program */
 	add_var(pcb, v);
+	return false;
 }
 
 static void parse_inline(dt_pcb_t *pcb)
@@ -1273,7 +1372,8 @@ static void parse_declaration(dt_pcb_t *pcb)
 	if (accept(pcb, T_SEMI))
 		return;		/* struct foo { ... }; or a bare tag */
 	do {
-		parse_declarator(pcb, &ds);
+		if (parse_declarator(pcb, &ds))
+			return;		/* a function's body */
 	} while (accept(pcb, T_COMMA));
 	expect(pcb, T_SEMI);
 }

@@ -60,13 +60,13 @@ static pf_class_t pf_class(char c)
 	switch (c) {
 	case 'd': case 'i': case 'u': case 'o': case 'x': case 'X':
 		return PF_INT;
-	case 'c':
+	case 'c': case 'C':
 		return PF_CHAR;
 	case 'p': case 'a': case 'A':
 		return PF_ADDR;
 	case 's': case 'S':
 		return PF_STR;
-	case 'Y':
+	case 'Y': case 'T':
 		return PF_TIME;
 	case 'e': case 'E': case 'f': case 'g': case 'G':
 		return PF_FLOAT;
@@ -471,6 +471,28 @@ static char *pf_escape(const char *s, size_t n)
 	return buf;
 }
 
+/* %T: a time in ns as RFC 822 writes a date, in local time. */
+static void pf_time822(char *buf, size_t len, uint64_t ns)
+{
+	time_t sec = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+
+	if (localtime_r(&sec, &tm) == NULL ||
+	    strftime(buf, len, "%a, %d %b %G %T %Z", &tm) == 0)
+		snprintf(buf, len, "%" PRIu64, ns);
+}
+
+/* The value of an integer conversion: cut to a short by h, to a char by
+ * hh, sign-extended when signed. */
+static uint64_t pf_len_cut(const pf_spec_t *sp, uint64_t v, bool is_signed)
+{
+	if (strcmp(sp->len, "hh") == 0)
+		return is_signed ? (uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
+	if (strcmp(sp->len, "h") == 0)
+		return is_signed ? (uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
+	return v;
+}
+
 void dt_printf_walltime(char *buf, size_t len, uint64_t ns)
 {
 	time_t sec = (time_t)(ns / 1000000000ull);
@@ -589,8 +611,8 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 	switch (sp->conv) {
 	case 'd':
 	case 'i':
-		is_signed = rec->is_signed;
-		v = pf_int(rec, r->data, is_signed);
+		is_signed = rec->is_signed || sp->len[0] == 'h';
+		v = pf_len_cut(sp, pf_int(rec, r->data, is_signed), is_signed);
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll",
 			is_signed ? 'd' : 'u');
 		pf_out_int(r->out, cfmt, v);
@@ -600,6 +622,13 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "", 'c');
 		pf_out_char(r->out, cfmt, (int)(int64_t)v);
 		return 0;
+	case 'C': {
+		char c = (char)pf_int(rec, r->data, true);
+		pf_spec_t str = *sp;
+
+		str.conv = 'S';		/* escaped as %S escapes */
+		return pf_emit_str(r, &str, width, prec, &c, 1);
+	}
 	case 'p':
 		v = pf_int(rec, r->data, false);
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll", 'x');
@@ -612,15 +641,19 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
 	case 'Y':
+	case 'T':
 		v = pf_int(rec, r->data, false);
-		dt_printf_walltime(tmp, sizeof(tmp), v);
+		if (sp->conv == 'T')
+			pf_time822(tmp, sizeof(tmp), v);
+		else
+			dt_printf_walltime(tmp, sizeof(tmp), v);
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
 	case 'k':
 		snprintf(r->err, sizeof(r->err), "printf( ) %%k needs a "
 			 "stack( ) or ustack( ) argument");
 		return -1;
 	default:	/* u o x X */
-		v = pf_int(rec, r->data, false);
+		v = pf_len_cut(sp, pf_int(rec, r->data, false), false);
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll", sp->conv);
 		pf_out_int(r->out, cfmt, v);
 		return 0;

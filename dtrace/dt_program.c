@@ -968,7 +968,7 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 	EMIT(as, DT_STORE(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, prid), DT_R1));
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
 	EMIT(as, DT_STORE(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, cpu), DT_R0));
-	EMIT(as, DT_STORE_IMM(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, pad), 0));
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_FP, rec + OFF(dt_rechdr_t, spec), 0));
 
 	static const struct { int from, to, size; } copy[] = {
 		{ OFF(dtrace_mstate_t, clause),

@@ -28,8 +28,12 @@ typedef struct dt_rechdr {
 	uint32_t clause;	/* index in dtp->clauses, or DT_CLAUSE_* */
 	uint32_t prid;		/* the probe that fired */
 	uint32_t cpu;
-	uint32_t pad;
+	uint32_t spec;		/* speculate(): the speculation, else 0 */
 } dt_rechdr_t;
+
+/* The spec of a record that speculate()d on a speculation that is not
+ * active: the consumer drops it. */
+#define DT_SPEC_INACTIVE 0xffffffffu
 
 #define DT_CLAUSE_ERROR	0xfffffffeu	/* body: dt_errrec_t */
 
@@ -142,6 +146,9 @@ typedef enum dt_actkind {
 	DT_ACT_PRINTM,
 	DT_ACT_UADDR,		/* ufunc(), usym(), umod(), uaddr(): 1 UADDR
 				   record */
+	DT_ACT_SPECULATE,	/* speculate(id): the header's spec */
+	DT_ACT_COMMIT,		/* commit(id): 1 record, the id */
+	DT_ACT_DISCARD,		/* discard(id): 1 record, the id */
 	DT_ACT_AGGSAMPLE,	/* @a[..., ustack(), ...] = f(v): aggregated
 				   by the consumer; aggs[0] is @a; one record
 				   per key (a ustack() key as a USAMPLE),

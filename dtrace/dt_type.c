@@ -433,8 +433,14 @@ int dt_type_typedef(dt_typetab_t *tt, const char *name, dt_type_t *type)
 	dt_tname_t *n = name_find(tt, name);
 
 	if (n != NULL) {
-		if (n->is_typedef && n->type == type)
-			return 0;	/* a compatible redeclaration */
+		/* a compatible redeclaration: the same type, or an integer
+		 * of the same size (C's headers and D's own typedefs name
+		 * the same types: glibc's id_t is unsigned, D's signed);
+		 * the first one stays */
+		if (n->is_typedef && (n->type == type ||
+		    (dt_type_is_integer(n->type) && dt_type_is_integer(type) &&
+		     n->type->size == type->size)))
+			return 0;
 		errno = EEXIST;
 		return -1;
 	}

@@ -276,6 +276,10 @@ static void test_pdescs(void)
 	    "(clause (pdesc \"libc.so.6\" :libc.so.6::) (body))\n");
 	CTX("malloc", DT_CTX_FUNCTION,
 	    "(clause (pdesc \"malloc\" ::malloc:) (body))\n");
+	CTX("dtrace:BEGIN", DT_CTX_MODULE,
+	    "(clause (pdesc \"dtrace:BEGIN\" dtrace:BEGIN::) (body))\n");
+	CTX("pid1:libc:malloc", DT_CTX_FUNCTION,
+	    "(clause (pdesc \"pid1:libc:malloc\" pid1:libc:malloc:) (body))\n");
 	CTX("pid1:libc:malloc:entry", DT_CTX_FUNCTION,
 	    "(clause (pdesc \"pid1:libc:malloc:entry\" pid1:libc:malloc:entry)"
 	    " (body))\n");
@@ -370,9 +374,10 @@ static void test_declarations(void)
 	S("int x; int x;",
 	  "ERR D_DECL_REDEF: failed to compile script x.d: line 1: "
 	  "identifier redeclared: x");
-	S("float f;",
-	  "ERR D_DECL_TYPE: failed to compile script x.d: line 1: "
-	  "floating-point types are not supported");
+	/* D has no floating point: float and double are integers of their
+	 * size, as the C headers of -C and DWARF's types need */
+	S("float f; double d;",
+	  "(var global f \"unsigned int\")\n(var global d \"unsigned long\")\n");
 	S("struct sx { int a; int a; };",
 	  "ERR D_DECL_REDEF: failed to compile script x.d: line 1: member a "
 	  "redeclared");

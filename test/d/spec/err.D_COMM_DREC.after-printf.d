@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* A clause that commits records no data before. */
+BEGIN
+{
+	trace(1);
+	commit(1);
+}

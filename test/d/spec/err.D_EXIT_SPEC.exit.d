@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* No exit() in a speculative clause. */
+BEGIN
+{
+	speculate(1);
+	exit(0);
+}

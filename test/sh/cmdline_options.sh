@@ -1,0 +1,104 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Options that DTrace scripts and users rely on: -f and -m name the
+# fields their option says, options may follow the macro arguments,
+# -x defaultargs / argref, stackframes and dynvarsize do what they say,
+# and DTrace's options that are not implemented here are refused by name
+# (never accepted and ignored).
+set -u
+[ -x "$DTRACE" ] || exit 77
+fails=0
+
+check() {
+	if [ "$2" != "$3" ]; then
+		echo "$1: exit status $3, expected $2"; cat err
+		fails=$((fails + 1))
+	fi
+}
+has() {
+	if ! grep -q -- "$3" "$2"; then
+		echo "$1: '$3' not found in:"; sed 's/^/    /' "$2" | head -20
+		fails=$((fails + 1))
+	fi
+}
+lines() {	# NAME FILE N: FILE has N lines
+	if [ "$(wc -l < "$2")" != "$3" ]; then
+		echo "$1: expected $3 lines in:"; sed 's/^/    /' "$2"
+		fails=$((fails + 1))
+	fi
+}
+
+# -m [provider:]module, -f [[provider:]module:]function
+"$DTRACE" -l -m dtrace: >out 2>err; check m-provider 0 $?
+lines m-provider out 4
+"$DTRACE" -l -f dtrace:: >out 2>err; check f-provider 0 $?
+lines f-provider out 4
+"$DTRACE" -l -f nosuch::x >out 2>err; check f-none 1 $?
+has f-none err "failed to match nosuch::x:"
+"$DTRACE" -l -P dtrace:x >out 2>err; check P-fields 1 $?
+has P-fields err "too many fields"
+# a whole description is taken whole
+"$DTRACE" -l -f dtrace:::BEGIN >out 2>err; check f-whole 0 $?
+lines f-whole out 2
+
+# options after the operands; "--" ends the options
+"$DTRACE" -n 'BEGIN { trace($1); exit(0); }' 5 -q >out 2>err
+check after-args 0 $?
+has after-args out "^5$"
+"$DTRACE" -q -n 'BEGIN { printf("%s\n", $$1); exit(0); }' -- -q >out 2>err
+check dashdash 0 $?
+has dashdash out "^-q$"
+
+# defaultargs: a missing $1 is 0, $$2 ""; argref: $1 may go unused
+"$DTRACE" -q -x defaultargs -n 'BEGIN { printf("%d [%s]\n", $1, $$2);
+	exit(0); }' >out 2>err; check defaultargs 0 $?
+has defaultargs out '^0 \[\]$'
+"$DTRACE" -q -n 'BEGIN { exit(0); }' 7 >out 2>err; check argref-off 1 $?
+has argref-off err "extraneous argument '7'"
+"$DTRACE" -q -x argref -n 'BEGIN { exit(0); }' 7 >out 2>err
+check argref 0 $?
+
+# stackframes: stack()'s default depth
+"$DTRACE" -q -x stackframes=1 -n 'BEGIN { stack(); exit(0); }' >out 2>err
+check stackframes 0 $?
+[ "$(grep -c 0x out)" = 1 ] ||
+	{ echo "stackframes=1:"; cat out; fails=$((fails + 1)); }
+"$DTRACE" -x stackframes=0 -n BEGIN >out 2>err; check stackframes-0 1 $?
+
+# dynvarsize: a map of 16-byte elements (8-byte key, 8-byte value) holds
+# 4 in 64 bytes; the fifth store is a dynamic variable drop
+"$DTRACE" -q -x dynvarsize=64 -n 'BEGIN { a[1] = 1; a[2] = 2; a[3] = 3;
+	a[4] = 4; a[5] = 5; printf("%d %d\n", a[4], a[5]); exit(0); }' \
+	>out 2>err; check dynvarsize 0 $?
+has dynvarsize out "^4 0$"
+has dynvarsize err "^dtrace: 1 dynamic variable drop$"
+
+# buffer policies: what the buffer does is accepted, the others refused
+"$DTRACE" -q -x bufpolicy=switch -x bufresize=manual -n 'BEGIN { exit(0); }' \
+	>out 2>err; check bufpolicy-switch 0 $?
+for o in bufpolicy=fill bufpolicy=ring bufresize=auto; do
+	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
+	has $o err "^dtrace: failed to set option -x $o: only "
+done
+for o in jstackframes=10 jstackstrsize=10; do
+	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
+	has $o err "^dtrace: failed to set option -x ${o%=*}: not supported here: "
+done
+# cleanrate: dynamic variables are freed as soon as they are assigned 0,
+# there is nothing to clean; the value is checked
+"$DTRACE" -q -n 'BEGIN { exit(0); }' -x cleanrate=101hz >out 2>err
+check cleanrate 0 $?
+"$DTRACE" -q -n 'BEGIN { exit(0); }' -x cleanrate=fast >out 2>err
+check cleanrate-bad 1 $?
+
+# anonymous tracing is refused by name
+for o in -A -a; do
+	"$DTRACE" $o -n BEGIN >out 2>err; check "$o" 1 $?
+	has "$o" err "^dtrace: anonymous tracing ($o) is not supported"
+done
+
+# --help after other options
+"$DTRACE" -q --help >out 2>err; check help 0 $?
+has help out "^Usage: dtrace"
+
+exit $((fails > 0))

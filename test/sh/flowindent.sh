@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# -F (and -x flowindent): the heading is "CPU FUNCTION", entries print
+# " -> func" and indent, returns unindent and print " <- func", other
+# probes "| func:name"; a second clause of the same entry or return
+# probe prints "| " instead of a second arrow, as in DTrace.
+set -u
+[ -x "$DTRACE" ] || exit 77
+T=$B/test/progs/pidtarget
+[ -x "$T" ] || exit 77
+fail=0
+
+# the CPU column varies: cut it, keep the rest of each line
+strip_cpu() { grep -v -e '^done ' -e '^$' | sed -E 's/^ *[0-9]+ //; s/ +$//'; }
+
+probes='pid$target:a.out:main:entry, pid$target:a.out:main:return,
+	pid$target:a.out:add:entry, pid$target:a.out:add:return,
+	pid$target:a.out:sum8:entry, pid$target:a.out:sum8:return'
+out=$("$DTRACE" -F -c "$T 1" -n "$probes {}" \
+	-n 'pid$target:a.out:add:entry { trace(arg0); }' \
+	-n 'pid$target:a.out:sum8:return { trace(arg1); }' 2>err | strip_cpu)
+expected="CPU FUNCTION
+ -> main
+   -> add
+    | add:entry                                              0
+   <- add
+   -> sum8
+    | sum8:return
+   <- sum8                                                  36
+ <- main"
+if [ "$out" != "$expected" ]; then
+	echo "FAIL -F: got:"; printf '%s\n' "$out"
+	echo "expected:"; printf '%s\n' "$expected"; cat err; fail=1
+fi
+
+# -x flowindent is the same; with -q the lines keep their prefix and
+# lose their newline, as DTrace prints them
+out=$("$DTRACE" -x flowindent -q -c "$T 1" \
+	-n 'pid$target:a.out:add:entry, pid$target:a.out:add:return
+	{ printf("[%s]\n", probename); }' 2>err | strip_cpu)
+expected="CPU FUNCTION
+ -> add                                   [entry]
+ <- add                                   [return]"
+if [ "$out" != "$expected" ]; then
+	echo "FAIL -x flowindent -q: got:"; printf '%s\n' "$out"; cat err
+	fail=1
+fi
+exit $fail
