@@ -508,8 +508,9 @@ int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 	reg->id = st.next_id++;
 	reg->next = p->regs;
 	p->regs = reg;
-	state_write(p);
+	/* The map first: a state file on disk means the sites are found. */
 	map_put(pid, reg);
+	state_write(p);
 	return 0;
 refuse:
 	usdt_reg_free(reg);

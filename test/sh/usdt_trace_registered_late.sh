@@ -27,7 +27,9 @@ wait_for 10 has_line out '^ready$' || { cat err; fail "dtrace did not start"; ex
 wait $late
 
 kill -STOP $dt
-"$W/app" 3 20 >/dev/null & stopped=$!
+"$W/app" 3 20 wait go1 >/dev/null & stopped=$!
+wait_for 10 test -f "state/$stopped" || fail "app did not register"
+touch go1
 wait $stopped
 wait_for 3 test ! -f "state/$stopped"
 kill -CONT $dt
@@ -62,7 +64,12 @@ bg "$W/app_z" 400 50 >/dev/null; first=$!
 wait_for 5 grep -q "\"output\":\"tick myapp$first $first " out ||
 	fail "-Z: the first process was not traced"
 kill -STOP $dt
-"$W/app_z" 3 20 >/dev/null & stopped=$!
+# It fires once dtprobed recorded it: a registration the daemon takes
+# longer than the program's 200 ms wait to read (a loaded machine) leaves
+# the firings before it under the probe for every process.
+"$W/app_z" 3 20 wait go >/dev/null & stopped=$!
+wait_for 10 test -f "state/$stopped" || fail "-Z: app_z did not register"
+touch go
 wait $stopped
 kill -CONT $dt
 sleep 0.5

@@ -3,7 +3,9 @@
  * tests.  Usage: app [loops [sleep_ms [fork|dlopen LIB]]]
  *   fork	the child fires fire(100..102), sleep_ms apart, and exits
  *   dlopen	LIB is loaded first; each loop also calls its lib_func(i);
- *		it is closed after the loops */
+ *		it is closed after the loops
+ *   wait	FILE: the first firing waits until FILE exists (a test's
+ *		signal that the registration was seen) */
 #define _DEFAULT_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -47,6 +49,9 @@ int main(int argc, char **argv)
 		}
 		_exit(0);
 	}
+	if (argc > 4 && argv[3][0] == 'w')
+		while (access(argv[4], F_OK) != 0)
+			usleep(1000);
 	int (*lib_func)(int) = NULL;
 	if (h != NULL)
 		*(void **)&lib_func = dlsym(h, "lib_func");
