@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,18 +357,25 @@ static int provide_path(dtrace_provider_t *pv, pid_session_t *ps,
 			const dtrace_probedesc_t *pdp)
 {
 	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = 0 };
-	dtrace_module_t m = { .path = pdp->mod, .file_path = pdp->mod };
-	char msg[256];
+	char path[PATH_MAX], msg[256];
+	dtrace_module_t m = { .path = path, .file_path = path };
 	int err;
 
 	if (pid_host->size <= offsetof(dtrace_host_t, elf_open))
 		return 0;	/* an engine without the service */
-	err = pid_host->elf_open(pv, pdp->mod, &m.file, msg, sizeof(msg));
+	/* named as a process's maps name it: the file, not a link to it */
+	if (realpath(pdp->mod, path) == NULL) {
+		err = -errno;
+		pid_host->error(pv, "cannot open %s: %s", pdp->mod,
+				strerror(errno));
+		return err;
+	}
+	err = pid_host->elf_open(pv, path, &m.file, msg, sizeof(msg));
 	if (err != 0) {
 		pid_host->error(pv, "%s", msg);
 		return err;
 	}
-	m.name = base_name(pdp->mod);
+	m.name = base_name(path);
 	snprintf(c.prv, sizeof(c.prv), "pid");
 	c.mod = &m;
 	provide_module(&c);

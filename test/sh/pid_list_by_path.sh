@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # pid:/path/to/file:FUNCTION:NAME without a process: dtrace -l lists the
-# file's functions under the provider "pid" and the file's name, and the
-# same description traces every process that runs the file; a file that
-# is missing or not ELF is a clear error.
+# file's functions under the provider "pid" and the file's name (through a
+# link too), and the same description traces every process that runs the
+# file; a file that is missing or not ELF is a clear error.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/pidtarget
@@ -28,6 +28,14 @@ fi
 if ! grep -Eqx ' *[0-9]+ +pid +pidtarget +main entry' out ||
    grep -v entry out | grep -vq '^ *ID'; then
 	echo "-l glob:"; cat out err; status=1
+fi
+
+# 2b. through a symbolic link: named as the file itself
+ln -s "$EXE" link
+"$DTRACE" -l -n "pid:$PWD/link:add:entry" >out 2>err
+if [ "$(wc -l <out)" != 2 ] ||
+   ! sed -n 2p out | grep -Eqx ' *[0-9]+ +pid +pidtarget +add entry'; then
+	echo "-l through a link:"; cat out err; status=1
 fi
 
 # 3. tracing by path fires in a process started afterwards (others' tests
