@@ -95,6 +95,22 @@ int dt_host_proc_modules(const dtrace_proc_t *p, const dtrace_module_t **mods)
 	return p->proc->nmods;
 }
 
+int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
+		     const dtrace_elf_t **fp, char *msg, size_t msglen)
+{
+	dt_elf_cache_t *cache = session_cache(pv->dtp);
+	const dt_elf_file_t *f;
+
+	if (cache == NULL) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	int rc = dt_elf_open(cache, path, &f, msg, msglen);
+	if (rc == 0)
+		*fp = (const dtrace_elf_t *)(const void *)f;
+	return rc;
+}
+
 void dt_host_proc_release(dtrace_proc_t *p)
 {
 	if (p == NULL)

@@ -966,4 +966,5 @@ const dtrace_host_t dt_host = {
 	.probe_function = host_probe_function,
 	.provide_again = host_provide_again,
 	.args_read = dt_prog_args_read,
+	.elf_open = dt_host_elf_open,
 };

@@ -67,7 +67,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	2
+#define DTRACE_PROVIDER_MINOR	3
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -537,6 +537,13 @@ typedef struct dtrace_host {
 	 * other arguments unfilled (they read as 0) and save the cost of
 	 * fetching them. */
 	uint64_t (*args_read)(dtrace_provider_t *pv);
+
+	/* Added in 3.3.  The ELF file at path, read without a process (a
+	 * description that names a file by its path): 0, or a negative
+	 * errno with msg filled.  The file stays valid for the session, as
+	 * a process's modules' files do. */
+	int (*elf_open)(dtrace_provider_t *pv, const char *path,
+			const dtrace_elf_t **fp, char *msg, size_t msglen);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,44 @@ static int provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 	return pid_provide_target(pv, ps, pdp, t, NULL, NULL);
 }
 
+/* "pid:/path/to/file:FUNCTION:NAME": the functions of a file named by its
+ * path, without a process.  The probes are under the provider "pid" and
+ * the file's name as module, and fire in every process that runs the file
+ * (their uprobes and overlays are for pid 0). */
+static int provide_path(dtrace_provider_t *pv, pid_session_t *ps,
+			const dtrace_probedesc_t *pdp)
+{
+	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = 0 };
+	char path[PATH_MAX], msg[256];
+	dtrace_module_t m = { .path = path, .file_path = path };
+	int err;
+
+	if (pid_host->size <= offsetof(dtrace_host_t, elf_open))
+		return 0;	/* an engine without the service */
+	/* named as a process's maps name it: the file, not a link to it */
+	if (realpath(pdp->mod, path) == NULL) {
+		err = -errno;
+		pid_host->error(pv, "cannot open %s: %s", pdp->mod,
+				strerror(errno));
+		return err;
+	}
+	err = pid_host->elf_open(pv, path, &m.file, msg, sizeof(msg));
+	if (err != 0) {
+		pid_host->error(pv, "%s", msg);
+		return err;
+	}
+	m.name = base_name(path);
+	snprintf(c.prv, sizeof(c.prv), "pid");
+	c.mod = &m;
+	provide_module(&c);
+	if (c.err != 0) {
+		pid_host->error(pv, "failed to create probes in %s: %s",
+				pdp->mod, strerror(-c.err));
+		return c.err;
+	}
+	return c.created;
+}
+
 static int pid_provide(dtrace_provider_t *pv, void *data,
 		       const dtrace_probedesc_t *pdp)
 {
@@ -361,6 +400,9 @@ static int pid_provide(dtrace_provider_t *pv, void *data,
 			return err;
 		return provide_target(pv, ps, pdp, t);
 	}
+	if (pdp->prv != NULL && strcmp(pdp->prv, "pid") == 0 &&
+	    pdp->mod != NULL && pdp->mod[0] == '/' && !has_glob(pdp->mod))
+		return provide_path(pv, ps, pdp);
 	if (!is_empty(pdp->prv) && !has_glob(pdp->prv))
 		return 0;	/* another provider's name */
 	/* A glob: only the processes already looked into, as they were. */
@@ -440,8 +482,9 @@ static void pid_detach_session(dtrace_provider_t *pv, void *data)
 	free(ps);
 }
 
-/* pid1234: the provider names are pid and a process id. */
-static const char *const pid_names[] = { "pid[0-9]*", NULL };
+/* pid1234: the provider names are pid and a process id; pid alone for
+ * the probes of a file named by its path. */
+static const char *const pid_names[] = { "pid[0-9]*", "pid", NULL };
 
 static const dtrace_provider_ops_t pid_ops = {
 	DTRACE_PROVIDER_OPS_INIT,

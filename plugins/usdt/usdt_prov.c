@@ -38,6 +38,11 @@
  * descriptions of every process (usdt_probe_match), so a clause of
  * "myapp*" runs once per firing, under the name "myapp1234".
  *
+ * Paths.  A module field that is a path ("/usr/bin/python3.11") names one
+ * file by its (device, inode), whatever link leads to it; a description of
+ * every process then also makes that file's probes without a pid when no
+ * process maps it (dtrace -l of a file's probes, a program not started).
+ *
  * Arguments.  The specs of each site are decoded when its file is read
  * (usdt_args.c) and written to the usdt_specs map under the site's attach
  * cookie at enable time; one trampoline (usdt_tramp.c) serves every site.
@@ -130,6 +135,9 @@ typedef struct usdt_query {
 	const dtrace_probedesc_t *pdp;
 	char prvpat[256];	/* the provider name or glob, without pid */
 	pid_t pid;		/* 0: every process */
+	bool by_path;		/* the module field is a file's path */
+	dev_t dev;		/* that file, when it exists */
+	ino_t ino;
 } usdt_query_t;
 
 static bool is_glob(const char *s)
@@ -144,6 +152,28 @@ static bool proc_exists(pid_t pid)
 	return access(path, F_OK) == 0;
 }
 
+/* A module field that is a path ("/usr/bin/python3.11") names one file,
+ * by its (device, inode): through any link to it, or /proc/PID/root. */
+static void query_path(usdt_query_t *q, const char *mod)
+{
+	struct stat sb;
+
+	q->by_path = mod != NULL && mod[0] == '/' && !is_glob(mod);
+	q->dev = 0;
+	q->ino = 0;
+	if (q->by_path && stat(mod, &sb) == 0) {
+		q->dev = sb.st_dev;
+		q->ino = sb.st_ino;
+	}
+}
+
+static bool query_names_file(const usdt_query_t *q, const usdt_file_t *f)
+{
+	if (q->by_path)
+		return q->ino != 0 && f->dev == q->dev && f->ino == q->ino;
+	return host->glob_match(q->pdp->mod, f->module);
+}
+
 /* Split "name1234" into "name" and pid 1234 when that process exists. */
 static void query_init(usdt_query_t *q, const dtrace_probedesc_t *pdp)
 {
@@ -151,6 +181,7 @@ static void query_init(usdt_query_t *q, const dtrace_probedesc_t *pdp)
 	size_t n = strlen(prv), d = n;
 	q->pdp = pdp;
 	q->pid = 0;
+	query_path(q, pdp->mod);
 	snprintf(q->prvpat, sizeof(q->prvpat), "%s", prv);
 	if (is_glob(prv))
 		return;
@@ -286,7 +317,7 @@ static int provide_file(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	const dtrace_probedesc_t *pdp = q->pdp;
 	int created = 0;
-	if (!host->glob_match(pdp->mod, f->module))
+	if (!query_names_file(q, f))
 		return 0;
 	for (int i = 0; i < f->nnotes; i++) {
 		const usdt_note_t *note = &f->notes[i];
@@ -396,6 +427,26 @@ static int provide_registered(dtrace_provider_t *dtp, usdt_state_t *st,
 
 static int desc_remember(usdt_state_t *st, const usdt_query_t *q);
 
+/* A description of every process whose module is a path: the probes of
+ * that file for the processes not seen yet, whether or not a process maps
+ * it now (dtrace -l of a file's probes, or tracing a program before it
+ * starts).  A file that cannot be read has no probes. */
+static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
+			const usdt_query_t *q)
+{
+	char path[PATH_MAX];
+	usdt_file_t *f;
+
+	/* by the file's own name, as a process's maps show it, not a link's */
+	if (!q->by_path || q->pid != 0 || q->ino == 0 ||
+	    realpath(q->pdp->mod, path) == NULL)
+		return 0;
+	f = usdt_file_get(&st->fc, path);
+	if (f == NULL || f->nnotes == 0)
+		return 0;
+	return provide_file(dtp, st, q, path, f, 0);
+}
+
 /* Ask to be told of processes that appear while tracing (see "Late"); a
  * description that covers processes that do not exist yet also needs to see
  * their programs before they run: the exec gate.  The engine sets both up
@@ -436,6 +487,10 @@ static int usdt_provide(dtrace_provider_t *dtp, void *data,
 			st->all_scanned = true;
 		}
 		rc = provide_mappings(dtp, st, &q, st->all, st->nall);
+		if (rc >= 0) {
+			int more = provide_path(dtp, st, &q);
+			rc = more < 0 ? more : rc + more;
+		}
 	}
 	if (rc < 0)
 		return rc;
@@ -1030,6 +1085,26 @@ static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 	free(st);
 }
 
+/* Whether the probe's module is the one the description names: by the
+ * file of one of its sites for a path (a probe the engine made at run time
+ * has no sites yet: by the path's file name), else by a glob on its name. */
+static bool probe_in_module(const usdt_query_t *q, const usdt_probe_t *pr,
+			    const char *mod)
+{
+	const char *slash;
+
+	if (!q->by_path)
+		return host->glob_match(q->pdp->mod, mod);
+	if (pr == NULL) {
+		slash = strrchr(q->pdp->mod, '/');
+		return strcmp(slash + 1, mod) == 0;
+	}
+	for (int i = 0; i < pr->nsites; i++)
+		if (query_names_file(q, pr->sites[i].file))
+			return true;
+	return false;
+}
+
 /* A process's probe answers to its own provider name ("myapp1234") and,
  * for descriptions of every process, to the name without the pid ("myapp",
  * "myapp*", "*"); a description naming another pid does not match it.  A
@@ -1042,13 +1117,13 @@ static int usdt_probe_match(dtrace_provider_t *dtp, void *data,
 	const char *prv = host->probe_name(prp, DTRACE_FIELD_PRV);
 	usdt_query_t q;
 
-	if (!host->glob_match(pdp->mod, host->probe_name(prp, DTRACE_FIELD_MOD)) ||
+	query_init(&q, pdp);
+	if (!probe_in_module(&q, pr, host->probe_name(prp, DTRACE_FIELD_MOD)) ||
 	    !host->glob_match(pdp->fun, host->probe_name(prp, DTRACE_FIELD_FUN)) ||
 	    !host->glob_match(pdp->prb, host->probe_name(prp, DTRACE_FIELD_PRB)))
 		return 0;
 	if (host->glob_match(pdp->prv, prv))
 		return 1;
-	query_init(&q, pdp);
 	return pr != NULL && pr->pid != 0 && pr->base != NULL && q.pid == 0 &&
 	       host->glob_match(q.prvpat, pr->base);
 }

@@ -250,6 +250,7 @@ static const dtrace_host_t host = {
 	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
 	.elf_read = dt_host_elf_read,
 	.elf_entry = dt_host_elf_entry,
+	.elf_open = dt_host_elf_open,
 };
 
 /* ---- helpers ------------------------------------------------------------ */
