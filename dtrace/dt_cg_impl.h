@@ -115,6 +115,10 @@ struct dt_cg_state {
 typedef struct dt_cg_state dt_cg_state_t;
 
 #define DT_CG_NSCANS	5	/* kinds of string scans (dt_cg_subr.c) */
+/* The comparison buffers take at least this many bytes, whatever strsize:
+ * lltostr() writes its digits there backwards (64 binary digits, a
+ * prefix and a NUL fit). */
+#define DT_CG_CMP_MIN	72
 
 typedef struct dt_cg {
 	dt_pcb_t *pcb;

@@ -724,8 +724,25 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
 	return s;
 }
 
-/* The bytes lltostr(v, base) writes: 64 binary digits, a prefix, NUL. */
+/* The bytes lltostr(v, base) writes: 64 binary digits, a prefix, NUL;
+ * written from the end of the comparison buffers, which hold that much
+ * whatever strsize. */
 #define DT_LLTOSTR_MAX	68
+_Static_assert(DT_LLTOSTR_MAX <= DT_CG_CMP_MIN, "lltostr's digits fit");
+
+/* Copy the digits lltostr wrote from r2 to a new temporary, cut at
+ * strsize as every string is, and make reg point to it. */
+static void lltostr_copy(dt_cg_t *cx, int reg)
+{
+	uint32_t ss = cx->st->strsize, t = dt_cg_temp(cx);
+
+	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(ss < DT_LLTOSTR_MAX ? ss :
+					   DT_LLTOSTR_MAX)));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_cg_mst_ptr(cx, reg, t);
+}
 
 /* Emit: *--r2 = c when v == imm (jump op JEQ) or v != imm (JNE). */
 static void put_char_if(dt_cg_t *cx, int op, int v, int32_t imm, char c)
@@ -747,15 +764,12 @@ static void put_char_if(dt_cg_t *cx, int op, int v, int32_t imm, char c)
  */
 static int cg_lltostr_base(dt_cg_t *cx, dt_node_t *n)
 {
-	uint32_t ss = cx->st->strsize, buf = cx->st->off_cmp;
+	uint32_t buf = cx->st->off_cmp;
 	int v = dt_cg_expr(cx, n->args);
 	int b = dt_cg_expr(cx, n->args->next);
 	int pos = dt_as_label(cx->as), done = dt_as_label(cx->as);
 	int digit = dt_as_label(cx->as);
 
-	if (ss < 40)
-		dt_pcb_error(cx->pcb, D_PROTO_ARG, n->line, "lltostr( ) with a "
-			     "base needs a strsize of at least 40");
 	dt_cg_fault_if(cx, BPF_JLE, b, 1, DT_FAULT_ILLOP, -1);
 	dt_cg_fault_if(cx, BPF_JGT, b, 36, DT_FAULT_ILLOP, -1);
 	EMIT(DT_MOV64_REG(DT_R0, b));
@@ -802,35 +816,29 @@ static int cg_lltostr_base(dt_cg_t *cx, dt_node_t *n)
 	put_char_if(cx, BPF_JEQ, DT_R3, 10, '-');
 	dt_as_place(cx->as, done);
 	dt_regs_give(cx, b);
-	uint32_t t = dt_cg_temp(cx);
-	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
-	dt_cg_mst_ptr(cx, DT_R1, t);
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(ss < DT_LLTOSTR_MAX ? ss :
-					   DT_LLTOSTR_MAX)));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	dt_cg_mst_ptr(cx, v, t);
+	lltostr_copy(cx, v);
 	return v;
 }
 
-/* lltostr(v): decimal, written backwards into a scratch buffer, then
- * copied to a temporary (so the verifier's paths, one per digit count,
+/* lltostr(v): decimal, written backwards from the end of the comparison
+ * buffers, then copied to a temporary (so the verifier's paths, one per digit count,
  * meet again after the copy). */
 static int cg_lltostr(dt_cg_t *cx, dt_node_t *n)
 {
 	if (n->args->next != NULL)
 		return cg_lltostr_base(cx, n);
 	int v = dt_cg_expr(cx, n->args);
-	uint32_t buf = cx->st->off_cmp, t = dt_cg_temp(cx);
+	uint32_t end = cx->st->off_cmp + DT_LLTOSTR_MAX - 1;
 	int pos = dt_as_label(cx->as), done = dt_as_label(cx->as);
 	int nosign = dt_as_label(cx->as);
 
-	/* r1 = |v| (unsigned), r2 = write position from buf */
+	/* r1 = |v| (unsigned), r2 = the write position */
 	EMIT(DT_MOV64_REG(DT_R1, v));
 	dt_as_jump(cx->as, BPF_JSGE, DT_R1, 0, pos);
 	EMIT(DT_NEG64(DT_R1));
 	dt_as_place(cx->as, pos);
-	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(buf + 31), 0));
-	dt_cg_mst_ptr(cx, DT_R2, buf + 31);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)end, 0));
+	dt_cg_mst_ptr(cx, DT_R2, end);
 	for (int i = 0; i < 20; i++) {
 		EMIT(DT_MOV64_REG(DT_R3, DT_R1));
 		EMIT(DT_ALU64_IMM(BPF_MOD, DT_R3, 10));
@@ -845,11 +853,7 @@ static int cg_lltostr(dt_cg_t *cx, dt_node_t *n)
 	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
 	EMIT(DT_STORE_IMM(BPF_B, DT_R2, 0, '-'));
 	dt_as_place(cx->as, nosign);
-	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
-	dt_cg_mst_ptr(cx, DT_R1, t);
-	EMIT(DT_MOV64_IMM(DT_R2, 32));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	dt_cg_mst_ptr(cx, v, t);
+	lltostr_copy(cx, v);
 	return v;
 }
 
