@@ -40,6 +40,8 @@
  *	off_cmp			two strsize buffers where strcmp pads its
  *				operands with NULs (DT_CG_CMP_MIN bytes at
  *				least: lltostr's digits)
+ *	off_strtok		strtok's string (strsize bytes), kept from
+ *				one call to the next
  *	off_temps		string temporaries, 2 * strsize bytes each,
  *				reused by every statement
  *	off_this		this-> variables
@@ -88,7 +90,8 @@ static void layout(dt_cg_state_t *st)
 		/* strcmp uses 2 * strsize; index a power-of-two window +
 		 * strsize */
 		uint32_t fixed = 64 + 2 * st->key_max + st->aggval_max +
-				 cmp + st->ntemps * 2 * align8(ss);
+				 cmp + align8(ss) +
+				 st->ntemps * 2 * align8(ss);
 		room = (int64_t)DT_MSTATE_MAX - DT_MST_AREA - DT_THIS_RESERVE -
 		       fixed - (int64_t)sizeof(dt_rechdr_t);
 		if (room >= DT_REC_MAX || st->ntemps == 2 ||
@@ -103,7 +106,8 @@ static void layout(dt_cg_state_t *st)
 	st->off_aggval = st->off_rec + (uint32_t)sizeof(dt_rechdr_t) +
 			 st->rec_max;
 	st->off_cmp = st->off_aggval + st->aggval_max;
-	st->off_temps = st->off_cmp + cmp;
+	st->off_strtok = st->off_cmp + cmp;
+	st->off_temps = st->off_strtok + align8(ss);
 	st->off_this = st->off_temps + st->ntemps * 2 * align8(ss);
 }
 

@@ -2,7 +2,7 @@
 /*
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
- * and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
+ * strtok, and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
  *
  * A scan is one step per byte, i = 0 .. strsize - 1, run by bpf_loop()
  * (a callback appended to the clause once per kind, which the verifier
@@ -23,7 +23,8 @@
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define SLOT(i)		((int16_t)(8 * (i)))	/* in the callback's ctx */
 
-enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH };
+enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH, CB_TOKSET,
+       CB_TOK };
 
 /*
  * A step of a scan works on r6 = the loop context, r7 = i (0 <= i <
@@ -143,6 +144,62 @@ static void step_path(dt_cg_t *cx)
 	EMIT(DT_NEG64(DT_R4));
 	EMIT(DT_ALU64_REG(BPF_OR, DT_R3, DT_R4));	/* i == 0: -1 */
 	emit_select(cx, 4, DT_R9, DT_R3);
+}
+
+/* ctx: 0 the delimiters (NUL padded), 1 a 256-bit set of bytes: A[i] is
+ * added to it */
+static void step_tokset(dt_cg_t *cx)
+{
+	EMIT(DT_MOV64_REG(DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 3));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R5));
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, 7));
+	EMIT(DT_MOV64_IMM(DT_R5, 1));
+	EMIT(DT_ALU64_REG(BPF_LSH, DT_R5, DT_R3));
+	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R4, 0));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R3, DT_R5));
+	EMIT(DT_STORE(BPF_B, DT_R4, 0, DT_R3));
+}
+
+/* ctx: 0 the string, 1 the set of delimiters (NUL in it), 2 where to
+ * start, 3 the token's start (-1: none yet), 4 its end (-1) */
+static void step_tok(dt_cg_t *cx)
+{
+	/* r4 = A[i] is a delimiter */
+	EMIT(DT_MOV64_REG(DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 3));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R5));
+	EMIT(DT_LOAD(BPF_B, DT_R4, DT_R4, 0));
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, 7));
+	EMIT(DT_ALU64_REG(BPF_RSH, DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R4, 1));
+	/* the token starts: i >= start, none yet, not a delimiter */
+	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(2)));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R5, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R5, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R5, 1));
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(3)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R8, 1));
+	emit_iszero(cx, DT_R8, DT_R8);
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R5, DT_R8));
+	EMIT(DT_MOV64_REG(DT_R9, DT_R4));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R9, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R5, DT_R9));
+	emit_select(cx, 3, DT_R5, DT_R7);
+	/* it ends: started, no end yet, a delimiter */
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(3)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R8, 1));
+	emit_iszero(cx, DT_R8, DT_R8);
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R8, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R8));
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(4)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R8, 1));
+	emit_iszero(cx, DT_R8, DT_R8);
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R8));
+	emit_select(cx, 4, DT_R4, DT_R7);
 }
 
 /* The power of two at or above n: masks that prove a bound to the
@@ -297,6 +354,8 @@ static const struct scan_kind {
 	[CB_STR_WINDOW] = { step_window, false },
 	[CB_CASE] = { step_case, true },
 	[CB_PATH] = { step_path, true },
+	[CB_TOKSET] = { step_tokset, true },
+	[CB_TOK] = { step_tok, true },
 };
 
 /* r3 = A[i], the byte of the string in ctx[0] at r7 */
@@ -724,6 +783,69 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
 	return s;
 }
 
+/*
+ * strtok(s, delim): s (NULL: the rest of the previous string) from the
+ * saved position, delimiters skipped, up to the next delimiter or the end.
+ * The string is copied to off_strtok, and the position after the token
+ * (at its delimiter) kept in mstate.strtok, so that the next call of this
+ * firing goes on from there, in this clause or the next; a firing starts
+ * with none (the prologue), as in DTrace.  No token: NULL, and the next
+ * calls with NULL give NULL until a new string.
+ */
+static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t ss = cx->st->strsize, tok = cx->st->off_strtok;
+	uint32_t set = cx->st->off_cmp + ss;
+	int s = dt_cg_expr(cx, n->args);
+	int d = str_operand(cx, n->args->next);
+	int cont = dt_as_label(cx->as), found = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, BPF_JEQ, s, 0, cont);
+	pad_copy(cx, tok, ss, s);
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(strtok), 1));
+	dt_as_place(cx->as, cont);
+	/* the set of delimiters, NUL among them */
+	pad_copy(cx, cx->st->off_cmp, ss, d);
+	dt_regs_give(cx, d);
+	for (int i = 0; i < 4; i++)
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(set + 8 * i), 0));
+	loop_init(cx);
+	dt_cg_mst_ptr(cx, DT_R0, cx->st->off_cmp);
+	loop_slot(cx, 0, DT_R0);
+	dt_cg_mst_ptr(cx, DT_R0, set);
+	loop_slot(cx, 1, DT_R0);
+	emit_loop(cx, CB_TOKSET);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)set, 1));
+	/* the token */
+	dt_cg_mst_ptr(cx, DT_R0, tok);
+	loop_slot(cx, 0, DT_R0);
+	/* the start: none (0) starts at strsize, past every token */
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(strtok)));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, found);
+	EMIT(DT_MOV64_IMM(DT_R0, (int32_t)ss + 1));
+	dt_as_place(cx->as, found);
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R0, 1));
+	loop_slot(cx, 2, DT_R0);
+	loop_slot_imm(cx, 3, -1);
+	loop_slot_imm(cx, 4, -1);
+	emit_loop(cx, CB_TOK);
+	load_slot(cx, DT_R5, 3);
+	load_slot(cx, DT_R4, 4);
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
+	dt_cg_mst_ptr(cx, DT_R3, tok);
+	emit_extract(cx, s);
+	/* the next start: the token's end, or none */
+	load_slot(cx, DT_R0, 4);
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
+	load_slot(cx, DT_R5, 3);
+	dt_as_jump(cx->as, BPF_JNE, DT_R5, -1, found = dt_as_label(cx->as));
+	EMIT(DT_MOV64_IMM(s, 0));
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	dt_as_place(cx->as, found);
+	EMIT(DT_STORE(BPF_W, DT_R9, DT_MST_OFF(strtok), DT_R0));
+	return s;
+}
+
 /* The bytes lltostr(v, base) writes: 64 binary digits, a prefix, NUL;
  * written from the end of the comparison buffers, which hold that much
  * whatever strsize. */
@@ -917,6 +1039,7 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	case DT_F_BASENAME: return cg_path(cx, n, false);
 	case DT_F_DIRNAME: return cg_path(cx, n, true);
 	case DT_F_SUBSTR: return cg_substr(cx, n);
+	case DT_F_STRTOK: return cg_strtok(cx, n);
 	case DT_F_LLTOSTR: return cg_lltostr(cx, n);
 	case DT_F_PROGENYOF: return cg_progenyof(cx, n);
 	case DT_F_HTONS: case DT_F_NTOHS: return dt_cg_byteorder(cx, n, 16);

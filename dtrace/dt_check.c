@@ -937,6 +937,11 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 		need_arg(cx, n, a, 1, true, "const char *");
 		need_arg(cx, n, a->next, 2, false, "char");
 		return dt_type_string(T);
+	case DT_F_STRTOK:	/* NULL: go on with the previous string */
+		if (!is_null(a))
+			need_arg(cx, n, a, 1, true, "const char *");
+		need_arg(cx, n, a->next, 2, true, "const char *");
+		return dt_type_string(T);
 	case DT_F_STRSTR:
 		need_arg(cx, n, a, 1, true, "const char *");
 		need_arg(cx, n, a->next, 2, true, "const char *");
