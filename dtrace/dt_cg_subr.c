@@ -2,7 +2,7 @@
 /*
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
- * strtok, and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
+ * strtok, cleanpath, and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
  *
  * A scan is one step per byte, i = 0 .. strsize - 1, run by bpf_loop()
  * (a callback appended to the clause once per kind, which the verifier
@@ -24,7 +24,7 @@
 #define SLOT(i)		((int16_t)(8 * (i)))	/* in the callback's ctx */
 
 enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH, CB_TOKSET,
-       CB_TOK };
+       CB_TOK, CB_CLEAN };
 
 /*
  * A step of a scan works on r6 = the loop context, r7 = i (0 <= i <
@@ -202,6 +202,222 @@ static void step_tok(dt_cg_t *cx)
 	emit_select(cx, 4, DT_R4, DT_R7);
 }
 
+/*
+ * cleanpath's steps, one per byte of the path, as DTrace's: a state
+ * machine whose states are what follows the last byte written: a name
+ * (CL_NAME), a slash not written yet (CL_SLASH), then "." (CL_DOT) and
+ * ".." (CL_DOTDOT).  A ".." component takes the output back to the slash
+ * before the last component: the offsets of the slashes written are kept
+ * on a stack (u16 at ctx[5]).  Like DTrace's, it stops 5 bytes short of
+ * strsize (the most a byte can write, "/..c", and the NUL).  Branches are
+ * fine here: only bpf_loop() runs it (the verifier checks it once).
+ *
+ * ctx: 0 the path, 1 the output, 2 its length and the stack's depth (in
+ * the mstate, where the verifier, which checks the step until its states
+ * repeat, sees no number that changes at every step), 3 the state, 4
+ * done, 5 the slash stack
+ */
+enum { CL_NAME, CL_SLASH, CL_DOT, CL_DOTDOT };
+enum { CLV_LEN = 0, CLV_DEPTH = 8 };
+
+/* reg = or := the length or the depth (op BPF_LDX / BPF_STX); uses r5 */
+static void clean_var(dt_cg_t *cx, int op, int reg, int16_t var)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(2)));
+	if (op == BPF_LDX)
+		EMIT(DT_LOAD(BPF_DW, reg, DT_R5, var));
+	else
+		EMIT(DT_STORE(BPF_DW, DT_R5, var, reg));
+}
+
+/* output[j++] = c, c a register or (reg < 0) the byte imm; uses r0-r2 */
+static void clean_put(dt_cg_t *cx, int reg, int32_t imm)
+{
+	int full = dt_as_label(cx->as);
+
+	clean_var(cx, BPF_LDX, DT_R0, CLV_LEN);
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, (int32_t)cx->st->strsize - 1, full);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	if (reg >= 0)
+		EMIT(DT_STORE(BPF_B, DT_R1, 0, reg));
+	else
+		EMIT(DT_STORE_IMM(BPF_B, DT_R1, 0, imm));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
+	clean_var(cx, BPF_STX, DT_R0, CLV_LEN);
+	dt_as_place(cx->as, full);
+}
+
+/* A slash written: its offset (j) pushed, then the slash */
+static void clean_slash(dt_cg_t *cx)
+{
+	int full = dt_as_label(cx->as);
+
+	clean_var(cx, BPF_LDX, DT_R0, CLV_DEPTH);
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, (int32_t)cx->st->strsize / 2, full);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(5)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	clean_var(cx, BPF_LDX, DT_R2, CLV_LEN);
+	EMIT(DT_STORE(BPF_H, DT_R1, 0, DT_R2));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
+	clean_var(cx, BPF_STX, DT_R0, CLV_DEPTH);
+	dt_as_place(cx->as, full);
+	clean_put(cx, -1, '/');
+}
+
+/* ".." : j = the offset of the last slash written (popped), else 0;
+ * r0 = 1 when there was one */
+static void clean_back(dt_cg_t *cx)
+{
+	int none = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	clean_var(cx, BPF_LDX, DT_R0, CLV_DEPTH);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, none);
+	dt_as_jump(cx->as, BPF_JGT, DT_R0, (int32_t)cx->st->strsize / 2, none);
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R0, 1));
+	clean_var(cx, BPF_STX, DT_R0, CLV_DEPTH);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(5)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_LOAD(BPF_H, DT_R1, DT_R1, 0));
+	clean_var(cx, BPF_STX, DT_R1, CLV_LEN);
+	EMIT(DT_MOV64_IMM(DT_R0, 1));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, none);
+	EMIT(DT_MOV64_IMM(DT_R1, 0));
+	clean_var(cx, BPF_STX, DT_R1, CLV_LEN);
+	dt_as_place(cx->as, done);
+}
+
+static void clean_state(dt_cg_t *cx, int32_t state)
+{
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(3), state));
+}
+
+/* Jump to stop unless 5 bytes of strsize are left after the output */
+static void clean_room(dt_cg_t *cx, int stop)
+{
+	clean_var(cx, BPF_LDX, DT_R0, CLV_LEN);
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 5));
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, (int32_t)cx->st->strsize, stop);
+}
+
+/* Jump to to when c (r8) is ch */
+static void clean_if(dt_cg_t *cx, int ch, int to)
+{
+	dt_as_jump(cx->as, BPF_JEQ, DT_R8, ch, to);
+}
+
+/* When c (r8) is ch: the state becomes state, the step ends */
+static void clean_if_state(dt_cg_t *cx, int ch, int32_t state, int out)
+{
+	int other = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, BPF_JNE, DT_R8, ch, other);
+	clean_state(cx, state);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+	dt_as_place(cx->as, other);
+}
+
+/* In a name: a slash waits, the NUL ends, another byte is written */
+static void clean_name(dt_cg_t *cx, int out, int stop)
+{
+	clean_if(cx, 0, stop);
+	clean_if_state(cx, '/', CL_SLASH, out);
+	clean_put(cx, DT_R8, 0);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+}
+
+/* A final "/..": the output ends after the slash before the last
+ * component; with none, after its first byte ("/" when it is empty) */
+static void clean_final_dotdot(dt_cg_t *cx, int stop)
+{
+	int none = dt_as_label(cx->as), kept = dt_as_label(cx->as);
+
+	clean_back(cx);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, none);
+	clean_put(cx, -1, '/');
+	dt_as_jump(cx->as, BPF_JA, 0, 0, stop);
+	dt_as_place(cx->as, none);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(1)));
+	EMIT(DT_LOAD(BPF_B, DT_R0, DT_R1, 0));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, kept);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R1, 0, '/'));
+	dt_as_place(cx->as, kept);
+	EMIT(DT_MOV64_IMM(DT_R1, 1));
+	clean_var(cx, BPF_STX, DT_R1, CLV_LEN);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, stop);
+}
+
+/* After "/..": "/../" goes back one component (the slash then read
+ * again, its room checked again), so does a final "/..", else "/..c" */
+static void clean_dotdot(dt_cg_t *cx, int out, int stop, int name)
+{
+	int back = dt_as_label(cx->as), final = dt_as_label(cx->as);
+
+	clean_if(cx, '/', back);
+	clean_if(cx, 0, final);
+	clean_slash(cx);
+	clean_put(cx, -1, '.');
+	clean_put(cx, -1, '.');
+	dt_as_jump(cx->as, BPF_JA, 0, 0, name);
+	dt_as_place(cx->as, back);
+	clean_back(cx);
+	clean_state(cx, CL_SLASH);
+	clean_room(cx, stop);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+	dt_as_place(cx->as, final);
+	clean_final_dotdot(cx, stop);
+}
+
+static void step_clean(dt_cg_t *cx)
+{
+	int out = dt_as_label(cx->as), stop = dt_as_label(cx->as);
+	int check = dt_as_label(cx->as), checked = dt_as_label(cx->as);
+	int slash = dt_as_label(cx->as), dot = dt_as_label(cx->as);
+	int dotdot = dt_as_label(cx->as), name = dt_as_label(cx->as);
+
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(4)));
+	dt_as_jump(cx->as, BPF_JNE, DT_R4, 0, out);
+	EMIT(DT_MOV64_REG(DT_R8, DT_R3));			/* c */
+	EMIT(DT_LOAD(BPF_DW, DT_R9, DT_R6, SLOT(3)));		/* state */
+	/* room left: checked on a name's byte and on every slash */
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_NAME, check);
+	dt_as_jump(cx->as, BPF_JNE, DT_R8, '/', checked);
+	dt_as_place(cx->as, check);
+	clean_room(cx, stop);
+	dt_as_place(cx->as, checked);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_SLASH, slash);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_DOT, dot);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_DOTDOT, dotdot);
+	clean_name(cx, out, stop);
+	/* after a slash: "//" is one, "/." may be ".", else "/c" */
+	dt_as_place(cx->as, slash);
+	clean_if(cx, '/', out);
+	clean_if_state(cx, '.', CL_DOT, out);
+	clean_slash(cx);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, name);
+	/* after "/.": "/./" is nothing, "/.." may be "..", else "/.c" */
+	dt_as_place(cx->as, dot);
+	clean_if_state(cx, '/', CL_SLASH, out);
+	clean_if_state(cx, '.', CL_DOTDOT, out);
+	clean_slash(cx);
+	clean_put(cx, -1, '.');
+	dt_as_jump(cx->as, BPF_JA, 0, 0, name);
+	dt_as_place(cx->as, dotdot);
+	clean_dotdot(cx, out, stop, name);
+	/* c after a slash written: a name goes on, the NUL ends */
+	dt_as_place(cx->as, name);
+	clean_if(cx, 0, stop);
+	clean_put(cx, DT_R8, 0);
+	clean_state(cx, CL_NAME);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+	dt_as_place(cx->as, stop);
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(4), 1));
+	dt_as_place(cx->as, out);
+}
+
 /* The power of two at or above n: masks that prove a bound to the
  * verifier. */
 static uint32_t pow2_above(uint32_t n)
@@ -356,6 +572,7 @@ static const struct scan_kind {
 	[CB_PATH] = { step_path, true },
 	[CB_TOKSET] = { step_tokset, true },
 	[CB_TOK] = { step_tok, true },
+	[CB_CLEAN] = { step_clean, true },
 };
 
 /* r3 = A[i], the byte of the string in ctx[0] at r7 */
@@ -846,6 +1063,42 @@ static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
 	return s;
 }
 
+/* cleanpath(s): s without "//", "/./" and "dir/.." (step_clean).  The
+ * output is zeroed first: its first byte tells a path that had none. */
+static int cg_cleanpath(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t ss = cx->st->strsize, t = dt_cg_temp(cx);
+	uint32_t vars = cx->st->off_cmp + ss;
+	int s = str_operand(cx, n->args);
+
+	if (!have_loop(cx))
+		dt_pcb_error(cx->pcb, D_UNKNOWN, n->line, "cleanpath( ) needs "
+			     "bpf_loop(), which this kernel lacks");
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(vars + CLV_LEN), 0));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(vars + CLV_DEPTH), 0));
+	loop_init(cx);
+	dt_cg_mst_ptr(cx, DT_R0, vars);
+	loop_slot(cx, 2, DT_R0);
+	loop_slot(cx, 0, s);
+	dt_cg_mst_ptr(cx, DT_R0, t);
+	loop_slot(cx, 1, DT_R0);
+	dt_cg_mst_ptr(cx, DT_R0, cx->st->off_cmp);
+	loop_slot(cx, 5, DT_R0);
+	emit_loop(cx, CB_CLEAN);
+	/* the NUL at j (< strsize: clean_put saw to it; checked for the
+	 * verifier) */
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R9, (int16_t)(vars + CLV_LEN)));
+	int fits = dt_as_label(cx->as);
+	dt_as_jump(cx->as, BPF_JLT, DT_R0, (int32_t)ss, fits);
+	EMIT(DT_MOV64_IMM(DT_R0, (int32_t)ss - 1));
+	dt_as_place(cx->as, fits);
+	dt_cg_mst_ptr(cx, s, t);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R0, s));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R0, 0, 0));
+	return s;
+}
+
 /* The bytes lltostr(v, base) writes: 64 binary digits, a prefix, NUL;
  * written from the end of the comparison buffers, which hold that much
  * whatever strsize. */
@@ -1040,6 +1293,7 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	case DT_F_DIRNAME: return cg_path(cx, n, true);
 	case DT_F_SUBSTR: return cg_substr(cx, n);
 	case DT_F_STRTOK: return cg_strtok(cx, n);
+	case DT_F_CLEANPATH: return cg_cleanpath(cx, n);
 	case DT_F_LLTOSTR: return cg_lltostr(cx, n);
 	case DT_F_PROGENYOF: return cg_progenyof(cx, n);
 	case DT_F_HTONS: case DT_F_NTOHS: return dt_cg_byteorder(cx, n, 16);

@@ -959,7 +959,7 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 			need_arg(cx, n, a->next->next, 3, false, "int");
 		return dt_type_string(T);
 	case DT_F_TOUPPER: case DT_F_TOLOWER: case DT_F_BASENAME:
-	case DT_F_DIRNAME:
+	case DT_F_DIRNAME: case DT_F_CLEANPATH:
 		need_arg(cx, n, a, 1, true, "const char *");
 		return dt_type_string(T);
 	case DT_F_LLTOSTR:
