@@ -38,7 +38,10 @@
  *	off_rec			the record: dt_rechdr_t, then rec_max bytes
  *	off_aggval		strsize zero bytes: the empty string
  *	off_cmp			two strsize buffers where strcmp pads its
- *				operands with NULs
+ *				operands with NULs (DT_CG_CMP_MIN bytes at
+ *				least: lltostr's digits)
+ *	off_strtok		strtok's string (strsize bytes), kept from
+ *				one call to the next
  *	off_temps		string temporaries, 2 * strsize bytes each,
  *				reused by every statement
  *	off_this		this-> variables
@@ -75,18 +78,20 @@ static uint32_t align8(uint32_t v)
 #define DT_THIS_RESERVE	4096
 static void layout(dt_cg_state_t *st)
 {
-	uint32_t ss = st->strsize, p2 = 8;
+	uint32_t ss = st->strsize, p2 = 8, cmp;
 	int64_t room;
 
 	while (p2 < ss)
 		p2 <<= 1;
+	cmp = p2 + align8(ss) < DT_CG_CMP_MIN ? DT_CG_CMP_MIN : p2 + align8(ss);
 	st->key_max = align8(8 + 4 * ss);
 	st->aggval_max = align8(ss);
 	for (st->ntemps = DT_CG_NTEMPS_MAX; ; st->ntemps--) {
 		/* strcmp uses 2 * strsize; index a power-of-two window +
 		 * strsize */
 		uint32_t fixed = 64 + 2 * st->key_max + st->aggval_max +
-				 p2 + align8(ss) + st->ntemps * 2 * align8(ss);
+				 cmp + align8(ss) +
+				 st->ntemps * 2 * align8(ss);
 		room = (int64_t)DT_MSTATE_MAX - DT_MST_AREA - DT_THIS_RESERVE -
 		       fixed - (int64_t)sizeof(dt_rechdr_t);
 		if (room >= DT_REC_MAX || st->ntemps == 2 ||
@@ -101,7 +106,8 @@ static void layout(dt_cg_state_t *st)
 	st->off_aggval = st->off_rec + (uint32_t)sizeof(dt_rechdr_t) +
 			 st->rec_max;
 	st->off_cmp = st->off_aggval + st->aggval_max;
-	st->off_temps = st->off_cmp + p2 + align8(ss);
+	st->off_strtok = st->off_cmp + cmp;
+	st->off_temps = st->off_strtok + align8(ss);
 	st->off_this = st->off_temps + st->ntemps * 2 * align8(ss);
 }
 

@@ -96,6 +96,7 @@ struct dt_cg_state {
 	uint32_t off_aggval;	/* zeroed initial aggregation value */
 	uint32_t aggval_max;
 	uint32_t off_cmp;	/* two strsize buffers for comparisons */
+	uint32_t off_strtok;	/* strtok()'s string */
 	uint32_t off_temps;	/* string temporaries, 2 * strsize each */
 	uint32_t ntemps;
 	uint32_t off_this;	/* this-> variables */
@@ -114,7 +115,11 @@ struct dt_cg_state {
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
-#define DT_CG_NSCANS	5	/* kinds of string scans (dt_cg_subr.c) */
+#define DT_CG_NSCANS	8	/* kinds of string scans (dt_cg_subr.c) */
+/* The comparison buffers take at least this many bytes, whatever strsize:
+ * lltostr() writes its digits there backwards (64 binary digits, a
+ * prefix and a NUL fit). */
+#define DT_CG_CMP_MIN	72
 
 typedef struct dt_cg {
 	dt_pcb_t *pcb;

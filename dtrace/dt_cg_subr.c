@@ -2,7 +2,7 @@
 /*
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
- * and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
+ * strtok, cleanpath, and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
  *
  * A scan is one step per byte, i = 0 .. strsize - 1, run by bpf_loop()
  * (a callback appended to the clause once per kind, which the verifier
@@ -23,7 +23,8 @@
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define SLOT(i)		((int16_t)(8 * (i)))	/* in the callback's ctx */
 
-enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH };
+enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH, CB_TOKSET,
+       CB_TOK, CB_CLEAN };
 
 /*
  * A step of a scan works on r6 = the loop context, r7 = i (0 <= i <
@@ -143,6 +144,278 @@ static void step_path(dt_cg_t *cx)
 	EMIT(DT_NEG64(DT_R4));
 	EMIT(DT_ALU64_REG(BPF_OR, DT_R3, DT_R4));	/* i == 0: -1 */
 	emit_select(cx, 4, DT_R9, DT_R3);
+}
+
+/* ctx: 0 the delimiters (NUL padded), 1 a 256-bit set of bytes: A[i] is
+ * added to it */
+static void step_tokset(dt_cg_t *cx)
+{
+	EMIT(DT_MOV64_REG(DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 3));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R5));
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, 7));
+	EMIT(DT_MOV64_IMM(DT_R5, 1));
+	EMIT(DT_ALU64_REG(BPF_LSH, DT_R5, DT_R3));
+	EMIT(DT_LOAD(BPF_B, DT_R3, DT_R4, 0));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R3, DT_R5));
+	EMIT(DT_STORE(BPF_B, DT_R4, 0, DT_R3));
+}
+
+/* ctx: 0 the string, 1 the set of delimiters (NUL in it), 2 where to
+ * start, 3 the token's start (-1: none yet), 4 its end (-1) */
+static void step_tok(dt_cg_t *cx)
+{
+	/* r4 = A[i] is a delimiter */
+	EMIT(DT_MOV64_REG(DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 3));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R5));
+	EMIT(DT_LOAD(BPF_B, DT_R4, DT_R4, 0));
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, 7));
+	EMIT(DT_ALU64_REG(BPF_RSH, DT_R4, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_AND, DT_R4, 1));
+	/* the token starts: i >= start, none yet, not a delimiter */
+	EMIT(DT_MOV64_REG(DT_R5, DT_R7));
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R6, SLOT(2)));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R5, DT_R3));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R5, 63));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R5, 1));
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(3)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R8, 1));
+	emit_iszero(cx, DT_R8, DT_R8);
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R5, DT_R8));
+	EMIT(DT_MOV64_REG(DT_R9, DT_R4));
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R9, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R5, DT_R9));
+	emit_select(cx, 3, DT_R5, DT_R7);
+	/* it ends: started, no end yet, a delimiter */
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(3)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R8, 1));
+	emit_iszero(cx, DT_R8, DT_R8);
+	EMIT(DT_ALU64_IMM(BPF_XOR, DT_R8, 1));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R8));
+	EMIT(DT_LOAD(BPF_DW, DT_R8, DT_R6, SLOT(4)));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R8, 1));
+	emit_iszero(cx, DT_R8, DT_R8);
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R8));
+	emit_select(cx, 4, DT_R4, DT_R7);
+}
+
+/*
+ * cleanpath's steps, one per byte of the path, as DTrace's: a state
+ * machine whose states are what follows the last byte written: a name
+ * (CL_NAME), a slash not written yet (CL_SLASH), then "." (CL_DOT) and
+ * ".." (CL_DOTDOT).  A ".." component takes the output back to the slash
+ * before the last component: the offsets of the slashes written are kept
+ * on a stack (u16 at ctx[5]).  Like DTrace's, it stops 5 bytes short of
+ * strsize (the most a byte can write, "/..c", and the NUL).  Branches are
+ * fine here: only bpf_loop() runs it (the verifier checks it once).
+ *
+ * ctx: 0 the path, 1 the output, 2 its length and the stack's depth (in
+ * the mstate, where the verifier, which checks the step until its states
+ * repeat, sees no number that changes at every step), 3 the state, 4
+ * done, 5 the slash stack
+ */
+enum { CL_NAME, CL_SLASH, CL_DOT, CL_DOTDOT };
+enum { CLV_LEN = 0, CLV_DEPTH = 8 };
+
+/* reg = or := the length or the depth (op BPF_LDX / BPF_STX); uses r5 */
+static void clean_var(dt_cg_t *cx, int op, int reg, int16_t var)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(2)));
+	if (op == BPF_LDX)
+		EMIT(DT_LOAD(BPF_DW, reg, DT_R5, var));
+	else
+		EMIT(DT_STORE(BPF_DW, DT_R5, var, reg));
+}
+
+/* output[j++] = c, c a register or (reg < 0) the byte imm; uses r0-r2 */
+static void clean_put(dt_cg_t *cx, int reg, int32_t imm)
+{
+	int full = dt_as_label(cx->as);
+
+	clean_var(cx, BPF_LDX, DT_R0, CLV_LEN);
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, (int32_t)cx->st->strsize - 1, full);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	if (reg >= 0)
+		EMIT(DT_STORE(BPF_B, DT_R1, 0, reg));
+	else
+		EMIT(DT_STORE_IMM(BPF_B, DT_R1, 0, imm));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
+	clean_var(cx, BPF_STX, DT_R0, CLV_LEN);
+	dt_as_place(cx->as, full);
+}
+
+/* A slash written: its offset (j) pushed, then the slash */
+static void clean_slash(dt_cg_t *cx)
+{
+	int full = dt_as_label(cx->as);
+
+	clean_var(cx, BPF_LDX, DT_R0, CLV_DEPTH);
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, (int32_t)cx->st->strsize / 2, full);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(5)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	clean_var(cx, BPF_LDX, DT_R2, CLV_LEN);
+	EMIT(DT_STORE(BPF_H, DT_R1, 0, DT_R2));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
+	clean_var(cx, BPF_STX, DT_R0, CLV_DEPTH);
+	dt_as_place(cx->as, full);
+	clean_put(cx, -1, '/');
+}
+
+/* ".." : j = the offset of the last slash written (popped), else 0;
+ * r0 = 1 when there was one */
+static void clean_back(dt_cg_t *cx)
+{
+	int none = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	clean_var(cx, BPF_LDX, DT_R0, CLV_DEPTH);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, none);
+	dt_as_jump(cx->as, BPF_JGT, DT_R0, (int32_t)cx->st->strsize / 2, none);
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R0, 1));
+	clean_var(cx, BPF_STX, DT_R0, CLV_DEPTH);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(5)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_LOAD(BPF_H, DT_R1, DT_R1, 0));
+	clean_var(cx, BPF_STX, DT_R1, CLV_LEN);
+	EMIT(DT_MOV64_IMM(DT_R0, 1));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, none);
+	EMIT(DT_MOV64_IMM(DT_R1, 0));
+	clean_var(cx, BPF_STX, DT_R1, CLV_LEN);
+	dt_as_place(cx->as, done);
+}
+
+static void clean_state(dt_cg_t *cx, int32_t state)
+{
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(3), state));
+}
+
+/* Jump to stop unless 5 bytes of strsize are left after the output */
+static void clean_room(dt_cg_t *cx, int stop)
+{
+	clean_var(cx, BPF_LDX, DT_R0, CLV_LEN);
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 5));
+	dt_as_jump(cx->as, BPF_JGE, DT_R0, (int32_t)cx->st->strsize, stop);
+}
+
+/* Jump to to when c (r8) is ch */
+static void clean_if(dt_cg_t *cx, int ch, int to)
+{
+	dt_as_jump(cx->as, BPF_JEQ, DT_R8, ch, to);
+}
+
+/* When c (r8) is ch: the state becomes state, the step ends */
+static void clean_if_state(dt_cg_t *cx, int ch, int32_t state, int out)
+{
+	int other = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, BPF_JNE, DT_R8, ch, other);
+	clean_state(cx, state);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+	dt_as_place(cx->as, other);
+}
+
+/* In a name: a slash waits, the NUL ends, another byte is written */
+static void clean_name(dt_cg_t *cx, int out, int stop)
+{
+	clean_if(cx, 0, stop);
+	clean_if_state(cx, '/', CL_SLASH, out);
+	clean_put(cx, DT_R8, 0);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+}
+
+/* A final "/..": the output ends after the slash before the last
+ * component; with none, after its first byte ("/" when it is empty) */
+static void clean_final_dotdot(dt_cg_t *cx, int stop)
+{
+	int none = dt_as_label(cx->as), kept = dt_as_label(cx->as);
+
+	clean_back(cx);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, none);
+	clean_put(cx, -1, '/');
+	dt_as_jump(cx->as, BPF_JA, 0, 0, stop);
+	dt_as_place(cx->as, none);
+	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_R6, SLOT(1)));
+	EMIT(DT_LOAD(BPF_B, DT_R0, DT_R1, 0));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, kept);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R1, 0, '/'));
+	dt_as_place(cx->as, kept);
+	EMIT(DT_MOV64_IMM(DT_R1, 1));
+	clean_var(cx, BPF_STX, DT_R1, CLV_LEN);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, stop);
+}
+
+/* After "/..": "/../" goes back one component (the slash then read
+ * again, its room checked again), so does a final "/..", else "/..c" */
+static void clean_dotdot(dt_cg_t *cx, int out, int stop, int name)
+{
+	int back = dt_as_label(cx->as), final = dt_as_label(cx->as);
+
+	clean_if(cx, '/', back);
+	clean_if(cx, 0, final);
+	clean_slash(cx);
+	clean_put(cx, -1, '.');
+	clean_put(cx, -1, '.');
+	dt_as_jump(cx->as, BPF_JA, 0, 0, name);
+	dt_as_place(cx->as, back);
+	clean_back(cx);
+	clean_state(cx, CL_SLASH);
+	clean_room(cx, stop);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+	dt_as_place(cx->as, final);
+	clean_final_dotdot(cx, stop);
+}
+
+static void step_clean(dt_cg_t *cx)
+{
+	int out = dt_as_label(cx->as), stop = dt_as_label(cx->as);
+	int check = dt_as_label(cx->as), checked = dt_as_label(cx->as);
+	int slash = dt_as_label(cx->as), dot = dt_as_label(cx->as);
+	int dotdot = dt_as_label(cx->as), name = dt_as_label(cx->as);
+
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(4)));
+	dt_as_jump(cx->as, BPF_JNE, DT_R4, 0, out);
+	EMIT(DT_MOV64_REG(DT_R8, DT_R3));			/* c */
+	EMIT(DT_LOAD(BPF_DW, DT_R9, DT_R6, SLOT(3)));		/* state */
+	/* room left: checked on a name's byte and on every slash */
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_NAME, check);
+	dt_as_jump(cx->as, BPF_JNE, DT_R8, '/', checked);
+	dt_as_place(cx->as, check);
+	clean_room(cx, stop);
+	dt_as_place(cx->as, checked);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_SLASH, slash);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_DOT, dot);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R9, CL_DOTDOT, dotdot);
+	clean_name(cx, out, stop);
+	/* after a slash: "//" is one, "/." may be ".", else "/c" */
+	dt_as_place(cx->as, slash);
+	clean_if(cx, '/', out);
+	clean_if_state(cx, '.', CL_DOT, out);
+	clean_slash(cx);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, name);
+	/* after "/.": "/./" is nothing, "/.." may be "..", else "/.c" */
+	dt_as_place(cx->as, dot);
+	clean_if_state(cx, '/', CL_SLASH, out);
+	clean_if_state(cx, '.', CL_DOTDOT, out);
+	clean_slash(cx);
+	clean_put(cx, -1, '.');
+	dt_as_jump(cx->as, BPF_JA, 0, 0, name);
+	dt_as_place(cx->as, dotdot);
+	clean_dotdot(cx, out, stop, name);
+	/* c after a slash written: a name goes on, the NUL ends */
+	dt_as_place(cx->as, name);
+	clean_if(cx, 0, stop);
+	clean_put(cx, DT_R8, 0);
+	clean_state(cx, CL_NAME);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
+	dt_as_place(cx->as, stop);
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(4), 1));
+	dt_as_place(cx->as, out);
 }
 
 /* The power of two at or above n: masks that prove a bound to the
@@ -297,6 +570,9 @@ static const struct scan_kind {
 	[CB_STR_WINDOW] = { step_window, false },
 	[CB_CASE] = { step_case, true },
 	[CB_PATH] = { step_path, true },
+	[CB_TOKSET] = { step_tokset, true },
+	[CB_TOK] = { step_tok, true },
+	[CB_CLEAN] = { step_clean, true },
 };
 
 /* r3 = A[i], the byte of the string in ctx[0] at r7 */
@@ -724,8 +1000,124 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
 	return s;
 }
 
-/* The bytes lltostr(v, base) writes: 64 binary digits, a prefix, NUL. */
+/*
+ * strtok(s, delim): s (NULL: the rest of the previous string) from the
+ * saved position, delimiters skipped, up to the next delimiter or the end.
+ * The string is copied to off_strtok, and the position after the token
+ * (at its delimiter) kept in mstate.strtok, so that the next call of this
+ * firing goes on from there, in this clause or the next; a firing starts
+ * with none (the prologue), as in DTrace.  No token: NULL, and the next
+ * calls with NULL give NULL until a new string.
+ */
+static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t ss = cx->st->strsize, tok = cx->st->off_strtok;
+	uint32_t set = cx->st->off_cmp + ss;
+	int s = dt_cg_expr(cx, n->args);
+	int d = str_operand(cx, n->args->next);
+	int cont = dt_as_label(cx->as), found = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, BPF_JEQ, s, 0, cont);
+	pad_copy(cx, tok, ss, s);
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(strtok), 1));
+	dt_as_place(cx->as, cont);
+	/* the set of delimiters, NUL among them */
+	pad_copy(cx, cx->st->off_cmp, ss, d);
+	dt_regs_give(cx, d);
+	for (int i = 0; i < 4; i++)
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(set + 8 * i), 0));
+	loop_init(cx);
+	dt_cg_mst_ptr(cx, DT_R0, cx->st->off_cmp);
+	loop_slot(cx, 0, DT_R0);
+	dt_cg_mst_ptr(cx, DT_R0, set);
+	loop_slot(cx, 1, DT_R0);
+	emit_loop(cx, CB_TOKSET);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)set, 1));
+	/* the token */
+	dt_cg_mst_ptr(cx, DT_R0, tok);
+	loop_slot(cx, 0, DT_R0);
+	/* the start: none (0) starts at strsize, past every token */
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(strtok)));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, found);
+	EMIT(DT_MOV64_IMM(DT_R0, (int32_t)ss + 1));
+	dt_as_place(cx->as, found);
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R0, 1));
+	loop_slot(cx, 2, DT_R0);
+	loop_slot_imm(cx, 3, -1);
+	loop_slot_imm(cx, 4, -1);
+	emit_loop(cx, CB_TOK);
+	load_slot(cx, DT_R5, 3);
+	load_slot(cx, DT_R4, 4);
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
+	dt_cg_mst_ptr(cx, DT_R3, tok);
+	emit_extract(cx, s);
+	/* the next start: the token's end, or none */
+	load_slot(cx, DT_R0, 4);
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
+	load_slot(cx, DT_R5, 3);
+	dt_as_jump(cx->as, BPF_JNE, DT_R5, -1, found = dt_as_label(cx->as));
+	EMIT(DT_MOV64_IMM(s, 0));
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	dt_as_place(cx->as, found);
+	EMIT(DT_STORE(BPF_W, DT_R9, DT_MST_OFF(strtok), DT_R0));
+	return s;
+}
+
+/* cleanpath(s): s without "//", "/./" and "dir/.." (step_clean).  The
+ * output is zeroed first: its first byte tells a path that had none. */
+static int cg_cleanpath(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t ss = cx->st->strsize, t = dt_cg_temp(cx);
+	uint32_t vars = cx->st->off_cmp + ss;
+	int s = str_operand(cx, n->args);
+
+	if (!have_loop(cx))
+		dt_pcb_error(cx->pcb, D_UNKNOWN, n->line, "cleanpath( ) needs "
+			     "bpf_loop(), which this kernel lacks");
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(vars + CLV_LEN), 0));
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(vars + CLV_DEPTH), 0));
+	loop_init(cx);
+	dt_cg_mst_ptr(cx, DT_R0, vars);
+	loop_slot(cx, 2, DT_R0);
+	loop_slot(cx, 0, s);
+	dt_cg_mst_ptr(cx, DT_R0, t);
+	loop_slot(cx, 1, DT_R0);
+	dt_cg_mst_ptr(cx, DT_R0, cx->st->off_cmp);
+	loop_slot(cx, 5, DT_R0);
+	emit_loop(cx, CB_CLEAN);
+	/* the NUL at j (< strsize: clean_put saw to it; checked for the
+	 * verifier) */
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R9, (int16_t)(vars + CLV_LEN)));
+	int fits = dt_as_label(cx->as);
+	dt_as_jump(cx->as, BPF_JLT, DT_R0, (int32_t)ss, fits);
+	EMIT(DT_MOV64_IMM(DT_R0, (int32_t)ss - 1));
+	dt_as_place(cx->as, fits);
+	dt_cg_mst_ptr(cx, s, t);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R0, s));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R0, 0, 0));
+	return s;
+}
+
+/* The bytes lltostr(v, base) writes: 64 binary digits, a prefix, NUL;
+ * written from the end of the comparison buffers, which hold that much
+ * whatever strsize. */
 #define DT_LLTOSTR_MAX	68
+_Static_assert(DT_LLTOSTR_MAX <= DT_CG_CMP_MIN, "lltostr's digits fit");
+
+/* Copy the digits lltostr wrote from r2 to a new temporary, cut at
+ * strsize as every string is, and make reg point to it. */
+static void lltostr_copy(dt_cg_t *cx, int reg)
+{
+	uint32_t ss = cx->st->strsize, t = dt_cg_temp(cx);
+
+	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(ss < DT_LLTOSTR_MAX ? ss :
+					   DT_LLTOSTR_MAX)));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_cg_mst_ptr(cx, reg, t);
+}
 
 /* Emit: *--r2 = c when v == imm (jump op JEQ) or v != imm (JNE). */
 static void put_char_if(dt_cg_t *cx, int op, int v, int32_t imm, char c)
@@ -747,15 +1139,12 @@ static void put_char_if(dt_cg_t *cx, int op, int v, int32_t imm, char c)
  */
 static int cg_lltostr_base(dt_cg_t *cx, dt_node_t *n)
 {
-	uint32_t ss = cx->st->strsize, buf = cx->st->off_cmp;
+	uint32_t buf = cx->st->off_cmp;
 	int v = dt_cg_expr(cx, n->args);
 	int b = dt_cg_expr(cx, n->args->next);
 	int pos = dt_as_label(cx->as), done = dt_as_label(cx->as);
 	int digit = dt_as_label(cx->as);
 
-	if (ss < 40)
-		dt_pcb_error(cx->pcb, D_PROTO_ARG, n->line, "lltostr( ) with a "
-			     "base needs a strsize of at least 40");
 	dt_cg_fault_if(cx, BPF_JLE, b, 1, DT_FAULT_ILLOP, -1);
 	dt_cg_fault_if(cx, BPF_JGT, b, 36, DT_FAULT_ILLOP, -1);
 	EMIT(DT_MOV64_REG(DT_R0, b));
@@ -802,35 +1191,29 @@ static int cg_lltostr_base(dt_cg_t *cx, dt_node_t *n)
 	put_char_if(cx, BPF_JEQ, DT_R3, 10, '-');
 	dt_as_place(cx->as, done);
 	dt_regs_give(cx, b);
-	uint32_t t = dt_cg_temp(cx);
-	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
-	dt_cg_mst_ptr(cx, DT_R1, t);
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(ss < DT_LLTOSTR_MAX ? ss :
-					   DT_LLTOSTR_MAX)));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	dt_cg_mst_ptr(cx, v, t);
+	lltostr_copy(cx, v);
 	return v;
 }
 
-/* lltostr(v): decimal, written backwards into a scratch buffer, then
- * copied to a temporary (so the verifier's paths, one per digit count,
+/* lltostr(v): decimal, written backwards from the end of the comparison
+ * buffers, then copied to a temporary (so the verifier's paths, one per digit count,
  * meet again after the copy). */
 static int cg_lltostr(dt_cg_t *cx, dt_node_t *n)
 {
 	if (n->args->next != NULL)
 		return cg_lltostr_base(cx, n);
 	int v = dt_cg_expr(cx, n->args);
-	uint32_t buf = cx->st->off_cmp, t = dt_cg_temp(cx);
+	uint32_t end = cx->st->off_cmp + DT_LLTOSTR_MAX - 1;
 	int pos = dt_as_label(cx->as), done = dt_as_label(cx->as);
 	int nosign = dt_as_label(cx->as);
 
-	/* r1 = |v| (unsigned), r2 = write position from buf */
+	/* r1 = |v| (unsigned), r2 = the write position */
 	EMIT(DT_MOV64_REG(DT_R1, v));
 	dt_as_jump(cx->as, BPF_JSGE, DT_R1, 0, pos);
 	EMIT(DT_NEG64(DT_R1));
 	dt_as_place(cx->as, pos);
-	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(buf + 31), 0));
-	dt_cg_mst_ptr(cx, DT_R2, buf + 31);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)end, 0));
+	dt_cg_mst_ptr(cx, DT_R2, end);
 	for (int i = 0; i < 20; i++) {
 		EMIT(DT_MOV64_REG(DT_R3, DT_R1));
 		EMIT(DT_ALU64_IMM(BPF_MOD, DT_R3, 10));
@@ -845,11 +1228,7 @@ static int cg_lltostr(dt_cg_t *cx, dt_node_t *n)
 	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
 	EMIT(DT_STORE_IMM(BPF_B, DT_R2, 0, '-'));
 	dt_as_place(cx->as, nosign);
-	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
-	dt_cg_mst_ptr(cx, DT_R1, t);
-	EMIT(DT_MOV64_IMM(DT_R2, 32));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	dt_cg_mst_ptr(cx, v, t);
+	lltostr_copy(cx, v);
 	return v;
 }
 
@@ -913,6 +1292,8 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	case DT_F_BASENAME: return cg_path(cx, n, false);
 	case DT_F_DIRNAME: return cg_path(cx, n, true);
 	case DT_F_SUBSTR: return cg_substr(cx, n);
+	case DT_F_STRTOK: return cg_strtok(cx, n);
+	case DT_F_CLEANPATH: return cg_cleanpath(cx, n);
 	case DT_F_LLTOSTR: return cg_lltostr(cx, n);
 	case DT_F_PROGENYOF: return cg_progenyof(cx, n);
 	case DT_F_HTONS: case DT_F_NTOHS: return dt_cg_byteorder(cx, n, 16);

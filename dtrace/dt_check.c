@@ -937,6 +937,11 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 		need_arg(cx, n, a, 1, true, "const char *");
 		need_arg(cx, n, a->next, 2, false, "char");
 		return dt_type_string(T);
+	case DT_F_STRTOK:	/* NULL: go on with the previous string */
+		if (!is_null(a))
+			need_arg(cx, n, a, 1, true, "const char *");
+		need_arg(cx, n, a->next, 2, true, "const char *");
+		return dt_type_string(T);
 	case DT_F_STRSTR:
 		need_arg(cx, n, a, 1, true, "const char *");
 		need_arg(cx, n, a->next, 2, true, "const char *");
@@ -954,7 +959,7 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 			need_arg(cx, n, a->next->next, 3, false, "int");
 		return dt_type_string(T);
 	case DT_F_TOUPPER: case DT_F_TOLOWER: case DT_F_BASENAME:
-	case DT_F_DIRNAME:
+	case DT_F_DIRNAME: case DT_F_CLEANPATH:
 		need_arg(cx, n, a, 1, true, "const char *");
 		return dt_type_string(T);
 	case DT_F_LLTOSTR:

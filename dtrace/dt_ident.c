@@ -70,6 +70,8 @@ static const dt_funcinfo_t dt_funcs[] = {
 	SUB("speculation", DT_F_SPECULATION, 0, 0, false, true),
 	SUB("alloca", DT_F_ALLOCA, 1, 1, false, true),
 	SUB("bcopy", DT_F_BCOPY, 3, 3, false, true),
+	SUB("strtok", DT_F_STRTOK, 2, 2, false, true),
+	SUB("cleanpath", DT_F_CLEANPATH, 1, 1, false, true),
 	ACT("speculate", DT_F_SPECULATE, 1, 1, false, true),
 	ACT("commit", DT_F_COMMIT, 1, 1, false, true),
 	ACT("discard", DT_F_DISCARD, 1, 1, false, true),

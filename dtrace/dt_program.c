@@ -651,7 +651,13 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 			 OFF(dtrace_mstate_t, argv) + 8 * i, 0));
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
-	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, exited), 0));
+	/* exited and strtok (a firing starts with no strtok string, as in
+	 * DTrace), side by side: one store clears both. */
+	_Static_assert(OFF(dt_mstate_t, strtok) ==
+		       OFF(dt_mstate_t, exited) + 4 &&
+		       OFF(dt_mstate_t, exited) % 8 == 0,
+		       "exited and strtok share a double word");
+	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, exited), 0));
 	/* instance and errnum, side by side: one store clears both. */
 	_Static_assert(OFF(dtrace_mstate_t, errnum) ==
 		       OFF(dtrace_mstate_t, instance) + 4 &&

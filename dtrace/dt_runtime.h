@@ -104,7 +104,7 @@ typedef struct dt_mstate {
 	uint64_t fault_addr;
 	uint64_t timestamp;	/* cached per firing, 0 until read */
 	uint32_t exited;	/* exit() ended the session in this firing */
-	uint32_t pad;
+	uint32_t strtok;	/* 1 + where strtok() goes on; 0: nowhere */
 	uint64_t err_argv[6];	/* ERROR's arg0..arg5 while it runs */
 	uint64_t cg_area[];
 } dt_mstate_t;

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* strtok()'s delimiters are a string. */
+BEGIN
+{
+	trace(strtok("a,b", ','));
+}

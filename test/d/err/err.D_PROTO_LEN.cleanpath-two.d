@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* cleanpath() takes one path. */
+BEGIN
+{
+	trace(cleanpath("/a", "/b"));
+}
