@@ -460,6 +460,17 @@ static dt_type_t *common_type(dt_cg_t *cx, dt_node_t *n)
 		       : dt_type_int(T, bs, bsg);
 }
 
+/* A NULL string compares as the empty string (DTrace's strcmp reads a
+ * NULL operand as ""): reg = the mstate's zeroed bytes when it is 0. */
+static void null_as_empty(dt_cg_t *cx, int reg)
+{
+	int done = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, BPF_JNE, reg, 0, done);
+	dt_cg_mst_ptr(cx, reg, cx->st->off_aggval);
+	dt_as_place(cx->as, done);
+}
+
 static int cg_compare(dt_cg_t *cx, dt_node_t *n)
 {
 	int a = dt_cg_expr(cx, n->l);
@@ -475,6 +486,8 @@ static int cg_compare(dt_cg_t *cx, dt_node_t *n)
 	}
 	if (dt_check_is_string(n->l->type)) {
 		int b = dt_cg_expr(cx, n->r);
+		null_as_empty(cx, a);
+		null_as_empty(cx, b);
 		EMIT(DT_MOV64_REG(DT_R0, b));
 		dt_regs_give(cx, b);
 		dt_cg_strcmp(cx, a, DT_R0);	/* a = strcmp(a, r0) */

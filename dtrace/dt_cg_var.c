@@ -12,8 +12,11 @@
  *   this->x		a slot in the mstate area (kept across the clauses of
  *			one firing, as DTrace does)
  * Tuple keys: integers as 8 bytes, strings strsize bytes NUL padded.  A
- * missing element reads as 0 or "".  Storing integer 0 into a map-backed
- * variable deletes the element; a full map counts cpuinfo.dyn_drops.
+ * missing element reads as 0, a string one as NULL (DTrace's unset
+ * element).  Storing 0 (or a NULL string) into a map-backed variable
+ * deletes the element; a full map counts cpuinfo.dyn_drops.  A NULL string
+ * in a slot is marked by its first two bytes (STR_NULL_MARK), so that it
+ * reads back as NULL.
  *
  * Keys are built in the mstate's key area.  A key component may itself
  * read an associative array (a[b[1]]), so keys nest: each nesting level has
@@ -26,6 +29,13 @@
 
 #define DT_VAR_NENTRIES	65536	/* dynamic variables per map */
 #define DT_KEY_LEVELS	2
+
+/* The first two bytes of a slot holding a NULL string, read as one
+ * little-endian halfword: 0x00, as the empty string (whoever copies the
+ * slot as a string sees ""), then 0x7f.  Storing a string clears the
+ * second byte, so an empty string is never taken for NULL.  strsize is at
+ * least 2 (dt_options.c). */
+#define STR_NULL_MARK	0x7f00
 
 dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
 			  const char *name)
@@ -205,7 +215,16 @@ static void var_key(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 
 /* ---- loads ---- */
 
-/* reg = the value stored at ptr_reg + off (scalar) or its address. */
+/* Whether id lives in a slot of the globals or the mstate, not in a map
+ * (where a NULL string is an absent element, never a mark). */
+static bool in_slot(const dt_ident_t *id)
+{
+	return id->kind == DT_IK_THIS ||
+	       (id->kind == DT_IK_GLOBAL && id->nkeys < 0);
+}
+
+/* reg = the value stored at ptr_reg + off (scalar) or its address, 0 for
+ * a slot marked as holding a NULL string.  Uses r1. */
 static void load_slot(dt_cg_t *cx, dt_ident_t *id, int reg, int ptr_reg,
 		      int16_t off)
 {
@@ -213,6 +232,13 @@ static void load_slot(dt_cg_t *cx, dt_ident_t *id, int reg, int ptr_reg,
 		dt_cg_emit(cx, DT_MOV64_REG(reg, ptr_reg));
 		if (off != 0)
 			dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, reg, off));
+		if (!in_slot(id))
+			return;
+		int done = dt_as_label(cx->as);
+		dt_cg_emit(cx, DT_LOAD(BPF_H, DT_R1, reg, 0));
+		dt_as_jump(cx->as, BPF_JNE, DT_R1, STR_NULL_MARK, done);
+		dt_cg_emit(cx, DT_MOV64_IMM(reg, 0));
+		dt_as_place(cx->as, done);
 	} else {
 		dt_cg_emit(cx, DT_LOAD(BPF_DW, reg, ptr_reg, off));
 	}
@@ -262,10 +288,7 @@ int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 	int reg = dt_regs_take(cx);
 	int found = dt_as_label(cx->as), done = dt_as_label(cx->as);
 	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, found);
-	if (dt_check_is_string(id->type))
-		dt_cg_mst_ptr(cx, reg, cx->st->off_aggval);	/* zeroed: "" */
-	else
-		dt_cg_emit(cx, DT_MOV64_IMM(reg, 0));
+	dt_cg_emit(cx, DT_MOV64_IMM(reg, 0));	/* 0, or a NULL string */
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
 	dt_as_place(cx->as, found);
 	load_slot(cx, id, reg, DT_R0, 0);
@@ -290,10 +313,18 @@ static void store_slot(dt_cg_t *cx, dt_ident_t *id, int ptr_reg, int16_t off,
 		       int reg)
 {
 	if (dt_check_is_string(id->type)) {
+		int null = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
 		dt_cg_emit(cx, DT_MOV64_REG(DT_R1, ptr_reg));
 		if (off != 0)
 			dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, DT_R1, off));
+		dt_as_jump(cx->as, BPF_JEQ, reg, 0, null);
+		dt_cg_emit(cx, DT_STORE_IMM(BPF_H, DT_R1, 0, 0));
 		copy_str_to(cx, DT_R1, reg);
+		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+		dt_as_place(cx->as, null);
+		dt_cg_emit(cx, DT_STORE_IMM(BPF_H, DT_R1, 0, STR_NULL_MARK));
+		dt_as_place(cx->as, done);
 	} else {
 		dt_cg_emit(cx, DT_STORE(BPF_DW, ptr_reg, off, reg));
 	}
@@ -304,8 +335,7 @@ static void store_map(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg)
 	int del = dt_as_label(cx->as), done = dt_as_label(cx->as);
 
 	var_key(cx, id, keys);
-	if (!dt_check_is_string(id->type))
-		dt_as_jump(cx->as, BPF_JEQ, reg, 0, del);
+	dt_as_jump(cx->as, BPF_JEQ, reg, 0, del);	/* 0 or a NULL string */
 	dt_as_load_map(cx->as, DT_R1, id->map);
 	if (dt_check_is_string(id->type)) {
 		dt_cg_emit(cx, DT_MOV64_REG(DT_R3, reg));
@@ -319,13 +349,11 @@ static void store_map(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg)
 	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_update_elem));
 	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, done);
 	dt_cg_count_drop(cx, offsetof(dt_cpuinfo_t, dyn_drops));
-	if (!dt_check_is_string(id->type)) {
-		/* assigning 0 deletes the element */
-		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
-		dt_as_place(cx->as, del);
-		dt_as_load_map(cx->as, DT_R1, id->map);
-		dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_delete_elem));
-	}
+	/* assigning 0 deletes the element */
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, del);
+	dt_as_load_map(cx->as, DT_R1, id->map);
+	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_delete_elem));
 	dt_as_place(cx->as, done);
 }
 

@@ -340,14 +340,15 @@ static bool ptr_compatible(const dt_type_t *to, const dt_type_t *from)
 }
 
 /* The value of from may be stored in an object of type to, by DTrace's
- * rules: integers into integers, strings (and char pointers) into strings,
- * compatible pointers or NULL into pointers, else the same type. */
+ * rules: integers into integers, strings (and char pointers) or NULL into
+ * strings, compatible pointers or NULL into pointers, else the same type. */
 bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from)
 {
 	const dt_type_t *ft = from->type;
 
 	if (dt_check_is_string(to))
-		return dt_check_is_string(ft) || is_char_ptr(ft);
+		return dt_check_is_string(ft) || is_char_ptr(ft) ||
+		       (ft->kind == DT_TK_PTR && is_null(from));
 	if (dt_type_is_integer(to))
 		return dt_type_is_integer(ft);
 	if (to->kind == DT_TK_PTR) {
