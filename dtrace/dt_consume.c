@@ -988,37 +988,6 @@ static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 	fprintf(stderr, "dtrace: %s\n", msg);
 }
 
-/*
- * Whether action i of a record (data, dsize bytes, at least cl->recsize)
- * is to be run: it ran in BPF (the action mask, when the clause has one)
- * and its records lie inside the record.  A record that does not fit is
- * reported, and *err set.
- */
-bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
-			  const uint8_t *data, size_t dsize, int *err)
-{
-	uint64_t mask;
-
-	if (cl->actmask && i < 64) {
-		if (dsize < sizeof(mask)) {
-			fprintf(stderr, "dtrace: record of clause %d has no "
-				"action mask\n", cl->id);
-			*err = -1;
-			return false;
-		}
-		memcpy(&mask, data, sizeof(mask));
-		if (!(mask & (1ull << i)))
-			return false;
-	}
-	if (!recs_fit(&cl->acts[i], dsize)) {
-		fprintf(stderr, "dtrace: action %d of clause %d lies outside "
-			"its record\n", i + 1, cl->id);
-		*err = -1;
-		return false;
-	}
-	return true;
-}
-
 /* Whether action i ran, by the clause's action mask (when it has one). */
 static bool action_ran(const dt_compiled_clause_t *cl, int i,
 		       const uint8_t *data, size_t dsize)
@@ -1031,6 +1000,32 @@ static bool action_ran(const dt_compiled_clause_t *cl, int i,
 		return false;
 	memcpy(&mask, data, sizeof(mask));
 	return (mask & (1ull << i)) != 0;
+}
+
+/*
+ * Whether action i of a record (data, dsize bytes, at least cl->recsize)
+ * is to be run: it ran in BPF (the action mask, when the clause has one)
+ * and its records lie inside the record.  A record that does not fit is
+ * reported, and *err set.
+ */
+bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
+			  const uint8_t *data, size_t dsize, int *err)
+{
+	if (cl->actmask && i < 64 && dsize < sizeof(uint64_t)) {
+		fprintf(stderr, "dtrace: record of clause %d has no action "
+			"mask\n", cl->id);
+		*err = -1;
+		return false;
+	}
+	if (!action_ran(cl, i, data, dsize))
+		return false;
+	if (!recs_fit(&cl->acts[i], dsize)) {
+		fprintf(stderr, "dtrace: action %d of clause %d lies outside "
+			"its record\n", i + 1, cl->id);
+		*err = -1;
+		return false;
+	}
+	return true;
 }
 
 /* The ustackdepth values of a record: the depth of the stack copy each
