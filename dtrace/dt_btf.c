@@ -54,7 +54,7 @@ static struct dt_btf_names *btf_names(dtrace_hdl_t *dtp);
 
 static dt_type_t *btf_import(dtrace_hdl_t *dtp, uint32_t id, int depth);
 
-static struct btf *kernel_btf(dtrace_hdl_t *dtp)
+struct btf *dt_btf_kernel(dtrace_hdl_t *dtp)
 {
 	if (dtp->kbtf == NULL)
 		dtp->kbtf = btf__load_vmlinux_btf();
@@ -346,7 +346,7 @@ static dt_type_t *btf_named(dtrace_hdl_t *dtp, const char *text)
 
 void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
-	if (!(prp->attr & DTRACE_PROBE_KERNEL) || kernel_btf(dtp) == NULL)
+	if (!(prp->attr & DTRACE_PROBE_KERNEL) || dt_btf_kernel(dtp) == NULL)
 		return;
 	for (int i = 0; i < prp->nargs; i++) {
 		const dtrace_argdesc_t *a = &prp->args[i];

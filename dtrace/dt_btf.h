@@ -19,6 +19,9 @@ void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
  * it.  Returns whether t is complete. */
 bool dt_btf_complete(dtrace_hdl_t *dtp, dt_type_t *t);
 
+/* The kernel's BTF, read once per session (dtp->kbtf); NULL without it. */
+struct btf *dt_btf_kernel(dtrace_hdl_t *dtp);
+
 /* Free the kernel's BTF and its index. */
 void dt_btf_fini(dtrace_hdl_t *dtp);
 

@@ -54,6 +54,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 
+#include "dt_btf.h"
 #include "dt_cg_impl.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
@@ -417,17 +418,14 @@ static int32_t btf_member_off(const struct btf *btf, const struct btf_type *t,
 int32_t dt_cg_btf_offset(dt_cg_state_t *st, const char *sou,
 			 const char *member)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = dt_btf_kernel(st->dtp);
 
-	if (btf == NULL || libbpf_get_error(btf))
+	if (btf == NULL)
 		return -1;
-	int32_t off = -1;
 	int id = btf__find_by_name_kind(btf, sou, BTF_KIND_STRUCT);
-	if (id > 0)
-		off = btf_member_off(btf, btf__type_by_id(btf, (uint32_t)id),
-				     member);
-	btf__free(btf);
-	return off;
+	if (id <= 0)
+		return -1;
+	return btf_member_off(btf, btf__type_by_id(btf, (uint32_t)id), member);
 }
 
 /* ---- statements ---- */

@@ -19,7 +19,6 @@
  */
 #include <signal.h>
 #include <string.h>
-#include <bpf/btf.h>
 
 #include "dt_cg_impl.h"
 #include "dt_consume.h"
@@ -198,22 +197,6 @@ static const int16_t usample_regs[] = {
 	24 /* r12 */, 16 /* r13 */, 8 /* r14 */, 0 /* r15 */,
 };
 
-/* The byte offset of member m of struct s in the kernel's BTF, or -1. */
-static int btf_member_off(const struct btf *btf, const char *s, const char *m)
-{
-	int id = btf__find_by_name_kind(btf, s, BTF_KIND_STRUCT);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_member *mb = t ? btf_members(t) : NULL;
-
-	for (int i = 0; t != NULL && i < btf_vlen(t); i++, mb++) {
-		const char *name = btf__name_by_offset(btf, mb->name_off);
-
-		if (name != NULL && strcmp(name, m) == 0)
-			return (int)(btf_member_bit_offset(t, (uint32_t)i) / 8);
-	}
-	return -1;
-}
-
 /* Where the kernel keeps the return addresses its uretprobes replaced:
  * task_struct.utask->return_instances, a list of (stack slot, original
  * address).  Looked up once in the kernel's BTF; all -1 when unknown. */
@@ -223,14 +206,11 @@ static const int *uret_offsets(dt_cg_state_t *st)
 
 	if (o[0] != 0)
 		return o;
-	struct btf *btf = btf__load_vmlinux_btf();
-	o[0] = btf ? btf_member_off(btf, "task_struct", "utask") : -1;
-	o[1] = btf ? btf_member_off(btf, "uprobe_task", "return_instances") : -1;
-	o[2] = btf ? btf_member_off(btf, "return_instance", "stack") : -1;
-	o[3] = btf ? btf_member_off(btf, "return_instance", "orig_ret_vaddr")
-		   : -1;
-	o[4] = btf ? btf_member_off(btf, "return_instance", "next") : -1;
-	btf__free(btf);
+	o[0] = dt_cg_btf_offset(st, "task_struct", "utask");
+	o[1] = dt_cg_btf_offset(st, "uprobe_task", "return_instances");
+	o[2] = dt_cg_btf_offset(st, "return_instance", "stack");
+	o[3] = dt_cg_btf_offset(st, "return_instance", "orig_ret_vaddr");
+	o[4] = dt_cg_btf_offset(st, "return_instance", "next");
 	for (int i = 0; i < 5; i++)
 		if (o[i] < 0)
 			o[0] = -1;

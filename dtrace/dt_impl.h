@@ -180,8 +180,8 @@ struct dtrace_hdl {
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
 	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */
 	struct dt_elf_cache *elf;	/* dt_hostsvc.c: the plugins' ELF files */
-	struct btf *kbtf;		/* dt_kevent.c: the kernel's BTF, read
-					   at the first fentry/fexit */
+	struct btf *kbtf;		/* dt_btf.c: the kernel's BTF, read at
+					   its first use (dt_btf_kernel()) */
 	struct dt_btf_names *kbtf_names; /* dt_btf.c: its named types, sorted */
 };
 

@@ -49,9 +49,7 @@ bool dt_kevent_per_probe(dtrace_event_type_t t)
 /* The BTF id of the kernel function name, or -1 after dt_set_error(). */
 static int func_btf_id(dtrace_hdl_t *dtp, const char *name)
 {
-	if (dtp->kbtf == NULL)
-		dtp->kbtf = btf__load_vmlinux_btf();
-	if (dtp->kbtf == NULL) {
+	if (dt_btf_kernel(dtp) == NULL) {
 		dt_set_error(dtp, "cannot read the kernel's BTF "
 			     "(/sys/kernel/btf/vmlinux): %s", strerror(errno));
 		return -1;
@@ -167,9 +165,4 @@ int dt_kevent_attach(dtrace_hdl_t *dtp, int prog_fd, dtrace_event_type_t t,
 	}
 	dt_bpf_link_keep(dtp, fd);
 	return 0;
-}
-
-void dt_kevent_fini(dtrace_hdl_t *dtp)
-{
-	dt_btf_fini(dtp);
 }

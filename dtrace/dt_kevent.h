@@ -29,6 +29,5 @@ int dt_kevent_load(dtrace_hdl_t *dtp, const char *progname, dt_as_t *as,
  * negative errno after dt_set_error(). */
 int dt_kevent_attach(dtrace_hdl_t *dtp, int prog_fd, dtrace_event_type_t t,
 		     const char *name, uint64_t cookie);
-void dt_kevent_fini(dtrace_hdl_t *dtp);
 
 #endif /* DT_KEVENT_H */

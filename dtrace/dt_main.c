@@ -22,6 +22,7 @@
 
 #include "dt_impl.h"
 #include "dt_bpf.h"
+#include "dt_btf.h"
 #include "dt_cg.h"
 #include "dt_compile.h"
 #include "dt_consume.h"
@@ -136,6 +137,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_bpf_fini(dtp);
 	dt_proc_fini(dtp);
 	dt_cg_fini(dtp);
+	dt_btf_fini(dtp);
 	dt_compile_fini(dtp);
 	dt_probe_fini(dtp);
 	dt_provider_fini(dtp);

@@ -1867,7 +1867,6 @@ int dt_prog_activity(dtrace_hdl_t *dtp)
 
 void dt_prog_fini(dtrace_hdl_t *dtp)
 {
-	dt_kevent_fini(dtp);
 	struct dt_progset *ps = dtp->progs;
 
 	if (ps == NULL)

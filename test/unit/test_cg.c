@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "dt_bpf.h"
+#include "dt_btf.h"
 #include "dt_cg_impl.h"
 
 static dtrace_hdl_t hdl;
@@ -53,6 +54,7 @@ static void setup(void)
 static void teardown(void)
 {
 	dt_cg_fini(&hdl);
+	dt_btf_fini(&hdl);
 	dt_bpf_fini(&hdl);
 	dt_typetab_destroy(hdl.types);
 }
