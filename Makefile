@@ -34,6 +34,7 @@ DESTDIR    ?=
 BINDIR     ?= $(PREFIX)/sbin
 LIBDIR     ?= $(PREFIX)/lib
 PLUGINDIR  ?= $(LIBDIR)/dtrace/plugins
+DLIBDIR    ?= $(LIBDIR)/dtrace
 INCDIR     ?= $(PREFIX)/include
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 MANDIR     ?= $(PREFIX)/share/man
@@ -74,7 +75,7 @@ endif
 
 OPT        ?= -O2 -g
 CPPFLAGS   += -Iinclude -Idtrace -D_GNU_SOURCE \
-	      -DDT_PLUGINDIR='"$(PLUGINDIR)"'
+	      -DDT_PLUGINDIR='"$(PLUGINDIR)"' -DDT_LIBRARYDIR='"$(DLIBDIR)"'
 CFLAGS     += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC
 LDFLAGS    += $(SANFLAGS)
 
@@ -354,6 +355,7 @@ install-files:
 
 # The installed paths, written into the man pages and the pkg-config file.
 INSTALL_SUBST := -e 's|@PLUGINDIR@|$(PLUGINDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+		 -e 's|@DLIBDIR@|$(DLIBDIR)|g' \
 		 -e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 clean:

@@ -33,6 +33,8 @@ typedef enum dt_nodekind {
 	DT_N_MEMBER,	/* l.name or l->name (arrow); self->x and this->x are
 			   MEMBER nodes whose l is IDENT "self" / "this" */
 	DT_N_OFFSETOF,	/* offsetof(ctype, name) */
+	DT_N_XLATE,	/* xlate <ctype> (l): l through a translator; only
+			   its members are read (dt_xlate.c) */
 
 	/* statements */
 	DT_N_EXPR_STMT,	/* l; */
@@ -145,6 +147,25 @@ typedef struct dt_providerdecl {
 	struct dt_providerdecl *next;
 } dt_providerdecl_t;
 
+/* translator out < in param > { member = expr; ... };  The member
+ * expressions are kept unchecked: each use checks a copy of one with the
+ * parameter replaced by the translated expression (dt_xlate.c). */
+typedef struct dt_xlmember {
+	const char *name;
+	dt_node_t *expr;
+	int line;
+	struct dt_xlmember *next;
+} dt_xlmember_t;
+
+typedef struct dt_xlator {
+	dt_type_t *out;		/* a complete struct or union */
+	dt_type_t *in;
+	const char *param;
+	dt_xlmember_t *members;	/* in declaration order */
+	int line;
+	struct dt_xlator *next;
+} dt_xlator_t;
+
 /* #pragma D option name[=value] */
 typedef struct dt_pragma_opt {
 	const char *name, *value;	/* value NULL when absent */
@@ -160,6 +181,7 @@ typedef struct dt_program_ast {
 	dt_inline_t *inlines;
 	dt_providerdecl_t *providers;
 	dt_pragma_opt_t *options;
+	dt_xlator_t *xlators;	/* in program order */
 } dt_program_ast_t;
 
 #include <stdio.h>

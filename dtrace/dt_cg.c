@@ -56,6 +56,7 @@
 
 #include "dt_btf.h"
 #include "dt_cg_impl.h"
+#include "dt_xlate.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define DT_CG_NTEMPS	8	/* temporaries kept before the record shrinks */
@@ -736,6 +737,7 @@ void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
 		declare_inline(&cx, in);
 	for (dt_vardecl_t *v = prog->vars; v != NULL; v = v->next)
 		declare_var(&cx, v);
+	dt_xlate_declare(&cx, prog);
 }
 
 /* ---- session ---- */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dt_cg_impl.h"
+#include "dt_xlate.h"
 #include "dt_consume.h"
 #include "dt_btf.h"
 
@@ -200,6 +201,8 @@ static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
 			set_const(n, id->type, (uint64_t)id->value);
 			return id->type;
 		}
+		if (id->expr->kind == DT_N_XLATE)
+			return dt_xlate_value(cx, n, id->expr);
 		return id->type;
 	}
 	if (dt_type_enum_const(tt(cx), n->name, &v, &et)) {
@@ -814,6 +817,10 @@ static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_identkind_t kind;
 
+	dt_node_t *x = dt_xlate_operand(cx, n->l);
+	if (x != NULL)
+		return dt_xlate_member(cx, n, x);
+
 	if (var_member(n, &kind)) {
 		dt_ident_t *id = dt_var_lookup(cx->st, kind, n->name);
 		if (id == NULL) {
@@ -1089,6 +1096,8 @@ dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n)
 		set_const(n, dt_type_int(tt(cx), 8, false), m->offset);
 		return n->type;
 	}
+	case DT_N_XLATE:
+		return n->type = dt_xlate_value(cx, n, n);
 	default:
 		ERR(cx, D_SYNTAX, n, "statement used as an expression");
 	}

@@ -15,6 +15,7 @@
 #include "dt_compile.h"
 #include "dt_dwarf.h"
 #include "dt_cg.h"
+#include "dt_lib.h"
 #include "dt_options.h"
 
 #define DT_MAX_CLAUSES	64	/* clause masks are 64 bits wide */
@@ -212,8 +213,10 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 		return -1;
 	}
 
+	dt_lib_parse_all(&pcb);
 	dt_parse(&pcb);
 	apply_pragmas(&pcb);
+	dt_lib_declare_all(&pcb);
 	dt_cg_declare(&pcb, pcb.prog);
 	for (const dt_clause_ast_t *c = pcb.prog->clauses; c; c = c->next) {
 		compile_clause(&pcb, c, res);

@@ -94,6 +94,12 @@
 	X(D_PRAGCTL_INVAL)	/* invalid control directive */ \
 	X(D_PRAGERR)		/* #error */ \
 	X(D_PRAGMA_UNUSED)	/* #pragma D attributes naming nothing */ \
+	X(D_XLATE_REDECL)	/* translator redeclared */ \
+	X(D_XLATE_NOCONV)	/* no conversion for a member */ \
+	X(D_XLATE_NONE)		/* no translator for the types */ \
+	X(D_XLATE_SOU)		/* output not a complete struct or union */ \
+	X(D_XLATE_INCOMPAT)	/* member definition of another type */ \
+	X(D_XLATE_MEMB)		/* not a member of the output type */ \
 	X(D_SIZEOF_TYPE)	/* sizeof of an operand of unknown size */ \
 	X(D_PROV_BADNAME)	/* bad provider name */ \
 	X(D_PROV_PRDUP)		/* duplicate probe in a provider */ \

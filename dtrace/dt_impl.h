@@ -183,6 +183,7 @@ struct dtrace_hdl {
 	struct btf *kbtf;		/* dt_btf.c: the kernel's BTF, read at
 					   its first use (dt_btf_kernel()) */
 	struct dt_btf_names *kbtf_names; /* dt_btf.c: its named types, sorted */
+	struct dt_lib_state *lib;	/* dt_lib.c: the D libraries */
 };
 
 extern const dtrace_host_t dt_host;
@@ -253,6 +254,7 @@ typedef struct dt_pcb {
 	bool from_cmdline;	/* -n/-P/-m/-f/-i: errors say "invalid probe
 				   specifier" */
 	int default_ctx;	/* for -P/-m/-f/-i: which field a bare name is */
+	bool library;		/* a D library (dt_lib.c): errors name it */
 	jmp_buf jb;
 	struct dt_arena *arena;
 	dt_program_ast_t *prog;
@@ -269,6 +271,9 @@ void dt_pcb_init(dt_pcb_t *pcb, dtrace_hdl_t *dtp, const char *src,
 		 size_t len, const char *srcname, bool from_cmdline);
 /* Free everything the compile allocated (after success or error). */
 void dt_pcb_fini(dt_pcb_t *pcb);
+/* Fail pcb's compile with the error dtp->errmsg holds, which another
+ * compile (a D library's) made. */
+_Noreturn void dt_pcb_error_wrap(dt_pcb_t *pcb);
 _Noreturn void dt_pcb_error(dt_pcb_t *pcb, dt_errtag_t tag, int line,
 			    const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

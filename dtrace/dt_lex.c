@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "dt_lex.h"
+#include "dt_lib.h"
 
 #define LEX_NBUF (DT_LEX_LOOKAHEAD + 2)
 
@@ -301,8 +302,9 @@ void dt_lex_apply_attributes(dt_pcb_t *pcb)
 
 /*
  * #pragma D depends_on <class> <name>.  A script given to dtrace is a
- * main program, which may not name a library; providers are those of
- * the loaded plugins; modules are not checked.
+ * main program, which may not name a library; a D library may name
+ * another of its directory, loaded before it (dt_lib.c).  Providers are
+ * those of the loaded plugins; modules are not checked.
  */
 static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 {
@@ -311,6 +313,10 @@ static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 	if (cw->n != 5)
 		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line, "malformed #pragma "
 			     "depends_on <class> <name>");
+	if (strcmp(cls, "library") == 0 && pcb->library) {
+		dt_lib_depends(pcb, cw->w[4], line);
+		return;
+	}
 	if (strcmp(cls, "library") == 0)
 		dt_pcb_error(pcb, D_PRAGMA_DEPEND, line, "main program may "
 			     "not explicitly depend on a library");

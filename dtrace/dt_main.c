@@ -28,6 +28,7 @@
 #include "dt_consume.h"
 #include "dt_dwarf.h"
 #include "dt_exec.h"
+#include "dt_lib.h"
 #include "dt_options.h"
 #include "dt_output.h"
 #include "dt_proc.h"
@@ -73,7 +74,7 @@ static void on_signal(int sig)
 static void usage(FILE *out)
 {
 	fputs("Usage: dtrace [-CeFGhHlqSvVwZ] [-b bufsz] [-c cmd] [-D name[=def]]\n"
-	      "\t[-I path] [-o output] [-p pid] [-s script] [-U name]\n"
+	      "\t[-I path] [-L path] [-o output] [-p pid] [-s script] [-U name]\n"
 	      "\t[-x opt[=val]] [-X a|c|s|t]\n"
 	      "\t[-P provider [[ predicate ] action ]]\n"
 	      "\t[-m [ provider: ] module [[ predicate ] action ]]\n"
@@ -95,6 +96,7 @@ static void usage(FILE *out)
 	      "\t-i  enable or list probes matching the specified probe id\n"
 	      "\t-I  add include directory to preprocessor search path\n"
 	      "\t-l  list probes matching specified criteria\n"
+	      "\t-L  add library directory to library search path\n"
 	      "\t-m  enable or list probes matching the specified module name\n"
 	      "\t-n  enable or list probes matching the specified probe name\n"
 	      "\t-o  set output file\n"
@@ -139,6 +141,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_cg_fini(dtp);
 	dt_btf_fini(dtp);
 	dt_compile_fini(dtp);
+	dt_lib_fini(dtp);
 	dt_probe_fini(dtp);
 	dt_provider_fini(dtp);
 	dt_dwarf_fini(dtp);
@@ -202,7 +205,9 @@ static int parse_pid(const char *s, pid_t *pid)
 static void print_version(void)
 {
 	printf("dtrace: Sun D 2.0\n"
-	       "dtrace: plugin directory: %s\n", DT_PLUGINDIR);
+	       "dtrace: plugin directory: %s\n"
+	       "dtrace: library directory: %s\n", DT_PLUGINDIR,
+	       dt_lib_default_dir());
 }
 
 /* --help as the next option: the usage on standard output, exit 0.  (-h
@@ -227,7 +232,7 @@ static int next_option(int argc, char **argv, const char *optstr)
 static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 {
 	static const char optstr[] =
-		"+aAb:c:CD:ef:FGhHi:I:lm:n:o:p:P:qs:SU:vVwx:X:Z";
+		"+aAb:c:CD:ef:FGhHi:I:lL:m:n:o:p:P:qs:SU:vVwx:X:Z";
 	int c;
 
 	/* -32 and -64 select a data model; there is only one here. */
@@ -281,6 +286,10 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 		case 'h': cmd->header = true; break;
 		case 'i': add_spec(cmd, DT_CTX_ID, optarg); break;
 		case 'l': dtp->opt.list = true; break;
+		case 'L':
+			if (dt_opt_set(dtp, "libdir", optarg) < 0)
+				goto opt_error;
+			break;
 		case 'm': add_spec(cmd, DT_CTX_MODULE, optarg); break;
 		case 'n': add_spec(cmd, DT_CTX_NAME, optarg); break;
 		case 'f': add_spec(cmd, DT_CTX_FUNCTION, optarg); break;

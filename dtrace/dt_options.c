@@ -15,6 +15,7 @@
 #include <strings.h>
 
 #include "dt_impl.h"
+#include "dt_lib.h"
 #include "dt_options.h"
 
 typedef enum {
@@ -60,6 +61,7 @@ static const dt_optdesc_t options[] = {
 	{ "help",	   OPT_BOOL,   O(help) },
 	{ "jstackframes",  OPT_REFUSED, 0, "there is no jstack()" },
 	{ "jstackstrsize", OPT_REFUSED, 0, "there is no jstack()" },
+	{ "libdir",	   OPT_SPECIAL, 0 },	/* -L */
 	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
 	{ "nspec",	   OPT_INT,    O(nspec) },
 	{ "oformat",	   OPT_SPECIAL, 0 },
@@ -236,6 +238,12 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 		if (val == NULL || (strcmp(val, "on") && strcmp(val, "off")))
 			return -1;
 		dtp->opt.no_execgate = strcmp(val, "off") == 0;
+		return 0;
+	}
+	if (strcmp(name, "libdir") == 0) {
+		if (val == NULL || *val == '\0')
+			return -1;
+		dt_lib_add_dir(dtp, val);
 		return 0;
 	}
 	if (strcmp(name, "plugindir") == 0) {

@@ -646,6 +646,20 @@ static dt_node_t *parse_offsetof(dt_pcb_t *pcb, int line)
 	return n;
 }
 
+/* xlate <type> (expr), after the keyword. */
+static dt_node_t *parse_xlate(dt_pcb_t *pcb, int line)
+{
+	dt_node_t *n = node_new(pcb, DT_N_XLATE, line);
+
+	expect(pcb, T_LT);
+	n->ctype = parse_type_name(pcb);
+	expect(pcb, T_GT);
+	expect(pcb, T_LPAREN);
+	n->l = parse_expr(pcb);
+	expect(pcb, T_RPAREN);
+	return n;
+}
+
 static dt_node_t *parse_primary(dt_pcb_t *pcb)
 {
 	dt_token_t t = dt_lex_next(pcb);
@@ -686,6 +700,8 @@ static dt_node_t *parse_primary(dt_pcb_t *pcb)
 		return n;
 	case T_OFFSETOF:
 		return parse_offsetof(pcb, t.line);
+	case T_XLATE:
+		return parse_xlate(pcb, t.line);
 	default:
 		syntax_error(pcb, &t);
 	}
@@ -1338,6 +1354,59 @@ static void parse_provider(dt_pcb_t *pcb)
 	*pp = pv;
 }
 
+/* One "member = expr;" of a translator's body. */
+static dt_xlmember_t *parse_xlator_member(dt_pcb_t *pcb, dt_type_t *out)
+{
+	dt_xlmember_t *m = dt_pcb_alloc(pcb, sizeof(*m));
+	dt_token_t name = dt_lex_next(pcb);
+
+	if (name.kind != T_IDENT && name.kind < T_KW_FIRST)
+		syntax_error(pcb, &name);
+	m->name = name.name;
+	m->line = name.line;
+	if (dt_type_member(out, m->name) == NULL)
+		dt_pcb_error(pcb, D_XLATE_MEMB, m->line, "translator member "
+			     "%s is not a member of %s", m->name, out->name);
+	expect(pcb, T_ASSIGN);
+	m->expr = parse_assign(pcb);
+	expect(pcb, T_SEMI);
+	return m;
+}
+
+/*
+ * translator OUT < IN PARAM > { member = expr; ... };  OUT must be a
+ * complete struct or union, each member one of its members.  The
+ * expressions are checked when the program's declarations are
+ * (dt_xlate_declare()).
+ */
+static void parse_translator(dt_pcb_t *pcb)
+{
+	dt_xlator_t *xl = dt_pcb_alloc(pcb, sizeof(*xl)), **xp;
+	dt_xlmember_t **mp = &xl->members;
+
+	xl->line = expect(pcb, T_TRANSLATOR).line;
+	xl->out = parse_type_name(pcb);
+	expect(pcb, T_LT);
+	xl->in = parse_pointers(pcb, parse_specifiers(pcb));
+	xl->param = expect_ident(pcb);
+	expect(pcb, T_GT);
+	if (xl->out->kind != DT_TK_STRUCT && xl->out->kind != DT_TK_UNION)
+		dt_pcb_error(pcb, D_XLATE_SOU, xl->line, "translator output "
+			     "type must be a struct or union");
+	if (!xl->out->complete)
+		dt_pcb_error(pcb, D_XLATE_SOU, xl->line, "incomplete "
+			     "struct/union/enum %s", xl->out->name);
+	expect(pcb, T_LBRACE);
+	while (!accept(pcb, T_RBRACE)) {
+		*mp = parse_xlator_member(pcb, xl->out);
+		mp = &(*mp)->next;
+	}
+	expect(pcb, T_SEMI);
+	for (xp = &pcb->prog->xlators; *xp != NULL; xp = &(*xp)->next)
+		;
+	*xp = xl;
+}
+
 static void parse_declaration(dt_pcb_t *pcb)
 {
 	decl_spec_t ds = { .vclass = DT_VC_GLOBAL };
@@ -1351,9 +1420,10 @@ static void parse_declaration(dt_pcb_t *pcb)
 		parse_inline(pcb);
 		return;
 	}
-	if (t->kind == T_TRANSLATOR)
-		dt_pcb_error(pcb, D_SYNTAX, t->line,
-			     "translators are not supported");
+	if (t->kind == T_TRANSLATOR) {
+		parse_translator(pcb);
+		return;
+	}
 	for (;; t = peek(pcb)) {
 		if (t->kind == T_TYPEDEF)
 			ds.is_typedef = true;
@@ -1399,6 +1469,8 @@ void dt_parse(dt_pcb_t *pcb)
 		}
 	}
 	dt_lex_apply_attributes(pcb);
+	if (pcb->library)
+		return;		/* may be empty; $N are the program's */
 	if (pcb->prog->clauses == NULL && ndecls == 0)
 		dt_pcb_error(pcb, D_EMPTY, dt_lex_line(pcb),
 			     "empty D program translation unit");
@@ -1523,6 +1595,10 @@ static void dump_node(FILE *out, const dt_node_t *n)
 		break;
 	case DT_N_OFFSETOF:
 		fprintf(out, "(offsetof \"%s\" %s", n->ctype->name, n->name);
+		break;
+	case DT_N_XLATE:
+		fprintf(out, "(xlate \"%s\" ", n->ctype->name);
+		dump_node(out, n->l);
 		break;
 	case DT_N_EXPR_STMT:
 		dump_node(out, n->l);

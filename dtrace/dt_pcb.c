@@ -156,7 +156,11 @@ void dt_pcb_error(dt_pcb_t *pcb, dt_errtag_t tag, int line,
 
 	if (dtp->opt.errtags)
 		snprintf(tagbuf, sizeof(tagbuf), "[%s] ", dt_errtag_name(tag));
-	if (pcb->from_cmdline) {
+	if (pcb->library) {
+		snprintf(dtp->errmsg, sizeof(dtp->errmsg),
+			 "%s\"%.200s\", line %d: %.600s", tagbuf, pcb->srcname,
+			 line > 0 ? line : 1, msg);
+	} else if (pcb->from_cmdline) {
 		char spec[512];
 
 		spec_text(pcb, spec, sizeof(spec));
@@ -170,5 +174,26 @@ void dt_pcb_error(dt_pcb_t *pcb, dt_errtag_t tag, int line,
 			 tagbuf, line > 0 ? line : 1, msg);
 	}
 	dtp->errtag = tag;
+	longjmp(pcb->jb, 1);
+}
+
+void dt_pcb_error_wrap(dt_pcb_t *pcb)
+{
+	dtrace_hdl_t *dtp = pcb->dtp;
+	char inner[sizeof(dtp->errmsg)];
+
+	snprintf(inner, sizeof(inner), "%s", dtp->errmsg);
+	if (pcb->from_cmdline) {
+		char spec[512];
+
+		spec_text(pcb, spec, sizeof(spec));
+		snprintf(dtp->errmsg, sizeof(dtp->errmsg),
+			 "invalid probe specifier %.300s: %.690s", spec, inner);
+	} else {
+		snprintf(dtp->errmsg, sizeof(dtp->errmsg),
+			 "failed to compile script %.200s: %.780s",
+			 pcb->srcname != NULL ? pcb->srcname : "<stdin>",
+			 inner);
+	}
 	longjmp(pcb->jb, 1);
 }

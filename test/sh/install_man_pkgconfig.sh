@@ -65,7 +65,8 @@ plugindir=$(PKG_CONFIG_SYSROOT_DIR= pkg-config --variable=plugindir dtrace-provi
 	fail "pkg-config does not know dtrace-provider"
 [ "$plugindir" = /usr/local/lib/dtrace/plugins ] || fail "plugindir $plugindir"
 "$P/sbin/dtrace" -V >v || fail "-V"
-exp=$(printf 'dtrace: Sun D 2.0\ndtrace: plugin directory: %s' "$plugindir")
+exp=$(printf 'dtrace: Sun D 2.0\ndtrace: plugin directory: %s\ndtrace: library directory: %s' \
+	"$plugindir" "${plugindir%/plugins}")
 [ "$(cat v)" = "$exp" ] || { fail "-V output"; cat v; }
 
 # The example of dtrace-provider(7), as a reader copies it from the page.

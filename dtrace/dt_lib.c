@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_lib.c: D libraries.
+ *
+ * Every `*.d` file of the installed library directory (DT_LIBRARYDIR,
+ * which `dtrace -V` prints) and of each `-L` directory, in that order, is
+ * read before the session's first program.  Their types, inlines,
+ * variables and translators are then known to every program of the
+ * session, as in DTrace; their clauses are not compiled (DTrace compiles
+ * and discards them).
+ *
+ * Within a directory, `#pragma D depends_on library NAME` orders the
+ * files: NAME (a file of the same directory) comes first.  A dependency
+ * on a file that is not there, or a cycle, fails every compile of the
+ * session with DTrace's message.  A library whose own `depends_on`
+ * (provider, module or library) is not satisfied is skipped without a
+ * word, as DTrace does, so that a directory may hold libraries for
+ * providers that are not there; any other error in a library fails the
+ * compile, reported with the library's path and line.
+ *
+ * Two phases, once per session: the files are parsed before the first
+ * program is (their typedefs and structs are needed to parse it), and
+ * their declarations are checked after the first program's pragmas are
+ * applied (the code generator's layout, strsize among it, is fixed at its
+ * first use).  The parse trees stay until the session ends: inlines and
+ * translators are compiled from them at each use.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dt_cg.h"
+#include "dt_compile.h"
+#include "dt_lib.h"
+
+#ifndef DT_LIBRARYDIR
+#define DT_LIBRARYDIR "/usr/local/lib/dtrace"
+#endif
+
+typedef struct dt_library {
+	char *path;		/* DIR/NAME.d */
+	char **deps;		/* paths of the libraries it depends on */
+	int ndeps;
+	int mark;		/* sorting: 0 new, 1 being visited, 2 done */
+	bool loaded;		/* parsed without error: pcb is kept */
+	dt_pcb_t *pcb;
+} dt_library_t;
+
+struct dt_lib_state {
+	char **dirs;		/* -L, in order */
+	int ndirs;
+	bool parsed, declared;
+	dt_library_t **libs;	/* of every directory, in loading order */
+	int nlibs;
+	int dir_start;		/* the first library of the directory being
+				   loaded (dependencies stay inside it) */
+};
+
+static struct dt_lib_state *lib_state(dtrace_hdl_t *dtp)
+{
+	if (dtp->lib == NULL)
+		dtp->lib = dt_zalloc(sizeof(*dtp->lib));
+	return dtp->lib;
+}
+
+const char *dt_lib_default_dir(void)
+{
+	return DT_LIBRARYDIR;
+}
+
+void dt_lib_add_dir(dtrace_hdl_t *dtp, const char *dir)
+{
+	struct dt_lib_state *st = lib_state(dtp);
+
+	st->dirs = dt_realloc(st->dirs, (st->ndirs + 1) * sizeof(char *));
+	st->dirs[st->ndirs++] = dt_strdup(dir);
+}
+
+static void lib_free(dt_library_t *lib)
+{
+	if (lib->pcb != NULL) {
+		dt_pcb_fini(lib->pcb);
+		free(lib->pcb);
+	}
+	for (int i = 0; i < lib->ndeps; i++)
+		free(lib->deps[i]);
+	free(lib->deps);
+	free(lib->path);
+	free(lib);
+}
+
+void dt_lib_fini(dtrace_hdl_t *dtp)
+{
+	struct dt_lib_state *st = dtp->lib;
+
+	if (st == NULL)
+		return;
+	for (int i = 0; i < st->nlibs; i++)
+		lib_free(st->libs[i]);
+	free(st->libs);
+	for (int i = 0; i < st->ndirs; i++)
+		free(st->dirs[i]);
+	free(st->dirs);
+	free(st);
+	dtp->lib = NULL;
+}
+
+const dt_program_ast_t *dt_lib_prog(dtrace_hdl_t *dtp, int i)
+{
+	struct dt_lib_state *st = dtp->lib;
+
+	for (int j = 0; st != NULL && j < st->nlibs; j++)
+		if (st->libs[j]->loaded && i-- == 0)
+			return st->libs[j]->pcb->prog;
+	return NULL;
+}
+
+/* The whole text of a file, NUL-terminated; NULL (errno set) when it
+ * cannot be read or is larger than a script may be. */
+static char *read_text(const char *path, size_t *lenp)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = dt_realloc(buf, cap);
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0 && len <= DT_SCRIPT_MAX);
+	bool bad = ferror(f) || len > DT_SCRIPT_MAX;
+	fclose(f);
+	if (bad) {
+		free(buf);
+		errno = len > DT_SCRIPT_MAX ? EFBIG : EIO;
+		return NULL;
+	}
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
+}
+
+/* The NAME of a line `#pragma D depends_on library NAME`, copied into
+ * name; false for any other line. */
+static bool depends_line(const char *line, char *name, size_t size)
+{
+	char w[5][256];
+	int n = sscanf(line, " # %255s %255s %255s %255s %255s", w[0], w[1],
+		       w[2], w[3], w[4]);
+
+	if (n != 5 || strcmp(w[0], "pragma") != 0 || strcmp(w[1], "D") != 0 ||
+	    strcmp(w[2], "depends_on") != 0 || strcmp(w[3], "library") != 0)
+		return false;
+	snprintf(name, size, "%s", w[4]);
+	return true;
+}
+
+/* The libraries text names with #pragma D depends_on library, as paths
+ * in dir. */
+static void find_deps(dt_library_t *lib, const char *dir, const char *text)
+{
+	char name[256], path[4096];
+
+	for (const char *p = text; p != NULL && *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		char *line = dt_zalloc(n + 1);
+
+		memcpy(line, p, n);
+		if (depends_line(line, name, sizeof(name))) {
+			snprintf(path, sizeof(path), "%s/%s", dir, name);
+			lib->deps = dt_realloc(lib->deps, (lib->ndeps + 1) *
+					       sizeof(char *));
+			lib->deps[lib->ndeps++] = dt_strdup(path);
+		}
+		free(line);
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+}
+
+static dt_library_t *lib_find(struct dt_lib_state *st, const char *path)
+{
+	for (int i = st->dir_start; i < st->nlibs; i++)
+		if (strcmp(st->libs[i]->path, path) == 0)
+			return st->libs[i];
+	return NULL;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names of the *.d files of dir, sorted; NULL when it cannot be read
+ * (DTrace skips such a directory). */
+static char **dir_files(const char *dir, int *np)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	int n = 0;
+
+	if (d == NULL)
+		return NULL;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len < 3 || strcmp(e->d_name + len - 2, ".d") != 0)
+			continue;
+		names = dt_realloc(names, (n + 1) * sizeof(char *));
+		names[n++] = dt_strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(char *), name_cmp);
+	*np = n;
+	return names;
+}
+
+/* Put lib after what it depends on in order[]; -1 with DTrace's message
+ * on a missing library or a cycle. */
+static int lib_sort(dtrace_hdl_t *dtp, dt_library_t *lib,
+		    dt_library_t **order, int *n)
+{
+	struct dt_lib_state *st = dtp->lib;
+
+	if (lib->mark == 2)
+		return 0;
+	lib->mark = 1;
+	for (int i = 0; i < lib->ndeps; i++) {
+		dt_library_t *dep = lib_find(st, lib->deps[i]);
+		if (dep == NULL) {
+			dt_set_error(dtp, "Invalid library dependency in %s: "
+				     "%s", lib->path, lib->deps[i]);
+			return -1;
+		}
+		if (dep->mark == 1) {
+			dt_set_error(dtp, "Cyclic dependency detected: %s => "
+				     "%s", dep->path, lib->path);
+			return -1;
+		}
+		if (lib_sort(dtp, dep, order, n) < 0)
+			return -1;
+	}
+	lib->mark = 2;
+	order[(*n)++] = lib;
+	return 0;
+}
+
+/* Parse one library; false when it failed with another error than an
+ * unsatisfied dependency (dtp->errmsg says which). */
+static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
+{
+	size_t len;
+	char *text = read_text(lib->path, &len);
+
+	if (text == NULL)
+		return true;	/* DTrace skips a file it cannot read */
+	dt_pcb_t *pcb = dt_zalloc(sizeof(*pcb));
+	dt_pcb_init(pcb, dtp, text, len, lib->path, false);
+	free(text);
+	pcb->library = true;
+	if (setjmp(pcb->jb) != 0) {
+		dt_pcb_fini(pcb);
+		free(pcb);
+		return dtp->errtag == D_PRAGMA_DEPEND;
+	}
+	dt_parse(pcb);
+	lib->pcb = pcb;
+	lib->loaded = true;
+	return true;
+}
+
+/* Read the libraries of one directory, in dependency order. */
+static int load_dir(dtrace_hdl_t *dtp, const char *dir)
+{
+	struct dt_lib_state *st = dtp->lib;
+	int nfiles = 0, n = 0, rc = 0;
+	char **names = dir_files(dir, &nfiles);
+
+	if (names == NULL)
+		return 0;
+	st->dir_start = st->nlibs;
+	for (int i = 0; i < nfiles; i++) {
+		dt_library_t *lib = dt_zalloc(sizeof(*lib));
+		size_t len;
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		lib->path = dt_strdup(path);
+		char *text = read_text(path, &len);
+		if (text != NULL)
+			find_deps(lib, dir, text);
+		free(text);
+		free(names[i]);
+		st->libs = dt_realloc(st->libs, (st->nlibs + 1) *
+				      sizeof(*st->libs));
+		st->libs[st->nlibs++] = lib;
+	}
+	free(names);
+	dt_library_t **order = dt_zalloc((nfiles + 1) * sizeof(*order));
+	for (int i = st->dir_start; i < st->nlibs && rc == 0; i++)
+		rc = lib_sort(dtp, st->libs[i], order, &n);
+	for (int i = 0; i < n && rc == 0; i++) {
+		st->libs[st->dir_start + i] = order[i];
+		if (!lib_parse(dtp, order[i]))
+			rc = -1;
+	}
+	free(order);
+	return rc;
+}
+
+/* Whether the library named in a #pragma D depends_on of pcb's library
+ * was loaded. */
+void dt_lib_depends(dt_pcb_t *pcb, const char *name, int line)
+{
+	struct dt_lib_state *st = pcb->dtp->lib;
+	char path[4096];
+	const char *slash = strrchr(pcb->srcname, '/');
+	int dirlen = slash != NULL ? (int)(slash - pcb->srcname) : 0;
+
+	snprintf(path, sizeof(path), "%.*s/%s", dirlen, pcb->srcname, name);
+	dt_library_t *dep = st != NULL ? lib_find(st, path) : NULL;
+	if (dep == NULL || !dep->loaded)
+		dt_pcb_error(pcb, D_PRAGMA_DEPEND, line, "program requires "
+			     "library \"%s\" which failed to load", path);
+}
+
+void dt_lib_parse_all(dt_pcb_t *pcb)
+{
+	dtrace_hdl_t *dtp = pcb->dtp;
+	struct dt_lib_state *st = lib_state(dtp);
+
+	if (st->parsed || dtp->opt.nolibs)
+		return;
+	st->parsed = true;
+	if (load_dir(dtp, DT_LIBRARYDIR) < 0)
+		dt_pcb_error_wrap(pcb);
+	for (int i = 0; i < st->ndirs; i++)
+		if (load_dir(dtp, st->dirs[i]) < 0)
+			dt_pcb_error_wrap(pcb);
+}
+
+void dt_lib_declare_all(dt_pcb_t *pcb)
+{
+	struct dt_lib_state *st = lib_state(pcb->dtp);
+
+	if (st->declared)
+		return;
+	st->declared = true;
+	for (int i = 0; i < st->nlibs; i++) {
+		dt_pcb_t *lp = st->libs[i]->pcb;
+		if (lp == NULL)
+			continue;
+		if (setjmp(lp->jb) != 0)
+			dt_pcb_error_wrap(pcb);
+		dt_cg_declare(lp, lp->prog);
+	}
+}

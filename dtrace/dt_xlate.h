@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_xlate.h: translators (`translator`) and the xlate operator, between
+ * the checker and dt_xlate.c.
+ */
+#ifndef DT_XLATE_H
+#define DT_XLATE_H
+
+#include "dt_cg_impl.h"
+
+/* Check the translators a program declares (redeclarations, the types of
+ * their members); errors through dt_pcb_error(). */
+void dt_xlate_declare(dt_cg_t *cx, const dt_program_ast_t *prog);
+/* The xlate node of operand n: n itself, or the definition of the inline
+ * n names; NULL when n is neither. */
+dt_node_t *dt_xlate_operand(dt_cg_t *cx, const dt_node_t *n);
+/* n is x.m or x->m, x an xlate <T> (e): rewrite n into the translator's
+ * expression for m, checked; its type. */
+dt_type_t *dt_xlate_member(dt_cg_t *cx, dt_node_t *n, dt_node_t *x);
+/* n uses xlate x otherwise: in an inline's definition its type, else the
+ * error that says why it cannot be used so. */
+dt_type_t *dt_xlate_value(dt_cg_t *cx, const dt_node_t *n, dt_node_t *x);
+
+#endif /* DT_XLATE_H */
