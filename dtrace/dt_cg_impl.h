@@ -181,6 +181,8 @@ void dt_cg_spec_after_output(dt_cg_t *cx);
 int dt_cg_byteorder(dt_cg_t *cx, dt_node_t *n, int bits);
 int dt_cg_inet_ntoa(dt_cg_t *cx, dt_node_t *n);
 int dt_cg_inet_ntop(dt_cg_t *cx, dt_node_t *n);
+int dt_cg_inet_ntoa6(dt_cg_t *cx, dt_node_t *n);
+int dt_cg_link_ntop(dt_cg_t *cx, dt_node_t *n);
 
 /* dt_cg.c */
 dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp);

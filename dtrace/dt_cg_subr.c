@@ -1301,6 +1301,8 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	case DT_F_HTONLL: case DT_F_NTOHLL: return dt_cg_byteorder(cx, n, 64);
 	case DT_F_INET_NTOA: return dt_cg_inet_ntoa(cx, n);
 	case DT_F_INET_NTOP: return dt_cg_inet_ntop(cx, n);
+	case DT_F_INET_NTOA6: return dt_cg_inet_ntoa6(cx, n);
+	case DT_F_LINK_NTOP: return dt_cg_link_ntop(cx, n);
 	case DT_F_SPECULATION: return dt_cg_speculation(cx);
 	default: dt_cg_ice(cx, "subroutine");
 	}

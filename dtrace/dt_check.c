@@ -990,9 +990,16 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 	case DT_F_INET_NTOP:
 		need_arg(cx, n, a, 1, false, "int");
 		need_arg(cx, n, a->next, 2, false, "void *");
-		if (a->is_const && a->ival != 2)
+		if (a->is_const && a->ival != 2 && a->ival != 10)
 			ERR(cx, D_PROTO_ARG, a, "inet_ntop( ) supports AF_INET "
-			    "(2) only: IPv6 addresses are not supported yet");
+			    "(2) and AF_INET6 (10) only");
+		return dt_type_string(T);
+	case DT_F_INET_NTOA6:
+		need_arg(cx, n, a, 1, false, "struct in6_addr *");
+		return dt_type_string(T);
+	case DT_F_LINK_NTOP:
+		need_arg(cx, n, a, 1, false, "int");
+		need_arg(cx, n, a->next, 2, false, "void *");
 		return dt_type_string(T);
 	case DT_F_PROGENYOF:
 		need_arg(cx, n, a, 1, false, "pid_t");

@@ -62,6 +62,8 @@ static const dt_funcinfo_t dt_funcs[] = {
 	SUB("ntohll", DT_F_NTOHLL, 1, 1, false, true),
 	SUB("inet_ntoa", DT_F_INET_NTOA, 1, 1, false, true),
 	SUB("inet_ntop", DT_F_INET_NTOP, 2, 2, false, true),
+	SUB("inet_ntoa6", DT_F_INET_NTOA6, 1, 1, false, true),
+	SUB("link_ntop", DT_F_LINK_NTOP, 2, 2, false, true),
 	SUB("copyout", DT_F_COPYOUT, 3, 3, true, true),
 	SUB("copyoutstr", DT_F_COPYOUTSTR, 3, 3, true, true),
 	ACT("freopen", DT_F_FREOPEN, 1, -1, true, true),
@@ -155,7 +157,8 @@ static const struct {
 #define DT_UREGS_MAX	DTRACE_PT_NREGS
 
 /* The constants DTrace's own D libraries define (sys/dtrace.h's fault
- * codes, signal.d's signals with Linux's numbers): every program sees
+ * codes, net.d's address families and link_ntop()'s link types,
+ * signal.d's signals, with Linux's numbers): every program sees
  * them, a declaration of the program's own hides them. */
 static const struct {
 	const char *name;
@@ -167,6 +170,8 @@ static const struct {
 	{ "DTRACEFLT_KPRIV", 6 }, { "DTRACEFLT_UPRIV", 7 },
 	{ "DTRACEFLT_TUPOFLOW", 8 }, { "DTRACEFLT_BADSTACK", 9 },
 	{ "DTRACEFLT_LIBRARY", 1000 },
+	{ "AF_INET", 2 }, { "AF_INET6", 10 },		/* net.d's */
+	{ "DL_ETHER", 1 }, { "DL_IPOIB", 32 },
 	{ "SIGHUP", 1 }, { "SIGINT", 2 }, { "SIGQUIT", 3 }, { "SIGILL", 4 },
 	{ "SIGTRAP", 5 }, { "SIGABRT", 6 }, { "SIGIOT", 6 }, { "SIGBUS", 7 },
 	{ "SIGFPE", 8 }, { "SIGKILL", 9 }, { "SIGUSR1", 10 },

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# inet_ntoa() and inet_ntop(AF_INET, ...) of addresses in a traced
-# program's memory; ntohs() of the port it passes in network byte order;
-# inet_ntop() of another family is refused.
+# inet_ntoa(), inet_ntoa6(), inet_ntop() (AF_INET, AF_INET6) and
+# link_ntop() of addresses in a traced program's memory; ntohs() of the
+# port it passes in network byte order; another family or link type is
+# refused, or faults at run time.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/netaddr
@@ -22,8 +23,59 @@ if [ "$out" != "$expected" ]; then
 	printf '%s\n' "$expected"; cat err; fail=1
 fi
 
-if "$DTRACE" -e -n 'BEGIN { trace(inet_ntop(10, 0)); }' >out 2>err ||
-   ! grep -q "inet_ntop( ) supports AF_INET (2) only" err; then
-	echo "FAIL: inet_ntop(AF_INET6) not refused:"; cat err; fail=1
+# IPv6: the longest run of two or more zero groups (the first of equal
+# ones) as "::", an embedded IPv4 address alone for inet_ntoa6() and with
+# its prefix for inet_ntop(), the family also chosen at run time
+out=$("$DTRACE" -q -c "$T" -n 'pid$target:a.out:addr6:entry {
+	printf("%s|%s|%s\n", inet_ntoa6(arg0), inet_ntop(AF_INET6, arg0),
+	       inet_ntop(self->family + AF_INET6, arg0)); }' 2>err |
+	grep -v '^done')
+expected="fe80::214:4fff:fe0b:76c8|fe80::214:4fff:fe0b:76c8|fe80::214:4fff:fe0b:76c8
+1080::808:c:417a|1080::808:c:417a|1080::808:c:417a
+::1|::1|::1
+::|::|::
+127.0.0.1|::127.0.0.1|::127.0.0.1
+127.0.0.1|::ffff:127.0.0.1|::ffff:127.0.0.1
+::fffe:7f00:1|::fffe:7f00:1|::fffe:7f00:1
+fe12:3456:789a:bcde:214::|fe12:3456:789a:bcde:214::|fe12:3456:789a:bcde:214::
+fe12:3456:789a:bcde:214:4fff::|fe12:3456:789a:bcde:214:4fff::|fe12:3456:789a:bcde:214:4fff::
+fe12:3456:789a:bcde:214:4fff:fe0b:0|fe12:3456:789a:bcde:214:4fff:fe0b:0|fe12:3456:789a:bcde:214:4fff:fe0b:0
+1:0:2::3:0:0|1:0:2::3:0:0|1:0:2::3:0:0
+1::2:0:0:3:4|1::2:0:0:3:4|1::2:0:0:3:4
+ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff|ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff|ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"
+if [ "$out" != "$expected" ]; then
+	echo "FAIL ipv6: got:"; printf '%s\n' "$out"; echo "expected:"
+	printf '%s\n' "$expected"; cat err; fail=1
+fi
+
+# link_ntop() of an Ethernet and an IPoIB address; a strsize shorter than
+# the text cuts it
+out=$("$DTRACE" -q -c "$T" -n 'pid$target:a.out:link:entry {
+	printf("%s\n", link_ntop(arg0 == 6 ? DL_ETHER : DL_IPOIB, arg1)); }' \
+	2>err | grep -v '^done')
+expected="00:11:22:33:44:55
+00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff:10:21:32:43"
+if [ "$out" != "$expected" ]; then
+	echo "FAIL link: got:"; printf '%s\n' "$out"; cat err; fail=1
+fi
+out=$("$DTRACE" -q -x strsize=40 -c "$T" -n 'pid$target:a.out:link:entry
+	/arg0 == 20/ { printf("%s\n", link_ntop(DL_IPOIB, arg1)); }' \
+	2>err | grep -v '^done')
+if [ "$out" != "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:" ]; then
+	echo "FAIL link strsize: got: $out"; cat err; fail=1
+fi
+
+# another family or link type: refused when constant, an illegal
+# operation at run time; too small a strsize for the text
+if "$DTRACE" -e -n 'BEGIN { trace(inet_ntop(3, 0)); }' >out 2>err ||
+   ! grep -q "inet_ntop( ) supports AF_INET (2) and AF_INET6 (10) only" err; then
+	echo "FAIL: inet_ntop(3) not refused:"; cat err; fail=1
+fi
+"$DTRACE" -q -c "$T" -n 'pid$target:a.out:link:entry /arg0 == 6/ {
+	trace(link_ntop(7, arg1)); }' >out 2>err
+grep -q "illegal operation" err || { echo "FAIL link type 7:"; cat err; fail=1; }
+if "$DTRACE" -e -x strsize=16 -n 'BEGIN { trace(inet_ntoa6(0)); }' \
+	>out 2>err || ! grep -q "inet_ntoa6( ) needs a strsize of at least 20" err; then
+	echo "FAIL: strsize 16 not refused:"; cat err; fail=1
 fi
 exit $fail
