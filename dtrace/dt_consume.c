@@ -1372,8 +1372,12 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 			n == 1 ? "" : "s");
 		c->spec_drops_seen = c->spec_drops;
 	}
-	if (m == NULL || bpf_map_lookup_elem(m->fd, &key, &failed) != 0 ||
-	    failed <= c->spec_failed_seen)
+	/* the value is nspec + 1 slots; slot 0 counts the failures */
+	uint64_t *slots = m != NULL ? dt_zalloc(m->vsize) : NULL;
+	int err = m != NULL ? bpf_map_lookup_elem(m->fd, &key, slots) : -1;
+	failed = slots != NULL ? slots[0] : 0;
+	free(slots);
+	if (err != 0 || failed <= c->spec_failed_seen)
 		return;
 	n = failed - c->spec_failed_seen;
 	if (dtp->opt.json)
