@@ -689,7 +689,8 @@ static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
 	if (t->kind == DT_TK_ARRAY && t->base->kind == DT_TK_INT &&
 	    t->base->size == 1)
 		t = dt_type_string(cx->dtp->types);
-	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING)
+	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING &&
+	    !(dt_sou_type(t) && t->size > 0))
 		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "variable %s: "
 			     "type %s cannot be stored", v->name, t->name);
 	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);

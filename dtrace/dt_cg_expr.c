@@ -118,6 +118,8 @@ static int cg_addr(dt_cg_t *cx, dt_node_t *n);
  * (struct, union, array) stay addresses. */
 static int cg_user_value(dt_cg_t *cx, dt_node_t *n)
 {
+	if (dt_sou_rooted(n))	/* a part of a variable: BPF memory */
+		return dt_sou_value(cx, n);
 	int reg = cg_addr(cx, n);
 	if (!is_sou_or_array(n->type))
 		load_user(cx, reg, n->type);
@@ -594,6 +596,8 @@ static int cg_assign(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_ident_t *id = n->l->ident;
 
+	if (id == NULL || (n->op == DT_OP_ASSIGN && dt_sou_type(id->type)))
+		return dt_sou_assign(cx, n);	/* dt_cg_sou.c */
 	if (n->op == DT_OP_ASSIGN) {
 		int v = dt_cg_expr(cx, n->r);
 		dt_cg_var_store(cx, id, lval_keys(n->l), v, n->r->type);

@@ -268,6 +268,24 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize);
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
 
+/* dt_cg_sou.c: struct, union and array variables stored by value */
+bool dt_sou_type(const dt_type_t *t);	/* struct, union or array */
+/* Whether lvalue n is such a variable or a member or element of one. */
+bool dt_sou_rooted(const dt_node_t *n);
+/* The map of zeros an absent element of such a variable reads as. */
+dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size);
+/* Check n, an assignment to a member or element of such a variable. */
+dt_type_t *dt_sou_check_assign(dt_cg_t *cx, dt_node_t *n);
+/* Emit: the value of n (dt_sou_rooted()): a scalar, or an address. */
+int dt_sou_value(dt_cg_t *cx, dt_node_t *n);
+/* Emit: assignment n to a member or element of such a variable. */
+int dt_sou_assign(dt_cg_t *cx, dt_node_t *n);
+/* Emit: a = a string temporary holding the characters of the char array
+ * of size bytes at a, a part of such a variable. */
+void dt_sou_stringof(dt_cg_t *cx, int a, uint64_t size);
+/* Emit: copy the value at address v (of expression r) into lhs. */
+void dt_sou_store_var(dt_cg_t *cx, dt_node_t *lhs, int v, dt_node_t *r);
+
 /* dt_cg_act.c: stack(), ustack(), ufunc(), usym(), umod() and uaddr(), as
  * actions and aggregation keys (the "stack calls": their record is what
  * the consumer formats) */

@@ -220,6 +220,10 @@ static int cg_stringof(dt_cg_t *cx, dt_node_t *x)
 {
 	int a = dt_cg_expr(cx, x);
 
+	if (dt_sou_rooted(x) && x->type->kind == DT_TK_ARRAY) {
+		dt_sou_stringof(cx, a, x->type->size);	/* BPF memory */
+		return a;
+	}
 	if (x->type->kind == DT_TK_ARRAY && x->type->size > 0 &&
 	    x->type->size < cx->st->strsize) {
 		EMIT(DT_MOV64_IMM(DT_R0, (int32_t)x->type->size));

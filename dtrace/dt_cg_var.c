@@ -11,6 +11,8 @@
  *   self->a[k...]	HASH map "self_NAME", key: thread id, then the tuple
  *   this->x		a slot in the mstate area (kept across the clauses of
  *			one firing, as DTrace does)
+ * A struct, union or array variable takes its size, rounded up to 8, and
+ * reads as its address (dt_cg_sou.c).
  * Tuple keys: integers as 8 bytes, strings strsize bytes NUL padded.  A
  * missing element reads as 0, a string one as NULL (DTrace's unset
  * element).  Storing 0 (or a NULL string) into a map-backed variable
@@ -56,6 +58,8 @@ void dt_var_add(dt_cg_state_t *st, dt_ident_t *id)
 
 uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t)
 {
+	if (dt_sou_type(t))	/* by value (dt_cg_sou.c) */
+		return ((uint32_t)t->size + 7) & ~7u;
 	return t->kind == DT_TK_STRING ? st->strsize : 8;
 }
 
@@ -95,6 +99,8 @@ static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
 			     "take %u bytes, more than the %u available",
 			     id->name, id->ksize, cx->st->key_max);
 	id->vsize = dt_var_slot_size(cx->st, id->type);
+	if (dt_sou_type(id->type))
+		dt_sou_zero_map(cx->st, id->vsize);
 	snprintf(name, sizeof(name), "%s%s", prefix, id->name);
 	id->map = dt_cg_map(cx->st, name, BPF_MAP_TYPE_HASH, id->ksize,
 			    id->vsize, var_nentries(cx->st, id));
@@ -228,7 +234,11 @@ static bool in_slot(const dt_ident_t *id)
 static void load_slot(dt_cg_t *cx, dt_ident_t *id, int reg, int ptr_reg,
 		      int16_t off)
 {
-	if (dt_check_is_string(id->type)) {
+	if (dt_sou_type(id->type)) {	/* its address */
+		dt_cg_emit(cx, DT_MOV64_REG(reg, ptr_reg));
+		if (off != 0)
+			dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, reg, off));
+	} else if (dt_check_is_string(id->type)) {
 		dt_cg_emit(cx, DT_MOV64_REG(reg, ptr_reg));
 		if (off != 0)
 			dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, reg, off));
@@ -288,7 +298,13 @@ int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
 	int reg = dt_regs_take(cx);
 	int found = dt_as_label(cx->as), done = dt_as_label(cx->as);
 	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, found);
-	dt_cg_emit(cx, DT_MOV64_IMM(reg, 0));	/* 0, or a NULL string */
+	if (dt_sou_type(id->type)) {		/* zeros */
+		dt_cg_array_value(cx, dt_sou_zero_map(cx->st, id->vsize),
+				  cx->lbl_end);
+		dt_cg_emit(cx, DT_MOV64_REG(reg, DT_R0));
+	} else {
+		dt_cg_emit(cx, DT_MOV64_IMM(reg, 0));	/* 0, or NULL */
+	}
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
 	dt_as_place(cx->as, found);
 	load_slot(cx, id, reg, DT_R0, 0);

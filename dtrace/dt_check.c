@@ -371,8 +371,25 @@ static dt_type_t *var_type_of(dt_cg_t *cx, dt_node_t *r)
 		return t->kind == DT_TK_ENUM ? t : t;
 	if (t->kind == DT_TK_ARRAY && is_char_ptr(t))
 		return dt_type_string(tt(cx));
+	if (dt_sou_type(t) && t->size > 0)	/* by value: dt_cg_sou.c */
+		return t;
 	ERR(cx, D_VAR_TYPE, r, "a value of type %s cannot be stored in a "
 	    "variable", t->name);
+}
+
+static bool subscripts_value(dt_cg_t *cx, dt_node_t *l);
+
+/* Whether lvalue l is a member or an element of a value (s.x, a[i],
+ * m[k].x, this->p[i]) rather than a variable. */
+static bool member_lvalue(dt_cg_t *cx, dt_node_t *l)
+{
+	dt_identkind_t kind;
+
+	if (l->kind == DT_N_MEMBER)
+		return !var_member(l, &kind);
+	return l->kind == DT_N_INDEX &&
+	       ((l->l->kind == DT_N_MEMBER && !var_member(l->l, &kind)) ||
+		l->l->kind == DT_N_INDEX || subscripts_value(cx, l->l));
 }
 
 static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
@@ -382,6 +399,8 @@ static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
 		ERR(cx, D_AGG_FUNC, n, "an aggregation may only be assigned "
 		    "in a statement of its own");
 	dt_check_expr(cx, n->r);
+	if (member_lvalue(cx, n->l))
+		return dt_sou_check_assign(cx, n);
 	if (n->op == DT_OP_ASSIGN) {
 		dt_ident_t *id = check_var_ref(cx, n->l, var_type_of(cx, n->r));
 		if (!dt_check_assignable(id->type, n->r))
