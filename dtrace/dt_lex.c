@@ -300,11 +300,27 @@ void dt_lex_apply_attributes(dt_pcb_t *pcb)
 				pd->attrs[a->which] = a->attr;
 }
 
+/* Whether the kernel has module name: vmlinux, or one /sys/module
+ * lists (loaded, or built in with parameters), as the modules of DTrace
+ * on Linux are the kernel's. */
+static bool kernel_module_known(const char *name)
+{
+	char path[PATH_MAX];
+
+	if (strcmp(name, "vmlinux") == 0)
+		return true;
+	if (strchr(name, '/') != NULL || strcmp(name, "..") == 0 ||
+	    strcmp(name, ".") == 0)
+		return false;
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return access(path, F_OK) == 0;
+}
+
 /*
  * #pragma D depends_on <class> <name>.  A script given to dtrace is a
  * main program, which may not name a library; a D library may name
  * another of its directory, loaded before it (dt_lib.c).  Providers are
- * those of the loaded plugins; modules are not checked.
+ * those of the loaded plugins, modules the kernel's.
  */
 static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 {
@@ -331,6 +347,9 @@ static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 	if (strcmp(cls, "module") != 0)
 		dt_pcb_error(pcb, D_PRAGMA_INVAL, line, "invalid class %s "
 			     "specified by #pragma depends_on", cls);
+	if (!kernel_module_known(cw->w[4]))
+		dt_pcb_error(pcb, D_PRAGMA_DEPEND, line, "program requires "
+			     "module %s", cw->w[4]);
 }
 
 /* #error: its words, each followed by a blank, as DTrace prints them. */

@@ -425,7 +425,7 @@ static void test_providers(void)
 static void test_pragmas(void)
 {
 	S("#pragma D option quiet\n#pragma D option bufsize=16m\n"
-	  "#pragma D depends_on module x\n#pragma ident \"x\"\n"
+	  "#pragma D depends_on module vmlinux\n#pragma ident \"x\"\n"
 	  "BEGIN { }",
 	  "(option quiet)\n(option bufsize 16m)\n"
 	  "(clause (pdesc \"BEGIN \" :::BEGIN) (body))\n");
