@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dt_cg_impl.h"
+#include "dt_xlate.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 /* cpu v4 sign-extending move and signed division/modulo (off = 1) */
@@ -844,6 +845,8 @@ int dt_cg_expr(dt_cg_t *cx, dt_node_t *n)
 		if (n->ident != NULL)
 			return dt_cg_var_load(cx, n->ident, NULL);
 		return cg_user_value(cx, n);
+	case DT_N_XLATE:
+		return dt_xlate_cg(cx, n);	/* dt_xlate.c */
 	default:
 		dt_cg_ice(cx, "expression kind");
 	}

@@ -20,10 +20,12 @@
  * that a member of the wrong type is reported where it is defined
  * (D_XLATE_INCOMPAT), as DTrace does.
  *
- * Only members are read through xlate, or through an inline defined as
- * an xlate (`inline psinfo_t *p = xlate <psinfo_t *> (P);`, as DTrace's
- * libraries write them): a whole translated struct is not a value here.
+ * A member read through xlate, or through an inline defined as an xlate
+ * (`inline psinfo_t *p = xlate <psinfo_t *> (P);`, as DTrace's libraries
+ * write them), costs its own expression only; a whole translated struct
+ * is built member by member in a clause-local slot (xlate_build()).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "dt_cg_impl.h"
@@ -278,18 +280,95 @@ dt_type_t *dt_xlate_member(dt_cg_t *cx, dt_node_t *n, dt_node_t *x)
 	return dt_check_expr(cx, n);
 }
 
-dt_type_t *dt_xlate_value(dt_cg_t *cx, const dt_node_t *n, dt_node_t *x)
+/* The checked expression of translator member m for the struct being
+ * built, cast to the member's type, its name in the cast's name. */
+static dt_node_t *member_value(dt_cg_t *cx, const dt_xlator_t *xl,
+			       const dt_xlmember_t *m, const dt_node_t *arg,
+			       dt_type_t *out, int line)
+{
+	dt_member_t *om = dt_type_member(out, m->name);
+	dt_node_t *cast = dt_pcb_alloc(cx->pcb, sizeof(*cast));
+
+	if (!dt_type_is_scalar(om->type))
+		dt_pcb_error(cx->pcb, D_XLATE_INCOMPAT, line, "translator "
+			     "member %s of type %s cannot be translated into a "
+			     "value: read it with operator . or ->", m->name,
+			     om->type->name);
+	cast->kind = DT_N_CAST;
+	cast->line = line;
+	cast->ctype = om->type;
+	cast->l = member_expr(cx, xl, m, arg, line);
+	cast->name = m->name;
+	dt_check_expr(cx, cast);
+	return cast;
+}
+
+/*
+ * A whole translated struct: built, when the expression runs, in a
+ * clause-local slot of its own (a this-> variable no program can name),
+ * every member the translator defines computed and the others zero.
+ * Its value is the slot's address: a struct copied into a variable or
+ * traced, or the pointer xlate <T *> yields.
+ */
+static dt_type_t *xlate_build(dt_cg_t *cx, dt_node_t *x, dt_type_t *out)
+{
+	dt_node_t *arg = clone_tree(cx, x->l), **tail = &x->args;
+	const dt_xlator_t *xl = xlate_lookup(cx, x, out);
+	char name[32];
+
+	snprintf(name, sizeof(name), "xlate`%u", cx->st->this_size);
+	x->ident = dt_var_declare(cx, DT_IK_THIS, name, out, -1, NULL,
+				  x->line);
+	for (const dt_xlmember_t *m = xl->members; m != NULL; m = m->next) {
+		*tail = member_value(cx, xl, m, arg, out, x->line);
+		tail = &(*tail)->next;
+	}
+	return x->type = x->ctype;
+}
+
+dt_type_t *dt_xlate_value(dt_cg_t *cx, dt_node_t *n, dt_node_t *x)
 {
 	dt_type_t *out = xlate_out(x, x->ctype->kind == DT_TK_PTR);
 
 	if (out == NULL)
 		ERR(cx, D_XLATE_SOU, n, "translator output type must be a "
 		    "struct or union");
-	if (x->l->type == NULL)
-		xlate_lookup(cx, x, out);
-	if (cx->cc == NULL)	/* an inline's definition: read by member */
+	if (cx->cc == NULL) {	/* an inline's definition */
+		if (x->l->type == NULL)
+			xlate_lookup(cx, x, out);
 		return x->ctype;
-	ERR(cx, D_OP_STRUCT, n, "xlate <%s> ( ) can only be used here to "
-	    "read a member (operator %s)", x->ctype->name,
-	    x->ctype->kind == DT_TK_PTR ? "->" : ".");
+	}
+	if (n != x) {		/* an inline's use: a copy of its own */
+		dt_node_t *next = n->next;
+		int line = n->line;
+		*n = *clone_tree(cx, x);
+		n->next = next;
+		n->line = line;
+	}
+	return xlate_build(cx, n, out);
+}
+
+int dt_xlate_cg(dt_cg_t *cx, dt_node_t *x)
+{
+	uint32_t off = x->ident->offset;
+	dt_type_t *out = x->ctype->kind == DT_TK_PTR ? x->ctype->base :
+			 x->ctype;
+
+	for (uint32_t i = 0; i < out->size; i += 8)
+		dt_cg_emit(cx, DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(off + i),
+					    0));
+	for (dt_node_t *c = x->args; c != NULL; c = c->next) {
+		dt_member_t *m = dt_type_member(out, c->name);
+		uint64_t size = m->type->kind == DT_TK_PTR ? 8 : m->type->size;
+		int op = size == 1 ? BPF_B : size == 2 ? BPF_H :
+			 size == 4 ? BPF_W : BPF_DW;
+		int r = dt_cg_expr(cx, c);
+
+		dt_cg_emit(cx, DT_STORE(op, DT_R9, (int16_t)(off + m->offset),
+					r));
+		dt_regs_give(cx, r);
+	}
+	int reg = dt_regs_take(cx);
+	dt_cg_mst_ptr(cx, reg, off);
+	return reg;
 }

@@ -17,8 +17,11 @@ dt_node_t *dt_xlate_operand(dt_cg_t *cx, const dt_node_t *n);
 /* n is x.m or x->m, x an xlate <T> (e): rewrite n into the translator's
  * expression for m, checked; its type. */
 dt_type_t *dt_xlate_member(dt_cg_t *cx, dt_node_t *n, dt_node_t *x);
-/* n uses xlate x otherwise: in an inline's definition its type, else the
- * error that says why it cannot be used so. */
-dt_type_t *dt_xlate_value(dt_cg_t *cx, const dt_node_t *n, dt_node_t *x);
+/* n uses xlate x as a value (x is n, or an inline's definition): the
+ * struct, or a pointer to it, built where the expression runs; in an
+ * inline's definition, only its type. */
+dt_type_t *dt_xlate_value(dt_cg_t *cx, dt_node_t *n, dt_node_t *x);
+/* Emit: the value of checked xlate node x (an address). */
+int dt_xlate_cg(dt_cg_t *cx, dt_node_t *x);
 
 #endif /* DT_XLATE_H */
