@@ -229,6 +229,7 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 		res->scratch = NULL;
 		return -1;
 	}
+	dt_lib_keep(&pcb);	/* its inlines and translators stay */
 	dt_pcb_fini(&pcb);
 	free(cppout);
 	free(res->scratch);

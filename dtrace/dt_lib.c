@@ -23,7 +23,9 @@
  * their declarations are checked after the first program's pragmas are
  * applied (the code generator's layout, strsize among it, is fixed at its
  * first use).  The parse trees stay until the session ends: inlines and
- * translators are compiled from them at each use.
+ * translators are compiled from them at each use.  So do those of the
+ * session's programs that declare inlines or translators, which later
+ * programs see too (dt_lib_keep()).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -313,6 +315,22 @@ static int load_dir(dtrace_hdl_t *dtp, const char *dir)
 	}
 	free(order);
 	return rc;
+}
+
+void dt_lib_keep(dt_pcb_t *pcb)
+{
+	struct dt_lib_state *st = lib_state(pcb->dtp);
+
+	if (pcb->prog->inlines == NULL && pcb->prog->xlators == NULL)
+		return;
+	dt_library_t *lib = dt_zalloc(sizeof(*lib));
+	lib->path = dt_strdup(pcb->srcname != NULL ? pcb->srcname : "");
+	lib->pcb = dt_zalloc(sizeof(*lib->pcb));
+	*lib->pcb = *pcb;
+	lib->loaded = true;
+	pcb->arena = NULL;	/* the copy owns it now */
+	st->libs = dt_realloc(st->libs, (st->nlibs + 1) * sizeof(*st->libs));
+	st->libs[st->nlibs++] = lib;
 }
 
 /* Whether the library named in a #pragma D depends_on of pcb's library

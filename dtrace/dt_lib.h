@@ -23,6 +23,9 @@ const dt_program_ast_t *dt_lib_prog(dtrace_hdl_t *dtp, int i);
 /* #pragma D depends_on library name in library pcb: fails with
  * D_PRAGMA_DEPEND unless that library (in pcb's directory) was loaded. */
 void dt_lib_depends(dt_pcb_t *pcb, const char *name, int line);
+/* Keep the parse tree of pcb's program, compiled, until the session ends
+ * when it declares inlines or translators: later programs use them. */
+void dt_lib_keep(dt_pcb_t *pcb);
 void dt_lib_fini(dtrace_hdl_t *dtp);
 
 #endif /* DT_LIB_H */

@@ -6,7 +6,8 @@
 # translators serve -n and -s programs and a pid probe of a real process;
 # a library whose provider is missing is skipped with the one that depends
 # on it; a missing library, a cycle and a syntax error in a library fail
-# with DTrace's messages; -x nolibs reads none; dtrace -V names the
+# with DTrace's messages; -x nolibs reads none; a program's inlines and
+# translators serve the programs given after it; dtrace -V names the
 # installed library directory.
 set -u
 [ -x "$DTRACE" ] || exit 77
@@ -95,7 +96,17 @@ check "syntax" "$(cat err)" \
 out=$("$DTRACE" -x nolibs -L l4 -qn 'BEGIN { printf("ok\n"); exit(0); }' 2>err)
 check "nolibs" "$out" 'ok\|'
 
-# 5. the installed directory
+# 5. a program's inlines and translators serve the programs after it
+cat > decl.d <<'D'
+struct twice { int v; };
+translator struct twice < int X > { v = X * 2; };
+inline int base = 20 + pid * 0;
+D
+out=$("$DTRACE" -q -s decl.d -n 'BEGIN { printf("%d %d\n", base,
+	xlate <struct twice> (base).v); exit(0); }' 2>err)
+check "later program" "$out" '20 40\|'
+
+# 6. the installed directory
 out=$("$DTRACE" -V | sed -n 3p)
 check "-V" "$out" 'dtrace: library directory: /.*/dtrace\|'
 exit $fail
