@@ -1,0 +1,96 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# scripts/modcycle.sh [BUILD_DIR]: the module graph of dtrace/, derived from
+# what each file includes and what each object calls; fails when the graph
+# has a cycle, printing it.
+#
+# A module is a source file and its header (dt_foo.c, dt_foo.h), except for
+# the groups below, whose files form one unit behind one interface:
+#
+#   compiler   the checker and the code generator (dt_check.c, dt_cg*.c,
+#              dt_regs.c): one clause context (dt_cg_impl.h) for both passes
+#   consumer   dt_consume*.c, dt_agg.c, dt_printf.c, dt_json.c
+#   progdesc   the program description (dt_progdesc.h, dt_rec.h): what the
+#              compiler writes and the consumer and the checker read
+#
+# Edges:
+#   calls      an object's undefined symbol defined by another object of
+#              dtrace/ (nm over BUILD_DIR/obj/dtrace/*.o, built first)
+#   includes   #include "dt_x.h" of a header that belongs to a module with
+#              sources; headers without a source file (dt_impl.h, dt_ast.h,
+#              dt_runtime.h ...) are the shared vocabulary and no module
+#
+# The contract this keeps: the compiler and the consumer meet only in the
+# program description; nothing below the compiler calls back into it.
+set -eu
+
+B=${1:-${B:-build}}
+src=dtrace
+objdir=$B/obj/$src
+
+mod() {
+	case $1 in
+	dt_check|dt_cg|dt_cg_*|dt_regs) echo compiler ;;
+	dt_consume|dt_consume_*|dt_agg|dt_printf|dt_json) echo consumer ;;
+	dt_progdesc|dt_rec) echo progdesc ;;
+	*) echo "$1" ;;
+	esac
+}
+
+[ -d "$objdir" ] || { echo "modcycle: no $objdir (build first)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Module of each stem with a source file.
+for c in "$src"/*.c; do
+	s=$(basename "$c" .c)
+	echo "$s $(mod "$s")"
+done >"$tmp/stems"
+# Headers belong to the module of their stem when it has sources, or to a
+# group named in mod().
+for h in "$src"/*.h; do
+	s=$(basename "$h" .h)
+	m=$(mod "$s")
+	if [ -f "$src/$s.c" ] || [ "$m" != "$s" ]; then
+		echo "$s.h $m"
+	fi
+done >"$tmp/headers"
+
+# calls: symbol -> defining module, then each use.
+for o in "$objdir"/*.o; do
+	s=$(basename "$o" .o)
+	m=$(mod "$s")
+	nm "$o" | awk -v m="$m" '
+		NF == 3 && $2 ~ /^[TDBRC]$/ { print "D", $3, m }
+		NF == 2 && $1 == "U" { print "U", $2, m }'
+done >"$tmp/syms"
+awk '$1 == "D" { def[$2] = $3 }
+     $1 == "U" && ($2 in def) && def[$2] != $3 { print $3, def[$2] }' \
+	"$tmp/syms" "$tmp/syms" >"$tmp/edges"
+
+# includes
+for f in "$src"/*.c "$src"/*.h; do
+	s=$(basename "$f"); s=${s%.*}
+	sed -n "s/^#include \"\(dt_[a-z0-9_]*\.h\)\".*/$(mod "$s") \1/p" "$f"
+done | awk 'NR == FNR { hmod[$1] = $2; next }
+	    ($2 in hmod) && hmod[$2] != $1 { print $1, hmod[$2] }' \
+	"$tmp/headers" - >>"$tmp/edges"
+
+sort -u "$tmp/edges" >"$tmp/graph"
+# Each module also stands alone, so tsort sees modules without edges.
+awk '{ print $2, $2 }' "$tmp/stems" | sort -u >>"$tmp/graph"
+
+if ! tsort "$tmp/graph" >"$tmp/order" 2>"$tmp/loops"; then
+	echo "modcycle: the module graph of $src/ has a cycle:" >&2
+	awk '/input contains a loop/ { if (l != "") print "   ", l; l = ""; next }
+	     { sub(/^tsort: /, ""); l = l (l == "" ? "" : " -> ") $0 }
+	     END { if (l != "") print "   ", l }' "$tmp/loops" >&2
+	echo "modcycle: edges (module -> module it depends on):" >&2
+	sort -u "$tmp/edges" | sed 's/^/    /' >&2
+	exit 1
+fi
+echo "modcycle: $(sort -u "$tmp/graph" | wc -l | tr -d ' ') edges," \
+	"$(awk '{ print $2 }' "$tmp/stems" | sort -u | wc -l | tr -d ' ')" \
+	"modules, no cycle"
