@@ -37,7 +37,6 @@
 #include <bpf/libbpf.h>
 
 #include "dt_consume_impl.h"
-#include "dt_cg.h"
 #include "dt_elf.h"
 #include "dt_exec.h"
 #include "dt_unwind.h"
@@ -299,8 +298,8 @@ static bool uses_usyms(dtrace_hdl_t *dtp)
 				if (is_user_rec(&cl->acts[a].recs[r]))
 					return true;
 	}
-	for (int i = 0; i < dt_cg_naggs(dtp); i++) {
-		const dt_aggdesc_t *ad = dt_cg_agg(dtp, i);
+	for (int i = 0; i < dt_pd_naggs(dtp); i++) {
+		const dt_aggdesc_t *ad = dt_pd_agg(dtp, i);
 
 		for (int k = 0; ad != NULL && k < ad->nkeys; k++)
 			if (is_user_rec(&ad->keys[k]))
@@ -740,7 +739,7 @@ static int act_aggsample(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 			 const uint8_t *data)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
-	const dt_aggdesc_t *d = act->naggs > 0 ? dt_cg_agg(dtp, act->aggs[0])
+	const dt_aggdesc_t *d = act->naggs > 0 ? dt_pd_agg(dtp, act->aggs[0])
 					       : NULL;
 	int64_t v = 0, w = -1;
 	uint8_t *key;

@@ -156,6 +156,8 @@ struct dtrace_hdl {
 	/* the compiled program */
 	struct dt_compiled_clause **clauses;
 	int nclauses;
+	struct dt_aggdesc **aggs;	/* the aggregation table, by id */
+	int naggs;			/* (dt_progdesc.c) */
 	dtrace_probedesc_t *clause_descs[64];	/* each clause's descriptions, */
 	int clause_ndescs[64];			/* to match late probes */
 	bool tracing;		/* probes created now are enabled at once */

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_progdesc.c: the program description's tables (dt_progdesc.h): the
+ * aggregations the code generator declared.
+ */
+#include <stdlib.h>
+
+#include "dt_progdesc.h"
+
+int dt_pd_naggs(const dtrace_hdl_t *dtp)
+{
+	return dtp->naggs;
+}
+
+dt_aggdesc_t *dt_pd_agg(const dtrace_hdl_t *dtp, int id)
+{
+	return id >= 0 && id < dtp->naggs ? dtp->aggs[id] : NULL;
+}
+
+void dt_pd_agg_add(dtrace_hdl_t *dtp, dt_aggdesc_t *ad)
+{
+	ad->id = dtp->naggs;
+	dtp->aggs = dt_realloc(dtp->aggs,
+			       sizeof(*dtp->aggs) * (size_t)(dtp->naggs + 1));
+	dtp->aggs[dtp->naggs++] = ad;
+}
+
+static void free_aggdesc(dt_aggdesc_t *ad)
+{
+	free((char *)ad->name);
+	free(ad->keys);
+	free(ad->ktypes);
+	free(ad);
+}
+
+void dt_pd_fini(dtrace_hdl_t *dtp)
+{
+	for (int i = 0; i < dtp->naggs; i++)
+		free_aggdesc(dtp->aggs[i]);
+	free(dtp->aggs);
+	dtp->aggs = NULL;
+	dtp->naggs = 0;
+}
