@@ -30,9 +30,6 @@ typedef struct dt_compile_result {
 int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 	       const char *srcname, int ctx, dt_compile_result_t *res);
 
-/* The clauses whose descriptions match p (probes that appear while
- * tracing are enabled with them). */
-uint64_t dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
 void dt_compile_fini(dtrace_hdl_t *dtp);
 
 #endif /* DT_COMPILE_H */

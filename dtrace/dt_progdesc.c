@@ -1,11 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dt_progdesc.c: the program description's tables (dt_progdesc.h): the
- * aggregations the code generator declared.
+ * aggregations the code generator declared, and the clauses a probe that
+ * appears while tracing is enabled with.
  */
 #include <stdlib.h>
 
 #include "dt_progdesc.h"
+
+uint64_t dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
+{
+	uint64_t mask = 0;
+
+	for (int c = 0; c < dtp->nclauses; c++)
+		for (int j = 0; j < dtp->clause_ndescs[c]; j++)
+			if (dt_probe_matches(dtp, p, &dtp->clause_descs[c][j]))
+				mask |= 1ull << c;
+	return mask;
+}
 
 int dt_pd_naggs(const dtrace_hdl_t *dtp)
 {

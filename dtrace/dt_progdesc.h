@@ -8,6 +8,10 @@
  * formats of printf-like actions.  The consumer reads it to format the
  * records and aggregations; the checker reads it to check formats against
  * their arguments.  Neither reads the code generator's own state.
+ *
+ * It also matches probes that appear while tracing against the clauses'
+ * descriptions (late clause matching), so that the probe table never calls
+ * back into compilation.
  */
 #ifndef DT_PROGDESC_H
 #define DT_PROGDESC_H
@@ -34,6 +38,10 @@ typedef struct dt_compiled_clause {
 				   an action sits inside an if statement */
 	bool udepth;		/* records ustackdepth (recdesc.usample) */
 } dt_compiled_clause_t;
+
+/* The clauses whose descriptions (dtp->clause_descs) match p: a probe that
+ * appears while tracing is enabled with them. */
+uint64_t dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
 
 /* --- aggregations (dtp->aggs[0 .. naggs-1], by id) --- */
 
