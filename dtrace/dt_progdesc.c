@@ -19,6 +19,32 @@ uint64_t dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
 	return mask;
 }
 
+static bool is_user_rec(const dt_recdesc_t *r)
+{
+	return r->kind == DT_RK_USTACK || r->kind == DT_RK_UADDR ||
+	       r->kind == DT_RK_USAMPLE || r->usample != 0;
+}
+
+bool dt_pd_uses_usyms(const dtrace_hdl_t *dtp)
+{
+	for (int i = 0; i < dtp->nclauses; i++) {
+		const dt_compiled_clause_t *cl = dtp->clauses[i];
+
+		for (int a = 0; cl != NULL && a < cl->nacts; a++)
+			for (int r = 0; r < cl->acts[a].nrecs; r++)
+				if (is_user_rec(&cl->acts[a].recs[r]))
+					return true;
+	}
+	for (int i = 0; i < dt_pd_naggs(dtp); i++) {
+		const dt_aggdesc_t *ad = dt_pd_agg(dtp, i);
+
+		for (int k = 0; ad != NULL && k < ad->nkeys; k++)
+			if (is_user_rec(&ad->keys[k]))
+				return true;
+	}
+	return false;
+}
+
 int dt_pd_naggs(const dtrace_hdl_t *dtp)
 {
 	return dtp->naggs;

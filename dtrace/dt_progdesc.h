@@ -43,6 +43,10 @@ typedef struct dt_compiled_clause {
  * appears while tracing is enabled with them. */
 uint64_t dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
 
+/* Whether any clause records a user stack or address, or any aggregation
+ * has one as a key: the consumer symbolizes user addresses. */
+bool dt_pd_uses_usyms(const dtrace_hdl_t *dtp);
+
 /* --- aggregations (dtp->aggs[0 .. naggs-1], by id) --- */
 
 int dt_pd_naggs(const dtrace_hdl_t *dtp);
