@@ -12,10 +12,6 @@
  * (-n, -P, -m, -f; DT_CTX_* of dt_impl.h). */
 #define DT_CTX_SCRIPT	(-1)
 
-/* The largest program text read (a script, or the preprocessor's output):
- * a bound on what reading /dev/zero or a runaway pipe costs. */
-#define DT_SCRIPT_MAX	(16u << 20)
-
 typedef struct dt_compile_result {
 	int nclauses;		/* clauses compiled */
 	int nprobes;		/* distinct probes they matched */
