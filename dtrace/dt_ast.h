@@ -34,7 +34,7 @@ typedef enum dt_nodekind {
 			   MEMBER nodes whose l is IDENT "self" / "this" */
 	DT_N_OFFSETOF,	/* offsetof(ctype, name) */
 	DT_N_XLATE,	/* xlate <ctype> (l): l through a translator; only
-			   its members are read (dt_xlate.c) */
+			   its members are read (dt_cg_xlate.c) */
 
 	/* statements */
 	DT_N_EXPR_STMT,	/* l; */
@@ -149,7 +149,7 @@ typedef struct dt_providerdecl {
 
 /* translator out < in param > { member = expr; ... };  The member
  * expressions are kept unchecked: each use checks a copy of one with the
- * parameter replaced by the translated expression (dt_xlate.c). */
+ * parameter replaced by the translated expression (dt_cg_xlate.c). */
 typedef struct dt_xlmember {
 	const char *name;
 	dt_node_t *expr;
@@ -173,6 +173,13 @@ typedef struct dt_pragma_opt {
 	struct dt_pragma_opt *next;
 } dt_pragma_opt_t;
 
+/* #pragma D depends_on library NAME, in a D library (dt_lib.c checks
+ * that NAME was loaded). */
+typedef struct dt_libdep {
+	const char *name;
+	struct dt_libdep *next;
+} dt_libdep_t;
+
 typedef struct dt_program_ast {
 	dt_clause_ast_t *clauses;	/* in program order */
 	dt_vardecl_t *vars;
@@ -182,6 +189,7 @@ typedef struct dt_program_ast {
 	dt_providerdecl_t *providers;
 	dt_pragma_opt_t *options;
 	dt_xlator_t *xlators;	/* in program order */
+	dt_libdep_t *libdeps;
 } dt_program_ast_t;
 
 #include <stdio.h>

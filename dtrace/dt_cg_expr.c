@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "dt_cg_impl.h"
-#include "dt_xlate.h"
+#include "dt_cg_xlate.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 /* cpu v4 sign-extending move and signed division/modulo (off = 1) */
@@ -846,7 +846,7 @@ int dt_cg_expr(dt_cg_t *cx, dt_node_t *n)
 			return dt_cg_var_load(cx, n->ident, NULL);
 		return cg_user_value(cx, n);
 	case DT_N_XLATE:
-		return dt_xlate_cg(cx, n);	/* dt_xlate.c */
+		return dt_xlate_cg(cx, n);	/* dt_cg_xlate.c */
 	default:
 		dt_cg_ice(cx, "expression kind");
 	}

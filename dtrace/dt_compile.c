@@ -132,19 +132,6 @@ void dt_compile_fini(dtrace_hdl_t *dtp)
 	}
 }
 
-/* The clauses whose descriptions match p: for probes created while
- * tracing. */
-uint64_t dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
-{
-	uint64_t mask = 0;
-
-	for (int c = 0; c < dtp->nclauses; c++)
-		for (int j = 0; j < dtp->clause_ndescs[c]; j++)
-			if (dt_probe_matches(dtp, p, &dtp->clause_descs[c][j]))
-				mask |= 1ull << c;
-	return mask;
-}
-
 static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			   dt_compile_result_t *res)
 {
@@ -175,6 +162,20 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 		p->clauses |= 1ull << cc->id;
 		if (p->id == DT_PRID_ERROR)
 			dtp->error_probe = p;
+	}
+}
+
+/* The declarations of the D libraries not declared yet, after the first
+ * program's pragmas (the code generator's layout is fixed at its first
+ * use); an error in one fails pcb's compile, naming the library. */
+static void declare_libs(dt_pcb_t *pcb)
+{
+	dt_pcb_t *lp;
+
+	while ((lp = dt_lib_next_undeclared(pcb->dtp)) != NULL) {
+		if (setjmp(lp->jb) != 0)
+			dt_pcb_error_wrap(pcb);
+		dt_cg_declare(lp, lp->prog);
 	}
 }
 
@@ -216,7 +217,7 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 	dt_lib_parse_all(&pcb);
 	dt_parse(&pcb);
 	apply_pragmas(&pcb);
-	dt_lib_declare_all(&pcb);
+	declare_libs(&pcb);
 	dt_cg_declare(&pcb, pcb.prog);
 	for (const dt_clause_ast_t *c = pcb.prog->clauses; c; c = c->next) {
 		compile_clause(&pcb, c, res);

@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "dt_lex.h"
-#include "dt_lib.h"
 
 #define LEX_NBUF (DT_LEX_LOOKAHEAD + 2)
 
@@ -319,7 +318,8 @@ static bool kernel_module_known(const char *name)
 /*
  * #pragma D depends_on <class> <name>.  A script given to dtrace is a
  * main program, which may not name a library; a D library may name
- * another of its directory, loaded before it (dt_lib.c).  Providers are
+ * another of its directory, loaded before it (dt_lib.c checks it once
+ * the library is parsed).  Providers are
  * those of the loaded plugins, modules the kernel's.
  */
 static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
@@ -330,7 +330,10 @@ static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line, "malformed #pragma "
 			     "depends_on <class> <name>");
 	if (strcmp(cls, "library") == 0 && pcb->library) {
-		dt_lib_depends(pcb, cw->w[4], line);
+		dt_libdep_t *d = dt_pcb_alloc(pcb, sizeof(*d));
+		d->name = dt_pcb_strdup(pcb, cw->w[4]);
+		d->next = pcb->prog->libdeps;
+		pcb->prog->libdeps = d;
 		return;
 	}
 	if (strcmp(cls, "library") == 0)

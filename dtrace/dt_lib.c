@@ -33,8 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dt_cg.h"
-#include "dt_compile.h"
 #include "dt_lib.h"
 
 #ifndef DT_LIBRARYDIR
@@ -47,13 +45,14 @@ typedef struct dt_library {
 	int ndeps;
 	int mark;		/* sorting: 0 new, 1 being visited, 2 done */
 	bool loaded;		/* parsed without error: pcb is kept */
+	bool declared;		/* handed to dt_lib_next_undeclared() */
 	dt_pcb_t *pcb;
 } dt_library_t;
 
 struct dt_lib_state {
 	char **dirs;		/* -L, in order */
 	int ndirs;
-	bool parsed, declared;
+	bool parsed;
 	dt_library_t **libs;	/* of every directory, in loading order */
 	int nlibs;
 	int dir_start;		/* the first library of the directory being
@@ -107,16 +106,19 @@ void dt_lib_fini(dtrace_hdl_t *dtp)
 	free(st->dirs);
 	free(st);
 	dtp->lib = NULL;
+	free(dtp->decl_progs);
+	dtp->decl_progs = NULL;
+	dtp->ndecl_progs = 0;
 }
 
-const dt_program_ast_t *dt_lib_prog(dtrace_hdl_t *dtp, int i)
+/* lib is loaded: its declarations serve every program after it. */
+static void lib_loaded(dtrace_hdl_t *dtp, dt_library_t *lib, dt_pcb_t *pcb)
 {
-	struct dt_lib_state *st = dtp->lib;
-
-	for (int j = 0; st != NULL && j < st->nlibs; j++)
-		if (st->libs[j]->loaded && i-- == 0)
-			return st->libs[j]->pcb->prog;
-	return NULL;
+	lib->pcb = pcb;
+	lib->loaded = true;
+	dtp->decl_progs = dt_realloc(dtp->decl_progs, (dtp->ndecl_progs + 1) *
+				     sizeof(*dtp->decl_progs));
+	dtp->decl_progs[dtp->ndecl_progs++] = pcb->prog;
 }
 
 /* The whole text of a file, NUL-terminated; NULL (errno set) when it
@@ -254,6 +256,25 @@ static int lib_sort(dtrace_hdl_t *dtp, dt_library_t *lib,
 	return 0;
 }
 
+/* Whether the libraries pcb's library depends on (#pragma D depends_on
+ * library, names in its directory) were loaded. */
+static bool deps_loaded(dtrace_hdl_t *dtp, const dt_pcb_t *pcb)
+{
+	const char *slash = strrchr(pcb->srcname, '/');
+	int dirlen = slash != NULL ? (int)(slash - pcb->srcname) : 0;
+	char path[4096];
+
+	for (const dt_libdep_t *d = pcb->prog->libdeps; d != NULL;
+	     d = d->next) {
+		snprintf(path, sizeof(path), "%.*s/%s", dirlen, pcb->srcname,
+			 d->name);
+		dt_library_t *dep = lib_find(dtp->lib, path);
+		if (dep == NULL || !dep->loaded)
+			return false;
+	}
+	return true;
+}
+
 /* Parse one library; false when it failed with another error than an
  * unsatisfied dependency (dtp->errmsg says which). */
 static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
@@ -273,8 +294,12 @@ static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
 		return dtp->errtag == D_PRAGMA_DEPEND;
 	}
 	dt_parse(pcb);
-	lib->pcb = pcb;
-	lib->loaded = true;
+	if (!deps_loaded(dtp, pcb)) {	/* skipped, as DTrace does */
+		dt_pcb_fini(pcb);
+		free(pcb);
+		return true;
+	}
+	lib_loaded(dtp, lib, pcb);
 	return true;
 }
 
@@ -324,29 +349,14 @@ void dt_lib_keep(dt_pcb_t *pcb)
 	if (pcb->prog->inlines == NULL && pcb->prog->xlators == NULL)
 		return;
 	dt_library_t *lib = dt_zalloc(sizeof(*lib));
+	dt_pcb_t *copy = dt_zalloc(sizeof(*copy));
 	lib->path = dt_strdup(pcb->srcname != NULL ? pcb->srcname : "");
-	lib->pcb = dt_zalloc(sizeof(*lib->pcb));
-	*lib->pcb = *pcb;
-	lib->loaded = true;
+	lib->declared = true;
+	*copy = *pcb;
 	pcb->arena = NULL;	/* the copy owns it now */
+	lib_loaded(pcb->dtp, lib, copy);
 	st->libs = dt_realloc(st->libs, (st->nlibs + 1) * sizeof(*st->libs));
 	st->libs[st->nlibs++] = lib;
-}
-
-/* Whether the library named in a #pragma D depends_on of pcb's library
- * was loaded. */
-void dt_lib_depends(dt_pcb_t *pcb, const char *name, int line)
-{
-	struct dt_lib_state *st = pcb->dtp->lib;
-	char path[4096];
-	const char *slash = strrchr(pcb->srcname, '/');
-	int dirlen = slash != NULL ? (int)(slash - pcb->srcname) : 0;
-
-	snprintf(path, sizeof(path), "%.*s/%s", dirlen, pcb->srcname, name);
-	dt_library_t *dep = st != NULL ? lib_find(st, path) : NULL;
-	if (dep == NULL || !dep->loaded)
-		dt_pcb_error(pcb, D_PRAGMA_DEPEND, line, "program requires "
-			     "library \"%s\" which failed to load", path);
 }
 
 void dt_lib_parse_all(dt_pcb_t *pcb)
@@ -364,19 +374,16 @@ void dt_lib_parse_all(dt_pcb_t *pcb)
 			dt_pcb_error_wrap(pcb);
 }
 
-void dt_lib_declare_all(dt_pcb_t *pcb)
+dt_pcb_t *dt_lib_next_undeclared(dtrace_hdl_t *dtp)
 {
-	struct dt_lib_state *st = lib_state(pcb->dtp);
+	struct dt_lib_state *st = dtp->lib;
 
-	if (st->declared)
-		return;
-	st->declared = true;
-	for (int i = 0; i < st->nlibs; i++) {
-		dt_pcb_t *lp = st->libs[i]->pcb;
-		if (lp == NULL)
-			continue;
-		if (setjmp(lp->jb) != 0)
-			dt_pcb_error_wrap(pcb);
-		dt_cg_declare(lp, lp->prog);
+	for (int i = 0; st != NULL && i < st->nlibs; i++) {
+		dt_library_t *lib = st->libs[i];
+		if (lib->loaded && !lib->declared) {
+			lib->declared = true;
+			return lib->pcb;
+		}
 	}
+	return NULL;
 }

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_xlate.h: translators (`translator`) and the xlate operator, between
- * the checker and dt_xlate.c.
+ * dt_cg_xlate.h: translators (`translator`) and the xlate operator, between
+ * the checker and dt_cg_xlate.c.
  */
-#ifndef DT_XLATE_H
-#define DT_XLATE_H
+#ifndef DT_CG_XLATE_H
+#define DT_CG_XLATE_H
 
 #include "dt_cg_impl.h"
 
@@ -24,4 +24,4 @@ dt_type_t *dt_xlate_value(dt_cg_t *cx, dt_node_t *n, dt_node_t *x);
 /* Emit: the value of checked xlate node x (an address). */
 int dt_xlate_cg(dt_cg_t *cx, dt_node_t *x);
 
-#endif /* DT_XLATE_H */
+#endif /* DT_CG_XLATE_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_xlate.c: translators and the xlate operator.
+ * dt_cg_xlate.c: translators and the xlate operator.
  *
  *	translator struct out < struct in *P > { member = expr; ... };
  *	xlate <struct out> (e).member	xlate <struct out *> (e)->member
@@ -12,8 +12,8 @@
  * member's type; the copy is then checked and compiled like any other
  * expression, so a translator costs nothing more than writing its
  * expression by hand.  Copies are made in the arena of the compile that
- * uses them; translators of D libraries live as long as the session
- * (dt_lib.c keeps the libraries' parse trees).
+ * uses them; translators of D libraries and earlier programs live as long
+ * as the session (dtp->decl_progs, kept by dt_lib.c).
  *
  * Declaring a translator checks each member expression once, with the
  * parameter standing for an lvalue of the input type (`*(in *)0`), so
@@ -29,8 +29,7 @@
 #include <string.h>
 
 #include "dt_cg_impl.h"
-#include "dt_lib.h"
-#include "dt_xlate.h"
+#include "dt_cg_xlate.h"
 
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
 
@@ -116,7 +115,7 @@ static const dt_program_ast_t *xlator_prog(dt_cg_t *cx, int i)
 {
 	if (i == 0)
 		return cx->pcb->prog;
-	return dt_lib_prog(cx->dtp, i - 1);
+	return i - 1 < cx->dtp->ndecl_progs ? cx->dtp->decl_progs[i - 1] : NULL;
 }
 
 /* The translator from in to out: one whose input type is in, else one
