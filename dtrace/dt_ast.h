@@ -173,13 +173,6 @@ typedef struct dt_pragma_opt {
 	struct dt_pragma_opt *next;
 } dt_pragma_opt_t;
 
-/* #pragma D depends_on library NAME, in a D library (dt_lib.c checks
- * that NAME was loaded). */
-typedef struct dt_libdep {
-	const char *name;
-	struct dt_libdep *next;
-} dt_libdep_t;
-
 typedef struct dt_program_ast {
 	dt_clause_ast_t *clauses;	/* in program order */
 	dt_vardecl_t *vars;
@@ -189,7 +182,6 @@ typedef struct dt_program_ast {
 	dt_providerdecl_t *providers;
 	dt_pragma_opt_t *options;
 	dt_xlator_t *xlators;	/* in program order */
-	dt_libdep_t *libdeps;
 } dt_program_ast_t;
 
 #include <stdio.h>

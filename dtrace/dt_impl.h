@@ -262,6 +262,9 @@ typedef struct dt_pcb {
 				   specifier" */
 	int default_ctx;	/* for -P/-m/-f/-i: which field a bare name is */
 	bool library;		/* a D library (dt_lib.c): errors name it */
+	/* In a library: NULL when the library name (#pragma D depends_on
+	 * library) was loaded, else its path (dt_lib.c sets it). */
+	const char *(*lib_missing)(struct dt_pcb *pcb, const char *name);
 	jmp_buf jb;
 	struct dt_arena *arena;
 	dt_program_ast_t *prog;

@@ -318,8 +318,7 @@ static bool kernel_module_known(const char *name)
 /*
  * #pragma D depends_on <class> <name>.  A script given to dtrace is a
  * main program, which may not name a library; a D library may name
- * another of its directory, loaded before it (dt_lib.c checks it once
- * the library is parsed).  Providers are
+ * another of its directory, loaded before it (pcb->lib_missing).  Providers are
  * those of the loaded plugins, modules the kernel's.
  */
 static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
@@ -330,10 +329,11 @@ static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)
 		dt_pcb_error(pcb, D_PRAGMA_MALFORM, line, "malformed #pragma "
 			     "depends_on <class> <name>");
 	if (strcmp(cls, "library") == 0 && pcb->library) {
-		dt_libdep_t *d = dt_pcb_alloc(pcb, sizeof(*d));
-		d->name = dt_pcb_strdup(pcb, cw->w[4]);
-		d->next = pcb->prog->libdeps;
-		pcb->prog->libdeps = d;
+		const char *path = pcb->lib_missing(pcb, cw->w[4]);
+		if (path != NULL)
+			dt_pcb_error(pcb, D_PRAGMA_DEPEND, line, "program "
+				     "requires library \"%s\" which failed to "
+				     "load", path);
 		return;
 	}
 	if (strcmp(cls, "library") == 0)

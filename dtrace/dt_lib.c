@@ -256,23 +256,18 @@ static int lib_sort(dtrace_hdl_t *dtp, dt_library_t *lib,
 	return 0;
 }
 
-/* Whether the libraries pcb's library depends on (#pragma D depends_on
- * library, names in its directory) were loaded. */
-static bool deps_loaded(dtrace_hdl_t *dtp, const dt_pcb_t *pcb)
+/* pcb->lib_missing of a library: NULL when the library name of its
+ * directory was loaded, else its path. */
+static const char *lib_missing(dt_pcb_t *pcb, const char *name)
 {
 	const char *slash = strrchr(pcb->srcname, '/');
 	int dirlen = slash != NULL ? (int)(slash - pcb->srcname) : 0;
-	char path[4096];
+	size_t size = (size_t)dirlen + strlen(name) + 2;
+	char *path = dt_pcb_alloc(pcb, size);
 
-	for (const dt_libdep_t *d = pcb->prog->libdeps; d != NULL;
-	     d = d->next) {
-		snprintf(path, sizeof(path), "%.*s/%s", dirlen, pcb->srcname,
-			 d->name);
-		dt_library_t *dep = lib_find(dtp->lib, path);
-		if (dep == NULL || !dep->loaded)
-			return false;
-	}
-	return true;
+	snprintf(path, size, "%.*s/%s", dirlen, pcb->srcname, name);
+	dt_library_t *dep = lib_find(pcb->dtp->lib, path);
+	return dep != NULL && dep->loaded ? NULL : path;
 }
 
 /* Parse one library; false when it failed with another error than an
@@ -288,17 +283,13 @@ static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
 	dt_pcb_init(pcb, dtp, text, len, lib->path, false);
 	free(text);
 	pcb->library = true;
+	pcb->lib_missing = lib_missing;
 	if (setjmp(pcb->jb) != 0) {
 		dt_pcb_fini(pcb);
 		free(pcb);
 		return dtp->errtag == D_PRAGMA_DEPEND;
 	}
 	dt_parse(pcb);
-	if (!deps_loaded(dtp, pcb)) {	/* skipped, as DTrace does */
-		dt_pcb_fini(pcb);
-		free(pcb);
-		return true;
-	}
 	lib_loaded(dtp, lib, pcb);
 	return true;
 }

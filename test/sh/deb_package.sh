@@ -64,7 +64,9 @@ grep -qx 'ExecStart=/usr/sbin/dtprobed -F' "$R/lib/systemd/system/dtprobed.servi
 	fail "unit ExecStart: $(grep ExecStart "$R/lib/systemd/system/dtprobed.service")"
 grep -qx 'plugindir=/usr/lib/dtrace/plugins' "$R/usr/lib/pkgconfig/dtrace-provider.pc" ||
 	fail "dtrace-provider.pc plugindir"
-[ "$("$R/usr/sbin/dtrace" -V | tail -n 1)" = "dtrace: plugin directory: /usr/lib/dtrace/plugins" ] ||
+[ "$("$R/usr/sbin/dtrace" -V | sed -n 2p)" = "dtrace: plugin directory: /usr/lib/dtrace/plugins" ] ||
+	fail "-V: $("$R/usr/sbin/dtrace" -V)"
+[ "$("$R/usr/sbin/dtrace" -V | sed -n 3p)" = "dtrace: library directory: /usr/lib/dtrace" ] ||
 	fail "-V: $("$R/usr/sbin/dtrace" -V)"
 out=$(DTRACE_PLUGIN_PATH=$R/usr/lib/dtrace/plugins "$R/usr/sbin/dtrace" -q \
 	-n 'BEGIN { printf("packaged %d\n", 6 * 7); exit(0); }' 2>err)
