@@ -119,7 +119,7 @@ dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp)
 		st->dtp = dtp;
 		st->strsize = dtp->opt.strsize ? (uint32_t)dtp->opt.strsize
 					       : 256;
-		st->strsize = align8(st->strsize);
+		st->strroom = align8(st->strsize);
 		layout(st);
 		st->strtab = dt_zalloc(64);
 		st->strtab_cap = 64;
@@ -347,7 +347,7 @@ uint32_t dt_cg_temp(dt_cg_t *cx)
 			     cx->st->ntemps, cx->temps_kept ? " (copyin() "
 			     "results take theirs until the end of the "
 			     "clause)" : "");
-	return cx->st->off_temps + cx->ntemps++ * 2 * cx->st->strsize;
+	return cx->st->off_temps + cx->ntemps++ * 2 * cx->st->strroom;
 }
 
 uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size)

@@ -86,7 +86,9 @@ typedef struct dt_cg_map {
 
 struct dt_cg_state {
 	dtrace_hdl_t *dtp;
-	uint32_t strsize;
+	uint32_t strsize;	/* -x strsize: a string's NUL is within it */
+	uint32_t strroom;	/* strsize rounded up to 8: what a string
+				   takes in buffers, keys and variables */
 	/* The mstate area, as absolute offsets in the mstate value. */
 	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */
 	uint32_t off_rec;	/* record: dt_rechdr_t + data */
