@@ -326,6 +326,13 @@ void dt_cg_str_notnull(dt_cg_t *cx, int reg)
 	dt_cg_fault_if(cx, BPF_JEQ, reg, 0, DT_FAULT_BADADDR, reg);
 }
 
+void dt_cg_str_cut(dt_cg_t *cx, uint32_t t, uint32_t len)
+{
+	if (len > cx->st->strsize)
+		EMIT(DT_STORE_IMM(BPF_B, DT_R9,
+				  (int16_t)(t + cx->st->strsize - 1), 0));
+}
+
 void dt_cg_copy_str(dt_cg_t *cx, uint32_t dst_off, int src_reg)
 {
 	dt_cg_str_notnull(cx, src_reg);
