@@ -85,7 +85,7 @@ static void layout(dt_cg_state_t *st)
 	while (p2 < ss)
 		p2 <<= 1;
 	cmp = p2 + align8(ss) < DT_CG_CMP_MIN ? DT_CG_CMP_MIN : p2 + align8(ss);
-	st->key_max = align8(8 + 4 * ss);
+	st->key_max = 8 + 4 * align8(ss);	/* four string keys */
 	st->aggval_max = align8(ss);
 	for (st->ntemps = DT_CG_NTEMPS_MAX; ; st->ntemps--) {
 		/* strcmp uses 2 * strsize; index a power-of-two window +

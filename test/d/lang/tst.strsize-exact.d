@@ -12,7 +12,8 @@ BEGIN
 	printf("[%s] %d\n", inet_ntoa(alloca(4)), strlen(inet_ntoa(alloca(4))));
 	s = probename;
 	k[probename] = 1;
-	printf("[%s] %d %d\n", s, k["B"], s == "B");
+	m["a", "b", "c", "d"] = 4;	/* four strings fit a key, as before */
+	printf("[%s] %d %d %d\n", s, k["B"], s == "B", m["a", "b", "c", "d"]);
 	trace(probeprov);
 	printf("\n");
 	@a[probename] = count();
