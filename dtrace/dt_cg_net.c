@@ -10,11 +10,11 @@
  * address is read from user memory (or a copyin() copy) into the read
  * staging slot of the scratch area, then written digit by digit into a
  * string temporary through a pointer whose offset the verifier sees
- * bounded: at most 15 characters and the NUL, within the 2 * strsize
- * bytes of a temporary (strsize is at least 8).  The longer texts of
- * IPv6 and link addresses need a larger temporary (text_temp()); every
- * store goes through r2, whose offset from the temporary is a constant
- * on each path, which the verifier follows.
+ * bounded: at most 15 characters and the NUL, within the 2 * strroom
+ * bytes of a temporary (at least 16), then cut at strsize.  The longer
+ * texts of IPv6 and link addresses need a larger temporary (text_temp());
+ * every store goes through r2, whose offset from the temporary is a
+ * constant on each path, which the verifier follows.
  */
 #include "dt_cg_impl.h"
 
@@ -100,6 +100,7 @@ static void ipv4_string(dt_cg_t *cx, int a)
 
 	dt_cg_mst_ptr(cx, DT_R2, t);
 	ipv4_digits(cx, stage);
+	dt_cg_str_cut(cx, t, 16);
 	dt_cg_mst_ptr(cx, a, t);
 }
 
@@ -121,25 +122,15 @@ int dt_cg_inet_ntoa(dt_cg_t *cx, dt_node_t *n)
 #define LINK_TEXT_MAX	60
 
 /* A temporary for a text of at most max bytes.  A temporary is 2 *
- * strsize bytes, strsize rounded up to 8; a smaller strsize cannot hold
+ * strroom bytes (strsize rounded up to 8); a smaller strsize cannot hold
  * the text being built (it is then cut to strsize, as DTrace cuts it). */
 static uint32_t text_temp(dt_cg_t *cx, dt_node_t *n, uint32_t max)
 {
-	if (2 * cx->st->strsize < max)
+	if (2 * cx->st->strroom < max)	/* the least strsize with room */
 		dt_pcb_error(cx->pcb, D_STR_TOOBIG, n->line, "%s( ) needs a "
-			     "strsize of at least %u", n->name, (max + 1) / 2);
+			     "strsize of at least %u", n->name,
+			     ((max / 2 + 7) / 8 - 1) * 8 + 1);
 	return dt_cg_temp(cx);
-}
-
-/* Emit: the NUL at strsize - 1 of temporary t, which cuts a text longer
- * than a string may be, as DTrace does. */
-static void cut_to_strsize(dt_cg_t *cx, uint32_t t, uint32_t max)
-{
-	uint64_t strsize = cx->dtp->opt.strsize;
-
-	if (strsize < max)
-		EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)(t + strsize - 1),
-				  0));
 }
 
 /* Emit: r2++ = the hex digit of r0 (0 to 15). */
@@ -307,7 +298,7 @@ static void ipv6_string(dt_cg_t *cx, dt_node_t *n, int a, bool ntop)
 	dt_as_place(cx->as, v4);
 	ipv4_digits(cx, stage + 12);
 	dt_as_place(cx->as, done);
-	cut_to_strsize(cx, t, IPV6_TEXT_MAX);
+	dt_cg_str_cut(cx, t, IPV6_TEXT_MAX);
 	dt_cg_mst_ptr(cx, a, t);
 }
 
@@ -391,7 +382,7 @@ int dt_cg_link_ntop(dt_cg_t *cx, dt_node_t *n)
 	link_digits(cx, stage, 20);
 	dt_as_place(cx->as, done);
 	dt_regs_give(cx, type);
-	cut_to_strsize(cx, t, LINK_TEXT_MAX);
+	dt_cg_str_cut(cx, t, LINK_TEXT_MAX);
 	dt_cg_mst_ptr(cx, a, t);
 	return a;
 }

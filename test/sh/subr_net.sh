@@ -75,7 +75,7 @@ fi
 	trace(link_ntop(7, arg1)); }' >out 2>err
 grep -q "illegal operation" err || { echo "FAIL link type 7:"; cat err; fail=1; }
 if "$DTRACE" -e -x strsize=16 -n 'BEGIN { trace(inet_ntoa6(0)); }' \
-	>out 2>err || ! grep -q "inet_ntoa6( ) needs a strsize of at least 20" err; then
+	>out 2>err || ! grep -q "inet_ntoa6( ) needs a strsize of at least 17" err; then
 	echo "FAIL: strsize 16 not refused:"; cat err; fail=1
 fi
 exit $fail
