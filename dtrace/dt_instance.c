@@ -245,6 +245,10 @@ void dt_inst_emit(dtrace_hdl_t *dtp, dt_as_t *as, int label)
 		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, clauses));
 		EMIT(as, DT_STORE(BPF_DW, DT_FP, nv + clauses, DT_R1));
 		EMIT(as, DT_LOAD(BPF_W, DT_R2, DT_R7, prid));
+		/* the process's probe: the template's flags but that one */
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, flags));
+		EMIT(as, DT_ALU32_IMM(BPF_AND, DT_R1, ~DT_OVL_TEMPLATE));
+		EMIT(as, DT_STORE(BPF_W, DT_FP, nv + flags, DT_R1));
 		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, flags));
 		EMIT(as, DT_ALU64_IMM(BPF_AND, DT_R1, DT_OVL_TEMPLATE));
 		dt_as_jump(as, BPF_JEQ, DT_R1, 0, store);

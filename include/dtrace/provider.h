@@ -23,7 +23,9 @@
  *			underlying probes that share one trampoline (for pid:
  *			entry, return, offset).  The engine builds one BPF
  *			program per (provider, kind) and attaches it to every
- *			underlying probe of that kind at once.
+ *			underlying probe of that kind at once; a site that
+ *			several providers place gets one program that runs,
+ *			for each probe, its own provider's trampoline.
  *   trampoline		the BPF that runs first when an underlying probe fires:
  *			it fills the machine state (arguments) and may pick the
  *			overlay key.  The engine then runs the clauses of every
@@ -395,8 +397,10 @@ typedef struct dtrace_host {
 	int (*glob_match)(const char *pattern, const char *s);
 
 	/* Place an underlying probe, or make one fire in up->pid too: there
-	 * is one per (provider, kind, flags, path, offset), whatever the
-	 * processes, and the overlays choose the probe of the firing process.
+	 * is one per (flags, file, offset), whatever the providers and
+	 * processes, and the overlays choose the probe of the firing process
+	 * (each probe's arguments read by the trampoline of the kind its
+	 * provider last placed the site with before overlaying it).
 	 * Returns its cookie (> 0) or a negative errno. */
 	int64_t (*uprobe)(dtrace_provider_t *pv, const dtrace_uprobe_t *up);
 	/* Make prp fire when the underlying probe cookie fires in process pid
