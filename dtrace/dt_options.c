@@ -265,11 +265,10 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
 		if (strcmp(options[i].name, name) == 0)
 			d = &options[i];
-	if (d == NULL) {
-		dt_set_error(dtp, "failed to set option -x %s: Invalid option "
-			     "name", name);
-		return -1;
-	}
+	/* Else perhaps PLUGINname, a plugin's option without the dot
+	 * (fbtmode), known once the plugins are loaded. */
+	if (d == NULL)
+		return dt_provider_option(dtp, name, val);
 
 	int rc = 0;
 	switch (d->kind) {
