@@ -2008,8 +2008,9 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	uint32_t novl = ps->novls < 32768 ? 65536 : ps->novls * 2;
 	uint32_t ninst = 0;
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next)
-		if (pv->templates)
-			ninst = DT_INST_MAX;	/* room for dt_instance.c */
+		if (pv->templates)	/* room for dt_instance.c */
+			ninst = (uint32_t)dtp->opt.procprobes;
+	dtp->inst_max = ninst;
 	if (ninst)
 		dtp->inst_base = dtp->nprobes + 1 + DT_LATE_PROBES_MAX;
 	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
