@@ -994,4 +994,5 @@ const dtrace_host_t dt_host = {
 	.provide_again = host_provide_again,
 	.args_read = dt_prog_args_read,
 	.elf_open = dt_host_elf_open,
+	.kernel_btf = dt_host_kernel_btf,
 };

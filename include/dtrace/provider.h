@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	3
+#define DTRACE_PROVIDER_MINOR	4
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -288,6 +288,10 @@ typedef struct dtrace_event {
 					   registers the thread saved when it
 					   entered the kernel, not the event's
 					   context (added in 3.2) */
+#define DTRACE_PROBE_SYSCALL	0x20	/* a system call's entry or return:
+					   -F draws its arrows as DTrace
+					   draws a system call's (added in
+					   3.4) */
 
 /* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
  * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */
@@ -355,6 +359,8 @@ typedef struct dtrace_module {
  * What the engine offers a plugin.  Every function may be called only from
  * within one of the plugin's operations, on the session it was given.
  */
+struct btf;	/* libbpf's, for host->kernel_btf */
+
 typedef struct dtrace_host {
 	int major;		/* DTRACE_PROVIDER_MAJOR of the engine */
 	int minor;		/* DTRACE_PROVIDER_MINOR of the engine */
@@ -548,6 +554,12 @@ typedef struct dtrace_host {
 	 * a process's modules' files do. */
 	int (*elf_open)(dtrace_provider_t *pv, const char *path,
 			const dtrace_elf_t **fp, char *msg, size_t msglen);
+
+	/* Added in 3.4.  The kernel's BTF (libbpf's struct btf of vmlinux),
+	 * read once per session and shared with the engine, which owns it:
+	 * never freed or changed by a plugin (a module's split BTF may take
+	 * it as its base).  NULL when the kernel has none. */
+	struct btf *(*kernel_btf)(dtrace_provider_t *pv);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

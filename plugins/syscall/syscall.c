@@ -145,7 +145,7 @@ static int sc_insert(dtrace_provider_t *pv, const char *call, int is_return)
 		return rc;
 	}
 	/* ustack() and uregs[] are the calling thread's */
-	host->probe_attr(pv, prp, DTRACE_PROBE_IN_KERNEL);
+	host->probe_attr(pv, prp, DTRACE_PROBE_IN_KERNEL | DTRACE_PROBE_SYSCALL);
 	return 1;
 }
 
@@ -484,8 +484,9 @@ static const dtrace_provider_ops_t sc_ops = {
 
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
-	/* host->event came with 3.1, the mstate's errnum with 3.2. */
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 2)
+	/* host->event came with 3.1, the mstate's errnum with 3.2,
+	 * DTRACE_PROBE_SYSCALL with 3.4. */
+	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 4)
 		return NULL;
 	host = h;
 	return &sc_ops;
