@@ -1271,7 +1271,9 @@ static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
 {
 	int have = dt_as_label(as);
 
-	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent + 4));	/* flags */
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent +
+			 OFF(dt_overlay_t, ent[0].flags) -
+			 OFF(dt_overlay_t, ent[0])));
 	EMIT(as, DT_ALU64_IMM(BPF_RSH, DT_R1, DT_OVL_USER_SHIFT));
 	for (int i = 0; i < DT_SITE_USERS && tramps[i] >= 0; i++) {
 		int other = dt_as_label(as);
