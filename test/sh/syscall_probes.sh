@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @timeout: 90
 # The syscall provider on a program whose calls are known (systarget):
 # entry arguments, the return value in arg0 and arg1, errno at a failed
 # return (0 at a successful one and outside system calls), probefunc the
