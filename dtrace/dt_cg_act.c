@@ -22,7 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "dt_cg_impl.h"
-#include "dt_consume.h"
+#include "dt_progdesc.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 
