@@ -250,6 +250,7 @@ static int map_realize(dtrace_hdl_t *dtp, dtrace_map_t *map)
 	if (map->type == BPF_MAP_TYPE_HASH ||
 	    map->type == BPF_MAP_TYPE_PERCPU_HASH)
 		opts.map_flags = BPF_F_NO_PREALLOC;
+	opts.map_flags |= map->flags;
 	bpf_objname(objname, map->name);
 	int fd = bpf_map_create(map->type, objname, map->ksize, map->vsize,
 				map->nentries, &opts);

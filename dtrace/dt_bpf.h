@@ -22,6 +22,7 @@ struct dtrace_map {
 	int fd;
 	enum bpf_map_type type;
 	uint32_t ksize, vsize, nentries;
+	uint32_t flags;		/* BPF_F_* added at creation (BPF_F_MMAPABLE) */
 	bool pinned;
 	struct dtrace_map *next;
 };

@@ -570,6 +570,7 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 	EMIT(DT_STORE(BPF_DW, DT_FP, DT_FRAME_CTX, DT_R1));
 	EMIT(DT_MOV64_REG(DT_R9, DT_R2));
 	dt_regs_prologue(cx);
+	dt_cg_globals_start(cx, c);
 	dt_cg_spec_clause_start(cx);
 	if (cx->actmask) {
 		dt_cg_rec_alloc(cx, 8);

@@ -14,7 +14,8 @@
  *
  * A program, for one (set of (provider, kind) users, BEGIN/END flags):
  *
- *	prologue	r6 = ctx, r7 = mstate, activity check, default key
+ *	prologue	r6 = ctx, r7 = mstate, activity check (this CPU's
+ *			copy in the mstate, cpu_active), default key
  *	trampoline	the provider's: arguments into the mstate
  *	fast path	a program serving one site with one overlying probe
  *			(fast_prid()): while DT_STATE_GENERIC is 0, that
@@ -36,6 +37,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -162,6 +164,11 @@ struct dt_progset {
 	dev_t id_dev;
 	ino_t id_ino;
 	uint64_t id_when;	/* dt_now_ns() of the stat() */
+	/* The "mstate" map's mapping: each CPU's dt_mstate_t, mst_stride
+	 * bytes apart, whose cpu_active and cpu_generic the consumer keeps. */
+	uint8_t *mst;
+	size_t mst_len, mst_stride;
+	uint32_t mst_ncpus;
 };
 
 static struct dt_progset *progset(dtrace_hdl_t *dtp)
@@ -659,7 +666,39 @@ int dt_prog_maps_declare(dtrace_hdl_t *dtp)
 	    !dt_bpf_map(dtp, "mstate", BPF_MAP_TYPE_ARRAY, 4,
 			sizeof(dt_mstate_t), (uint32_t)ncpus))
 		return -1;
+	dt_bpf_map_find(dtp, "mstate")->flags = BPF_F_MMAPABLE;
 	return 0;
+}
+
+/* Map the "mstate" map, where each CPU's copies of the session's state
+ * live (dt_mstate_t's cpu_active, cpu_generic).  Returns 0 or -1. */
+static int mstate_map(dtrace_hdl_t *dtp, struct dt_progset *ps)
+{
+	dtrace_map_t *m = dt_bpf_map_find(dtp, "mstate");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t stride = ((size_t)m->vsize + 7) & ~(size_t)7; /* the kernel's */
+	size_t len = (stride * m->nentries + page - 1) / page * page;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+
+	if (p == MAP_FAILED) {
+		dt_set_error(dtp, "failed to map the BPF map mstate: %s",
+			     strerror(errno));
+		return -1;
+	}
+	ps->mst = p;
+	ps->mst_len = len;
+	ps->mst_stride = stride;
+	ps->mst_ncpus = m->nentries;
+	return 0;
+}
+
+/* Every CPU's copy of a state field (at off in dt_mstate_t) becomes v. */
+static void mstate_set_all(struct dt_progset *ps, size_t off, uint32_t v)
+{
+	for (uint32_t i = 0; ps != NULL && ps->mst != NULL &&
+			     i < ps->mst_ncpus; i++)
+		__atomic_store_n((uint32_t *)(ps->mst + i * ps->mst_stride +
+					      off), v, __ATOMIC_SEQ_CST);
 }
 
 /* The flags of an underlying probe that make a program of their own. */
@@ -682,19 +721,32 @@ static void emit_array_lookup(dt_as_t *as, dtrace_map_t *map, int32_t key)
 }
 
 /* Which activity lets this program run: BEGIN runs before the session is
- * active, END while it drains, everything else only while it is active. */
+ * active, END while it drains (both read the session's own state), and
+ * everything else only while it is active, which it reads in this CPU's
+ * mstate (r7): emit_cpu_active_check(). */
 static void emit_activity_check(dt_as_t *as, dtrace_map_t *state,
 				unsigned flags, int out)
 {
+	if (!(flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END)))
+		return;
 	emit_array_lookup(as, state, DT_STATE_ACTIVITY);
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
 	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
 	if (flags & DTRACE_UPROBE_BEGIN)
 		dt_as_jump(as, BPF_JNE, DT_R1, DT_ACTIVITY_INACTIVE, out);
-	else if (flags & DTRACE_UPROBE_END)
-		dt_as_jump(as, BPF_JEQ, DT_R1, DT_ACTIVITY_STOPPED, out);
 	else
-		dt_as_jump(as, BPF_JNE, DT_R1, DT_ACTIVITY_ACTIVE, out);
+		dt_as_jump(as, BPF_JEQ, DT_R1, DT_ACTIVITY_STOPPED, out);
+}
+
+/* Leave unless the session is active on this CPU's copy (r7 = mstate).
+ * The copies follow the session's activity: dt_prog_start() raises them
+ * once it is active, dt_prog_stop() and exit() lower them. */
+static void emit_cpu_active_check(dt_as_t *as, unsigned flags, int out)
+{
+	if (flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END))
+		return;
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, cpu_active)));
+	dt_as_jump(as, BPF_JEQ, DT_R1, 0, out);
 }
 
 /* The activity becomes act, from any (from < 0) or from that one only (BEGIN
@@ -722,8 +774,8 @@ static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int from,
  */
 typedef enum dt_stage {
 	DT_STAGE_EMPTY,		/* nothing: r0 = 0; exit */
-	DT_STAGE_ACTIVITY,	/* the session's activity checked */
-	DT_STAGE_MSTATE,	/* the mstate found and reset, key set */
+	DT_STAGE_ACTIVITY,	/* the mstate found, the activity checked */
+	DT_STAGE_MSTATE,	/* the mstate reset, key set */
 	DT_STAGE_TRAMPOLINE,	/* the provider's trampoline */
 	DT_STAGE_OVERLAY,	/* the overlying probes found */
 	DT_STAGE_DISPATCH,	/* the dispatch, calling no clause */
@@ -757,8 +809,6 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 {
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
-	if (stop < DT_STAGE_MSTATE)
-		return;
 
 	/* This CPU's mstate: the program cannot migrate while it runs. */
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
@@ -769,6 +819,9 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
 	EMIT(as, DT_MOV64_REG(DT_R7, DT_R0));
+	emit_cpu_active_check(as, flags, out);
+	if (stop < DT_STAGE_MSTATE)
+		return;
 
 	/* Arguments the trampoline does not fill read as 0. */
 	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
@@ -1025,20 +1078,19 @@ static void generic_only(dtrace_hdl_t *dtp)
 	    bpf_map_update_elem(st->fd, &k, &v, BPF_ANY) < 0)
 		dt_warn(dtp, "failed to update the session's state: %s",
 			strerror(errno));
+	mstate_set_all(dtp->progs, offsetof(dt_mstate_t, cpu_generic), 1);
 }
 
 /* The clauses of probe prid called one after the other, while
- * DT_STATE_GENERIC is 0 (else goto generic); then goto done. */
+ * DT_STATE_GENERIC is 0 (this CPU's copy, cpu_generic; else goto
+ * generic); then goto done. */
 static void emit_fast_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint32_t prid,
 			       const int *clause_labels, int error_label,
 			       int generic, int done)
 {
 	uint64_t clauses = dtp->probes[prid]->clauses;
 
-	emit_array_lookup(as, dt_bpf_map_find(dtp, "state"),
-			  DT_STATE_GENERIC);
-	dt_as_jump(as, BPF_JEQ, DT_R0, 0, generic);
-	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, cpu_generic)));
 	dt_as_jump(as, BPF_JNE, DT_R1, 0, generic);
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid),
 			      (int32_t)prid));
@@ -2025,7 +2077,7 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	dtrace_map_t *mst = dt_bpf_map_find(dtp, "mstate");
 	if (mst->vsize < dt_cg_mstate_size(dtp))
 		mst->vsize = dt_cg_mstate_size(dtp);
-	if (dt_bpf_maps_create(dtp) < 0)
+	if (dt_bpf_maps_create(dtp) < 0 || mstate_map(dtp, ps) < 0)
 		return -1;
 	if (fill_maps(dtp, ps) < 0 || load_programs(dtp, ps) < 0 ||
 	    attach_pending(dtp, ps, false) < 0)
@@ -2086,6 +2138,23 @@ static int call_providers(dtrace_hdl_t *dtp, bool start, unsigned flag,
 }
 
 /*
+ * The session is active: so is every CPU's copy (cpu_active), unless an
+ * exit() moved the session on meanwhile.  exit() lowers the copies after
+ * it moved the activity, and the copies are raised before the activity is
+ * read again: whichever order they run in, the copies end lowered.
+ */
+static void cpu_active_raise(dtrace_hdl_t *dtp)
+{
+	size_t off = offsetof(dt_mstate_t, cpu_active);
+
+	if (dt_prog_activity(dtp) != DT_ACTIVITY_ACTIVE)
+		return;
+	mstate_set_all(dtp->progs, off, 1);
+	if (dt_prog_activity(dtp) != DT_ACTIVITY_ACTIVE)
+		mstate_set_all(dtp->progs, off, 0);
+}
+
+/*
  * BEGIN fires before any other probe: first the providers that fire BEGIN
  * (their programs activate the session), then, the session active (made so
  * here when no clause is on BEGIN), the providers that fire their probes
@@ -2102,6 +2171,8 @@ int dt_prog_start(dtrace_hdl_t *dtp)
 		bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
 	}
 	if (rc == 0)
+		cpu_active_raise(dtp);
+	if (rc == 0)
 		rc = call_providers(dtp, true, DTRACE_UPROBE_BEGIN, false);
 	return rc;
 }
@@ -2113,6 +2184,7 @@ int dt_prog_stop(dtrace_hdl_t *dtp)
 	uint64_t v = DT_ACTIVITY_DRAINING;
 
 	bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
+	mstate_set_all(dtp->progs, offsetof(dt_mstate_t, cpu_active), 0);
 	int rc = call_providers(dtp, false, DTRACE_UPROBE_END, false);
 	if (call_providers(dtp, false, DTRACE_UPROBE_END, true) < 0)
 		rc = -1;
@@ -2138,6 +2210,8 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 
 	if (ps == NULL)
 		return;
+	if (ps->mst != NULL)
+		munmap(ps->mst, ps->mst_len);
 	/* Program fds belong to dt_bpf.c, which closes them. */
 	for (int i = 0; i < ps->nprogs; i++)
 		dt_as_fini(&ps->progs[i].as);

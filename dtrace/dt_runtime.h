@@ -10,6 +10,8 @@
  *   "mstate"	ARRAY, one entry per possible CPU, indexed by the CPU a
  *		program runs on (it cannot migrate): dt_mstate_t then the
  *		code generator's area (dt_cg_mstate_size() bytes in all).
+ *		Mapped by the consumer (BPF_F_MMAPABLE), which writes each
+ *		CPU's cpu_active and cpu_generic there.
  *		Not a PERCPU_ARRAY, whose lookup reads the map's table of
  *		per-CPU pointers, one more page touched per firing.
  *   "overlay"	HASH	key: the mstate's key (pid, cookie); value:
@@ -108,6 +110,12 @@ typedef struct dt_mstate {
 	uint64_t timestamp;	/* cached per firing, 0 until read */
 	uint32_t exited;	/* exit() ended the session in this firing */
 	uint32_t strtok;	/* 1 + where strtok() goes on; 0: nowhere */
+	/* This CPU's copies of the session's state, beside the fields every
+	 * firing touches: reading the "state" map costs a page of its own.
+	 * Kept by dt_program.c (userspace, through the map's mapping) and by
+	 * exit() (dt_cg_act.c, every CPU's); the firing never writes them. */
+	uint32_t cpu_active;	/* the activity is DT_ACTIVITY_ACTIVE */
+	uint32_t cpu_generic;	/* DT_STATE_GENERIC is non-zero */
 	uint64_t err_argv[6];	/* ERROR's arg0..arg5 while it runs */
 	uint64_t cg_area[];
 } dt_mstate_t;
