@@ -1242,8 +1242,40 @@ static uint64_t overlay_mask(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	return m;
 }
 
+/*
+ * The clauses a program of pv may need for probes made while tracing: those
+ * with a description whose provider pv may serve, but for dtrace:::ERROR's.
+ * A probe made while tracing (a program exec'ed, a library dlopen()ed)
+ * runs in the program of its kind, which may have been built when tracing
+ * began for the probes there were then: one of "a*:::" for a process of
+ * a's already running, say.  Built with those probes' clauses alone, it
+ * ran nothing for a later probe of "b*:::", which went silent although its
+ * uprobe fired.
+ */
+static uint64_t late_clauses(dtrace_hdl_t *dtp, const dt_provider_t *pv)
+{
+	uint64_t m = 0;
+
+	for (int c = 0; c < dtp->nclauses && c < 64; c++)
+		for (int i = 0; i < dtp->clause_ndescs[c]; i++)
+			if (dt_provider_may_serve(dtp, pv,
+						  dtp->clause_descs[c][i].prv))
+				m |= 1ull << c;
+	if (dtp->error_probe)
+		m &= ~dtp->error_probe->clauses;
+	return m;
+}
+
+/* Whether pv may make probes while tracing (see provider.h). */
+static bool makes_late_probes(const dt_provider_t *pv)
+{
+	return pv->ops->poll != NULL || pv->ops->notice_process != NULL ||
+	       pv->ops->notice_files != NULL;
+}
+
 /* Assign each underlying probe to its program, and give each program the
- * clauses of the overlays on its probes. */
+ * clauses of the overlays on its probes, and those of the probes its
+ * provider may make while tracing. */
 static void group_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 {
 	for (uint32_t i = 0; i < ps->nups; i++)
@@ -1252,6 +1284,10 @@ static void group_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 		dt_uprobe_ent_t *u = &ps->ups[ps->ovls[i].cookie - 1];
 		ps->progs[u->prog].clauses |= overlay_mask(dtp, &ps->ovls[i]);
 	}
+	for (int i = 0; i < ps->nprogs; i++)
+		if (makes_late_probes(ps->progs[i].pv))
+			ps->progs[i].clauses |= late_clauses(dtp,
+							     ps->progs[i].pv);
 }
 
 static const char *dis_mapname(void *arg, uint32_t insn)
@@ -1792,8 +1828,9 @@ fail:
 }
 
 /* A kind that had no underlying probe when tracing started (a library
- * loaded later, under -Z): build its program now, with every clause, since
- * the overlays that will use it are not known yet.  Returns its index or
+ * loaded later, under -Z): build its program now, with every clause its
+ * provider may serve, since the overlays that will use it are not known
+ * yet.  Returns its index or
  * -1. */
 static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			const dt_uprobe_ent_t *u)
@@ -1801,10 +1838,7 @@ static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	int i = kprog_find(ps, u);
 	dt_kprog_t *kp = &ps->progs[i];
 
-	kp->clauses = dtp->nclauses >= 64 ? ~0ull
-					  : (1ull << dtp->nclauses) - 1;
-	if (dtp->error_probe)
-		kp->clauses &= ~dtp->error_probe->clauses;
+	kp->clauses = late_clauses(dtp, kp->pv);
 	if (prog_build(dtp, kp) < 0)
 		goto fail;
 	if (kprog_load(dtp, kp) >= 0)
