@@ -131,19 +131,6 @@ void dt_compile_fini(dtrace_hdl_t *dtp)
 	}
 }
 
-/* The clauses whose descriptions match p: for probes created while
- * tracing. */
-uint64_t dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
-{
-	uint64_t mask = 0;
-
-	for (int c = 0; c < dtp->nclauses; c++)
-		for (int j = 0; j < dtp->clause_ndescs[c]; j++)
-			if (dt_probe_matches(dtp, p, &dtp->clause_descs[c][j]))
-				mask |= 1ull << c;
-	return mask;
-}
-
 static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			   dt_compile_result_t *res)
 {
