@@ -233,9 +233,6 @@ int dt_provider_option(dtrace_hdl_t *dtp, const char *name, const char *val);
 /* dtrace -x help: the plugins' options, one a line. */
 void dt_provider_options_list(dtrace_hdl_t *dtp, FILE *fp);
 void dt_provider_fini(dtrace_hdl_t *dtp);
-/* Whether pv may ever serve probes of provider prv (a pattern: perhaps). */
-bool dt_provider_may_serve(dtrace_hdl_t *dtp, const dt_provider_t *pv,
-			   const char *prv);
 
 /* Values of dt_pcb_t.default_ctx: the field a one-field description names. */
 enum {

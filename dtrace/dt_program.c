@@ -1252,14 +1252,43 @@ static uint64_t overlay_mask(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
  * ran nothing for a later probe of "b*:::", which went silent although its
  * uprobe fired.
  */
+static bool names_literally(const dt_provider_t *pv, const char *prv)
+{
+	const char *const *n = pv->ops->names ? pv->ops->names : &pv->ops->name;
+
+	for (; *n; n++)
+		if (!dt_glob_has_meta(*n) && strcmp(*n, prv) == 0)
+			return true;
+	return false;
+}
+
+/* Whether pv may serve probes of provider prv: a pattern perhaps; a name
+ * if pv's names match it and no other plugin has it as its own (the
+ * rule of dt_provider.c's may_create()). */
+static bool may_serve(dtrace_hdl_t *dtp, const dt_provider_t *pv,
+		      const char *prv)
+{
+	const char *const *n = pv->ops->names ? pv->ops->names : &pv->ops->name;
+	bool declared = false;
+
+	if (prv == NULL || prv[0] == '\0' || dt_glob_has_meta(prv))
+		return true;
+	for (; *n && !declared; n++)
+		declared = dt_glob_match(*n, prv);
+	for (const dt_provider_t *o = dtp->providers; declared && o;
+	     o = o->next)
+		if (o != pv && names_literally(o, prv))
+			return false;
+	return declared;
+}
+
 static uint64_t late_clauses(dtrace_hdl_t *dtp, const dt_provider_t *pv)
 {
 	uint64_t m = 0;
 
 	for (int c = 0; c < dtp->nclauses && c < 64; c++)
 		for (int i = 0; i < dtp->clause_ndescs[c]; i++)
-			if (dt_provider_may_serve(dtp, pv,
-						  dtp->clause_descs[c][i].prv))
+			if (may_serve(dtp, pv, dtp->clause_descs[c][i].prv))
 				m |= 1ull << c;
 	if (dtp->error_probe)
 		m &= ~dtp->error_probe->clauses;

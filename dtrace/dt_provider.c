@@ -567,14 +567,6 @@ static bool declares(const dt_provider_t *pv, const char *prv)
 	return false;
 }
 
-bool dt_provider_may_serve(dtrace_hdl_t *dtp, const dt_provider_t *pv,
-			   const char *prv)
-{
-	if (prv == NULL || prv[0] == '\0' || dt_glob_has_meta(prv))
-		return true;
-	return declares(pv, prv) && literal_owner(dtp, prv, pv) == NULL;
-}
-
 /* The provider that already has probes named prv, other than pv. */
 static dt_provider_t *prv_owner(dtrace_hdl_t *dtp, const dt_provider_t *pv,
 				const char *prv)
