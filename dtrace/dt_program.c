@@ -1242,16 +1242,7 @@ static uint64_t overlay_mask(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	return m;
 }
 
-/*
- * The clauses a program of pv may need for probes made while tracing: those
- * with a description whose provider pv may serve, but for dtrace:::ERROR's.
- * A probe made while tracing (a program exec'ed, a library dlopen()ed)
- * runs in the program of its kind, which may have been built when tracing
- * began for the probes there were then: one of "a*:::" for a process of
- * a's already running, say.  Built with those probes' clauses alone, it
- * ran nothing for a later probe of "b*:::", which went silent although its
- * uprobe fired.
- */
+/* Whether pv declares provider name prv as it is (not by a pattern). */
 static bool names_literally(const dt_provider_t *pv, const char *prv)
 {
 	const char *const *n = pv->ops->names ? pv->ops->names : &pv->ops->name;
@@ -1282,6 +1273,16 @@ static bool may_serve(dtrace_hdl_t *dtp, const dt_provider_t *pv,
 	return declared;
 }
 
+/*
+ * The clauses a program of pv may need for probes made while tracing: those
+ * with a description whose provider pv may serve, but for dtrace:::ERROR's.
+ * A probe made while tracing (a program exec'ed, a library dlopen()ed)
+ * runs in the program of its kind, which may have been built when tracing
+ * began for the probes there were then: one of "a*:::" for a process of
+ * a's already running, say.  Built with those probes' clauses alone, it
+ * ran nothing for a later probe of "b*:::", which went silent although its
+ * uprobe fired.
+ */
 static uint64_t late_clauses(dtrace_hdl_t *dtp, const dt_provider_t *pv)
 {
 	uint64_t m = 0;
