@@ -8,9 +8,11 @@
 # per-call tracepoint syscalls:sys_enter_getppid, and on the raw tracepoint
 # raw_syscalls:sys_enter comparing the call's number, which also runs for
 # every other call of the machine), under dtrace's syscall::getppid:entry
-# and under bpftrace's tracepoint when installed.  Each configuration runs
-# RUNS times (default 3); the median loop time gives the cost per firing
-# above the untraced loop and its ratio to the bare tracepoint's.
+# on each (-x syscall.mode=percall, =raw) and under bpftrace's tracepoint
+# when installed.  Each configuration runs RUNS times (default 3); the
+# median loop time gives the cost per firing above the untraced loop and
+# its ratio to the bare tracepoint's.  Then the wall time of a whole
+# session of syscall:::entry (attach, `true`, detach) in each mode.
 #
 #   sudo bench/syscall.sh [N [RUNS]]          (B=build-dir, default build/)
 #
@@ -21,6 +23,7 @@ N=${1:-1000000}
 RUNS=${2:-3}
 need_root
 need_dtrace bench_syscall
+build_helper progstat
 KFLOOR=$B/bench/kernel_floor
 if [ ! -x "$KFLOOR" ] || [ "$ROOT/bench/kernel_floor.c" -nt "$KFLOOR" ]; then
 	mkdir -p "$B/bench"
@@ -42,9 +45,12 @@ firing_row "bare tracepoint sys_enter_getppid" bench_syscall calls \
 	"$KFLOOR" tp syscalls sys_enter_getppid -- "$LOOP" "$N"
 firing_row "bare raw tracepoint sys_enter, nr == $NR" bench_syscall calls \
 	"$KFLOOR" rawtp sys_enter "$NR" -- "$LOOP" "$N"
-for clause in '/arg0 < 0/ { }' '{ @ = count(); }' '{ @[probefunc] = count(); }'; do
-	firing_row "dtrace $clause" bench_syscall calls "$DTRACE" -q \
-		-n "syscall::getppid:entry $clause" -c "$LOOP $N"
+for mode in percall raw; do
+	for clause in '/arg0 < 0/ { }' '{ @ = count(); }' '{ @[probefunc] = count(); }'; do
+		firing_row "dtrace $mode $clause" bench_syscall calls \
+			"$DTRACE" -x syscall.mode=$mode -q \
+			-n "syscall::getppid:entry $clause" -c "$LOOP $N"
+	done
 done
 if have_bpftrace; then
 	firing_row "bpftrace { @ = count(); }" bench_syscall calls bpftrace \
@@ -53,9 +59,24 @@ if have_bpftrace; then
 else
 	echo "bpftrace is not installed: no comparison"
 fi
+
+# A whole session of every call: the per-call mode attaches some 360
+# tracepoints and the kernel detaches them one by one under a lock.
 echo
-echo "The syscall provider uses the per-call tracepoints: the raw tracepoint"
-echo "is cheaper per traced firing, but runs for every call not traced too,"
-echo "on every CPU.  Times are the loop thread's CPU time (the programs run"
-echo "in it), which the other work of a busy machine does not inflate."
+printf '%-44s %12s\n' "syscall:::entry, attach + true + detach" "s (wall)"
+for mode in percall raw; do
+	t0=$(now_us)
+	"$DTRACE" -x syscall.mode=$mode -q -n 'syscall:::entry { @ = count(); }' \
+		-c true >/dev/null 2>&1
+	t1=$(now_us)
+	printf '%-44s %12.2f\n' "dtrace -x syscall.mode=$mode" \
+		"$(awk -v d=$((t1 - t0)) 'BEGIN { print d / 1e6 }')"
+done
+echo
+echo "The syscall provider traces raw when a description names more than 16"
+echo "calls in a direction (syscall:::entry), per call otherwise: the raw"
+echo "tracepoint is cheaper per traced firing but runs for every call not"
+echo "traced too, on every CPU.  Times per firing are the loop thread's CPU"
+echo "time (the programs run in it), which the other work of a busy machine"
+echo "does not inflate."
 exit 0

@@ -28,14 +28,14 @@ typedef struct match_acc {
 	void **owner;
 } match_acc_t;
 
+/* Every probe matched, duplicates included: acc_dedup() drops them once
+ * all descriptions are matched (a search here per probe made listing a
+ * provider of 100,000 probes quadratic). */
 static int collect_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp, void *arg)
 {
 	match_acc_t *acc = arg;
 
 	(void)dtp;
-	for (int i = 0; i < acc->n; i++)
-		if (acc->probes[i] == prp)
-			return 0;
 	if (acc->n == acc->cap) {
 		acc->cap = acc->cap ? acc->cap * 2 : 16;
 		acc->probes = dt_realloc(acc->probes,
@@ -44,6 +44,42 @@ static int collect_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp, void *arg)
 	}
 	acc->probes[acc->n++] = prp;
 	return 0;
+}
+
+/* A probe and where it was matched first, to sort by probe. */
+typedef struct match_pos {
+	uintptr_t probe;
+	int pos;
+} match_pos_t;
+
+static int match_pos_cmp(const void *a, const void *b)
+{
+	const match_pos_t *x = a, *y = b;
+
+	if (x->probe != y->probe)
+		return x->probe < y->probe ? -1 : 1;
+	return x->pos - y->pos;
+}
+
+/* Each probe once, where it was matched first, in O(n log n). */
+static void acc_dedup(match_acc_t *acc)
+{
+	if (acc->n < 2)
+		return;
+	match_pos_t *v = dt_zalloc(acc->n * sizeof(*v));
+	bool *dup = dt_zalloc(acc->n * sizeof(*dup));
+	for (int i = 0; i < acc->n; i++)
+		v[i] = (match_pos_t){ (uintptr_t)acc->probes[i], i };
+	qsort(v, acc->n, sizeof(*v), match_pos_cmp);
+	for (int i = 1; i < acc->n; i++)
+		dup[v[i].pos] = v[i].probe == v[i - 1].probe;
+	int n = 0;
+	for (int i = 0; i < acc->n; i++)
+		if (!dup[i])
+			acc->probes[n++] = acc->probes[i];
+	acc->n = n;
+	free(dup);
+	free(v);
 }
 
 /* Apply #pragma D option lines of the program.  A refusal reads as
@@ -143,6 +179,7 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	free(res->scratch);	/* the previous clause's probes */
 	res->scratch = NULL;
 	match_clause(pcb, c, &acc);
+	acc_dedup(&acc);
 	for (int i = 0; i < acc.n; i++)
 		dt_probe_args(dtp, acc.probes[i]);
 	dt_compiled_clause_t *cc = dt_cg_clause(pcb, c, acc.probes, acc.n);

@@ -872,7 +872,7 @@ static void dt_flow_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 	const dtrace_probe_t *prp = dt_probe_by_id(dtp, hdr->prid);
 	const char *prb = prp && prp->prb ? prp->prb : "";
 	const char *fun = prp && prp->fun ? prp->fun : "";
-	bool sys = prp && prp->prv && strcmp(prp->prv, "syscall") == 0;
+	bool sys = prp && (prp->attr & DTRACE_PROBE_SYSCALL);
 	dt_flow_t flow = DT_FLOW_NONE;
 	char name[1024];
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "dt_impl.h"
+#include "dt_btf.h"
 #include "dt_elf.h"
 #include "dt_hostsvc.h"
 
@@ -93,6 +94,11 @@ int dt_host_proc_modules(const dtrace_proc_t *p, const dtrace_module_t **mods)
 {
 	*mods = p->mods;
 	return p->proc->nmods;
+}
+
+struct btf *dt_host_kernel_btf(dtrace_provider_t *pv)
+{
+	return dt_btf_kernel(pv->dtp);
 }
 
 int dt_host_elf_open(dtrace_provider_t *pv, const char *path,

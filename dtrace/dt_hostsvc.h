@@ -37,6 +37,8 @@ uint64_t dt_host_elf_entry(const dtrace_elf_t *f);
 const char *dt_host_elf_path(const dtrace_elf_t *f);
 ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
 			 size_t len);
+/* host->kernel_btf: the engine's copy (dt_btf_kernel()). */
+struct btf *dt_host_kernel_btf(dtrace_provider_t *pv);
 int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
 		     const dtrace_elf_t **fp, char *msg, size_t msglen);
 /* The session's ELF cache goes (after the plugins'). */

@@ -41,6 +41,8 @@ typedef struct dt_options {
 	uint64_t specsize;	/* bytes a speculation holds, default 32k */
 	uint64_t ustackframes;	/* ustack()'s frames, default 100 */
 	uint64_t ustackbytes;	/* the user stack copied for ustack(), 8k */
+	int64_t procprobes;	/* processes' probes the programs may make
+				   (dt_instance.c), DT_INST_DEFAULT */
 	int64_t aggsortpos;
 	int64_t aggsortkeypos;
 	bool quiet;		/* -q */
@@ -72,6 +74,11 @@ typedef struct dt_options {
 } dt_options_t;
 
 #define DT_NSPEC_MAX	64	/* speculation() tries each: unrolled */
+/* Processes' own probes the programs may make (-x procprobes): each takes
+ * a probe id and about 450 bytes of maps, allocated at start, since a BPF
+ * map cannot grow under loaded programs. */
+#define DT_INST_DEFAULT	4096
+#define DT_INST_LIMIT	(1 << 20)
 
 /* The provider a plugin serves in this session: the handle the plugin is
  * given (dtrace_provider_t). */
@@ -151,6 +158,7 @@ struct dtrace_hdl {
 	 * the id inst_base + i */
 	dtrace_probe_t **inst;
 	uint32_t ninst, inst_base;
+	uint32_t inst_max;	/* room for them: procprobes, when templates */
 	bool inst_full;		/* the programs made all they may */
 
 	/* the compiled program */

@@ -16,7 +16,7 @@
  *	- finds, or makes, the process's probe of each template of the
  *	  (0, cookie) overlay: the "instance" map holds (pid, template) ->
  *	  PRID; a new PRID is taken from the state slot DT_STATE_INST_NEXT
- *	  (an atomic add), in the range dtp->inst_base .. + DT_INST_MAX, and
+ *	  (an atomic add), in the range dtp->inst_base .. + inst_max, and
  *	  gets its names in "probedesc" (the template's, the pid appended to
  *	  the provider's) and its origin in "instorigin";
  *	- writes the (pid, cookie) overlay with those PRIDs, which the next
@@ -62,9 +62,9 @@ typedef struct dt_inst_origin {
 int dt_inst_maps_declare(dtrace_hdl_t *dtp)
 {
 	if (!dt_bpf_map(dtp, "instance", BPF_MAP_TYPE_HASH,
-			sizeof(dt_inst_key_t), 8, DT_INST_MAX) ||
+			sizeof(dt_inst_key_t), 8, dtp->inst_max) ||
 	    !dt_bpf_map(dtp, "instorigin", BPF_MAP_TYPE_ARRAY, 4,
-			sizeof(dt_inst_origin_t), DT_INST_MAX))
+			sizeof(dt_inst_origin_t), dtp->inst_max))
 		return -1;
 	return 0;
 }
@@ -157,7 +157,7 @@ static void emit_inst_prid(dtrace_hdl_t *dtp, dt_as_t *as, int label)
 	EMIT(as, DT_MOV64_IMM(DT_R1, 1));
 	EMIT(as, DT_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, DT_R0, DT_R1, 0,
 			 BPF_ADD | BPF_FETCH));
-	dt_as_jump(as, BPF_JGE, DT_R1, DT_INST_MAX, fail);
+	dt_as_jump(as, BPF_JGE, DT_R1, (int32_t)dtp->inst_max, fail);
 	EMIT(as, DT_MOV64_REG(DT_R8, DT_R1));
 
 	/* r9 = probedesc[inst_base + index], the template's names copied. */
@@ -245,6 +245,10 @@ void dt_inst_emit(dtrace_hdl_t *dtp, dt_as_t *as, int label)
 		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, clauses));
 		EMIT(as, DT_STORE(BPF_DW, DT_FP, nv + clauses, DT_R1));
 		EMIT(as, DT_LOAD(BPF_W, DT_R2, DT_R7, prid));
+		/* the process's probe: the template's flags but that one */
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, flags));
+		EMIT(as, DT_ALU32_IMM(BPF_AND, DT_R1, ~DT_OVL_TEMPLATE));
+		EMIT(as, DT_STORE(BPF_W, DT_FP, nv + flags, DT_R1));
 		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, flags));
 		EMIT(as, DT_ALU64_IMM(BPF_AND, DT_R1, DT_OVL_TEMPLATE));
 		dt_as_jump(as, BPF_JEQ, DT_R1, 0, store);
@@ -322,15 +326,16 @@ void dt_inst_import(dtrace_hdl_t *dtp)
 	if (dtp->inst_base == 0 || st == NULL || st->fd < 0 || orig == NULL ||
 	    orig->fd < 0 || bpf_map_lookup_elem(st->fd, &k, &next) < 0)
 		return;
-	if (next >= DT_INST_MAX && !dtp->inst_full) {
+	if (next >= dtp->inst_max && !dtp->inst_full) {
 		dtp->inst_full = true;
-		dt_warn(dtp, "the programs made %d probes of processes "
-			"dtrace had not seen yet, as many as they may: those of "
-			"other such processes fire under the probes for every "
-			"process until dtrace sees them", DT_INST_MAX);
+		dt_warn(dtp, "the programs made %u probes of processes "
+			"dtrace had not seen yet, as many as they may "
+			"(-x procprobes): those of other such processes fire "
+			"under the probes for every process until dtrace sees "
+			"them", dtp->inst_max);
 	}
-	if (next > DT_INST_MAX)
-		next = DT_INST_MAX;
+	if (next > dtp->inst_max)
+		next = dtp->inst_max;
 	while (dtp->ninst < next) {
 		dt_inst_origin_t o;
 		dt_probedesc_rt_t d;

@@ -9,8 +9,6 @@
 #include "dt_impl.h"
 #include "dt_as.h"
 
-/* Probes the programs may make in a session. */
-#define DT_INST_MAX	4096
 
 /* Declare the maps (before they are created; dtp->inst_base set). */
 int dt_inst_maps_declare(dtrace_hdl_t *dtp);

@@ -64,6 +64,7 @@ static const dt_optdesc_t options[] = {
 	{ "nspec",	   OPT_INT,    O(nspec) },
 	{ "oformat",	   OPT_SPECIAL, 0 },
 	{ "plugindir",	   OPT_SPECIAL, 0 },
+	{ "procprobes",	   OPT_INT,    O(procprobes) },
 	{ "quiet",	   OPT_BOOL,   O(quiet) },
 	{ "rawbytes",	   OPT_BOOL,   O(rawbytes) },
 	{ "specsize",	   OPT_SIZE,   O(specsize) },
@@ -92,6 +93,7 @@ void dt_opt_defaults(dt_options_t *o)
 	o->ustackframes = 100;
 	o->stackframes = 20;
 	o->ustackbytes = 8192;
+	o->procprobes = DT_INST_DEFAULT;
 	o->aggsortpos = 0;
 	o->aggsortkeypos = 0;
 }
@@ -265,11 +267,10 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
 		if (strcmp(options[i].name, name) == 0)
 			d = &options[i];
-	if (d == NULL) {
-		dt_set_error(dtp, "failed to set option -x %s: Invalid option "
-			     "name", name);
-		return -1;
-	}
+	/* Else perhaps PLUGINname, a plugin's option without the dot
+	 * (fbtmode), known once the plugins are loaded. */
+	if (d == NULL)
+		return dt_provider_option(dtp, name, val);
 
 	int rc = 0;
 	switch (d->kind) {
@@ -303,6 +304,9 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 					rc = -1;	/* as ustack(n) */
 				if (d->off == O(nspec) &&
 				    (n < 1 || n > DT_NSPEC_MAX))
+					rc = -1;
+				if (d->off == O(procprobes) &&
+				    (n < 0 || n > DT_INST_LIMIT))
 					rc = -1;
 			}
 		}

@@ -7,12 +7,12 @@
  * Cookies are indices into ps->ups plus one; the kernel hands the cookie of
  * the firing site to the program (bpf_get_attach_cookie), which looks the
  * overlay up by (pid, cookie), then (0, cookie).  There is one underlying
- * probe per (provider, kind, flags, file, offset) whatever the processes
- * its overlays name: its links (one for every process, or one per process,
+ * probe per (flags, file, offset) whatever the providers and processes its
+ * overlays name: its links (one for every process, or one per process,
  * with disjoint pid filters) run its program once per firing, and only the
  * overlay lookup chooses the process's probe.
  *
- * A program, for one (provider, kind, BEGIN/END flags):
+ * A program, for one (set of (provider, kind) users, BEGIN/END flags):
  *
  *	prologue	r6 = ctx, r7 = mstate, activity check, default key
  *	trampoline	the provider's: arguments into the mstate
@@ -21,7 +21,9 @@
  *			probe's clauses, then the epilogue
  *	lookup		r8 = overlay value, or leave
  *	dispatch	for each entry i of the overlay, for each clause c of
- *			this program: if (ent[i].clauses & 1 << c) call c
+ *			this program: if (ent[i].clauses & 1 << c) call c;
+ *			at a site of several users, the entry's trampoline
+ *			first (a subprogram)
  *	epilogue	BEGIN activates the session, END stops it
  *	subprograms	the error handler, then each clause once
  *
@@ -57,17 +59,37 @@ typedef struct dt_uprobe_pid {
 	int group;		/* the link's, in ps->groups, else -1 */
 } dt_uprobe_pid_t;
 
+/* A provider's trampoline (its kind) that reads the arguments of some
+ * overlying probes of an underlying probe. */
+typedef struct dt_site_user {
+	dt_provider_t *pv;
+	int kind;
+} dt_site_user_t;
+
+/* Trampolines one underlying probe serves at most (a pid probe, a pid
+ * offset probe, a USDT probe...); one more makes it a probe of its own. */
+#define DT_SITE_USERS	4
+
 /*
- * An underlying probe: one per (provider, kind, flags, file, offset),
- * whatever the processes its overlays name.  It fires in every process
+ * An underlying probe: one per (flags, file, offset), whatever the
+ * providers and processes its overlays name.  It fires in every process
  * (all) as soon as one overlay covers every process, else in the processes
  * of pids[]; each such process gets its own link, whose pid filters are
  * disjoint, so a firing runs the program once and the overlay lookup picks
- * the process's probe.
+ * the process's probe.  users[] are the trampolines of the providers that
+ * placed it, sorted; each overlay entry names the one that reads its
+ * probe's arguments.  A provider that comes to a site after its program
+ * was built (while tracing) gets an underlying probe of its own there
+ * (solo_pv, solo_kind), as do perf and kernel events, never shared.
  */
 typedef struct dt_uprobe_ent {
-	dt_provider_t *pv;
+	dt_provider_t *pv;	/* users[0]'s */
 	int kind;
+	dt_site_user_t users[DT_SITE_USERS];
+	uint32_t nusers;
+	uint32_t stamp[DT_SITE_USERS]; /* when each was last placed */
+	dt_provider_t *solo_pv;	/* not shared: the one provider's */
+	int solo_kind;
 	unsigned flags;
 	char *path;
 	dev_t dev;		/* the file, when path could be stat()ed */
@@ -89,12 +111,15 @@ typedef struct dt_uprobe_ent {
 typedef struct dt_overlay_ent {
 	uint32_t pid, cookie;
 	uint32_t prids[DT_OVERLAY_MAX];
+	dt_site_user_t users[DT_OVERLAY_MAX];	/* whose trampoline */
 	uint32_t n;
 } dt_overlay_ent_t;
 
 typedef struct dt_kprog {
-	dt_provider_t *pv;
+	dt_provider_t *pv;	/* users[0]'s */
 	int kind;
+	dt_site_user_t users[DT_SITE_USERS]; /* the trampolines of its */
+	uint32_t nusers;	/*   underlying probes, as theirs */
 	unsigned flags;		/* DTRACE_UPROBE_BEGIN / END */
 	bool perf;		/* a perf-event program */
 	bool tracepoint;	/* of a tracepoint: no pt_regs context */
@@ -136,6 +161,7 @@ struct dt_progset {
 	bool batching;		/* see dt_prog_batch_begin() */
 	bool links_pending;	/* some underlying probe may need a link */
 	dt_provider_t *fire_refused; /* dt_prog_fire() said -ENOTSUP to it */
+	uint32_t stamp;		/* counts host->uprobe() calls */
 	dt_linkset_t *groups;	/* the links of each per-process request */
 	int ngroups;
 	dt_refused_t *refused;	/* links to ask for again, see "Refused links" */
@@ -214,9 +240,9 @@ static uint64_t uprobe_hash(const dt_uprobe_ent_t *u)
 				   str_hash(u->path);
 
 	h = mix(h, u->offset);
-	h = mix(h, (uintptr_t)u->pv);
+	h = mix(h, (uintptr_t)u->solo_pv);
 	h = mix(h, u->flags);
-	return mix(h, (uint64_t)u->kind);
+	return mix(h, (uint64_t)u->solo_kind);
 }
 
 static uint64_t overlay_hash(uint32_t pid, uint32_t cookie)
@@ -270,8 +296,9 @@ static bool ups_eq(const void *set, uint32_t i, const void *key)
 	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
 	const dt_uprobe_ent_t *k = key;
 
-	return u->pv == k->pv && u->offset == k->offset &&
-	       u->flags == k->flags && u->kind == k->kind && same_file(u, k);
+	return u->solo_pv == k->solo_pv && u->offset == k->offset &&
+	       u->flags == k->flags && u->solo_kind == k->solo_kind &&
+	       same_file(u, k);
 }
 
 static uint64_t site_hash_of(const void *set, uint32_t i)
@@ -328,6 +355,20 @@ static void site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
 	first->site_next = idx + 1;
 }
 
+/* A provider that joins the underlying probe u names a semaphore that the
+ * first did not: every underlying probe at the site uses it (site_link). */
+static void site_ref_ctr_set(struct dt_progset *ps, dt_uprobe_ent_t *u,
+			     uint64_t ref_ctr)
+{
+	uint32_t *slot = index_slot(&ps->site_index, mix(str_hash(u->path),
+							 u->offset),
+				    site_eq, ps, u);
+
+	for (uint32_t i = *slot; i != 0; i = ps->ups[i - 1].site_next)
+		ps->ups[i - 1].ref_ctr = ref_ctr;
+	u->ref_ctr = ref_ctr;
+}
+
 static uint64_t ovls_hash_of(const void *set, uint32_t i)
 {
 	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
@@ -353,6 +394,8 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static void generic_only(dtrace_hdl_t *dtp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
+static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
+				  int next);
 
 /* Make u fire in process pid too (0: every process).  Returns whether
  * that needs a link it does not have yet. */
@@ -372,24 +415,97 @@ static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
 	return true;
 }
 
+/* The index of (pv, kind) in users[0..n), or -1. */
+static int user_index(const dt_site_user_t *users, uint32_t n,
+		      const dt_provider_t *pv, int kind)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (users[i].pv == pv && users[i].kind == kind)
+			return (int)i;
+	return -1;
+}
+
+/* Whether (pv, kind) may read the arguments at u: it is one of its users,
+ * or may become one (u has no program yet and room left). */
+static bool site_user_fits(const dt_uprobe_ent_t *u, const dt_provider_t *pv,
+			   int kind)
+{
+	if (user_index(u->users, u->nusers, pv, kind) >= 0)
+		return true;
+	return u->prog < 0 && u->nusers < DT_SITE_USERS;
+}
+
+/* Make (pv, kind) a user of u, kept sorted so that the programs of two
+ * sites with the same users are one; stamp it as placed last. */
+static void site_user_add(struct dt_progset *ps, dt_uprobe_ent_t *u,
+			  dt_provider_t *pv, int kind)
+{
+	int i = user_index(u->users, u->nusers, pv, kind);
+
+	if (i < 0) {
+		i = (int)u->nusers++;
+		while (i > 0 && ((uintptr_t)u->users[i - 1].pv > (uintptr_t)pv ||
+				 (u->users[i - 1].pv == pv &&
+				  u->users[i - 1].kind > kind))) {
+			u->users[i] = u->users[i - 1];
+			u->stamp[i] = u->stamp[i - 1];
+			i--;
+		}
+		u->users[i] = (dt_site_user_t){ pv, kind };
+	}
+	u->stamp[i] = ++ps->stamp;
+	u->pv = u->users[0].pv;
+	u->kind = u->users[0].kind;
+}
+
+/* The trampoline that reads prp's arguments at u: the kind pv placed u
+ * with last (a provider places a probe's site, then overlays the probe). */
+static dt_site_user_t site_user_of(const dt_uprobe_ent_t *u,
+				   const dt_provider_t *pv)
+{
+	dt_site_user_t best = u->users[0];
+	uint32_t when = 0;
+
+	for (uint32_t i = 0; i < u->nusers; i++)
+		if (u->users[i].pv == pv && u->stamp[i] >= when) {
+			best = u->users[i];
+			when = u->stamp[i];
+		}
+	return best;
+}
+
+/* The slot of the underlying probe key in the index, or the free slot
+ * where it goes. */
+static uint32_t *uprobe_slot(struct dt_progset *ps, const dt_uprobe_ent_t *key)
+{
+	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
+	return index_slot(&ps->ups_index, uprobe_hash(key), ups_eq, ps, key);
+}
+
 /*
  * Find the underlying probe up, or add it (on a perf event when pp is not
  * NULL), and make it fire in up->pid.  Returns its cookie (index + 1);
- * *more says whether it needs a link it has not got yet.
+ * *more says whether it needs a link it has not got yet.  A uprobe is
+ * shared by the providers at its site; one whose program was built
+ * without pv's trampoline leaves pv a probe of its own (solo).
  */
 static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 				   dt_provider_t *pv, const dtrace_uprobe_t *up,
 				   const dtrace_perfprobe_t *pp, bool *more)
 {
 	dt_uprobe_ent_t key = {
-		.pv = pv, .kind = up->kind, .flags = up->flags,
-		.path = (char *)up->path, .offset = up->offset,
+		.flags = up->flags, .path = (char *)up->path,
+		.offset = up->offset,
+		.solo_pv = pp ? pv : NULL, .solo_kind = pp ? up->kind : 0,
 	};
 	uprobe_file_id(ps, &key);
-	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
-	uint32_t *slot = index_slot(&ps->ups_index, uprobe_hash(&key),
-				    ups_eq, ps, &key);
+	uint32_t *slot = uprobe_slot(ps, &key);
 
+	if (*slot != 0 && !site_user_fits(&ps->ups[*slot - 1], pv, up->kind)) {
+		key.solo_pv = pv;
+		key.solo_kind = up->kind;
+		slot = uprobe_slot(ps, &key);
+	}
 	if (*slot == 0) {
 		if (ps->nups == ps->ups_cap) {
 			ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
@@ -397,7 +513,8 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 					     ps->ups_cap * sizeof(*ps->ups));
 		}
 		ps->ups[ps->nups] = (dt_uprobe_ent_t){
-			.pv = pv, .kind = up->kind, .flags = up->flags,
+			.solo_pv = key.solo_pv, .solo_kind = key.solo_kind,
+			.flags = up->flags,
 			.path = dt_strdup(up->path), .offset = up->offset,
 			.dev = key.dev, .ino = key.ino,
 			.ref_ctr = up->ref_ctr_offset, .prog = -1,
@@ -405,7 +522,14 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
 		};
 		*slot = ++ps->nups;
+		site_user_add(ps, &ps->ups[ps->nups - 1], pv, up->kind);
 		site_link(dtp, ps, ps->nups - 1);
+	} else {
+		dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
+
+		site_user_add(ps, u, pv, up->kind);
+		if (u->ref_ctr == 0 && up->ref_ctr_offset != 0 && !ps->built)
+			site_ref_ctr_set(ps, u, up->ref_ctr_offset);
 	}
 	*more = uprobe_add_pid(&ps->ups[*slot - 1], pp ? 0 : up->pid);
 	ps->links_pending |= *more;
@@ -516,6 +640,7 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 	}
 	if (ps->built)
 		generic_only(dtp);
+	o->users[o->n] = site_user_of(&ps->ups[cookie - 1], prp->provider);
 	o->prids[o->n++] = prp->id;
 	if (ps->built && probedesc_store(dtp, prp) < 0)
 		return -errno;
@@ -822,7 +947,8 @@ static void emit_dispatch_loop(dt_as_t *as, int callback)
  * returns 1 (no more entries) after exit(). */
 static void emit_dispatch_callback(dtrace_hdl_t *dtp, dt_as_t *as,
 				   uint64_t clauses, const int *clause_labels,
-				   int error_label, int callback)
+				   int error_label, int callback,
+				   const int *tramps)
 {
 	int out = dt_as_label(as), stop = dt_as_label(as);
 	bool exits = false;
@@ -837,6 +963,8 @@ static void emit_dispatch_callback(dtrace_hdl_t *dtp, dt_as_t *as,
 	/* r8 = &ent[index] - offsetof(ent[0]), a bounded map-value offset */
 	EMIT(as, DT_ALU64_IMM(BPF_LSH, DT_R9, 4));
 	EMIT(as, DT_ALU64_REG(BPF_ADD, DT_R8, DT_R9));
+	if (tramps[0] >= 0)
+		emit_entry_trampoline(as, tramps, ent, out);
 	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent + 0));	/* prid */
 	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid), DT_R1));
 	EMIT(as, DT_LOAD(BPF_DW, DT_R9, DT_R8, ent + 8));	/* clauses */
@@ -936,13 +1064,19 @@ static void emit_fast_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint32_t prid,
 
 /* Without bpf_loop (kernels before 5.17): the entries unrolled. */
 static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint64_t clauses,
-			  const int *clause_labels, int error_label)
+			  const int *clause_labels, int error_label,
+			  const int *tramps)
 {
 	int done = dt_as_label(as);
 
 	for (int i = 0; i < DT_OVERLAY_MAX; i++) {
+		int next = dt_as_label(as);
+
 		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, OFF(dt_overlay_t, n)));
 		dt_as_jump(as, BPF_JLE, DT_R1, i, done);
+		if (tramps[0] >= 0)
+			emit_entry_trampoline(as, tramps,
+					      OFF(dt_overlay_t, ent[i]), next);
 		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8,
 				 OFF(dt_overlay_t, ent[i].prid)));
 		EMIT(as, DT_STORE(BPF_W, DT_R7,
@@ -953,6 +1087,7 @@ static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint64_t clauses,
 			if (clauses & (1ull << c))
 				emit_clause_call(dtp, as, c, clause_labels[c],
 						 error_label, done);
+		dt_as_place(as, next);
 	}
 	dt_as_place(as, done);
 }
@@ -1077,6 +1212,96 @@ uint64_t dt_prog_args_read(dtrace_provider_t *pv)
 	return pv->dtp->cur_args_read;
 }
 
+/* The trampoline of user in the program of kp; skip: the firing is not
+ * for it.  0 or -1 after dt_set_error(). */
+static int emit_trampoline(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+			   const dt_site_user_t *user, dt_as_t *as, int skip)
+{
+	dt_provider_t *saved_pv = dtp->cur_provider, *pv = user->pv;
+
+	dtp->cur_provider = pv;
+	dtp->cur_args_read = clauses_args_read(dtp, kp->clauses);
+	int rc = pv->ops->trampoline(pv, pv->data, as, user->kind, skip);
+	dtp->cur_provider = saved_pv;
+	dtp->cur_args_read = ~0ull;
+	if (rc < 0 && dtp->errmsg[0] == '\0')
+		dt_set_error(dtp, "provider %s failed to generate its "
+			     "trampoline", pv->ops->name);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The trampoline a program runs before its overlay lookup: its only
+ * one, else (a shared site) the one of a provider with templates, whose
+ * trampoline sets mstate.instance for the lookup; else none. */
+static const dt_site_user_t *kp_first_user(const dt_kprog_t *kp)
+{
+	if (kp->nusers <= 1)
+		return &kp->users[0];
+	for (uint32_t i = 0; i < kp->nusers; i++)
+		if (kp->users[i].pv->templates)
+			return &kp->users[i];
+	return NULL;
+}
+
+/*
+ * At a site that several providers share, each overlay entry's arguments
+ * are read by its provider's trampoline, a subprogram of the program:
+ * tramp(ctx, mst) fills argv[] (from zero) and returns 0, or 1 when the
+ * firing is not for it.  Its own frame keeps the dispatch's registers and
+ * stack whatever the trampoline uses.
+ */
+static int emit_trampoline_sub(dtrace_hdl_t *dtp, dt_kprog_t *kp, uint32_t i,
+			       int label)
+{
+	dt_as_t *as = &kp->as;
+	int skip = dt_as_label(as), done = dt_as_label(as);
+
+	dt_as_place(as, label);
+	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(as, DT_MOV64_REG(DT_R7, DT_R2));
+	for (int a = 0; a < DTRACE_ARGS_MAX; a++)
+		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
+			 OFF(dtrace_mstate_t, argv) + 8 * a, 0));
+	if (emit_trampoline(dtp, kp, &kp->users[i], as, skip) < 0)
+		return -1;
+	/* A conditional jump over the skip path: reachable for the
+	 * verifier's walk of the code even when the trampoline never skips. */
+	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, done);
+	dt_as_place(as, skip);
+	EMIT(as, DT_MOV64_IMM(DT_R0, 1));
+	dt_as_place(as, done);
+	EMIT(as, DT_EXIT());
+	return 0;
+}
+
+/* Before the clauses of the overlay entry at r8 + ent (a shared site):
+ * call its provider's trampoline (tramps[], by the entry's flags); an
+ * entry it is not for goes to next. */
+static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
+				  int next)
+{
+	int have = dt_as_label(as);
+
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent +
+			 OFF(dt_overlay_t, ent[0].flags) -
+			 OFF(dt_overlay_t, ent[0])));
+	EMIT(as, DT_ALU64_IMM(BPF_RSH, DT_R1, DT_OVL_USER_SHIFT));
+	for (int i = 0; i < DT_SITE_USERS && tramps[i] >= 0; i++) {
+		int other = dt_as_label(as);
+
+		dt_as_jump(as, BPF_JNE, DT_R1, i, other);
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+		EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+		dt_as_call(as, tramps[i]);
+		dt_as_jump(as, BPF_JNE, DT_R0, 0, next);
+		dt_as_jump(as, BPF_JA, 0, 0, have);
+		dt_as_place(as, other);
+	}
+	dt_as_jump(as, BPF_JA, 0, 0, next);
+	dt_as_place(as, have);
+}
+
 /* Build the program of kp into kp->as.  Returns 0 or -1. */
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 {
@@ -1087,7 +1312,13 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	uint64_t clauses = stop == DT_STAGE_ALL ? kp->clauses : 0;
 	uint64_t needed = clauses;
 	int inst = -1;	/* label of the code making process probes */
+	int tramps[DT_SITE_USERS];	/* per-entry trampolines (shared site) */
+	bool loop = dt_bpf_features(dtp)->loop;
+	int callback = dt_as_label(as);
 
+	for (uint32_t i = 0; i < DT_SITE_USERS; i++)
+		tramps[i] = kp->nusers > 1 && i < kp->nusers &&
+			    stop >= DT_STAGE_DISPATCH ? dt_as_label(as) : -1;
 	if (dtp->error_probe && clauses != 0)
 		needed |= dtp->error_probe->clauses;
 	for (int c = 0; c < 64; c++)
@@ -1101,25 +1332,19 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	if (stop < DT_STAGE_TRAMPOLINE)
 		goto leave;
 	int skip = dt_as_label(as);
-	dt_provider_t *saved_pv = dtp->cur_provider;
-	dtp->cur_provider = kp->pv;
-	dtp->cur_args_read = clauses_args_read(dtp, kp->clauses);
-	int rc = kp->pv->ops->trampoline(kp->pv, kp->pv->data, as, kp->kind, skip);
-	dtp->cur_provider = saved_pv;
-	dtp->cur_args_read = ~0ull;
-	if (rc < 0) {
-		if (dtp->errmsg[0] == '\0')
-			dt_set_error(dtp, "provider %s failed to generate its "
-				     "trampoline", kp->pv->ops->name);
+	const dt_site_user_t *first = kp_first_user(kp);
+	int tskip = kp->nusers > 1 ? dt_as_label(as) : skip;
+	if (first != NULL && emit_trampoline(dtp, kp, first, as, tskip) < 0)
 		return -1;
-	}
-	if (kp->pv->templates && dtp->inst_base)
+	if (tskip != skip)
+		dt_as_place(as, tskip);
+	if (first != NULL && first->pv->templates && dtp->inst_base)
 		inst = dt_as_label(as);
-	bool loop = dt_bpf_features(dtp)->loop;
-	int callback = dt_as_label(as), generic = dt_as_label(as);
+	int generic = dt_as_label(as);
 	/* A template probe's process probes are made while tracing, in BPF:
-	 * such a program always looks its overlay up. */
-	uint32_t prid = stop == DT_STAGE_ALL && inst < 0
+	 * such a program always looks its overlay up; one of a shared site
+	 * runs the trampoline of each entry. */
+	uint32_t prid = stop == DT_STAGE_ALL && inst < 0 && kp->nusers <= 1
 				? fast_prid(dtp, progset(dtp), kp) : 0;
 	if (prid != 0)
 		emit_fast_dispatch(dtp, as, prid, clause_labels, error_label,
@@ -1130,7 +1355,8 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	if (stop >= DT_STAGE_DISPATCH && loop)
 		emit_dispatch_loop(as, callback);
 	else if (stop >= DT_STAGE_DISPATCH)
-		emit_dispatch(dtp, as, clauses, clause_labels, error_label);
+		emit_dispatch(dtp, as, clauses, clause_labels, error_label,
+			      tramps);
 	dt_as_place(as, skip);
 	if (kp->flags & DTRACE_UPROBE_BEGIN)
 		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
@@ -1145,13 +1371,16 @@ leave:
 
 	if (stop >= DT_STAGE_DISPATCH && loop)
 		emit_dispatch_callback(dtp, as, clauses, clause_labels,
-				       error_label, callback);
+				       error_label, callback, tramps);
 	if (needed != 0) {
 		dt_as_place(as, error_label);
 		emit_error_handler(dtp, as, clause_labels);
 	}
 	if (inst >= 0)
 		dt_inst_emit(dtp, as, inst);
+	for (uint32_t i = 0; i < DT_SITE_USERS && tramps[i] >= 0; i++)
+		if (emit_trampoline_sub(dtp, kp, i, tramps[i]) < 0)
+			return -1;
 	for (int c = 0; c < 64; c++) {
 		if (clause_labels[c] < 0)
 			continue;
@@ -1192,7 +1421,19 @@ static bool ent_is_tracepoint(const dt_uprobe_ent_t *u)
 	return u->perf && u->pp.type == PERF_TYPE_TRACEPOINT;
 }
 
-/* The program of u's (provider, kind, flags), or -1. */
+/* Whether kp's trampolines are u's users. */
+static bool same_users(const dt_kprog_t *kp, const dt_uprobe_ent_t *u)
+{
+	if (kp->nusers != u->nusers)
+		return false;
+	for (uint32_t i = 0; i < u->nusers; i++)
+		if (kp->users[i].pv != u->users[i].pv ||
+		    kp->users[i].kind != u->users[i].kind)
+			return false;
+	return true;
+}
+
+/* The program of u's (users, flags), or -1. */
 static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
 	unsigned f = u->flags & DT_PROG_FLAGS;
@@ -1200,7 +1441,7 @@ static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	int64_t fixed = dt_kevent_per_probe(u->kev) ? u - ps->ups + 1 : 0;
 
 	for (int i = 0; i < ps->nprogs; i++)
-		if (ps->progs[i].pv == u->pv && ps->progs[i].kind == u->kind &&
+		if (same_users(&ps->progs[i], u) &&
 		    ps->progs[i].flags == f && ps->progs[i].perf == u->perf &&
 		    ps->progs[i].tracepoint == ent_is_tracepoint(u) &&
 		    ps->progs[i].kev == u->kev &&
@@ -1209,7 +1450,7 @@ static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	return -1;
 }
 
-/* The program of u's (provider, kind, flags), made if there is none. */
+/* The program of u's (users, flags), made if there is none. */
 static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
 	unsigned f = u->flags & DT_PROG_FLAGS;
@@ -1222,6 +1463,8 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	memset(kp, 0, sizeof(*kp));
 	kp->pv = u->pv;
 	kp->kind = u->kind;
+	memcpy(kp->users, u->users, sizeof(kp->users));
+	kp->nusers = u->nusers;
 	kp->flags = f;
 	kp->perf = u->perf;
 	kp->tracepoint = ent_is_tracepoint(u);
@@ -1430,8 +1673,15 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 		if (prog_build(dtp, kp) < 0)
 			return -1;
 		if (dtp->opt.show_bpf) {
-			fprintf(stderr, "\n%s program, kind %d (%u insns):\n",
-				kp->pv->ops->name, kp->kind, kp->as.ninsns);
+			fputc('\n', stderr);
+			for (uint32_t u = 0; u < kp->nusers; u++)
+				fprintf(stderr, "%s%s", u ? "+" : "",
+					kp->users[u].pv->ops->name);
+			fprintf(stderr, " program, kind");
+			for (uint32_t u = 0; u < kp->nusers; u++)
+				fprintf(stderr, "%s%d", u ? "+" : " ",
+					kp->users[u].kind);
+			fprintf(stderr, " (%u insns):\n", kp->as.ninsns);
 			dt_dis(stderr, kp->as.insns, kp->as.ninsns,
 			       dis_mapname, &kp->as);
 		}
@@ -1904,6 +2154,21 @@ static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	return cookie;
 }
 
+/* Which trampoline of the program of o's underlying probe reads the
+ * arguments of o's entry j, as the overlay value says it. */
+static uint32_t overlay_user_flags(const struct dt_progset *ps,
+				   const dt_overlay_ent_t *o, uint32_t j)
+{
+	const dt_uprobe_ent_t *u = &ps->ups[o->cookie - 1];
+	int i;
+
+	if (u->prog < 0)
+		return 0;
+	const dt_kprog_t *kp = &ps->progs[u->prog];
+	i = user_index(kp->users, kp->nusers, o->users[j].pv, o->users[j].kind);
+	return i > 0 ? (uint32_t)i << DT_OVL_USER_SHIFT : 0;
+}
+
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 {
 	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
@@ -1916,6 +2181,7 @@ static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 		v.ent[j].prid = o->prids[j];
 		v.ent[j].flags = (p->attr & DTRACE_PROBE_TEMPLATE) ?
 				 DT_OVL_TEMPLATE : 0;
+		v.ent[j].flags |= overlay_user_flags(dtp->progs, o, j);
 		v.ent[j].clauses = p->clauses;
 	}
 	if (bpf_map_update_elem(ovl->fd, key, &v, BPF_ANY) < 0) {
@@ -1981,8 +2247,9 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	uint32_t novl = ps->novls < 32768 ? 65536 : ps->novls * 2;
 	uint32_t ninst = 0;
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next)
-		if (pv->templates)
-			ninst = DT_INST_MAX;	/* room for dt_instance.c */
+		if (pv->templates)	/* room for dt_instance.c */
+			ninst = (uint32_t)dtp->opt.procprobes;
+	dtp->inst_max = ninst;
 	if (ninst)
 		dtp->inst_base = dtp->nprobes + 1 + DT_LATE_PROBES_MAX;
 	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,

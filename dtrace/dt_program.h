@@ -3,10 +3,11 @@
  * dt_program.h: underlying probes, overlays, and the BPF programs that run
  * the clauses when an underlying probe fires.
  *
- * One program per (provider, kind), attached to every underlying probe of
- * that kind: prologue, the provider's trampoline, the overlay lookup, then a
- * call of each clause enabled on each overlying probe that applies.  Layout
- * and maps: dt_runtime.h.
+ * One program per (provider, kind), or per set of them at a site that
+ * several providers share, attached to every underlying probe of that kind:
+ * prologue, the provider's trampoline, the overlay lookup, then a call of
+ * each clause enabled on each overlying probe that applies.  Layout and
+ * maps: dt_runtime.h.
  */
 #ifndef DT_PROGRAM_H
 #define DT_PROGRAM_H

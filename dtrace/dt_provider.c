@@ -459,10 +459,37 @@ static bool option_declared(const dt_provider_t *pv, const char *opt)
 	return false;
 }
 
+/* The plugin option that name spells without its dot, PLUGINoption
+ * (fbtmode for fbt.mode), as "PLUGIN.option" in full[], or NULL. */
+static const char *option_undotted(dtrace_hdl_t *dtp, const char *name,
+				   char *full, size_t len)
+{
+	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		size_t n = strlen(pv->ops->name);
+
+		if (strncmp(name, pv->ops->name, n) != 0 ||
+		    !option_declared(pv, name + n))
+			continue;
+		snprintf(full, len, "%s.%s", pv->ops->name, name + n);
+		return full;
+	}
+	return NULL;
+}
+
 int dt_provider_option(dtrace_hdl_t *dtp, const char *name, const char *val)
 {
 	const char *dot = strchr(name, '.');
+	char full[256];
 
+	if (dtp->providers != NULL && dot == NULL) {
+		if (option_undotted(dtp, name, full, sizeof(full)) == NULL) {
+			dt_set_error(dtp, "failed to set option -x %s: Invalid "
+				     "option name", name);
+			return -1;
+		}
+		name = full;
+		dot = strchr(name, '.');
+	}
 	if (dtp->providers == NULL) {
 		dt_plugin_opt_t *o = dt_zalloc(sizeof(*o)), **pp;
 		o->name = dt_strdup(name);
@@ -976,4 +1003,5 @@ const dtrace_host_t dt_host = {
 	.provide_again = host_provide_again,
 	.args_read = dt_prog_args_read,
 	.elf_open = dt_host_elf_open,
+	.kernel_btf = dt_host_kernel_btf,
 };

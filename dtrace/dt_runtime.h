@@ -70,6 +70,9 @@ typedef struct dt_cpuinfo {
 
 #define DT_OVERLAY_MAX	4	/* overlying probes per (pid, site) */
 #define DT_OVL_TEMPLATE	0x1	/* the probe is a DTRACE_PROBE_TEMPLATE */
+#define DT_OVL_USER_SHIFT 8	/* flags >> 8: which of the program's
+				   trampolines reads the probe's arguments
+				   (a site that several providers share) */
 
 typedef struct dt_overlay {
 	uint32_t n;

@@ -23,7 +23,9 @@
  *			underlying probes that share one trampoline (for pid:
  *			entry, return, offset).  The engine builds one BPF
  *			program per (provider, kind) and attaches it to every
- *			underlying probe of that kind at once.
+ *			underlying probe of that kind at once; a site that
+ *			several providers place gets one program that runs,
+ *			for each probe, its own provider's trampoline.
  *   trampoline		the BPF that runs first when an underlying probe fires:
  *			it fills the machine state (arguments) and may pick the
  *			overlay key.  The engine then runs the clauses of every
@@ -67,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	3
+#define DTRACE_PROVIDER_MINOR	4
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -286,6 +288,10 @@ typedef struct dtrace_event {
 					   registers the thread saved when it
 					   entered the kernel, not the event's
 					   context (added in 3.2) */
+#define DTRACE_PROBE_SYSCALL	0x20	/* a system call's entry or return:
+					   -F draws its arrows as DTrace
+					   draws a system call's (added in
+					   3.4) */
 
 /* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
  * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */
@@ -353,6 +359,8 @@ typedef struct dtrace_module {
  * What the engine offers a plugin.  Every function may be called only from
  * within one of the plugin's operations, on the session it was given.
  */
+struct btf;	/* libbpf's, for host->kernel_btf */
+
 typedef struct dtrace_host {
 	int major;		/* DTRACE_PROVIDER_MAJOR of the engine */
 	int minor;		/* DTRACE_PROVIDER_MINOR of the engine */
@@ -395,8 +403,10 @@ typedef struct dtrace_host {
 	int (*glob_match)(const char *pattern, const char *s);
 
 	/* Place an underlying probe, or make one fire in up->pid too: there
-	 * is one per (provider, kind, flags, path, offset), whatever the
-	 * processes, and the overlays choose the probe of the firing process.
+	 * is one per (flags, file, offset), whatever the providers and
+	 * processes, and the overlays choose the probe of the firing process
+	 * (each probe's arguments read by the trampoline of the kind its
+	 * provider last placed the site with before overlaying it).
 	 * Returns its cookie (> 0) or a negative errno. */
 	int64_t (*uprobe)(dtrace_provider_t *pv, const dtrace_uprobe_t *up);
 	/* Make prp fire when the underlying probe cookie fires in process pid
@@ -544,6 +554,12 @@ typedef struct dtrace_host {
 	 * a process's modules' files do. */
 	int (*elf_open)(dtrace_provider_t *pv, const char *path,
 			const dtrace_elf_t **fp, char *msg, size_t msglen);
+
+	/* Added in 3.4.  The kernel's BTF (libbpf's struct btf of vmlinux),
+	 * read once per session and shared with the engine, which owns it:
+	 * never freed or changed by a plugin (a module's split BTF may take
+	 * it as its base).  NULL when the kernel has none. */
+	struct btf *(*kernel_btf)(dtrace_provider_t *pv);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

@@ -153,7 +153,7 @@ static bool fbt_traceable(const fbt_session_t *s, const char *func)
 }
 
 /* The kernel's BTF and that of each loaded module, once per session. */
-static void fbt_read_btfs(fbt_session_t *s)
+static void fbt_read_btfs(dtrace_provider_t *pv, fbt_session_t *s)
 {
 	struct dirent *de;
 	char path[512];
@@ -162,7 +162,7 @@ static void fbt_read_btfs(fbt_session_t *s)
 		return;
 	s->btfs_read = true;
 	fbt_read_traceable(s);
-	struct btf *vm = btf__load_vmlinux_btf();
+	struct btf *vm = host->kernel_btf(pv);	/* the engine's */
 	if (vm == NULL)
 		return;
 	fbt_btf_add(s, FBT_VMLINUX, vm);
@@ -243,7 +243,7 @@ static int fbt_provide(dtrace_provider_t *pv, void *data,
 	bool ret = host->glob_match(pdp->prb, "return");
 	if (!entry && !ret)
 		return 0;
-	fbt_read_btfs(s);
+	fbt_read_btfs(pv, s);
 	for (const fbt_btf_t *b = s->btfs; b != NULL; b = b->next) {
 		if (!host->glob_match(pdp->mod, b->module))
 			continue;
@@ -538,8 +538,7 @@ static void fbt_detach(dtrace_provider_t *pv, void *data)
 		free(b->module);
 		free(b);
 	}
-	if (vm != NULL) {
-		btf__free(vm->btf);
+	if (vm != NULL) {		/* its BTF is the engine's */
 		free(vm->module);
 		free(vm);
 	}
@@ -565,8 +564,9 @@ static const dtrace_provider_ops_t fbt_ops = {
 
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
-	/* Kernel events and DTRACE_PROBE_KERNEL came with 3.2. */
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 2)
+	/* Kernel events and DTRACE_PROBE_KERNEL came with 3.2, the
+	 * engine's kernel BTF (host->kernel_btf) with 3.4. */
+	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 4)
 		return NULL;
 	host = h;
 	return &fbt_ops;

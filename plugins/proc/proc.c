@@ -156,10 +156,11 @@ static int tp_has_field(const char *cat, const char *event, const char *field)
 	return found;
 }
 
-/* The byte offset of task_struct's exit_code from the kernel's BTF, or -1. */
-static int32_t task_exit_code_offset(void)
+/* The byte offset of task_struct's exit_code from the kernel's BTF (the
+ * engine's copy), or -1. */
+static int32_t task_exit_code_offset(dtrace_provider_t *pv)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = host->kernel_btf(pv);
 	int32_t res = -1;
 
 	if (btf == NULL)
@@ -171,7 +172,6 @@ static int32_t task_exit_code_offset(void)
 		if (strcmp(btf__name_by_offset(btf, m[i].name_off),
 			   "exit_code") == 0)
 			res = (int32_t)(btf_member_bit_offset(t, i) / 8);
-	btf__free(btf);
 	return res;
 }
 
@@ -195,7 +195,7 @@ static int proc_offsets(dtrace_provider_t *pv, int kind)
 				   &size) < 0)
 			return -ENOENT;
 		if (off.task_exit_code < 0)
-			off.task_exit_code = task_exit_code_offset();
+			off.task_exit_code = task_exit_code_offset(pv);
 		return 0;
 	case K_EXEC_VE: case K_EXEC_AT:
 		path_map = host->map_create(pv, "path",
@@ -383,8 +383,8 @@ static const dtrace_provider_ops_t proc_ops = {
 
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
-	/* DTRACE_PROBE_IN_KERNEL came with 3.2. */
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 2)
+	/* DTRACE_PROBE_IN_KERNEL came with 3.2, host->kernel_btf with 3.4. */
+	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 4)
 		return NULL;
 	host = h;
 	return &proc_ops;

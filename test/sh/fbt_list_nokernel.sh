@@ -3,7 +3,8 @@
 # fbt on this kernel: functions listed from the kernel's BTF with their
 # argument types; where the kernel has neither BPF trampolines nor
 # kprobes, an fbt description fails with one line saying so (and so does
-# a forced mode the kernel lacks, and a bad mode).  Tracing itself is
+# a forced mode the kernel lacks, and a bad mode; -x fbtmode=... is
+# -x fbt.mode=...).  Tracing itself is
 # tested in the virtual machine (make check-vm).
 set -u
 [ -x "$DTRACE" ] || exit 77
@@ -32,9 +33,16 @@ sleep 1; cat /proc/self/status >/dev/null  # a read of its own, should it trace
 wait $dt
 check neither-or-traced "$(grep -v 'matched 1 probe' err)" \
 '(dtrace: fbt: this kernel has neither BPF trampolines \(fentry/fexit\) nor kprobes: kernel functions cannot be traced)?\|'
+# The mode is also -x fbtmode=..., as the plugin's option without its dot.
 if [ ! -e /sys/bus/event_source/devices/kprobe ]; then
-	"$DTRACE" -x fbt.mode=kprobe -n 'fbt::vfs_read:entry' >out 2>err
-	check forced-kprobe "$(grep -v 'matched 1 probe' err)" \
+	for opt in fbt.mode fbtmode; do
+		"$DTRACE" -x $opt=kprobe -n 'fbt::vfs_read:entry' >out 2>err
+		check "forced-kprobe $opt" "$(grep -v 'matched 1 probe' err)" \
 'dtrace: fbt: -x fbt.mode=kprobe: this kernel has no kprobes\|'
+	done
 fi
+"$DTRACE" -x fbtmood=kprobe -n 'fbt::vfs_read:entry' >out 2>err
+check undotted-unknown "$(cat err)" \
+'dtrace: failed to set option -x fbtmood: Invalid option name\|'
+
 exit $fail

@@ -3,7 +3,8 @@
 # -F (and -x flowindent): the heading is "CPU FUNCTION", entries print
 # " -> func" and indent, returns unindent and print " <- func", other
 # probes "| func:name"; a second clause of the same entry or return
-# probe prints "| " instead of a second arrow, as in DTrace.
+# probe prints "| " instead of a second arrow, as in DTrace; a system
+# call's print "->func" and "<-func".
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/pidtarget
@@ -44,5 +45,20 @@ expected="CPU FUNCTION
 if [ "$out" != "$expected" ]; then
 	echo "FAIL -x flowindent -q: got:"; printf '%s\n' "$out"; cat err
 	fail=1
+fi
+# A system call's probes (DTRACE_PROBE_SYSCALL, not the provider's name)
+# draw their arrows without the leading space, as DTrace draws them.
+S=$B/test/progs/systarget
+if [ -x "$S" ] && [ -d /sys/kernel/tracing/events/syscalls ]; then
+	out=$("$DTRACE" -F -c "$S" -n 'syscall::getppid:entry,
+	    syscall::getppid:return /pid == $target/ {}' 2>err | strip_cpu |
+	    grep -v '^done$' | sed -n 1,3p)
+	expected="CPU FUNCTION
+->getppid
+<-getppid"
+	if [ "$out" != "$expected" ]; then
+		echo "FAIL -F syscall: got:"; printf '%s\n' "$out"; cat err
+		fail=1
+	fi
 fi
 exit $fail
