@@ -56,7 +56,8 @@
 /* A process an underlying probe fires in, and whether its link exists. */
 typedef struct dt_uprobe_pid {
 	pid_t pid;
-	bool attached;
+	bool attached;		/* or given up (see "Refused links") */
+	uint8_t tries;		/* requests the kernel refused */
 	int group;		/* the link's, in ps->groups, else -1 */
 } dt_uprobe_pid_t;
 
@@ -97,7 +98,8 @@ typedef struct dt_uprobe_ent {
 	ino_t ino;		/*   (0: not known, path names it) */
 	uint64_t offset, ref_ctr;
 	bool all;		/* fires in every process */
-	bool all_attached;	/* its pid-0 link exists */
+	bool all_attached;	/* its pid-0 link exists (or given up) */
+	uint8_t all_tries;	/* requests of that link refused */
 	dt_uprobe_pid_t *pids;	/* else in these */
 	uint32_t npids;
 	int prog;		/* index in ps->progs, once built */
@@ -134,6 +136,13 @@ typedef struct dt_kprog {
 	dt_as_t as;
 } dt_kprog_t;
 
+/* A link the kernel refused for a reason that may pass: underlying probe
+ * ups[idx] in process pid (0: every process). */
+typedef struct dt_refused {
+	uint32_t idx;
+	pid_t pid;
+} dt_refused_t;
+
 /* Open-addressing index over ups or ovls: slots hold index + 1, 0 is free. */
 typedef struct dt_index {
 	uint32_t *slots;
@@ -157,6 +166,9 @@ struct dt_progset {
 	uint32_t stamp;		/* counts host->uprobe() calls */
 	dt_linkset_t *groups;	/* the links of each per-process request */
 	int ngroups;
+	dt_refused_t *refused;	/* links to ask for again, see "Refused links" */
+	uint32_t nrefused;
+	uint64_t retry_at;	/* dt_now_ns() from which they are */
 	/* The last file uprobe_file_id() looked up: a provider places a
 	 * file's sites one after another (thousands for a libc glob), and one
 	 * stat() serves them all while it is fresh. */
@@ -1525,8 +1537,70 @@ static uint64_t overlay_mask(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	return m;
 }
 
+/* Whether pv declares provider name prv as it is (not by a pattern). */
+static bool names_literally(const dt_provider_t *pv, const char *prv)
+{
+	const char *const *n = pv->ops->names ? pv->ops->names : &pv->ops->name;
+
+	for (; *n; n++)
+		if (!dt_glob_has_meta(*n) && strcmp(*n, prv) == 0)
+			return true;
+	return false;
+}
+
+/* Whether pv may serve probes of provider prv: a pattern perhaps; a name
+ * if pv's names match it and no other plugin has it as its own (the
+ * rule of dt_provider.c's may_create()). */
+static bool may_serve(dtrace_hdl_t *dtp, const dt_provider_t *pv,
+		      const char *prv)
+{
+	const char *const *n = pv->ops->names ? pv->ops->names : &pv->ops->name;
+	bool declared = false;
+
+	if (prv == NULL || prv[0] == '\0' || dt_glob_has_meta(prv))
+		return true;
+	for (; *n && !declared; n++)
+		declared = dt_glob_match(*n, prv);
+	for (const dt_provider_t *o = dtp->providers; declared && o;
+	     o = o->next)
+		if (o != pv && names_literally(o, prv))
+			return false;
+	return declared;
+}
+
+/*
+ * The clauses a program of pv may need for probes made while tracing: those
+ * with a description whose provider pv may serve, but for dtrace:::ERROR's.
+ * A probe made while tracing (a program exec'ed, a library dlopen()ed)
+ * runs in the program of its kind, which may have been built when tracing
+ * began for the probes there were then: one of "a*:::" for a process of
+ * a's already running, say.  Built with those probes' clauses alone, it
+ * ran nothing for a later probe of "b*:::", which went silent although its
+ * uprobe fired.
+ */
+static uint64_t late_clauses(dtrace_hdl_t *dtp, const dt_provider_t *pv)
+{
+	uint64_t m = 0;
+
+	for (int c = 0; c < dtp->nclauses && c < 64; c++)
+		for (int i = 0; i < dtp->clause_ndescs[c]; i++)
+			if (may_serve(dtp, pv, dtp->clause_descs[c][i].prv))
+				m |= 1ull << c;
+	if (dtp->error_probe)
+		m &= ~dtp->error_probe->clauses;
+	return m;
+}
+
+/* Whether pv may make probes while tracing (see provider.h). */
+static bool makes_late_probes(const dt_provider_t *pv)
+{
+	return pv->ops->poll != NULL || pv->ops->notice_process != NULL ||
+	       pv->ops->notice_files != NULL;
+}
+
 /* Assign each underlying probe to its program, and give each program the
- * clauses of the overlays on its probes. */
+ * clauses of the overlays on its probes, and those of the probes its
+ * provider may make while tracing. */
 static void group_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 {
 	for (uint32_t i = 0; i < ps->nups; i++)
@@ -1535,6 +1609,10 @@ static void group_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 		dt_uprobe_ent_t *u = &ps->ups[ps->ovls[i].cookie - 1];
 		ps->progs[u->prog].clauses |= overlay_mask(dtp, &ps->ovls[i]);
 	}
+	for (int i = 0; i < ps->nprogs; i++)
+		if (makes_late_probes(ps->progs[i].pv))
+			ps->progs[i].clauses |= late_clauses(dtp,
+							     ps->progs[i].pv);
 }
 
 static const char *dis_mapname(void *arg, uint32_t insn)
@@ -1707,12 +1785,162 @@ static bool attachable(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 
 typedef struct dt_attach_bufs {
 	uint64_t *offs, *refs, *cookies;
+	int *errs;
 } dt_attach_bufs_t;
 
+/*
+ * Refused links.  The kernel may refuse a site's link for a reason that
+ * passes (memory, descriptors, a busy resource): that link is asked for
+ * again DT_ATTACH_RETRY_NS later, from the trace loop's poll
+ * (dt_prog_poll_providers()), up to DT_ATTACH_TRIES requests in all.  Any
+ * other refusal (the process is gone, an instruction a uprobe cannot
+ * replace), or the last one, gives the site up: it counts as done, so that
+ * no later batch asks again.  Each refusal is reported by the names of the
+ * probes on the site, with what happens next, and so is a link made on a
+ * later try, since what the site fired before it was not seen.
+ */
+#define DT_ATTACH_TRIES		5
+#define DT_ATTACH_RETRY_NS	(100 * 1000 * 1000ull)
+#define DT_ATTACH_REPORTS	10	/* sites named per request */
+
+static bool refusal_passes(int err)
+{
+	return err == ENOMEM || err == EAGAIN || err == EMFILE ||
+	       err == ENFILE || err == EBUSY || err == EINTR || err == ENOSPC;
+}
+
+/* The requests refused so far of u's link for process pid. */
+static uint8_t *link_tries(dt_uprobe_ent_t *u, pid_t pid)
+{
+	if (pid == 0)
+		return &u->all_tries;
+	for (uint32_t i = 0; i < u->npids; i++)
+		if (u->pids[i].pid == pid)
+			return &u->pids[i].tries;
+	return NULL;
+}
+
+/* The probes that fire at ups[idx] in process pid (0: in any), by name:
+ * the first two, then how many more. */
+static void site_names(dtrace_hdl_t *dtp, const struct dt_progset *ps,
+		       uint32_t idx, pid_t pid, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < ps->novls; i++) {
+		const dt_overlay_ent_t *o = &ps->ovls[i];
+
+		if (o->cookie != idx + 1 ||
+		    (pid != 0 && o->pid != 0 && o->pid != (uint32_t)pid))
+			continue;
+		for (uint32_t j = 0; j < o->n; j++, n++) {
+			const dtrace_probe_t *p = dt_probe_by_id(dtp,
+								 o->prids[j]);
+			if (n >= 2 || p == NULL || off >= len)
+				continue;
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s%s:%s:%s:%s", n ? ", " : "",
+						p->prv, p->mod, p->fun, p->prb);
+		}
+	}
+	if (n > 2 && off < len)
+		snprintf(buf + off, len - off, " and %d more", n - 2);
+	else if (n == 0)
+		snprintf(buf, len, "a probe");
+}
+
+/* Report site k of a request (ups[idx] for process pid) that the kernel
+ * refused with err, or (err 0) attached after refusals; a refusal that may
+ * pass is queued to be asked for again unless final. */
+static void site_report(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			uint32_t idx, pid_t pid, int err, bool final)
+{
+	dt_uprobe_ent_t *u = &ps->ups[idx];
+	uint8_t *tries = link_tries(u, pid);
+	char names[512], whose[48];
+
+	if (tries == NULL || (err == 0 && *tries == 0))
+		return;
+	site_names(dtp, ps, idx, pid, names, sizeof(names));
+	if (pid == 0)
+		snprintf(whose, sizeof(whose), "every process");
+	else
+		snprintf(whose, sizeof(whose), "process %d", (int)pid);
+	if (err == 0) {
+		dt_warn(dtp, "%s: the uprobe at offset 0x%llx of %s for %s is "
+			"attached at try %d: what it fired before was not "
+			"seen", names, (unsigned long long)u->offset, u->path,
+			whose, *tries + 1);
+		*tries = 0;
+		return;
+	}
+	bool again = !final && refusal_passes(err) &&
+		     ++*tries < DT_ATTACH_TRIES;
+	dt_warn(dtp, "%s: the kernel refused the uprobe at offset 0x%llx of "
+		"%s for %s: %s%s", names, (unsigned long long)u->offset,
+		u->path, whose, strerror(err), final ? "" : again ?
+		"; trying again" : "; not traced");
+	if (!again)
+		return;
+	ps->refused = dt_realloc(ps->refused, (ps->nrefused + 1) *
+				 sizeof(*ps->refused));
+	ps->refused[ps->nrefused++] = (dt_refused_t){ .idx = idx, .pid = pid };
+	ps->retry_at = dt_now_ns() + DT_ATTACH_RETRY_NS;
+}
+
+/* The sites of a request the kernel refused, or attached after refusals,
+ * reported (DT_ATTACH_REPORTS of them by name, then a count); final when
+ * the session ends for it.  Returns how many were refused. */
+static uint32_t request_report(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			       pid_t pid, const dt_attach_bufs_t *b, uint32_t n,
+			       const char *path, bool final)
+{
+	uint32_t refused = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (b->errs[k] != 0 && ++refused > DT_ATTACH_REPORTS)
+			continue;
+		site_report(dtp, ps, (uint32_t)b->cookies[k] - 1, pid,
+			    b->errs[k], final);
+	}
+	if (refused > DT_ATTACH_REPORTS)
+		dt_warn(dtp, "%u more uprobes of %s refused by the kernel: not "
+			"traced", refused - DT_ATTACH_REPORTS, path);
+	return refused;
+}
+
+/* Ask again for the refused links whose time has come. */
+static void refused_retry(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	if (ps == NULL || ps->nrefused == 0 || dt_now_ns() < ps->retry_at)
+		return;
+	for (uint32_t r = 0; r < ps->nrefused; r++) {
+		dt_uprobe_ent_t *u = &ps->ups[ps->refused[r].idx];
+		pid_t pid = ps->refused[r].pid;
+
+		if (pid == 0)
+			u->all_attached = false;
+		for (uint32_t i = 0; i < u->npids; i++)
+			if (pid != 0 && u->pids[i].pid == pid) {
+				u->pids[i].attached = false;
+				u->pids[i].group = -1;
+			}
+	}
+	ps->nrefused = 0;
+	ps->links_pending = true;
+	dt_prog_batch_begin(dtp);
+	dt_prog_batch_end(dtp);
+}
+
 /* One request: the links of process pid that the underlying probes from
- * index i on, of u's program, file and return flag, still need. */
+ * index i on, of u's program, file and return flag, still need.  Late, the
+ * sites refused are reported by name and the request goes on. */
 static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
-			pid_t pid, dt_attach_bufs_t *b)
+			pid_t pid, dt_attach_bufs_t *b, bool late)
 {
 	const dt_uprobe_ent_t *u = &ps->ups[i];
 	uint32_t n = 0;
@@ -1740,6 +1968,7 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 		b->refs[n] = v->ref_ctr;
 		any_ref |= v->ref_ctr != 0;
 		b->cookies[n] = j + 1;
+		b->errs[n] = 0;
 		n++;
 	}
 	dt_attach_req_t req = {
@@ -1752,8 +1981,16 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 		.ref_ctr_offsets = any_ref ? b->refs : NULL,
 		.cookies = b->cookies,
 		.links = group >= 0 ? &ps->groups[group] : NULL,
+		.errs = b->errs,
 	};
-	return dt_bpf_attach_uprobes(dtp, &req);
+	int rc = dt_bpf_attach_uprobes(dtp, &req);
+	uint32_t refused = request_report(dtp, ps, pid, b, n, u->path,
+					  rc < 0 && !late);
+	if (rc < 0 && late && refused > 0) {
+		dtp->errmsg[0] = '\0';	/* each site said why */
+		rc = 0;
+	}
+	return rc;
 }
 
 /* One pass over the underlying probes: the links they still need. */
@@ -1776,7 +2013,7 @@ static int attach_pass(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late,
 		}
 		while (rc == 0 && attachable(ps, u) &&
 		       (pid = link_next(u)) >= 0) {
-			rc = attach_group(dtp, ps, i, pid, b);
+			rc = attach_group(dtp, ps, i, pid, b, late);
 			if (rc < 0 && late) {
 				dt_warn(dtp, "%s", dtp->errmsg);
 				dtp->errmsg[0] = '\0';
@@ -1838,6 +2075,7 @@ static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 		.offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
 		.refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
 		.cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+		.errs = dt_zalloc(ps->nups * sizeof(int) + 8),
 	};
 	int rc = attach_pass(dtp, ps, late, &b);
 	bool *retire = dt_zalloc((size_t)ps->ngroups + 1);
@@ -1854,6 +2092,7 @@ static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 	free(b.offs);
 	free(b.refs);
 	free(b.cookies);
+	free(b.errs);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -1921,8 +2160,9 @@ fail:
 }
 
 /* A kind that had no underlying probe when tracing started (a library
- * loaded later, under -Z): build its program now, with every clause, since
- * the overlays that will use it are not known yet.  Returns its index or
+ * loaded later, under -Z): build its program now, with every clause its
+ * provider may serve, since the overlays that will use it are not known
+ * yet.  Returns its index or
  * -1. */
 static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			const dt_uprobe_ent_t *u)
@@ -1930,10 +2170,7 @@ static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	int i = kprog_find(ps, u);
 	dt_kprog_t *kp = &ps->progs[i];
 
-	kp->clauses = dtp->nclauses >= 64 ? ~0ull
-					  : (1ull << dtp->nclauses) - 1;
-	if (dtp->error_probe)
-		kp->clauses &= ~dtp->error_probe->clauses;
+	kp->clauses = late_clauses(dtp, kp->pv);
 	if (prog_build(dtp, kp) < 0)
 		goto fail;
 	if (kprog_load(dtp, kp) >= 0)
@@ -2229,6 +2466,7 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	for (int g = 0; g < ps->ngroups; g++)
 		free(ps->groups[g].fds);	/* closed by dt_bpf.c */
 	free(ps->groups);
+	free(ps->refused);
 	free(ps);
 	dtp->progs = NULL;
 }
@@ -2272,6 +2510,7 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 			return -1;
 		}
 	}
+	refused_retry(dtp);
 	return 0;
 }
 
