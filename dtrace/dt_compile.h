@@ -32,7 +32,8 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 
 /* The clauses whose descriptions match p (probes that appear while
  * tracing are enabled with them). */
-uint64_t dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
+void dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
+			   dt_clauseset_t *set);
 void dt_compile_fini(dtrace_hdl_t *dtp);
 
 #endif /* DT_COMPILE_H */

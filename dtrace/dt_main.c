@@ -593,7 +593,7 @@ static int list_probes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	 * clauses; list those in PRID order. */
 	bool *seen = dt_zalloc(dtp->nprobes + 1);
 	for (uint32_t id = 1; id <= dtp->nprobes; id++)
-		if (dtp->probes[id]->clauses)
+		if (!dt_cs_empty(&dtp->probes[id]->clauses))
 			list_one(dtp, dtp->probes[id], seen);
 	free(seen);
 	return rc;

@@ -123,8 +123,8 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	/* A probe that appears while tracing gets the clauses whose
 	 * descriptions match it; its provider enables it from poll(). */
 	if (dtp->tracing) {
-		p->clauses = dt_compile_clauses_of(dtp, p);
-		p->enabled = p->clauses != 0;
+		dt_compile_clauses_of(dtp, p, &p->clauses);
+		p->enabled = !dt_cs_empty(&p->clauses);
 	}
 	return p;
 }
@@ -223,6 +223,7 @@ static void probe_free(dtrace_probe_t *p)
 	free(p->mod);
 	free(p->fun);
 	free(p->prb);
+	dt_cs_free(&p->clauses);
 	free(p);
 }
 
