@@ -755,7 +755,7 @@ int dt_cg_check_space(dtrace_hdl_t *dtp)
 		if ((uint64_t)st->aggs[i]->keysize + st->aggs[i]->valsize >
 		    dtp->opt.aggsize)
 			fits = false;
-	if (fits)
+	if (fits && dt_cg_dynvars_fit(dtp))
 		return 0;
 	dt_set_error(dtp, "could not enable tracing: Enabling exceeds size "
 		     "of buffer");
