@@ -678,8 +678,7 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 
 	/* Arguments the trampoline does not fill read as 0. */
 	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
-		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
-			 OFF(dtrace_mstate_t, argv) + 8 * i, 0));
+		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), 0));
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
 	/* exited and strtok (a firing starts with no strtok string, as in

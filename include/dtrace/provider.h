@@ -67,7 +67,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	3
+#define DTRACE_PROVIDER_MINOR	4
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -107,7 +107,10 @@ typedef struct dtrace_argdesc {
 	int mapping;
 } dtrace_argdesc_t;
 
-#define DTRACE_ARGS_MAX	10
+#define DTRACE_ARGS_MAX	12	/* arguments of a probe (10 before 3.4; 12
+				   is what <sys/sdt.h> passes at most) */
+#define DTRACE_ARGV_LOW	10	/* of them in argv[], the others in
+				   argv_hi[] */
 
 /*
  * The machine state: one per CPU, in a map value, valid while an underlying
@@ -117,7 +120,7 @@ typedef struct dtrace_argdesc {
  * state follows this structure; plugins must not touch it.
  */
 typedef struct dtrace_mstate {
-	uint64_t argv[DTRACE_ARGS_MAX];	/* arg0 .. arg9 */
+	uint64_t argv[DTRACE_ARGV_LOW];	/* arg0 .. arg9 */
 	struct {
 		uint32_t pid;		/* process the overlay applies to */
 		uint32_t cookie;	/* underlying probe (attach cookie) */
@@ -131,7 +134,24 @@ typedef struct dtrace_mstate {
 	int32_t errnum;			/* D's errno: 0, unless a trampoline at
 					   a system call's return sets it
 					   (added in 3.2) */
+	uint64_t argv_hi[DTRACE_ARGS_MAX - DTRACE_ARGV_LOW];
+					/* added in 3.4: the arguments after
+					   arg9 (args[10], args[11]) */
 } dtrace_mstate_t;
+
+/* Offset in the mstate of argument i (0 .. DTRACE_ARGS_MAX - 1). */
+#define DTRACE_MSTATE_ARG(i) \
+	((int)((i) < DTRACE_ARGV_LOW ? \
+	       offsetof(dtrace_mstate_t, argv) + 8 * (size_t)(i) : \
+	       offsetof(dtrace_mstate_t, argv_hi) + \
+	       8 * ((size_t)(i) - DTRACE_ARGV_LOW)))
+
+/* The arguments a host of this minor version takes from probe_args() and
+ * the trampoline: DTRACE_ARGV_LOW before 3.4.  A plugin built for 3.4 or
+ * later that a 3.3 engine loads gives it no more. */
+#define DTRACE_HOST_ARGS_MAX(host) \
+	((host)->major > 3 || (host)->minor >= 4 ? DTRACE_ARGS_MAX \
+						 : DTRACE_ARGV_LOW)
 
 /* Register conventions inside a trampoline: it receives the program context
  * (see "Underlying events" below for what it points to) in DTRACE_REG_CTX
