@@ -74,11 +74,14 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	for (const dt_pdesc_t *d = c->pdescs; d; d = d->next) {
 		dtrace_probedesc_t pd = { d->prv, d->mod, d->fun, d->prb };
 		dtp->errmsg[0] = '\0';
+		dtp->desc_errtag = D_UNKNOWN;
 		int n = dt_probe_iter(dtp, &pd, collect_probe, acc);
 		if (n < 0) {
 			char msg[sizeof(dtp->errmsg)];
 			snprintf(msg, sizeof(msg), "%s", dtp->errmsg);
-			dt_pcb_error(pcb, D_PDESC_INVAL, d->line, "%s", msg);
+			dt_pcb_error(pcb, dtp->desc_errtag != D_UNKNOWN ?
+				     (dt_errtag_t)dtp->desc_errtag :
+				     D_PDESC_INVAL, d->line, "%s", msg);
 		}
 		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list) {
 			/* -l says it as DTrace does */

@@ -103,7 +103,12 @@
 	X(D_STR_TOOBIG)		/* string does not fit strsize */ \
 	X(D_NOMEM)		/* out of memory */ \
 	X(D_CPP)		/* the C preprocessor failed */ \
-	X(D_IO)			/* cannot read the script */
+	X(D_IO)			/* cannot read the script */ \
+	X(D_PROC_BADPID)	/* pid provider: no valid pid in the name */ \
+	X(D_PROC_GRAB)		/* pid provider: cannot grab the process */ \
+	X(D_PROC_FUNC)		/* pid provider: no such function */ \
+	X(D_PROC_OFF)		/* pid provider: offset outside the function */ \
+	X(D_PROC_NAME)		/* pid provider: invalid probe name */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,
@@ -113,5 +118,6 @@ typedef enum dt_errtag {
 } dt_errtag_t;
 
 const char *dt_errtag_name(dt_errtag_t tag);
+dt_errtag_t dt_errtag_by_name(const char *name);
 
 #endif /* DT_ERROR_H */

@@ -177,6 +177,7 @@ struct dtrace_hdl {
 	/* last error message, for the command to print */
 	char errmsg[1024];
 	int errtag;
+	int desc_errtag;	/* host->error_tag()'s, D_UNKNOWN: none */
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
 	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */

@@ -540,6 +540,18 @@ static void host_error(dtrace_provider_t *pv, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void host_error_tag(dtrace_provider_t *pv, const char *tag,
+			   const char *fmt, ...)
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dtp->errmsg, sizeof(dtp->errmsg), fmt, ap);
+	va_end(ap);
+	dtp->desc_errtag = dt_errtag_by_name(tag);
+}
+
 static void host_warn(dtrace_provider_t *pv, const char *fmt, ...)
 {
 	char buf[1024];
@@ -967,4 +979,5 @@ const dtrace_host_t dt_host = {
 	.provide_again = host_provide_again,
 	.args_read = dt_prog_args_read,
 	.elf_open = dt_host_elf_open,
+	.error_tag = host_error_tag,
 };

@@ -564,6 +564,15 @@ typedef struct dtrace_host {
 	 * a process's modules' files do. */
 	int (*elf_open)(dtrace_provider_t *pv, const char *path,
 			const dtrace_elf_t **fp, char *msg, size_t msglen);
+
+	/* Added in 3.4.  error() with the tag DTrace gives the mistake, by
+	 * name ("D_PROC_FUNC": one of DTrace's compile error tags, which
+	 * -x errtags prints and err.D_TAG tests match).  A probe
+	 * description that provide() fails after it carries that tag
+	 * instead of D_PDESC_INVAL; an unknown name is ignored. */
+	void (*error_tag)(dtrace_provider_t *pv, const char *tag,
+			  const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
 } dtrace_host_t;
 
 /* What notice_process() is told. */
