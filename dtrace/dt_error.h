@@ -108,7 +108,17 @@
 	X(D_PROC_GRAB)		/* pid provider: cannot grab the process */ \
 	X(D_PROC_FUNC)		/* pid provider: no such function */ \
 	X(D_PROC_OFF)		/* pid provider: offset outside the function */ \
-	X(D_PROC_NAME)		/* pid provider: invalid probe name */
+	X(D_PROC_NAME)		/* pid provider: invalid probe name */ \
+	X(D_CHR_OFLOW)		/* character constant too long */ \
+	X(D_DECL_ARRSUB)	/* array dimension not a positive constant */ \
+	X(D_DECL_BFCONST)	/* bit-field size not a positive constant */ \
+	X(D_DECL_BFSIZE)	/* bit-field too big for its type */ \
+	X(D_DECL_ENCONST)	/* enumerator value not a constant */ \
+	X(D_DECL_ENOFLOW)	/* enumerator value past INT_MAX */ \
+	X(D_DECL_IDRED)		/* identifier redeclared */ \
+	X(D_DECL_TYPERED)	/* struct, union or enum redeclared */ \
+	X(D_DECL_COMBO)		/* invalid combination of type specifiers */ \
+	X(D_DECL_VOIDOBJ)	/* object or array of void */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,
