@@ -138,16 +138,20 @@ static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
 		    "must be less than or equal to the number of linear steps "
 		    "per magnitude (argument #4)");
 	int64_t pw = 1;
-	bool divides = false;
 	for (int64_t o = 0; o <= p[2]; o++) {
 		if (pw > INT64_MAX / p[0])
 			ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) "
 			    "argument #3 (high magnitude) will cause overflow "
 			    "of 64 bits");
 		pw *= p[0];
-		divides = divides || pw % p[3] == 0;
 	}
-	if (p[3] % p[0] != 0 || !divides)
+	/* As DTrace: the first power of the factor that is at least nsteps
+	 * is a multiple of it, so every order above nsteps divides evenly
+	 * (below it, buckets are 1 wide); both are under 2^32. */
+	int64_t first = p[0];
+	while (first < p[3])
+		first *= p[0];
+	if (p[3] % p[0] != 0 || first % p[3] != 0)
 		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor (argument #1) "
 		    "must evenly divide the number of steps per magnitude "
 		    "(argument #4), and the number of steps per magnitude must "
