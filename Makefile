@@ -4,6 +4,7 @@
 #   make              build everything into build/
 #   make check        run every test, then again under ASan/UBSan (build-san/)
 #   make check-fast   run the tests on the normal build only
+#   make modcycle     the module graph of dtrace/ has no cycle (part of both)
 #   make check-vm     the kernel-side tests in a qemu virtual machine
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make deb          a Debian package (debian/) into build/deb/
@@ -273,7 +274,7 @@ fuzz-merge-run: $(FUZZ_BINS)
 # SANFLAGS) are computed afresh; the first pass's status waits in a file so
 # that the line running $(MAKE), which make runs even under -n, runs nothing
 # else.
-check: all unit-tests fuzz-replay test-programs
+check: all unit-tests fuzz-replay test-programs modcycle
 	@B=$(B) test/run.sh; echo $$? >$(B)/.check-status
 	@B=$(B) test/vm/check-vm.sh; rc=$$?; [ $$rc = 0 ] || [ $$rc = 77 ] || \
 		echo 1 >$(B)/.check-status
@@ -288,8 +289,13 @@ check-vm: all test-programs
 check-san: all unit-tests fuzz-replay
 	B=$(B) DT_SANITIZED=1 test/run.sh
 
-check-fast: all unit-tests fuzz-replay
+check-fast: all unit-tests fuzz-replay modcycle
 	B=$(B) test/run.sh
+
+# The module graph of dtrace/ has no cycle, and the compiler and the
+# consumer meet only in the program description (scripts/modcycle.sh).
+modcycle: all
+	scripts/modcycle.sh $(B)
 
 # --- demo and benchmarks -----------------------------------------------------
 demo: all
@@ -360,7 +366,7 @@ clean:
 	rm -rf build build-san build-fuzz build-deb debian/dtrace debian/.debhelper \
 		debian/files debian/*.substvars debian/debhelper-build-stamp
 
-.PHONY: all check check-san check-fast check-vm deps install install-files clean \
+.PHONY: all check check-san check-fast check-vm modcycle deps install install-files clean \
 	demo bench deb test-programs unit-tests fuzz fuzz-run fuzz-replay \
 	fuzz-merge fuzz-merge-run soak
 

@@ -224,11 +224,11 @@ int dt_agg_setup(dtrace_hdl_t *dtp, dt_aggdesc_t **descs, int n)
 
 	dt_agg_fini(dtp);
 	if (descs == NULL)
-		n = dt_cg_naggs(dtp);
+		n = dt_pd_naggs(dtp);
 	c->naggs = n;
 	c->aggs = dt_zalloc(sizeof(dt_aggstate_t) * (size_t)(n > 0 ? n : 1));
 	for (i = 0; i < n; i++) {
-		c->aggs[i].desc = descs != NULL ? descs[i] : dt_cg_agg(dtp, i);
+		c->aggs[i].desc = descs != NULL ? descs[i] : dt_pd_agg(dtp, i);
 		c->aggs[i].normal = 1;
 	}
 	return 0;

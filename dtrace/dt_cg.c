@@ -742,7 +742,6 @@ void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
 
 int dt_cg_check_space(dtrace_hdl_t *dtp)
 {
-	dt_cg_state_t *st = dt_cg_state(dtp);
 	bool fits = true;
 
 	for (int i = 0; i < dtp->nclauses; i++) {
@@ -751,8 +750,8 @@ int dt_cg_check_space(dtrace_hdl_t *dtp)
 		    sizeof(dt_rechdr_t) + cc->recsize > dtp->opt.bufsize)
 			fits = false;
 	}
-	for (int i = 0; i < st->naggs; i++)
-		if ((uint64_t)st->aggs[i]->keysize + st->aggs[i]->valsize >
+	for (int i = 0; i < dtp->naggs; i++)
+		if ((uint64_t)dtp->aggs[i]->keysize + dtp->aggs[i]->valsize >
 		    dtp->opt.aggsize)
 			fits = false;
 	if (fits && dt_cg_dynvars_fit(dtp))
@@ -768,17 +767,6 @@ uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp)
 	return align8(st->off_this + st->this_size);
 }
 
-int dt_cg_naggs(dtrace_hdl_t *dtp)
-{
-	return dtp->cg ? dt_cg_state(dtp)->naggs : 0;
-}
-
-dt_aggdesc_t *dt_cg_agg(dtrace_hdl_t *dtp, int id)
-{
-	dt_cg_state_t *st = dt_cg_state(dtp);
-	return id >= 0 && id < st->naggs ? st->aggs[id] : NULL;
-}
-
 /* Sizes known only once every clause is compiled. */
 static void final_sizes(dt_cg_state_t *st, dt_cg_map_t *m)
 {
@@ -790,9 +778,9 @@ static void final_sizes(dt_cg_state_t *st, dt_cg_map_t *m)
 		pm->vsize = align8(st->strtab_len + st->strsize);
 	else if (strcmp(pm->name, "aggzero") == 0) {
 		pm->vsize = 8;
-		for (int i = 0; i < st->naggs; i++)
-			if (st->aggs[i]->valsize > pm->vsize)
-				pm->vsize = st->aggs[i]->valsize;
+		for (int i = 0; i < st->dtp->naggs; i++)
+			if (st->dtp->aggs[i]->valsize > pm->vsize)
+				pm->vsize = st->dtp->aggs[i]->valsize;
 	} else if (strcmp(pm->name, "probedesc") == 0)
 		pm->nentries = st->dtp->nprobes + 1;
 }
@@ -838,14 +826,6 @@ int dt_cg_maps_init(dtrace_hdl_t *dtp)
 	return 0;
 }
 
-static void free_aggdesc(dt_aggdesc_t *ad)
-{
-	free((char *)ad->name);
-	free(ad->keys);
-	free(ad->ktypes);
-	free(ad);
-}
-
 void dt_cg_fini(dtrace_hdl_t *dtp)
 {
 	dt_cg_state_t *st = dtp->cg;
@@ -868,9 +848,7 @@ void dt_cg_fini(dtrace_hdl_t *dtp)
 		free(id->keys);
 		free(id);
 	}
-	for (int i = 0; i < st->naggs; i++)
-		free_aggdesc(st->aggs[i]);
-	free(st->aggs);
+	dt_pd_fini(dtp);
 	while (st->maps != NULL) {
 		dt_cg_map_t *m = st->maps;
 		st->maps = m->next;

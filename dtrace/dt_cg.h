@@ -12,33 +12,15 @@
  * the "output" ring buffer itself (header from mst->pub.prid and
  * mst->pub.clause), counting a full buffer in cpuinfo.buf_drops.
  *
- * State that spans clauses and compiles (declared variables, their maps,
- * aggregations, the string table, the layout of the mstate's code generator
- * area) lives in dtp->cg.
+ * What it produces is the program description (dt_progdesc.h): the
+ * clauses, the aggregation table and the formats.  State of its own that
+ * spans clauses and compiles (declared variables, their maps, the string
+ * table, the layout of the mstate's code generator area) lives in dtp->cg.
  */
 #ifndef DT_CG_H
 #define DT_CG_H
 
-#include "dt_impl.h"
-#include "dt_as.h"
-#include "dt_rec.h"
-
-typedef struct dt_compiled_clause {
-	int id;			/* index in dtp->clauses, bit in masks */
-	const char *desc;	/* the first probe description as written */
-	int line;
-	dt_as_t code;		/* finished; entry at instruction 0 */
-	int nacts;
-	dt_actdesc_t *acts;
-	uint32_t recsize;	/* data bytes after the dt_rechdr_t */
-	bool record;		/* writes an output record when it fires */
-	bool destructive;
-	uint32_t args_read;	/* bit i: the clause may read argv[i] */
-	bool actmask;		/* the data starts with a u64 mask of the
-				   actions that ran (bit i: acts[i]); set when
-				   an action sits inside an if statement */
-	bool udepth;		/* records ustackdepth (recdesc.usample) */
-} dt_compiled_clause_t;
+#include "dt_progdesc.h"
 
 struct dt_cg_state;
 
@@ -52,9 +34,6 @@ uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp);
 /* Whether what the clauses record fits bufsize, and one entry of each
  * aggregation aggsize; -1 with DTrace's message when not. */
 int dt_cg_check_space(dtrace_hdl_t *dtp);
-/* The aggregation table. */
-int dt_cg_naggs(dtrace_hdl_t *dtp);
-dt_aggdesc_t *dt_cg_agg(dtrace_hdl_t *dtp, int id);
 /* Write initial map contents (string table, globals) once the maps exist. */
 int dt_cg_maps_init(dtrace_hdl_t *dtp);
 void dt_cg_fini(dtrace_hdl_t *dtp);

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "dt_cg_impl.h"
-#include "dt_consume.h"
+#include "dt_progdesc.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 

@@ -24,7 +24,7 @@
 #include <stdio.h>
 
 #include "dt_cg_impl.h"
-#include "dt_consume.h"
+#include "dt_progdesc.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
@@ -328,7 +328,7 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		    st->key_max - DT_AGG_KEYPREFIX);
 
 	dt_aggdesc_t *ad = dt_zalloc(sizeof(*ad));
-	ad->id = st->naggs;
+	ad->id = dt_pd_naggs(cx->dtp);	/* agg_map() reads it */
 	ad->name = dt_strdup(agg->name);
 	ad->func = f;
 	ad->valsize = valsize;
@@ -348,9 +348,7 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	}
 	ad->keysize = off ? off : 8;
 	agg_map(st, ad);
-	st->aggs = dt_realloc(st->aggs, sizeof(*st->aggs) *
-			      (size_t)(st->naggs + 1));
-	st->aggs[st->naggs++] = ad;
+	dt_pd_agg_add(cx->dtp, ad);
 
 	dt_ident_t *id = dt_zalloc(sizeof(*id));
 	id->name = ad->name;
@@ -437,7 +435,7 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	if (id == NULL)
 		agg_new(cx, agg, call, f, keys);
 	else
-		agg_match(cx, cx->st->aggs[id->id], agg, call, f, keys);
+		agg_match(cx, dt_pd_agg(cx->dtp, id->id), agg, call, f, keys);
 	id = dt_var_lookup(cx->st, DT_IK_AGG, agg->name);
 	agg->ident = id;
 	n->ident = id;
@@ -686,7 +684,7 @@ bool dt_cg_agg_by_consumer(const dt_aggdesc_t *agg)
 
 void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 {
-	dt_aggdesc_t *ad = cx->st->aggs[n->ident->id];
+	dt_aggdesc_t *ad = dt_pd_agg(cx->dtp, n->ident->id);
 	dt_node_t *keys = n->l->kind == DT_N_INDEX ? n->l->args : NULL;
 	dt_node_t *call = n->r;
 	int have = dt_as_label(cx->as), drop = dt_as_label(cx->as);

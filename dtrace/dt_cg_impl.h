@@ -106,8 +106,6 @@ struct dt_cg_state {
 	uint32_t globals_size;
 	char *strtab;		/* literals, NUL-terminated, "" at 0 */
 	uint32_t strtab_len, strtab_cap;
-	dt_aggdesc_t **aggs;
-	int naggs;
 	dt_cg_map_t *maps;
 	dt_compiled_clause_t *pending;	/* being compiled */
 	int uret_off[5];	/* kernel offsets for ustack() (dt_cg_act.c);

@@ -16,7 +16,7 @@
  * before the commit that ends it, and none after.
  */
 #include "dt_cg_impl.h"
-#include "dt_consume.h"
+#include "dt_progdesc.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define DT_CMPXCHG(d, o, s) \

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "dt_cg_impl.h"
-#include "dt_consume.h"
+#include "dt_progdesc.h"
 #include "dt_btf.h"
 
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
@@ -1169,7 +1169,7 @@ static void check_printa_format(dt_cg_t *cx, dt_node_t *n)
 
 	if (fmt->kind != DT_N_STRING)
 		return;
-	const dt_aggdesc_t *ad = dt_cg_agg(cx->dtp, fmt->next->ident->id);
+	const dt_aggdesc_t *ad = dt_pd_agg(cx->dtp, fmt->next->ident->id);
 	if (ad == NULL || ad->ktypes == NULL)
 		return;
 	int tag = dt_printf_check(fmt->str, ad->nkeys, ad->ktypes, msg,

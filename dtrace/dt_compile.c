@@ -138,17 +138,6 @@ void dt_compile_fini(dtrace_hdl_t *dtp)
 	dtp->clause_ndescs = NULL;
 }
 
-/* Add to set the clauses whose descriptions match p: for probes created
- * while tracing. */
-void dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
-			   dt_clauseset_t *set)
-{
-	for (int c = 0; c < dtp->nclauses; c++)
-		for (int j = 0; j < dtp->clause_ndescs[c]; j++)
-			if (dt_probe_matches(dtp, p, &dtp->clause_descs[c][j]))
-				dt_cs_add(set, c);
-}
-
 static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			   dt_compile_result_t *res)
 {

@@ -12,10 +12,6 @@
  * (-n, -P, -m, -f; DT_CTX_* of dt_impl.h). */
 #define DT_CTX_SCRIPT	(-1)
 
-/* The largest program text read (a script, or the preprocessor's output):
- * a bound on what reading /dev/zero or a runaway pipe costs. */
-#define DT_SCRIPT_MAX	(16u << 20)
-
 typedef struct dt_compile_result {
 	int nclauses;		/* clauses compiled */
 	int nprobes;		/* distinct probes they matched */
@@ -30,10 +26,6 @@ typedef struct dt_compile_result {
 int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 	       const char *srcname, int ctx, dt_compile_result_t *res);
 
-/* The clauses whose descriptions match p (probes that appear while
- * tracing are enabled with them). */
-void dt_compile_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
-			   dt_clauseset_t *set);
 void dt_compile_fini(dtrace_hdl_t *dtp);
 
 #endif /* DT_COMPILE_H */

@@ -37,9 +37,7 @@
 #include <bpf/libbpf.h>
 
 #include "dt_consume_impl.h"
-#include "dt_cg.h"
 #include "dt_elf.h"
-#include "dt_exec.h"
 #include "dt_unwind.h"
 #include "dt_proc.h"
 #include "dt_bpf.h"
@@ -281,38 +279,10 @@ static void symprocs_free(struct dt_consumer *c)
 	c->elf = NULL;
 }
 
-static bool is_user_rec(const dt_recdesc_t *r)
-{
-	return r->kind == DT_RK_USTACK || r->kind == DT_RK_UADDR ||
-	       r->kind == DT_RK_USAMPLE || r->usample != 0;
-}
-
-/* Whether any clause records a user stack or address, or any aggregation
- * has one as a key. */
-static bool uses_usyms(dtrace_hdl_t *dtp)
-{
-	for (int i = 0; i < dtp->nclauses; i++) {
-		const dt_compiled_clause_t *cl = dtp->clauses[i];
-
-		for (int a = 0; cl != NULL && a < cl->nacts; a++)
-			for (int r = 0; r < cl->acts[a].nrecs; r++)
-				if (is_user_rec(&cl->acts[a].recs[r]))
-					return true;
-	}
-	for (int i = 0; i < dt_cg_naggs(dtp); i++) {
-		const dt_aggdesc_t *ad = dt_cg_agg(dtp, i);
-
-		for (int k = 0; ad != NULL && k < ad->nkeys; k++)
-			if (is_user_rec(&ad->keys[k]))
-				return true;
-	}
-	return false;
-}
-
 static void read_targets(dtrace_hdl_t *dtp, struct dt_consumer *c)
 {
 	c->targets_read = true;
-	if (dtp->proc == NULL || !uses_usyms(dtp))
+	if (dtp->proc == NULL || !dt_pd_uses_usyms(dtp))
 		return;
 	for (int i = 0; i < dtp->proc->nprocs; i++)
 		if (!dtp->proc->procs[i].exited)
@@ -740,7 +710,7 @@ static int act_aggsample(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 			 const uint8_t *data)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
-	const dt_aggdesc_t *d = act->naggs > 0 ? dt_cg_agg(dtp, act->aggs[0])
+	const dt_aggdesc_t *d = act->naggs > 0 ? dt_pd_agg(dtp, act->aggs[0])
 					       : NULL;
 	int64_t v = 0, w = -1;
 	uint8_t *key;
@@ -1299,10 +1269,6 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 		dt_agg_setup(dtp, NULL, 0);
 	/* before a -c child is let go: it may be gone by the first poll */
 	read_targets(dtp, c);
-	/* the loader's events say when a process maps a library, which its
-	 * user stacks and addresses are symbolized with */
-	if (uses_usyms(dtp) && dt_exec_watch(dtp) < 0)
-		return -1;
 	return 0;
 }
 

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 #include "dt_impl.h"
-#include "dt_cg.h"
+#include "dt_progdesc.h"
 
 /* Open the ring buffer of the "output" map. */
 int dt_consume_init(dtrace_hdl_t *dtp);
@@ -29,17 +29,6 @@ void dt_consume_maps_changed(dtrace_hdl_t *dtp, pid_t pid);
 int dt_consume_final(dtrace_hdl_t *dtp);
 
 /* dt_printf.c */
-/* Check a printf-like format against the argument types at compile time.
- * Returns 0 or a dt_errtag_t with msg filled (DTrace's wording, without
- * the leading "printf( ) ": the caller prefixes the function's name).
- * %@ conversions (printa) take no argument. */
-/* The type of stack() and ustack() keys, as printa()'s formats see it. */
-extern dt_type_t dt_printf_stack_type;
-int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
-		    char *msg, size_t msglen);
-/* Which arguments (bit i: the i-th after the format) the %a and %A
- * conversions of a checked format print: they are recorded with the pid. */
-uint64_t dt_printf_addr_args(const char *fmt);
 /* Format with the record data of nrecs records. */
 int dt_printf_format(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 		     const dt_recdesc_t *recs, int nrecs, const void *data);

@@ -163,7 +163,7 @@ int dt_printf_run(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 void dt_printf_walltime(char *buf, size_t len, uint64_t ns);
 
 /* dt_agg.c */
-/* Set up the consumer's aggregation table from dt_cg_naggs()/dt_cg_agg()
+/* Set up the consumer's aggregation table from dt_pd_naggs()/dt_pd_agg()
  * (descs NULL) or from descs[0..n-1] (tests). */
 int dt_agg_setup(dtrace_hdl_t *dtp, dt_aggdesc_t **descs, int n);
 void dt_agg_fini(dtrace_hdl_t *dtp);

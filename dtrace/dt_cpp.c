@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "dt_impl.h"
-#include "dt_compile.h"
 
 #define DT_CPP_MAX_AS	(2ull << 30)	/* address space of cpp */
 

@@ -157,6 +157,8 @@ struct dtrace_hdl {
 	/* the compiled program */
 	struct dt_compiled_clause **clauses;
 	int nclauses;
+	struct dt_aggdesc **aggs;	/* the aggregation table, by id */
+	int naggs;			/* (dt_progdesc.c) */
 	dtrace_probedesc_t **clause_descs;	/* each clause's descriptions, */
 	int *clause_ndescs;			/* to match late probes */
 	bool tracing;		/* probes created now are enabled at once */
@@ -283,5 +285,8 @@ void dt_parse(dt_pcb_t *pcb);
  * reason (naming cpp) in dtp->errmsg. */
 int dt_cpp_run(dtrace_hdl_t *dtp, const char *src, size_t len, char **out,
 	       size_t *outlen);
+/* The largest program text read (a script, or the preprocessor's output):
+ * a bound on what reading /dev/zero or a runaway pipe costs. */
+#define DT_SCRIPT_MAX	(16u << 20)
 
 #endif /* DT_IMPL_H */

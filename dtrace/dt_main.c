@@ -32,6 +32,7 @@
 #include "dt_output.h"
 #include "dt_proc.h"
 #include "dt_program.h"
+#include "dt_progdesc.h"
 #include "dt_runtime.h"
 #include "dt_usdt_gen.h"
 
@@ -685,6 +686,10 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	if (dt_bpf_check_features(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
 	    dt_prog_build_all(dtp) < 0 ||
 	    dt_consume_init(dtp) < 0)
+		return -1;
+	/* the loader's events say when a process maps a library, which its
+	 * user stacks and addresses are symbolized with */
+	if (dt_pd_uses_usyms(dtp) && dt_exec_watch(dtp) < 0)
 		return -1;
 	install_signals();
 	if (dt_exec_start(dtp) < 0 || dt_prog_start(dtp) < 0)

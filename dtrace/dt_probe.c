@@ -16,7 +16,6 @@
 #include "dt_impl.h"
 #include "dt_dwarf.h"
 #include "dt_btf.h"
-#include "dt_compile.h"
 #include "dt_instance.h"
 
 static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
@@ -119,13 +118,6 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	p->nargs = -1;
 	dtp->probes[p->id] = p;
 	hash_link(dtp->probe_hash, dtp->probe_hash_size, p);
-
-	/* A probe that appears while tracing gets the clauses whose
-	 * descriptions match it; its provider enables it from poll(). */
-	if (dtp->tracing) {
-		dt_compile_clauses_of(dtp, p, &p->clauses);
-		p->enabled = !dt_cs_empty(&p->clauses);
-	}
 	return p;
 }
 
@@ -223,7 +215,6 @@ static void probe_free(dtrace_probe_t *p)
 	free(p->mod);
 	free(p->fun);
 	free(p->prb);
-	dt_cs_free(&p->clauses);
 	free(p);
 }
 

@@ -2110,7 +2110,7 @@ int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
 			}
 		}
 	}
-	/* dt_probe_insert() gave the new probes their clauses.  A probe that
+	/* host_probe_insert() gave the new probes their clauses.  A probe that
 	 * cannot be enabled now is reported and the others go on, as
 	 * tracing does. */
 	for (uint32_t id = first; id <= dtp->nprobes; id++) {

@@ -41,6 +41,7 @@
 #include "dt_exec.h"
 #include "dt_hostsvc.h"
 #include "dt_program.h"
+#include "dt_progdesc.h"
 #include "dt_kevent.h"
 
 #ifndef DT_PLUGINDIR
@@ -647,7 +648,15 @@ static dtrace_probe_t *host_probe_insert(dtrace_provider_t *pv,
 		errno = EPERM;
 		return NULL;
 	}
-	return dt_probe_insert(dtp, pv, prv, mod, fun, prb, priv);
+	bool is_new = p == NULL;
+	p = dt_probe_insert(dtp, pv, prv, mod, fun, prb, priv);
+	/* A probe that appears while tracing gets the clauses whose
+	 * descriptions match it; its provider enables it from poll(). */
+	if (is_new && dtp->tracing) {
+		dt_pd_clauses_of(dtp, p, &p->clauses);
+		p->enabled = !dt_cs_empty(&p->clauses);
+	}
+	return p;
 }
 
 static dtrace_probe_t *host_probe_lookup(dtrace_provider_t *pv,

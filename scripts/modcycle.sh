@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+#
+# scripts/modcycle.sh [BUILD_DIR]: the module graph of dtrace/, derived from
+# what each file includes and what each object calls; fails when the graph
+# has a cycle, printing it.
+#
+# A module is a source file and its header (dt_foo.c, dt_foo.h), except for
+# the groups below, whose files form one unit behind one interface:
+#
+#   compiler   the checker and the code generator (dt_check.c, dt_cg*.c,
+#              dt_regs.c): one clause context (dt_cg_impl.h) for both passes
+#   consumer   dt_consume*.c, dt_agg.c, dt_printf.c, dt_json.c
+#   progdesc   the program description (dt_progdesc.[ch], dt_format.c,
+#              dt_rec.h): what the compiler writes and the consumer and the
+#              checker read
+#   probes     the probe table (dt_probe.c) and the probes the programs make
+#              at run time (dt_instance.c), one id space
+#
+# Edges:
+#   calls      an object's undefined symbol defined by another object of
+#              dtrace/ (nm over BUILD_DIR/obj/dtrace/*.o, built first)
+#   includes   #include "dt_x.h" of a header that belongs to a module with
+#              sources; headers without a source file (dt_impl.h, dt_ast.h,
+#              dt_runtime.h ...) are the shared vocabulary and no module
+#
+# Besides the absence of cycles, it checks the compiler/consumer contract:
+# the two meet only in the program description (neither reaches the other
+# and the description reaches neither), and the probe table never calls
+# back into compilation.
+set -eu
+
+B=${1:-${B:-build}}
+src=dtrace
+objdir=$B/obj/$src
+
+mod() {
+	case $1 in
+	dt_check|dt_cg|dt_cg_*|dt_regs) echo compiler ;;
+	dt_consume|dt_consume_*|dt_agg|dt_printf|dt_json) echo consumer ;;
+	dt_progdesc|dt_format|dt_rec) echo progdesc ;;
+	dt_probe|dt_instance) echo probes ;;
+	*) echo "$1" ;;
+	esac
+}
+
+[ -d "$objdir" ] || { echo "modcycle: no $objdir (build first)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# Module of each stem with a source file.
+for c in "$src"/*.c; do
+	s=$(basename "$c" .c)
+	echo "$s $(mod "$s")"
+done >"$tmp/stems"
+# Headers belong to the module of their stem when it has sources, or to a
+# group named in mod().
+for h in "$src"/*.h; do
+	s=$(basename "$h" .h)
+	m=$(mod "$s")
+	if [ -f "$src/$s.c" ] || [ "$m" != "$s" ]; then
+		echo "$s.h $m"
+	fi
+done >"$tmp/headers"
+
+# calls: symbol -> defining module, then each use (one nm for all: the
+# lines are "path/dt_x.o:address type symbol", or "path/dt_x.o: U symbol").
+awk '{ print $1, $2 }' "$tmp/stems" >"$tmp/mods"
+nm -A "$objdir"/*.o | awk 'NR == FNR { mod[$1] = $2; next }
+	{ f = $1; sub(/:.*/, "", f); sub(/.*\//, "", f); sub(/\.o$/, "", f)
+	  m = mod[f] }
+	NF == 3 && $2 ~ /^[TDBRC]$/ { print "D", $3, m }
+	NF == 3 && $2 == "U" { print "U", $3, m }' "$tmp/mods" - >"$tmp/syms"
+awk '$1 == "D" { def[$2] = $3 }
+     $1 == "U" && ($2 in def) && def[$2] != $3 { print $3, def[$2] }' \
+	"$tmp/syms" "$tmp/syms" >"$tmp/edges"
+
+# includes
+for f in "$src"/*.c $(awk '{ print "'"$src"'/" $1 }' "$tmp/headers"); do
+	s=$(basename "$f"); s=${s%.*}
+	sed -n "s/^#include \"\(dt_[a-z0-9_]*\.h\)\".*/$(mod "$s") \1/p" "$f"
+done | awk 'NR == FNR { hmod[$1] = $2; next }
+	    ($2 in hmod) && hmod[$2] != $1 { print $1, hmod[$2] }' \
+	"$tmp/headers" - >>"$tmp/edges"
+
+sort -u -o "$tmp/edges" "$tmp/edges"
+cp "$tmp/edges" "$tmp/graph"
+# Each module also stands alone, so tsort sees modules without edges.
+awk '{ print $2, $2 }' "$tmp/stems" | sort -u >>"$tmp/graph"
+
+if ! tsort "$tmp/graph" >"$tmp/order" 2>"$tmp/loops"; then
+	echo "modcycle: the module graph of $src/ has a cycle:" >&2
+	awk '/input contains a loop/ { if (l != "") print "   ", l; l = ""; next }
+	     { sub(/^tsort: /, ""); l = l (l == "" ? "" : " -> ") $0 }
+	     END { if (l != "") print "   ", l }' "$tmp/loops" >&2
+	echo "modcycle: edges (module -> module it depends on):" >&2
+	sort -u "$tmp/edges" | sed 's/^/    /' >&2
+	exit 1
+fi
+# The contract beyond the absence of cycles: these modules never reach the
+# ones they are paired with, directly or through others.
+forbid="consumer:compiler progdesc:compiler progdesc:consumer \
+	probes:compiler probes:dt_compile"
+bad=$(echo "$forbid" | tr ' ' '\n' | awk -F: '
+	NR == FNR { succ[$1] = succ[$1] " " $2; next }
+	NF == 2 {
+		delete seen; n = 0; stack[++n] = $1; found = 0
+		while (n > 0 && !found) {
+			v = stack[n--]
+			k = split(succ[v], next_, " ")
+			for (i = 1; i <= k; i++) {
+				w = next_[i]
+				if (w == $2) found = 1
+				if (!(w in seen)) { seen[w] = 1; stack[++n] = w }
+			}
+		}
+		if (found) print "    " $1 " reaches " $2
+	}' FS=' ' "$tmp/edges" FS=: -)
+if [ -n "$bad" ]; then
+	echo "modcycle: the compiler/consumer contract is broken:" >&2
+	echo "$bad" >&2
+	exit 1
+fi
+
+echo "modcycle: $(wc -l <"$tmp/edges" | tr -d ' ') edges," \
+	"$(awk '{ print $2 }' "$tmp/stems" | sort -u | wc -l | tr -d ' ')" \
+	"modules, no cycle"
