@@ -761,6 +761,17 @@ int dt_cg_check_space(dtrace_hdl_t *dtp)
 	return -1;
 }
 
+int dt_cg_check_destructive(dtrace_hdl_t *dtp)
+{
+	for (int i = 0; i < dtp->nclauses && !dtp->opt.destructive; i++)
+		if (dtp->clauses[i] != NULL && dtp->clauses[i]->destructive) {
+			dt_set_error(dtp, "could not enable tracing: "
+				     "Destructive actions not allowed");
+			return -1;
+		}
+	return 0;
+}
+
 uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp)
 {
 	dt_cg_state_t *st = dt_cg_state(dtp);

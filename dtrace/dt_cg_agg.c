@@ -382,9 +382,14 @@ static void agg_match(dt_cg_t *cx, dt_aggdesc_t *ad, dt_node_t *agg,
 						    rd.size != ad->keys[i].size))
 			break;
 	}
-	if (i != ad->nkeys || nth_arg(keys, i) != NULL)
-		ERR(cx, D_AGG_KEYS, agg, "@%s: keys differ in number or type "
-		    "from a previous use", agg->name);
+	int nk = nargs_of(keys);
+	if (nk != ad->nkeys)
+		ERR(cx, D_PROTO_LEN, agg, "@%s[ ] prototype mismatch: %d arg%s "
+		    "passed, %d expected", agg->name, nk, nk == 1 ? "" : "s",
+		    ad->nkeys);
+	if (i != ad->nkeys)
+		ERR(cx, D_PROTO_ARG, agg, "@%s[ ] key #%d is incompatible with "
+		    "prototype", agg->name, i + 1);
 }
 
 void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
@@ -416,7 +421,7 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 		}
 		dt_type_t *t = dt_check_expr(cx, k);
 		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
-			ERR(cx, D_AGG_KEYS, k, "@%s: a key must be an integer "
+			ERR(cx, D_KEY_TYPE, k, "@%s: a key must be an integer "
 			    "or a string, not %s", agg->name, t->name);
 	}
 	dt_aggfunc_t f = dt_aggfuncs[fi->func];

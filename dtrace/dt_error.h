@@ -118,7 +118,13 @@
 	X(D_DECL_IDRED)		/* identifier redeclared */ \
 	X(D_DECL_TYPERED)	/* struct, union or enum redeclared */ \
 	X(D_DECL_COMBO)		/* invalid combination of type specifiers */ \
-	X(D_DECL_VOIDOBJ)	/* object or array of void */
+	X(D_DECL_VOIDOBJ)	/* object or array of void */ \
+	X(D_OP_SOU)		/* . or -> not on a struct or union */ \
+	X(D_OP_INCOMPLETE)	/* . or -> on a forward declaration */ \
+	X(D_TYPE_MEMBER)	/* no such member */ \
+	X(D_CG_EXPR)		/* action or aggregating function in an
+				   expression */ \
+	X(D_KEY_TYPE)		/* key of a type that cannot be a key */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,

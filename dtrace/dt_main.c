@@ -683,7 +683,8 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
 	/* A kernel without the ring buffer or attach cookies gets a message
 	 * that says so, rather than a verifier complaint. */
-	if (dt_bpf_check_features(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
+	if (dt_bpf_check_features(dtp) < 0 ||
+	    dt_cg_check_destructive(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
 	    dt_prog_build_all(dtp) < 0 ||
 	    dt_consume_init(dtp) < 0)
 		return -1;

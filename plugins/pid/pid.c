@@ -184,6 +184,9 @@ typedef struct provide_ctx {
 	int created;
 	int err;
 	bool reported;		/* err's message is given (pid_error_tag) */
+	bool strict;		/* the description names the provider (pid1234,
+				   pid:/path): DTrace's errors for what it
+				   cannot have; a glob just matches less */
 	dtrace_probe_t **fresh;	/* if non-NULL: the probes created */
 	int nfresh, fresh_cap;
 } provide_ctx_t;
@@ -304,7 +307,8 @@ static void provide_function(provide_ctx_t *c)
 		 * is an instruction boundary is checked by enable() */
 		snprintf(name, sizeof(name), "%" PRIx64, off);
 		create_probe(c, PID_SITE_OFFSET, off, name);
-	} else if (strcmp(prb, "entry") != 0 && strcmp(prb, "return") != 0) {
+	} else if (c->strict && strcmp(prb, "entry") != 0 &&
+		   strcmp(prb, "return") != 0) {
 		provide_bad_name(c, prb);
 	}
 }
@@ -330,7 +334,8 @@ static void provide_module(provide_ctx_t *c)
 		if (n > 0) {
 			c->sym = first[0];
 			provide_function(c);
-		} else if (!is_empty(c->pdp->mod) && !has_glob(c->pdp->mod)) {
+		} else if (c->strict && !is_empty(c->pdp->mod) &&
+			   !has_glob(c->pdp->mod)) {
 			/* a function the module named has not: DTrace's
 			 * error (other modules of a glob may have it) */
 			pid_error_tag(c->pv, "D_PROC_FUNC", "failed to lookup "
@@ -365,7 +370,8 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
 		       dtrace_probe_t ***freshp, int *nfreshp)
 {
-	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid };
+	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid,
+			    .strict = literal_pid(pdp->prv) == t->pid };
 	const dtrace_module_t *mods;
 	int i, nmods = pid_host->proc_modules(t->proc, &mods);
 
@@ -411,7 +417,8 @@ static int provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 static int provide_path(dtrace_provider_t *pv, pid_session_t *ps,
 			const dtrace_probedesc_t *pdp)
 {
-	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = 0 };
+	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = 0,
+			    .strict = true };
 	char path[PATH_MAX], msg[256];
 	dtrace_module_t m = { .path = path, .file_path = path };
 	int err;

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @timeout: 90
 # 100 and 300 clauses (DTrace's own tests use 100): on one probe, on two
 # probes, on two probes at one site (an overlay of two entries); each
 # clause runs once per firing, in program order, and nothing runs after
 # exit().  Past some 240 clauses a probe's clauses run in a chain of BPF
-# programs.
+# programs.  It runs five sessions of up to 300 clauses, some 4 s each on a
+# loaded machine (their verification): 90 s.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/pidtarget
