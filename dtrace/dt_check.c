@@ -1149,8 +1149,10 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 	char msg[256] = "";
 
 	if (fmt->kind != DT_N_STRING)
-		ERR(cx, D_PRINTF_FMT, n, "%s( ) format must be a string "
-		    "literal", n->name);
+		ERR(cx, D_PRINTF_ARG_FMT, n, "%s( ) argument #1 is "
+		    "incompatible with prototype:\n\tprototype: string "
+		    "constant\n\t argument: %s", n->name,
+		    dt_check_expr(cx, fmt)->name);
 	for (dt_node_t *a = fmt->next; a != NULL; a = a->next) {
 		dt_check_expr(cx, a);
 		if (k >= 64)

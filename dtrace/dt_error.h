@@ -124,7 +124,9 @@
 	X(D_TYPE_MEMBER)	/* no such member */ \
 	X(D_CG_EXPR)		/* action or aggregating function in an
 				   expression */ \
-	X(D_KEY_TYPE)		/* key of a type that cannot be a key */
+	X(D_KEY_TYPE)		/* key of a type that cannot be a key */ \
+	X(D_PRINTF_ARG_FMT)	/* format that is no string constant */ \
+	X(D_PRINTF_FMT_EMPTY)	/* empty format string */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,
