@@ -694,13 +694,14 @@ static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
 	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);
 	if (id != NULL) {
 		if (id->type != t || id->nkeys != v->nkeys)
-			dt_pcb_error(cx->pcb, D_DECL_REDEF, v->line,
-				     "variable %s redeclared", v->name);
+			dt_pcb_error(cx->pcb, D_DECL_IDRED, v->line,
+				     "identifier redeclared: %s", v->name);
 		return;
 	}
 	if (kind == DT_IK_THIS && v->nkeys >= 0)
-		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "this->%s cannot "
-			     "be an associative array", v->name);
+		dt_pcb_error(cx->pcb, D_DECL_LOCASSC, v->line, "associative "
+			     "arrays may not be declared as local variables: "
+			     "%s", v->name);
 	dt_var_declare(cx, kind, v->name, t, v->nkeys, v->keys, v->line);
 }
 

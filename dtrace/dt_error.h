@@ -126,7 +126,8 @@
 				   expression */ \
 	X(D_KEY_TYPE)		/* key of a type that cannot be a key */ \
 	X(D_PRINTF_ARG_FMT)	/* format that is no string constant */ \
-	X(D_PRINTF_FMT_EMPTY)	/* empty format string */
+	X(D_PRINTF_FMT_EMPTY)	/* empty format string */ \
+	X(D_DECL_LOCASSC)	/* this-> associative array declared */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,
