@@ -85,7 +85,7 @@ static void layout(dt_cg_state_t *st)
 	while (p2 < ss)
 		p2 <<= 1;
 	cmp = p2 + align8(ss) < DT_CG_CMP_MIN ? DT_CG_CMP_MIN : p2 + align8(ss);
-	st->key_max = align8(8 + 4 * ss);
+	st->key_max = 8 + 4 * align8(ss);	/* four string keys */
 	st->aggval_max = align8(ss);
 	for (st->ntemps = DT_CG_NTEMPS_MAX; ; st->ntemps--) {
 		/* strcmp uses 2 * strsize; index a power-of-two window +
@@ -119,7 +119,7 @@ dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp)
 		st->dtp = dtp;
 		st->strsize = dtp->opt.strsize ? (uint32_t)dtp->opt.strsize
 					       : 256;
-		st->strsize = align8(st->strsize);
+		st->strroom = align8(st->strsize);
 		layout(st);
 		st->strtab = dt_zalloc(64);
 		st->strtab_cap = 64;
@@ -326,6 +326,13 @@ void dt_cg_str_notnull(dt_cg_t *cx, int reg)
 	dt_cg_fault_if(cx, BPF_JEQ, reg, 0, DT_FAULT_BADADDR, reg);
 }
 
+void dt_cg_str_cut(dt_cg_t *cx, uint32_t t, uint32_t len)
+{
+	if (len > cx->st->strsize)
+		EMIT(DT_STORE_IMM(BPF_B, DT_R9,
+				  (int16_t)(t + cx->st->strsize - 1), 0));
+}
+
 void dt_cg_copy_str(dt_cg_t *cx, uint32_t dst_off, int src_reg)
 {
 	dt_cg_str_notnull(cx, src_reg);
@@ -347,7 +354,7 @@ uint32_t dt_cg_temp(dt_cg_t *cx)
 			     cx->st->ntemps, cx->temps_kept ? " (copyin() "
 			     "results take theirs until the end of the "
 			     "clause)" : "");
-	return cx->st->off_temps + cx->ntemps++ * 2 * cx->st->strsize;
+	return cx->st->off_temps + cx->ntemps++ * 2 * cx->st->strroom;
 }
 
 uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size)

@@ -549,7 +549,7 @@ static const dt_actkind_t dt_actkinds[] = {
 	[DT_F_UADDR] = DT_ACT_UADDR, [DT_F_FREOPEN] = DT_ACT_FREOPEN,
 	[DT_F_FTRUNCATE] = DT_ACT_FTRUNCATE, [DT_F_PRINTM] = DT_ACT_PRINTM,
 	[DT_F_SPECULATE] = DT_ACT_SPECULATE, [DT_F_COMMIT] = DT_ACT_COMMIT,
-	[DT_F_DISCARD] = DT_ACT_DISCARD,
+	[DT_F_DISCARD] = DT_ACT_DISCARD, [DT_F_PRINT] = DT_ACT_PRINT,
 };
 
 void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
@@ -567,6 +567,7 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		mark_action(cx, cx->nacts - 1);
 	switch (fi->func) {
 	case DT_F_TRACE:
+	case DT_F_PRINT:
 		record_value(cx, ad, a);
 		break;
 	case DT_F_EXIT:

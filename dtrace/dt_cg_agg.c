@@ -245,7 +245,7 @@ static void key_desc(dt_cg_state_t *st, dt_node_t *k, dt_recdesc_t *rd)
 	}
 	bool s = dt_check_is_string(k->type);
 	rd->kind = s ? DT_RK_STRING : DT_RK_INT;
-	rd->size = s ? st->strsize : (k->type->kind == DT_TK_PTR ? 8 :
+	rd->size = s ? st->strroom : (k->type->kind == DT_TK_PTR ? 8 :
 		   (uint32_t)k->type->size);
 	rd->is_signed = k->type->is_signed;
 	rd->type = k->type;

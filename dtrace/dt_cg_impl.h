@@ -86,7 +86,9 @@ typedef struct dt_cg_map {
 
 struct dt_cg_state {
 	dtrace_hdl_t *dtp;
-	uint32_t strsize;
+	uint32_t strsize;	/* -x strsize: a string's NUL is within it */
+	uint32_t strroom;	/* strsize rounded up to 8: what a string
+				   takes in buffers, keys and variables */
 	/* The mstate area, as absolute offsets in the mstate value. */
 	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */
 	uint32_t off_rec;	/* record: dt_rechdr_t + data */
@@ -215,6 +217,10 @@ void dt_cg_sdiv(dt_cg_t *cx, int a, bool mod);
 void dt_cg_probe_read_user(dt_cg_t *cx, bool str);
 /* Emit: d = addr - r9 as a number (uses r5; d may be addr) */
 void dt_cg_mst_offset(dt_cg_t *cx, int d, int addr);
+/* Emit: the string that a producer wrote in the temporary at mstate
+ * offset t, up to len bytes with its NUL, cut at strsize - 1 characters
+ * when len is more than strsize. */
+void dt_cg_str_cut(dt_cg_t *cx, uint32_t t, uint32_t len);
 /* Emit: fault with invalid address (0x0) when the string in reg is NULL */
 void dt_cg_str_notnull(dt_cg_t *cx, int reg);
 /* reg = the length of the string at src (reg and src may be the same);

@@ -9,8 +9,8 @@
  * address is read from user memory (or a copyin() copy) into the read
  * staging slot of the scratch area, then written digit by digit into a
  * string temporary through a pointer whose offset the verifier sees
- * bounded: at most 15 characters and the NUL, within the 2 * strsize
- * bytes of a temporary (strsize is at least 8).
+ * bounded: at most 15 characters and the NUL, within the 2 * strroom
+ * bytes of a temporary (at least 16), then cut at strsize.
  */
 #include "dt_cg_impl.h"
 
@@ -78,6 +78,7 @@ static void ipv4_string(dt_cg_t *cx, int a)
 		EMIT(DT_STORE_IMM(BPF_B, DT_R2, 0, i < 3 ? '.' : 0));
 		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R2, 1));
 	}
+	dt_cg_str_cut(cx, t, 16);
 	dt_cg_mst_ptr(cx, a, t);
 }
 

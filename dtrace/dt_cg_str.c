@@ -28,12 +28,13 @@ void dt_cg_strcmp(dt_cg_t *cx, int a, int b)
 	EMIT(DT_MOV64_REG(a, DT_R0));
 }
 
-/* Copy strsize bytes from src (a register) to mstate offset dst. */
-static void emit_copy(dt_cg_t *cx, uint32_t dst, int src, int helper)
+/* Copy size bytes from src (a register) to mstate offset dst. */
+static void emit_copy(dt_cg_t *cx, uint32_t dst, int src, int helper,
+		      uint32_t size)
 {
 	EMIT(DT_MOV64_REG(DT_R1, DT_R8));
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, (int32_t)dst));
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
 	EMIT(DT_MOV64_REG(DT_R3, src));
 	EMIT(DT_CALL_HELPER(helper));
 }
@@ -50,8 +51,8 @@ static void emit_copy(dt_cg_t *cx, uint32_t dst, int src, int helper)
 static void emit_strcmp(dt_cg_t *cx)
 {
 	dt_as_t *as = cx->as;
-	uint32_t ss = cx->st->strsize;
-	uint32_t ca = cx->st->off_cmp, cb = ca + ss;
+	uint32_t ss = cx->st->strsize, room = cx->st->strroom;
+	uint32_t ca = cx->st->off_cmp, cb = ca + room;
 	int diff = dt_as_label(as), less = dt_as_label(as);
 
 	dt_as_place(as, cx->lbl_strcmp);
@@ -61,13 +62,13 @@ static void emit_strcmp(dt_cg_t *cx)
 	/* pad: fill both buffers from the zero area, then copy the strings */
 	EMIT(DT_MOV64_REG(DT_R4, DT_R8));
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R4, (int32_t)cx->st->off_aggval));
-	emit_copy(cx, ca, DT_R4, BPF_FUNC_probe_read_kernel);
+	emit_copy(cx, ca, DT_R4, BPF_FUNC_probe_read_kernel, room);
 	EMIT(DT_MOV64_REG(DT_R4, DT_R8));
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R4, (int32_t)cx->st->off_aggval));
-	emit_copy(cx, cb, DT_R4, BPF_FUNC_probe_read_kernel);
-	emit_copy(cx, ca, DT_R6, BPF_FUNC_probe_read_kernel_str);
-	emit_copy(cx, cb, DT_R7, BPF_FUNC_probe_read_kernel_str);
-	for (uint32_t w = 0; w < ss; w += 8) {
+	emit_copy(cx, cb, DT_R4, BPF_FUNC_probe_read_kernel, room);
+	emit_copy(cx, ca, DT_R6, BPF_FUNC_probe_read_kernel_str, ss);
+	emit_copy(cx, cb, DT_R7, BPF_FUNC_probe_read_kernel_str, ss);
+	for (uint32_t w = 0; w < room; w += 8) {
 		EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R8, (int16_t)(ca + w)));
 		EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R8, (int16_t)(cb + w)));
 		dt_as_jump_reg(as, BPF_JNE, DT_R4, DT_R5, diff);

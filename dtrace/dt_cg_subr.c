@@ -843,7 +843,7 @@ static int cg_index(dt_cg_t *cx, dt_node_t *n, bool last, bool suffix)
 	dt_cg_strlen(cx, DT_R0, s);
 	loop_slot(cx, 6, DT_R0);
 	/* the needle and the haystack, NUL padded */
-	pad_copy(cx, b, ss, sub);
+	pad_copy(cx, b, cx->st->strroom, sub);
 	dt_regs_give(cx, sub);
 	pad_copy(cx, cx->st->off_cmp, pow2_above(ss), s);
 	loop_slot_imm(cx, 1, 1);
@@ -1012,17 +1012,17 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
 static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
 {
 	uint32_t ss = cx->st->strsize, tok = cx->st->off_strtok;
-	uint32_t set = cx->st->off_cmp + ss;
+	uint32_t set = cx->st->off_cmp + cx->st->strroom;
 	int s = dt_cg_expr(cx, n->args);
 	int d = str_operand(cx, n->args->next);
 	int cont = dt_as_label(cx->as), found = dt_as_label(cx->as);
 
 	dt_as_jump(cx->as, BPF_JEQ, s, 0, cont);
-	pad_copy(cx, tok, ss, s);
+	pad_copy(cx, tok, cx->st->strroom, s);
 	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(strtok), 1));
 	dt_as_place(cx->as, cont);
 	/* the set of delimiters, NUL among them */
-	pad_copy(cx, cx->st->off_cmp, ss, d);
+	pad_copy(cx, cx->st->off_cmp, cx->st->strroom, d);
 	dt_regs_give(cx, d);
 	for (int i = 0; i < 4; i++)
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(set + 8 * i), 0));
@@ -1068,7 +1068,7 @@ static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
 static int cg_cleanpath(dt_cg_t *cx, dt_node_t *n)
 {
 	uint32_t ss = cx->st->strsize, t = dt_cg_temp(cx);
-	uint32_t vars = cx->st->off_cmp + ss;
+	uint32_t vars = cx->st->off_cmp + cx->st->strroom;
 	int s = str_operand(cx, n->args);
 
 	if (!have_loop(cx))

@@ -56,7 +56,7 @@ void dt_var_add(dt_cg_state_t *st, dt_ident_t *id)
 
 uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t)
 {
-	return t->kind == DT_TK_STRING ? st->strsize : 8;
+	return t->kind == DT_TK_STRING ? st->strroom : 8;
 }
 
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
@@ -164,7 +164,7 @@ static void zero_mst(dt_cg_t *cx, uint32_t off, uint32_t size)
  * (keys must compare equal byte for byte). */
 static void key_str(dt_cg_t *cx, uint32_t dst, int src_reg)
 {
-	zero_mst(cx, dst, cx->st->strsize);
+	zero_mst(cx, dst, cx->st->strroom);
 	dt_cg_mst_ptr(cx, DT_R1, dst);
 	dt_cg_emit(cx, DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
 	dt_cg_emit(cx, DT_MOV64_REG(DT_R3, src_reg));
@@ -208,7 +208,7 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize)
 		cx->key_level--;
 		if (dt_check_is_string(a->type)) {
 			key_str(cx, off, r);
-			off += cx->st->strsize;
+			off += cx->st->strroom;
 		} else {
 			dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9, (int16_t)off, r));
 			off += 8;

@@ -1336,10 +1336,11 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		}
 		break;
 	case DT_F_TRACE:
+	case DT_F_PRINT:
 		dt_check_expr(cx, a);
 		if (a->type->kind == DT_TK_VOID || a->type->kind == DT_TK_FUNC)
-			ERR(cx, D_PROTO_ARG, a, "trace( ) argument has type "
-			    "%s", a->type->name);
+			ERR(cx, D_PROTO_ARG, a, "%s( ) argument has type "
+			    "%s", fi->name, a->type->name);
 		break;
 	case DT_F_TRACEMEM:
 		for (dt_node_t *x = a; x != NULL; x = x->next)

@@ -811,6 +811,10 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		if (r0 != NULL)
 			dt_print_trace(dtp, out, r0, data + r0->offset);
 		return 0;
+	case DT_ACT_PRINT:
+		if (r0 != NULL)
+			dt_print_typed(dtp, out, r0, data + r0->offset);
+		return 0;
 	case DT_ACT_PRINTF:
 		return dt_printf_format(dtp, out, act->fmt ? act->fmt : "",
 					act->recs, act->nrecs, data);

@@ -35,6 +35,7 @@ static const dt_funcinfo_t dt_funcs[] = {
 	ACT("usym", DT_F_USYM, 1, 1, false, true),
 	ACT("umod", DT_F_UMOD, 1, 1, false, true),
 	ACT("uaddr", DT_F_UADDR, 1, 1, false, true),
+	ACT("print", DT_F_PRINT, 1, 1, false, true),
 	SUB("copyin", DT_F_COPYIN, 2, 2, false, true),
 	SUB("copyinstr", DT_F_COPYINSTR, 1, 2, false, true),
 	SUB("copyinto", DT_F_COPYINTO, 3, 3, false, true),

@@ -61,6 +61,7 @@ typedef enum dt_func {
 	/* actions the consumer carries out */
 	DT_F_FREOPEN, DT_F_FTRUNCATE, DT_F_PRINTM, DT_F_SPECULATE,
 	DT_F_COMMIT, DT_F_DISCARD,
+	DT_F_PRINT,		/* print(x): formatted by x's type */
 } dt_func_t;
 
 typedef enum dt_fclass {

@@ -708,6 +708,7 @@ static const char *json_act_name(dt_actkind_t kind)
 {
 	switch (kind) {
 	case DT_ACT_TRACE:	return "trace";
+	case DT_ACT_PRINT:	return "print";
 	case DT_ACT_PRINTF:	return "printf";
 	case DT_ACT_PRINTA:	return "printa";
 	case DT_ACT_EXIT:	return "exit";
@@ -803,6 +804,7 @@ static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
 		name);
 	switch (act->kind) {
 	case DT_ACT_TRACE:
+	case DT_ACT_PRINT:
 		if (r0 != NULL)
 			json_trace_fields(jr->dtp, out, r0, data + r0->offset);
 		break;

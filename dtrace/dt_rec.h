@@ -153,6 +153,8 @@ typedef enum dt_actkind {
 				   by the consumer; aggs[0] is @a; one record
 				   per key (a ustack() key as a USAMPLE),
 				   then v and f's increment when it has them */
+	DT_ACT_PRINT,		/* print(x): 1 record whose type (recdesc's)
+				   lays the value out (dt_print.c) */
 } dt_actkind_t;
 
 typedef struct dt_actdesc {

@@ -10,7 +10,7 @@
 #
 #   compiler   the checker and the code generator (dt_check.c, dt_cg*.c,
 #              dt_regs.c): one clause context (dt_cg_impl.h) for both passes
-#   consumer   dt_consume*.c, dt_agg.c, dt_printf.c, dt_json.c
+#   consumer   dt_consume*.c, dt_agg.c, dt_printf.c, dt_print.c, dt_json.c
 #   progdesc   the program description (dt_progdesc.[ch], dt_format.c,
 #              dt_rec.h): what the compiler writes and the consumer and the
 #              checker read
@@ -37,7 +37,7 @@ objdir=$B/obj/$src
 mod() {
 	case $1 in
 	dt_check|dt_cg|dt_cg_*|dt_regs) echo compiler ;;
-	dt_consume|dt_consume_*|dt_agg|dt_printf|dt_json) echo consumer ;;
+	dt_consume|dt_consume_*|dt_agg|dt_printf|dt_print|dt_json) echo consumer ;;
 	dt_progdesc|dt_format|dt_rec) echo progdesc ;;
 	dt_probe|dt_instance) echo probes ;;
 	*) echo "$1" ;;

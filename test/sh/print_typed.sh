@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# print() of values typed by a traced program's DWARF (typed): the struct
+# a pointer argument points to, member by member, the pointer itself, the
+# enum argument by name; and the probe line before it without -q.
+set -u
+[ -x "$DTRACE" ] || exit 77
+T=$B/test/progs/typed
+[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/check_lib.sh"
+fail=0
+
+out=$("$DTRACE" -q -c "$T 1" -n 'pid$target:a.out:area:entry {
+	print(*args[0]); print(args[2]); print(args[1]); }' 2>err |
+	grep -v '^done ')
+check "struct" "$out" \
+	'struct point \{\|    x = 0x1\|    y = 0x2\|    tag = 0x65\|\}\|enum shade LIGHT\|int 0x2\|'
+
+out=$("$DTRACE" -q -c "$T 1" -n 'pid$target:a.out:area:entry {
+	print(args[0]); }' 2>err | grep -v '^done ')
+check "pointer" "$out" 'struct point \* 0x[0-9a-f]+\|'
+
+out=$("$DTRACE" -c "$T 1" -n 'pid$target:a.out:area:entry {
+	print(*args[0]); }' 2>err | grep -v '^done ')
+check "probe line" "$out" \
+	'CPU +ID +FUNCTION:NAME\| +[0-9]+ +[0-9]+ +area:entry struct point \{\|    x = 0x1\|    y = 0x2\|    tag = 0x65\|\}\|'
+exit $fail
