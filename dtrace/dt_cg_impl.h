@@ -252,6 +252,9 @@ void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n);
 dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */
 
 /* dt_cg_var.c: the session's variables and aggregations */
+/* Whether -x dynvarsize holds an element of each dynamic variable. */
+bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp);
+
 /* Put id on st->vars, where dt_var_lookup() finds it. */
 void dt_var_add(dt_cg_state_t *st, dt_ident_t *id);
 dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,

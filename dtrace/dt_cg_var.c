@@ -81,6 +81,21 @@ static uint32_t var_nentries(const dt_cg_state_t *st, const dt_ident_t *id)
 	return n == 0 ? 1 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* Whether -x dynvarsize holds one element (key and value) of each
+ * dynamic variable: DTrace refuses to start when it does not. */
+bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp)
+{
+	uint64_t size = dtp->opt.dynvarsize;
+
+	if (size == 0 || dtp->cg == NULL)
+		return true;
+	for (const dt_ident_t *id = dt_cg_state(dtp)->vars; id; id = id->next)
+		if (id->map != NULL && id->ksize != 0 &&
+		    (uint64_t)id->ksize + id->vsize > size)
+			return false;
+	return true;
+}
+
 static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
 {
 	char name[256];

@@ -82,7 +82,7 @@ static void emit(tramp_t *t, struct bpf_insn insn)
 	t->h->emit(t->em, insn);
 }
 
-#define ARGV_OFF(i)	((int16_t)(offsetof(dtrace_mstate_t, argv) + 8 * (i)))
+#define ARGV_OFF(i)	((int16_t)DTRACE_MSTATE_ARG(i))
 #define RT_OFF(i, f)	((int16_t)(offsetof(usdt_rtspec_t, args) + \
 				   (i) * sizeof(usdt_rtarg_t) + \
 				   offsetof(usdt_rtarg_t, f)))
@@ -242,7 +242,7 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		emit_registered(&t, procs);
 
 	/* The engine's prologue zeroed argv[]. */
-	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
+	for (int i = 0; i < DTRACE_HOST_ARGS_MAX(host); i++)
 		emit_arg(&t, i, done);
 	host->label_place(em, done);
 }
