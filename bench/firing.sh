@@ -31,6 +31,8 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${1:-200000}
 RUNS=${2:-3}
+# the measured program runs once per call: others' programs are not it
+export PROGSTAT_RUNS=$N
 firing_setup
 
 BASE=$(firing_loop_ns bench_loop calls "$LOOP" "$N")
@@ -80,6 +82,7 @@ stage_row() {
 	prev=$p
 }
 SN=$((N < 100000 ? N : 100000))
+export PROGSTAT_RUNS=$SN
 for stage in empty activity mstate trampoline overlay dispatch; do
 	DTRACE_BENCH_STOP=$stage stage_row "$stage" "$DTRACE" -q \
 		-n "pid\$target:a.out:bench_fn:entry /arg0 < 0/ { }" \

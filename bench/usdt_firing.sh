@@ -26,6 +26,8 @@ set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${1:-200000}
 RUNS=${2:-3}
+# the measured program runs once per call: others' programs are not it
+export PROGSTAT_RUNS=$N
 need_root
 need_dtrace bench_usdt bench_usdt_sem
 build_floor

@@ -250,6 +250,7 @@ static int map_realize(dtrace_hdl_t *dtp, dtrace_map_t *map)
 	if (map->type == BPF_MAP_TYPE_HASH ||
 	    map->type == BPF_MAP_TYPE_PERCPU_HASH)
 		opts.map_flags = BPF_F_NO_PREALLOC;
+	opts.map_flags |= map->flags;
 	bpf_objname(objname, map->name);
 	int fd = bpf_map_create(map->type, objname, map->ksize, map->vsize,
 				map->nentries, &opts);
@@ -889,7 +890,9 @@ static void site_failed(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 		rep->first_err = err;
 		rep->first_off = req->offsets[i];
 	}
-	if (rep->nfailed < DT_MAX_SITE_WARNINGS)
+	if (req->errs != NULL)
+		req->errs[i] = err;
+	else if (rep->nfailed < DT_MAX_SITE_WARNINGS)
 		dt_warn(dtp, "failed to attach uprobe%s to %s at offset "
 			"0x%llx: %s", req->retprobe ? " (return)" : "",
 			req->path, (unsigned long long)req->offsets[i],
@@ -904,7 +907,7 @@ static int attach_done(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 {
 	if (req->nfailed != NULL)
 		*req->nfailed = rep->nfailed;
-	if (rep->nfailed > DT_MAX_SITE_WARNINGS)
+	if (rep->nfailed > DT_MAX_SITE_WARNINGS && req->errs == NULL)
 		dt_warn(dtp, "%u more uprobes on %s were rejected",
 			rep->nfailed - DT_MAX_SITE_WARNINGS, req->path);
 	if (rep->nfailed == 0 || rep->nfailed < req->n)
@@ -949,11 +952,33 @@ static int multi_link(const dt_attach_req_t *req, uint32_t i, uint32_t cnt)
  */
 #define DT_MULTI_SPLIT	16
 
+/*
+ * A fault for tests: with DTRACE_FAULT_ATTACH=N in the environment, the
+ * first N uprobe links asked for while tracing are refused with ENOMEM, as
+ * a kernel short of memory refuses them, so that a test sees late attaches
+ * fail, be tried again and be reported (test/sh/late_attach_retry.sh).
+ */
+static bool fault_attach(const dtrace_hdl_t *dtp)
+{
+	static long left = -1;
+
+	if (left < 0) {
+		const char *s = getenv("DTRACE_FAULT_ATTACH");
+		left = s != NULL ? strtol(s, NULL, 10) : 0;
+		if (left < 0)
+			left = 0;
+	}
+	if (!dtp->tracing || left == 0)
+		return false;
+	left--;
+	return true;
+}
+
 static void attach_multi_range(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 			       site_report_t *rep, uint32_t lo, uint32_t cnt)
 {
 	struct dt_bpf_state *st = dtp->bpf;
-	int fd = multi_link(req, lo, cnt);
+	int fd = fault_attach(dtp) ? -ENOMEM : multi_link(req, lo, cnt);
 
 	if (fd >= 0) {
 		link_keep(st, req, fd);
@@ -1063,7 +1088,8 @@ static int attach_perf(dtrace_hdl_t *dtp, const dt_attach_req_t *req)
 	if (err < 0)
 		return err;
 	for (uint32_t i = 0; i < req->n; i++) {
-		int fd = perf_site(req, i, type, retbit);
+		int fd = fault_attach(dtp) ? -ENOMEM :
+			 perf_site(req, i, type, retbit);
 		if (fd < 0)
 			site_failed(dtp, req, &rep, i, -fd);
 		else

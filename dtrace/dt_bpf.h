@@ -22,6 +22,7 @@ struct dtrace_map {
 	int fd;
 	enum bpf_map_type type;
 	uint32_t ksize, vsize, nentries;
+	uint32_t flags;		/* BPF_F_* added at creation (BPF_F_MMAPABLE) */
 	bool pinned;
 	struct dtrace_map *next;
 };
@@ -92,6 +93,10 @@ typedef struct dt_attach_req {
 	uint32_t *nfailed;
 	/* Added (optional out): the links made are added here too. */
 	dt_linkset_t *links;
+	/* Optional out, n entries: 0 for a site attached, else the errno the
+	 * kernel refused it with.  The caller then reports the refused sites
+	 * itself: no warning is printed for them here. */
+	int *errs;
 } dt_attach_req_t;
 
 /* BPF_TRACE_UPROBE_MULTI, which the system headers predate: the expected

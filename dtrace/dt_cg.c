@@ -571,6 +571,7 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 	EMIT(DT_STORE(BPF_DW, DT_FP, DT_FRAME_CTX, DT_R1));
 	EMIT(DT_MOV64_REG(DT_R9, DT_R2));
 	dt_regs_prologue(cx);
+	dt_cg_globals_start(cx, c);
 	dt_cg_spec_clause_start(cx);
 	if (cx->actmask) {
 		dt_cg_rec_alloc(cx, 8);
@@ -703,13 +704,14 @@ static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
 	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);
 	if (id != NULL) {
 		if (id->type != t || id->nkeys != v->nkeys)
-			dt_pcb_error(cx->pcb, D_DECL_REDEF, v->line,
-				     "variable %s redeclared", v->name);
+			dt_pcb_error(cx->pcb, D_DECL_IDRED, v->line,
+				     "identifier redeclared: %s", v->name);
 		return;
 	}
 	if (kind == DT_IK_THIS && v->nkeys >= 0)
-		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "this->%s cannot "
-			     "be an associative array", v->name);
+		dt_pcb_error(cx->pcb, D_DECL_LOCASSC, v->line, "associative "
+			     "arrays may not be declared as local variables: "
+			     "%s", v->name);
 	dt_var_declare(cx, kind, v->name, t, v->nkeys, v->keys, v->line);
 }
 
@@ -764,11 +766,22 @@ int dt_cg_check_space(dtrace_hdl_t *dtp)
 		if ((uint64_t)dtp->aggs[i]->keysize + dtp->aggs[i]->valsize >
 		    dtp->opt.aggsize)
 			fits = false;
-	if (fits)
+	if (fits && dt_cg_dynvars_fit(dtp))
 		return 0;
 	dt_set_error(dtp, "could not enable tracing: Enabling exceeds size "
 		     "of buffer");
 	return -1;
+}
+
+int dt_cg_check_destructive(dtrace_hdl_t *dtp)
+{
+	for (int i = 0; i < dtp->nclauses && !dtp->opt.destructive; i++)
+		if (dtp->clauses[i] != NULL && dtp->clauses[i]->destructive) {
+			dt_set_error(dtp, "could not enable tracing: "
+				     "Destructive actions not allowed");
+			return -1;
+		}
+	return 0;
 }
 
 uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp)

@@ -34,6 +34,9 @@ uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp);
 /* Whether what the clauses record fits bufsize, and one entry of each
  * aggregation aggsize; -1 with DTrace's message when not. */
 int dt_cg_check_space(dtrace_hdl_t *dtp);
+/* Whether destructive actions, if any, are permitted (-w): DTrace compiles
+ * them and refuses the enabling.  0, or -1 with DTrace's message. */
+int dt_cg_check_destructive(dtrace_hdl_t *dtp);
 /* Write initial map contents (string table, globals) once the maps exist. */
 int dt_cg_maps_init(dtrace_hdl_t *dtp);
 void dt_cg_fini(dtrace_hdl_t *dtp);

@@ -19,6 +19,7 @@
  */
 #include <signal.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 
 #include "dt_cg_impl.h"
 #include "dt_progdesc.h"
@@ -456,6 +457,29 @@ static void mark_action(dt_cg_t *cx, int i)
  * check_action()).  An exit() in END, where the session already drains,
  * records its status.
  */
+/* The first exit() lowers every CPU's copy of the activity (cpu_active,
+ * which the firings of other probes read; dt_program.c), after it moved
+ * the session's own. */
+static void act_exit_cpus(dt_cg_t *cx)
+{
+	dtrace_map_t *mst = dt_cg_map(cx->st, "mstate", BPF_MAP_TYPE_ARRAY, 4,
+				      0, 0);
+	int16_t key = (int16_t)cx->st->off_scratch;
+	int ncpus = libbpf_num_possible_cpus();
+
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		int next = dt_as_label(cx->as);
+
+		EMIT(DT_STORE_IMM(BPF_W, DT_R9, key, cpu));
+		dt_as_load_map(cx->as, DT_R1, mst);
+		dt_cg_mst_ptr(cx, DT_R2, (uint32_t)key);
+		EMIT(DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+		dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, next);
+		EMIT(DT_STORE_IMM(BPF_W, DT_R0, DT_MST_OFF(cpu_active), 0));
+		dt_as_place(cx->as, next);
+	}
+}
+
 static void act_exit_state(dt_cg_t *cx)
 {
 	int keep = dt_as_label(cx->as), drop = dt_as_label(cx->as);
@@ -472,6 +496,7 @@ static void act_exit_state(dt_cg_t *cx)
 	EMIT(DT_CMPXCHG64(DT_R1, 0, DT_R2));
 	dt_as_jump_reg(cx->as, BPF_JNE, DT_R0, DT_R3, keep);
 	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(exited), 1));
+	act_exit_cpus(cx);
 	dt_as_place(cx->as, keep);
 	mark_action(cx, cx->nacts - 1);
 	dt_as_place(cx->as, drop);

@@ -138,16 +138,20 @@ static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
 		    "must be less than or equal to the number of linear steps "
 		    "per magnitude (argument #4)");
 	int64_t pw = 1;
-	bool divides = false;
 	for (int64_t o = 0; o <= p[2]; o++) {
 		if (pw > INT64_MAX / p[0])
 			ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) "
 			    "argument #3 (high magnitude) will cause overflow "
 			    "of 64 bits");
 		pw *= p[0];
-		divides = divides || pw % p[3] == 0;
 	}
-	if (p[3] % p[0] != 0 || !divides)
+	/* As DTrace: the first power of the factor that is at least nsteps
+	 * is a multiple of it, so every order above nsteps divides evenly
+	 * (below it, buckets are 1 wide); both are under 2^32. */
+	int64_t first = p[0];
+	while (first < p[3])
+		first *= p[0];
+	if (p[3] % p[0] != 0 || first % p[3] != 0)
 		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor (argument #1) "
 		    "must evenly divide the number of steps per magnitude "
 		    "(argument #4), and the number of steps per magnitude must "
@@ -378,9 +382,14 @@ static void agg_match(dt_cg_t *cx, dt_aggdesc_t *ad, dt_node_t *agg,
 						    rd.size != ad->keys[i].size))
 			break;
 	}
-	if (i != ad->nkeys || nth_arg(keys, i) != NULL)
-		ERR(cx, D_AGG_KEYS, agg, "@%s: keys differ in number or type "
-		    "from a previous use", agg->name);
+	int nk = nargs_of(keys);
+	if (nk != ad->nkeys)
+		ERR(cx, D_PROTO_LEN, agg, "@%s[ ] prototype mismatch: %d arg%s "
+		    "passed, %d expected", agg->name, nk, nk == 1 ? "" : "s",
+		    ad->nkeys);
+	if (i != ad->nkeys)
+		ERR(cx, D_PROTO_ARG, agg, "@%s[ ] key #%d is incompatible with "
+		    "prototype", agg->name, i + 1);
 }
 
 void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
@@ -412,7 +421,7 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 		}
 		dt_type_t *t = dt_check_expr(cx, k);
 		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
-			ERR(cx, D_AGG_KEYS, k, "@%s: a key must be an integer "
+			ERR(cx, D_KEY_TYPE, k, "@%s: a key must be an integer "
 			    "or a string, not %s", agg->name, t->name);
 	}
 	dt_aggfunc_t f = dt_aggfuncs[fi->func];

@@ -405,7 +405,7 @@ static int cg_args(dt_cg_t *cx, dt_node_t *n)
 
 	cg_arg_read(cx, native);
 	EMIT(DT_LOAD(BPF_DW, reg, DT_R9,
-		     (int16_t)(DT_MST_OFF(pub.argv) + 8 * native)));
+		     (int16_t)(DT_MST_OFF(pub) + DTRACE_MSTATE_ARG(native))));
 	dt_cg_convert(cx, reg, dt_type_int(cx->dtp->types, 8, false), n->type);
 	return reg;
 }

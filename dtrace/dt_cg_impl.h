@@ -63,6 +63,7 @@ void dt_regs_check(struct dt_cg *cx, int reg);
  *   -8			ctx (struct pt_regs *), saved at entry
  *   -16 - 8*i		spill slot i, i < DT_REGS_NSPILL
  *   -144 .. -73	string scan context (DT_FRAME_LOOP)
+ *   -152		the globals' value, 0 until looked up (dt_cg_var.c)
  * Nothing else lives on the stack: helper arguments (map keys and values,
  * probe_read destinations) are staged in the mstate area, so spills and
  * staging can never collide.
@@ -74,6 +75,7 @@ void dt_regs_check(struct dt_cg *cx, int reg);
 #define DT_LOOP_NSLOTS		9
 #define DT_FRAME_LOOP		(-144)
 #define DT_FRAME_LOOP_SLOT(i)	(DT_FRAME_LOOP + 8 * (i))
+#define DT_FRAME_GLOBALS	(-152)
 
 /* A map the generated code refers to.  Code is emitted before the maps
  * can be sized (globals and the string table grow with every clause), so
@@ -156,6 +158,8 @@ typedef struct dt_cg {
 	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */
 	int lbl_end;		/* the record output and return 0 */
 	bool udepth;		/* records ustackdepth */
+	bool globals_ready;	/* the frame holds the globals' value from
+				   the clause's start (dt_cg_var.c) */
 	uint32_t usample_at;	/* record offset + 1 of the clause's copy of
 				   the user stack, which every ustack() of an
 				   unconditional clause shares; 0: none */
@@ -197,6 +201,7 @@ void dt_cg_fault_if(dt_cg_t *cx, int op, int reg, int32_t imm,
 void dt_cg_mst_ptr(dt_cg_t *cx, int reg, uint32_t off);
 /* Look up key 0 of an ARRAY map into r0; jumps to fail if NULL. */
 void dt_cg_array_value(dt_cg_t *cx, dtrace_map_t *map, int fail);
+void dt_cg_globals_start(dt_cg_t *cx, const dt_clause_ast_t *c);
 /* Add 1 to a dt_cpuinfo_t counter (uses r0-r5). */
 void dt_cg_count_drop(dt_cg_t *cx, uint32_t field_off);
 /* Offset of member in struct sou of the kernel's BTF, or -1. */
@@ -249,6 +254,9 @@ void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n);
 dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */
 
 /* dt_cg_var.c: the session's variables and aggregations */
+/* Whether -x dynvarsize holds an element of each dynamic variable. */
+bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp);
+
 /* Put id on st->vars, where dt_var_lookup() finds it. */
 void dt_var_add(dt_cg_state_t *st, dt_ident_t *id);
 dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,

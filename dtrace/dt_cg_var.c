@@ -85,6 +85,21 @@ static uint32_t var_nentries(const dt_cg_state_t *st, const dt_ident_t *id)
 	return n == 0 ? 1 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 }
 
+/* Whether -x dynvarsize holds one element (key and value) of each
+ * dynamic variable: DTrace refuses to start when it does not. */
+bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp)
+{
+	uint64_t size = dtp->opt.dynvarsize;
+
+	if (size == 0 || dtp->cg == NULL)
+		return true;
+	for (const dt_ident_t *id = dt_cg_state(dtp)->vars; id; id = id->next)
+		if (id->map != NULL && id->ksize != 0 &&
+		    (uint64_t)id->ksize + id->vsize > size)
+			return false;
+	return true;
+}
+
 static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
 {
 	char name[256];
@@ -266,12 +281,60 @@ static dtrace_map_t *globals_map(dt_cg_t *cx)
 	return dt_cg_map(cx->st, "globals", BPF_MAP_TYPE_ARRAY, 4, 0, 1);
 }
 
+/* Whether the expressions of list n name a global scalar. */
+static bool names_globals(const dt_node_t *n)
+{
+	for (; n != NULL; n = n->next) {
+		if (n->kind == DT_N_IDENT && n->ident != NULL &&
+		    n->ident->kind == DT_IK_GLOBAL && n->ident->nkeys < 0)
+			return true;
+		if (names_globals(n->l) || names_globals(n->r) ||
+		    names_globals(n->cond) || names_globals(n->args))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A clause keeps the globals' value in its frame (DT_FRAME_GLOBALS): the
+ * verifier then follows one NULL branch per clause rather than one per
+ * global, each of which would stay pending to the end of the program (it
+ * refuses a program with more than 8192: a few thousand assignments to
+ * globals).  A clause that names globals looks the value up as it starts
+ * and its globals read it from the frame; any other (a global reached
+ * through an inline) looks it up at its first global on the path it runs,
+ * 0 in the frame until then, at the cost of a test at each.
+ */
+void dt_cg_globals_start(dt_cg_t *cx, const dt_clause_ast_t *c)
+{
+	cx->globals_ready = names_globals(c->pred) || names_globals(c->body);
+	if (!cx->globals_ready) {
+		dt_cg_emit(cx, DT_STORE_IMM(BPF_DW, DT_FP, DT_FRAME_GLOBALS, 0));
+		return;
+	}
+	dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+	dt_cg_emit(cx, DT_STORE(BPF_DW, DT_FP, DT_FRAME_GLOBALS, DT_R0));
+}
+
+/* r0 = the globals' value (looked up when the frame has none yet). */
+static void globals_value(dt_cg_t *cx)
+{
+	dt_cg_emit(cx, DT_LOAD(BPF_DW, DT_R0, DT_FP, DT_FRAME_GLOBALS));
+	if (cx->globals_ready)
+		return;
+	int have = dt_as_label(cx->as);
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, have);
+	dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+	dt_cg_emit(cx, DT_STORE(BPF_DW, DT_FP, DT_FRAME_GLOBALS, DT_R0));
+	dt_as_place(cx->as, have);
+}
+
 /* r0 = the globals' value, moved on when id's slot lies beyond an
  * instruction's 16-bit offset (tens of thousands of globals); returns the
  * offset of id's slot from r0. */
 static int16_t globals_slot(dt_cg_t *cx, dt_ident_t *id)
 {
-	dt_cg_array_value(cx, globals_map(cx), globals_fail_label(cx));
+	globals_value(cx);
 	if (id->offset <= INT16_MAX)
 		return (int16_t)id->offset;
 	dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, DT_R0, (int32_t)id->offset));

@@ -252,17 +252,19 @@ static void check_keys(dt_cg_t *cx, dt_node_t *n, dt_ident_t *id,
 	for (dt_node_t *a = args; a != NULL; a = a->next, k++) {
 		dt_type_t *t = dt_check_expr(cx, a);
 		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
-			ERR(cx, D_ARR_KEYS, a, "%s: key #%d is neither an "
+			ERR(cx, D_KEY_TYPE, a, "%s: key #%d is neither an "
 			    "integer nor a string", id->name, k + 1);
 		if (k < id->nkeys && dt_check_is_string(t) !=
 		    dt_check_is_string(id->keys[k]))
-			ERR(cx, D_ARR_KEYS, a, "%s: key #%d is of type %s, "
-			    "not %s", id->name, k + 1, t->name,
-			    id->keys[k]->name);
+			ERR(cx, D_PROTO_ARG, a, "%s[ ] key #%d is incompatible "
+			    "with prototype:\n\tprototype: %s\n\t      key: "
+			    "%s", id->name, k + 1, id->keys[k]->name,
+			    t->name);
 	}
 	if (k != id->nkeys)
-		ERR(cx, D_ARR_KEYS, n, "%s: %d keys given, %d expected",
-		    id->name, k, id->nkeys);
+		ERR(cx, D_PROTO_LEN, n, "%s[ ] prototype mismatch: %d arg%s "
+		    "passed, %d expected", id->name, k, k == 1 ? "" : "s",
+		    id->nkeys);
 }
 
 static dt_type_t **key_types(dt_cg_t *cx, dt_node_t *args, int *nkeys)
@@ -832,6 +834,24 @@ array:
 	return n->type = l->type->base;
 }
 
+/* t, the operand of n's . or -> (through the pointer), is a complete
+ * struct or union, else DTrace's error. */
+static void check_member_of(dt_cg_t *cx, dt_node_t *n, dt_type_t *t)
+{
+	if (t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION) {
+		if (n->arrow)
+			ERR(cx, D_OP_SOU, n, "operator -> cannot be applied to "
+			    "pointer to type \"%s\"; must be applied to a "
+			    "struct or union pointer", t->name);
+		ERR(cx, D_OP_SOU, n, "operator . cannot be applied to type "
+		    "\"%s\"; must be applied to a struct or union", t->name);
+	}
+	if (!t->complete && !dt_btf_complete(cx->dtp, t))
+		ERR(cx, D_OP_INCOMPLETE, n, "operator %s cannot be applied to "
+		    "a forward declaration: no %s definition is available",
+		    n->arrow ? "->" : ".", t->name);
+}
+
 static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_identkind_t kind;
@@ -861,18 +881,14 @@ static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
 	dt_type_t *t = dt_check_expr(cx, n->l);
 	if (n->arrow) {
 		if (t->kind != DT_TK_PTR)
-			ERR(cx, D_OP_PTR, n, "operator -> requires a pointer "
-			    "to a struct or union");
+			ERR(cx, D_OP_PTR, n, "operator -> must be applied to a "
+			    "pointer");
 		t = t->base;
 	}
-	if (t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION)
-		ERR(cx, D_OP_STRUCT, n, "operator %s requires a struct or "
-		    "union", n->arrow ? "->" : ".");
-	if (!t->complete && !dt_btf_complete(cx->dtp, t))
-		ERR(cx, D_DECL_INCOMPLETE, n, "%s is incomplete", t->name);
+	check_member_of(cx, n, t);
 	dt_member_t *m = dt_type_member(t, n->name);
 	if (m == NULL)
-		ERR(cx, D_MEMBER_UNDEF, n, "%s is not a member of %s", n->name,
+		ERR(cx, D_TYPE_MEMBER, n, "%s is not a member of %s", n->name,
 		    t->name);
 	if (m->bit_size != 0)
 		ERR(cx, D_OP_STRUCT, n, "bit-field %s is not supported",
@@ -1053,15 +1069,14 @@ static dt_type_t *check_call(dt_cg_t *cx, dt_node_t *n)
 		    "function name", n->name);
 	if (!fi->implemented)
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", n->name);
-	if (fi->fclass == DT_FC_ACTION)
-		ERR(cx, D_ACT_SPEC, n, "%s( ) may only be used as a statement",
-		    n->name);
-	if (fi->fclass == DT_FC_AGGFUNC)
-		ERR(cx, D_AGG_FUNC, n, "%s( ) may only be used to assign an "
-		    "aggregation", n->name);
-	if (fi->destructive && !cx->dtp->opt.destructive)
-		ERR(cx, D_DESTRUCT, n, "%s( ) is a destructive subroutine: "
-		    "use -w", n->name);
+	if (fi->fclass == DT_FC_ACTION || fi->fclass == DT_FC_AGGFUNC)
+		ERR(cx, D_CG_EXPR, n, "%s %s( ) may not be called from a D "
+		    "expression (D program context required)",
+		    fi->fclass == DT_FC_ACTION ? "tracing function" :
+		    "aggregating function", n->name);
+	/* DTrace compiles it and refuses the enabling without -w */
+	if (fi->destructive)
+		cx->destructive = true;
 	check_call_args(cx, n, fi);
 	n->type = check_subr(cx, n, fi);
 	return n->type;
@@ -1169,8 +1184,10 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
 	char msg[256] = "";
 
 	if (fmt->kind != DT_N_STRING)
-		ERR(cx, D_PRINTF_FMT, n, "%s( ) format must be a string "
-		    "literal", n->name);
+		ERR(cx, D_PRINTF_ARG_FMT, n, "%s( ) argument #1 is "
+		    "incompatible with prototype:\n\tprototype: string "
+		    "constant\n\t argument: %s", n->name,
+		    dt_check_expr(cx, fmt)->name);
 	for (dt_node_t *a = fmt->next; a != NULL; a = a->next) {
 		dt_check_expr(cx, a);
 		if (k >= 64)
@@ -1311,9 +1328,6 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		cx->actmask = true;	/* conditional: record which ran */
 	if (fi->func == DT_F_EXIT && cx->nexits++ > 0)
 		cx->actmask = true;	/* a second exit() is dropped */
-	if (fi->destructive && !cx->dtp->opt.destructive)
-		ERR(cx, D_DESTRUCT, n, "%s( ) is a destructive action: use -w "
-		    "or -x destructive", n->name);
 	switch (fi->func) {
 	case DT_F_PRINTF:
 	case DT_F_SYSTEM:

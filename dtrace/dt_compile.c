@@ -18,8 +18,6 @@
 #include "dt_lib.h"
 #include "dt_options.h"
 
-#define DT_MAX_CLAUSES	64	/* clause masks are 64 bits wide */
-
 /* The probes a clause matches.  A compile error longjmps out of the
  * matching: the array is kept in *owner (the result's scratch, freed at
  * the catch point) each time it moves, so that it never leaks. */
@@ -113,11 +111,14 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	for (const dt_pdesc_t *d = c->pdescs; d; d = d->next) {
 		dtrace_probedesc_t pd = { d->prv, d->mod, d->fun, d->prb };
 		dtp->errmsg[0] = '\0';
+		dtp->desc_errtag = D_UNKNOWN;
 		int n = dt_probe_iter(dtp, &pd, collect_probe, acc);
 		if (n < 0) {
 			char msg[sizeof(dtp->errmsg)];
 			snprintf(msg, sizeof(msg), "%s", dtp->errmsg);
-			dt_pcb_error(pcb, D_PDESC_INVAL, d->line, "%s", msg);
+			dt_pcb_error(pcb, dtp->desc_errtag != D_UNKNOWN ?
+				     (dt_errtag_t)dtp->desc_errtag :
+				     D_PDESC_INVAL, d->line, "%s", msg);
 		}
 		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list) {
 			/* -l says it as DTrace does */
@@ -148,13 +149,17 @@ static void keep_descs(dtrace_hdl_t *dtp, int id, const dt_clause_ast_t *c)
 	for (const dt_pdesc_t *d = c->pdescs; d; d = d->next, n++)
 		v[n] = (dtrace_probedesc_t){ dt_strdup(d->prv),
 			dt_strdup(d->mod), dt_strdup(d->fun), dt_strdup(d->prb) };
+	dtp->clause_descs = dt_realloc(dtp->clause_descs,
+				       (id + 1) * sizeof(*dtp->clause_descs));
+	dtp->clause_ndescs = dt_realloc(dtp->clause_ndescs,
+					(id + 1) * sizeof(*dtp->clause_ndescs));
 	dtp->clause_descs[id] = v;
 	dtp->clause_ndescs[id] = n;
 }
 
 void dt_compile_fini(dtrace_hdl_t *dtp)
 {
-	for (int i = 0; i < 64; i++) {
+	for (int i = 0; i < dtp->nclauses && dtp->clause_descs; i++) {
 		for (int j = 0; j < dtp->clause_ndescs[i]; j++) {
 			dtrace_probedesc_t *d = &dtp->clause_descs[i][j];
 			free((char *)d->prv);
@@ -163,9 +168,11 @@ void dt_compile_fini(dtrace_hdl_t *dtp)
 			free((char *)d->prb);
 		}
 		free(dtp->clause_descs[i]);
-		dtp->clause_descs[i] = NULL;
-		dtp->clause_ndescs[i] = 0;
 	}
+	free(dtp->clause_descs);
+	free(dtp->clause_ndescs);
+	dtp->clause_descs = NULL;
+	dtp->clause_ndescs = NULL;
 }
 
 static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
@@ -174,9 +181,6 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	dtrace_hdl_t *dtp = pcb->dtp;
 	match_acc_t acc = { .owner = &res->scratch };
 
-	if (dtp->nclauses >= DT_MAX_CLAUSES)
-		dt_pcb_error(pcb, D_UNKNOWN, c->line, "too many clauses "
-			     "(at most %d)", DT_MAX_CLAUSES);
 	free(res->scratch);	/* the previous clause's probes */
 	res->scratch = NULL;
 	match_clause(pcb, c, &acc);
@@ -196,7 +200,7 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			p->compile_seen = dtp->ncompiles;
 			res->nprobes++;
 		}
-		p->clauses |= 1ull << cc->id;
+		dt_cs_add(&p->clauses, cc->id);
 		if (p->id == DT_PRID_ERROR)
 			dtp->error_probe = p;
 	}

@@ -109,7 +109,31 @@
 	X(D_STR_TOOBIG)		/* string does not fit strsize */ \
 	X(D_NOMEM)		/* out of memory */ \
 	X(D_CPP)		/* the C preprocessor failed */ \
-	X(D_IO)			/* cannot read the script */
+	X(D_IO)			/* cannot read the script */ \
+	X(D_PROC_BADPID)	/* pid provider: no valid pid in the name */ \
+	X(D_PROC_GRAB)		/* pid provider: cannot grab the process */ \
+	X(D_PROC_FUNC)		/* pid provider: no such function */ \
+	X(D_PROC_OFF)		/* pid provider: offset outside the function */ \
+	X(D_PROC_NAME)		/* pid provider: invalid probe name */ \
+	X(D_CHR_OFLOW)		/* character constant too long */ \
+	X(D_DECL_ARRSUB)	/* array dimension not a positive constant */ \
+	X(D_DECL_BFCONST)	/* bit-field size not a positive constant */ \
+	X(D_DECL_BFSIZE)	/* bit-field too big for its type */ \
+	X(D_DECL_ENCONST)	/* enumerator value not a constant */ \
+	X(D_DECL_ENOFLOW)	/* enumerator value past INT_MAX */ \
+	X(D_DECL_IDRED)		/* identifier redeclared */ \
+	X(D_DECL_TYPERED)	/* struct, union or enum redeclared */ \
+	X(D_DECL_COMBO)		/* invalid combination of type specifiers */ \
+	X(D_DECL_VOIDOBJ)	/* object or array of void */ \
+	X(D_OP_SOU)		/* . or -> not on a struct or union */ \
+	X(D_OP_INCOMPLETE)	/* . or -> on a forward declaration */ \
+	X(D_TYPE_MEMBER)	/* no such member */ \
+	X(D_CG_EXPR)		/* action or aggregating function in an
+				   expression */ \
+	X(D_KEY_TYPE)		/* key of a type that cannot be a key */ \
+	X(D_PRINTF_ARG_FMT)	/* format that is no string constant */ \
+	X(D_PRINTF_FMT_EMPTY)	/* empty format string */ \
+	X(D_DECL_LOCASSC)	/* this-> associative array declared */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,
@@ -119,5 +143,6 @@ typedef enum dt_errtag {
 } dt_errtag_t;
 
 const char *dt_errtag_name(dt_errtag_t tag);
+dt_errtag_t dt_errtag_by_name(const char *name);
 
 #endif /* DT_ERROR_H */

@@ -633,9 +633,10 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 	}
 	ex->nevents++;
 	if (getenv("DTRACE_EXEC_DEBUG") != NULL)
-		fprintf(stderr, "dtrace: exec watch: pid %u %s: %d placed\n",
-			ev->pid, ev->what == DTRACE_NOTICE_EXEC ? "exec" : "maps",
-			placed);
+		fprintf(stderr, "dtrace: exec watch: pid %u %s at %" PRIu64
+			" ns, seen %" PRIu64 " us later: %d placed\n", ev->pid,
+			ev->what == DTRACE_NOTICE_EXEC ? "exec" : "maps",
+			ev->ktime, woke / 1000, placed);
 	if (placed > 0) {
 		uint64_t lat = dt_now_ns() - ev->ktime;
 

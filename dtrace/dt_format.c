@@ -200,7 +200,7 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 
 	if (fmt == NULL || fmt[0] == '\0') {
 		snprintf(msg, msglen, "format string is empty");
-		return D_PRINTF_FMT;
+		return D_PRINTF_FMT_EMPTY;
 	}
 	while ((p = strchr(p, '%')) != NULL) {
 		pf_class_t cls;

@@ -50,11 +50,23 @@
  * freed; a TAKEN one is marked abandoned, and the trace loop frees it when
  * it finishes (TAKEN -> FREE).
  *
+ * Other mount namespaces.  A namespace made later (unshare -m) may mount
+ * filesystems the gate never marked (a private tmpfs).  A dynamic program
+ * there still makes the kernel open the loader, on a marked filesystem:
+ * that file (dtrace's own loader) is answered WD_INTERP, its events keep
+ * coming, and the watchdog lets them go at once but for a process of
+ * another mount namespace, which it holds for dtrace (req.foreign).  The
+ * process waits in execve() with its old memory: dtrace reads the path it
+ * gave from /proc/PID/syscall and /proc/PID/mem and hands the program
+ * over as /proc/PID/root/PATH (gate_foreign()); files are known by device
+ * and inode, so the uprobes placed that way are the file's.
+ *
  * Not covered.  Execs by dtrace's own children (the system() action, whose
  * child the trace loop waits for) pass at once.  Libraries dlopen()ed later
  * are not opened for execution and are left to the exec watch, as are
- * filesystems mounted after the gate opened and those of other mount
- * namespaces.  LD_LIBRARY_PATH is read from the process that calls exec,
+ * filesystems mounted after the gate opened in dtrace's namespace, static
+ * programs of other namespaces (no loader), and programs exec'ed there
+ * through a descriptor (fexecve).  LD_LIBRARY_PATH is read from the process that calls exec,
  * which is where the new program's usually comes from.  While dtrace is
  * stopped (SIGSTOP, Ctrl-Z, a debugger) or too starved to answer in time,
  * execs of files not yet seen go on unheld (dt_gatewd.c).
@@ -76,6 +88,7 @@
 #include <sys/fanotify.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -84,6 +97,7 @@
 #include "dt_gate.h"
 #include "dt_gatewd.h"
 #include "dt_ldso.h"
+#include "dt_rtld.h"
 
 #define GATE_ENVIRON_MAX	(256 * 1024)
 
@@ -120,6 +134,8 @@ struct dt_gate {
 	int req_n;
 	/* the gate thread's own */
 	dt_ldso_t *ldso;
+	gate_key_t interp;	/* the loader (dtrace's own), see WD_INTERP */
+	bool have_interp;
 	char **sections;	/* ELF sections that make a file matter (the
 				   gated providers' gate_sections), NULL-ended */
 	gate_file_t *files;	/* open addressing, power-of-two size */
@@ -356,17 +372,21 @@ int dt_gate_serve(dt_gate_t *g, dtrace_hdl_t *dtp, dt_gate_serve_f serve)
 /* --- one exec --- */
 
 /* The start-up files of the program open as fd with notes not yet shown,
- * as real paths in *out, their keys in *keys.  Returns how many (0 when
- * nothing is to be done, the executable then settled). */
-static int new_noted_files(dt_gate_t *g, int fd, int pid, char ***out,
-			   gate_key_t **keys, bool *dynamic)
+ * as real paths in *out (the program's as shown when not NULL), their keys
+ * in *keys.  Returns how many (0 when nothing is to be done, the
+ * executable then settled). */
+static int new_noted_files(dt_gate_t *g, int fd, const char *shown, int pid,
+			   char ***out, gate_key_t **keys, bool *dynamic)
 {
 	char path[PATH_MAX], self[64], libpath[4096];
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	ssize_t len = readlink(self, path, sizeof(path) - 1);
-	if (len <= 0)
+	ssize_t len = shown ? (ssize_t)strlen(shown) :
+			      readlink(self, path, sizeof(path) - 1);
+	if (len <= 0 || len >= (ssize_t)sizeof(path))
 		return 0;
+	if (shown)
+		memcpy(path, shown, (size_t)len);
 	path[len] = '\0';
 	proc_libpath(pid, libpath, sizeof(libpath));
 
@@ -383,7 +403,8 @@ static int new_noted_files(dt_gate_t *g, int fd, int pid, char ***out,
 		gate_key_t k;
 		if (!file_is_new_noted(g, files[i], i == 0 ? fd : -1, &k))
 			continue;
-		char *real = realpath(i == 0 ? path : files[i], NULL);
+		char *real = i == 0 && shown ? strdup(shown) :
+			     realpath(i == 0 ? path : files[i], NULL);
 		if (real == NULL)
 			continue;
 		(*out)[nnew] = real;
@@ -417,20 +438,15 @@ static bool gate_hold(dt_gate_t *g, const gatewd_req_t *r, char **paths,
 	return served;
 }
 
-/* One exec the watchdog handed over (the executable open as fd): what to
- * answer, WD_SETTLED and WD_DYNAMIC flags. */
-static unsigned gate_exec(dt_gate_t *g, int fd, const gatewd_req_t *r)
+/* The start-up files of the program open as fd (shown as that path, when
+ * not NULL) that carry notes not shown yet go to the providers.  Whether
+ * that was done in time, or nothing was to be done. */
+static bool gate_program(dt_gate_t *g, int fd, const char *shown,
+			 const gatewd_req_t *r, bool *dynamic)
 {
-	gate_file_t *f = file_entry(g, &r->key);
-	if (f == NULL)
-		return 0;
-	if (f->flags & GF_SETTLED)	/* the watchdog forgot it */
-		return WD_SETTLED | (f->flags & GF_DYNAMIC ? WD_DYNAMIC : 0);
-
 	char **paths = NULL;
 	gate_key_t *keys = NULL;
-	bool dynamic = false;
-	int n = new_noted_files(g, fd, r->pid, &paths, &keys, &dynamic);
+	int n = new_noted_files(g, fd, shown, r->pid, &paths, &keys, dynamic);
 	bool served = true, late = r->answered ||
 				   dt_now_ns() >= r->deadline_ns;
 	if (n > 0 && is_own_child(r->pid)) {
@@ -450,7 +466,119 @@ static unsigned gate_exec(dt_gate_t *g, int fd, const gatewd_req_t *r)
 		free(paths);
 	}
 	free(keys);
-	if (!served)
+	return served;
+}
+
+/* A string of pid's memory at addr, into buf; whether whole. */
+static bool proc_read_string(int pid, uint64_t addr, char *buf, size_t len)
+{
+	char name[64];
+	size_t got = 0;
+	bool whole = false;
+
+	snprintf(name, sizeof(name), "/proc/%d/mem", pid);
+	int fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while (!whole && got + 1 < len) {
+		size_t chunk = 4096 - ((addr + got) & 4095);	/* to the page's end */
+		if (chunk > len - 1 - got)
+			chunk = len - 1 - got;
+		ssize_t n = pread(fd, buf + got, chunk, (off_t)(addr + got));
+		if (n <= 0)
+			break;
+		whole = memchr(buf + got, '\0', (size_t)n) != NULL;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got < len ? got : len - 1] = '\0';
+	return whole;
+}
+
+/* /proc/PID/syscall (name) into buf.  The watchdog may hand the exec over
+ * before the process went to sleep waiting for the answer: until it does,
+ * the file says "running", and is read again (for 50 ms at most). */
+#define GATE_SYSCALL_TRIES	250
+static bool proc_syscall(const char *name, char *buf, size_t len)
+{
+	for (int i = 0; i < GATE_SYSCALL_TRIES; i++) {
+		int fd = open(name, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, len - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			return false;
+		buf[n] = '\0';
+		if (strncmp(buf, "running", 7) != 0)
+			return true;
+		usleep(200);
+	}
+	return false;
+}
+
+/* The program pid is exec'ing, opened: pid waits in execve() (or in
+ * execveat() from its working directory) for the loader, which the kernel
+ * opens after the program; the path it gave is read from its memory and
+ * reached through its own root or working directory, whatever its mount
+ * namespace; put in out.  -1 when it cannot be told. */
+static int exec_target_open(int pid, char *out, size_t len)
+{
+	char name[64], buf[256], arg[PATH_MAX];
+	long nr;
+	unsigned long long a0, a1;
+
+	snprintf(name, sizeof(name), "/proc/%d/syscall", pid);
+	if (!proc_syscall(name, buf, sizeof(buf)) ||
+	    sscanf(buf, "%ld %llx %llx", &nr, &a0, &a1) != 3)
+		return -1;
+	uint64_t addr = nr == SYS_execve ? a0 :
+			nr == SYS_execveat && (int)a0 == AT_FDCWD ? a1 : 0;
+	if (addr == 0 || !proc_read_string(pid, addr, arg, sizeof(arg)) ||
+	    arg[0] == '\0')
+		return -1;
+	if (snprintf(out, len, "/proc/%d/%s/%s", pid,
+		     arg[0] == '/' ? "root" : "cwd",
+		     arg + (arg[0] == '/')) >= (int)len)
+		return -1;
+	return open(out, O_RDONLY | O_CLOEXEC);
+}
+
+/* The loader opened by a process of another mount namespace (WD_INTERP):
+ * its program may lie on a filesystem the gate did not mark (mounted in
+ * that namespace), which is handed over by its path through /proc/PID.
+ * The loader's own answer stays as it was. */
+static unsigned gate_foreign(dt_gate_t *g, const gatewd_req_t *r)
+{
+	char path[PATH_MAX + 64];
+	bool dynamic = false;
+	int fd = exec_target_open(r->pid, path, sizeof(path));
+
+	if (getenv("DTRACE_EXEC_DEBUG") != NULL)
+		fprintf(stderr, "dtrace: exec gate: pid %d of another mount "
+			"namespace runs %s\n", r->pid, fd >= 0 ? path : "?");
+	if (fd < 0)
+		return 0;
+	gate_program(g, fd, path, r, &dynamic);
+	close(fd);
+	return 0;
+}
+
+/* One exec the watchdog handed over (the executable open as fd): what to
+ * answer, WD_SETTLED, WD_DYNAMIC and WD_INTERP flags. */
+static unsigned gate_exec(dt_gate_t *g, int fd, const gatewd_req_t *r)
+{
+	if (r->foreign)
+		return gate_foreign(g, r);
+	if (g->have_interp && gate_key_eq(&r->key, &g->interp))
+		return WD_SETTLED | WD_INTERP;
+	gate_file_t *f = file_entry(g, &r->key);
+	if (f == NULL)
+		return 0;
+	if (f->flags & GF_SETTLED)	/* the watchdog forgot it */
+		return WD_SETTLED | (f->flags & GF_DYNAMIC ? WD_DYNAMIC : 0);
+
+	bool dynamic = false;
+	if (!gate_program(g, fd, NULL, r, &dynamic))
 		return 0;
 	files_mark(g, &r->key, GF_SETTLED | (dynamic ? GF_DYNAMIC : 0));
 	return WD_SETTLED | (dynamic ? WD_DYNAMIC : 0);
@@ -719,6 +847,20 @@ static char **strv_dup(const char *const *v)
 	return c;
 }
 
+/* The key of dtrace's own loader, the one programs of this system use. */
+static void gate_find_interp(dt_gate_t *g)
+{
+	char path[PATH_MAX];
+	uint64_t off;
+	struct stat sb;
+
+	if (dt_rtld_hook(path, sizeof(path), &off) == 0 &&
+	    stat(path, &sb) == 0) {
+		g->interp = gate_key_of(&sb);
+		g->have_interp = true;
+	}
+}
+
 dt_gate_t *dt_gate_open(const char *const *sections, char *msg,
 			size_t msglen)
 {
@@ -734,6 +876,7 @@ dt_gate_t *dt_gate_open(const char *const *sections, char *msg,
 	g->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	g->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	g->ldso = dt_ldso_open();
+	gate_find_interp(g);
 	if (g->wake_fd < 0 || g->stop_fd < 0 || g->ldso == NULL) {
 		snprintf(msg, msglen, "%s", strerror(errno ? errno : ENOMEM));
 		gate_free(g);

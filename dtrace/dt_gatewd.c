@@ -105,6 +105,8 @@ typedef struct wd {
 	int arm_fd;		/* the exec watch's map, or -1 */
 	int arm_value;
 	bool late;		/* dtrace missed a deadline, nothing since */
+	dev_t mntns_dev;	/* dtrace's mount namespace */
+	ino_t mntns_ino;
 	uint32_t seq;
 	wd_pending_t pending[WD_PENDING_MAX];
 	wd_entry_t *cache;	/* WD_CACHE_CAP slots, open addressing */
@@ -213,6 +215,8 @@ static void wd_allow(wd_t *w, int fd)
  * more (a static program, a script, the loader itself), until modified. */
 static void wd_settled(wd_t *w, int fd, int pid, unsigned flags)
 {
+	if (flags & WD_INTERP)
+		return;		/* its events are needed (wd_exec) */
 	if (flags & WD_DYNAMIC) {
 		uint32_t key = (uint32_t)pid, val = (uint32_t)w->arm_value;
 
@@ -262,14 +266,26 @@ static wd_pending_t *pending_free_slot(wd_t *w)
 }
 
 static bool wd_forward(wd_t *w, int fd, int pid, const gate_key_t *k,
-		       uint64_t deadline_ns, bool answered)
+		       uint64_t deadline_ns, bool answered, bool foreign)
 {
 	gatewd_req_t r = {
 		.kind = WD_EXEC, .seq = ++w->seq, .pid = pid,
-		.answered = answered, .deadline_ns = deadline_ns, .key = *k,
+		.answered = answered, .foreign = foreign,
+		.deadline_ns = deadline_ns, .key = *k,
 	};
 
 	return dt_gatewd_send(w->sock, &r, sizeof(r), fd, MSG_DONTWAIT);
+}
+
+/* Whether pid runs in a mount namespace other than dtrace's. */
+static bool wd_foreign(const wd_t *w, int pid)
+{
+	char name[64];
+	struct stat sb;
+
+	snprintf(name, sizeof(name), "/proc/%d/ns/mnt", pid);
+	return stat(name, &sb) == 0 &&
+	       (sb.st_dev != w->mntns_dev || sb.st_ino != w->mntns_ino);
 }
 
 /* One exec: answered now, or held for dtrace (the event's fd is then kept
@@ -277,6 +293,7 @@ static bool wd_forward(wd_t *w, int fd, int pid, const gate_key_t *k,
 static void wd_exec(wd_t *w, int fd, int pid)
 {
 	struct stat sb;
+	bool foreign = false;
 
 	w->st.nexec++;
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
@@ -286,7 +303,8 @@ static void wd_exec(wd_t *w, int fd, int pid)
 	}
 	gate_key_t k = gate_key_of(&sb);
 	wd_entry_t *e = cache_slot(w, &k);
-	if ((e->flags & WE_USED) && (e->flags & WD_SETTLED)) {
+	if ((e->flags & WE_USED) && (e->flags & WD_SETTLED) &&
+	    !(foreign = (e->flags & WD_INTERP) && wd_foreign(w, pid))) {
 		w->st.ncached++;
 		wd_settled(w, fd, pid, e->flags);
 		wd_allow(w, fd);
@@ -297,7 +315,7 @@ static void wd_exec(wd_t *w, int fd, int pid)
 	uint64_t now = wd_now_ns();
 	uint64_t deadline = now + GATE_HOLD_MAX_MS * 1000000ull;
 	if (p != NULL && !parent_stopped(w) &&
-	    wd_forward(w, fd, pid, &k, deadline, false)) {
+	    wd_forward(w, fd, pid, &k, deadline, false, foreign)) {
 		*p = (wd_pending_t){ .fd = fd, .pid = pid, .seq = w->seq,
 				     .t0_ns = now, .deadline_ns = deadline };
 		w->st.nforwarded++;
@@ -305,7 +323,7 @@ static void wd_exec(wd_t *w, int fd, int pid)
 	}
 	w->st.npassed++;
 	wd_allow(w, fd);
-	wd_forward(w, fd, pid, &k, now, true);	/* to learn from, if room */
+	wd_forward(w, fd, pid, &k, now, true, foreign); /* to learn from */
 	close(fd);
 }
 
@@ -324,7 +342,8 @@ static void wd_release(wd_t *w, wd_pending_t *p)
 static void wd_answer(wd_t *w, const gatewd_cmd_t *c)
 {
 	if (c->flags & WD_SETTLED)
-		cache_add(w, &c->key, c->flags & (WD_SETTLED | WD_DYNAMIC));
+		cache_add(w, &c->key,
+			  c->flags & (WD_SETTLED | WD_DYNAMIC | WD_INTERP));
 	for (int i = 0; i < WD_PENDING_MAX; i++) {
 		wd_pending_t *p = &w->pending[i];
 		if (p->fd < 0 || p->seq != c->seq)
@@ -525,6 +544,11 @@ int dt_gatewd_start(int fan_fd, int *sock, pid_t *pid)
 	}
 	w->parent = getpid();
 	w->arm_fd = -1;
+	struct stat ns;
+	if (stat("/proc/self/ns/mnt", &ns) == 0) {
+		w->mntns_dev = ns.st_dev;
+		w->mntns_ino = ns.st_ino;
+	}
 	for (int i = 0; i < WD_PENDING_MAX; i++)
 		w->pending[i].fd = -1;
 

@@ -65,6 +65,8 @@ typedef struct gatewd_req {
 	uint32_t seq;
 	int32_t pid;
 	uint32_t answered;	/* the exec went on already: learn only */
+	uint32_t foreign;	/* the loader's open by a process of another
+				 * mount namespace (see WD_INTERP) */
 	uint64_t deadline_ns;	/* CLOCK_MONOTONIC; the watchdog lets the
 				 * exec go then */
 	gate_key_t key;		/* of the executable */
@@ -80,6 +82,13 @@ enum { WD_ANSWER = 1, WD_ARM, WD_STOP };
 				 * execs go at once */
 #define WD_DYNAMIC	0x2	/* started by the loader: mark covered (else
 				 * the kernel is told to drop its events) */
+#define WD_INTERP	0x4	/* the loader itself, which every dynamic
+				 * exec opens after the program: its events
+				 * keep coming, answered at once but for a
+				 * process of another mount namespace, held
+				 * for dtrace, which finds the program it
+				 * starts (on a filesystem the gate may not
+				 * have marked) */
 
 typedef struct gatewd_cmd {
 	uint32_t kind;

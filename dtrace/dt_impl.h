@@ -25,6 +25,7 @@
 #include "dt_ast.h"
 #include "dt_type.h"
 #include "dt_error.h"
+#include "dt_clauseset.h"
 
 #define DT_VERS_STRING	"dtrace 0.1"
 
@@ -112,7 +113,7 @@ struct dtrace_probe {
 	dtrace_argdesc_t args[DTRACE_ARGS_MAX];
 	dt_type_t *argtypes[DTRACE_ARGS_MAX];	/* of args[N] */
 	dt_type_t *nativetypes[DTRACE_ARGS_MAX];	/* of argN */
-	uint64_t clauses;	/* mask of clauses enabled on it */
+	dt_clauseset_t clauses; /* the clauses enabled on it */
 	unsigned attr;		/* DTRACE_PROBE_* from its provider */
 	const char *func_file;	/* host->probe_function: the file whose
 				   DWARF types its arguments, or NULL */
@@ -166,8 +167,8 @@ struct dtrace_hdl {
 	int nclauses;
 	struct dt_aggdesc **aggs;	/* the aggregation table, by id */
 	int naggs;			/* (dt_progdesc.c) */
-	dtrace_probedesc_t *clause_descs[64];	/* each clause's descriptions, */
-	int clause_ndescs[64];			/* to match late probes */
+	dtrace_probedesc_t **clause_descs;	/* each clause's descriptions, */
+	int *clause_ndescs;			/* to match late probes */
 	bool tracing;		/* probes created now are enabled at once */
 	int ncompiles;
 	dtrace_probe_t *error_probe;	/* dtrace:::ERROR when enabled */
@@ -186,6 +187,7 @@ struct dtrace_hdl {
 	/* last error message, for the command to print */
 	char errmsg[1024];
 	int errtag;
+	int desc_errtag;	/* host->error_tag()'s, D_UNKNOWN: none */
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
 	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */

@@ -92,6 +92,18 @@ static void emit_insert(dt_as_t *as, dtrace_hdl_t *dtp, const char *map,
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_update_elem));
 }
 
+/* r0 = update(map, fp + keyoff, the value valreg points to, BPF_NOEXIST). */
+static void emit_insert_from(dt_as_t *as, dtrace_hdl_t *dtp, const char *map,
+			     int keyoff, int valreg)
+{
+	EMIT(as, DT_MOV64_REG(DT_R3, valreg));
+	dt_as_load_map(as, DT_R1, dt_bpf_map_find(dtp, map));
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, keyoff));
+	EMIT(as, DT_MOV64_IMM(DT_R4, BPF_NOEXIST));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_update_elem));
+}
+
 /* The pid in r1 as decimal digits at fp + buf (24 bytes, zeroed first;
  * the number ends with a NUL).  r2, r3, r4 are scratch. */
 static void emit_digits(dt_as_t *as, int buf)
@@ -211,45 +223,29 @@ static void emit_inst_prid(dtrace_hdl_t *dtp, dt_as_t *as, int label)
 	EMIT(as, DT_EXIT());
 }
 
-/*
- * inst_overlay(mst, (0, cookie) overlay): the (pid, cookie) overlay made
- * from it, each template replaced by the process's own probe, or 0.
- * Frame: fp-8 the overlay key, fp-80 the new overlay value.
- */
-void dt_inst_emit(dtrace_hdl_t *dtp, dt_as_t *as, int label)
+/* fp + prids[i] = the PRID entry i of the (0, cookie) overlay in r7 is
+ * to have in the process's overlay: its own, made by inst_prid for a
+ * template, else the same; fp + n holds the entries to do.  Jumps to
+ * fail when inst_prid made none. */
+static void emit_inst_prids(dtrace_hdl_t *dtp, dt_as_t *as, int n, int prids,
+			    int inst_prid, int done, int fail)
 {
-	const int key = -8, nv = -80;
-	const int n = OFF(dt_overlay_t, n);
-	int fail = dt_as_label(as), build = dt_as_label(as);
-	int inst_prid = dt_as_label(as);
+	const uint32_t words = dt_clause_words(dtp->nclauses);
 
-	dt_as_place(as, label);
-	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
-	EMIT(as, DT_MOV64_REG(DT_R7, DT_R2));
-	for (int i = 0; i < (int)sizeof(dt_overlay_t); i += 8)
-		EMIT(as, DT_STORE_IMM(BPF_DW, DT_FP, nv + i, 0));
-	int capped = dt_as_label(as);
-	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, n));
-	dt_as_jump(as, BPF_JLE, DT_R1, DT_OVERLAY_MAX, capped);
-	EMIT(as, DT_MOV64_IMM(DT_R1, DT_OVERLAY_MAX));
-	dt_as_place(as, capped);
-	EMIT(as, DT_STORE(BPF_W, DT_FP, nv + n, DT_R1));
+	_Static_assert(DT_OVERLAY_MAX == 4, "fp-32 holds 4 PRIDs");
+	EMIT(as, DT_STORE_IMM(BPF_DW, DT_FP, prids, 0));
+	EMIT(as, DT_STORE_IMM(BPF_DW, DT_FP, prids + 8, 0));
+
 	for (int i = 0; i < DT_OVERLAY_MAX; i++) {
-		const int prid = OFF(dt_overlay_t, ent[i].prid);
-		const int flags = OFF(dt_overlay_t, ent[i].flags);
-		const int clauses = OFF(dt_overlay_t, ent[i].clauses);
+		const int ent = dt_ovl_ent_off(words, i);
 		int store = dt_as_label(as);
 
-		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_FP, nv + n));
-		dt_as_jump(as, BPF_JLE, DT_R1, i, build);
-		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, clauses));
-		EMIT(as, DT_STORE(BPF_DW, DT_FP, nv + clauses, DT_R1));
-		EMIT(as, DT_LOAD(BPF_W, DT_R2, DT_R7, prid));
-		/* the process's probe: the template's flags but that one */
-		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, flags));
-		EMIT(as, DT_ALU32_IMM(BPF_AND, DT_R1, ~DT_OVL_TEMPLATE));
-		EMIT(as, DT_STORE(BPF_W, DT_FP, nv + flags, DT_R1));
-		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, flags));
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_FP, n));
+		dt_as_jump(as, BPF_JLE, DT_R1, i, done);
+		EMIT(as, DT_LOAD(BPF_W, DT_R2, DT_R7,
+				 ent + OFF(dt_ovlent_t, prid)));
+		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7,
+				 ent + OFF(dt_ovlent_t, flags)));
 		EMIT(as, DT_ALU64_IMM(BPF_AND, DT_R1, DT_OVL_TEMPLATE));
 		dt_as_jump(as, BPF_JEQ, DT_R1, 0, store);
 		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
@@ -257,16 +253,76 @@ void dt_inst_emit(dtrace_hdl_t *dtp, dt_as_t *as, int label)
 		dt_as_jump(as, BPF_JEQ, DT_R0, 0, fail);
 		EMIT(as, DT_MOV64_REG(DT_R2, DT_R0));
 		dt_as_place(as, store);
-		EMIT(as, DT_STORE(BPF_W, DT_FP, nv + prid, DT_R2));
+		EMIT(as, DT_STORE(BPF_W, DT_FP, prids + 4 * i, DT_R2));
 	}
+}
+
+/* The overlay value in r0 gets the PRIDs at fp + prids, its entries no
+ * template flag, and fp + n entries. */
+static void emit_inst_patch(dtrace_hdl_t *dtp, dt_as_t *as, int n, int prids)
+{
+	const uint32_t words = dt_clause_words(dtp->nclauses);
+	int done = dt_as_label(as);
+
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_FP, n));
+	EMIT(as, DT_STORE(BPF_W, DT_R0, OFF(dt_overlay_t, n), DT_R1));
+	for (int i = 0; i < DT_OVERLAY_MAX; i++) {
+		const int ent = dt_ovl_ent_off(words, i);
+
+		dt_as_jump(as, BPF_JLE, DT_R1, i, done);
+		EMIT(as, DT_LOAD(BPF_W, DT_R2, DT_FP, prids + 4 * i));
+		EMIT(as, DT_STORE(BPF_W, DT_R0, ent + OFF(dt_ovlent_t, prid),
+				  DT_R2));
+		/* the process's probe: the template's flags but that one
+		 * (the rest says whose trampoline reads its arguments) */
+		EMIT(as, DT_LOAD(BPF_W, DT_R2, DT_R0,
+				 ent + OFF(dt_ovlent_t, flags)));
+		EMIT(as, DT_ALU32_IMM(BPF_AND, DT_R2, ~DT_OVL_TEMPLATE));
+		EMIT(as, DT_STORE(BPF_W, DT_R0, ent + OFF(dt_ovlent_t, flags),
+				  DT_R2));
+	}
+	dt_as_place(as, done);
+}
+
+/*
+ * inst_overlay(mst, (0, cookie) overlay): the (pid, cookie) overlay made
+ * from it, each template replaced by the process's own probe, or 0.
+ * The value is inserted as a copy of the (0, cookie) one (its clause sets
+ * may be too large for the stack), then given its PRIDs: a firing of the
+ * process on another CPU in between runs under the templates, as it does
+ * while the instance is being made.  Frame: fp-8 the overlay key, fp-16
+ * the entries, fp-32 the PRIDs.
+ */
+void dt_inst_emit(dtrace_hdl_t *dtp, dt_as_t *as, int label)
+{
+	const int key = -8, n = -16, prids = -32;
+	int fail = dt_as_label(as), build = dt_as_label(as);
+	int inst_prid = dt_as_label(as), made = dt_as_label(as);
+
+	dt_as_place(as, label);
+	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(as, DT_MOV64_REG(DT_R7, DT_R2));
+	int capped = dt_as_label(as);
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_overlay_t, n)));
+	dt_as_jump(as, BPF_JLE, DT_R1, DT_OVERLAY_MAX, capped);
+	EMIT(as, DT_MOV64_IMM(DT_R1, DT_OVERLAY_MAX));
+	dt_as_place(as, capped);
+	EMIT(as, DT_STORE(BPF_DW, DT_FP, n, DT_R1));
+	emit_inst_prids(dtp, as, n, prids, inst_prid, build, fail);
 	dt_as_place(as, build);
 	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R6, OFF(dtrace_mstate_t, instance)));
 	EMIT(as, DT_STORE(BPF_W, DT_FP, key, DT_R1));
 	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R6,
 			 OFF(dtrace_mstate_t, key.cookie)));
 	EMIT(as, DT_STORE(BPF_W, DT_FP, key + 4, DT_R1));
-	emit_insert(as, dtp, "overlay", key, nv);
+	emit_insert_from(as, dtp, "overlay", key, DT_R7);
+	EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
 	emit_lookup(as, dtp, "overlay", key);
+	/* Another CPU inserted it first: that one gives it its PRIDs. */
+	dt_as_jump(as, BPF_JNE, DT_R8, 0, made);
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, made);
+	emit_inst_patch(dtp, as, n, prids);
+	dt_as_place(as, made);
 	EMIT(as, DT_EXIT());
 	dt_as_place(as, fail);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
@@ -292,7 +348,7 @@ static dtrace_probe_t *inst_probe(dtrace_hdl_t *dtp, uint32_t id,
 	memcpy(p->args, t->args, sizeof(p->args));
 	memcpy(p->argtypes, t->argtypes, sizeof(p->argtypes));
 	memcpy(p->nativetypes, t->nativetypes, sizeof(p->nativetypes));
-	p->clauses = t->clauses;
+	dt_cs_copy(&p->clauses, &t->clauses);
 	p->attr = t->attr & ~DTRACE_PROBE_TEMPLATE;
 	p->enabled = true;
 	dt_probe_hash_add(dtp, p);

@@ -444,7 +444,7 @@ static void skip_comment(dt_pcb_t *pcb)
 	lx->p += 2;
 	for (;;) {
 		if (lx->p >= lx->end)
-			dt_pcb_error(pcb, D_COMM_EOF, line,
+			dt_pcb_error(pcb, D_SYNTAX, line,
 				     "end-of-file encountered before matching "
 				     "*/");
 		if (lx->p[0] == '*' && ch(lx, lx->p + 1) == '/') {
@@ -647,8 +647,8 @@ static void lex_string(dt_pcb_t *pcb, dt_token_t *t)
 		int c = ch(lx, p);
 
 		if (p >= lx->end)
-			dt_pcb_error(pcb, D_STR_EOF, t->line,
-				     "unterminated string literal");
+			dt_pcb_error(pcb, D_SYNTAX, t->line,
+				     "syntax error near \"\"\"");
 		if (c == '\n')
 			dt_pcb_error(pcb, D_STR_NL, t->line,
 				     "newline encountered in string literal");
@@ -689,7 +689,7 @@ static void lex_char(dt_pcb_t *pcb, dt_token_t *t)
 		if (c == '\\')
 			c = escape_value(lx, &p);
 		if (++n > 4)
-			dt_pcb_error(pcb, D_CHR_TOOBIG, t->line,
+			dt_pcb_error(pcb, D_CHR_OFLOW, t->line,
 				     "character constant is too long");
 		v = (v << 8) | (uint8_t)c;
 	}
@@ -917,7 +917,7 @@ static void lex_operator(dt_pcb_t *pcb, dt_token_t *t)
 	if (isprint(c))
 		dt_pcb_error(pcb, D_SYNTAX, t->line,
 			     "syntax error near \"%c\"", c);
-	dt_pcb_error(pcb, D_BADCHAR, t->line,
+	dt_pcb_error(pcb, D_SYNTAX, t->line,
 		     "invalid character 0x%02x in program", c);
 }
 

@@ -603,7 +603,7 @@ static int list_probes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	 * clauses; list those in PRID order. */
 	bool *seen = dt_zalloc(dtp->nprobes + 1);
 	for (uint32_t id = 1; id <= dtp->nprobes; id++)
-		if (dtp->probes[id]->clauses)
+		if (!dt_cs_empty(&dtp->probes[id]->clauses))
 			list_one(dtp, dtp->probes[id], seen);
 	free(seen);
 	return rc;
@@ -692,7 +692,8 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
 	/* A kernel without the ring buffer or attach cookies gets a message
 	 * that says so, rather than a verifier complaint. */
-	if (dt_bpf_check_features(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
+	if (dt_bpf_check_features(dtp) < 0 ||
+	    dt_cg_check_destructive(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
 	    dt_prog_build_all(dtp) < 0 ||
 	    dt_consume_init(dtp) < 0)
 		return -1;

@@ -250,19 +250,35 @@ static bool fold(dt_pcb_t *pcb, const dt_node_t *n, int64_t *v,
 	}
 }
 
+/* An integer constant expression, else the error tag with DTrace's
+ * message what. */
 static int64_t const_expr(dt_pcb_t *pcb, const dt_enumval_t *enumvals,
-			  const char *what)
+			  dt_errtag_t tag, const char *what)
 {
 	int line = peek(pcb)->line;
 	dt_node_t *e = parse_cond(pcb);
 	int64_t v;
 
 	if (!fold(pcb, e, &v, enumvals))
-		dt_pcb_error(pcb, D_DECL_TYPE, line,
-			     "%s must be an integer constant expression",
-			     what);
+		dt_pcb_error(pcb, tag, line, "%s", what);
 	return v;
 }
+
+/* DTrace's message for an enumerator whose value is not a constant. */
+static const char *enconst_msg(dt_pcb_t *pcb, const char *name)
+{
+	static const char fmt[] = "enumerator '%s' must be assigned to an "
+				  "integral constant expression";
+	size_t len = sizeof(fmt) + strlen(name);
+	char *msg = dt_pcb_alloc(pcb, len);
+
+	snprintf(msg, len, fmt, name);
+	return msg;
+}
+
+static const char array_subscript[] = "positive integral constant "
+	"expression or tuple signature expected as array declaration "
+	"subscript";
 
 /* Members of a struct or union body, after its '{'. */
 static dt_member_t *parse_members(dt_pcb_t *pcb)
@@ -289,22 +305,32 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 
 				if (!accept(pcb, T_RBRACK)) {
 					n = const_expr(pcb, NULL,
-						       "array dimension");
+						       D_DECL_ARRSUB,
+						       array_subscript);
 					expect(pcb, T_RBRACK);
 				}
 				if (n < 0)
-					dt_pcb_error(pcb, D_DECL_TYPE, line,
-						     "array dimension is "
-						     "negative");
+					dt_pcb_error(pcb, D_DECL_ARRSUB, line,
+						     "%s", array_subscript);
 				t = dt_type_array(TT(pcb), t, (uint64_t)n);
 			}
 			if (accept(pcb, T_COLON)) {
-				w = const_expr(pcb, NULL, "bit-field width");
-				if (w <= 0 || !dt_type_is_integer(t) ||
+				w = const_expr(pcb, NULL, D_DECL_BFCONST,
+					       "positive integral constant "
+					       "expression expected as "
+					       "bit-field size");
+				if (w <= 0)
+					dt_pcb_error(pcb, D_DECL_BFCONST, line,
+						     "positive integral "
+						     "constant expression "
+						     "expected as bit-field "
+						     "size");
+				if (!dt_type_is_integer(t) ||
 				    (uint64_t)w > t->size * 8)
-					dt_pcb_error(pcb, D_DECL_TYPE, line,
-						     "invalid bit-field width "
-						     "%" PRId64, w);
+					dt_pcb_error(pcb, D_DECL_BFSIZE, line,
+						     "bit-field too big for "
+						     "type: %s", m->name ?
+						     m->name : "(anon)");
 				m->bit_size = (uint8_t)w;
 			}
 			/* an anonymous struct or union member (C11) takes
@@ -343,15 +369,16 @@ static dt_enumval_t *parse_enumerators(dt_pcb_t *pcb)
 
 		if (dt_strmap_get(&seen, 0, t.name) != NULL ||
 		    dt_type_enum_const(TT(pcb), t.name, NULL, NULL))
-			dt_pcb_error(pcb, D_DECL_REDEF, t.line,
+			dt_pcb_error(pcb, D_DECL_IDRED, t.line,
 				     "identifier redeclared: %s", t.name);
 		v->name = t.name;
 		if (accept(pcb, T_ASSIGN))
-			next = const_expr(pcb, head, "enumerator value");
+			next = const_expr(pcb, head, D_DECL_ENCONST,
+					  enconst_msg(pcb, t.name));
 		if (next < INT32_MIN || next > INT32_MAX)
-			dt_pcb_error(pcb, D_DECL_TYPE, t.line,
-				     "enumerator %s does not fit in an int",
-				     t.name);
+			dt_pcb_error(pcb, D_DECL_ENOFLOW, t.line,
+				     "enumerator '%s' value overflows "
+				     "INT_MAX (%d)", t.name, INT32_MAX);
 		v->value = next++;
 		dt_strmap_put(&seen, 0, v->name, v);
 		*tail = v;
@@ -416,8 +443,8 @@ static dt_type_t *parse_tagged_nested(dt_pcb_t *pcb)
 	if (!accept(pcb, T_LBRACE))
 		return t;
 	if (t->complete)
-		dt_pcb_error(pcb, D_DECL_REDEF, kw.line, "%s redeclared",
-			     t->name);
+		dt_pcb_error(pcb, D_DECL_TYPERED, kw.line, "type redeclared: "
+			     "%s", t->name);
 	if (kind == DT_TK_ENUM)
 		rc = dt_type_complete_enum(TT(pcb), t,
 					   parse_enumerators(pcb));
@@ -496,8 +523,8 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 	}
 	if (nwords > 4 || (named != NULL && nwords > 0) ||
 	    (fsize > 0 && (named != NULL || nwords > 1)))
-		dt_pcb_error(pcb, D_DECL_TYPE, line,
-			     "invalid combination of type specifiers");
+		dt_pcb_error(pcb, D_DECL_COMBO, line,
+			     "invalid type combination");
 	if (fsize > 0 && nwords == 1)	/* long double: 16 bytes */
 		return dt_type_array(TT(pcb), dt_type_int(TT(pcb), 8, false), 2);
 	if (fsize > 0)
@@ -514,9 +541,8 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 	}
 	named = dt_type_lookup(TT(pcb), words + 1);
 	if (named == NULL)
-		dt_pcb_error(pcb, D_DECL_TYPE, line,
-			     "invalid combination of type specifiers: %s",
-			     words + 1);
+		dt_pcb_error(pcb, D_DECL_COMBO, line,
+			     "invalid type combination");
 	return named;
 }
 
@@ -591,16 +617,21 @@ static dt_type_t *parse_array_dims(dt_pcb_t *pcb, dt_type_t *t)
 	int n = 0, line = peek(pcb)->line;
 
 	while (accept(pcb, T_LBRACK)) {
-		int64_t d = const_expr(pcb, NULL, "array dimension");
+		int64_t d = const_expr(pcb, NULL, D_DECL_ARRSUB,
+				       array_subscript);
 
 		expect(pcb, T_RBRACK);
-		if (d < 0 || n == 16)
+		if (d < 0)
+			dt_pcb_error(pcb, D_DECL_ARRSUB, line, "%s",
+				     array_subscript);
+		if (n == 16)
 			dt_pcb_error(pcb, D_DECL_TYPE, line,
-				     "invalid array dimension");
+				     "too many array dimensions (at most 16)");
 		dims[n++] = d;
 	}
 	if (n > 0 && t->kind == DT_TK_VOID)
-		dt_pcb_error(pcb, D_DECL_TYPE, line, "array of void");
+		dt_pcb_error(pcb, D_DECL_VOIDOBJ, line,
+			     "cannot declare array of void");
 	while (n > 0)
 		t = dt_type_array(TT(pcb), t, (uint64_t)dims[--n]);
 	return t;
@@ -1100,7 +1131,7 @@ static void add_var(dt_pcb_t *pcb, dt_vardecl_t *v)
 
 	prog->var_names.pcb = pcb;
 	if (dt_strmap_get(&prog->var_names, v->vclass, v->name) != NULL)
-		dt_pcb_error(pcb, D_DECL_REDEF, v->line,
+		dt_pcb_error(pcb, D_DECL_IDRED, v->line,
 			     "identifier redeclared: %s", v->name);
 	dt_strmap_put(&prog->var_names, v->vclass, v->name, v);
 	if (prog->vars_tail == NULL)
@@ -1178,13 +1209,13 @@ static bool parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 		if (is_func)	/* a function type: only pointers to it */
 			t = dt_type_void(TT(pcb));
 		if (dt_type_typedef(TT(pcb), v->name, t) != 0)
-			dt_pcb_error(pcb, D_DECL_REDEF, v->line,
+			dt_pcb_error(pcb, D_DECL_IDRED, v->line,
 				     "typedef redeclared: %s", v->name);
 		return false;
 	}
 	if (t->kind == DT_TK_VOID)
-		dt_pcb_error(pcb, D_DECL_TYPE, v->line,
-			     "variable %s may not be of type void", v->name);
+		dt_pcb_error(pcb, D_DECL_VOIDOBJ, v->line,
+			     "cannot have void object: %s", v->name);
 	if (ds->is_extern)
 		return false;	/* a symbol of the traced program */
 	add_var(pcb, v);
@@ -1206,7 +1237,7 @@ static void parse_inline(dt_pcb_t *pcb)
 	expect(pcb, T_SEMI);
 	for (ip = &pcb->prog->inlines; *ip != NULL; ip = &(*ip)->next)
 		if (strcmp((*ip)->name, in->name) == 0)
-			dt_pcb_error(pcb, D_DECL_REDEF, in->line,
+			dt_pcb_error(pcb, D_DECL_IDRED, in->line,
 				     "identifier redeclared: %s", in->name);
 	*ip = in;
 }

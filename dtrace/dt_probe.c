@@ -215,6 +215,7 @@ static void probe_free(dtrace_probe_t *p)
 	free(p->mod);
 	free(p->fun);
 	free(p->prb);
+	dt_cs_free(&p->clauses);
 	free(p);
 }
 

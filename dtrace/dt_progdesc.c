@@ -8,15 +8,13 @@
 
 #include "dt_progdesc.h"
 
-uint64_t dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
+void dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
+		      dt_clauseset_t *set)
 {
-	uint64_t mask = 0;
-
 	for (int c = 0; c < dtp->nclauses; c++)
 		for (int j = 0; j < dtp->clause_ndescs[c]; j++)
 			if (dt_probe_matches(dtp, p, &dtp->clause_descs[c][j]))
-				mask |= 1ull << c;
-	return mask;
+				dt_cs_add(set, c);
 }
 
 static bool is_user_rec(const dt_recdesc_t *r)

@@ -39,9 +39,10 @@ typedef struct dt_compiled_clause {
 	bool udepth;		/* records ustackdepth (recdesc.usample) */
 } dt_compiled_clause_t;
 
-/* The clauses whose descriptions (dtp->clause_descs) match p: a probe that
- * appears while tracing is enabled with them. */
-uint64_t dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
+/* Add to set the clauses whose descriptions (dtp->clause_descs) match p:
+ * a probe that appears while tracing is enabled with them. */
+void dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
+		      dt_clauseset_t *set);
 
 /* Whether any clause records a user stack or address, or any aggregation
  * has one as a key: the consumer symbolizes user addresses. */

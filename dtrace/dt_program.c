@@ -14,21 +14,23 @@
  *
  * A program, for one (set of (provider, kind) users, BEGIN/END flags):
  *
- *	prologue	r6 = ctx, r7 = mstate, activity check, default key
+ *	prologue	r6 = ctx, r7 = mstate, activity check (this CPU's
+ *			copy in the mstate, cpu_active), default key
  *	trampoline	the provider's: arguments into the mstate
  *	fast path	a program serving one site with one overlying probe
  *			(fast_prid()): while DT_STATE_GENERIC is 0, that
  *			probe's clauses, then the epilogue
  *	lookup		r8 = overlay value, or leave
  *	dispatch	for each entry i of the overlay, for each clause c of
- *			this program: if (ent[i].clauses & 1 << c) call c;
+ *			this program: if clause c is in ent[i]'s set, call c;
  *			at a site of several users, the entry's trampoline
  *			first (a subprogram)
  *	epilogue	BEGIN activates the session, END stops it
  *	subprograms	the error handler, then each clause once
  *
  * r8 and r9 survive the calls (callee-saved), so the dispatch keeps the
- * overlay value in r8 and the current mask in r9.  The program's own stack
+ * overlay value in r8 and the current word of the entry's clause set in
+ * r9 (dt_maskref_t).  The program's own stack
  * use is one 8-byte slot at fp-8 for map keys; the error handler, a
  * subprogram of its own, stages its record at fp-48..fp-8 of its frame.
  */
@@ -36,6 +38,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -54,7 +57,8 @@
 /* A process an underlying probe fires in, and whether its link exists. */
 typedef struct dt_uprobe_pid {
 	pid_t pid;
-	bool attached;
+	bool attached;		/* or given up (see "Refused links") */
+	uint8_t tries;		/* requests the kernel refused */
 	int group;		/* the link's, in ps->groups, else -1 */
 } dt_uprobe_pid_t;
 
@@ -95,7 +99,8 @@ typedef struct dt_uprobe_ent {
 	ino_t ino;		/*   (0: not known, path names it) */
 	uint64_t offset, ref_ctr;
 	bool all;		/* fires in every process */
-	bool all_attached;	/* its pid-0 link exists */
+	bool all_attached;	/* its pid-0 link exists (or given up) */
+	uint8_t all_tries;	/* requests of that link refused */
 	dt_uprobe_pid_t *pids;	/* else in these */
 	uint32_t npids;
 	int prog;		/* index in ps->progs, once built */
@@ -127,10 +132,41 @@ typedef struct dt_kprog {
 	int64_t fixed_cookie;	/* > 0: a program of that one underlying
 				   probe, which has no attach cookie */
 	const char *kname;	/* its event (function, tracepoint) */
-	uint64_t clauses;	/* union of the masks of its overlays */
+	dt_clauseset_t clauses;	/* union of the sets of its overlays */
 	int fd;
 	dt_as_t as;
+	struct dt_chain *chain;	/* its clauses in chained programs, or NULL */
 } dt_kprog_t;
+
+/* A link the kernel refused for a reason that may pass: underlying probe
+ * ups[idx] in process pid (0: every process). */
+typedef struct dt_refused {
+	uint32_t idx;
+	pid_t pid;
+} dt_refused_t;
+
+/*
+ * A program whose clauses take more subprograms than the kernel lets one
+ * program have (BPF_MAX_SUBPROGS, 256: each clause is one, with its own
+ * callbacks) runs them in a chain of programs, each holding a part of
+ * them, in clause order: the program looks the overlay up as usual, sets
+ * mstate.chain_ent to 0 and tail-calls part 0.  Part k runs its clauses
+ * for entry chain_ent of the overlay, then tail-calls part k + 1, or, from
+ * the last part, part 0 for the next entry.  Part 0 ends the chain (with
+ * the BEGIN/END epilogue) when no entry is left, as does exit().  The
+ * parts find the overlay again from the mstate's key (dt_chain_lookup).
+ */
+typedef struct dt_chain {
+	int nparts;
+	dt_clauseset_t *parts;	/* the clauses of each part */
+	dt_as_t *as;		/* and its program */
+	dtrace_map_t *map;	/* PROG_ARRAY of the parts' programs */
+} dt_chain_t;
+
+#define DT_CHAIN_SUBPROGS	240	/* of a program: under the kernel's
+					   256, with room for the dispatch's */
+#define DT_CHAIN_MAX	8	/* parts: 4 entries x 8 parts + 1 tail
+				   calls stay within the kernel's 33 */
 
 /* Open-addressing index over ups or ovls: slots hold index + 1, 0 is free. */
 typedef struct dt_index {
@@ -155,6 +191,9 @@ struct dt_progset {
 	uint32_t stamp;		/* counts host->uprobe() calls */
 	dt_linkset_t *groups;	/* the links of each per-process request */
 	int ngroups;
+	dt_refused_t *refused;	/* links to ask for again, see "Refused links" */
+	uint32_t nrefused;
+	uint64_t retry_at;	/* dt_now_ns() from which they are */
 	/* The last file uprobe_file_id() looked up: a provider places a
 	 * file's sites one after another (thousands for a libc glob), and one
 	 * stat() serves them all while it is fresh. */
@@ -162,6 +201,11 @@ struct dt_progset {
 	dev_t id_dev;
 	ino_t id_ino;
 	uint64_t id_when;	/* dt_now_ns() of the stat() */
+	/* The "mstate" map's mapping: each CPU's dt_mstate_t, mst_stride
+	 * bytes apart, whose cpu_active and cpu_generic the consumer keeps. */
+	uint8_t *mst;
+	size_t mst_len, mst_stride;
+	uint32_t mst_ncpus;
 };
 
 static struct dt_progset *progset(dtrace_hdl_t *dtp)
@@ -659,7 +703,39 @@ int dt_prog_maps_declare(dtrace_hdl_t *dtp)
 	    !dt_bpf_map(dtp, "mstate", BPF_MAP_TYPE_ARRAY, 4,
 			sizeof(dt_mstate_t), (uint32_t)ncpus))
 		return -1;
+	dt_bpf_map_find(dtp, "mstate")->flags = BPF_F_MMAPABLE;
 	return 0;
+}
+
+/* Map the "mstate" map, where each CPU's copies of the session's state
+ * live (dt_mstate_t's cpu_active, cpu_generic).  Returns 0 or -1. */
+static int mstate_map(dtrace_hdl_t *dtp, struct dt_progset *ps)
+{
+	dtrace_map_t *m = dt_bpf_map_find(dtp, "mstate");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t stride = ((size_t)m->vsize + 7) & ~(size_t)7; /* the kernel's */
+	size_t len = (stride * m->nentries + page - 1) / page * page;
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, m->fd, 0);
+
+	if (p == MAP_FAILED) {
+		dt_set_error(dtp, "failed to map the BPF map mstate: %s",
+			     strerror(errno));
+		return -1;
+	}
+	ps->mst = p;
+	ps->mst_len = len;
+	ps->mst_stride = stride;
+	ps->mst_ncpus = m->nentries;
+	return 0;
+}
+
+/* Every CPU's copy of a state field (at off in dt_mstate_t) becomes v. */
+static void mstate_set_all(struct dt_progset *ps, size_t off, uint32_t v)
+{
+	for (uint32_t i = 0; ps != NULL && ps->mst != NULL &&
+			     i < ps->mst_ncpus; i++)
+		__atomic_store_n((uint32_t *)(ps->mst + i * ps->mst_stride +
+					      off), v, __ATOMIC_SEQ_CST);
 }
 
 /* The flags of an underlying probe that make a program of their own. */
@@ -682,19 +758,32 @@ static void emit_array_lookup(dt_as_t *as, dtrace_map_t *map, int32_t key)
 }
 
 /* Which activity lets this program run: BEGIN runs before the session is
- * active, END while it drains, everything else only while it is active. */
+ * active, END while it drains (both read the session's own state), and
+ * everything else only while it is active, which it reads in this CPU's
+ * mstate (r7): emit_cpu_active_check(). */
 static void emit_activity_check(dt_as_t *as, dtrace_map_t *state,
 				unsigned flags, int out)
 {
+	if (!(flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END)))
+		return;
 	emit_array_lookup(as, state, DT_STATE_ACTIVITY);
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
 	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
 	if (flags & DTRACE_UPROBE_BEGIN)
 		dt_as_jump(as, BPF_JNE, DT_R1, DT_ACTIVITY_INACTIVE, out);
-	else if (flags & DTRACE_UPROBE_END)
-		dt_as_jump(as, BPF_JEQ, DT_R1, DT_ACTIVITY_STOPPED, out);
 	else
-		dt_as_jump(as, BPF_JNE, DT_R1, DT_ACTIVITY_ACTIVE, out);
+		dt_as_jump(as, BPF_JEQ, DT_R1, DT_ACTIVITY_STOPPED, out);
+}
+
+/* Leave unless the session is active on this CPU's copy (r7 = mstate).
+ * The copies follow the session's activity: dt_prog_start() raises them
+ * once it is active, dt_prog_stop() and exit() lower them. */
+static void emit_cpu_active_check(dt_as_t *as, unsigned flags, int out)
+{
+	if (flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END))
+		return;
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, cpu_active)));
+	dt_as_jump(as, BPF_JEQ, DT_R1, 0, out);
 }
 
 /* The activity becomes act, from any (from < 0) or from that one only (BEGIN
@@ -722,8 +811,8 @@ static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int from,
  */
 typedef enum dt_stage {
 	DT_STAGE_EMPTY,		/* nothing: r0 = 0; exit */
-	DT_STAGE_ACTIVITY,	/* the session's activity checked */
-	DT_STAGE_MSTATE,	/* the mstate found and reset, key set */
+	DT_STAGE_ACTIVITY,	/* the mstate found, the activity checked */
+	DT_STAGE_MSTATE,	/* the mstate reset, key set */
 	DT_STAGE_TRAMPOLINE,	/* the provider's trampoline */
 	DT_STAGE_OVERLAY,	/* the overlying probes found */
 	DT_STAGE_DISPATCH,	/* the dispatch, calling no clause */
@@ -748,6 +837,20 @@ static dt_stage_t bench_stop(unsigned flags)
 	return DT_STAGE_ALL;
 }
 
+/* r7 = this CPU's mstate (the program cannot migrate while it runs), or
+ * goto out. */
+static void emit_mstate_find(dtrace_hdl_t *dtp, dt_as_t *as, int out)
+{
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
+	EMIT(as, DT_STORE(BPF_W, DT_FP, -8, DT_R0));
+	dt_as_load_map(as, DT_R1, dt_bpf_map_find(dtp, "mstate"));
+	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
+	EMIT(as, DT_MOV64_REG(DT_R7, DT_R0));
+}
+
 /* soft_cookie > 0: the program is run directly, not from a probe: its
  * context is no pt_regs and it has no attach cookie.  regs: the context
  * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip. */
@@ -757,23 +860,15 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 {
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
+
+	emit_mstate_find(dtp, as, out);
+	emit_cpu_active_check(as, flags, out);
 	if (stop < DT_STAGE_MSTATE)
 		return;
 
-	/* This CPU's mstate: the program cannot migrate while it runs. */
-	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_smp_processor_id));
-	EMIT(as, DT_STORE(BPF_W, DT_FP, -8, DT_R0));
-	dt_as_load_map(as, DT_R1, dt_bpf_map_find(dtp, "mstate"));
-	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
-	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
-	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
-	EMIT(as, DT_MOV64_REG(DT_R7, DT_R0));
-
 	/* Arguments the trampoline does not fill read as 0. */
 	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
-		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
-			 OFF(dtrace_mstate_t, argv) + 8 * i, 0));
+		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), 0));
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
 	/* exited and strtok (a firing starts with no strtok string, as in
@@ -873,22 +968,49 @@ static bool clause_exits(dtrace_hdl_t *dtp, int c)
 	return false;
 }
 
-/* if (r9 & 1 << c) { mst->clause = c; r0 = clause(ctx, mst); if (r0)
+/*
+ * Where a dispatch reads the clause set of the overlay entry it runs: its
+ * words at base + off.  r9 holds word cur (-1: none yet); clauses are
+ * called in increasing order, so each word is loaded once, before the
+ * test of its first clause.  base < 0: every clause called runs (the
+ * program knows the set).
+ */
+typedef struct dt_maskref {
+	int base, off;
+	int cur;
+} dt_maskref_t;
+
+/* r1 = (clause c in the set of m) (non-zero when it is). */
+static void emit_clause_test(dt_as_t *as, int c, dt_maskref_t *m)
+{
+	int bit = c % 64;
+
+	if (m->cur != c / 64) {
+		m->cur = c / 64;
+		EMIT(as, DT_LOAD(BPF_DW, DT_R9, m->base, m->off + 8 * m->cur));
+	}
+	if (bit < 31) {
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R9));
+		EMIT(as, DT_ALU64_IMM(BPF_AND, DT_R1, 1 << bit));
+	} else {
+		dt_as_ld_imm64(as, DT_R1, 1ull << bit);
+		EMIT(as, DT_ALU64_REG(BPF_AND, DT_R1, DT_R9));
+	}
+}
+
+/* if (c in m's set) { mst->clause = c; r0 = clause(ctx, mst); if (r0)
  * error(ctx, mst); }  A clause that called exit() ends the firing (goto
  * stop): DTrace runs nothing after the first exit(). */
 static void emit_clause_call(dtrace_hdl_t *dtp, dt_as_t *as, int c,
-			     int clause_label, int error_label, int stop)
+			     int clause_label, int error_label, int stop,
+			     dt_maskref_t *m)
 {
 	int next = dt_as_label(as);
 
-	if (c < 31) {
-		EMIT(as, DT_MOV64_REG(DT_R1, DT_R9));
-		EMIT(as, DT_ALU64_IMM(BPF_AND, DT_R1, 1 << c));
-	} else {
-		dt_as_ld_imm64(as, DT_R1, 1ull << c);
-		EMIT(as, DT_ALU64_REG(BPF_AND, DT_R1, DT_R9));
+	if (m->base >= 0) {
+		emit_clause_test(as, c, m);
+		dt_as_jump(as, BPF_JEQ, DT_R1, 0, next);
 	}
-	dt_as_jump(as, BPF_JEQ, DT_R1, 0, next);
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, clause),
 			      c));
 	/* The enabled probe id as the error messages name it: clause + 1. */
@@ -934,13 +1056,16 @@ static void emit_dispatch_loop(dt_as_t *as, int callback)
 /* The callback of emit_dispatch_loop(): (index, staged pointers); it
  * returns 1 (no more entries) after exit(). */
 static void emit_dispatch_callback(dtrace_hdl_t *dtp, dt_as_t *as,
-				   uint64_t clauses, const int *clause_labels,
+				   const dt_clauseset_t *clauses,
+				   const int *clause_labels,
 				   int error_label, int callback,
 				   const int *tramps)
 {
 	int out = dt_as_label(as), stop = dt_as_label(as);
 	bool exits = false;
-	const int ent = OFF(dt_overlay_t, ent);
+	const uint32_t words = dt_clause_words(dtp->nclauses);
+	const int ent = dt_ovl_ent_off(words, 0);
+	dt_maskref_t m = { DT_R8, ent + OFF(dt_ovlent_t, clauses), -1 };
 
 	dt_as_place(as, callback);
 	EMIT(as, DT_MOV64_REG(DT_R9, DT_R1));
@@ -949,17 +1074,16 @@ static void emit_dispatch_callback(dtrace_hdl_t *dtp, dt_as_t *as,
 	EMIT(as, DT_LOAD(BPF_DW, DT_R6, DT_R2, 16));
 	dt_as_jump(as, BPF_JGE, DT_R9, DT_OVERLAY_MAX, out);
 	/* r8 = &ent[index] - offsetof(ent[0]), a bounded map-value offset */
-	EMIT(as, DT_ALU64_IMM(BPF_LSH, DT_R9, 4));
+	EMIT(as, DT_ALU64_IMM(BPF_MUL, DT_R9, dt_ovl_ent_size(words)));
 	EMIT(as, DT_ALU64_REG(BPF_ADD, DT_R8, DT_R9));
 	if (tramps[0] >= 0)
 		emit_entry_trampoline(as, tramps, ent, out);
-	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent + 0));	/* prid */
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent + OFF(dt_ovlent_t, prid)));
 	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid), DT_R1));
-	EMIT(as, DT_LOAD(BPF_DW, DT_R9, DT_R8, ent + 8));	/* clauses */
-	for (int c = 0; c < 64; c++)
-		if (clauses & (1ull << c)) {
+	for (int c = 0; c < dtp->nclauses; c++)
+		if (dt_cs_has(clauses, c)) {
 			emit_clause_call(dtp, as, c, clause_labels[c],
-					 error_label, stop);
+					 error_label, stop, &m);
 			exits |= clause_exits(dtp, c);
 		}
 	dt_as_place(as, out);
@@ -1003,7 +1127,7 @@ static uint32_t fast_prid(dtrace_hdl_t *dtp, const struct dt_progset *ps,
 		only = &ps->ovls[i];
 	}
 	if (only == NULL || only->n != 1 ||
-	    (dtp->probes[only->prids[0]]->clauses & ~kp->clauses) != 0)
+	    !dt_cs_subset(&dtp->probes[only->prids[0]]->clauses, &kp->clauses))
 		return 0;
 	/* An overlay of one process is the only one to apply when the site
 	 * fires in that process alone; one of every process always is. */
@@ -1025,56 +1149,56 @@ static void generic_only(dtrace_hdl_t *dtp)
 	    bpf_map_update_elem(st->fd, &k, &v, BPF_ANY) < 0)
 		dt_warn(dtp, "failed to update the session's state: %s",
 			strerror(errno));
+	mstate_set_all(dtp->progs, offsetof(dt_mstate_t, cpu_generic), 1);
 }
 
 /* The clauses of probe prid called one after the other, while
- * DT_STATE_GENERIC is 0 (else goto generic); then goto done. */
+ * DT_STATE_GENERIC is 0 (this CPU's copy, cpu_generic; else goto
+ * generic); then goto done. */
 static void emit_fast_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint32_t prid,
 			       const int *clause_labels, int error_label,
 			       int generic, int done)
 {
-	uint64_t clauses = dtp->probes[prid]->clauses;
+	const dt_clauseset_t *clauses = &dtp->probes[prid]->clauses;
+	dt_maskref_t all = { -1, 0, -1 };
 
-	emit_array_lookup(as, dt_bpf_map_find(dtp, "state"),
-			  DT_STATE_GENERIC);
-	dt_as_jump(as, BPF_JEQ, DT_R0, 0, generic);
-	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, cpu_generic)));
 	dt_as_jump(as, BPF_JNE, DT_R1, 0, generic);
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid),
 			      (int32_t)prid));
-	dt_as_ld_imm64(as, DT_R9, clauses);
-	for (int c = 0; c < 64; c++)
-		if (clauses & (1ull << c))
+	for (int c = 0; c < dtp->nclauses; c++)
+		if (dt_cs_has(clauses, c))
 			emit_clause_call(dtp, as, c, clause_labels[c],
-					 error_label, done);
+					 error_label, done, &all);
 	dt_as_jump(as, BPF_JA, 0, 0, done);
 }
 
 /* Without bpf_loop (kernels before 5.17): the entries unrolled. */
-static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as, uint64_t clauses,
+static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as,
+			  const dt_clauseset_t *clauses,
 			  const int *clause_labels, int error_label,
 			  const int *tramps)
 {
 	int done = dt_as_label(as);
+	const uint32_t words = dt_clause_words(dtp->nclauses);
 
 	for (int i = 0; i < DT_OVERLAY_MAX; i++) {
 		int next = dt_as_label(as);
+		const int ent = dt_ovl_ent_off(words, i);
+		dt_maskref_t m = { DT_R8, ent + OFF(dt_ovlent_t, clauses), -1 };
 
 		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, OFF(dt_overlay_t, n)));
 		dt_as_jump(as, BPF_JLE, DT_R1, i, done);
 		if (tramps[0] >= 0)
-			emit_entry_trampoline(as, tramps,
-					      OFF(dt_overlay_t, ent[i]), next);
+			emit_entry_trampoline(as, tramps, ent, next);
 		EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8,
-				 OFF(dt_overlay_t, ent[i].prid)));
+				 ent + OFF(dt_ovlent_t, prid)));
 		EMIT(as, DT_STORE(BPF_W, DT_R7,
 				  OFF(dtrace_mstate_t, prid), DT_R1));
-		EMIT(as, DT_LOAD(BPF_DW, DT_R9, DT_R8,
-				 OFF(dt_overlay_t, ent[i].clauses)));
-		for (int c = 0; c < 64; c++)
-			if (clauses & (1ull << c))
+		for (int c = 0; c < dtp->nclauses; c++)
+			if (dt_cs_has(clauses, c))
 				emit_clause_call(dtp, as, c, clause_labels[c],
-						 error_label, done);
+						 error_label, done, &m);
 		dt_as_place(as, next);
 	}
 	dt_as_place(as, done);
@@ -1143,7 +1267,7 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 			 DT_R1));
 	dt_as_place(as, sent);
 
-	if (ep != NULL && ep->clauses != 0) {
+	if (ep != NULL && !dt_cs_empty(&ep->clauses)) {
 		/* ERROR's arguments: arg1 EPID, arg2 action, arg3 pc,
 		 * arg4 fault, arg5 address.  The firing's own arguments are
 		 * no longer needed: its clause has faulted. */
@@ -1170,8 +1294,8 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 		}
 		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
 			 OFF(dtrace_mstate_t, prid), (int32_t)ep->id));
-		for (int c = 0; c < 64; c++) {
-			if (!(ep->clauses & (1ull << c)))
+		for (int c = 0; c < dtp->nclauses; c++) {
+			if (!dt_cs_has(&ep->clauses, c))
 				continue;
 			EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
 				 OFF(dtrace_mstate_t, clause), c));
@@ -1184,13 +1308,13 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 	EMIT(as, DT_EXIT());
 }
 
-/* The arguments the clauses of mask read (bit i: argv[i]). */
-static uint64_t clauses_args_read(dtrace_hdl_t *dtp, uint64_t mask)
+/* The arguments the clauses of set read (bit i: argv[i]). */
+static uint64_t clauses_args_read(dtrace_hdl_t *dtp, const dt_clauseset_t *set)
 {
 	uint64_t args = 0;
 
-	for (int c = 0; c < 64 && c < dtp->nclauses; c++)
-		if ((mask & (1ull << c)) && dtp->clauses[c] != NULL)
+	for (int c = 0; c < dtp->nclauses; c++)
+		if (dt_cs_has(set, c) && dtp->clauses[c] != NULL)
 			args |= dtp->clauses[c]->args_read;
 	return args;
 }
@@ -1208,7 +1332,7 @@ static int emit_trampoline(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	dt_provider_t *saved_pv = dtp->cur_provider, *pv = user->pv;
 
 	dtp->cur_provider = pv;
-	dtp->cur_args_read = clauses_args_read(dtp, kp->clauses);
+	dtp->cur_args_read = clauses_args_read(dtp, &kp->clauses);
 	int rc = pv->ops->trampoline(pv, pv->data, as, user->kind, skip);
 	dtp->cur_provider = saved_pv;
 	dtp->cur_args_read = ~0ull;
@@ -1238,10 +1362,9 @@ static const dt_site_user_t *kp_first_user(const dt_kprog_t *kp)
  * firing is not for it.  Its own frame keeps the dispatch's registers and
  * stack whatever the trampoline uses.
  */
-static int emit_trampoline_sub(dtrace_hdl_t *dtp, dt_kprog_t *kp, uint32_t i,
-			       int label)
+static int emit_trampoline_sub(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+			       dt_as_t *as, uint32_t i, int label)
 {
-	dt_as_t *as = &kp->as;
 	int skip = dt_as_label(as), done = dt_as_label(as);
 
 	dt_as_place(as, label);
@@ -1249,7 +1372,7 @@ static int emit_trampoline_sub(dtrace_hdl_t *dtp, dt_kprog_t *kp, uint32_t i,
 	EMIT(as, DT_MOV64_REG(DT_R7, DT_R2));
 	for (int a = 0; a < DTRACE_ARGS_MAX; a++)
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
-			 OFF(dtrace_mstate_t, argv) + 8 * a, 0));
+			 DTRACE_MSTATE_ARG(a), 0));
 	if (emit_trampoline(dtp, kp, &kp->users[i], as, skip) < 0)
 		return -1;
 	/* A conditional jump over the skip path: reachable for the
@@ -1271,9 +1394,7 @@ static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
 {
 	int have = dt_as_label(as);
 
-	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent +
-			 OFF(dt_overlay_t, ent[0].flags) -
-			 OFF(dt_overlay_t, ent[0])));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent + OFF(dt_ovlent_t, flags)));
 	EMIT(as, DT_ALU64_IMM(BPF_RSH, DT_R1, DT_OVL_USER_SHIFT));
 	for (int i = 0; i < DT_SITE_USERS && tramps[i] >= 0; i++) {
 		int other = dt_as_label(as);
@@ -1290,15 +1411,312 @@ static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
 	dt_as_place(as, have);
 }
 
-/* Build the program of kp into kp->as.  Returns 0 or -1. */
-static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
+/* ---- chained programs (dt_chain_t) ---- */
+
+/* Subprograms the finished code of a clause holds besides itself: the
+ * distinct targets of its calls and of its callbacks' addresses. */
+static int code_subprogs(const dt_as_t *code)
+{
+	int32_t *seen = NULL;
+	int n = 0;
+
+	for (uint32_t i = 0; i < code->ninsns; i++) {
+		const struct bpf_insn *in = &code->insns[i];
+		bool call = in->code == (BPF_JMP | BPF_CALL) &&
+			    in->src_reg == BPF_PSEUDO_CALL;
+		bool func = in->code == (BPF_LD | BPF_IMM | BPF_DW) &&
+			    in->src_reg == BPF_PSEUDO_FUNC;
+		int32_t target = (int32_t)i + in->imm + 1;
+		int j = 0;
+
+		if (!call && !func)
+			continue;
+		while (j < n && seen[j] != target)
+			j++;
+		if (j < n)
+			continue;
+		seen = dt_realloc(seen, (n + 1) * sizeof(*seen));
+		seen[n++] = target;
+	}
+	free(seen);
+	return n;
+}
+
+static int clause_subprogs(dtrace_hdl_t *dtp, int c)
+{
+	return 1 + code_subprogs(&dtp->clauses[c]->code);
+}
+
+static int set_subprogs(dtrace_hdl_t *dtp, const dt_clauseset_t *set)
+{
+	int n = 0;
+
+	for (int c = 0; c < dtp->nclauses; c++)
+		if (dt_cs_has(set, c))
+			n += clause_subprogs(dtp, c);
+	return n;
+}
+
+static void chain_free(dt_kprog_t *kp)
+{
+	dt_chain_t *ch = kp->chain;
+
+	if (ch == NULL)
+		return;
+	for (int k = 0; k < DT_CHAIN_MAX; k++)
+		dt_cs_free(&ch->parts[k]);
+	for (int k = 0; k < ch->nparts; k++)
+		dt_as_fini(&ch->as[k]);
+	free(ch->parts);
+	free(ch->as);
+	free(ch);
+	kp->chain = NULL;
+}
+
+/* Split clauses into parts[] of at most DT_CHAIN_SUBPROGS subprograms
+ * each, base (the error handler's) included.  Returns how many, or -1
+ * when more than DT_CHAIN_MAX. */
+static int chain_split(dtrace_hdl_t *dtp, const dt_clauseset_t *clauses,
+		       int base, dt_clauseset_t *parts)
+{
+	int n = 0, used = 0;
+
+	for (int c = 0; c < dtp->nclauses; c++) {
+		if (!dt_cs_has(clauses, c))
+			continue;
+		int k = clause_subprogs(dtp, c);
+		if (used > 0 && base + used + k > DT_CHAIN_SUBPROGS) {
+			n++;
+			used = 0;
+		}
+		if (n == DT_CHAIN_MAX)
+			return -1;
+		dt_cs_add(&parts[n], c);
+		used += k;
+	}
+	return n + 1;
+}
+
+/* tail_call(ctx, map, index); falls through when it fails. */
+static void emit_tail_call(dt_as_t *as, dtrace_map_t *map, int index)
+{
+	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+	dt_as_load_map(as, DT_R2, map);
+	EMIT(as, DT_MOV64_IMM(DT_R3, index));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_tail_call));
+}
+
+/* The program's entry into its chain: entry 0, part 0. */
+static void emit_chain_enter(dt_as_t *as, const dt_chain_t *ch)
+{
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, chain_ent), 0));
+	emit_tail_call(as, ch->map, 0);
+}
+
+/* r8 = the overlay the program found, or goto out: (pid, cookie) of the
+ * mstate's key; when the lookup fell back to (0, cookie), first the
+ * process's own overlay made from it (instance, dt_instance.c). */
+static void emit_chain_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out)
+{
+	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
+	int keyed = dt_as_label(as), have = dt_as_label(as);
+
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dtrace_mstate_t, key.pid)));
+	dt_as_jump(as, BPF_JNE, DT_R1, 0, keyed);
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dtrace_mstate_t, instance)));
+	dt_as_place(as, keyed);
+	EMIT(as, DT_STORE(BPF_W, DT_FP, -8, DT_R1));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7,
+			 OFF(dtrace_mstate_t, key.cookie)));
+	EMIT(as, DT_STORE(BPF_W, DT_FP, -4, DT_R1));
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7,
+					 OFF(dtrace_mstate_t, key.pid)));
+			EMIT(as, DT_STORE(BPF_W, DT_FP, -8, DT_R1));
+		}
+		dt_as_load_map(as, DT_R1, ovl);
+		EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
+		EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+		EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+		dt_as_jump(as, BPF_JNE, DT_R0, 0, have);
+	}
+	dt_as_jump(as, BPF_JA, 0, 0, out);
+	dt_as_place(as, have);
+	EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
+}
+
+/* r8 = &entry chain_ent - its offset, its PRID the firing's; part 0
+ * goes to out when no entry is left. */
+static void emit_chain_entry(dtrace_hdl_t *dtp, dt_as_t *as, int part,
+			     int out)
+{
+	const uint32_t words = dt_clause_words(dtp->nclauses);
+	const int ent = dt_ovl_ent_off(words, 0);
+
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, chain_ent)));
+	if (part == 0) {
+		EMIT(as, DT_LOAD(BPF_W, DT_R2, DT_R8, OFF(dt_overlay_t, n)));
+		dt_as_jump_reg(as, BPF_JGE, DT_R1, DT_R2, out);
+	}
+	dt_as_jump(as, BPF_JGE, DT_R1, DT_OVERLAY_MAX, out);
+	EMIT(as, DT_ALU64_IMM(BPF_MUL, DT_R1, dt_ovl_ent_size(words)));
+	EMIT(as, DT_ALU64_REG(BPF_ADD, DT_R8, DT_R1));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R8, ent + OFF(dt_ovlent_t, prid)));
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid), DT_R1));
+}
+
+/* Part 0 for the next entry. */
+static void emit_chain_next_entry(dt_as_t *as, const dt_chain_t *ch)
+{
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, chain_ent)));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dt_mstate_t, chain_ent), DT_R1));
+	emit_tail_call(as, ch->map, 0);
+}
+
+/* After part k: the next part, or part 0 for the next entry. */
+static void emit_chain_next(dt_as_t *as, const dt_chain_t *ch, int part)
+{
+	if (part + 1 < ch->nparts) {
+		emit_tail_call(as, ch->map, part + 1);
+		return;
+	}
+	emit_chain_next_entry(as, ch);
+}
+
+/* BEGIN activates the session, END stops it. */
+static void emit_epilogue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags)
+{
+	if (flags & DTRACE_UPROBE_BEGIN)
+		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
+				  DT_ACTIVITY_INACTIVE, DT_ACTIVITY_ACTIVE);
+	if (flags & DTRACE_UPROBE_END)
+		emit_set_activity(as, dt_bpf_map_find(dtp, "state"), -1,
+				  DT_ACTIVITY_STOPPED);
+}
+
+/* The error handler and the clause subprograms of needed, with labels. */
+static void emit_subprograms(dtrace_hdl_t *dtp, dt_as_t *as,
+			     const dt_clauseset_t *needed, int error_label,
+			     const int *clause_labels)
+{
+	if (!dt_cs_empty(needed)) {
+		dt_as_place(as, error_label);
+		emit_error_handler(dtp, as, clause_labels);
+	}
+	for (int c = 0; c < dtp->nclauses; c++) {
+		if (clause_labels[c] < 0)
+			continue;
+		dt_as_place(as, clause_labels[c]);
+		dt_as_append(as, &dtp->clauses[c]->code);
+	}
+}
+
+/* Part k of kp's chain into ch->as[k]. */
+static int emit_chain_part(dtrace_hdl_t *dtp, dt_kprog_t *kp, int k)
+{
+	dt_chain_t *ch = kp->chain;
+	dt_as_t *as = &ch->as[k];
+	const int ent = dt_ovl_ent_off(dt_clause_words(dtp->nclauses), 0);
+	dt_maskref_t m = { DT_R8, ent + OFF(dt_ovlent_t, clauses), -1 };
+	dt_clauseset_t needed = { 0 };
+	int *labels = dt_zalloc((dtp->nclauses + 1) * sizeof(*labels));
+	int out = dt_as_label(as), error_label = dt_as_label(as);
+
+	dt_cs_copy(&needed, &ch->parts[k]);
+	if (dtp->error_probe)
+		dt_cs_or(&needed, &dtp->error_probe->clauses);
+	for (int c = 0; c < dtp->nclauses; c++)
+		labels[c] = dt_cs_has(&needed, c) ? dt_as_label(as) : -1;
+	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
+	emit_mstate_find(dtp, as, out);
+	emit_chain_lookup(dtp, as, out);
+	emit_chain_entry(dtp, as, k, out);
+	/* At a shared site, part 0 runs the entry's trampoline: the later
+	 * parts find its arguments in the mstate. */
+	int tramps[DT_SITE_USERS], other = dt_as_label(as);
+	for (uint32_t i = 0; i < DT_SITE_USERS; i++)
+		tramps[i] = k == 0 && kp->nusers > 1 && i < kp->nusers ?
+			    dt_as_label(as) : -1;
+	if (tramps[0] >= 0)
+		emit_entry_trampoline(as, tramps, ent, other);
+	for (int c = 0; c < dtp->nclauses; c++)
+		if (dt_cs_has(&ch->parts[k], c))
+			emit_clause_call(dtp, as, c, labels[c], error_label,
+					 out, &m);
+	emit_chain_next(as, ch, k);
+	if (tramps[0] >= 0) {
+		dt_as_place(as, other);
+		emit_chain_next_entry(as, ch);
+	}
+	dt_as_place(as, out);
+	emit_epilogue(dtp, as, kp->flags);
+	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	EMIT(as, DT_EXIT());
+	emit_subprograms(dtp, as, &needed, error_label, labels);
+	free(labels);
+	dt_cs_free(&needed);
+	for (uint32_t i = 0; i < DT_SITE_USERS && tramps[i] >= 0; i++)
+		if (emit_trampoline_sub(dtp, kp, as, i, tramps[i]) < 0)
+			return -1;
+	if (dt_as_finish(as) != 0) {
+		dt_set_error(dtp, "failed to assemble the program of %s: %s",
+			     kp->pv->ops->name, as->errmsg);
+		return -1;
+	}
+	return 0;
+}
+
+/* kp->chain for clauses, which take too many subprograms for one
+ * program.  Returns 0 or -1. */
+static int chain_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+		       const dt_clauseset_t *clauses)
+{
+	struct dt_progset *ps = progset(dtp);
+	dt_chain_t *ch = dt_zalloc(sizeof(*ch));
+	int base = 1;
+	char name[32];
+
+	kp->chain = ch;
+	ch->parts = dt_zalloc(DT_CHAIN_MAX * sizeof(*ch->parts));
+	if (dtp->error_probe)
+		base += set_subprogs(dtp, &dtp->error_probe->clauses);
+	ch->nparts = chain_split(dtp, clauses, base, ch->parts);
+	if (ch->nparts < 0) {
+		ch->nparts = 0;
+		dt_set_error(dtp, "the clauses of a %s probe take more than "
+			     "%d programs of %d BPF subprograms", kp->pv->ops->name,
+			     DT_CHAIN_MAX, DT_CHAIN_SUBPROGS);
+		return -1;
+	}
+	/* A map of its own: a program array takes the type of the first
+	 * program loaded with it, and a soft program may be tried as
+	 * another type first. */
+	snprintf(name, sizeof(name), "chain%d%s", (int)(kp - ps->progs),
+		 kp->soft_cookie > 0 ? "s" : "");
+	ch->map = dt_bpf_map(dtp, name, BPF_MAP_TYPE_PROG_ARRAY, 4, 4,
+			     DT_CHAIN_MAX);
+	if (ch->map == NULL)
+		return -1;
+	ch->as = dt_zalloc(ch->nparts * sizeof(*ch->as));
+	for (int k = 0; k < ch->nparts; k++) {
+		dt_as_init(&ch->as[k]);
+		if (emit_chain_part(dtp, kp, k) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* prog_build() with the sets of clauses called and needed (those and the
+ * ERROR clauses), each with its label. */
+static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+		     const dt_clauseset_t *clauses,
+		     const dt_clauseset_t *needed, const int *clause_labels)
 {
 	dt_as_t *as = &kp->as;
 	int out = dt_as_label(as), error_label = dt_as_label(as);
-	int clause_labels[64];
 	dt_stage_t stop = bench_stop(kp->flags);
-	uint64_t clauses = stop == DT_STAGE_ALL ? kp->clauses : 0;
-	uint64_t needed = clauses;
 	int inst = -1;	/* label of the code making process probes */
 	int tramps[DT_SITE_USERS];	/* per-entry trampolines (shared site) */
 	bool loop = dt_bpf_features(dtp)->loop;
@@ -1306,11 +1724,8 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 
 	for (uint32_t i = 0; i < DT_SITE_USERS; i++)
 		tramps[i] = kp->nusers > 1 && i < kp->nusers &&
-			    stop >= DT_STAGE_DISPATCH ? dt_as_label(as) : -1;
-	if (dtp->error_probe && clauses != 0)
-		needed |= dtp->error_probe->clauses;
-	for (int c = 0; c < 64; c++)
-		clause_labels[c] = (needed & (1ull << c)) ? dt_as_label(as) : -1;
+			    kp->chain == NULL && stop >= DT_STAGE_DISPATCH ?
+			    dt_as_label(as) : -1;
 
 	if (stop == DT_STAGE_EMPTY)
 		goto leave;
@@ -1332,7 +1747,8 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	/* A template probe's process probes are made while tracing, in BPF:
 	 * such a program always looks its overlay up; one of a shared site
 	 * runs the trampoline of each entry. */
-	uint32_t prid = stop == DT_STAGE_ALL && inst < 0 && kp->nusers <= 1
+	uint32_t prid = stop == DT_STAGE_ALL && inst < 0 && kp->nusers <= 1 &&
+			kp->chain == NULL
 				? fast_prid(dtp, progset(dtp), kp) : 0;
 	if (prid != 0)
 		emit_fast_dispatch(dtp, as, prid, clause_labels, error_label,
@@ -1340,47 +1756,68 @@ static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	dt_as_place(as, generic);
 	if (stop >= DT_STAGE_OVERLAY)
 		emit_overlay_lookup(dtp, as, skip, inst);
-	if (stop >= DT_STAGE_DISPATCH && loop)
+	if (kp->chain != NULL)
+		emit_chain_enter(as, kp->chain);
+	else if (stop >= DT_STAGE_DISPATCH && loop)
 		emit_dispatch_loop(as, callback);
 	else if (stop >= DT_STAGE_DISPATCH)
 		emit_dispatch(dtp, as, clauses, clause_labels, error_label,
 			      tramps);
 	dt_as_place(as, skip);
-	if (kp->flags & DTRACE_UPROBE_BEGIN)
-		emit_set_activity(as, dt_bpf_map_find(dtp, "state"),
-				  DT_ACTIVITY_INACTIVE, DT_ACTIVITY_ACTIVE);
-	if (kp->flags & DTRACE_UPROBE_END)
-		emit_set_activity(as, dt_bpf_map_find(dtp, "state"), -1,
-				  DT_ACTIVITY_STOPPED);
+	emit_epilogue(dtp, as, kp->flags);
 leave:
 	dt_as_place(as, out);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
 
-	if (stop >= DT_STAGE_DISPATCH && loop)
+	if (stop >= DT_STAGE_DISPATCH && loop && kp->chain == NULL)
 		emit_dispatch_callback(dtp, as, clauses, clause_labels,
 				       error_label, callback, tramps);
-	if (needed != 0) {
-		dt_as_place(as, error_label);
-		emit_error_handler(dtp, as, clause_labels);
-	}
 	if (inst >= 0)
 		dt_inst_emit(dtp, as, inst);
 	for (uint32_t i = 0; i < DT_SITE_USERS && tramps[i] >= 0; i++)
-		if (emit_trampoline_sub(dtp, kp, i, tramps[i]) < 0)
+		if (emit_trampoline_sub(dtp, kp, as, i, tramps[i]) < 0)
 			return -1;
-	for (int c = 0; c < 64; c++) {
-		if (clause_labels[c] < 0)
-			continue;
-		dt_as_place(as, clause_labels[c]);
-		dt_as_append(as, &dtp->clauses[c]->code);
-	}
+	emit_subprograms(dtp, as, needed, error_label, clause_labels);
 	if (dt_as_finish(as) != 0) {
 		dt_set_error(dtp, "failed to assemble the program of %s: %s",
 			     kp->pv->ops->name, as->errmsg);
 		return -1;
 	}
 	return 0;
+}
+
+/* Build the program of kp into kp->as.  Returns 0 or -1. */
+static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
+{
+	dt_clauseset_t clauses = { 0 }, needed = { 0 };
+
+	if (bench_stop(kp->flags) == DT_STAGE_ALL)
+		dt_cs_copy(&clauses, &kp->clauses);
+	dt_cs_copy(&needed, &clauses);
+	if (dtp->error_probe && !dt_cs_empty(&clauses))
+		dt_cs_or(&needed, &dtp->error_probe->clauses);
+	chain_free(kp);
+	if (!dt_cs_empty(&clauses) &&
+	    set_subprogs(dtp, &needed) > DT_CHAIN_SUBPROGS) {
+		if (chain_build(dtp, kp, &clauses) < 0) {
+			dt_cs_free(&clauses);
+			dt_cs_free(&needed);
+			return -1;
+		}
+		dt_cs_free(&clauses);	/* the chain's parts call them */
+		dt_cs_free(&needed);
+	}
+	int *clause_labels = dt_zalloc((dtp->nclauses + 1) *
+				       sizeof(*clause_labels));
+	for (int c = 0; c < dtp->nclauses; c++)
+		clause_labels[c] = dt_cs_has(&needed, c) ? dt_as_label(&kp->as)
+							 : -1;
+	int rc = prog_emit(dtp, kp, &clauses, &needed, clause_labels);
+	free(clause_labels);
+	dt_cs_free(&clauses);
+	dt_cs_free(&needed);
+	return rc;
 }
 
 static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
@@ -1464,25 +1901,89 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	return ps->nprogs++;
 }
 
-static uint64_t overlay_mask(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+/* Add the clauses of the probes of overlay o to set. */
+static void overlay_clauses(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
+			    dt_clauseset_t *set)
 {
-	uint64_t m = 0;
-
 	for (uint32_t i = 0; i < o->n; i++)
-		m |= dt_probe_by_id(dtp, o->prids[i])->clauses;
-	return m;
+		dt_cs_or(set, &dt_probe_by_id(dtp, o->prids[i])->clauses);
+}
+
+/* Whether pv declares provider name prv as it is (not by a pattern). */
+static bool names_literally(const dt_provider_t *pv, const char *prv)
+{
+	const char *const *n = pv->ops->names ? pv->ops->names : &pv->ops->name;
+
+	for (; *n; n++)
+		if (!dt_glob_has_meta(*n) && strcmp(*n, prv) == 0)
+			return true;
+	return false;
+}
+
+/* Whether pv may serve probes of provider prv: a pattern perhaps; a name
+ * if pv's names match it and no other plugin has it as its own (the
+ * rule of dt_provider.c's may_create()). */
+static bool may_serve(dtrace_hdl_t *dtp, const dt_provider_t *pv,
+		      const char *prv)
+{
+	const char *const *n = pv->ops->names ? pv->ops->names : &pv->ops->name;
+	bool declared = false;
+
+	if (prv == NULL || prv[0] == '\0' || dt_glob_has_meta(prv))
+		return true;
+	for (; *n && !declared; n++)
+		declared = dt_glob_match(*n, prv);
+	for (const dt_provider_t *o = dtp->providers; declared && o;
+	     o = o->next)
+		if (o != pv && names_literally(o, prv))
+			return false;
+	return declared;
+}
+
+/*
+ * The clauses a program of pv may need for probes made while tracing: those
+ * with a description whose provider pv may serve, but for dtrace:::ERROR's.
+ * A probe made while tracing (a program exec'ed, a library dlopen()ed)
+ * runs in the program of its kind, which may have been built when tracing
+ * began for the probes there were then: one of "a*:::" for a process of
+ * a's already running, say.  Built with those probes' clauses alone, it
+ * ran nothing for a later probe of "b*:::", which went silent although its
+ * uprobe fired.
+ */
+static void late_clauses_add(dtrace_hdl_t *dtp, const dt_provider_t *pv,
+			     dt_clauseset_t *set)
+{
+	for (int c = 0; c < dtp->nclauses; c++)
+		for (int i = 0; i < dtp->clause_ndescs[c]; i++)
+			if (may_serve(dtp, pv, dtp->clause_descs[c][i].prv))
+				dt_cs_add(set, c);
+	if (dtp->error_probe)
+		dt_cs_remove_all(set, &dtp->error_probe->clauses);
+}
+
+/* Whether pv may make probes while tracing (see provider.h). */
+static bool makes_late_probes(const dt_provider_t *pv)
+{
+	return pv->ops->poll != NULL || pv->ops->notice_process != NULL ||
+	       pv->ops->notice_files != NULL;
 }
 
 /* Assign each underlying probe to its program, and give each program the
- * clauses of the overlays on its probes. */
+ * clauses of the overlays on its probes, and those of the probes its
+ * provider may make while tracing. */
 static void group_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 {
 	for (uint32_t i = 0; i < ps->nups; i++)
 		ps->ups[i].prog = kprog_find(ps, &ps->ups[i]);
 	for (uint32_t i = 0; i < ps->novls; i++) {
 		dt_uprobe_ent_t *u = &ps->ups[ps->ovls[i].cookie - 1];
-		ps->progs[u->prog].clauses |= overlay_mask(dtp, &ps->ovls[i]);
+		overlay_clauses(dtp, &ps->ovls[i], &ps->progs[u->prog].clauses);
 	}
+	for (int i = 0; i < ps->nprogs; i++)
+		for (uint32_t j = 0; j < ps->progs[i].nusers; j++)
+			if (makes_late_probes(ps->progs[i].users[j].pv))
+				late_clauses_add(dtp, ps->progs[i].users[j].pv,
+						 &ps->progs[i].clauses);
 }
 
 static const char *dis_mapname(void *arg, uint32_t insn)
@@ -1537,22 +2038,54 @@ static int kprog_load_soft(dtrace_hdl_t *dtp, dt_kprog_t *kp, const char *name)
 	return kp->fd;
 }
 
+/* Load as, kp's program or a part of its chain, as the type kp wants. */
+static int kprog_load_as(dtrace_hdl_t *dtp, dt_kprog_t *kp, const char *name,
+			 dt_as_t *as)
+{
+	if (kp->soft_cookie > 0)
+		return dt_bpf_prog_load_type(dtp, name, as,
+					     BPF_PROG_TYPE_RAW_TRACEPOINT, 0);
+	if (kp->kev)
+		return dt_kevent_load(dtp, name, as, kp->kev, kp->kname);
+	if (kp->perf)
+		return dt_bpf_prog_load_type(dtp, name, as,
+					     kp->tracepoint ?
+					     BPF_PROG_TYPE_TRACEPOINT :
+					     BPF_PROG_TYPE_PERF_EVENT, 0);
+	return dt_bpf_prog_load(dtp, name, as);
+}
+
+/* The parts of kp's chain loaded and put in its program array. */
+static int chain_load(dtrace_hdl_t *dtp, dt_kprog_t *kp, const char *name)
+{
+	dt_chain_t *ch = kp->chain;
+
+	for (int k = 0; k < ch->nparts; k++) {
+		int fd = kprog_load_as(dtp, kp, name, &ch->as[k]);
+		uint32_t key = (uint32_t)k;
+
+		if (fd < 0)
+			return -1;
+		if (bpf_map_update_elem(ch->map->fd, &key, &fd, BPF_ANY) < 0) {
+			dt_set_error(dtp, "failed to chain the programs of %s: "
+				     "%s", kp->pv->ops->name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 {
 	char name[16];
 
 	snprintf(name, sizeof(name), "dt_%.8s_%d", kp->pv->ops->name, kp->kind);
 	if (kp->soft_cookie > 0)
-		return kprog_load_soft(dtp, kp, name);
-	if (kp->kev)
-		kp->fd = dt_kevent_load(dtp, name, &kp->as, kp->kev, kp->kname);
-	else if (kp->perf)
-		kp->fd = dt_bpf_prog_load_type(dtp, name, &kp->as,
-					       kp->tracepoint ?
-					       BPF_PROG_TYPE_TRACEPOINT :
-					       BPF_PROG_TYPE_PERF_EVENT, 0);
+		kp->fd = kprog_load_soft(dtp, kp, name);
 	else
-		kp->fd = dt_bpf_prog_load(dtp, name, &kp->as);
+		kp->fd = kprog_load_as(dtp, kp, name, &kp->as);
+	if (kp->fd >= 0 && kp->chain != NULL && chain_load(dtp, kp, name) < 0)
+		return -1;
 	return kp->fd;
 }
 
@@ -1655,12 +2188,162 @@ static bool attachable(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 
 typedef struct dt_attach_bufs {
 	uint64_t *offs, *refs, *cookies;
+	int *errs;
 } dt_attach_bufs_t;
 
+/*
+ * Refused links.  The kernel may refuse a site's link for a reason that
+ * passes (memory, descriptors, a busy resource): that link is asked for
+ * again DT_ATTACH_RETRY_NS later, from the trace loop's poll
+ * (dt_prog_poll_providers()), up to DT_ATTACH_TRIES requests in all.  Any
+ * other refusal (the process is gone, an instruction a uprobe cannot
+ * replace), or the last one, gives the site up: it counts as done, so that
+ * no later batch asks again.  Each refusal is reported by the names of the
+ * probes on the site, with what happens next, and so is a link made on a
+ * later try, since what the site fired before it was not seen.
+ */
+#define DT_ATTACH_TRIES		5
+#define DT_ATTACH_RETRY_NS	(100 * 1000 * 1000ull)
+#define DT_ATTACH_REPORTS	10	/* sites named per request */
+
+static bool refusal_passes(int err)
+{
+	return err == ENOMEM || err == EAGAIN || err == EMFILE ||
+	       err == ENFILE || err == EBUSY || err == EINTR || err == ENOSPC;
+}
+
+/* The requests refused so far of u's link for process pid. */
+static uint8_t *link_tries(dt_uprobe_ent_t *u, pid_t pid)
+{
+	if (pid == 0)
+		return &u->all_tries;
+	for (uint32_t i = 0; i < u->npids; i++)
+		if (u->pids[i].pid == pid)
+			return &u->pids[i].tries;
+	return NULL;
+}
+
+/* The probes that fire at ups[idx] in process pid (0: in any), by name:
+ * the first two, then how many more. */
+static void site_names(dtrace_hdl_t *dtp, const struct dt_progset *ps,
+		       uint32_t idx, pid_t pid, char *buf, size_t len)
+{
+	size_t off = 0;
+	int n = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < ps->novls; i++) {
+		const dt_overlay_ent_t *o = &ps->ovls[i];
+
+		if (o->cookie != idx + 1 ||
+		    (pid != 0 && o->pid != 0 && o->pid != (uint32_t)pid))
+			continue;
+		for (uint32_t j = 0; j < o->n; j++, n++) {
+			const dtrace_probe_t *p = dt_probe_by_id(dtp,
+								 o->prids[j]);
+			if (n >= 2 || p == NULL || off >= len)
+				continue;
+			off += (size_t)snprintf(buf + off, len - off,
+						"%s%s:%s:%s:%s", n ? ", " : "",
+						p->prv, p->mod, p->fun, p->prb);
+		}
+	}
+	if (n > 2 && off < len)
+		snprintf(buf + off, len - off, " and %d more", n - 2);
+	else if (n == 0)
+		snprintf(buf, len, "a probe");
+}
+
+/* Report site k of a request (ups[idx] for process pid) that the kernel
+ * refused with err, or (err 0) attached after refusals; a refusal that may
+ * pass is queued to be asked for again unless final. */
+static void site_report(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			uint32_t idx, pid_t pid, int err, bool final)
+{
+	dt_uprobe_ent_t *u = &ps->ups[idx];
+	uint8_t *tries = link_tries(u, pid);
+	char names[512], whose[48];
+
+	if (tries == NULL || (err == 0 && *tries == 0))
+		return;
+	site_names(dtp, ps, idx, pid, names, sizeof(names));
+	if (pid == 0)
+		snprintf(whose, sizeof(whose), "every process");
+	else
+		snprintf(whose, sizeof(whose), "process %d", (int)pid);
+	if (err == 0) {
+		dt_warn(dtp, "%s: the uprobe at offset 0x%llx of %s for %s is "
+			"attached at try %d: what it fired before was not "
+			"seen", names, (unsigned long long)u->offset, u->path,
+			whose, *tries + 1);
+		*tries = 0;
+		return;
+	}
+	bool again = !final && refusal_passes(err) &&
+		     ++*tries < DT_ATTACH_TRIES;
+	dt_warn(dtp, "%s: the kernel refused the uprobe at offset 0x%llx of "
+		"%s for %s: %s%s", names, (unsigned long long)u->offset,
+		u->path, whose, strerror(err), final ? "" : again ?
+		"; trying again" : "; not traced");
+	if (!again)
+		return;
+	ps->refused = dt_realloc(ps->refused, (ps->nrefused + 1) *
+				 sizeof(*ps->refused));
+	ps->refused[ps->nrefused++] = (dt_refused_t){ .idx = idx, .pid = pid };
+	ps->retry_at = dt_now_ns() + DT_ATTACH_RETRY_NS;
+}
+
+/* The sites of a request the kernel refused, or attached after refusals,
+ * reported (DT_ATTACH_REPORTS of them by name, then a count); final when
+ * the session ends for it.  Returns how many were refused. */
+static uint32_t request_report(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			       pid_t pid, const dt_attach_bufs_t *b, uint32_t n,
+			       const char *path, bool final)
+{
+	uint32_t refused = 0;
+
+	for (uint32_t k = 0; k < n; k++) {
+		if (b->errs[k] != 0 && ++refused > DT_ATTACH_REPORTS)
+			continue;
+		site_report(dtp, ps, (uint32_t)b->cookies[k] - 1, pid,
+			    b->errs[k], final);
+	}
+	if (refused > DT_ATTACH_REPORTS)
+		dt_warn(dtp, "%u more uprobes of %s refused by the kernel: not "
+			"traced", refused - DT_ATTACH_REPORTS, path);
+	return refused;
+}
+
+/* Ask again for the refused links whose time has come. */
+static void refused_retry(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	if (ps == NULL || ps->nrefused == 0 || dt_now_ns() < ps->retry_at)
+		return;
+	for (uint32_t r = 0; r < ps->nrefused; r++) {
+		dt_uprobe_ent_t *u = &ps->ups[ps->refused[r].idx];
+		pid_t pid = ps->refused[r].pid;
+
+		if (pid == 0)
+			u->all_attached = false;
+		for (uint32_t i = 0; i < u->npids; i++)
+			if (pid != 0 && u->pids[i].pid == pid) {
+				u->pids[i].attached = false;
+				u->pids[i].group = -1;
+			}
+	}
+	ps->nrefused = 0;
+	ps->links_pending = true;
+	dt_prog_batch_begin(dtp);
+	dt_prog_batch_end(dtp);
+}
+
 /* One request: the links of process pid that the underlying probes from
- * index i on, of u's program, file and return flag, still need. */
+ * index i on, of u's program, file and return flag, still need.  Late, the
+ * sites refused are reported by name and the request goes on. */
 static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
-			pid_t pid, dt_attach_bufs_t *b)
+			pid_t pid, dt_attach_bufs_t *b, bool late)
 {
 	const dt_uprobe_ent_t *u = &ps->ups[i];
 	uint32_t n = 0;
@@ -1688,6 +2371,7 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 		b->refs[n] = v->ref_ctr;
 		any_ref |= v->ref_ctr != 0;
 		b->cookies[n] = j + 1;
+		b->errs[n] = 0;
 		n++;
 	}
 	dt_attach_req_t req = {
@@ -1700,8 +2384,16 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 		.ref_ctr_offsets = any_ref ? b->refs : NULL,
 		.cookies = b->cookies,
 		.links = group >= 0 ? &ps->groups[group] : NULL,
+		.errs = b->errs,
 	};
-	return dt_bpf_attach_uprobes(dtp, &req);
+	int rc = dt_bpf_attach_uprobes(dtp, &req);
+	uint32_t refused = request_report(dtp, ps, pid, b, n, u->path,
+					  rc < 0 && !late);
+	if (rc < 0 && late && refused > 0) {
+		dtp->errmsg[0] = '\0';	/* each site said why */
+		rc = 0;
+	}
+	return rc;
 }
 
 /* One pass over the underlying probes: the links they still need. */
@@ -1724,7 +2416,7 @@ static int attach_pass(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late,
 		}
 		while (rc == 0 && attachable(ps, u) &&
 		       (pid = link_next(u)) >= 0) {
-			rc = attach_group(dtp, ps, i, pid, b);
+			rc = attach_group(dtp, ps, i, pid, b, late);
 			if (rc < 0 && late) {
 				dt_warn(dtp, "%s", dtp->errmsg);
 				dtp->errmsg[0] = '\0';
@@ -1786,6 +2478,7 @@ static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 		.offs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
 		.refs = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
 		.cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
+		.errs = dt_zalloc(ps->nups * sizeof(int) + 8),
 	};
 	int rc = attach_pass(dtp, ps, late, &b);
 	bool *retire = dt_zalloc((size_t)ps->ngroups + 1);
@@ -1802,6 +2495,7 @@ static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 	free(b.offs);
 	free(b.refs);
 	free(b.cookies);
+	free(b.errs);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -1869,8 +2563,9 @@ fail:
 }
 
 /* A kind that had no underlying probe when tracing started (a library
- * loaded later, under -Z): build its program now, with every clause, since
- * the overlays that will use it are not known yet.  Returns its index or
+ * loaded later, under -Z): build its program now, with every clause its
+ * provider may serve, since the overlays that will use it are not known
+ * yet.  Returns its index or
  * -1. */
 static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			const dt_uprobe_ent_t *u)
@@ -1878,10 +2573,7 @@ static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	int i = kprog_find(ps, u);
 	dt_kprog_t *kp = &ps->progs[i];
 
-	kp->clauses = dtp->nclauses >= 64 ? ~0ull
-					  : (1ull << dtp->nclauses) - 1;
-	if (dtp->error_probe)
-		kp->clauses &= ~dtp->error_probe->clauses;
+	late_clauses_add(dtp, kp->pv, &kp->clauses);
 	if (prog_build(dtp, kp) < 0)
 		goto fail;
 	if (kprog_load(dtp, kp) >= 0)
@@ -1890,6 +2582,8 @@ fail:
 	dt_warn(dtp, "%s", dtp->errmsg);
 	dtp->errmsg[0] = '\0';
 	dt_as_fini(&kp->as);
+	dt_cs_free(&kp->clauses);
+	chain_free(kp);
 	ps->nprogs--;
 	return -1;
 }
@@ -1932,27 +2626,42 @@ static uint32_t overlay_user_flags(const struct dt_progset *ps,
 	return i > 0 ? (uint32_t)i << DT_OVL_USER_SHIFT : 0;
 }
 
+/* Write the entry of probe p at off in an overlay value of words-word
+ * clause sets. */
+static void overlay_fill_ent(char *v, int off, uint32_t words,
+			     const dtrace_probe_t *p, uint32_t user_flags)
+{
+	dt_ovlent_t e = { .prid = p->id };
+
+	e.flags = (p->attr & DTRACE_PROBE_TEMPLATE) ? DT_OVL_TEMPLATE : 0;
+	e.flags |= user_flags;
+	memcpy(v + off, &e, sizeof(e));
+	for (uint32_t w = 0; w < words; w++) {
+		uint64_t bits = dt_cs_word(&p->clauses, w);
+		memcpy(v + off + sizeof(e) + 8 * w, &bits, 8);
+	}
+}
+
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 {
 	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
-	dt_overlay_t v = { .n = o->n };
+	const uint32_t words = dt_clause_words(dtp->nclauses);
+	char *v = dt_zalloc((size_t)dt_ovl_size(words));
+	dt_overlay_t hdr = { .n = o->n };
 	uint32_t key[2] = { o->pid, o->cookie };
+	int err = 0;
 
-	for (uint32_t j = 0; j < o->n; j++) {
-		const dtrace_probe_t *p = dt_probe_by_id(dtp, o->prids[j]);
-
-		v.ent[j].prid = o->prids[j];
-		v.ent[j].flags = (p->attr & DTRACE_PROBE_TEMPLATE) ?
-				 DT_OVL_TEMPLATE : 0;
-		v.ent[j].flags |= overlay_user_flags(dtp->progs, o, j);
-		v.ent[j].clauses = p->clauses;
-	}
-	if (bpf_map_update_elem(ovl->fd, key, &v, BPF_ANY) < 0) {
-		int err = -errno;
+	memcpy(v, &hdr, sizeof(hdr));
+	for (uint32_t j = 0; j < o->n; j++)
+		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)j), words,
+				 dt_probe_by_id(dtp, o->prids[j]),
+				 overlay_user_flags(dtp->progs, o, j));
+	if (bpf_map_update_elem(ovl->fd, key, v, BPF_ANY) < 0) {
+		err = -errno;
 		dt_warn(dtp, "failed to record an overlay: %s", strerror(errno));
-		return err;
 	}
-	return 0;
+	free(v);
+	return err;
 }
 
 static void provider_failed(dtrace_hdl_t *dtp, dt_provider_t *pv,
@@ -1981,7 +2690,7 @@ int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
 	 * tracing does. */
 	for (uint32_t id = first; id <= dtp->nprobes; id++) {
 		dtrace_probe_t *p = dtp->probes[id];
-		if (p->provider != pv || p->clauses == 0)
+		if (p->provider != pv || dt_cs_empty(&p->clauses))
 			continue;
 		if (enable_probe(dtp, p) < 0) {
 			dt_warn(dtp, "%s", dtp->errmsg);
@@ -1999,7 +2708,7 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 
 	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
 		dtrace_probe_t *p = dtp->probes[id];
-		if (p->clauses != 0 && p != dtp->error_probe &&
+		if (!dt_cs_empty(&p->clauses) && p != dtp->error_probe &&
 		    enable_probe(dtp, p) < 0)
 			return -1;
 	}
@@ -2016,7 +2725,7 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	if (ninst)
 		dtp->inst_base = dtp->nprobes + 1 + DT_LATE_PROBES_MAX;
 	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
-			sizeof(dt_overlay_t), novl) ||
+			dt_ovl_size(dt_clause_words(dtp->nclauses)), novl) ||
 	    !dt_bpf_map(dtp, "probedesc", BPF_MAP_TYPE_ARRAY, 4,
 			sizeof(dt_probedesc_rt_t),
 			dtp->nprobes + 1 + DT_LATE_PROBES_MAX + ninst) ||
@@ -2025,7 +2734,7 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 	dtrace_map_t *mst = dt_bpf_map_find(dtp, "mstate");
 	if (mst->vsize < dt_cg_mstate_size(dtp))
 		mst->vsize = dt_cg_mstate_size(dtp);
-	if (dt_bpf_maps_create(dtp) < 0)
+	if (dt_bpf_maps_create(dtp) < 0 || mstate_map(dtp, ps) < 0)
 		return -1;
 	if (fill_maps(dtp, ps) < 0 || load_programs(dtp, ps) < 0 ||
 	    attach_pending(dtp, ps, false) < 0)
@@ -2086,6 +2795,23 @@ static int call_providers(dtrace_hdl_t *dtp, bool start, unsigned flag,
 }
 
 /*
+ * The session is active: so is every CPU's copy (cpu_active), unless an
+ * exit() moved the session on meanwhile.  exit() lowers the copies after
+ * it moved the activity, and the copies are raised before the activity is
+ * read again: whichever order they run in, the copies end lowered.
+ */
+static void cpu_active_raise(dtrace_hdl_t *dtp)
+{
+	size_t off = offsetof(dt_mstate_t, cpu_active);
+
+	if (dt_prog_activity(dtp) != DT_ACTIVITY_ACTIVE)
+		return;
+	mstate_set_all(dtp->progs, off, 1);
+	if (dt_prog_activity(dtp) != DT_ACTIVITY_ACTIVE)
+		mstate_set_all(dtp->progs, off, 0);
+}
+
+/*
  * BEGIN fires before any other probe: first the providers that fire BEGIN
  * (their programs activate the session), then, the session active (made so
  * here when no clause is on BEGIN), the providers that fire their probes
@@ -2102,6 +2828,8 @@ int dt_prog_start(dtrace_hdl_t *dtp)
 		bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
 	}
 	if (rc == 0)
+		cpu_active_raise(dtp);
+	if (rc == 0)
 		rc = call_providers(dtp, true, DTRACE_UPROBE_BEGIN, false);
 	return rc;
 }
@@ -2113,6 +2841,7 @@ int dt_prog_stop(dtrace_hdl_t *dtp)
 	uint64_t v = DT_ACTIVITY_DRAINING;
 
 	bpf_map_update_elem(st->fd, &k, &v, BPF_ANY);
+	mstate_set_all(dtp->progs, offsetof(dt_mstate_t, cpu_active), 0);
 	int rc = call_providers(dtp, false, DTRACE_UPROBE_END, false);
 	if (call_providers(dtp, false, DTRACE_UPROBE_END, true) < 0)
 		rc = -1;
@@ -2138,9 +2867,14 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 
 	if (ps == NULL)
 		return;
+	if (ps->mst != NULL)
+		munmap(ps->mst, ps->mst_len);
 	/* Program fds belong to dt_bpf.c, which closes them. */
-	for (int i = 0; i < ps->nprogs; i++)
+	for (int i = 0; i < ps->nprogs; i++) {
 		dt_as_fini(&ps->progs[i].as);
+		dt_cs_free(&ps->progs[i].clauses);
+		chain_free(&ps->progs[i]);
+	}
 	for (uint32_t i = 0; i < ps->nups; i++) {
 		free(ps->ups[i].path);
 		free(ps->ups[i].pids);
@@ -2155,6 +2889,7 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	for (int g = 0; g < ps->ngroups; g++)
 		free(ps->groups[g].fds);	/* closed by dt_bpf.c */
 	free(ps->groups);
+	free(ps->refused);
 	free(ps);
 	dtp->progs = NULL;
 }
@@ -2198,6 +2933,7 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 			return -1;
 		}
 	}
+	refused_retry(dtp);
 	return 0;
 }
 

@@ -568,6 +568,18 @@ static void host_error(dtrace_provider_t *pv, const char *fmt, ...)
 	va_end(ap);
 }
 
+static void host_error_tag(dtrace_provider_t *pv, const char *tag,
+			   const char *fmt, ...)
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dtp->errmsg, sizeof(dtp->errmsg), fmt, ap);
+	va_end(ap);
+	dtp->desc_errtag = dt_errtag_by_name(tag);
+}
+
 static void host_warn(dtrace_provider_t *pv, const char *fmt, ...)
 {
 	char buf[1024];
@@ -668,8 +680,8 @@ static dtrace_probe_t *host_probe_insert(dtrace_provider_t *pv,
 	/* A probe that appears while tracing gets the clauses whose
 	 * descriptions match it; its provider enables it from poll(). */
 	if (is_new && dtp->tracing) {
-		p->clauses = dt_pd_clauses_of(dtp, p);
-		p->enabled = p->clauses != 0;
+		dt_pd_clauses_of(dtp, p, &p->clauses);
+		p->enabled = !dt_cs_empty(&p->clauses);
 	}
 	return p;
 }
@@ -1004,4 +1016,5 @@ const dtrace_host_t dt_host = {
 	.args_read = dt_prog_args_read,
 	.elf_open = dt_host_elf_open,
 	.kernel_btf = dt_host_kernel_btf,
+	.error_tag = host_error_tag,
 };

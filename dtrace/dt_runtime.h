@@ -10,6 +10,8 @@
  *   "mstate"	ARRAY, one entry per possible CPU, indexed by the CPU a
  *		program runs on (it cannot migrate): dt_mstate_t then the
  *		code generator's area (dt_cg_mstate_size() bytes in all).
+ *		Mapped by the consumer (BPF_F_MMAPABLE), which writes each
+ *		CPU's cpu_active and cpu_generic there.
  *		Not a PERCPU_ARRAY, whose lookup reads the map's table of
  *		per-CPU pointers, one more page touched per firing.
  *   "overlay"	HASH	key: the mstate's key (pid, cookie); value:
@@ -74,15 +76,39 @@ typedef struct dt_cpuinfo {
 				   trampolines reads the probe's arguments
 				   (a site that several providers share) */
 
+/*
+ * An overlay value: dt_overlay_t, then DT_OVERLAY_MAX entries of
+ * dt_ovl_ent_size(words) bytes, each a dt_ovlent_t and its clause set
+ * (bit c of word c / 64: run clause c).  words is the session's
+ * dt_clause_words(nclauses): a session of at most 64 clauses has one word
+ * per entry, and there is no limit on the number of clauses.
+ */
 typedef struct dt_overlay {
-	uint32_t n;
+	uint32_t n;		/* entries used */
 	uint32_t pad;
-	struct {
-		uint32_t prid;
-		uint32_t flags;		/* DT_OVL_* */
-		uint64_t clauses;	/* bit i: run clause i */
-	} ent[DT_OVERLAY_MAX];
 } dt_overlay_t;
+
+typedef struct dt_ovlent {
+	uint32_t prid;
+	uint32_t flags;		/* DT_OVL_* */
+	uint64_t clauses[];	/* words of the clause set */
+} dt_ovlent_t;
+
+static inline int dt_ovl_ent_size(uint32_t words)
+{
+	return (int)(sizeof(dt_ovlent_t) + 8 * words);
+}
+
+/* Offset of entry i in the value. */
+static inline int dt_ovl_ent_off(uint32_t words, int i)
+{
+	return (int)sizeof(dt_overlay_t) + i * dt_ovl_ent_size(words);
+}
+
+static inline int dt_ovl_size(uint32_t words)
+{
+	return dt_ovl_ent_off(words, DT_OVERLAY_MAX);
+}
 
 #define DT_PROBE_PRV_MAX	64
 #define DT_PROBE_MOD_MAX	128
@@ -108,6 +134,15 @@ typedef struct dt_mstate {
 	uint64_t timestamp;	/* cached per firing, 0 until read */
 	uint32_t exited;	/* exit() ended the session in this firing */
 	uint32_t strtok;	/* 1 + where strtok() goes on; 0: nowhere */
+	/* This CPU's copies of the session's state, beside the fields every
+	 * firing touches: reading the "state" map costs a page of its own.
+	 * Kept by dt_program.c (userspace, through the map's mapping) and by
+	 * exit() (dt_cg_act.c, every CPU's); the firing never writes them. */
+	uint32_t cpu_active;	/* the activity is DT_ACTIVITY_ACTIVE */
+	uint32_t cpu_generic;	/* DT_STATE_GENERIC is non-zero */
+	uint32_t chain_ent;	/* the overlay entry a chained program runs
+				   (dt_program.c) */
+	uint32_t pad;
 	uint64_t err_argv[6];	/* ERROR's arg0..arg5 while it runs */
 	uint64_t cg_area[];
 } dt_mstate_t;

@@ -109,7 +109,10 @@ typedef struct dtrace_argdesc {
 	int mapping;
 } dtrace_argdesc_t;
 
-#define DTRACE_ARGS_MAX	10
+#define DTRACE_ARGS_MAX	12	/* arguments of a probe (10 before 3.4; 12
+				   is what <sys/sdt.h> passes at most) */
+#define DTRACE_ARGV_LOW	10	/* of them in argv[], the others in
+				   argv_hi[] */
 
 /*
  * The machine state: one per CPU, in a map value, valid while an underlying
@@ -119,7 +122,7 @@ typedef struct dtrace_argdesc {
  * state follows this structure; plugins must not touch it.
  */
 typedef struct dtrace_mstate {
-	uint64_t argv[DTRACE_ARGS_MAX];	/* arg0 .. arg9 */
+	uint64_t argv[DTRACE_ARGV_LOW];	/* arg0 .. arg9 */
 	struct {
 		uint32_t pid;		/* process the overlay applies to */
 		uint32_t cookie;	/* underlying probe (attach cookie) */
@@ -133,7 +136,24 @@ typedef struct dtrace_mstate {
 	int32_t errnum;			/* D's errno: 0, unless a trampoline at
 					   a system call's return sets it
 					   (added in 3.2) */
+	uint64_t argv_hi[DTRACE_ARGS_MAX - DTRACE_ARGV_LOW];
+					/* added in 3.4: the arguments after
+					   arg9 (args[10], args[11]) */
 } dtrace_mstate_t;
+
+/* Offset in the mstate of argument i (0 .. DTRACE_ARGS_MAX - 1). */
+#define DTRACE_MSTATE_ARG(i) \
+	((int)((i) < DTRACE_ARGV_LOW ? \
+	       offsetof(dtrace_mstate_t, argv) + 8 * (size_t)(i) : \
+	       offsetof(dtrace_mstate_t, argv_hi) + \
+	       8 * ((size_t)(i) - DTRACE_ARGV_LOW)))
+
+/* The arguments a host of this minor version takes from probe_args() and
+ * the trampoline: DTRACE_ARGV_LOW before 3.4.  A plugin built for 3.4 or
+ * later that a 3.3 engine loads gives it no more. */
+#define DTRACE_HOST_ARGS_MAX(host) \
+	((host)->major > 3 || (host)->minor >= 4 ? DTRACE_ARGS_MAX \
+						 : DTRACE_ARGV_LOW)
 
 /* Register conventions inside a trampoline: it receives the program context
  * (see "Underlying events" below for what it points to) in DTRACE_REG_CTX
@@ -560,6 +580,15 @@ typedef struct dtrace_host {
 	 * never freed or changed by a plugin (a module's split BTF may take
 	 * it as its base).  NULL when the kernel has none. */
 	struct btf *(*kernel_btf)(dtrace_provider_t *pv);
+
+	/* Added in 3.4.  error() with the tag DTrace gives the mistake, by
+	 * name ("D_PROC_FUNC": one of DTrace's compile error tags, which
+	 * -x errtags prints and err.D_TAG tests match).  A probe
+	 * description that provide() fails after it carries that tag
+	 * instead of D_PDESC_INVAL; an unknown name is ignored. */
+	void (*error_tag)(dtrace_provider_t *pv, const char *tag,
+			  const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
 } dtrace_host_t;
 
 /* What notice_process() is told. */

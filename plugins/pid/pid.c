@@ -21,6 +21,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -58,6 +59,31 @@ static pid_t literal_pid(const char *s)
 			return 0;
 	v = strtol(s + 3, NULL, 10);
 	return v > 0 && v <= INT32_MAX ? (pid_t)v : 0;
+}
+
+/* "pid" and digits that are no process id ("pid0", "pid007"...). */
+static bool bad_literal_pid(const char *s)
+{
+	return s != NULL && strncmp(s, "pid", 3) == 0 && s[3] != '\0' &&
+	       strspn(s + 3, "0123456789") == strlen(s + 3) &&
+	       literal_pid(s) == 0;
+}
+
+/* An error with the tag DTrace gives the mistake, on a host that takes
+ * one (3.4), else without. */
+static void __attribute__((format(printf, 3, 4)))
+pid_error_tag(dtrace_provider_t *pv, const char *tag, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (pid_host->size > offsetof(dtrace_host_t, error_tag))
+		pid_host->error_tag(pv, tag, "%s", msg);
+	else
+		pid_host->error(pv, "%s", msg);
 }
 
 /* A literal offset name: hex digits only (no 0x, as DTrace writes them). */
@@ -112,12 +138,13 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 
 	err = pid_host->proc_grab(pv, pid, &proc, msg, sizeof(msg));
 	if (err != 0) {
+		/* DTrace's words; the reason when it is more than ESRCH */
 		if (err == -ESRCH)
-			pid_host->error(pv, "failed to grab pid %d: %s",
-					(int)pid, strerror(ESRCH));
+			pid_error_tag(pv, "D_PROC_GRAB", "failed to grab "
+				      "process %d", (int)pid);
 		else
-			pid_host->error(pv, "failed to grab pid %d: %s",
-					(int)pid, msg);
+			pid_error_tag(pv, "D_PROC_GRAB", "failed to grab "
+				      "process %d: %s", (int)pid, msg);
 		*errp = err;
 		return NULL;
 	}
@@ -156,6 +183,10 @@ typedef struct provide_ctx {
 	const dtrace_sym_t *sym;
 	int created;
 	int err;
+	bool reported;		/* err's message is given (pid_error_tag) */
+	bool strict;		/* the description names the provider (pid1234,
+				   pid:/path): DTrace's errors for what it
+				   cannot have; a glob just matches less */
 	dtrace_probe_t **fresh;	/* if non-NULL: the probes created */
 	int nfresh, fresh_cap;
 } provide_ctx_t;
@@ -236,6 +267,22 @@ static int offset_probe_cb(uint64_t off, void *arg)
 	return c->err != 0;
 }
 
+/* A literal name that is neither entry, return nor an offset in the
+ * function: DTrace's error. */
+static void provide_bad_name(provide_ctx_t *c, const char *prb)
+{
+	uint64_t off;
+
+	if (!parse_offset(prb, &off))
+		pid_error_tag(c->pv, "D_PROC_NAME", "'%s' is an invalid probe "
+			      "name", prb);
+	else
+		pid_error_tag(c->pv, "D_PROC_OFF", "offset 0x%" PRIx64
+			      " outside of function '%s'", off, c->sym->name);
+	c->err = -EINVAL;
+	c->reported = true;
+}
+
 /* The probes of one function that the description's name field asks for. */
 static void provide_function(provide_ctx_t *c)
 {
@@ -260,6 +307,9 @@ static void provide_function(provide_ctx_t *c)
 		 * is an instruction boundary is checked by enable() */
 		snprintf(name, sizeof(name), "%" PRIx64, off);
 		create_probe(c, PID_SITE_OFFSET, off, name);
+	} else if (c->strict && strcmp(prb, "entry") != 0 &&
+		   strcmp(prb, "return") != 0) {
+		provide_bad_name(c, prb);
 	}
 }
 
@@ -284,6 +334,14 @@ static void provide_module(provide_ctx_t *c)
 		if (n > 0) {
 			c->sym = first[0];
 			provide_function(c);
+		} else if (c->strict && !is_empty(c->pdp->mod) &&
+			   !has_glob(c->pdp->mod)) {
+			/* a function the module named has not: DTrace's
+			 * error (other modules of a glob may have it) */
+			pid_error_tag(c->pv, "D_PROC_FUNC", "failed to lookup "
+				      "'%s' in module '%s'", fun, c->pdp->mod);
+			c->err = -ENOENT;
+			c->reported = true;
 		}
 		return;
 	}
@@ -312,7 +370,8 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       const dtrace_probedesc_t *pdp, const pid_target_t *t,
 		       dtrace_probe_t ***freshp, int *nfreshp)
 {
-	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid };
+	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid,
+			    .strict = literal_pid(pdp->prv) == t->pid };
 	const dtrace_module_t *mods;
 	int i, nmods = pid_host->proc_modules(t->proc, &mods);
 
@@ -336,8 +395,10 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		*nfreshp = c.nfresh;
 	}
 	if (c.err != 0) {
-		pid_host->error(pv, "failed to create probes in pid %d: %s",
-				(int)t->pid, strerror(-c.err));
+		if (!c.reported)
+			pid_host->error(pv, "failed to create probes in pid "
+					"%d: %s", (int)t->pid,
+					strerror(-c.err));
 		return c.err;
 	}
 	return c.created;
@@ -356,7 +417,8 @@ static int provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 static int provide_path(dtrace_provider_t *pv, pid_session_t *ps,
 			const dtrace_probedesc_t *pdp)
 {
-	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = 0 };
+	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = 0,
+			    .strict = true };
 	char path[PATH_MAX], msg[256];
 	dtrace_module_t m = { .path = path, .file_path = path };
 	int err;
@@ -380,8 +442,9 @@ static int provide_path(dtrace_provider_t *pv, pid_session_t *ps,
 	c.mod = &m;
 	provide_module(&c);
 	if (c.err != 0) {
-		pid_host->error(pv, "failed to create probes in %s: %s",
-				pdp->mod, strerror(-c.err));
+		if (!c.reported)
+			pid_host->error(pv, "failed to create probes in %s: "
+					"%s", pdp->mod, strerror(-c.err));
 		return c.err;
 	}
 	return c.created;
@@ -403,6 +466,11 @@ static int pid_provide(dtrace_provider_t *pv, void *data,
 	if (pdp->prv != NULL && strcmp(pdp->prv, "pid") == 0 &&
 	    pdp->mod != NULL && pdp->mod[0] == '/' && !has_glob(pdp->mod))
 		return provide_path(pv, ps, pdp);
+	if (bad_literal_pid(pdp->prv)) {
+		pid_error_tag(pv, "D_PROC_BADPID", "'%s' does not contain a "
+			      "valid pid", pdp->prv);
+		return -EINVAL;
+	}
 	if (!is_empty(pdp->prv) && !has_glob(pdp->prv))
 		return 0;	/* another provider's name */
 	/* A glob: only the processes already looked into, as they were. */

@@ -250,13 +250,13 @@ static void copy_reg(dtrace_emitter_t *em, int i, int regoff)
 				    DT_R0));
 }
 
-/* mstate->argv[first..DTRACE_ARGS_MAX-1] = the words at user address
+/* mstate->argv[first..DTRACE_ARGV_LOW-1] = the words at user address
  * R8 + sp_off, in one read (a helper call costs more than the copy), or
  * all 0 if the stack cannot be read. */
 static void copy_stack_args(dtrace_emitter_t *em, int first, int sp_off)
 {
 	int done = pid_host->label_new(em);
-	int n = DTRACE_ARGS_MAX - first;
+	int n = DTRACE_ARGV_LOW - first;
 
 	pid_host->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
 	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(first)));
@@ -265,7 +265,7 @@ static void copy_stack_args(dtrace_emitter_t *em, int first, int sp_off)
 	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, sp_off));
 	pid_host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user));
 	pid_host->jump(em, BPF_JEQ, DT_R0, 0, done);
-	for (int i = first; i < DTRACE_ARGS_MAX; i++)
+	for (int i = first; i < DTRACE_ARGV_LOW; i++)
 		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
 						ARGV_OFF(i), 0));
 	pid_host->label_place(em, done);
@@ -275,7 +275,7 @@ static void entry_trampoline(dtrace_provider_t *pv, dtrace_emitter_t *em)
 {
 	/* The arguments past the sixth are on the stack: read only when a
 	 * clause uses them (the read is a third of a firing's cost). */
-	const uint64_t stack_args = ((1ull << DTRACE_ARGS_MAX) - 1) &
+	const uint64_t stack_args = ((1ull << DTRACE_ARGV_LOW) - 1) &
 				    ~((1ull << DTRACE_CTX_NARGS) - 1);
 	static const int regs[DTRACE_CTX_NARGS] = {
 		DTRACE_CTX_ARG(0), DTRACE_CTX_ARG(1), DTRACE_CTX_ARG(2),
@@ -303,7 +303,7 @@ static void return_trampoline(dtrace_emitter_t *em)
 	pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
 					ARGV_OFF(0), 0));
 	copy_reg(em, 1, DTRACE_CTX_RET);
-	for (i = 2; i < DTRACE_ARGS_MAX; i++)
+	for (i = 2; i < DTRACE_ARGV_LOW; i++)
 		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
 						ARGV_OFF(i), 0));
 }
@@ -338,7 +338,7 @@ int pid_probe_args(dtrace_provider_t *pv, void *data, const dtrace_probe_t *prp,
 
 	switch (pp->site) {
 	case PID_SITE_ENTRY:
-		n = DTRACE_ARGS_MAX;
+		n = DTRACE_ARGV_LOW;
 		break;
 	case PID_SITE_RETURN:
 		n = 2;

@@ -544,7 +544,8 @@ static int usdt_probe_args(dtrace_provider_t *dtp, void *data,
 		return n < DTRACE_ARGS_MAX ? n : DTRACE_ARGS_MAX;
 	}
 	const usdt_note_t *note = pr->sites[0].note;
-	int n = note->nargs < DTRACE_ARGS_MAX ? note->nargs : DTRACE_ARGS_MAX;
+	const int max = DTRACE_HOST_ARGS_MAX(host);
+	int n = note->nargs < max ? note->nargs : max;
 	for (int i = 0; i < n; i++) {
 		args[i].native = note_type(&note->args[i]);
 		args[i].xlate = NULL;
@@ -709,11 +710,11 @@ static void warn_args(dtrace_provider_t *dtp, usdt_probe_t *pr,
 			   note->bad_arg);
 		pr->warned = true;
 	}
-	if (note->nargs > DTRACE_ARGS_MAX) {
+	if (note->nargs > DTRACE_HOST_ARGS_MAX(host)) {
 		probe_fullname(prp, name, sizeof(name));
-		host->warn(dtp, "probe %s: has %d arguments; only arg0..arg%d "
-			   "are available", name, note->nargs,
-			   DTRACE_ARGS_MAX - 1);
+		host->warn(dtp, "probe %s: has %d arguments; only args[0.."
+			   "%d] are available", name, note->nargs,
+			   DTRACE_HOST_ARGS_MAX(host) - 1);
 		pr->warned = true;
 	}
 }

@@ -10,9 +10,9 @@
  * and computes argv[0..nargs-1] in a loop unrolled DTRACE_ARGS_MAX times.
  *
  * Registers are read from pt_regs at an offset taken from the table.  The
- * verifier refuses loads from the context at a variable offset, so a
- * register is copied with bpf_probe_read_kernel(&argv[i], 8, ctx + off),
- * the offset bounds-checked first; memory operands are read with
+ * verifier refuses loads from the context at a variable offset, so the
+ * offset chooses among loads at each constant one (emit_ctx_load());
+ * memory operands are read with
  * bpf_probe_read_user() of exactly the declared size (reading more could
  * fault at the end of a page).  The value is then sign- or zero-extended by
  * shifting left by 64 - 8 * size and back.
@@ -82,45 +82,46 @@ static void emit(tramp_t *t, struct bpf_insn insn)
 	t->h->emit(t->em, insn);
 }
 
-#define ARGV_OFF(i)	((int16_t)(offsetof(dtrace_mstate_t, argv) + 8 * (i)))
+#define ARGV_OFF(i)	((int16_t)DTRACE_MSTATE_ARG(i))
 #define RT_OFF(i, f)	((int16_t)(offsetof(usdt_rtspec_t, args) + \
 				   (i) * sizeof(usdt_rtarg_t) + \
 				   offsetof(usdt_rtarg_t, f)))
 
 /*
- * argv[i] = the pt_regs field at the byte offset in R3, then R8 = it.
- * Jumps to bad when the offset is out of bounds.
+ * dst = the pt_regs field at the byte offset in R3; goto bad when the
+ * offset is out of bounds.  The verifier refuses a context load at a
+ * variable offset: a load at each constant one, chosen by comparing R3,
+ * costs a few instructions where a bpf_probe_read_kernel() call costs
+ * tens of nanoseconds.  Uses R3 and dst only.
  */
-static void emit_read_reg(tramp_t *t, int i, int bad)
+static void emit_ctx_load(tramp_t *t, int dst, int bad)
 {
-	t->h->jump(t->em, BPF_JGT, DT_R3, USDT_PTREGS_SIZE - 8, bad);
-	emit(t, DT_MOV64_REG(DT_R0, DTRACE_REG_CTX));
-	emit(t, DT_ALU64_REG(BPF_ADD, DT_R0, DT_R3));
-	emit(t, DT_MOV64_REG(DT_R3, DT_R0));
-	emit(t, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	emit(t, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(i)));
-	emit(t, DT_MOV64_IMM(DT_R2, 8));
-	emit(t, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	emit(t, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_MSTATE, ARGV_OFF(i)));
+	int got = t->h->label_new(t->em);
+
+	for (int off = 0; off < USDT_PTREGS_SIZE; off += 8) {
+		int next = t->h->label_new(t->em);
+		t->h->jump(t->em, BPF_JNE, DT_R3, off, next);
+		emit(t, DT_LOAD(BPF_DW, dst, DTRACE_REG_CTX, off));
+		t->h->jump(t->em, BPF_JA, 0, 0, got);
+		t->h->label_place(t->em, next);
+	}
+	t->h->jump(t->em, BPF_JA, 0, 0, bad);
+	t->h->label_place(t->em, got);
 }
 
-/* R8 += index register << scale, when the spec has an index.  R8 is
- * callee-saved, so the base survives the helper call that reads the index
- * into argv[i]. */
+/* R8 = the pt_regs field at the byte offset in R3, or goto bad. */
+static void emit_read_reg(tramp_t *t, int i, int bad)
+{
+	emit_ctx_load(t, DT_R8, bad);
+}
+
+/* R8 += index register << scale, when the spec has an index. */
 static void emit_index(tramp_t *t, int i, int bad)
 {
 	int none = t->h->label_new(t->em);
 	emit(t, DT_LOAD(BPF_B, DT_R3, DT_R9, RT_OFF(i, index)));
 	t->h->jump(t->em, BPF_JEQ, DT_R3, USDT_NOREG, none);
-	t->h->jump(t->em, BPF_JGT, DT_R3, USDT_PTREGS_SIZE - 8, bad);
-	emit(t, DT_MOV64_REG(DT_R0, DTRACE_REG_CTX));
-	emit(t, DT_ALU64_REG(BPF_ADD, DT_R0, DT_R3));
-	emit(t, DT_MOV64_REG(DT_R3, DT_R0));
-	emit(t, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	emit(t, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(i)));
-	emit(t, DT_MOV64_IMM(DT_R2, 8));
-	emit(t, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	emit(t, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_MSTATE, ARGV_OFF(i)));
+	emit_ctx_load(t, DT_R1, bad);
 	emit(t, DT_LOAD(BPF_B, DT_R2, DT_R9, RT_OFF(i, scale_shift)));
 	emit(t, DT_ALU64_IMM(BPF_AND, DT_R2, 3));
 	emit(t, DT_ALU64_REG(BPF_LSH, DT_R1, DT_R2));
@@ -241,7 +242,7 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		emit_registered(&t, procs);
 
 	/* The engine's prologue zeroed argv[]. */
-	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
+	for (int i = 0; i < DTRACE_HOST_ARGS_MAX(host); i++)
 		emit_arg(&t, i, done);
 	host->label_place(em, done);
 }

@@ -127,8 +127,8 @@ __attribute__((noinline)) static void fire_string(const char *s, long i)
 
 __attribute__((noinline)) static void fire_many(long i)
 {
-	STAP_PROBE10(sdt_test, many, i, i + 1, i + 2, i + 3, i + 4, i + 5,
-		     i + 6, i + 7, i + 8, i + 9);
+	STAP_PROBE12(sdt_test, many, i, i + 1, i + 2, i + 3, i + 4, i + 5,
+		     i + 6, i + 7, i + 8, i + 9, i + 10, i + 11);
 }
 
 __attribute__((noinline)) static void fire_guarded(long i)

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # <sys/sdt.h> probes of every argument form (test/progs/sdt_args.c: $imm,
 # registers of every width, -N(%rbp), (%rsp), sym(%rip), sym+N(%rip),
-# (%base,%index,scale)) built at -O0 and -O2, traced with -c: arg0..argN
+# (%base,%index,scale)) built at -O0 and -O2, traced with -c: arg0..arg9
+# and args[10], args[11] (a probe of 12 arguments, the most sdt.h passes)
 # must be the values the program passed, sign- or zero-extended by their
 # declared size; the string argument reads with copyinstr.  Also the
 # naming: provider with the pid, module the program's file name, function
@@ -21,8 +22,8 @@ sdt_test$target:::array, sdt_test$target:::stack, sdt_test$target:::fields
 sdt_test$target:::string
 { printf("%s %s %d\n", probename, copyinstr(arg0), arg1); }
 sdt_test$target:::many
-{ printf("%s %d %d %d %d %d %d %d %d %d %d\n", probename, arg0, arg1, arg2,
-  arg3, arg4, arg5, arg6, arg7, arg8, arg9); }
+{ printf("%s %d %d %d %d %d %d %d %d %d %d %d %d\n", probename, arg0, arg1,
+  arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, args[10], args[11]); }
 sdt_test$target:::guarded
 { printf("%s %d %d\n", probename, arg0, arg1); }
 '
@@ -35,7 +36,7 @@ array -60 -6 -40 70
 stack -11 -22 33000000000 244
 fields -31 -32 33 34
 string hello sdt 0
-many 0 1 2 3 4 5 6 7 8 9
+many 0 1 2 3 4 5 6 7 8 9 10 11
 guarded 0 1
 consts -5 -300 -70000 -5000000000 250 65000
 regs -6 -301 -70001 -5000000001 251 4000000001
@@ -44,7 +45,7 @@ array -60 -6 -40 70
 stack -12 -22 33000000001 244
 fields -31 -32 33 34
 string hello sdt 1
-many 1 2 3 4 5 6 7 8 9 10
+many 1 2 3 4 5 6 7 8 9 10 11 12
 guarded 1 2'
 
 for opt in 0 2; do

@@ -36,9 +36,12 @@ wait_for() {
 
 for how in INT KILL; do
 	: >prog.out
-	"$bin" 0 10 >prog.out &
+	rm -f ready
+	SDT_ARGS_READY=$PWD/ready "$bin" 0 10 >prog.out &
 	prog=$!
-	sleep 0.2
+	# SIGUSR1 kills the program until its handler is in place: wait for
+	# the file it creates after its first loop.
+	for _ in $(seq 100); do [ -e ready ] && break; sleep 0.05; done
 	s=$(state)
 	if [ "$s" != "guarded 0 semaphore 0" ]; then
 		echo "$how: before tracing: $s"; status=1

@@ -50,7 +50,7 @@ C
 gcc -O2 -fPIC -shared -o libbuilt.so lib.c && gcc -O2 -o loader main.c -ldl ||
 	exit 1
 
-# One run of the scenario; sets status.
+# The scenario; sets status.
 scenario() {
 	status=0
 	DTRACE_EXEC_STATS=1 "$DTRACE" -Z -q -x execgate=off -n '
@@ -84,13 +84,9 @@ scenario() {
 	[ $status = 0 ] || { echo "--- out"; cat out; echo "--- err"; cat err; }
 }
 
-# The scenario has failed intermittently (about one run in ten, the
-# dlopen'ed library not picked up at all) and is run a second time before
-# the test fails; the cause is being looked into (issue notes).
+# The dlopen'ed library went unseen now and then: when another program
+# with USDT probes ran as the session started, the usdt program was built
+# for its clause alone (late_probe_other_clause.sh).
 scenario
-if [ $status != 0 ]; then
-	echo "first run failed; once more"
-	scenario
-fi
 grep "exec watch" err
 exit $status

@@ -6,7 +6,8 @@
 # own arguments, whether the USDT probe is named for the target
 # (myapp$target) or for every process (myapp*); and both are served by one
 # underlying probe, whose one program (dtrace -S) runs each provider's
-# trampoline for its own probe.
+# trampoline for its own probe.  With more clauses than one BPF program
+# may call (a chain of programs), each entry's trampoline still runs first.
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
@@ -36,4 +37,19 @@ for usdt in 'myapp$target' 'myapp*'; do
 	done
 	[ $status = 0 ] || { echo "--- $usdt"; cat out; grep -v '^[0-9]' err; }
 done
+
+n=130
+{
+	for _ in $(seq $n); do
+		echo "pid\$target:app:fire:$off { @p[uregs[R_RBX]] = count(); }"
+		echo 'myapp$target:::tick { @u[arg0] = count(); }'
+	done
+	echo 'END { printa("pid %d %@d\n", @p); printa("usdt %d %@d\n", @u); }'
+} >many.d
+"$DTRACE" -q -s many.d -c "$W/app 3" >out 2>err || { cat err; fail "many: dtrace failed"; }
+for i in 0 1 2; do
+	has_line out "^pid $i $n\$" || fail "many: pid probe, hit $i not $n times"
+	has_line out "^usdt $i $n\$" || fail "many: usdt probe, hit $i not $n times"
+done
+[ $status = 0 ] || { echo "--- many"; cat out err; }
 exit $status

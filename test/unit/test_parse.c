@@ -161,7 +161,7 @@ static void test_constants(void)
 	  "ERR D_CHR_NULL: failed to compile script x.d: line 1: empty "
 	  "character constant");
 	S("BEGIN { x = 'abcde'; }",
-	  "ERR D_CHR_TOOBIG: failed to compile script x.d: line 1: "
+	  "ERR D_CHR_OFLOW: failed to compile script x.d: line 1: "
 	  "character constant is too long");
 	S("BEGIN {\n x = \"abc\n\"; }",
 	  "ERR D_STR_NL: failed to compile script x.d: line 2: newline "
@@ -170,10 +170,10 @@ static void test_constants(void)
 	  "ERR D_CHR_NL: failed to compile script x.d: line 2: newline "
 	  "encountered in character constant");
 	S("BEGIN { x = \"abc",
-	  "ERR D_STR_EOF: failed to compile script x.d: line 1: "
-	  "unterminated string literal");
+	  "ERR D_SYNTAX: failed to compile script x.d: line 1: "
+	  "syntax error near \"\"\"");
 	S("BEGIN {\n\n /* never closed\n }",
-	  "ERR D_COMM_EOF: failed to compile script x.d: line 3: "
+	  "ERR D_SYNTAX: failed to compile script x.d: line 3: "
 	  "end-of-file encountered before matching */");
 }
 
@@ -372,7 +372,7 @@ static void test_declarations(void)
 	S("enum col { RED, GREEN = 5, BLUE }; enum col c; extern int kx;",
 	  "(var global c \"enum col\")\n");
 	S("int x; int x;",
-	  "ERR D_DECL_REDEF: failed to compile script x.d: line 1: "
+	  "ERR D_DECL_IDRED: failed to compile script x.d: line 1: "
 	  "identifier redeclared: x");
 	/* D has no floating point: float and double are integers of their
 	 * size, as the C headers of -C and DWARF's types need */
@@ -388,8 +388,9 @@ static void test_declarations(void)
 	  "ERR D_SYNTAX: failed to compile script x.d: line 1: syntax error "
 	  "near \"1\"");
 	S("int a[x];",
-	  "ERR D_DECL_TYPE: failed to compile script x.d: line 1: array "
-	  "dimension must be an integer constant expression");
+	  "ERR D_DECL_ARRSUB: failed to compile script x.d: line 1: "
+	  "positive integral constant expression or tuple signature "
+	  "expected as array declaration subscript");
 }
 
 static void test_providers(void)
@@ -481,7 +482,7 @@ static void test_errors(void)
 	  "syntax error near \"}\"");
 	hdl.opt.errtags = false;
 	S("BEGIN { x = 1 \x01 }",
-	  "ERR D_BADCHAR: failed to compile script x.d: line 1: invalid "
+	  "ERR D_SYNTAX: failed to compile script x.d: line 1: invalid "
 	  "character 0x01 in program");
 }
 

@@ -66,6 +66,19 @@ static void h_error(dtrace_provider_t *pv, const char *fmt, ...)
 	va_end(ap);
 }
 
+static char last_tag[32];
+
+static void h_error_tag(dtrace_provider_t *pv, const char *tag,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(last_tag, sizeof(last_tag), "%s", tag);
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+}
+
 static void h_warn(dtrace_provider_t *pv, const char *fmt, ...)
 {
 	va_list ap;
@@ -232,7 +245,7 @@ static int h_elf_symbols(dtrace_provider_t *pv, const dtrace_elf_t *f,
 static const dtrace_host_t host = {
 	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
 	.size = sizeof(dtrace_host_t),
-	.error = h_error, .warn = h_warn,
+	.error = h_error, .warn = h_warn, .error_tag = h_error_tag,
 	.probe_insert = h_insert, .probe_lookup = h_lookup,
 	.probe_priv = h_priv, .probe_id = h_id, .probe_attr = h_attr,
 	.probe_function = h_function,
@@ -320,9 +333,17 @@ static void test_provide(pid_t pid, const char *prv)
 		CHECK(!match(p, prv, "a.out", "malloc", "entry"));
 		CHECK(!match(p, prv, "libc", "malloc", "return"));
 	}
-	CHECK(provide(prv, "libc.so.6", "nosuchfunction", "entry") == 0);
-	CHECK(provide(prv, "a.out", "nosuchfunction", "") == 0);
-	CHECK(provide(prv, "a.out", "add", "nosuchname") == 0);
+	/* what DTrace refuses, with its tags; a glob module is searched */
+	CHECK(provide(prv, "libc.so.6", "nosuchfunction", "entry") < 0);
+	CHECK(strcmp(last_tag, "D_PROC_FUNC") == 0);
+	CHECK(provide(prv, "a.out", "nosuchfunction", "") < 0);
+	CHECK(strcmp(last_error, "failed to lookup 'nosuchfunction' in "
+		     "module 'a.out'") == 0);
+	CHECK(provide(prv, "a.out", "add", "nosuchname") < 0);
+	CHECK(strcmp(last_tag, "D_PROC_NAME") == 0);
+	CHECK(provide(prv, "a.out", "add", "fffff") < 0);
+	CHECK(strcmp(last_tag, "D_PROC_OFF") == 0);
+	CHECK(provide(prv, "lib*", "nosuchfunction", "entry") == 0);
 	/* a glob over modules and functions */
 	n = provide(prv, "*", "ad?", "entry");
 	CHECK(n >= 0);
@@ -343,8 +364,8 @@ static void test_bad_pid(void)
 {
 	last_error[0] = '\0';
 	CHECK(provide("pid999999999", "", "", "") < 0);
-	CHECK(strcmp(last_error, "failed to grab pid 999999999: No such "
-		     "process") == 0);
+	CHECK(strcmp(last_error, "failed to grab process 999999999") == 0);
+	CHECK(strcmp(last_tag, "D_PROC_GRAB") == 0);
 	CHECK(provide("fbt", "", "", "") == 0);
 	CHECK(provide("pidfoo", "", "", "") == 0);
 }

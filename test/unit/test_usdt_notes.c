@@ -313,7 +313,7 @@ static void check_sdt_args(const char *bin, int opt)
 		      (unsigned long long)off);
 	}
 	const usdt_note_t *n = find_note(f, "sdt_test", "many");
-	CHECK(n && n->nargs == 10, "many: %d args", n ? n->nargs : -1);
+	CHECK(n && n->nargs == 12, "many: %d args", n ? n->nargs : -1);
 	n = find_note(f, "sdt_test", "consts");
 	CHECK(n && n->nargs == 6 && n->args[0].loc == USDT_LOC_IMM &&
 	      n->args[3].val == -5000000000LL,
@@ -462,7 +462,7 @@ static void expected(const char *name, int64_t v[DTRACE_ARGS_MAX], int *n)
 		{ "stack", 4, { -11, -22, 33000000000LL, 244 } },
 		{ "fields", 4, { -31, -32, 33, 34 } },
 		{ "string", 2, { -1, 0 } },
-		{ "many", 10, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 } },
+		{ "many", 12, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11 } },
 		{ "guarded", 2, { 0, 1 } },
 	};
 	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
@@ -492,10 +492,13 @@ static void check_results(dtrace_map_t *results, const run_site_t *sites,
 				CHECK(ms.argv[i] != 0, "string pointer");
 				continue;
 			}
-			CHECK((int64_t)ms.argv[i] == v[i],
+			int64_t got;
+			memcpy(&got, (const char *)&ms + DTRACE_MSTATE_ARG(i),
+			       sizeof(got));
+			CHECK(got == v[i],
 			      "-O%d %s arg%d (%s): %lld, expected %lld",
 			      s->opt, s->note->name, i, s->note->argstr,
-			      (long long)ms.argv[i], (long long)v[i]);
+			      (long long)got, (long long)v[i]);
 		}
 	}
 }

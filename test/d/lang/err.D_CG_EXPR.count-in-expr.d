@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* An aggregating function only assigns an aggregation. */
+BEGIN
+{
+	x = count();
+}

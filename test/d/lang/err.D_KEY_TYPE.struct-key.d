@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: MIT */
+/* A struct is no aggregation key. */
+struct s { int a; };
+struct s *sp;
+BEGIN
+{
+	@[*sp] = count();
+}

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* A struct declared but never defined has no members to reach. */
+struct fwd *fp;
+BEGIN
+{
+	y = fp->a;
+}

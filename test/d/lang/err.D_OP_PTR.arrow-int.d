@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* -> applies to a pointer only. */
+BEGIN
+{
+	x = 1;
+	y = x->a;
+}

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* . applies to a struct or union only. */
+BEGIN
+{
+	x = 1;
+	y = x.a;
+}

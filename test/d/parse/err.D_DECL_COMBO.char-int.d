@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* Type specifiers that do not combine. */
+char int x;
+BEGIN
+{
+}

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* Two enumerators of one name. */
+enum e { A, A };
+BEGIN
+{
+}

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* A variable cannot be void. */
+void x;
+BEGIN
+{
+}

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* An empty format prints nothing: DTrace refuses it. */
+BEGIN
+{
+	printf("");
+}
