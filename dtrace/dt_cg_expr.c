@@ -593,10 +593,41 @@ static dt_node_t *lval_keys(dt_node_t *l)
 	return l->kind == DT_N_INDEX ? l->args : NULL;
 }
 
+/* a = a op v for n, "x op= v" with x of type t held in a. */
+static void cg_compound_apply(dt_cg_t *cx, dt_node_t *n, int a, dt_type_t *t)
+{
+	int b = dt_cg_expr(cx, n->r);
+
+	if (dt_type_is_integer(t))
+		dt_cg_convert(cx, b, n->r->type, t);
+	EMIT(DT_MOV64_REG(DT_R0, b));
+	dt_regs_give(cx, b);
+	cg_arith(cx, base_op(n->op), a, t, t, n->r->type);
+}
+
+/* m op= v, m a member or element of a struct, union or array variable
+ * (dt_cg_sou.c): read at m's address, changed by v, written back; the
+ * result in the address's register (registers go back in order). */
+static int cg_member_compound(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *t = n->l->type;
+	int d = dt_sou_lvalue(cx, n->l);
+	int a = dt_regs_take(cx);
+
+	dt_sou_load_at(cx, a, d, t);
+	cg_compound_apply(cx, n, a, t);
+	dt_sou_store_at(cx, d, a, t);
+	EMIT(DT_MOV64_REG(d, a));
+	dt_regs_give(cx, a);
+	return d;
+}
+
 static int cg_assign(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_ident_t *id = n->l->ident;
 
+	if (id == NULL && n->op != DT_OP_ASSIGN)
+		return cg_member_compound(cx, n);
 	if (id == NULL || (n->op == DT_OP_ASSIGN && dt_sou_type(id->type)))
 		return dt_sou_assign(cx, n);	/* dt_cg_sou.c */
 	if (n->op == DT_OP_ASSIGN) {
@@ -606,12 +637,7 @@ static int cg_assign(dt_cg_t *cx, dt_node_t *n)
 	}
 	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
 	dt_type_t *t = id->type;
-	int b = dt_cg_expr(cx, n->r);
-	if (dt_type_is_integer(t))
-		dt_cg_convert(cx, b, n->r->type, t);
-	EMIT(DT_MOV64_REG(DT_R0, b));
-	dt_regs_give(cx, b);
-	cg_arith(cx, base_op(n->op), a, t, t, n->r->type);
+	cg_compound_apply(cx, n, a, t);
 	dt_cg_var_store(cx, id, lval_keys(n->l), a, t);
 	return a;
 }
@@ -619,21 +645,34 @@ static int cg_assign(dt_cg_t *cx, dt_node_t *n)
 static int cg_incdec(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_ident_t *id = n->l->ident;
-	dt_type_t *t = id->type;
+	dt_type_t *t = id != NULL ? id->type : n->l->type;
 	bool post = n->op == DT_OP_POSTINC || n->op == DT_OP_POSTDEC;
 	bool inc = n->op == DT_OP_POSTINC || n->op == DT_OP_PREINC;
 	int32_t step = t->kind == DT_TK_PTR ? (int32_t)t->base->size : 1;
-	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
+	/* a member or element of a struct, union or array variable is
+	 * read and written at its address (dt_cg_sou.c) */
+	int d = id == NULL ? dt_sou_lvalue(cx, n->l) : -1;
+	int a = d >= 0 ? dt_regs_take(cx) :
+			 dt_cg_var_load(cx, id, lval_keys(n->l));
 	int b = dt_regs_take(cx);
 
+	if (d >= 0)
+		dt_sou_load_at(cx, a, d, t);
 	EMIT(DT_MOV64_REG(b, a));
 	EMIT(DT_ALU64_IMM(BPF_ADD, b, inc ? step : -step));
 	dt_cg_convert(cx, b, dt_type_int(cx->dtp->types, 8, true), t);
-	dt_cg_var_store(cx, id, lval_keys(n->l), b, t);
+	if (d >= 0)
+		dt_sou_store_at(cx, d, b, t);
+	else
+		dt_cg_var_store(cx, id, lval_keys(n->l), b, t);
 	if (!post)
 		EMIT(DT_MOV64_REG(a, b));
 	dt_regs_give(cx, b);
-	return a;
+	if (d < 0)
+		return a;
+	EMIT(DT_MOV64_REG(d, a));
+	dt_regs_give(cx, a);
+	return d;
 }
 
 static int cg_unary(dt_cg_t *cx, dt_node_t *n)

@@ -288,6 +288,14 @@ bool dt_sou_rooted(const dt_node_t *n);
 dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size);
 /* Check n, an assignment to a member or element of such a variable. */
 dt_type_t *dt_sou_check_assign(dt_cg_t *cx, dt_node_t *n);
+/* Check n->l, the operand of n (op: ++, --, +=...) that n reads and
+ * writes, a member or element of such a variable: its type. */
+dt_type_t *dt_sou_check_operand(dt_cg_t *cx, dt_node_t *n, const char *op);
+/* Emit: reg = the address of n (dt_sou_rooted()), for a write. */
+int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n);
+/* Emit: dst = the scalar of type t at addr; store v there. */
+void dt_sou_load_at(dt_cg_t *cx, int dst, int addr, const dt_type_t *t);
+void dt_sou_store_at(dt_cg_t *cx, int addr, int v, const dt_type_t *t);
 /* Emit: the value of n (dt_sou_rooted()): a scalar, or an address. */
 int dt_sou_value(dt_cg_t *cx, dt_node_t *n);
 /* Emit: assignment n to a member or element of such a variable. */

@@ -66,6 +66,19 @@ dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size)
 
 /* ---- checking ---- */
 
+dt_type_t *dt_sou_check_operand(dt_cg_t *cx, dt_node_t *n, const char *op)
+{
+	dt_type_t *t = dt_check_expr(cx, n->l);
+
+	if (!dt_sou_rooted(n->l))
+		ERR(cx, D_OP_LVAL, n, "operator %s requires a modifiable "
+		    "lvalue as an operand", op);
+	if (t->kind == DT_TK_STRING || !dt_type_is_scalar(t))
+		ERR(cx, D_OP_SCALAR, n, "operator %s requires an operand of "
+		    "scalar type", op);
+	return t;
+}
+
 dt_type_t *dt_sou_check_assign(dt_cg_t *cx, dt_node_t *n)
 {
 	dt_type_t *t = dt_check_expr(cx, n->l);
@@ -74,8 +87,7 @@ dt_type_t *dt_sou_check_assign(dt_cg_t *cx, dt_node_t *n)
 		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
 		    "lvalue as an operand");
 	if (n->op != DT_OP_ASSIGN)
-		ERR(cx, D_OP_LVAL, n, "a member or element of a variable "
-		    "may only be assigned with =");
+		dt_cg_ice(cx, "op= of a member: dt_sou_check_operand()");
 	if (t->kind == DT_TK_STRING || (!dt_type_is_scalar(t) &&
 					 !dt_sou_type(t)))
 		ERR(cx, D_OP_LVAL, n, "a member of type %s cannot be "
@@ -173,6 +185,25 @@ static uint64_t scalar_size(dt_cg_t *cx, const dt_type_t *t)
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		dt_cg_ice(cx, "member of an odd size");
 	return size;
+}
+
+int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n)
+{
+	return sou_addr(cx, n, true);
+}
+
+void dt_sou_load_at(dt_cg_t *cx, int dst, int addr, const dt_type_t *t)
+{
+	uint64_t size = scalar_size(cx, t);
+
+	EMIT(DT_LOAD(size_op(size), dst, addr, 0));
+	if (dt_type_is_integer(t) && t->is_signed && size < 8)
+		dt_cg_movsx(cx, dst, dst, (int)size * 8);
+}
+
+void dt_sou_store_at(dt_cg_t *cx, int addr, int v, const dt_type_t *t)
+{
+	EMIT(DT_STORE(size_op(scalar_size(cx, t)), addr, 0, v));
 }
 
 int dt_sou_value(dt_cg_t *cx, dt_node_t *n)

@@ -394,6 +394,21 @@ static bool member_lvalue(dt_cg_t *cx, dt_node_t *l)
 		l->l->kind == DT_N_INDEX || subscripts_value(cx, l->l));
 }
 
+/* m op= v, m a member or element of a struct, union or array variable:
+ * the rules of op= on a variable. */
+static dt_type_t *check_member_compound(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *t = dt_sou_check_operand(cx, n, op_name(n->op));
+
+	if (n->op == DT_OP_ADD_ASSIGN || n->op == DT_OP_SUB_ASSIGN) {
+		need_integer(cx, n->r, op_name(n->op));
+	} else {
+		need_integer(cx, n->l, op_name(n->op));
+		need_integer(cx, n->r, op_name(n->op));
+	}
+	return n->type = t;
+}
+
 static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
 {
 	if (n->l->kind == DT_N_AGG || (n->l->kind == DT_N_INDEX &&
@@ -401,6 +416,8 @@ static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
 		ERR(cx, D_AGG_FUNC, n, "an aggregation may only be assigned "
 		    "in a statement of its own");
 	dt_check_expr(cx, n->r);
+	if (member_lvalue(cx, n->l) && n->op != DT_OP_ASSIGN)
+		return check_member_compound(cx, n);
 	if (member_lvalue(cx, n->l))
 		return dt_sou_check_assign(cx, n);
 	if (n->op == DT_OP_ASSIGN) {
@@ -600,6 +617,8 @@ static dt_type_t *check_binary(dt_cg_t *cx, dt_node_t *n)
 
 static dt_type_t *check_incdec(dt_cg_t *cx, dt_node_t *n)
 {
+	if (member_lvalue(cx, n->l))
+		return n->type = dt_sou_check_operand(cx, n, op_name(n->op));
 	/* x++ declares x as an int */
 	dt_ident_t *id = check_var_ref(cx, n->l, dt_check_int_type(cx));
 	if (!dt_type_is_scalar(id->type))
