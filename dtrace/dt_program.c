@@ -851,6 +851,13 @@ static void emit_mstate_find(dtrace_hdl_t *dtp, dt_as_t *as, int out)
 	EMIT(as, DT_MOV64_REG(DT_R7, DT_R0));
 }
 
+/* The mstate's (r7) arguments read as 0 where a trampoline fills none. */
+static void emit_args_clear(dt_as_t *as)
+{
+	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
+		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), 0));
+}
+
 /* soft_cookie > 0: the program is run directly, not from a probe: its
  * context is no pt_regs and it has no attach cookie.  regs: the context
  * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip. */
@@ -866,9 +873,7 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 	if (stop < DT_STAGE_MSTATE)
 		return;
 
-	/* Arguments the trampoline does not fill read as 0. */
-	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
-		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), 0));
+	emit_args_clear(as);
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
 			      0));
 	/* exited and strtok (a firing starts with no strtok string, as in
@@ -1370,9 +1375,7 @@ static int emit_trampoline_sub(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	dt_as_place(as, label);
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	EMIT(as, DT_MOV64_REG(DT_R7, DT_R2));
-	for (int a = 0; a < DTRACE_ARGS_MAX; a++)
-		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
-			 DTRACE_MSTATE_ARG(a), 0));
+	emit_args_clear(as);
 	if (emit_trampoline(dtp, kp, &kp->users[i], as, skip) < 0)
 		return -1;
 	/* A conditional jump over the skip path: reachable for the
