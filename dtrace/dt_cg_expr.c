@@ -642,37 +642,56 @@ static int cg_assign(dt_cg_t *cx, dt_node_t *n)
 	return a;
 }
 
-static int cg_incdec(dt_cg_t *cx, dt_node_t *n)
+/* b = a stepped by ++ or -- (n) for a value of type t. */
+static int incdec_step(dt_cg_t *cx, dt_node_t *n, int a, dt_type_t *t)
 {
-	dt_ident_t *id = n->l->ident;
-	dt_type_t *t = id != NULL ? id->type : n->l->type;
-	bool post = n->op == DT_OP_POSTINC || n->op == DT_OP_POSTDEC;
 	bool inc = n->op == DT_OP_POSTINC || n->op == DT_OP_PREINC;
 	int32_t step = t->kind == DT_TK_PTR ? (int32_t)t->base->size : 1;
-	/* a member or element of a struct, union or array variable is
-	 * read and written at its address (dt_cg_sou.c) */
-	int d = id == NULL ? dt_sou_lvalue(cx, n->l) : -1;
-	int a = d >= 0 ? dt_regs_take(cx) :
-			 dt_cg_var_load(cx, id, lval_keys(n->l));
 	int b = dt_regs_take(cx);
 
-	if (d >= 0)
-		dt_sou_load_at(cx, a, d, t);
 	EMIT(DT_MOV64_REG(b, a));
 	EMIT(DT_ALU64_IMM(BPF_ADD, b, inc ? step : -step));
 	dt_cg_convert(cx, b, dt_type_int(cx->dtp->types, 8, true), t);
-	if (d >= 0)
-		dt_sou_store_at(cx, d, b, t);
-	else
-		dt_cg_var_store(cx, id, lval_keys(n->l), b, t);
-	if (!post)
+	return b;
+}
+
+/* Of a ++ or -- (n) that read a and stored b: the value of n. */
+static void incdec_result(dt_cg_t *cx, dt_node_t *n, int a, int b)
+{
+	if (n->op == DT_OP_PREINC || n->op == DT_OP_PREDEC)
 		EMIT(DT_MOV64_REG(a, b));
 	dt_regs_give(cx, b);
-	if (d < 0)
-		return a;
+}
+
+/* ++/-- of a member or element of a struct, union or array variable
+ * (dt_cg_sou.c): read and written at its address; the value in the
+ * address's register (registers go back in order). */
+static int cg_member_incdec(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_type_t *t = n->l->type;
+	int d = dt_sou_lvalue(cx, n->l);
+	int a = dt_regs_take(cx);
+
+	dt_sou_load_at(cx, a, d, t);
+	int b = incdec_step(cx, n, a, t);
+	dt_sou_store_at(cx, d, b, t);
+	incdec_result(cx, n, a, b);
 	EMIT(DT_MOV64_REG(d, a));
 	dt_regs_give(cx, a);
 	return d;
+}
+
+static int cg_incdec(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_ident_t *id = n->l->ident;
+
+	if (id == NULL)
+		return cg_member_incdec(cx, n);
+	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
+	int b = incdec_step(cx, n, a, id->type);
+	dt_cg_var_store(cx, id, lval_keys(n->l), b, id->type);
+	incdec_result(cx, n, a, b);
+	return a;
 }
 
 static int cg_unary(dt_cg_t *cx, dt_node_t *n)

@@ -211,12 +211,8 @@ int dt_sou_value(dt_cg_t *cx, dt_node_t *n)
 	int reg = sou_addr(cx, n, false);
 	const dt_type_t *t = n->type;
 
-	if (dt_sou_type(t))
-		return reg;
-	uint64_t size = scalar_size(cx, t);
-	EMIT(DT_LOAD(size_op(size), reg, reg, 0));
-	if (dt_type_is_integer(t) && t->is_signed && size < 8)
-		dt_cg_movsx(cx, reg, reg, (int)size * 8);
+	if (!dt_sou_type(t))
+		dt_sou_load_at(cx, reg, reg, t);
 	return reg;
 }
 
@@ -269,7 +265,7 @@ int dt_sou_assign(dt_cg_t *cx, dt_node_t *n)
 	}
 	dt_cg_convert(cx, v, n->r->type, t);
 	int d = sou_addr(cx, n->l, true);
-	EMIT(DT_STORE(size_op(scalar_size(cx, t)), d, 0, v));
+	dt_sou_store_at(cx, d, v, t);
 	dt_regs_give(cx, d);
 	return v;
 }
