@@ -369,3 +369,22 @@ void dt_opt_list(dtrace_hdl_t *dtp, FILE *fp)
 		"\n");
 	dt_provider_options_list(dtp, fp);
 }
+
+/* A refusal reads as DTrace's: the option, its value, and the reason
+ * dt_opt_set() gave last in its message. */
+void dt_opt_apply_pragmas(dt_pcb_t *pcb)
+{
+	for (dt_pragma_opt_t *o = pcb->prog->options; o; o = o->next) {
+		if (dt_opt_set(pcb->dtp, o->name, o->value) == 0)
+			continue;
+		char why[sizeof(pcb->dtp->errmsg)];
+		const char *colon = strrchr(pcb->dtp->errmsg, ':');
+		snprintf(why, sizeof(why), "%s", colon != NULL ? colon + 2 :
+			 pcb->dtp->errmsg);
+		if (o->value == NULL)
+			dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to "
+				     "set option '%s': %s", o->name, why);
+		dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to set "
+			     "option '%s' to '%s': %s", o->name, o->value, why);
+	}
+}

@@ -15,5 +15,8 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val);
 int dt_opt_set_arg(dtrace_hdl_t *dtp, const char *arg);
 /* dtrace -x help: the options' names, the plugins' with their help. */
 void dt_opt_list(dtrace_hdl_t *dtp, FILE *fp);
+/* Apply the #pragma D option lines of pcb's parsed program (a script's,
+ * or a D library's); a refusal is a compile error of pcb. */
+void dt_opt_apply_pragmas(dt_pcb_t *pcb);
 
 #endif /* DT_OPTIONS_H */
