@@ -252,7 +252,7 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 		return -1;
 	}
 
-	dt_lib_parse_all(&pcb);
+	dt_lib_parse_all(&pcb, dt_opt_apply_pragmas);	/* their options */
 	dt_parse(&pcb);
 	dt_opt_apply_pragmas(&pcb);
 	declare_libs(&pcb, res);

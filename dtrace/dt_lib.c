@@ -39,7 +39,6 @@
 #include <string.h>
 
 #include "dt_lib.h"
-#include "dt_options.h"
 
 #ifndef DT_LIBRARYDIR
 #define DT_LIBRARYDIR "/usr/local/lib/dtrace"
@@ -287,7 +286,8 @@ static const char *lib_missing(dt_pcb_t *pcb, const char *name)
 
 /* Parse one library; false when it failed with another error than an
  * unsatisfied dependency (dtp->errmsg says which). */
-static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
+static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib,
+		      void (*parsed)(dt_pcb_t *))
 {
 	size_t len;
 	char *text = read_text(lib->path, &len);
@@ -305,7 +305,7 @@ static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
 		return dtp->errtag == D_PRAGMA_DEPEND;
 	}
 	dt_parse(pcb);
-	dt_opt_apply_pragmas(pcb);
+	parsed(pcb);
 	lib_loaded(dtp, lib, pcb);
 	return true;
 }
@@ -339,7 +339,7 @@ static void add_dir(struct dt_lib_state *st, const char *dir)
 
 /* Parse every library, each after those it depends on; -1 with the
  * error of the first that fails. */
-static int parse_sorted(dtrace_hdl_t *dtp)
+static int parse_sorted(dtrace_hdl_t *dtp, void (*parsed)(dt_pcb_t *))
 {
 	struct dt_lib_state *st = dtp->lib;
 	int n = 0, rc = 0;
@@ -349,7 +349,7 @@ static int parse_sorted(dtrace_hdl_t *dtp)
 		rc = lib_sort(dtp, st->libs[i], order, &n);
 	for (int i = 0; i < n && rc == 0; i++) {
 		st->libs[i] = order[i];
-		if (!lib_parse(dtp, order[i]))
+		if (!lib_parse(dtp, order[i], parsed))
 			rc = -1;
 	}
 	free(order);
@@ -373,7 +373,7 @@ void dt_lib_keep(dt_pcb_t *pcb)
 	st->libs[st->nlibs++] = lib;
 }
 
-void dt_lib_parse_all(dt_pcb_t *pcb)
+void dt_lib_parse_all(dt_pcb_t *pcb, void (*parsed)(dt_pcb_t *))
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
 	struct dt_lib_state *st = lib_state(dtp);
@@ -384,7 +384,7 @@ void dt_lib_parse_all(dt_pcb_t *pcb)
 	for (int i = 0; i < st->ndirs; i++)
 		add_dir(st, st->dirs[i]);
 	add_dir(st, DT_LIBRARYDIR);
-	if (parse_sorted(dtp) < 0)
+	if (parse_sorted(dtp, parsed) < 0)
 		dt_pcb_error_wrap(pcb);
 }
 
