@@ -813,7 +813,7 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		return 0;
 	case DT_ACT_PRINT:
 		if (r0 != NULL)
-			dt_print_typed(dtp, out, r0, data + r0->offset);
+			dt_print_typed(dtp, out, act, data);
 		return 0;
 	case DT_ACT_PRINTF:
 		return dt_printf_format(dtp, out, act->fmt ? act->fmt : "",
