@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # inet_ntoa(), inet_ntoa6(), inet_ntop() (AF_INET, AF_INET6) and
-# link_ntop() of addresses in a traced program's memory; ntohs() of the
+# link_ntop() of addresses in a traced program's memory (an ipaddr_t *
+# as DTrace declares inet_ntoa()'s argument); ntohs() of the
 # port it passes in network byte order; another family or link type is
 # refused, or faults at run time; a strsize shorter than a text cuts it,
 # whatever strsize.
@@ -13,7 +14,7 @@ T=$B/test/progs/netaddr
 fail=0
 
 out=$("$DTRACE" -q -c "$T" -n 'pid$target:a.out:addr4:entry {
-	printf("%s %s\n", inet_ntoa(arg0), inet_ntop(2, arg0)); }
+	printf("%s %s\n", inet_ntoa((ipaddr_t *)arg0), inet_ntop(2, arg0)); }
 	pid$target:a.out:port:entry { printf("%d %x\n", ntohs(arg0),
 	htons(arg0)); }' 2>err | grep -v '^done')
 expected="192.168.0.1 192.168.0.1
