@@ -64,6 +64,27 @@ static const char *pf_proto(pf_class_t cls)
 	}
 }
 
+/* Whether DTrace defines the conversion of length modifier len and
+ * conversion character conv: h, hh (char) and ll with the integer ones, l
+ * with those and c and s, L with the floating-point ones, w with c and s
+ * (%wc, %ws, as %lc and %ls). */
+static bool pf_len_ok(const char *len, char conv)
+{
+	static const struct {
+		const char *len, *convs;
+	} defined[] = {
+		{ "", NULL }, { "h", "diouxX" }, { "hh", "diouxX" },
+		{ "l", "diouxXcs" }, { "ll", "diouxX" }, { "L", "eEfgG" },
+		{ "w", "cs" },
+	};
+
+	for (size_t i = 0; i < sizeof(defined) / sizeof(defined[0]); i++)
+		if (strcmp(len, defined[i].len) == 0)
+			return defined[i].convs == NULL ||
+			       strchr(defined[i].convs, conv) != NULL;
+	return false;
+}
+
 void pf_addflag(pf_spec_t *sp, char f)
 {
 	size_t n = strlen(sp->flags);
@@ -138,7 +159,7 @@ int pf_parse(const char *p, int convno, pf_spec_t *sp, char *err,
 				 "unsupported positional format (%%n$)",
 				 convno);
 			return -1;
-		} else if (strchr("hlLjzt", c) != NULL) {
+		} else if (strchr("hlLw", c) != NULL) {
 			if (nlen < sizeof(sp->len) - 1)
 				sp->len[nlen++] = c;
 		} else {
@@ -152,7 +173,7 @@ int pf_parse(const char *p, int convno, pf_spec_t *sp, char *err,
 			 "combined with other format flags: %%%%", convno);
 		return -1;
 	}
-	if (pf_class(sp->conv) == PF_NONE) {
+	if (pf_class(sp->conv) == PF_NONE || !pf_len_ok(sp->len, sp->conv)) {
 		snprintf(err, errlen, "format conversion #%d is undefined: "
 			 "%%%s%c", convno, sp->len, sp->conv);
 		return -1;
