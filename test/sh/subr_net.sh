@@ -6,7 +6,6 @@
 # port it passes in network byte order; another family or link type is
 # refused, or faults at run time; a strsize shorter than a text cuts it,
 # whatever strsize.
-# @timeout: 90
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/netaddr
@@ -79,8 +78,7 @@ fi
 grep -q "illegal operation" err || { echo "FAIL link type 7:"; cat err; fail=1; }
 
 # any strsize: the text is built whole and cut to strsize - 1 characters
-# (the least strsize, 2, keeps one).  IPv6 programs take the verifier
-# seconds: one of them here.
+# (the least strsize, 2, keeps one)
 out=$("$DTRACE" -q -x strsize=8 -c "$T" -n 'pid$target:a.out:addr6:entry
 	/self->n++ < 2/ { printf("%s\n", inet_ntoa6(arg0)); }
 	pid$target:a.out:link:entry { printf("%s\n", link_ntop(arg0 == 6 ?
