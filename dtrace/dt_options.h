@@ -11,6 +11,8 @@ void dt_opt_defaults(dt_options_t *o);
 /* Set one option; val NULL when none was given.  0, or -1 with the error
  * set ("failed to set option -x name: ..."). */
 int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val);
+/* An argument of the preprocessor (-D, -U, -I, -H): flag then val. */
+void dt_opt_add_cpp_arg(dtrace_hdl_t *dtp, const char *flag, const char *val);
 /* "name[=value]" as -x takes it. */
 int dt_opt_set_arg(dtrace_hdl_t *dtp, const char *arg);
 /* dtrace -x help: the options' names, the plugins' with their help. */
