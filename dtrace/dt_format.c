@@ -35,8 +35,10 @@ pf_class_t pf_class(char c)
 		return PF_CHAR;
 	case 'p': case 'a': case 'A':
 		return PF_ADDR;
-	case 's': case 'S':
+	case 's': case 'S': case 'I':
 		return PF_STR;
+	case 'P':
+		return PF_PORT;
 	case 'Y': case 'T':
 		return PF_TIME;
 	case 'e': case 'E': case 'f': case 'g': case 'G':
@@ -58,6 +60,7 @@ static const char *pf_proto(pf_class_t cls)
 	case PF_ADDR:	return "pointer or integer";
 	case PF_STR:	return "char [] or string (or use stringof)";
 	case PF_TIME:	return "int64_t";
+	case PF_PORT:	return "uint16_t";
 	case PF_FLOAT:	return "float, double, or long double";
 	case PF_STACK:	return "stack";
 	default:	return "void";
@@ -200,6 +203,8 @@ static bool pf_fits(pf_class_t cls, const dt_type_t *t)
 			t->base->kind == DT_TK_INT && t->base->size == 1);
 	case PF_TIME:
 		return dt_type_is_integer(t) && t->size == 8;
+	case PF_PORT:
+		return dt_type_is_integer(t) && t->size == 2;
 	case PF_STACK:
 		return t == &dt_printf_stack_type;	/* printa() keys */
 	default:
