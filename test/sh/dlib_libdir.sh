@@ -5,14 +5,11 @@
 # asks (a_use.d needs z_base.d first); their inlines, typedefs and
 # translators serve -n and -s programs and a pid probe of a real process;
 # a library whose provider is missing is skipped with the one that depends
-# on it; a library's clauses are compiled and never run: one that fails
-# to compile (a type error, a description that matches nothing without
-# -Z) fails with the library's path and line, as a missing library, a
-# cycle and a syntax error do, with DTrace's messages; a library's
-# `#pragma D option` sets the session's option, which the program's own
-# pragma overrides; a library may depend on one of another directory,
-# and a file name of an earlier -L directory hides a later one's; -x
-# nolibs reads none; a program's inlines and
+# on it; a library's clause does not run; a missing library, a cycle and
+# a syntax error in a library fail with DTrace's messages (the library's
+# clauses and options: dlib_clauses_options.sh); a library may depend on
+# one of another directory, and a file name of an earlier -L directory
+# hides a later one's; -x nolibs reads none; a program's inlines and
 # translators serve the programs given after it; dtrace -V names the
 # installed library directory.
 set -u
@@ -99,7 +96,7 @@ for v in skipped skipped2; do
 done
 
 # 4. errors of a library directory
-mkdir l2 l3 l4 l5 l6
+mkdir l2 l3 l4
 echo '#pragma D depends_on library nothere.d' > l2/a.d
 echo '#pragma D depends_on library b.d' > l3/a.d
 echo '#pragma D depends_on library a.d' > l3/b.d
@@ -114,36 +111,10 @@ check "cycle" "$(cat err)" \
 "$DTRACE" -x errtags -L l4 -n 'BEGIN { exit(0); }' >out 2>err
 check "syntax" "$(cat err)" \
 	'dtrace: invalid probe specifier BEGIN \{ exit\(0\); \}: \[D_SYNTAX\] "l4/bad.d", line 2: syntax error near ";"\|'
-printf 'inline int z = 1;\n\nBEGIN\n{\n\tx = "s" + 1;\n}\n' > l5/clause.d
-"$DTRACE" -x errtags -L l5 -s e.d >out 2>err
-check "clause" "$(cat err)" \
-	'dtrace: failed to compile script e.d: \[D_OP_ARITH\] "l5/clause.d", line 5: operator \+ requires operands of arithmetic type\|'
-printf '\nnosuch:::probe { }\n' > l6/nomatch.d
-"$DTRACE" -x errtags -L l6 -s e.d >out 2>err
-check "no match" "$(cat err)" \
-	'dtrace: failed to compile script e.d: \[D_PDESC_ZERO\] "l6/nomatch.d", line 2: probe description nosuch:::probe does not match any probes\|'
-out=$("$DTRACE" -Z -q -L l6 -n 'BEGIN { printf("ok\n"); exit(0); }' 2>err)
-check "no match, -Z" "$out" 'ok\||'
 out=$("$DTRACE" -x nolibs -L l4 -qn 'BEGIN { printf("ok\n"); exit(0); }' 2>err)
 check "nolibs" "$out" 'ok\|'
 
-# 5. a library's options: quiet (no header, no probe line) and strsize,
-# which the program's own pragma overrides
-mkdir l7
-printf '#pragma D option quiet\n#pragma D option strsize=4\n' > l7/opts.d
-out=$("$DTRACE" -L l7 -n 'BEGIN { trace(lltostr(1234567)); exit(0); }' 2>err)
-check "library options" "$out" '123\||'
-printf '#pragma D option strsize=6\nBEGIN { trace(lltostr(1234567)); exit(0); }\n' \
-	> own.d
-out=$("$DTRACE" -L l7 -s own.d 2>err)
-check "program's option" "$out" '12345\||'
-mkdir l8
-printf '#pragma D option nosuchoption\n' > l8/opt.d
-"$DTRACE" -x errtags -L l8 -s e.d >out 2>err
-check "bad option" "$(cat err)" \
-	'dtrace: failed to compile script e.d: \[D_PRAGMA_OPTSET\] "l8/opt.d", line 1: failed to set option .nosuchoption.: Invalid option name\|'
-
-# 6. a program's inlines and translators serve the programs after it
+# 5. a program's inlines and translators serve the programs after it
 cat > decl.d <<'D'
 struct twice { int v; };
 translator struct twice < int X > { v = X * 2; };
@@ -153,7 +124,7 @@ out=$("$DTRACE" -q -s decl.d -n 'BEGIN { printf("%d %d\n", base,
 	xlate <struct twice> (base).v); exit(0); }' 2>err)
 check "later program" "$out" '20 40\|'
 
-# 7. the installed directory
+# 6. the installed directory
 out=$("$DTRACE" -V | sed -n 3p)
 check "-V" "$out" 'dtrace: library directory: /.*/dtrace\|'
 exit $fail
