@@ -290,7 +290,7 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 		return;
 	}
 
-	uint32_t ksize = DT_AGG_KEYPREFIX + ad->keysize;
+	uint32_t ksize = DT_AGG_KEYPREFIX + ad->mkeysize;
 	uint64_t n = st->dtp->opt.aggsize / (ksize + ad->valsize);
 	uint32_t want = n < 16 ? 16 : n > DT_AGG_MAP_MAX ? DT_AGG_MAP_MAX :
 			(uint32_t)n;
@@ -298,6 +298,9 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 
 	if (ad->id < DT_AGG_OWN_MAPS)
 		snprintf(name, sizeof(name), "agg_%s", ad->name);
+	else if (ad->id >= DT_AGG_PLAIN && ad->id - DT_AGG_PLAIN <
+		 DT_AGG_OWN_MAPS)
+		snprintf(name, sizeof(name), "aggp_%s", ad->name);
 	else
 		snprintf(name, sizeof(name), "aggs_%u_%u", ksize, ad->valsize);
 	ad->map = dt_cg_map(st, name, BPF_MAP_TYPE_PERCPU_HASH, ksize,
@@ -308,8 +311,82 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 		ad->map->nentries = DT_AGG_MAP_MAX;
 }
 
+/* Which name (0 probeprov .. 3 probename) key k is, when it is one of
+ * them as a whole; -1 otherwise. */
+static int probe_key(const dt_node_t *k)
+{
+	if (k->kind != DT_N_IDENT || k->ident == NULL ||
+	    k->ident->kind != DT_IK_BUILTIN)
+		return -1;
+	switch ((dt_bvar_t)k->ident->id) {
+	case DT_BV_PROBEPROV: case DT_BV_PROBEMOD: case DT_BV_PROBEFUNC:
+	case DT_BV_PROBENAME:
+		return (int)k->ident->id - DT_BV_PROBEPROV;
+	default:
+		return -1;
+	}
+}
+
+/* The map's layout of ad's keys: the keys naming the probe in 8 bytes
+ * (DT_AGG_PROBEKEY), unless the consumer aggregates it (by_consumer). */
+static void agg_map_layout(dt_cg_state_t *st, dt_aggdesc_t *ad,
+			   dt_node_t *keys, bool by_consumer)
+{
+	uint32_t off = 0;
+	int i = 0;
+
+	ad->moffset = dt_zalloc(sizeof(uint32_t) * (size_t)(ad->nkeys + 1));
+	ad->strsize = st->strsize;
+	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
+		bool byprobe = !by_consumer && probe_key(k) >= 0;
+		if (byprobe && ad->kprobe == NULL)
+			ad->kprobe = dt_zalloc(sizeof(bool) *
+					       (size_t)ad->nkeys);
+		if (byprobe)
+			ad->kprobe[i] = true;
+		ad->moffset[i] = off;
+		off += byprobe ? 8 : key_slot(&ad->keys[i]);
+	}
+	ad->mkeysize = off ? off : 8;
+}
+
+/* The plain part of ad (dt_rec.h), made at its first use. */
+static dt_aggdesc_t *agg_plain(dt_cg_state_t *st, dt_aggdesc_t *ad)
+{
+	if (ad->plain != NULL)
+		return ad->plain;
+	dt_aggdesc_t *p = dt_zalloc(sizeof(*p));
+	*p = *ad;
+	p->id = ad->id + DT_AGG_PLAIN;
+	p->name = dt_strdup(ad->name);
+	p->keys = dt_zalloc(sizeof(dt_recdesc_t) * (size_t)(ad->nkeys + 1));
+	memcpy(p->keys, ad->keys, sizeof(dt_recdesc_t) * (size_t)ad->nkeys);
+	p->ktypes = NULL;
+	p->kprobe = NULL;
+	p->moffset = dt_zalloc(sizeof(uint32_t) * (size_t)(ad->nkeys + 1));
+	for (int k = 0; k < ad->nkeys; k++)
+		p->moffset[k] = ad->keys[k].offset;
+	p->mkeysize = ad->keysize;
+	p->map = NULL;
+	agg_map(st, p);
+	ad->plain = p;
+	return p;
+}
+
+/* Whether the keys of this use give a name of the probe wherever ad
+ * keeps one (DT_AGG_PROBEKEY). */
+static bool keys_fit(const dt_aggdesc_t *ad, dt_node_t *keys)
+{
+	int i = 0;
+
+	for (dt_node_t *k = keys; k != NULL; k = k->next, i++)
+		if (ad->kprobe[i] && probe_key(k) < 0)
+			return false;
+	return true;
+}
+
 static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
-			     dt_aggfunc_t f, dt_node_t *keys)
+			     dt_aggfunc_t f, dt_node_t *keys, bool by_consumer)
 {
 	dt_cg_state_t *st = cx->st;
 	int64_t params[4];
@@ -347,6 +424,7 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		off += key_slot(rd);
 	}
 	ad->keysize = off ? off : 8;
+	agg_map_layout(st, ad, keys, by_consumer);
 	agg_map(st, ad);
 	dt_pd_agg_add(cx->dtp, ad);
 
@@ -438,7 +516,7 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 			cx->actmask = true;
 	}
 	if (id == NULL)
-		agg_new(cx, agg, call, f, keys);
+		agg_new(cx, agg, call, f, keys, by_consumer);
 	else
 		agg_match(cx, dt_pd_agg(cx->dtp, id->id), agg, call, f, keys);
 	id = dt_var_lookup(cx->st, DT_IK_AGG, agg->name);
@@ -670,6 +748,36 @@ static void emit_initial(dt_cg_t *cx, int fail)
 	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
 }
 
+/* Stage ad's map key at off_key: the id, then each key, those naming the
+ * probe as DT_AGG_PROBEKEY (the PRID read from the mstate). */
+static void emit_key(dt_cg_t *cx, dt_aggdesc_t *ad, dt_node_t *keys)
+{
+	uint32_t base = cx->st->off_key + DT_AGG_KEYPREFIX;
+	int i = 0;
+
+	if (ad->kprobe == NULL) {
+		dt_cg_key(cx, keys, ad->id, DT_AGG_KEYPREFIX + ad->keysize);
+		return;
+	}
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key, ad->id));
+	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
+		uint32_t off = base + ad->moffset[i];
+		int name = probe_key(k);
+
+		if (!ad->kprobe[i]) {
+			dt_cg_key_part(cx, k, off);
+			continue;
+		}
+		EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(pub.prid)));
+		if (name != 0) {
+			EMIT(DT_MOV64_IMM(DT_R1, name));
+			EMIT(DT_ALU64_IMM(BPF_LSH, DT_R1, 32));
+			EMIT(DT_ALU64_REG(BPF_OR, DT_R0, DT_R1));
+		}
+		EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
+	}
+}
+
 static void emit_lookup(dt_cg_t *cx, dt_aggdesc_t *ad)
 {
 	dt_as_load_map(cx->as, DT_R1, ad->map);
@@ -698,6 +806,9 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 
 	if (dt_cg_agg_by_consumer(ad) || dt_cg_has_udepth(keys) ||
 	    dt_cg_has_udepth(call->args)) {
+		/* the consumer writes the entry with its own key */
+		if (ad->kprobe != NULL)
+			agg_plain(cx->st, ad);
 		dt_cg_agg_sample(cx, ad, keys, call->args,
 				 agg_has_incr(call, ad->func) ?
 				 nth_arg(call->args, nargs_of(call->args) - 1) :
@@ -720,7 +831,9 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key + 8,
 				  0));
 	} else {
-		dt_cg_key(cx, keys, ad->id, DT_AGG_KEYPREFIX + ad->keysize);
+		if (ad->kprobe != NULL && !keys_fit(ad, keys))
+			ad = agg_plain(cx->st, ad);
+		emit_key(cx, ad, keys);
 	}
 
 	if (ad->map->type != BPF_MAP_TYPE_PERCPU_ARRAY)

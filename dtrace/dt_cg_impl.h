@@ -274,6 +274,9 @@ void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
  * The first 8 bytes can hold a prefix: the thread id (self-> variables,
  * DT_KEY_TID) or a number (the aggregation's id in a shared map). */
 void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize);
+/* Key component a at mstate offset off (as dt_cg_key() lays it out);
+ * returns its size. */
+uint32_t dt_cg_key_part(dt_cg_t *cx, dt_node_t *a, uint32_t off);
 #define DT_KEY_PLAIN	(-1)	/* prefix: none */
 #define DT_KEY_TID	(-2)	/* prefix: the thread id */
 				/* prefix >= 0: that number */

@@ -73,6 +73,8 @@ struct dt_consumer {
 	uint64_t dyn_seen;
 	dt_aggstate_t *aggs;
 	int naggs;
+	struct dt_agg_pname *pnames;	/* probes' names met in aggregation
+					   keys, by PRID (dt_agg.c) */
 	struct dt_elf_cache *elf;	/* symbolization: NULL until needed */
 	dt_symproc_t *symprocs;
 	bool targets_read;	/* the -c/-p targets' modules are cached */
