@@ -56,6 +56,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -275,6 +277,9 @@ void dt_agg_fini(dtrace_hdl_t *dtp)
 	c->naggs = 0;
 	free(c->pnames);
 	c->pnames = NULL;
+	if (c->mst != NULL)
+		munmap(c->mst, c->mst_len);
+	c->mst = NULL;
 }
 
 static dt_aggent_t *agg_append(dt_aggstate_t *as, const void *key)
@@ -480,7 +485,8 @@ static dt_aggent_t *agg_index_find(agg_index_t *ix, dt_aggstate_t *as,
  * its key is 0, its entry always there, all zeros until it records. */
 static bool agg_in_array(const dt_aggdesc_t *d)
 {
-	return d->map != NULL && d->map->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	return d->mstoff != 0 ||
+	       (d->map != NULL && d->map->type == BPF_MAP_TYPE_PERCPU_ARRAY);
 }
 
 /* The key of entry key of d in its (shared) map: the id, then the key;
@@ -524,6 +530,53 @@ static bool agg_any_recorded(const dt_aggdesc_t *d, const uint8_t *vals,
 	return any;
 }
 
+/* CPU cpu's value of d, kept in its mstate (d->mstoff): in the mapping
+ * of the "mstate" map, made at the first use; NULL if it cannot be. */
+static int64_t *agg_mst_val(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			    int cpu)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+
+	if (c->mst == NULL) {
+		dtrace_map_t *m = dt_bpf_map_find(dtp, "mstate");
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		if (m == NULL || m->fd < 0)
+			return NULL;
+		c->mst_stride = ((size_t)m->vsize + 7) & ~(size_t)7;
+		c->mst_len = (c->mst_stride * m->nentries + page - 1) / page *
+			     page;
+		void *p = mmap(NULL, c->mst_len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, m->fd, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		c->mst = p;
+		c->mst_ncpus = m->nentries;
+	}
+	if (cpu < 0 || (uint32_t)cpu >= c->mst_ncpus)
+		return NULL;
+	return (int64_t *)(void *)(c->mst + (size_t)cpu * c->mst_stride +
+				   d->mstoff);
+}
+
+/* Every CPU's value of an aggregation kept in an array (or in the
+ * mstates) into vals.  Returns 0 or -1 (errno). */
+static int agg_array_read(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			  const uint8_t *key, uint8_t *vals, int ncpus)
+{
+	if (d->mstoff == 0)
+		return bpf_map_lookup_elem(d->map->fd, key, vals);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		const int64_t *v = agg_mst_val(dtp, d, cpu);
+		if (v == NULL) {
+			errno = ENODEV;
+			return -1;
+		}
+		memcpy(vals + (size_t)cpu * agg_cpu_stride(d), v, d->valsize);
+	}
+	return 0;
+}
+
 /* The snapshot of an aggregation kept in an array: its one entry, once
  * some CPU recorded something, until trunc() removes it. */
 static int agg_snapshot_array(dtrace_hdl_t *dtp, dt_aggstate_t *as)
@@ -534,7 +587,7 @@ static int agg_snapshot_array(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	uint8_t *vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
 
 	agg_free_entries(as);
-	if (bpf_map_lookup_elem(d->map->fd, key, vals) != 0) {
+	if (agg_array_read(dtp, d, key, vals, ncpus) != 0) {
 		err = -errno;
 		dt_set_error(dtp, "failed to read aggregation @%s: %s",
 			     d->name, strerror(errno));
@@ -709,10 +762,10 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	agg_snap_t sn = { .as = as, .ncpus = dt_agg_ncpus(dtp) };
 	int err;
 
-	if (d->map == NULL)
-		return 0;	/* hand-made entries (tests) */
 	if (agg_in_array(d))
 		return agg_snapshot_array(dtp, as);
+	if (d->map == NULL)
+		return 0;	/* hand-made entries (tests) */
 	sn.vals = dt_zalloc(agg_cpu_stride(d) * (size_t)sn.ncpus);
 	sn.merge = agg_keys_merge(d);
 	agg_free_entries(as);
@@ -1596,6 +1649,14 @@ static int agg_map_reset_mk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			 const void *key)
 {
+	if (d->mstoff != 0) {
+		for (int cpu = 0; cpu < dt_agg_ncpus(dtp); cpu++) {
+			int64_t *v = agg_mst_val(dtp, d, cpu);
+			if (v != NULL)
+				memset(v, 0, d->valsize);
+		}
+		return 0;
+	}
 	uint8_t *mk = agg_map_key(d, key);
 	int err = agg_map_reset_mk(dtp, d, mk);
 
@@ -1671,7 +1732,8 @@ int dt_agg_clear(dtrace_hdl_t *dtp, int id)
 	for (size_t i = 0; i < as->nents; i++) {
 		agg_init_val(as->desc, as->ents[i].val);
 		agg_free_percpu(&as->ents[i]);
-		if (as->desc->map != NULL && !by_walk)
+		if ((as->desc->map != NULL || as->desc->mstoff != 0) &&
+		    !by_walk)
 			agg_map_reset(dtp, as->desc, as->ents[i].key);
 	}
 	/* an entry may stand for several map keys */
@@ -1824,6 +1886,12 @@ int dt_agg_add_sample(dtrace_hdl_t *dtp, int id, const void *key, int cpu,
 	uint8_t *vals;
 	int err = 0;
 
+	if (as != NULL && as->desc->mstoff != 0) {
+		int64_t *val = agg_mst_val(dtp, as->desc, cpu);
+		if (val != NULL)
+			agg_apply(as->desc, val, v, w);
+		return 0;
+	}
 	if (as == NULL || as->desc->map == NULL)
 		return 0;
 	/* a key naming the probe is the consumer's here: the plain part */

@@ -7,8 +7,12 @@
  * and ustack() their record as the action writes it; the anonymous key is
  * one 8-byte 0).  An aggregation without keys whose value says whether it
  * recorded anything (count, avg, min, max, stddev: dt_agg_recorded()) is
- * a PERCPU_ARRAY of one entry instead (agg_is_array()): no hashing, a
- * lookup the kernel inlines, and the consumer skips it while all zeros.  Its value is the state dt_rec.h gives
+ * kept in each CPU's mstate (its first DT_CG_AGGMST bytes of the code
+ * generator's area, on the page every firing touches already: no lookup
+ * at all), or a PERCPU_ARRAY of one entry once they are taken
+ * (agg_is_array()); the consumer reads the mstate through the map's
+ * mapping and skips the value while all zeros.  A hash key naming the
+ * probe is 8 bytes, the probe's id (dt_rec.h).  Its value is the state dt_rec.h gives
  * for the function.  A firing looks the key up; a missing entry is created
  * from zeros (the "aggzero" map, sized to the largest value), then updated
  * in place: the map is per CPU, so no atomics are needed.  Creating an
@@ -282,6 +286,8 @@ static bool agg_is_array(const dt_aggdesc_t *ad)
  */
 static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 {
+	if (ad->mstoff != 0)
+		return;
 	if (agg_is_array(ad)) {
 		char aname[64];
 		snprintf(aname, sizeof(aname), "agg_%s", ad->name);
@@ -425,6 +431,11 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	}
 	ad->keysize = off ? off : 8;
 	agg_map_layout(st, ad, keys, by_consumer);
+	if (agg_is_array(ad) && !by_consumer &&
+	    st->aggmst_used + valsize <= DT_CG_AGGMST) {
+		ad->mstoff = st->off_aggmst + st->aggmst_used;
+		st->aggmst_used += valsize;
+	}
 	agg_map(st, ad);
 	dt_pd_agg_add(cx->dtp, ad);
 
@@ -822,6 +833,12 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	if (agg_has_incr(call, ad->func))
 		w = dt_cg_expr(cx, nth_arg(call->args,
 					   nargs_of(call->args) - 1));
+	if (ad->mstoff != 0) {
+		/* this CPU's value, in its mstate: always there */
+		dt_cg_mst_ptr(cx, DT_R0, ad->mstoff);
+		emit_update(cx, ad, v, w);
+		goto out;
+	}
 	if (ad->map->type == BPF_MAP_TYPE_PERCPU_ARRAY) {
 		dt_cg_array_value(cx, ad->map, drop);
 		dt_as_jump(cx->as, BPF_JA, 0, 0, have);
@@ -844,6 +861,7 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	dt_as_place(cx->as, have);
 	emit_update(cx, ad, v, w);
 	dt_as_place(cx->as, done);
+out:
 	if (w >= 0)
 		dt_regs_give(cx, w);
 	if (v >= 0)

@@ -92,6 +92,8 @@ struct dt_cg_state {
 	uint32_t strroom;	/* strsize rounded up to 8: what a string
 				   takes in buffers, keys and variables */
 	/* The mstate area, as absolute offsets in the mstate value. */
+	uint32_t off_aggmst;	/* DT_CG_AGGMST bytes: keyless aggregations */
+	uint32_t aggmst_used;	/* of them */
 	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */
 	uint32_t off_rec;	/* record: dt_rechdr_t + data */
 	uint32_t rec_max;	/* data bytes */
@@ -174,6 +176,7 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 #define DT_MSTATE_MAX		DT_CG_MSTATE_SIZE
 #define DT_MST_OFF(f)	((int16_t)offsetof(dt_mstate_t, f))
 #define DT_MST_AREA	((uint32_t)offsetof(dt_mstate_t, cg_area))
+#define DT_CG_AGGMST	128	/* bytes of keyless aggregations' values */
 
 /* dt_cg_spec.c */
 int dt_cg_speculation(dt_cg_t *cx);

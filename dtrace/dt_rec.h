@@ -199,6 +199,8 @@ typedef struct dt_aggdesc {
 				   factor, low, high, steps */
 	dt_type_t **ktypes;	/* the keys' types, for printa()'s format
 				   (stack keys: dt_printf_stack_type) */
+	uint32_t mstoff;	/* non-zero: no map; each CPU's value is in
+				   its mstate at this offset (dt_cg_agg.c) */
 	dtrace_map_t *map;	/* the per-CPU hash, maybe shared by
 				   aggregations of one key and value size:
 				   its keys are the id (DT_AGG_KEYPREFIX
