@@ -559,6 +559,18 @@ static int64_t *agg_mst_val(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 				   d->mstoff);
 }
 
+/* Whether a CPU set its word "recorded" of d (mstflag). */
+static bool agg_mst_recorded(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			     int ncpus)
+{
+	for (int cpu = 0; d->mstflag && cpu < ncpus; cpu++) {
+		const int64_t *v = agg_mst_val(dtp, d, cpu);
+		if (v != NULL && v[-1] != 0)
+			return true;
+	}
+	return false;
+}
+
 /* Every CPU's value of an aggregation kept in an array (or in the
  * mstates) into vals.  Returns 0 or -1 (errno). */
 static int agg_array_read(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
@@ -591,7 +603,8 @@ static int agg_snapshot_array(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 		err = -errno;
 		dt_set_error(dtp, "failed to read aggregation @%s: %s",
 			     d->name, strerror(errno));
-	} else if (as->array_kept || agg_any_recorded(d, vals, ncpus)) {
+	} else if (as->array_kept || agg_any_recorded(d, vals, ncpus) ||
+		   agg_mst_recorded(dtp, d, ncpus)) {
 		as->array_kept = true;
 		agg_merge_percpu(as, agg_append(as, key + DT_AGG_KEYPREFIX),
 				 vals, ncpus, dtp->opt.aggpercpu);
@@ -1645,6 +1658,16 @@ static int agg_map_reset_mk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 	return err != 0 && errno != ENOENT ? -1 : 0;
 }
 
+/* No CPU recorded d (mstflag): trunc() removed its entry. */
+static void agg_mst_unflag(dtrace_hdl_t *dtp, const dt_aggdesc_t *d)
+{
+	for (int cpu = 0; d->mstflag && cpu < dt_agg_ncpus(dtp); cpu++) {
+		int64_t *v = agg_mst_val(dtp, d, cpu);
+		if (v != NULL)
+			v[-1] = 0;
+	}
+}
+
 /* The same for the entry of key (the consumer's). */
 static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			 const void *key)
@@ -1771,6 +1794,7 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 		}
 		if (agg_in_array(as->desc)) {
 			agg_map_reset(dtp, as->desc, e->key);
+			agg_mst_unflag(dtp, as->desc);
 			as->array_kept = false;
 		} else if (as->desc->map != NULL && !by_walk) {
 			uint8_t *mk = agg_map_key(as->desc, e->key);
@@ -1890,6 +1914,8 @@ int dt_agg_add_sample(dtrace_hdl_t *dtp, int id, const void *key, int cpu,
 		int64_t *val = agg_mst_val(dtp, as->desc, cpu);
 		if (val != NULL)
 			agg_apply(as->desc, val, v, w);
+		if (val != NULL && as->desc->mstflag)
+			val[-1] = 1;
 		return 0;
 	}
 	if (as == NULL || as->desc->map == NULL)

@@ -317,6 +317,35 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 		ad->map->nentries = DT_AGG_MAP_MAX;
 }
 
+/*
+ * Keep ad, without keys, in the mstate when it has room: in its first
+ * DT_CG_AGGMST bytes, else after the this-> variables (a page of its own,
+ * still cheaper than a map).  A function whose value may read as zeros
+ * once it recorded (sum, the histograms: not agg_is_array()) has a word
+ * before its value that each firing sets: whether this CPU recorded.
+ */
+static void agg_in_mstate(dt_cg_state_t *st, dt_aggdesc_t *ad)
+{
+	bool array = agg_is_array(ad);
+	uint32_t size = ad->valsize + (array ? 0 : 8);
+
+	if (ad->nkeys != 0)
+		return;
+	if (st->aggmst_used + size <= DT_CG_AGGMST) {
+		ad->mstoff = st->off_aggmst + st->aggmst_used;
+		st->aggmst_used += size;
+	} else if (st->off_this + st->this_size + size <= DT_MSTATE_MAX) {
+		ad->mstoff = st->off_this + st->this_size;
+		st->this_size += size;
+	} else {
+		return;
+	}
+	if (!array) {
+		ad->mstflag = true;
+		ad->mstoff += 8;
+	}
+}
+
 /* Which name (0 probeprov .. 3 probename) key k is, when it is one of
  * them as a whole; -1 otherwise. */
 static int probe_key(const dt_node_t *k)
@@ -431,11 +460,8 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	}
 	ad->keysize = off ? off : 8;
 	agg_map_layout(st, ad, keys, by_consumer);
-	if (agg_is_array(ad) && !by_consumer &&
-	    st->aggmst_used + valsize <= DT_CG_AGGMST) {
-		ad->mstoff = st->off_aggmst + st->aggmst_used;
-		st->aggmst_used += valsize;
-	}
+	if (!by_consumer)
+		agg_in_mstate(st, ad);
 	agg_map(st, ad);
 	dt_pd_agg_add(cx->dtp, ad);
 
@@ -835,6 +861,9 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 					   nargs_of(call->args) - 1));
 	if (ad->mstoff != 0) {
 		/* this CPU's value, in its mstate: always there */
+		if (ad->mstflag)
+			EMIT(DT_STORE_IMM(BPF_DW, DT_R9,
+					  (int16_t)(ad->mstoff - 8), 1));
 		dt_cg_mst_ptr(cx, DT_R0, ad->mstoff);
 		emit_update(cx, ad, v, w);
 		goto out;

@@ -201,6 +201,8 @@ typedef struct dt_aggdesc {
 				   (stack keys: dt_printf_stack_type) */
 	uint32_t mstoff;	/* non-zero: no map; each CPU's value is in
 				   its mstate at this offset (dt_cg_agg.c) */
+	bool mstflag;		/* and the 8 bytes before it are non-zero
+				   once that CPU recorded */
 	dtrace_map_t *map;	/* the per-CPU hash, maybe shared by
 				   aggregations of one key and value size:
 				   its keys are the id (DT_AGG_KEYPREFIX

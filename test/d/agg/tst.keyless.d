@@ -1,7 +1,9 @@
 /* @dtrace-opts: -q */
 /* SPDX-License-Identifier: MIT */
-/* Aggregations without keys, more than the mstate holds (the rest in
- * per-CPU arrays): values, clear(), trunc() and normalize() alike. */
+/* Aggregations without keys, more than the mstate's first bytes hold
+ * (the rest after the this-> variables): values, clear(), trunc() and
+ * normalize() alike; a sum of 0 and an empty histogram that recorded are
+ * printed, until trunc(). */
 BEGIN
 {
 	@c = count();
@@ -19,6 +21,12 @@ BEGIN
 	@d4 = stddev(5);
 	@d4 = stddev(7);
 	@t = count();
+	@z = sum(0);
+	@zt = sum(0);
+	@q = quantize(3);
+	@q = quantize(3, 0);
+	@l = lquantize(4, 0, 10, 5);
+	@l = lquantize(-1, 0, 10, 5);
 	exit(0);
 }
 
@@ -35,4 +43,13 @@ END
 	trunc(@d3);
 	printa("t truncated %@d\n", @t);
 	printa("d3 truncated %@d\n", @d3);
+	printa("z %@d zt %@d\n", @z, @zt);
+	trunc(@zt);
+	printa("zt truncated %@d\n", @zt);
+	printa(@q);
+	printa(@l);
+	clear(@l);
+	printa(@l);
+	trunc(@q);
+	printa(@q);
 }
