@@ -4,9 +4,12 @@
  * merge the CPUs, sort, print as DTrace does; clear, trunc, normalize.
  *
  * Each aggregation is a BPF_MAP_TYPE_PERCPU_HASH keyed on its key tuple
- * (dt_rec.h).  A lookup returns one value per possible CPU, each rounded up
- * to 8 bytes.  The value is a run of int64 words whose meaning depends on
- * the aggregating function:
+ * (dt_rec.h), whose keys naming the probe are expanded here into the
+ * names (agg_key_expand()); one without keys is in each CPU's mstate,
+ * read through the map's mapping (agg_mst_val()), or a PERCPU_ARRAY.  A
+ * lookup returns one value per possible CPU, each rounded up to 8 bytes.
+ * The value is a run of int64 words whose meaning depends on the
+ * aggregating function:
  *
  *   count		[0] count
  *   sum		[0] the value
