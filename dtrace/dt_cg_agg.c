@@ -320,7 +320,8 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 /*
  * Keep ad, without keys, in the mstate when it has room: in its first
  * DT_CG_AGGMST bytes, else after the this-> variables (a page of its own,
- * still cheaper than a map).  A function whose value may read as zeros
+ * still cheaper than a map; at most DT_CG_AGGMST_TAIL bytes, the rest of
+ * that room is theirs), else in a map.  A function whose value may read as zeros
  * once it recorded (sum, the histograms: not agg_is_array()) has a word
  * before its value that each firing sets: whether this CPU recorded.
  */
@@ -334,9 +335,11 @@ static void agg_in_mstate(dt_cg_state_t *st, dt_aggdesc_t *ad)
 	if (st->aggmst_used + size <= DT_CG_AGGMST) {
 		ad->mstoff = st->off_aggmst + st->aggmst_used;
 		st->aggmst_used += size;
-	} else if (st->off_this + st->this_size + size <= DT_MSTATE_MAX) {
+	} else if (st->aggmst_tail + size <= DT_CG_AGGMST_TAIL &&
+		   st->off_this + st->this_size + size <= DT_MSTATE_MAX) {
 		ad->mstoff = st->off_this + st->this_size;
 		st->this_size += size;
+		st->aggmst_tail += size;
 	} else {
 		return;
 	}

@@ -94,6 +94,8 @@ struct dt_cg_state {
 	/* The mstate area, as absolute offsets in the mstate value. */
 	uint32_t off_aggmst;	/* DT_CG_AGGMST bytes: keyless aggregations */
 	uint32_t aggmst_used;	/* of them */
+	uint32_t aggmst_tail;	/* keyless aggregations' bytes after this->
+				   variables, at most DT_CG_AGGMST_TAIL */
 	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */
 	uint32_t off_rec;	/* record: dt_rechdr_t + data */
 	uint32_t rec_max;	/* data bytes */
@@ -177,6 +179,8 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 #define DT_MST_OFF(f)	((int16_t)offsetof(dt_mstate_t, f))
 #define DT_MST_AREA	((uint32_t)offsetof(dt_mstate_t, cg_area))
 #define DT_CG_AGGMST	128	/* bytes of keyless aggregations' values */
+#define DT_CG_AGGMST_TAIL 2048	/* and after this-> variables: half the
+				   room kept for them */
 
 /* dt_cg_spec.c */
 int dt_cg_speculation(dt_cg_t *cx);
