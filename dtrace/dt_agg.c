@@ -4,9 +4,12 @@
  * merge the CPUs, sort, print as DTrace does; clear, trunc, normalize.
  *
  * Each aggregation is a BPF_MAP_TYPE_PERCPU_HASH keyed on its key tuple
- * (dt_rec.h).  A lookup returns one value per possible CPU, each rounded up
- * to 8 bytes.  The value is a run of int64 words whose meaning depends on
- * the aggregating function:
+ * (dt_rec.h), whose keys naming the probe are expanded here into the
+ * names (agg_key_expand()); one without keys is in each CPU's mstate,
+ * read through the map's mapping (agg_mst_val()), or a PERCPU_ARRAY.  A
+ * lookup returns one value per possible CPU, each rounded up to 8 bytes.
+ * The value is a run of int64 words whose meaning depends on the
+ * aggregating function:
  *
  *   count		[0] count
  *   sum		[0] the value
@@ -56,11 +59,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "dt_consume_impl.h"
 #include "dt_bpf.h"
+#include "dt_runtime.h"
 
 /* --- layout --- */
 
@@ -272,6 +278,11 @@ void dt_agg_fini(dtrace_hdl_t *dtp)
 	free(c->aggs);
 	c->aggs = NULL;
 	c->naggs = 0;
+	free(c->pnames);
+	c->pnames = NULL;
+	if (c->mst != NULL)
+		munmap(c->mst, c->mst_len);
+	c->mst = NULL;
 }
 
 static dt_aggent_t *agg_append(dt_aggstate_t *as, const void *key)
@@ -294,22 +305,26 @@ static dt_aggent_t *agg_append(dt_aggstate_t *as, const void *key)
 	return e;
 }
 
+/* The entry of key, when it has one already. */
+static dt_aggent_t *agg_find(dt_aggstate_t *as, const void *key)
+{
+	size_t ks = as->desc->keysize;
+
+	for (size_t i = 0; i < as->nents; i++)
+		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0)
+			return &as->ents[i];
+	return NULL;
+}
+
 void dt_agg_merge(dtrace_hdl_t *dtp, int id, const void *key,
 		  const int64_t *val)
 {
 	dt_aggstate_t *as = agg_state(dtp, id);
-	dt_aggent_t *e = NULL;
-	size_t i, ks;
+	dt_aggent_t *e;
 
 	if (as == NULL)
 		return;
-	ks = as->desc->keysize;
-	for (i = 0; i < as->nents; i++) {
-		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0) {
-			e = &as->ents[i];
-			break;
-		}
-	}
+	e = agg_find(as, key);
 	if (e == NULL)
 		e = agg_append(as, key);
 	agg_merge_val(as->desc, e->val, val);
@@ -357,18 +372,10 @@ void dt_agg_merge_cpu(dtrace_hdl_t *dtp, int id, int cpu, const void *key,
 		      const int64_t *val)
 {
 	dt_aggstate_t *as = agg_state(dtp, id);
-	size_t ks;
+	dt_aggent_t *e = as != NULL ? agg_find(as, key) : NULL;
 
-	if (as == NULL)
-		return;
-	ks = as->desc->keysize;
-	for (size_t i = 0; i < as->nents; i++) {
-		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0) {
-			agg_set_cpu(as->desc, &as->ents[i], cpu,
-				    dt_agg_ncpus(dtp), val);
-			return;
-		}
-	}
+	if (e != NULL)
+		agg_set_cpu(as->desc, e, cpu, dt_agg_ncpus(dtp), val);
 }
 
 /* --- snapshot --- */
@@ -392,17 +399,6 @@ static size_t agg_cpu_stride(const dt_aggdesc_t *d)
 	return (vs + 7) & ~(size_t)7;
 }
 
-/* The entry of key, when it has one already. */
-static dt_aggent_t *agg_find(dt_aggstate_t *as, const void *key)
-{
-	size_t ks = as->desc->keysize;
-
-	for (size_t i = 0; i < as->nents; i++)
-		if (ks == 0 || memcmp(as->ents[i].key, key, ks) == 0)
-			return &as->ents[i];
-	return NULL;
-}
-
 /* Move the ufunc/usym/umod keys of a key read from the map to what they
  * print (dt_usym_normalize()); returns whether any changed, so that the
  * entry may merge with another. */
@@ -417,19 +413,13 @@ static bool agg_normalize_key(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 	return changed;
 }
 
-/* Merge the per-CPU values of one key read from the map (into the entry
- * of that key when merge). */
-static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
-			     const uint8_t *vals, int ncpus, bool keep,
-			     bool merge)
+/* Merge the per-CPU values of one key read from the map into e. */
+static void agg_merge_percpu(dt_aggstate_t *as, dt_aggent_t *e,
+			     const uint8_t *vals, int ncpus, bool keep)
 {
 	size_t stride = agg_cpu_stride(as->desc);
 	size_t nw = dt_agg_nwords(as->desc);
 	int64_t *tmp = dt_zalloc(nw * sizeof(int64_t));
-	dt_aggent_t *e = merge ? agg_find(as, key) : NULL;
-
-	if (e == NULL)
-		e = agg_append(as, key);
 	size_t copy = stride < nw * 8 ? stride : nw * 8;
 
 	for (int cpu = 0; cpu < ncpus; cpu++) {
@@ -442,11 +432,64 @@ static void agg_merge_percpu(dt_aggstate_t *as, const void *key,
 	free(tmp);
 }
 
+/*
+ * An index of the entries of an aggregation by key, while map keys may
+ * merge into one entry (keys naming the probe, normalized user
+ * addresses): open addressing over entry numbers + 1.
+ */
+typedef struct agg_index {
+	size_t *slot;
+	size_t cap, n;
+} agg_index_t;
+
+static size_t agg_key_hash(const uint8_t *k, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ k[i]) * 1099511628211ULL;
+	return (size_t)h;
+}
+
+static size_t *agg_index_slot(agg_index_t *ix, const dt_aggstate_t *as,
+			      const uint8_t *key)
+{
+	size_t ks = as->desc->keysize, i = agg_key_hash(key, ks) % ix->cap;
+
+	while (ix->slot[i] != 0 &&
+	       memcmp(as->ents[ix->slot[i] - 1].key, key, ks) != 0)
+		i = (i + 1) % ix->cap;
+	return &ix->slot[i];
+}
+
+static void agg_index_add(agg_index_t *ix, const dt_aggstate_t *as,
+			  size_t ent)
+{
+	if ((ix->n + 1) * 2 > ix->cap) {
+		free(ix->slot);
+		ix->cap = ix->cap ? ix->cap * 2 : 64;
+		ix->slot = dt_zalloc(ix->cap * sizeof(*ix->slot));
+		for (size_t i = 0; i < ix->n; i++)
+			*agg_index_slot(ix, as, as->ents[i].key) = i + 1;
+	}
+	*agg_index_slot(ix, as, as->ents[ent].key) = ent + 1;
+	ix->n++;
+}
+
+static dt_aggent_t *agg_index_find(agg_index_t *ix, dt_aggstate_t *as,
+				   const uint8_t *key)
+{
+	size_t *sl = ix->cap ? agg_index_slot(ix, as, key) : NULL;
+
+	return sl != NULL && *sl != 0 ? &as->ents[*sl - 1] : NULL;
+}
+
 /* Whether d lives in a per-CPU array of one entry (no keys; dt_cg_agg.c):
  * its key is 0, its entry always there, all zeros until it records. */
 static bool agg_in_array(const dt_aggdesc_t *d)
 {
-	return d->map != NULL && d->map->type == BPF_MAP_TYPE_PERCPU_ARRAY;
+	return d->mstoff != 0 ||
+	       (d->map != NULL && d->map->type == BPF_MAP_TYPE_PERCPU_ARRAY);
 }
 
 /* The key of entry key of d in its (shared) map: the id, then the key;
@@ -490,6 +533,65 @@ static bool agg_any_recorded(const dt_aggdesc_t *d, const uint8_t *vals,
 	return any;
 }
 
+/* CPU cpu's value of d, kept in its mstate (d->mstoff): in the mapping
+ * of the "mstate" map, made at the first use; NULL if it cannot be. */
+static int64_t *agg_mst_val(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			    int cpu)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+
+	if (c->mst == NULL) {
+		dtrace_map_t *m = dt_bpf_map_find(dtp, "mstate");
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+		if (m == NULL || m->fd < 0)
+			return NULL;
+		c->mst_stride = ((size_t)m->vsize + 7) & ~(size_t)7;
+		c->mst_len = (c->mst_stride * m->nentries + page - 1) / page *
+			     page;
+		void *p = mmap(NULL, c->mst_len, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, m->fd, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+		c->mst = p;
+		c->mst_ncpus = m->nentries;
+	}
+	if (cpu < 0 || (uint32_t)cpu >= c->mst_ncpus)
+		return NULL;
+	return (int64_t *)(void *)(c->mst + (size_t)cpu * c->mst_stride +
+				   d->mstoff);
+}
+
+/* Whether a CPU set its word "recorded" of d (mstflag). */
+static bool agg_mst_recorded(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			     int ncpus)
+{
+	for (int cpu = 0; d->mstflag && cpu < ncpus; cpu++) {
+		const int64_t *v = agg_mst_val(dtp, d, cpu);
+		if (v != NULL && v[-1] != 0)
+			return true;
+	}
+	return false;
+}
+
+/* Every CPU's value of an aggregation kept in an array (or in the
+ * mstates) into vals.  Returns 0 or -1 (errno). */
+static int agg_array_read(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			  const uint8_t *key, uint8_t *vals, int ncpus)
+{
+	if (d->mstoff == 0)
+		return bpf_map_lookup_elem(d->map->fd, key, vals);
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		const int64_t *v = agg_mst_val(dtp, d, cpu);
+		if (v == NULL) {
+			errno = ENODEV;
+			return -1;
+		}
+		memcpy(vals + (size_t)cpu * agg_cpu_stride(d), v, d->valsize);
+	}
+	return 0;
+}
+
 /* The snapshot of an aggregation kept in an array: its one entry, once
  * some CPU recorded something, until trunc() removes it. */
 static int agg_snapshot_array(dtrace_hdl_t *dtp, dt_aggstate_t *as)
@@ -500,61 +602,192 @@ static int agg_snapshot_array(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	uint8_t *vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
 
 	agg_free_entries(as);
-	if (bpf_map_lookup_elem(d->map->fd, key, vals) != 0) {
+	if (agg_array_read(dtp, d, key, vals, ncpus) != 0) {
 		err = -errno;
 		dt_set_error(dtp, "failed to read aggregation @%s: %s",
 			     d->name, strerror(errno));
-	} else if (as->array_kept || agg_any_recorded(d, vals, ncpus)) {
+	} else if (as->array_kept || agg_any_recorded(d, vals, ncpus) ||
+		   agg_mst_recorded(dtp, d, ncpus)) {
 		as->array_kept = true;
-		agg_merge_percpu(as, key + DT_AGG_KEYPREFIX, vals, ncpus,
-				 dtp->opt.aggpercpu, false);
+		agg_merge_percpu(as, agg_append(as, key + DT_AGG_KEYPREFIX),
+				 vals, ncpus, dtp->opt.aggpercpu);
 	}
 	free(key);
 	free(vals);
 	return err;
 }
 
-static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
-{
-	const dt_aggdesc_t *d = as->desc;
-	int ncpus = dt_agg_ncpus(dtp), fd, err = 0;
-	size_t ks = DT_AGG_KEYPREFIX + d->keysize;
-	uint8_t *key, *next, *vals;
-	void *prev = NULL;
-	bool merge = false;	/* keys may merge once normalized */
+/* --- keys naming the probe (dt_rec.h) --- */
 
-	if (d->map == NULL)
-		return 0;	/* hand-made entries (tests) */
-	if (agg_in_array(d))
-		return agg_snapshot_array(dtp, as);
-	fd = d->map->fd;
-	key = dt_zalloc(ks);
-	next = dt_zalloc(ks);
-	vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
-	agg_free_entries(as);
+#define AGG_PNAMES	256	/* the cache's slots */
+
+/* The names of a probe as the programs read them ("probedesc"), cached
+ * by PRID: a PRID is never given to another probe. */
+struct dt_agg_pname {
+	uint32_t prid;
+	bool valid;
+	dt_probedesc_rt_t d;
+};
+
+/* The name of a probe a key holds (DT_AGG_PROBEKEY), "" when the program
+ * read none; *room: the room the program had for it. */
+static const char *agg_probe_name(dtrace_hdl_t *dtp, uint64_t v,
+				  size_t *room)
+{
+	static const struct { size_t off, size; } f[] = {
+		{ offsetof(dt_probedesc_rt_t, prv), DT_PROBE_PRV_MAX },
+		{ offsetof(dt_probedesc_rt_t, mod), DT_PROBE_MOD_MAX },
+		{ offsetof(dt_probedesc_rt_t, fun), DT_PROBE_FUN_MAX },
+		{ offsetof(dt_probedesc_rt_t, prb), DT_PROBE_PRB_MAX },
+	};
+	struct dt_consumer *c = dt_consumer_get(dtp);
+	uint32_t prid = (uint32_t)v, name = (uint32_t)(v >> 32);
+	dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");
+
+	if (name > 3)
+		return "";
+	*room = f[name].size;
+	if (c->pnames == NULL)
+		c->pnames = dt_zalloc(sizeof(*c->pnames) * AGG_PNAMES);
+	struct dt_agg_pname *e = &c->pnames[prid % AGG_PNAMES];
+	if (!e->valid || e->prid != prid) {
+		e->prid = prid;
+		e->valid = pd != NULL && pd->fd >= 0 &&
+			   bpf_map_lookup_elem(pd->fd, &prid, &e->d) == 0;
+		if (!e->valid)
+			return "";
+	}
+	return (const char *)&e->d + f[name].off;
+}
+
+/* The key of d the consumer sees, from the map key mk (after the prefix)
+ * of part: its probe names expanded as the program would have copied
+ * them (cut at strsize - 1 characters and at their room). */
+static void agg_key_expand(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			   const dt_aggdesc_t *part, const uint8_t *mk,
+			   uint8_t *ck)
+{
+	if (part->kprobe == NULL) {
+		memcpy(ck, mk, d->keysize);
+		return;
+	}
+	memset(ck, 0, d->keysize);
+	for (int k = 0; k < d->nkeys; k++) {
+		const dt_recdesc_t *r = &d->keys[k];
+		size_t slot = (k + 1 < d->nkeys ? d->keys[k + 1].offset :
+			       d->keysize) - r->offset, room = 1;
+		uint64_t v;
+
+		if (!part->kprobe[k]) {
+			memcpy(ck + r->offset, mk + part->moffset[k], slot);
+			continue;
+		}
+		memcpy(&v, mk + part->moffset[k], sizeof(v));
+		const char *s = agg_probe_name(dtp, v, &room);
+		size_t max = (room < d->strsize ? room : d->strsize) - 1;
+		memcpy(ck + r->offset, s, strnlen(s, max < slot ? max : slot));
+	}
+}
+
+/* Whether d's entries come from more than one map layout or may merge
+ * as they are read. */
+static bool agg_keys_merge(const dt_aggdesc_t *d)
+{
+	if (d->kprobe != NULL || d->plain != NULL)
+		return true;
 	for (int k = 0; k < d->nkeys; k++)
 		if (d->keys[k].kind == DT_RK_UADDR &&
 		    d->keys[k].arg != DT_USYM_ADDR)
-			merge = true;
-	while (bpf_map_get_next_key(fd, prev, next) == 0) {
+			return true;
+	return false;
+}
+
+/* What agg_walk() calls for each entry: its map key mk (prefix
+ * included) in part's map, and the key ck the consumer sees; non-zero
+ * stops the walk. */
+typedef int agg_walk_fn(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
+			const uint8_t *mk, uint8_t *ck, void *arg);
+
+static int agg_walk_part(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			 const dt_aggdesc_t *part, agg_walk_fn *fn, void *arg)
+{
+	size_t ks = DT_AGG_KEYPREFIX + (part->kprobe != NULL ?
+					part->mkeysize : d->keysize);
+	uint8_t *key = dt_zalloc(ks), *next = dt_zalloc(ks);
+	uint8_t *ck = dt_zalloc(d->keysize ? d->keysize : 1);
+	void *prev = NULL;
+	int err = 0;
+
+	while (err == 0 &&
+	       bpf_map_get_next_key(part->map->fd, prev, next) == 0) {
 		memcpy(key, next, ks);
 		prev = key;
-		if (!agg_map_owns(d, key))
+		if (!agg_map_owns(part, key))
 			continue;	/* another aggregation's */
-		if (bpf_map_lookup_elem(fd, key, vals) != 0) {
-			if (errno == ENOENT)
-				continue;	/* deleted meanwhile */
-			err = -errno;
-			break;
-		}
-		memcpy(next, key, ks);	/* the key as the map has it */
-		bool moved = agg_normalize_key(dtp, d, next + DT_AGG_KEYPREFIX);
-		agg_merge_percpu(as, (moved ? next : key) + DT_AGG_KEYPREFIX,
-				 vals, ncpus, dtp->opt.aggpercpu, merge);
+		agg_key_expand(dtp, d, part, key + DT_AGG_KEYPREFIX, ck);
+		err = fn(dtp, part, key, ck, arg);
 	}
 	free(key);
 	free(next);
-	free(vals);
+	free(ck);
+	return err;
+}
+
+/* Call fn for each entry of d's map, then of its plain part's. */
+static int agg_walk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+		    agg_walk_fn *fn, void *arg)
+{
+	int err = agg_walk_part(dtp, d, d, fn, arg);
+
+	if (err == 0 && d->plain != NULL)
+		err = agg_walk_part(dtp, d, d->plain, fn, arg);
+	return err;
+}
+
+typedef struct agg_snap {
+	dt_aggstate_t *as;
+	uint8_t *vals;
+	int ncpus;
+	bool merge;	/* keys may merge: look them up */
+	agg_index_t ix;
+} agg_snap_t;
+
+static int agg_snap_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
+			  const uint8_t *mk, uint8_t *ck, void *arg)
+{
+	agg_snap_t *sn = arg;
+	dt_aggent_t *e = NULL;
+
+	if (bpf_map_lookup_elem(part->map->fd, mk, sn->vals) != 0)
+		return errno == ENOENT ? 0 : -errno;	/* deleted meanwhile */
+	agg_normalize_key(dtp, sn->as->desc, ck);
+	if (sn->merge)
+		e = agg_index_find(&sn->ix, sn->as, ck);
+	if (e == NULL) {
+		e = agg_append(sn->as, ck);
+		if (sn->merge)
+			agg_index_add(&sn->ix, sn->as, sn->as->nents - 1);
+	}
+	agg_merge_percpu(sn->as, e, sn->vals, sn->ncpus, dtp->opt.aggpercpu);
+	return 0;
+}
+
+static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
+{
+	const dt_aggdesc_t *d = as->desc;
+	agg_snap_t sn = { .as = as, .ncpus = dt_agg_ncpus(dtp) };
+	int err;
+
+	if (agg_in_array(d))
+		return agg_snapshot_array(dtp, as);
+	if (d->map == NULL)
+		return 0;	/* hand-made entries (tests) */
+	sn.vals = dt_zalloc(agg_cpu_stride(d) * (size_t)sn.ncpus);
+	sn.merge = agg_keys_merge(d);
+	agg_free_entries(as);
+	err = agg_walk(dtp, d, agg_snap_entry, &sn);
+	free(sn.vals);
+	free(sn.ix.slot);
 	if (err != 0)
 		dt_set_error(dtp, "failed to read aggregation @%s: %s",
 			     d->name, strerror(-err));
@@ -1407,9 +1640,9 @@ int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin)
 
 /* --- clear, trunc, normalize --- */
 
-/* Write the initial value for every CPU of key into the map. */
-static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
-			 const void *key)
+/* Write the initial value for every CPU of map key mk into d's map. */
+static int agg_map_reset_mk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			    const uint8_t *mk)
 {
 	int ncpus = dt_agg_ncpus(dtp);
 	size_t stride = agg_cpu_stride(d);
@@ -1422,12 +1655,97 @@ static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 	agg_init_val(d, init);
 	for (int cpu = 0; cpu < ncpus; cpu++)
 		memcpy(vals + (size_t)cpu * stride, init, copy);
-	uint8_t *mk = agg_map_key(d, key);
 	err = bpf_map_update_elem(d->map->fd, mk, vals, BPF_EXIST);
-	free(mk);
 	free(vals);
 	free(init);
 	return err != 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* No CPU recorded d (mstflag): trunc() removed its entry. */
+static void agg_mst_unflag(dtrace_hdl_t *dtp, const dt_aggdesc_t *d)
+{
+	for (int cpu = 0; d->mstflag && cpu < dt_agg_ncpus(dtp); cpu++) {
+		int64_t *v = agg_mst_val(dtp, d, cpu);
+		if (v != NULL)
+			v[-1] = 0;
+	}
+}
+
+/* The same for the entry of key (the consumer's). */
+static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			 const void *key)
+{
+	if (d->mstoff != 0) {
+		for (int cpu = 0; cpu < dt_agg_ncpus(dtp); cpu++) {
+			int64_t *v = agg_mst_val(dtp, d, cpu);
+			if (v != NULL)
+				memset(v, 0, d->valsize);
+		}
+		return 0;
+	}
+	uint8_t *mk = agg_map_key(d, key);
+	int err = agg_map_reset_mk(dtp, d, mk);
+
+	free(mk);
+	return err;
+}
+
+static int agg_reset_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
+			   const uint8_t *mk, uint8_t *ck, void *arg)
+{
+	(void)ck;
+	(void)arg;
+	agg_map_reset_mk(dtp, part, mk);
+	return 0;
+}
+
+/* The map keys to delete in trunc(): those of no kept entry. */
+typedef struct agg_cut {
+	dt_aggstate_t *kept;	/* the kept entries, indexed */
+	agg_index_t ix;
+	uint8_t **mks;
+	size_t n;
+} agg_cut_t;
+
+static int agg_cut_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
+			 const uint8_t *mk, uint8_t *ck, void *arg)
+{
+	agg_cut_t *cut = arg;
+	size_t ks = DT_AGG_KEYPREFIX + (part->kprobe != NULL ?
+					part->mkeysize : part->keysize);
+
+	agg_normalize_key(dtp, cut->kept->desc, ck);
+	if (agg_index_find(&cut->ix, cut->kept, ck) != NULL)
+		return 0;
+	cut->mks = dt_realloc(cut->mks, (cut->n + 1) * sizeof(*cut->mks));
+	cut->mks[cut->n] = dt_zalloc(ks);
+	memcpy(cut->mks[cut->n++], mk, ks);
+	return 0;
+}
+
+/* Delete from the maps of as every entry whose key is not one of the
+ * first nkept entries (which are those trunc() keeps): for keys that
+ * merge, each entry may have come from several map keys. */
+static void agg_cut(dtrace_hdl_t *dtp, dt_aggstate_t *as, size_t nkept)
+{
+	dt_aggstate_t kept = *as;
+	agg_cut_t cut = { .kept = &kept };
+
+	kept.nents = nkept;
+	for (size_t i = 0; i < nkept; i++)
+		agg_index_add(&cut.ix, &kept, i);
+	agg_walk(dtp, as->desc, agg_cut_entry, &cut);
+	for (size_t i = 0; i < cut.n; i++) {
+		uint64_t id;
+
+		memcpy(&id, cut.mks[i], sizeof(id));
+		bpf_map_delete_elem(id == (uint64_t)as->desc->id ?
+				    as->desc->map->fd :
+				    as->desc->plain->map->fd, cut.mks[i]);
+		free(cut.mks[i]);
+	}
+	free(cut.mks);
+	free(cut.ix.slot);
 }
 
 int dt_agg_clear(dtrace_hdl_t *dtp, int id)
@@ -1436,12 +1754,17 @@ int dt_agg_clear(dtrace_hdl_t *dtp, int id)
 
 	if (as == NULL || agg_snapshot_one(dtp, as) != 0)
 		return -1;
+	bool by_walk = as->desc->map != NULL && agg_keys_merge(as->desc);
 	for (size_t i = 0; i < as->nents; i++) {
 		agg_init_val(as->desc, as->ents[i].val);
 		agg_free_percpu(&as->ents[i]);
-		if (as->desc->map != NULL)
+		if ((as->desc->map != NULL || as->desc->mstoff != 0) &&
+		    !by_walk)
 			agg_map_reset(dtp, as->desc, as->ents[i].key);
 	}
+	/* an entry may stand for several map keys */
+	if (by_walk)
+		agg_walk(dtp, as->desc, agg_reset_entry, NULL);
 	return 0;
 }
 
@@ -1464,6 +1787,7 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 	dtp->opt = saved;
 	keep = all ? 0 : (size_t)(n < 0 ? -n : n);
 	kept = dt_zalloc(sizeof(*kept) * (nrows ? nrows : 1));
+	bool by_walk = as->desc->map != NULL && agg_keys_merge(as->desc);
 	for (size_t i = 0; i < nrows; i++) {
 		dt_aggent_t *e = &as->ents[rows[i].ent];
 
@@ -1473,8 +1797,9 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 		}
 		if (agg_in_array(as->desc)) {
 			agg_map_reset(dtp, as->desc, e->key);
+			agg_mst_unflag(dtp, as->desc);
 			as->array_kept = false;
-		} else if (as->desc->map != NULL) {
+		} else if (as->desc->map != NULL && !by_walk) {
 			uint8_t *mk = agg_map_key(as->desc, e->key);
 			bpf_map_delete_elem(as->desc->map->fd, mk);
 			free(mk);
@@ -1486,6 +1811,8 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 	as->ents = kept;
 	as->nents = keep < nrows ? keep : nrows;
 	as->cap = nrows ? nrows : 1;
+	if (by_walk)
+		agg_cut(dtp, as, as->nents);
 	return 0;
 }
 
@@ -1586,9 +1913,20 @@ int dt_agg_add_sample(dtrace_hdl_t *dtp, int id, const void *key, int cpu,
 	uint8_t *vals;
 	int err = 0;
 
+	if (as != NULL && as->desc->mstoff != 0) {
+		int64_t *val = agg_mst_val(dtp, as->desc, cpu);
+		if (val != NULL)
+			agg_apply(as->desc, val, v, w);
+		if (val != NULL && as->desc->mstflag)
+			val[-1] = 1;
+		return 0;
+	}
 	if (as == NULL || as->desc->map == NULL)
 		return 0;
-	d = as->desc;
+	/* a key naming the probe is the consumer's here: the plain part */
+	d = as->desc->kprobe != NULL ? as->desc->plain : as->desc;
+	if (d == NULL)
+		return 0;
 	stride = agg_cpu_stride(d);
 	if (cpu < 0 || cpu >= ncpus)
 		cpu = 0;

@@ -29,7 +29,11 @@
  * keys, values, read destinations) are staged in the mstate area, whose
  * layout follows.  Offsets are from the start of the mstate value:
  *
- *	cg_area			scratch, 64 bytes: +0 u32 key for ARRAY maps,
+ *	cg_area			the values of aggregations without keys
+ *				(DT_CG_AGGMST bytes, dt_cg_agg.c): on the
+ *				page every firing touches, read by the
+ *				consumer through the map's mapping
+ *	off_scratch		scratch, 64 bytes: +0 u32 key for ARRAY maps,
  *				+8 staged map value, +16 read staging,
  *				+24 initial aggregation value, +40 turning
  *				addresses into numbers (dt_cg_mst_offset)
@@ -91,7 +95,8 @@ static void layout(dt_cg_state_t *st)
 	for (st->ntemps = DT_CG_NTEMPS_MAX; ; st->ntemps--) {
 		/* strcmp uses 2 * strsize; index a power-of-two window +
 		 * strsize */
-		uint32_t fixed = 64 + 2 * st->key_max + st->aggval_max +
+		uint32_t fixed = DT_CG_AGGMST + 64 + 2 * st->key_max +
+				 st->aggval_max +
 				 cmp + align8(ss) +
 				 st->ntemps * 2 * align8(ss);
 		room = (int64_t)DT_MSTATE_MAX - DT_MST_AREA - DT_THIS_RESERVE -
@@ -102,7 +107,8 @@ static void layout(dt_cg_state_t *st)
 	}
 	st->rec_max = room < 0 ? 0 : room > DT_REC_MAX ? DT_REC_MAX :
 		      (uint32_t)room & ~7u;
-	st->off_scratch = DT_MST_AREA;
+	st->off_aggmst = DT_MST_AREA;
+	st->off_scratch = st->off_aggmst + DT_CG_AGGMST;
 	st->off_key = st->off_scratch + 64;
 	st->off_rec = st->off_key + 2 * st->key_max;
 	st->off_aggval = st->off_rec + (uint32_t)sizeof(dt_rechdr_t) +

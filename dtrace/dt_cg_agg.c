@@ -7,8 +7,12 @@
  * and ustack() their record as the action writes it; the anonymous key is
  * one 8-byte 0).  An aggregation without keys whose value says whether it
  * recorded anything (count, avg, min, max, stddev: dt_agg_recorded()) is
- * a PERCPU_ARRAY of one entry instead (agg_is_array()): no hashing, a
- * lookup the kernel inlines, and the consumer skips it while all zeros.  Its value is the state dt_rec.h gives
+ * kept in each CPU's mstate (its first DT_CG_AGGMST bytes of the code
+ * generator's area, on the page every firing touches already: no lookup
+ * at all), or a PERCPU_ARRAY of one entry once they are taken
+ * (agg_is_array()); the consumer reads the mstate through the map's
+ * mapping and skips the value while all zeros.  A hash key naming the
+ * probe is 8 bytes, the probe's id (dt_rec.h).  Its value is the state dt_rec.h gives
  * for the function.  A firing looks the key up; a missing entry is created
  * from zeros (the "aggzero" map, sized to the largest value), then updated
  * in place: the map is per CPU, so no atomics are needed.  Creating an
@@ -282,6 +286,8 @@ static bool agg_is_array(const dt_aggdesc_t *ad)
  */
 static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 {
+	if (ad->mstoff != 0)
+		return;
 	if (agg_is_array(ad)) {
 		char aname[64];
 		snprintf(aname, sizeof(aname), "agg_%s", ad->name);
@@ -290,7 +296,7 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 		return;
 	}
 
-	uint32_t ksize = DT_AGG_KEYPREFIX + ad->keysize;
+	uint32_t ksize = DT_AGG_KEYPREFIX + ad->mkeysize;
 	uint64_t n = st->dtp->opt.aggsize / (ksize + ad->valsize);
 	uint32_t want = n < 16 ? 16 : n > DT_AGG_MAP_MAX ? DT_AGG_MAP_MAX :
 			(uint32_t)n;
@@ -298,6 +304,9 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 
 	if (ad->id < DT_AGG_OWN_MAPS)
 		snprintf(name, sizeof(name), "agg_%s", ad->name);
+	else if (ad->id >= DT_AGG_PLAIN && ad->id - DT_AGG_PLAIN <
+		 DT_AGG_OWN_MAPS)
+		snprintf(name, sizeof(name), "aggp_%s", ad->name);
 	else
 		snprintf(name, sizeof(name), "aggs_%u_%u", ksize, ad->valsize);
 	ad->map = dt_cg_map(st, name, BPF_MAP_TYPE_PERCPU_HASH, ksize,
@@ -308,8 +317,114 @@ static void agg_map(dt_cg_state_t *st, dt_aggdesc_t *ad)
 		ad->map->nentries = DT_AGG_MAP_MAX;
 }
 
+/*
+ * Keep ad, without keys, in the mstate when it has room: in its first
+ * DT_CG_AGGMST bytes, else after the this-> variables (a page of its own,
+ * still cheaper than a map; at most DT_CG_AGGMST_TAIL bytes, the rest of
+ * that room is theirs), else in a map.  A function whose value may read as zeros
+ * once it recorded (sum, the histograms: not agg_is_array()) has a word
+ * before its value that each firing sets: whether this CPU recorded.
+ */
+static void agg_in_mstate(dt_cg_state_t *st, dt_aggdesc_t *ad)
+{
+	bool array = agg_is_array(ad);
+	uint32_t size = ad->valsize + (array ? 0 : 8);
+
+	if (ad->nkeys != 0)
+		return;
+	if (st->aggmst_used + size <= DT_CG_AGGMST) {
+		ad->mstoff = st->off_aggmst + st->aggmst_used;
+		st->aggmst_used += size;
+	} else if (st->aggmst_tail + size <= DT_CG_AGGMST_TAIL &&
+		   st->off_this + st->this_size + size <= DT_MSTATE_MAX) {
+		ad->mstoff = st->off_this + st->this_size;
+		st->this_size += size;
+		st->aggmst_tail += size;
+	} else {
+		return;
+	}
+	if (!array) {
+		ad->mstflag = true;
+		ad->mstoff += 8;
+	}
+}
+
+/* Which name (0 probeprov .. 3 probename) key k is, when it is one of
+ * them as a whole; -1 otherwise. */
+static int probe_key(const dt_node_t *k)
+{
+	if (k->kind != DT_N_IDENT || k->ident == NULL ||
+	    k->ident->kind != DT_IK_BUILTIN)
+		return -1;
+	switch ((dt_bvar_t)k->ident->id) {
+	case DT_BV_PROBEPROV: case DT_BV_PROBEMOD: case DT_BV_PROBEFUNC:
+	case DT_BV_PROBENAME:
+		return (int)k->ident->id - DT_BV_PROBEPROV;
+	default:
+		return -1;
+	}
+}
+
+/* The map's layout of ad's keys: the keys naming the probe in 8 bytes
+ * (DT_AGG_PROBEKEY), unless the consumer aggregates it (by_consumer). */
+static void agg_map_layout(dt_cg_state_t *st, dt_aggdesc_t *ad,
+			   dt_node_t *keys, bool by_consumer)
+{
+	uint32_t off = 0;
+	int i = 0;
+
+	ad->moffset = dt_zalloc(sizeof(uint32_t) * (size_t)(ad->nkeys + 1));
+	ad->strsize = st->strsize;
+	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
+		bool byprobe = !by_consumer && probe_key(k) >= 0;
+		if (byprobe && ad->kprobe == NULL)
+			ad->kprobe = dt_zalloc(sizeof(bool) *
+					       (size_t)ad->nkeys);
+		if (byprobe)
+			ad->kprobe[i] = true;
+		ad->moffset[i] = off;
+		off += byprobe ? 8 : key_slot(&ad->keys[i]);
+	}
+	ad->mkeysize = off ? off : 8;
+}
+
+/* The plain part of ad (dt_rec.h), made at its first use. */
+static dt_aggdesc_t *agg_plain(dt_cg_state_t *st, dt_aggdesc_t *ad)
+{
+	if (ad->plain != NULL)
+		return ad->plain;
+	dt_aggdesc_t *p = dt_zalloc(sizeof(*p));
+	*p = *ad;
+	p->id = ad->id + DT_AGG_PLAIN;
+	p->name = dt_strdup(ad->name);
+	p->keys = dt_zalloc(sizeof(dt_recdesc_t) * (size_t)(ad->nkeys + 1));
+	memcpy(p->keys, ad->keys, sizeof(dt_recdesc_t) * (size_t)ad->nkeys);
+	p->ktypes = NULL;
+	p->kprobe = NULL;
+	p->moffset = dt_zalloc(sizeof(uint32_t) * (size_t)(ad->nkeys + 1));
+	for (int k = 0; k < ad->nkeys; k++)
+		p->moffset[k] = ad->keys[k].offset;
+	p->mkeysize = ad->keysize;
+	p->map = NULL;
+	agg_map(st, p);
+	ad->plain = p;
+	return p;
+}
+
+/* Whether the keys of this use give a name of the probe wherever ad
+ * keeps one (DT_AGG_PROBEKEY). */
+static bool keys_fit(const dt_aggdesc_t *ad, dt_node_t *keys)
+{
+	int i = 0;
+
+	for (dt_node_t *k = keys; k != NULL; k = k->next, i++)
+		if (ad->kprobe[i] && probe_key(k) < 0)
+			return false;
+	return true;
+}
+
 static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
-			     dt_aggfunc_t f, dt_node_t *keys)
+			     dt_aggfunc_t f, dt_node_t *keys, bool by_consumer)
 {
 	dt_cg_state_t *st = cx->st;
 	int64_t params[4];
@@ -347,6 +462,9 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		off += key_slot(rd);
 	}
 	ad->keysize = off ? off : 8;
+	agg_map_layout(st, ad, keys, by_consumer);
+	if (!by_consumer)
+		agg_in_mstate(st, ad);
 	agg_map(st, ad);
 	dt_pd_agg_add(cx->dtp, ad);
 
@@ -438,7 +556,7 @@ void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
 			cx->actmask = true;
 	}
 	if (id == NULL)
-		agg_new(cx, agg, call, f, keys);
+		agg_new(cx, agg, call, f, keys, by_consumer);
 	else
 		agg_match(cx, dt_pd_agg(cx->dtp, id->id), agg, call, f, keys);
 	id = dt_var_lookup(cx->st, DT_IK_AGG, agg->name);
@@ -670,6 +788,36 @@ static void emit_initial(dt_cg_t *cx, int fail)
 	EMIT(DT_MOV64_REG(DT_R3, DT_R0));
 }
 
+/* Stage ad's map key at off_key: the id, then each key, those naming the
+ * probe as DT_AGG_PROBEKEY (the PRID read from the mstate). */
+static void emit_key(dt_cg_t *cx, dt_aggdesc_t *ad, dt_node_t *keys)
+{
+	uint32_t base = cx->st->off_key + DT_AGG_KEYPREFIX;
+	int i = 0;
+
+	if (ad->kprobe == NULL) {
+		dt_cg_key(cx, keys, ad->id, DT_AGG_KEYPREFIX + ad->keysize);
+		return;
+	}
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key, ad->id));
+	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
+		uint32_t off = base + ad->moffset[i];
+		int name = probe_key(k);
+
+		if (!ad->kprobe[i]) {
+			dt_cg_key_part(cx, k, off);
+			continue;
+		}
+		EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(pub.prid)));
+		if (name != 0) {
+			EMIT(DT_MOV64_IMM(DT_R1, name));
+			EMIT(DT_ALU64_IMM(BPF_LSH, DT_R1, 32));
+			EMIT(DT_ALU64_REG(BPF_OR, DT_R0, DT_R1));
+		}
+		EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)off, DT_R0));
+	}
+}
+
 static void emit_lookup(dt_cg_t *cx, dt_aggdesc_t *ad)
 {
 	dt_as_load_map(cx->as, DT_R1, ad->map);
@@ -698,6 +846,9 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 
 	if (dt_cg_agg_by_consumer(ad) || dt_cg_has_udepth(keys) ||
 	    dt_cg_has_udepth(call->args)) {
+		/* the consumer writes the entry with its own key */
+		if (ad->kprobe != NULL)
+			agg_plain(cx->st, ad);
 		dt_cg_agg_sample(cx, ad, keys, call->args,
 				 agg_has_incr(call, ad->func) ?
 				 nth_arg(call->args, nargs_of(call->args) - 1) :
@@ -711,6 +862,15 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	if (agg_has_incr(call, ad->func))
 		w = dt_cg_expr(cx, nth_arg(call->args,
 					   nargs_of(call->args) - 1));
+	if (ad->mstoff != 0) {
+		/* this CPU's value, in its mstate: always there */
+		if (ad->mstflag)
+			EMIT(DT_STORE_IMM(BPF_DW, DT_R9,
+					  (int16_t)(ad->mstoff - 8), 1));
+		dt_cg_mst_ptr(cx, DT_R0, ad->mstoff);
+		emit_update(cx, ad, v, w);
+		goto out;
+	}
 	if (ad->map->type == BPF_MAP_TYPE_PERCPU_ARRAY) {
 		dt_cg_array_value(cx, ad->map, drop);
 		dt_as_jump(cx->as, BPF_JA, 0, 0, have);
@@ -720,7 +880,9 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)cx->st->off_key + 8,
 				  0));
 	} else {
-		dt_cg_key(cx, keys, ad->id, DT_AGG_KEYPREFIX + ad->keysize);
+		if (ad->kprobe != NULL && !keys_fit(ad, keys))
+			ad = agg_plain(cx->st, ad);
+		emit_key(cx, ad, keys);
 	}
 
 	if (ad->map->type != BPF_MAP_TYPE_PERCPU_ARRAY)
@@ -731,6 +893,7 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	dt_as_place(cx->as, have);
 	emit_update(cx, ad, v, w);
 	dt_as_place(cx->as, done);
+out:
 	if (w >= 0)
 		dt_regs_give(cx, w);
 	if (v >= 0)

@@ -92,6 +92,10 @@ struct dt_cg_state {
 	uint32_t strroom;	/* strsize rounded up to 8: what a string
 				   takes in buffers, keys and variables */
 	/* The mstate area, as absolute offsets in the mstate value. */
+	uint32_t off_aggmst;	/* DT_CG_AGGMST bytes: keyless aggregations */
+	uint32_t aggmst_used;	/* of them */
+	uint32_t aggmst_tail;	/* keyless aggregations' bytes after this->
+				   variables, at most DT_CG_AGGMST_TAIL */
 	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */
 	uint32_t off_rec;	/* record: dt_rechdr_t + data */
 	uint32_t rec_max;	/* data bytes */
@@ -174,6 +178,9 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 #define DT_MSTATE_MAX		DT_CG_MSTATE_SIZE
 #define DT_MST_OFF(f)	((int16_t)offsetof(dt_mstate_t, f))
 #define DT_MST_AREA	((uint32_t)offsetof(dt_mstate_t, cg_area))
+#define DT_CG_AGGMST	128	/* bytes of keyless aggregations' values */
+#define DT_CG_AGGMST_TAIL 2048	/* and after this-> variables: half the
+				   room kept for them */
 
 /* dt_cg_spec.c */
 int dt_cg_speculation(dt_cg_t *cx);
@@ -278,6 +285,9 @@ void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
  * The first 8 bytes can hold a prefix: the thread id (self-> variables,
  * DT_KEY_TID) or a number (the aggregation's id in a shared map). */
 void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize);
+/* Key component a at mstate offset off (as dt_cg_key() lays it out);
+ * returns its size. */
+uint32_t dt_cg_key_part(dt_cg_t *cx, dt_node_t *a, uint32_t off);
 #define DT_KEY_PLAIN	(-1)	/* prefix: none */
 #define DT_KEY_TID	(-2)	/* prefix: the thread id */
 				/* prefix >= 0: that number */

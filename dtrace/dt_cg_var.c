@@ -200,30 +200,34 @@ void dt_cg_key(dt_cg_t *cx, dt_node_t *args, int64_t prefix, uint32_t ksize)
 					    (int32_t)prefix));
 		off += 8;
 	}
-	for (dt_node_t *a = args; a != NULL; a = a->next) {
-		uint32_t ntemps = cx->ntemps;
-		if (dt_cg_is_stack_call(a)) {	/* aggregation keys only */
-			dt_recdesc_t rd = { 0 };
-			dt_cg_stack_desc(cx->st, a, &rd);
-			dt_cg_stack(cx, a, &rd, off);
-			off += rd.size;
-			continue;
-		}
-		cx->key_level++;
-		int r = dt_cg_expr(cx, a);
-		cx->key_level--;
-		if (dt_check_is_string(a->type)) {
-			key_str(cx, off, r);
-			off += cx->st->strroom;
-		} else {
-			dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9, (int16_t)off, r));
-			off += 8;
-		}
-		dt_regs_give(cx, r);
-		cx->ntemps = ntemps;	/* the value is in the key now */
-	}
+	for (dt_node_t *a = args; a != NULL; a = a->next)
+		off += dt_cg_key_part(cx, a, off);
 	if (off - base != ksize)
 		dt_cg_ice(cx, "key size mismatch");
+}
+
+uint32_t dt_cg_key_part(dt_cg_t *cx, dt_node_t *a, uint32_t off)
+{
+	uint32_t ntemps = cx->ntemps, size = 8;
+
+	if (dt_cg_is_stack_call(a)) {	/* aggregation keys only */
+		dt_recdesc_t rd = { 0 };
+		dt_cg_stack_desc(cx->st, a, &rd);
+		dt_cg_stack(cx, a, &rd, off);
+		return rd.size;
+	}
+	cx->key_level++;
+	int r = dt_cg_expr(cx, a);
+	cx->key_level--;
+	if (dt_check_is_string(a->type)) {
+		key_str(cx, off, r);
+		size = cx->st->strroom;
+	} else {
+		dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9, (int16_t)off, r));
+	}
+	dt_regs_give(cx, r);
+	cx->ntemps = ntemps;	/* the value is in the key now */
+	return size;
 }
 
 /* Build the key of a map-backed variable at key_area(); r2 = its address. */

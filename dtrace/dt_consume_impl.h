@@ -73,6 +73,12 @@ struct dt_consumer {
 	uint64_t dyn_seen;
 	dt_aggstate_t *aggs;
 	int naggs;
+	struct dt_agg_pname *pnames;	/* probes' names met in aggregation
+					   keys, by PRID (dt_agg.c) */
+	uint8_t *mst;		/* the "mstate" map's mapping, for the
+				   aggregations kept there (dt_agg.c) */
+	size_t mst_len, mst_stride;
+	uint32_t mst_ncpus;
 	struct dt_elf_cache *elf;	/* symbolization: NULL until needed */
 	dt_symproc_t *symprocs;
 	bool targets_read;	/* the -c/-p targets' modules are cached */

@@ -63,9 +63,14 @@ void dt_pd_agg_add(dtrace_hdl_t *dtp, dt_aggdesc_t *ad)
 
 static void free_aggdesc(dt_aggdesc_t *ad)
 {
+	if (ad == NULL)
+		return;
+	free_aggdesc(ad->plain);
 	free((char *)ad->name);
 	free(ad->keys);
 	free(ad->ktypes);
+	free(ad->kprobe);
+	free(ad->moffset);
 	free(ad);
 }
 

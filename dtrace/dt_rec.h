@@ -216,11 +216,38 @@ typedef struct dt_aggdesc {
 				   factor, low, high, steps */
 	dt_type_t **ktypes;	/* the keys' types, for printa()'s format
 				   (stack keys: dt_printf_stack_type) */
+	uint32_t mstoff;	/* non-zero: no map; each CPU's value is in
+				   its mstate at this offset (dt_cg_agg.c) */
+	bool mstflag;		/* and the 8 bytes before it are non-zero
+				   once that CPU recorded */
 	dtrace_map_t *map;	/* the per-CPU hash, maybe shared by
 				   aggregations of one key and value size:
 				   its keys are the id (DT_AGG_KEYPREFIX
-				   bytes), then the keysize bytes of the keys */
+				   bytes), then the mkeysize bytes of the
+				   keys */
+	/*
+	 * Keys that name the probe (probeprov, probemod, probefunc,
+	 * probename as the key itself) are kept in the map as 8 bytes,
+	 * DT_AGG_PROBEKEY(name, PRID), instead of strsize bytes of string:
+	 * less to hash per firing.  The consumer expands them into the
+	 * string (cut at strsize - 1 characters) as it reads the map, so
+	 * that keysize and offset describe the keys it sees.  Uses whose
+	 * key there is another string go to the plain part.
+	 */
+	bool *kprobe;		/* per key: kept as DT_AGG_PROBEKEY; NULL:
+				   none is, the map's key is the consumer's */
+	uint32_t *moffset;	/* per key: its offset in the map's key */
+	uint32_t mkeysize;	/* the map's key after the prefix */
+	uint32_t strsize;	/* -x strsize of the compile */
+	struct dt_aggdesc *plain;	/* the same aggregation with keys laid
+				   out as the consumer's: id + DT_AGG_PLAIN,
+				   its own map; NULL until a use needs it */
 } dt_aggdesc_t;
+
+/* A probe-naming key in the map: which name (0 probeprov .. 3 probename)
+ * and the PRID. */
+#define DT_AGG_PROBEKEY(name, prid)	((uint64_t)(name) << 32 | (prid))
+#define DT_AGG_PLAIN		0x40000000
 
 #define DT_AGG_KEYPREFIX	8
 #define DT_AGG_MAP_MAX		1000000	/* entries of a shared map */
