@@ -10,7 +10,11 @@
 #    on), and with the same session under -x execgate=off (exec watch only).
 # 2. What a held exec waits: FRESH (default 20) fresh copies of a program
 #    whose files carry notes nobody has seen; the gate's own statistics
-#    (hold average and maximum, from DTRACE_EXEC_STATS).
+#    (hold average and maximum, from DTRACE_EXEC_STATS).  Also every exec
+#    of the machine meanwhile (others' programs too): how many the watchdog
+#    answered from its cache of known executables, how many it held for
+#    dtrace's gate thread (a program not seen before), and where their
+#    wait went: until the gate thread ran, and its reading of the files.
 # 3. First firings seen: each fresh program fires first thing in main();
 #    how many of those firings the session printed, gate on and off.
 # 4. While dtrace is stopped (SIGSTOP), which its watchdog (dt_gatewd.c)
@@ -107,6 +111,7 @@ on=$("$W/spawn" "$EXECS" /bin/true)
 fresh_runs on
 seen_on=$SEEN
 hold=$(grep -o "hold avg [0-9]* us max [0-9]* us" "$W/err")
+machine=$(sed -n 's/.*: \([0-9]*\) execs, .*watchdog: \([0-9]*\) answered from its cache, \([0-9]*\) waited for dtrace (avg \([0-9]*\) us max \([0-9]*\) us).*until the gate thread ran avg \([0-9]*\) us, deciding avg \([0-9]*\) us/\1 execs: \2 known, \3 held for dtrace, avg \4 us (max \5 us), of which until the gate thread ran \6 us, deciding \7 us/p' "$W/err")
 
 session -x execgate=off
 off=$("$W/spawn" "$EXECS" /bin/true)
@@ -132,6 +137,8 @@ printf "  dtrace, -x execgate=off        %8s  (+%s)\n" "$off" \
 	"$(awk -v a="$off" -v b="$base" 'BEGIN { printf "%.1f", a - b }')"
 printf "exec of a program with new USDT files (gate on): %s\n" \
 	"${hold:-no exec held}"
+printf "every exec of the machine meanwhile (gate on): %s\n" \
+	"${machine:-no statistics}"
 printf "first firings seen of %d fresh programs: gate on %d, gate off %d\n" \
 	"$FRESH" "$seen_on" "$seen_off"
 printf "while dtrace is stopped: /bin/true %s us per exec (+%s), a fresh " \

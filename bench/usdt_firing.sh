@@ -10,7 +10,10 @@
 # uprobe with an empty BPF program on the same site, raising the semaphore
 # through the link's reference counter), under dtrace's usdt provider with
 # an empty clause, the dispatch alone and @ = count(), and under bpftrace's
-# usdt: with the same work when installed.  Medians of RUNS runs (default
+# usdt: with the same work when installed; the dispatch alone also with the
+# site's argument specification looked up by attach cookie, as sites placed
+# while tracing and programs of many sites have it, rather than carried as
+# code (usdt_tramp.c).  Medians of RUNS runs (default
 # 3): ns per firing above the untraced loop and the ratio to the bare
 # uprobe, measured in this one run, and the time spent in the BPF program
 # per firing (bench/progstat.c, see firing.sh).  The dispatch and count()
@@ -59,6 +62,9 @@ table() {
 		firings "$DTRACE" -q -n "$prov\$target:::tick /arg0 < 0/ { }" \
 		-c "$bin $N"
 	disp=$ROW_PROG
+	firing_row "  the same, the site's spec looked up" "$prog" firings \
+		env DTRACE_BENCH_USDT_LOOKUP=1 "$DTRACE" -q \
+		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
 	firing_row "dtrace $prov\$target:::tick { @ = count(); }" "$prog" \
 		firings "$DTRACE" -q \
 		-n "$prov\$target:::tick { @ = count(); }" -c "$bin $N"

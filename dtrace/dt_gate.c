@@ -142,6 +142,9 @@ struct dt_gate {
 	size_t nfiles, files_cap;
 	/* statistics, the gate thread's */
 	uint64_t nheld, ntimeouts, hold_sum_ns, hold_max_ns;
+	uint64_t nreq;		/* execs the watchdog waited on us for */
+	uint64_t to_run_sum_ns;	/* from its event to the thread reading it */
+	uint64_t decide_sum_ns;	/* from there to the answer */
 };
 
 /* --- what the gate knows of files --- */
@@ -584,6 +587,21 @@ static unsigned gate_exec(dt_gate_t *g, int fd, const gatewd_req_t *r)
 	return WD_SETTLED | (dynamic ? WD_DYNAMIC : 0);
 }
 
+/* Where the wait of an exec the watchdog held for us went: until the
+ * thread ran (the event was read at deadline - GATE_HOLD_MAX_MS), and
+ * deciding from t0 on. */
+static void gate_count_request(dt_gate_t *g, const gatewd_req_t *r,
+			       uint64_t t0)
+{
+	uint64_t event = r->deadline_ns - GATE_HOLD_MAX_MS * 1000000ull;
+
+	if (r->answered)
+		return;
+	g->nreq++;
+	g->to_run_sum_ns += t0 > event ? t0 - event : 0;
+	g->decide_sum_ns += dt_now_ns() - t0;
+}
+
 /* Read one message of the watchdog and answer it.  false: the watchdog is
  * gone. */
 static bool gate_request(dt_gate_t *g)
@@ -600,11 +618,13 @@ static bool gate_request(dt_gate_t *g)
 			close(fd);
 		return len == sizeof(r);	/* else the end */
 	}
+	uint64_t t0 = dt_now_ns();
 	gatewd_cmd_t c = {
 		.kind = WD_ANSWER, .seq = r.seq, .key = r.key,
 		.flags = gate_exec(g, fd, &r),
 	};
 	close(fd);
+	gate_count_request(g, &r, t0);
 	return dt_gatewd_send(g->sock, &c, sizeof(c), -1, 0) ||
 	       errno == EINTR;
 }
@@ -917,7 +937,9 @@ static void gate_print_stats(const dt_gate_t *g, const gatewd_stats_t *st)
 		"%llu us max %llu us, %llu not served in time; watchdog: "
 		"%llu answered from its cache, %llu waited for dtrace (avg "
 		"%llu us max %llu us), %llu let go at the %d ms bound, %llu "
-		"let go at once while dtrace was stopped or late\n",
+		"let go at once while dtrace was stopped or late; of their "
+		"wait, until the gate thread ran avg %llu us, deciding avg "
+		"%llu us\n",
 		(unsigned long long)st->nexec, (unsigned long long)g->nheld,
 		(unsigned long long)(g->nheld ? g->hold_sum_ns / g->nheld /
 				     1000 : 0),
@@ -929,7 +951,11 @@ static void gate_print_stats(const dt_gate_t *g, const gatewd_stats_t *st)
 				     st->nforwarded / 1000 : 0),
 		(unsigned long long)st->wait_max_ns / 1000,
 		(unsigned long long)st->nbound, GATE_HOLD_MAX_MS,
-		(unsigned long long)st->npassed);
+		(unsigned long long)st->npassed,
+		(unsigned long long)(g->nreq ? g->to_run_sum_ns / g->nreq /
+				     1000 : 0),
+		(unsigned long long)(g->nreq ? g->decide_sum_ns / g->nreq /
+				     1000 : 0));
 }
 
 void dt_gate_close(dt_gate_t *g, int stats)

@@ -150,6 +150,7 @@ struct dtrace_hdl {
 	dt_provider_t *cur_provider;	/* whose operation is running */
 	uint64_t cur_args_read;	/* while a trampoline is generated: the
 				   arguments its program's clauses read */
+	const struct dt_kprog *cur_kprog; /* and its program, else NULL */
 	const char **plugin_dirs;	/* NULL-terminated, in search order */
 
 	/* probe table: probes[1 .. nprobes] */

@@ -1329,6 +1329,27 @@ uint64_t dt_prog_args_read(dtrace_provider_t *pv)
 	return pv->dtp->cur_args_read;
 }
 
+/* The underlying probes the program whose trampoline is being emitted
+ * serves: the first max cookies into cookies, and how many there are. */
+size_t dt_prog_cookies(dtrace_provider_t *pv, int64_t *cookies, size_t max)
+{
+	dtrace_hdl_t *dtp = pv->dtp;
+	const struct dt_progset *ps = progset(dtp);
+	size_t n = 0;
+
+	if (dtp->cur_kprog == NULL)
+		return 0;
+	int prog = (int)(dtp->cur_kprog - ps->progs);
+	for (uint32_t i = 0; i < ps->nups; i++) {
+		if (ps->ups[i].prog != prog)
+			continue;
+		if (n < max)
+			cookies[n] = (int64_t)i + 1;
+		n++;
+	}
+	return n;
+}
+
 /* The trampoline of user in the program of kp; skip: the firing is not
  * for it.  0 or -1 after dt_set_error(). */
 static int emit_trampoline(dtrace_hdl_t *dtp, dt_kprog_t *kp,
@@ -1338,9 +1359,11 @@ static int emit_trampoline(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 
 	dtp->cur_provider = pv;
 	dtp->cur_args_read = clauses_args_read(dtp, &kp->clauses);
+	dtp->cur_kprog = kp;
 	int rc = pv->ops->trampoline(pv, pv->data, as, user->kind, skip);
 	dtp->cur_provider = saved_pv;
 	dtp->cur_args_read = ~0ull;
+	dtp->cur_kprog = NULL;
 	if (rc < 0 && dtp->errmsg[0] == '\0')
 		dt_set_error(dtp, "provider %s failed to generate its "
 			     "trampoline", pv->ops->name);

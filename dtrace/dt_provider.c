@@ -1017,4 +1017,5 @@ const dtrace_host_t dt_host = {
 	.elf_open = dt_host_elf_open,
 	.kernel_btf = dt_host_kernel_btf,
 	.error_tag = host_error_tag,
+	.prog_cookies = dt_prog_cookies,
 };

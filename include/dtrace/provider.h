@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	4
+#define DTRACE_PROVIDER_MINOR	5
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -589,6 +589,17 @@ typedef struct dtrace_host {
 	void (*error_tag)(dtrace_provider_t *pv, const char *tag,
 			  const char *fmt, ...)
 		__attribute__((format(printf, 3, 4)));
+
+	/* Added in 3.5.  While trampoline() runs: the underlying probes
+	 * (cookies) the program being built serves now, of every provider
+	 * that shares it, in increasing order.  The first max of them go
+	 * to cookies; returns how many there are.  A trampoline may then
+	 * emit each site's argument reading as code of its own, chosen by
+	 * mstate.key.cookie, rather than look the site up at each firing.
+	 * The program may later serve underlying probes placed while
+	 * tracing: every other cookie must still be handled. */
+	size_t (*prog_cookies)(dtrace_provider_t *pv, int64_t *cookies,
+			       size_t max);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

@@ -12,7 +12,8 @@
  *			("-4@%eax", "8@-16(%rbp)", "8@sym(%rip)", ...) into
  *			locations the trampoline can read.
  *   usdt_tramp.c	the run-time spec table (a BPF hash map keyed on the
- *			attach cookie) and the trampoline that reads it.
+ *			attach cookie) and the trampoline that reads it, or
+ *			carries the specs of its program's few sites.
  *   usdt_proc.c	the ELF files mapped by a process (/proc/PID/maps).
  *   usdt_prov.c	the provider operations: naming, provide, enable,
  *			argument types.
@@ -213,11 +214,25 @@ typedef struct usdt_rtspec {
 #define USDT_SPECS_MAX		16384
 
 void usdt_rtspec_fill(const usdt_note_t *note, usdt_rtspec_t *rt);
+
+/* A site whose spec the trampoline carries as code (no lookup). */
+typedef struct usdt_tramp_site {
+	uint32_t cookie;
+	const usdt_rtspec_t *spec;	/* with its final flags */
+} usdt_tramp_site_t;
+
+/* Sites a trampoline carries as code at most (see usdt_trampoline). */
+#define USDT_INLINE_SITES	16
+
 /* Emit the trampoline: argv[] from the spec of the firing cookie; with
  * procs (dtprobed's pinned map, else NULL), mstate.instance set at a site
- * of USDT_SPEC_EVERY that the firing process registered. */
+ * of USDT_SPEC_EVERY that the firing process registered.  The nsites
+ * sites[] are read by code of their own, only the arguments in args_read
+ * (bit i: argv[i]); any other cookie by its entry in specs. */
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
-		     dtrace_map_t *specs, dtrace_map_t *procs, int skip);
+		     dtrace_map_t *specs, dtrace_map_t *procs,
+		     const usdt_tramp_site_t *sites, int nsites,
+		     uint64_t args_read, int skip);
 /* Write one spec into the map (fd); 0 or -errno. */
 int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);
 

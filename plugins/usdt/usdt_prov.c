@@ -98,6 +98,13 @@ typedef struct usdt_probe {
 				   so its uprobes are not filtered by pid */
 } usdt_probe_t;
 
+/* What the plugin knows of an underlying probe it placed. */
+typedef struct usdt_cookie {
+	uint8_t flags;		/* USDT_SPEC_* given so far */
+	bool inlined;		/* a trampoline carries its spec as code */
+	const usdt_note_t *note; /* whose spec it has */
+} usdt_cookie_t;
+
 /* A spec waiting for the map to exist. */
 typedef struct usdt_pending {
 	uint32_t cookie;
@@ -114,8 +121,8 @@ typedef struct usdt_state {
 	dtrace_map_t *specs;
 	dtrace_map_t *procs;	/* dtprobed's pinned map, when it is there */
 	bool any_every;		/* a probe for every process is enabled */
-	uint8_t *spec_flags;	/* USDT_SPEC_* of each cookie so far */
-	uint32_t nspec_flags;
+	usdt_cookie_t *cookies;	/* by cookie, those placed so far */
+	uint32_t ncookies;
 	int nplaced;		/* sites enabled that fired in no process
 				   for us before (see enable_touched) */
 	usdt_pending_t *pending;
@@ -642,28 +649,42 @@ static int specs_flush(dtrace_provider_t *dtp, usdt_state_t *st)
 	return 0;
 }
 
-/* The flags of cookie: those given now and before (a site's spec is
- * written again when another probe is overlaid on it). */
-static int spec_flags(usdt_state_t *st, uint32_t cookie, uint8_t *flags)
+/* The entry of cookie, made if need be; NULL when out of memory. */
+static usdt_cookie_t *cookie_entry(usdt_state_t *st, uint32_t cookie)
 {
-	if (cookie >= st->nspec_flags) {
+	if (cookie >= st->ncookies) {
 		uint32_t n = cookie + 1024;
-		uint8_t *f = realloc(st->spec_flags, n);
-		if (f == NULL)
-			return -ENOMEM;
-		memset(f + st->nspec_flags, 0, n - st->nspec_flags);
-		st->spec_flags = f;
-		st->nspec_flags = n;
+		usdt_cookie_t *c = realloc(st->cookies, n * sizeof(*c));
+		if (c == NULL)
+			return NULL;
+		memset(c + st->ncookies, 0,
+		       (n - st->ncookies) * sizeof(*c));
+		st->cookies = c;
+		st->ncookies = n;
 	}
-	st->spec_flags[cookie] |= *flags;
-	*flags = st->spec_flags[cookie];
+	return &st->cookies[cookie];
+}
+
+/* The cookie's flags: those given now and before (a site's spec is
+ * written again when another probe is overlaid on it); note is its spec
+ * from now on. */
+static int spec_flags(usdt_state_t *st, uint32_t cookie,
+		      const usdt_note_t *note, uint8_t *flags)
+{
+	usdt_cookie_t *c = cookie_entry(st, cookie);
+
+	if (c == NULL)
+		return -ENOMEM;
+	c->flags |= *flags;
+	c->note = note;
+	*flags = c->flags;
 	return 0;
 }
 
 static int spec_queue(usdt_state_t *st, uint32_t cookie,
 		      const usdt_note_t *note, uint8_t flags)
 {
-	if (spec_flags(st, cookie, &flags) < 0)
+	if (spec_flags(st, cookie, note, &flags) < 0)
 		return -ENOMEM;
 	for (int i = 0; i < st->npending; i++)
 		if (st->pending[i].cookie == cookie) {
@@ -719,6 +740,32 @@ static void warn_args(dtrace_provider_t *dtp, usdt_probe_t *pr,
 	}
 }
 
+/* Whether two notes' arguments are read alike. */
+static bool same_spec(const usdt_note_t *a, const usdt_note_t *b)
+{
+	usdt_rtspec_t ra, rb;
+
+	usdt_rtspec_fill(a, &ra);
+	usdt_rtspec_fill(b, &rb);
+	return memcmp(&ra, &rb, sizeof(ra)) == 0;
+}
+
+/* A site whose spec a built program carries as code, given another spec
+ * (its file was rewritten in place while traced): the program goes on
+ * reading the first, which the user is told. */
+static void warn_inlined_changed(dtrace_provider_t *dtp, usdt_state_t *st,
+				 uint32_t cookie, const usdt_site_t *s)
+{
+	const usdt_cookie_t *c = &st->cookies[cookie];
+
+	if (!c->inlined || c->note == NULL || c->note == s->note ||
+	    same_spec(c->note, s->note))
+		return;
+	host->warn(dtp, "the site at offset 0x%llx of %s changed while "
+		   "traced: its arguments are read as it was first seen",
+		   (unsigned long long)s->note->offset, s->path);
+}
+
 /* Place one site's uprobe, overlay the probe on it, queue its specs. */
 static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 		       usdt_probe_t *pr, dtrace_probe_t *prp,
@@ -741,9 +788,11 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (err < 0)
 		return err;
 	/* A site the probe for every process covered fired already. */
-	if ((uint32_t)cookie >= st->nspec_flags ||
-	    !(st->spec_flags[cookie] & USDT_SPEC_EVERY))
+	if ((uint32_t)cookie >= st->ncookies ||
+	    !(st->cookies[cookie].flags & USDT_SPEC_EVERY))
 		st->nplaced++;
+	if ((uint32_t)cookie < st->ncookies)
+		warn_inlined_changed(dtp, st, (uint32_t)cookie, s);
 	st->any_every |= pr->pid == 0;
 	return spec_queue(st, (uint32_t)cookie, s->note,
 			  pr->pid == 0 ? USDT_SPEC_EVERY : 0);
@@ -786,6 +835,43 @@ static int usdt_enable(dtrace_provider_t *dtp, void *data, dtrace_probe_t *prp)
 	return specs_flush(dtp, st);
 }
 
+/*
+ * The sites of the program being built, when they are few
+ * (USDT_INLINE_SITES) and all known: their specs into buf and sites[], for
+ * the trampoline to carry as code.  A site whose flags may still change
+ * (one not for every process, while the trampoline checks registrations)
+ * is left to the lookup, as are other providers' sites.  Returns how many.
+ */
+static int inline_sites(dtrace_provider_t *dtp, usdt_state_t *st,
+			usdt_tramp_site_t *sites, usdt_rtspec_t *buf)
+{
+	int64_t cookies[USDT_INLINE_SITES + 1];
+	int n = 0;
+
+	if (host->size < offsetof(dtrace_host_t, prog_cookies) +
+			 sizeof(host->prog_cookies) ||
+	    host->prog_cookies == NULL ||
+	    getenv("DTRACE_BENCH_USDT_LOOKUP") != NULL)
+		return 0;
+	size_t nc = host->prog_cookies(dtp, cookies, USDT_INLINE_SITES + 1);
+	if (nc > USDT_INLINE_SITES)
+		return 0;
+	for (size_t i = 0; i < nc; i++) {
+		if (cookies[i] <= 0 || (uint64_t)cookies[i] >= st->ncookies)
+			continue;
+		usdt_cookie_t *c = &st->cookies[cookies[i]];
+		if (c->note == NULL || (st->procs != NULL &&
+					!(c->flags & USDT_SPEC_EVERY)))
+			continue;
+		usdt_rtspec_fill(c->note, &buf[n]);
+		buf[n].flags = c->flags;
+		c->inlined = true;
+		sites[n] = (usdt_tramp_site_t){ (uint32_t)cookies[i], &buf[n] };
+		n++;
+	}
+	return n;
+}
+
 static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 			   dtrace_emitter_t *em, int kind, int skip)
 {
@@ -802,7 +888,13 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	if (st->any_every && st->procs == NULL &&
 	    access(usdt_reg_map_path(), F_OK) == 0)
 		st->procs = host->map_pinned(dtp, usdt_reg_map_path());
-	usdt_tramp_emit(host, em, specs, st->procs, skip);
+	usdt_rtspec_t buf[USDT_INLINE_SITES];
+	usdt_tramp_site_t sites[USDT_INLINE_SITES];
+	int nsites = inline_sites(dtp, st, sites, buf);
+	uint64_t args_read = host->size > offsetof(dtrace_host_t, args_read) &&
+			     host->args_read ? host->args_read(dtp) : ~0ull;
+	usdt_tramp_emit(host, em, specs, st->procs, sites, nsites, args_read,
+			skip);
 	return 0;
 }
 
@@ -1072,7 +1164,7 @@ static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 	usdt_mappings_free(st->all, st->nall);
 	usdt_reg_free(st->regs);
 	free(st->pending);
-	free(st->spec_flags);
+	free(st->cookies);
 	for (int i = 0; i < st->ndescs; i++) {
 		free(st->descs[i].prv);
 		free(st->descs[i].mod);

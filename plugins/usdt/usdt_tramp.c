@@ -22,6 +22,15 @@
  * A cookie with no entry is not a site of this provider: the firing is
  * skipped.  Argument slots past nargs stay 0.
  *
+ * A program that serves few sites (USDT_INLINE_SITES) carries their specs
+ * as code instead: the engine says which cookies the program serves
+ * (host->prog_cookies), the trampoline compares the firing cookie with
+ * each and runs that site's own straight-line code, which reads only the
+ * arguments the clauses may read.  The map lookup (the hash of the
+ * cookie, then its bucket and element, two more pages touched) cost about
+ * half of a firing's time in BPF.  Sites placed after the program was
+ * built, and programs of many sites, take the lookup.
+ *
  * At a site where the probe for every process is overlaid (USDT_SPEC_EVERY),
  * the trampoline also looks the firing process's (pid, site address) up in
  * dtprobed's pinned map (usdt_reg.h), whose key is laid out as the mstate's
@@ -109,10 +118,17 @@ static void emit_ctx_load(tramp_t *t, int dst, int bad)
 	t->h->label_place(t->em, got);
 }
 
-/* R8 = the pt_regs field at the byte offset in R3, or goto bad. */
-static void emit_read_reg(tramp_t *t, int i, int bad)
+/* R8 = the pt_regs field at the byte offset in R3, or goto bad.  A high
+ * byte register (%ah) is one byte into its register's word: the word is
+ * loaded and shifted down.  Uses R2 and R3. */
+static void emit_read_reg(tramp_t *t, int bad)
 {
+	emit(t, DT_MOV64_REG(DT_R2, DT_R3));
+	emit(t, DT_ALU64_IMM(BPF_AND, DT_R2, 7));
+	emit(t, DT_ALU64_IMM(BPF_LSH, DT_R2, 3));
+	emit(t, DT_ALU64_IMM(BPF_AND, DT_R3, -8));
 	emit_ctx_load(t, DT_R8, bad);
+	emit(t, DT_ALU64_REG(BPF_RSH, DT_R8, DT_R2));
 }
 
 /* R8 += index register << scale, when the spec has an index. */
@@ -183,7 +199,7 @@ static void emit_arg(tramp_t *t, int i, int done)
 	t->h->label_place(t->em, notimm);
 	emit(t, DT_LOAD(BPF_B, DT_R3, DT_R9, RT_OFF(i, base)));
 	t->h->jump(t->em, BPF_JEQ, DT_R3, USDT_NOREG, nobase);
-	emit_read_reg(t, i, next);
+	emit_read_reg(t, next);
 	t->h->label_place(t->em, nobase);
 	emit(t, DT_LOAD(BPF_B, DT_R1, DT_R9, RT_OFF(i, loc)));
 	t->h->jump(t->em, BPF_JEQ, DT_R1, USDT_LOC_REG, extend);
@@ -195,8 +211,8 @@ static void emit_arg(tramp_t *t, int i, int done)
 	t->h->label_place(t->em, next);
 }
 
-/* mstate.instance = key.pid when (pid, regs_ip) is in procs, at a site of
- * USDT_SPEC_EVERY (spec in R9).  R8 keeps the cookie meanwhile. */
+/* mstate.instance = key.pid when (pid, regs_ip) is in procs.  R8 keeps
+ * the cookie meanwhile. */
 static void emit_registered(tramp_t *t, dtrace_map_t *procs)
 {
 	const int16_t pid = offsetof(dtrace_mstate_t, key.pid);
@@ -207,9 +223,6 @@ static void emit_registered(tramp_t *t, dtrace_map_t *procs)
 		       offsetof(dtrace_mstate_t, key) +
 		       offsetof(usdt_reg_mapkey_t, addr),
 		       "the mstate's key and regs_ip make dtprobed's key");
-	emit(t, DT_LOAD(BPF_W, DT_R1, DT_R9, offsetof(usdt_rtspec_t, flags)));
-	emit(t, DT_ALU64_IMM(BPF_AND, DT_R1, USDT_SPEC_EVERY));
-	t->h->jump(t->em, BPF_JEQ, DT_R1, 0, no);
 	emit(t, DT_LOAD(BPF_W, DT_R8, DTRACE_REG_MSTATE, cookie));
 	emit(t, DT_STORE_IMM(BPF_W, DTRACE_REG_MSTATE, cookie, 0));
 	t->h->load_map(t->em, DT_R1, procs);
@@ -224,25 +237,181 @@ static void emit_registered(tramp_t *t, dtrace_map_t *procs)
 	t->h->label_place(t->em, no);
 }
 
+/* The registration check at a site whose spec (R9) says USDT_SPEC_EVERY. */
+static void emit_registered_if_every(tramp_t *t, dtrace_map_t *procs)
+{
+	int no = t->h->label_new(t->em);
+
+	emit(t, DT_LOAD(BPF_W, DT_R1, DT_R9, offsetof(usdt_rtspec_t, flags)));
+	emit(t, DT_ALU64_IMM(BPF_AND, DT_R1, USDT_SPEC_EVERY));
+	t->h->jump(t->em, BPF_JEQ, DT_R1, 0, no);
+	emit_registered(t, procs);
+	t->h->label_place(t->em, no);
+}
+
+/* The trampoline of the sites not carried as code: their specs are
+ * looked up by cookie; a cookie with no spec skips the firing. */
+static void emit_lookup(tramp_t *t, dtrace_map_t *specs, dtrace_map_t *procs,
+			int skip)
+{
+	int done = t->h->label_new(t->em);
+
+	/* R9 = specs[cookie], the key read in place from the mstate. */
+	t->h->load_map(t->em, DT_R1, specs);
+	emit(t, DT_MOV64_REG(DT_R2, DTRACE_REG_MSTATE));
+	emit(t, DT_ALU64_IMM(BPF_ADD, DT_R2,
+			     offsetof(dtrace_mstate_t, key.cookie)));
+	emit(t, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	t->h->jump(t->em, BPF_JEQ, DT_R0, 0, skip);
+	emit(t, DT_MOV64_REG(DT_R9, DT_R0));
+	if (procs != NULL)
+		emit_registered_if_every(t, procs);
+
+	/* The engine's prologue zeroed argv[]. */
+	for (int i = 0; i < DTRACE_HOST_ARGS_MAX(t->h); i++)
+		emit_arg(t, i, done);
+	t->h->label_place(t->em, done);
+}
+
+/* --- sites carried as code: every field of the spec is a constant --- */
+
+/* Whether the pt_regs byte offset off names a register the program may
+ * read (a high byte register is one byte into its word). */
+static bool ctx_reg_ok(uint8_t off)
+{
+	return off != USDT_NOREG && off < USDT_PTREGS_SIZE;
+}
+
+/* reg = v, in one instruction when it fits an immediate. */
+static void emit_const(tramp_t *t, int reg, int64_t v)
+{
+	if (v >= INT32_MIN && v <= INT32_MAX) {
+		emit(t, DT_MOV64_IMM(reg, (int32_t)v));
+		return;
+	}
+	emit(t, DT_LD_IMM64_LO(reg, 0, v));
+	emit(t, DT_LD_IMM64_HI(v));
+}
+
+/* The value of an argument of size bytes, extended to 64 bits. */
+static int64_t extend_const(int64_t v, uint8_t size, bool is_signed)
+{
+	if (size >= 8)
+		return v;
+	unsigned shift = 64u - 8u * size;
+	uint64_t u = (uint64_t)v << shift;
+	return is_signed ? (int64_t)u >> shift : (int64_t)(u >> shift);
+}
+
+/* R8 = its low size bytes, sign- or zero-extended. */
+static void emit_extend_known(tramp_t *t, const usdt_rtarg_t *a)
+{
+	if (a->size >= 8)
+		return;
+	int32_t shift = 64 - 8 * a->size;
+	emit(t, DT_ALU64_IMM(BPF_LSH, DT_R8, shift));
+	emit(t, DT_ALU64_IMM(a->is_signed ? BPF_ARSH : BPF_RSH, DT_R8, shift));
+}
+
+/* R3 = the address [base] + [index << scale] + displacement. */
+static void emit_address_known(tramp_t *t, const usdt_rtarg_t *a)
+{
+	if (a->base != USDT_NOREG)
+		emit(t, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX, a->base));
+	else
+		emit(t, DT_MOV64_IMM(DT_R3, 0));
+	if (a->index != USDT_NOREG) {
+		emit(t, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, a->index));
+		if (a->scale_shift & 3)
+			emit(t, DT_ALU64_IMM(BPF_LSH, DT_R1,
+					     a->scale_shift & 3));
+		emit(t, DT_ALU64_REG(BPF_ADD, DT_R3, DT_R1));
+	}
+	if (a->val != 0) {
+		emit_const(t, DT_R1, a->val);
+		emit(t, DT_ALU64_REG(BPF_ADD, DT_R3, DT_R1));
+	}
+}
+
+/* argv[i] = the value the spec a describes, read by straight-line code. */
+static void emit_arg_known(tramp_t *t, int i, const usdt_rtarg_t *a)
+{
+	bool regs_ok = (a->base == USDT_NOREG || ctx_reg_ok(a->base)) &&
+		       (a->index == USDT_NOREG || ctx_reg_ok(a->index));
+
+	if (a->size == 0 || a->size > 8 || !regs_ok)
+		return;		/* as the lookup's: reads as 0 */
+	switch (a->loc) {
+	case USDT_LOC_IMM:
+		emit_const(t, DT_R8, extend_const(a->val, a->size,
+						  a->is_signed));
+		break;
+	case USDT_LOC_REG:
+		if (a->base == USDT_NOREG)
+			return;
+		emit(t, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, a->base & ~7));
+		if (a->base & 7)
+			emit(t, DT_ALU64_IMM(BPF_RSH, DT_R8, 8 * (a->base & 7)));
+		emit_extend_known(t, a);
+		break;
+	case USDT_LOC_MEM:
+		/* Exactly size bytes into the zeroed slot: zero-extended
+		 * as read (and 0 on a fault, which the helper zeroes). */
+		emit_address_known(t, a);
+		emit(t, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, ARGV_OFF(i), 0));
+		emit(t, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
+		emit(t, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(i)));
+		emit(t, DT_MOV64_IMM(DT_R2, a->size));
+		emit(t, DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+		if (!a->is_signed || a->size >= 8)
+			return;
+		emit(t, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_MSTATE, ARGV_OFF(i)));
+		emit_extend_known(t, a);
+		break;
+	default:
+		return;
+	}
+	emit(t, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV_OFF(i), DT_R8));
+}
+
+/* One site's code: its registration check, then its arguments. */
+static void emit_site(tramp_t *t, const usdt_rtspec_t *spec,
+		      dtrace_map_t *procs, uint64_t args_read)
+{
+	if (procs != NULL && (spec->flags & USDT_SPEC_EVERY))
+		emit_registered(t, procs);
+	for (uint32_t i = 0; i < spec->nargs &&
+			     i < (uint32_t)DTRACE_HOST_ARGS_MAX(t->h); i++)
+		if (args_read & (1ull << i))
+			emit_arg_known(t, (int)i, &spec->args[i]);
+}
+
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
-		     dtrace_map_t *specs, dtrace_map_t *procs, int skip)
+		     dtrace_map_t *specs, dtrace_map_t *procs,
+		     const usdt_tramp_site_t *sites, int nsites,
+		     uint64_t args_read, int skip)
 {
 	tramp_t t = { host, em };
 	int done = host->label_new(em);
+	int labels[USDT_INLINE_SITES];
 
-	/* R9 = specs[cookie], the key read in place from the mstate. */
-	host->load_map(em, DT_R1, specs);
-	emit(&t, DT_MOV64_REG(DT_R2, DTRACE_REG_MSTATE));
-	emit(&t, DT_ALU64_IMM(BPF_ADD, DT_R2,
-			      offsetof(dtrace_mstate_t, key.cookie)));
-	emit(&t, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	host->jump(em, BPF_JEQ, DT_R0, 0, skip);
-	emit(&t, DT_MOV64_REG(DT_R9, DT_R0));
-	if (procs != NULL)
-		emit_registered(&t, procs);
-
-	/* The engine's prologue zeroed argv[]. */
-	for (int i = 0; i < DTRACE_HOST_ARGS_MAX(host); i++)
-		emit_arg(&t, i, done);
+	if (nsites > USDT_INLINE_SITES)
+		nsites = 0;
+	/* The firing cookie chooses its site's code; others fall through
+	 * to the lookup. */
+	if (nsites > 0)
+		emit(&t, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE,
+				 offsetof(dtrace_mstate_t, key.cookie)));
+	for (int s = 0; s < nsites; s++) {
+		labels[s] = host->label_new(em);
+		host->jump(em, BPF_JEQ, DT_R1, (int32_t)sites[s].cookie,
+			   labels[s]);
+	}
+	emit_lookup(&t, specs, procs, skip);
+	for (int s = 0; s < nsites; s++) {
+		host->jump(em, BPF_JA, 0, 0, done);
+		host->label_place(em, labels[s]);
+		emit_site(&t, sites[s].spec, procs, args_read);
+	}
 	host->label_place(em, done);
 }

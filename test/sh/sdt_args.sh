@@ -5,7 +5,10 @@
 # (%base,%index,scale)) built at -O0 and -O2, traced with -c: arg0..arg9
 # and args[10], args[11] (a probe of 12 arguments, the most sdt.h passes)
 # must be the values the program passed, sign- or zero-extended by their
-# declared size; the string argument reads with copyinstr.  Also the
+# declared size; the string argument reads with copyinstr.  The nine
+# sites share one program, which carries each site's specification as
+# code of its own; at -O2 also through the table looked up by cookie
+# (DTRACE_BENCH_USDT_LOOKUP), the way of sites placed later.  Also the
 # naming: provider with the pid, module the program's file name, function
 # the containing function, and "dtrace -l" for sdt_test$target.
 set -u
@@ -48,26 +51,33 @@ string hello sdt 1
 many 1 2 3 4 5 6 7 8 9 10 11 12
 guarded 1 2'
 
-for opt in 0 2; do
+for run in 0 2 2lookup; do
+	opt=${run%lookup}
 	bin=$PWD/sdt_args_O$opt
-	gcc -O$opt -g -o "$bin" "$TESTDIR/progs/sdt_args.c" || exit 1
-	"$DTRACE" -q -n "$script" -c "$bin 2" >out 2>err
+	[ -x "$bin" ] || gcc -O$opt -g -o "$bin" "$TESTDIR/progs/sdt_args.c" ||
+		exit 1
+	if [ "$run" = "$opt" ]; then
+		"$DTRACE" -q -n "$script" -c "$bin 2" >out 2>err
+	else
+		DTRACE_BENCH_USDT_LOOKUP=1 "$DTRACE" -q -n "$script" \
+			-c "$bin 2" >out 2>err
+	fi
 	# The program's own last line (it shares stdout) comes in any order:
 	# the guarded code ran twice and the semaphore was set while traced.
 	actual=$(grep -v ' semaphore ' out | sed '/^$/d')
 	if ! grep -qx 'guarded 2 semaphore 1' out; then
-		echo "-O$opt: the program did not see the semaphore set:"
+		echo "$run: the program did not see the semaphore set:"
 		cat out
 		status=1
 	fi
 	if [ "$actual" != "$expected" ]; then
-		echo "-O$opt: printed:"; echo "$actual"; cat err
+		echo "$run: printed:"; echo "$actual"; cat err
 		echo "expected:"; echo "$expected"
 		diff <(echo "$expected") <(echo "$actual")
 		status=1
 	fi
 	if [ -s err ]; then
-		echo "-O$opt: unexpected messages:"; cat err
+		echo "$run: unexpected messages:"; cat err
 		status=1
 	fi
 done

@@ -399,7 +399,8 @@ static const dtrace_host_t test_host = {
 };
 
 static void emit_test_program(dt_as_t *as, dtrace_map_t *mstate,
-			      dtrace_map_t *specs, dtrace_map_t *results)
+			      dtrace_map_t *specs, dtrace_map_t *results,
+			      const usdt_tramp_site_t *sites, int nsites)
 {
 	int out = dt_as_label(as);
 	dt_as_emit(as, DT_MOV64_REG(DT_R6, DT_R1));
@@ -416,7 +417,7 @@ static void emit_test_program(dt_as_t *as, dtrace_map_t *mstate,
 	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
 	dt_as_emit(as, DT_STORE(BPF_W, DT_R7,
 				offsetof(dtrace_mstate_t, key.cookie), DT_R0));
-	usdt_tramp_emit(&test_host, as, specs, NULL, out);
+	usdt_tramp_emit(&test_host, as, specs, NULL, sites, nsites, ~0ull, out);
 	dt_as_load_map(as, DT_R1, results);
 	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_R7));
 	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2,
@@ -503,7 +504,14 @@ static void check_results(dtrace_map_t *results, const run_site_t *sites,
 	}
 }
 
-static void test_trampoline(const char *bins[2], usdt_file_t *files[2])
+/*
+ * Every site of both builds through one program: by the spec table
+ * (ninline 0), or with the first ninline sites carried as code, whose
+ * specs are then left out of the table so that only their code can give
+ * their arguments, the others still looked up.
+ */
+static void test_trampoline(const char *bins[2], usdt_file_t *files[2],
+			    int ninline)
 {
 	dtrace_hdl_t h;
 	memset(&h, 0, sizeof(h));
@@ -520,9 +528,25 @@ static void test_trampoline(const char *bins[2], usdt_file_t *files[2])
 					   4, sizeof(dtrace_mstate_t), 1024);
 	CHECK(mstate && specs && results && dt_bpf_maps_create(&h) == 0,
 	      "maps: %s", h.errmsg);
+	run_site_t sites[MAX_SITES];
+	usdt_rtspec_t rts[MAX_SITES];
+	usdt_tramp_site_t tsites[MAX_SITES];
+	int nsites = 0;
+	for (int b = 0; b < 2; b++)
+		for (int i = 0; i < files[b]->nnotes && nsites < MAX_SITES;
+		     i++) {
+			const usdt_note_t *note = &files[b]->notes[i];
+			sites[nsites] = (run_site_t){ note, b ? 2 : 0 };
+			usdt_rtspec_fill(note, &rts[nsites]);
+			tsites[nsites] = (usdt_tramp_site_t){
+				(uint32_t)nsites + 1, &rts[nsites] };
+			nsites++;
+		}
+	if (ninline > nsites)
+		ninline = nsites;
 	dt_as_t as;
 	dt_as_init(&as);
-	emit_test_program(&as, mstate, specs, results);
+	emit_test_program(&as, mstate, specs, results, tsites, ninline);
 	CHECK(dt_as_finish(&as) == 0, "assemble: %s", as.errmsg);
 	int prog = dt_bpf_prog_load(&h, "usdt_test", &as);
 	CHECK(prog >= 0, "load: %s", h.errmsg);
@@ -532,22 +556,19 @@ static void test_trampoline(const char *bins[2], usdt_file_t *files[2])
 		return;
 	}
 
-	run_site_t sites[MAX_SITES];
-	int nsites = 0;
-	for (int b = 0; b < 2; b++) {
+	for (int b = 0, c = 0; b < 2; b++) {
 		uint64_t offs[MAX_SITES], refs[MAX_SITES], cookies[MAX_SITES];
 		uint32_t n = 0;
-		for (int i = 0; i < files[b]->nnotes && nsites < MAX_SITES; i++) {
-			const usdt_note_t *note = &files[b]->notes[i];
-			usdt_rtspec_t rt;
-			sites[nsites] = (run_site_t){ note, b ? 2 : 0 };
-			nsites++;
-			usdt_rtspec_fill(note, &rt);
-			CHECK(usdt_rtspec_store(specs->fd, (uint32_t)nsites,
-						&rt) == 0, "store spec");
+		for (; c < nsites && sites[c].opt == (b ? 2 : 0); c++) {
+			const usdt_note_t *note = sites[c].note;
+			if (c >= ninline)
+				CHECK(usdt_rtspec_store(specs->fd,
+							(uint32_t)c + 1,
+							&rts[c]) == 0,
+				      "store spec");
 			offs[n] = note->offset;
 			refs[n] = note->sema_offset;
-			cookies[n] = (uint64_t)nsites;
+			cookies[n] = (uint64_t)c + 1;
 			n++;
 		}
 		dt_attach_req_t req = {
@@ -645,7 +666,8 @@ int main(void)
 		files[b] = usdt_file_read(bins[b], &err);
 	}
 	if (files[0] && files[1]) {
-		test_trampoline(bins, files);
+		test_trampoline(bins, files, 0);
+		test_trampoline(bins, files, USDT_INLINE_SITES);
 		test_cache_rewrite(bins, files);
 	}
 	for (int b = 0; b < 2; b++) {
