@@ -702,6 +702,7 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cc->udepth = cx.udepth;
 	cc->destructive = cx.destructive;
 	cx.st->pending = NULL;
+	dt_pd_clause_add(pcb->dtp, cc);
 	return cc;
 }
 

@@ -26,7 +26,8 @@
 
 struct dt_cg_state;
 
-/* Check and compile clause c; errors go through dt_pcb_error(). */
+/* Check and compile clause c, added to the program description's clauses;
+ * errors go through dt_pcb_error(). */
 dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 				   dtrace_probe_t **probes, int nprobes);
 /* Declarations and inlines of a parsed program, before its clauses:

@@ -188,10 +188,6 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	for (int i = 0; i < acc.n; i++)
 		dt_probe_args(dtp, acc.probes[i]);
 	dt_compiled_clause_t *cc = dt_cg_clause(pcb, c, acc.probes, acc.n);
-	cc->id = dtp->nclauses;
-	dtp->clauses = dt_realloc(dtp->clauses,
-				  (dtp->nclauses + 1) * sizeof(*dtp->clauses));
-	dtp->clauses[dtp->nclauses++] = cc;
 
 	keep_descs(dtp, cc->id, c);
 	for (int i = 0; i < acc.n; i++) {

@@ -30,7 +30,8 @@
 # the compiler (checker and code generator) and the consumer meet only in
 # the program description (neither reaches the other and the description
 # reaches neither), the checker never reaches the code generator, and the
-# probe table never calls back into compilation.  The checker depends on
+# probe table never calls back into compilation; the code generator alone
+# writes the program description.  The checker depends on
 # nothing but the AST and types (dt_ast.h, dt_type, dt_btf), identifiers
 # (dt_ident), the compile's arena and errors (dt_pcb, dt_subr) and the
 # program description.
@@ -133,6 +134,14 @@ bad=$(printf '%s\n%s' "$bad" "$(awk -v ok="$checker_deps" '
 	$1 == "checker" && !($2 in allow) {
 		print "    checker depends on " $2 " (allowed: " ok ")" }' \
 	"$tmp/edges")" | sed '/^$/d')
+# The code generator alone writes the program description: no other
+# module calls its writers.
+writers="dt_pd_clause_add dt_pd_agg_add dt_pd_fini"
+bad=$(printf '%s\n%s' "$bad" "$(awk -v w="$writers" '
+	BEGIN { n = split(w, a, " "); for (i = 1; i <= n; i++) wr[a[i]] = 1 }
+	$1 == "U" && ($2 in wr) && $3 != "codegen" {
+		print "    " $3 " writes the program description (" $2 ")" }' \
+	"$tmp/syms")" | sed '/^$/d')
 if [ -n "$bad" ]; then
 	echo "modcycle: the compiler/consumer contract is broken:" >&2
 	echo "$bad" >&2
