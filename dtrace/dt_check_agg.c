@@ -169,10 +169,12 @@ static dt_ident_t *agg_declare(dt_check_t *cx, dt_node_t *agg,
 			       dt_node_t *call, dt_aggfunc_t f,
 			       dt_node_t *keys)
 {
-	dt_ident_t *id = dt_zalloc(sizeof(*id));
+	int64_t params[4];
 	int i = 0;
 
-	agg_params(cx, call, f, id->params);	/* may fail: before */
+	agg_params(cx, call, f, params);	/* may fail: before allocating */
+	dt_ident_t *id = dt_zalloc(sizeof(*id));
+	memcpy(id->params, params, sizeof(params));
 	id->name = dt_strdup(agg->name);
 	id->kind = DT_IK_AGG;
 	id->id = -1;		/* the description's, once made */
