@@ -57,12 +57,6 @@ static void teardown(void)
 	dt_btf_fini(&hdl);
 	dt_bpf_fini(&hdl);
 	dt_typetab_destroy(hdl.types);
-	/* the clauses the code generator added to the description */
-	for (int i = 0; i < hdl.nclauses; i++) {
-		dt_as_fini(&hdl.clauses[i]->code);
-		free(hdl.clauses[i]);
-	}
-	free(hdl.clauses);
 }
 
 /* Compile src; NULL and the tag in *tag on a compile error. */
@@ -157,7 +151,15 @@ static void ok_case(const char *src, int line)
 		nloaded += bpf_ok;
 		npass++;
 	}
+	if (cc != NULL) {	/* the session frees its clauses this way */
+		hdl.clauses = &cc;
+		hdl.nclauses = 1;
+	}
 	teardown();
+	if (cc != NULL) {
+		dt_as_fini(&cc->code);
+		free(cc);
+	}
 }
 
 static void err_case(const char *src, dt_errtag_t want, int line)
@@ -174,7 +176,15 @@ static void err_case(const char *src, dt_errtag_t want, int line)
 	} else {
 		npass++;
 	}
+	if (cc != NULL) {	/* the session frees its clauses this way */
+		hdl.clauses = &cc;
+		hdl.nclauses = 1;
+	}
 	teardown();
+	if (cc != NULL) {
+		dt_as_fini(&cc->code);
+		free(cc);
+	}
 }
 
 #define OK(src)		ok_case(src, __LINE__)
