@@ -188,4 +188,21 @@ typedef struct dt_program_ast {
 /* dt_parse.c: print the tree as S-expressions (for tests and debugging). */
 void dt_ast_dump(FILE *out, const dt_program_ast_t *prog);
 
+/* The length of a list of nodes (arguments, keys), and its i-th (from 0),
+ * NULL past the end. */
+static inline int dt_node_count(const dt_node_t *n)
+{
+	int k = 0;
+	for (; n != NULL; n = n->next)
+		k++;
+	return k;
+}
+
+static inline dt_node_t *dt_node_nth(dt_node_t *n, int i)
+{
+	while (i-- > 0 && n != NULL)
+		n = n->next;
+	return n;
+}
+
 #endif /* DT_AST_H */

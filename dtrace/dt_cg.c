@@ -60,7 +60,6 @@
 
 #include "dt_btf.h"
 #include "dt_cg_impl.h"
-#include "dt_cg_xlate.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define DT_CG_NTEMPS	8	/* temporaries kept before the record shrinks */
@@ -616,6 +615,33 @@ static void free_clause_descs(dt_compiled_clause_t *cc)
 	cc->desc = NULL;
 }
 
+static void check_init(dt_cg_t *cx, dt_check_t *ck)
+{
+	dt_check_init(ck, cx->pcb, &cx->st->idents, cx->st->strsize,
+		      cx->st->rec_max);
+}
+
+/* Check clause c with the checker, then take what it found and place the
+ * variables it declared. */
+static void check_clause(dt_cg_t *cx, const dt_clause_ast_t *c)
+{
+	dt_check_t ck;
+
+	check_init(cx, &ck);
+	ck.probes = cx->probes;
+	ck.nprobes = cx->nprobes;
+	ck.in_clause = true;
+	dt_check_clause(&ck, c);
+	/* a clause records when it has an action that records, or nothing
+	 * at all (the default action); one that only assigns variables or
+	 * aggregates prints nothing, as in DTrace */
+	cx->cc->record = c->body == NULL || ck.records;
+	cx->actmask = ck.actmask;
+	cx->destructive = ck.destructive;
+	cx->speculates = ck.speculates;
+	dt_var_place_new(cx);
+}
+
 static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb)
 {
 	memset(cx, 0, sizeof(*cx));
@@ -656,11 +682,7 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cx.lbl_end = dt_as_label(cx.as);
 
 	cx.cc = cc;
-	dt_check_clause(&cx, c);
-	/* a clause records when it has an action that records, or nothing
-	 * at all (the default action); one that only assigns variables or
-	 * aggregates prints nothing, as in DTrace */
-	cc->record = c->body == NULL || cx.records;
+	check_clause(&cx, c);
 	cg_clause(&cx, c, cc->record);
 	if (cx.st->off_this + cx.st->this_size > DT_MSTATE_MAX)
 		dt_pcb_error(pcb, D_STACK_SIZE, c->line, "this-> variables "
@@ -695,69 +717,15 @@ void dt_cg_clause_free(dt_compiled_clause_t *cc)
 
 /* ---- declarations ---- */
 
-static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
-{
-	static const dt_identkind_t kinds[] = {
-		[DT_VC_GLOBAL] = DT_IK_GLOBAL, [DT_VC_SELF] = DT_IK_SELF,
-		[DT_VC_THIS] = DT_IK_THIS,
-	};
-	dt_identkind_t kind = kinds[v->vclass];
-	dt_type_t *t = v->type;
-
-	if (t->kind == DT_TK_ARRAY && t->base->kind == DT_TK_INT &&
-	    t->base->size == 1)
-		t = dt_type_string(cx->dtp->types);
-	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING &&
-	    !(dt_sou_type(t) && t->size > 0))
-		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "variable %s: "
-			     "type %s cannot be stored", v->name, t->name);
-	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);
-	if (id != NULL) {
-		if (id->type != t || id->nkeys != v->nkeys)
-			dt_pcb_error(cx->pcb, D_DECL_IDRED, v->line,
-				     "identifier redeclared: %s", v->name);
-		return;
-	}
-	if (kind == DT_IK_THIS && v->nkeys >= 0)
-		dt_pcb_error(cx->pcb, D_DECL_LOCASSC, v->line, "associative "
-			     "arrays may not be declared as local variables: "
-			     "%s", v->name);
-	dt_var_declare(cx, kind, v->name, t, v->nkeys, v->keys, v->line);
-}
-
-static void declare_inline(dt_cg_t *cx, dt_inline_t *in)
-{
-	dt_type_t *t = dt_check_expr(cx, in->expr);
-
-	if (in->type != NULL && !dt_check_assignable(in->type, in->expr))
-		dt_pcb_error(cx->pcb, D_OP_INCOMPAT, in->line, "inline %s "
-			     "definition uses incompatible types: \"%s\" = "
-			     "\"%s\"", in->name, in->type->name, t->name);
-	dt_ident_t *id = dt_zalloc(sizeof(*id));
-	id->name = dt_strdup(in->name);
-	id->type = in->type ? in->type : t;
-	id->nkeys = -1;
-	id->line = in->line;
-	if (in->expr->is_const && dt_type_is_integer(id->type)) {
-		id->kind = DT_IK_CONST;
-		id->value = (int64_t)in->expr->ival;
-	} else {
-		id->kind = DT_IK_INLINE;
-		id->expr = in->expr;	/* lives as long as the compile */
-	}
-	dt_var_add(cx->st, id);
-}
-
 void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
 {
 	dt_cg_t cx;
+	dt_check_t ck;
 
 	cx_init(&cx, pcb);
-	for (dt_inline_t *in = prog->inlines; in != NULL; in = in->next)
-		declare_inline(&cx, in);
-	for (dt_vardecl_t *v = prog->vars; v != NULL; v = v->next)
-		declare_var(&cx, v);
-	dt_xlate_declare(&cx, prog);
+	check_init(&cx, &ck);
+	dt_check_declare(&ck, prog);
+	dt_var_place_new(&cx);
 }
 
 /* ---- session ---- */
@@ -869,15 +837,7 @@ void dt_cg_fini(dtrace_hdl_t *dtp)
 		return;
 	if (st->pending != NULL)
 		dt_cg_clause_free(st->pending);
-	dt_strmap_fini(&st->var_index);
-	while (st->vars != NULL) {
-		dt_ident_t *id = st->vars;
-		st->vars = id->next;
-		if (id->kind != DT_IK_AGG)	/* agg names: freed below */
-			free((char *)id->name);
-		free(id->keys);
-		free(id);
-	}
+	dt_idtab_fini(&st->idents);
 	dt_pd_fini(dtp);
 	while (st->maps != NULL) {
 		dt_cg_map_t *m = st->maps;

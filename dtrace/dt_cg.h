@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_cg.h: the checker and the code generator.
+ * dt_cg.h: the code generator.
  *
- * dt_cg_clause() type-checks one clause against the probes its descriptions
- * matched and compiles it into a BPF function:
+ * dt_cg_clause() has the checker (dt_check.h) type-check one clause
+ * against the probes its descriptions matched and compiles what it
+ * checked into a BPF function:
  *
  *	int clause(struct pt_regs *ctx, dt_mstate_t *mst)
  *
@@ -14,8 +15,9 @@
  *
  * What it produces is the program description (dt_progdesc.h): the
  * clauses, the aggregation table and the formats.  State of its own that
- * spans clauses and compiles (declared variables, their maps, the string
- * table, the layout of the mstate's code generator area) lives in dtp->cg.
+ * spans clauses and compiles (the identifier table the checker declares
+ * in, the variables' storage and maps, the string table, the layout of
+ * the mstate's code generator area) lives in dtp->cg.
  */
 #ifndef DT_CG_H
 #define DT_CG_H
@@ -30,7 +32,8 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 /* Free a clause that dt_cg_clause() compiled and that is not kept (a D
  * library's, which DTrace compiles and discards). */
 void dt_cg_clause_free(dt_compiled_clause_t *cc);
-/* Declarations and inlines of a parsed program, before its clauses. */
+/* Declarations and inlines of a parsed program, before its clauses:
+ * checked, then given their storage. */
 void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog);
 /* Size of the mstate value including the code generator's area. */
 uint32_t dt_cg_mstate_size(dtrace_hdl_t *dtp);

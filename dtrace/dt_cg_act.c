@@ -41,7 +41,7 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 	dt_type_t *t = a->type;
 	uint32_t ntemps = cx->ntemps;
 
-	if (dt_cg_is_udepth(a)) {
+	if (dt_check_is_udepth(a)) {
 		record_udepth(cx, rd, a);
 		return;
 	}
@@ -140,29 +140,6 @@ static void record_print(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 
 /* stack(n) keeps n frames (default -x stackframes), ustack(n) n (default
  * -x ustackframes). */
-/* ufunc(), usym(), umod() and uaddr(): which one, or -1. */
-int dt_cg_usym_call(const dt_node_t *n)
-{
-	static const char *const names[] = {
-		[DT_USYM_FUNC] = "ufunc", [DT_USYM_SYM] = "usym",
-		[DT_USYM_MOD] = "umod", [DT_USYM_ADDR] = "uaddr",
-	};
-
-	if (n->kind != DT_N_CALL)
-		return -1;
-	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
-		if (strcmp(n->name, names[i]) == 0)
-			return i;
-	return -1;
-}
-
-bool dt_cg_is_stack_call(const dt_node_t *n)
-{
-	return n->kind == DT_N_CALL && (strcmp(n->name, "ustack") == 0 ||
-					strcmp(n->name, "stack") == 0 ||
-					dt_cg_usym_call(n) >= 0);
-}
-
 /* The frames a stack() or ustack() call asks for (checked constant). */
 static uint32_t stack_frames(const dt_cg_state_t *st, const dt_node_t *call)
 {
@@ -197,7 +174,7 @@ void dt_cg_stack_desc(const dt_cg_state_t *st, const dt_node_t *call,
 		      dt_recdesc_t *rd)
 {
 	bool user = strcmp(call->name, "ustack") == 0;
-	int usym = dt_cg_usym_call(call);
+	int usym = dt_check_usym_call(call);
 
 	if (usym >= 0) {
 		rd->kind = DT_RK_UADDR;
@@ -391,23 +368,6 @@ static void record_usample(dt_cg_t *cx, dt_recdesc_t *rd, dt_node_t *call)
 	rd->offset = dt_cg_rec_alloc(cx, rd->size);
 	dt_cg_usample(cx, rd, rec_mst_off(cx, rd->offset));
 	cx->usample_at = rd->offset + 1;
-}
-
-bool dt_cg_is_udepth(const dt_node_t *n)
-{
-	dt_bvar_t bv;
-	int argn;
-
-	return n->kind == DT_N_IDENT && dt_bvar_lookup(n->name, &bv, &argn) &&
-	       bv == DT_BV_USTACKDEPTH;
-}
-
-bool dt_cg_has_udepth(const dt_node_t *list)
-{
-	for (; list != NULL; list = list->next)
-		if (dt_cg_is_udepth(list))
-			return true;
-	return false;
 }
 
 /* ustackdepth as a value rd: an unsigned 32-bit integer that the
@@ -604,7 +564,7 @@ void dt_cg_agg_sample(dt_cg_t *cx, const dt_aggdesc_t *agg, dt_node_t *keys,
 	ad->aggs[0] = agg->id;
 	ad->naggs = 1;
 	for (dt_node_t *k = keys; k != NULL; k = k->next) {
-		if (!dt_cg_is_stack_call(k)) {
+		if (!dt_check_is_stack_call(k)) {
 			record_value(cx, ad, k);
 			continue;
 		}

@@ -33,44 +33,7 @@
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
 
-static const dt_aggfunc_t dt_aggfuncs[] = {
-	[DT_F_COUNT] = DT_AGG_COUNT, [DT_F_SUM] = DT_AGG_SUM,
-	[DT_F_AVG] = DT_AGG_AVG, [DT_F_MIN] = DT_AGG_MIN,
-	[DT_F_MAX] = DT_AGG_MAX, [DT_F_STDDEV] = DT_AGG_STDDEV,
-	[DT_F_QUANTIZE] = DT_AGG_QUANTIZE,
-	[DT_F_LQUANTIZE] = DT_AGG_LQUANTIZE,
-	[DT_F_LLQUANTIZE] = DT_AGG_LLQUANTIZE,
-};
-
-#define DT_LQUANTIZE_MAXLEVELS	4094
 #define DT_LLQUANTIZE_MAXBYTES	((DT_LQUANTIZE_MAXLEVELS + 2) * 8)
-
-static int nargs_of(const dt_node_t *a)
-{
-	int k = 0;
-	for (; a != NULL; a = a->next)
-		k++;
-	return k;
-}
-
-static dt_node_t *nth_arg(dt_node_t *a, int i)
-{
-	while (i-- > 0 && a != NULL)
-		a = a->next;
-	return a;
-}
-
-/* Argument #i (from 1 after the value) of call: an integer constant, or
- * DTrace's error with tag. */
-static int64_t const_arg(dt_cg_t *cx, dt_node_t *call, int i,
-			 dt_errtag_t tag)
-{
-	dt_node_t *a = nth_arg(call->args, i);
-	if (!a->is_const || !dt_type_is_integer(a->type))
-		ERR(cx, tag, a, "%s( ) argument #%d must be an integer "
-		    "constant", call->name, i);
-	return (int64_t)a->ival;
-}
 
 /*
  * llquantize(v, factor, low, high, nsteps): DTrace's bucket rules, which
@@ -109,130 +72,9 @@ static int64_t llq_nbuckets(const int64_t *p)
 	return base + 1;	/* and the bucket at or above the top */
 }
 
-/* DTrace's checks on llquantize's parameters (its tags and messages). */
-static void llq_params(dt_cg_t *cx, dt_node_t *call, int64_t *p)
-{
-	p[0] = const_arg(cx, call, 1, D_LLQUANT_FACTORTYPE);
-	p[1] = const_arg(cx, call, 2, D_LLQUANT_LMAGTYPE);
-	p[2] = const_arg(cx, call, 3, D_LLQUANT_HMAGTYPE);
-	p[3] = const_arg(cx, call, 4, D_LLQUANT_STEPTYPE);
-	if (p[0] < 2 || p[0] > UINT16_MAX)
-		ERR(cx, D_LLQUANT_FACTORVAL, call, "llquantize( ) argument #1 "
-		    "must be an unsigned 16-bit quantity greater than or equal "
-		    "to 2");
-	if (p[1] < 0 || p[1] > UINT16_MAX)
-		ERR(cx, D_LLQUANT_LMAGVAL, call, "llquantize( ) argument #2 "
-		    "must be an unsigned 16-bit quantity");
-	if (p[2] < 0 || p[2] > UINT16_MAX)
-		ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) argument #3 "
-		    "must be an unsigned 16-bit quantity");
-	if (p[3] <= 0)
-		ERR(cx, D_LLQUANT_STEPTYPE, call, "llquantize( ) argument #4 "
-		    "must be a non-zero positive integer constant");
-	if (p[3] > UINT16_MAX)
-		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) argument #4 "
-		    "must be an unsigned 16-bit quantity");
-	if (p[2] < p[1])
-		ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) argument #3 "
-		    "(high magnitude) must be at least argument #2 (low "
-		    "magnitude)");
-	if (p[3] < p[0])
-		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor "
-		    "(argument #1) "
-		    "must be less than or equal to the number of linear steps "
-		    "per magnitude (argument #4)");
-	int64_t pw = 1;
-	for (int64_t o = 0; o <= p[2]; o++) {
-		if (pw > INT64_MAX / p[0])
-			ERR(cx, D_LLQUANT_HMAGVAL, call, "llquantize( ) "
-			    "argument #3 (high magnitude) will cause overflow "
-			    "of 64 bits");
-		pw *= p[0];
-	}
-	/* As DTrace: the first power of the factor that is at least nsteps
-	 * is a multiple of it, so every order above nsteps divides evenly
-	 * (below it, buckets are 1 wide); both are under 2^32. */
-	int64_t first = p[0];
-	while (first < p[3])
-		first *= p[0];
-	if (p[3] % p[0] != 0 || first % p[3] != 0)
-		ERR(cx, D_LLQUANT_STEPVAL, call, "llquantize( ) factor (argument #1) "
-		    "must evenly divide the number of steps per magnitude "
-		    "(argument #4), and the number of steps per magnitude must "
-		    "evenly divide a power of the factor");
-	if (llq_nbuckets(p) * 8 > DT_LLQUANTIZE_MAXBYTES)
-		ERR(cx, D_AGG_ARGS, call, "llquantize( ) has too many buckets "
-		    "(%lld, at most %d)", (long long)llq_nbuckets(p),
-		    DT_LLQUANTIZE_MAXBYTES / 8);
-}
-
-/* DTrace's checks on lquantize's parameters (its tags and messages). */
-static void lquantize_check(dt_cg_t *cx, dt_node_t *call, int64_t lo,
-			    int64_t hi, int64_t step)
-{
-	if (lo < INT32_MIN || lo > INT32_MAX)
-		ERR(cx, D_LQUANT_BASEVAL, call, "lquantize( ) argument #1 "
-		    "must be a 32-bit quantity");
-	if (hi < INT32_MIN || hi > INT32_MAX)
-		ERR(cx, D_LQUANT_LIMVAL, call, "lquantize( ) argument #2 "
-		    "must be a 32-bit quantity");
-	if (hi < lo)
-		ERR(cx, D_LQUANT_MISMATCH, call, "lquantize( ) base (argument "
-		    "#1) must be less than limit (argument #2)");
-	if (step <= 0)
-		ERR(cx, D_LQUANT_STEPTYPE, call, "lquantize( ) argument #3 "
-		    "must be a non-zero positive integer constant");
-	if (step > UINT16_MAX)
-		ERR(cx, D_LQUANT_STEPVAL, call, "lquantize( ) argument #3 "
-		    "must be a 16-bit quantity");
-	if ((hi - lo) / step == 0)
-		ERR(cx, D_LQUANT_STEPLARGE, call, "lquantize( ) step (argument "
-		    "#3) too large: must have at least one quantization level");
-	if ((hi - lo) / step > UINT16_MAX)
-		ERR(cx, D_LQUANT_STEPSMALL, call, "lquantize( ) step (argument "
-		    "#3) too small: number of quantization levels must be a "
-		    "16-bit quantity");
-	if ((hi - lo) / step > DT_LQUANTIZE_MAXLEVELS)
-		ERR(cx, D_AGG_ARGS, call, "lquantize( ) has too many levels "
-		    "(%lld, at most %d here)", (long long)((hi - lo) / step),
-		    DT_LQUANTIZE_MAXLEVELS);
-}
-
-/* Function parameters (lquantize) and the value size. */
-static uint32_t agg_params(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
-			   int64_t params[4])
-{
-	memset(params, 0, sizeof(int64_t) * 4);
-	switch (f) {
-	case DT_AGG_AVG: return 16;
-	case DT_AGG_MIN: return 16;	/* value, count */
-	case DT_AGG_MAX: return 16;
-	case DT_AGG_STDDEV: return 32;
-	case DT_AGG_QUANTIZE: return DT_QUANTIZE_NBUCKETS * 8;
-	case DT_AGG_LQUANTIZE: {
-		int64_t lo = const_arg(cx, call, 1, D_LQUANT_BASETYPE);
-		int64_t hi = const_arg(cx, call, 2, D_LQUANT_LIMTYPE);
-		int64_t step = nargs_of(call->args) > 3 ?
-			       const_arg(cx, call, 3, D_LQUANT_STEPTYPE) : 1;
-		lquantize_check(cx, call, lo, hi, step);
-		/* as DTrace: the limit is the last whole step */
-		hi = lo + (hi - lo) / step * step;
-		params[0] = lo;
-		params[1] = hi;
-		params[2] = step;
-		return (uint32_t)((hi - lo) / step + 2) * 8;
-	}
-	case DT_AGG_LLQUANTIZE:
-		llq_params(cx, call, params);
-		return (uint32_t)llq_nbuckets(params) * 8;
-	default:
-		return 8;
-	}
-}
-
 static bool agg_has_incr(const dt_node_t *call, dt_aggfunc_t f)
 {
-	int n = nargs_of(call->args);
+	int n = dt_node_count(call->args);
 	return (f == DT_AGG_QUANTIZE && n == 2) ||
 	       (f == DT_AGG_LQUANTIZE && n == 5) ||
 	       (f == DT_AGG_LLQUANTIZE && n == 6);
@@ -243,7 +85,7 @@ static bool agg_has_incr(const dt_node_t *call, dt_aggfunc_t f)
 static void key_desc(dt_cg_state_t *st, dt_node_t *k, dt_recdesc_t *rd)
 {
 	memset(rd, 0, sizeof(*rd));
-	if (dt_cg_is_stack_call(k)) {
+	if (dt_check_is_stack_call(k)) {
 		dt_cg_stack_desc(st, k, rd);
 		return;
 	}
@@ -423,19 +265,51 @@ static bool keys_fit(const dt_aggdesc_t *ad, dt_node_t *keys)
 	return true;
 }
 
-static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
-			     dt_aggfunc_t f, dt_node_t *keys, bool by_consumer)
+/* The bytes of the value of f with params: the state dt_rec.h gives for
+ * the function.  llquantize's buckets must fit a value. */
+static uint32_t agg_valsize(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
+			    const int64_t *params)
+{
+	switch (f) {
+	case DT_AGG_AVG: return 16;
+	case DT_AGG_MIN: return 16;	/* value, count */
+	case DT_AGG_MAX: return 16;
+	case DT_AGG_STDDEV: return 32;
+	case DT_AGG_QUANTIZE: return DT_QUANTIZE_NBUCKETS * 8;
+	case DT_AGG_LQUANTIZE:
+		return (uint32_t)((params[1] - params[0]) / params[2] + 2) * 8;
+	case DT_AGG_LLQUANTIZE:
+		if (llq_nbuckets(params) * 8 > DT_LLQUANTIZE_MAXBYTES)
+			ERR(cx, D_AGG_ARGS, call, "llquantize( ) has too many "
+			    "buckets (%lld, at most %d)",
+			    (long long)llq_nbuckets(params),
+			    DT_LLQUANTIZE_MAXBYTES / 8);
+		return (uint32_t)llq_nbuckets(params) * 8;
+	default:
+		return 8;
+	}
+}
+
+/* The description of aggregation id, made at its first use n (which the
+ * checker declared it by): its key and value layout, its map. */
+static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_ident_t *id, dt_node_t *n)
 {
 	dt_cg_state_t *st = cx->st;
-	int64_t params[4];
-	uint32_t valsize = agg_params(cx, call, f, params);	/* may fail */
+	dt_node_t *agg = n->l->kind == DT_N_AGG ? n->l : n->l->l;
+	dt_node_t *keys = n->l->kind == DT_N_INDEX ? n->l->args : NULL;
+	dt_aggfunc_t f = (dt_aggfunc_t)id->aggfunc;
+	uint32_t valsize = agg_valsize(cx, n->r, f, id->params); /* may fail */
 	uint32_t ksize = 0;
+	bool by_consumer = dt_check_has_udepth(keys) ||
+			   dt_check_has_udepth(n->r->args);
 
 	/* every check that can fail comes before the first allocation */
 	for (dt_node_t *k = keys; k != NULL; k = k->next) {
 		dt_recdesc_t rd;
 		key_desc(st, k, &rd);
 		ksize += key_slot(&rd);
+		if (rd.kind == DT_RK_USTACK)
+			by_consumer = true;
 	}
 	if (ksize + DT_AGG_KEYPREFIX > st->key_max)
 		ERR(cx, D_AGG_KEYS, agg, "the keys of @%s take %u bytes, more "
@@ -447,17 +321,16 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 	ad->name = dt_strdup(agg->name);
 	ad->func = f;
 	ad->valsize = valsize;
-	memcpy(ad->params, params, sizeof(params));
-	ad->nkeys = nargs_of(keys);
+	memcpy(ad->params, id->params, sizeof(ad->params));
+	ad->nkeys = id->nkeys;
 	ad->keys = dt_zalloc(sizeof(dt_recdesc_t) * (size_t)(ad->nkeys + 1));
 	ad->ktypes = dt_zalloc(sizeof(dt_type_t *) * (size_t)(ad->nkeys + 1));
+	memcpy(ad->ktypes, id->keys, sizeof(dt_type_t *) * (size_t)ad->nkeys);
 	uint32_t off = 0;
 	int i = 0;
 	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
 		dt_recdesc_t *rd = &ad->keys[i];
 		key_desc(st, k, rd);
-		ad->ktypes[i] = dt_cg_is_stack_call(k) ? &dt_printf_stack_type :
-				k->type;
 		rd->offset = off;
 		off += key_slot(rd);
 	}
@@ -467,101 +340,8 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_node_t *agg, dt_node_t *call,
 		agg_in_mstate(st, ad);
 	agg_map(st, ad);
 	dt_pd_agg_add(cx->dtp, ad);
-
-	dt_ident_t *id = dt_zalloc(sizeof(*id));
-	id->name = ad->name;
-	id->kind = DT_IK_AGG;
 	id->id = ad->id;
-	id->nkeys = ad->nkeys;
-	id->line = agg->line;
-	dt_var_add(st, id);
 	return ad;
-}
-
-static void agg_match(dt_cg_t *cx, dt_aggdesc_t *ad, dt_node_t *agg,
-		      dt_node_t *call, dt_aggfunc_t f, dt_node_t *keys)
-{
-	int64_t params[4];
-
-	if (ad->func != f)
-		ERR(cx, D_AGG_REDEF, call, "@%s: aggregation redefined",
-		    agg->name);
-	agg_params(cx, call, f, params);
-	if (memcmp(params, ad->params, sizeof(params)) != 0)
-		ERR(cx, D_AGG_REDEF, call, "@%s: %s( ) parameters differ from "
-		    "a previous use", agg->name, call->name);
-	int i = 0;
-	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
-		dt_recdesc_t rd;
-		if (i >= ad->nkeys)
-			break;
-		key_desc(cx->st, k, &rd);
-		if (rd.kind != ad->keys[i].kind || (rd.kind != DT_RK_INT &&
-						    rd.size != ad->keys[i].size))
-			break;
-	}
-	int nk = nargs_of(keys);
-	if (nk != ad->nkeys)
-		ERR(cx, D_PROTO_LEN, agg, "@%s[ ] prototype mismatch: %d arg%s "
-		    "passed, %d expected", agg->name, nk, nk == 1 ? "" : "s",
-		    ad->nkeys);
-	if (i != ad->nkeys)
-		ERR(cx, D_PROTO_ARG, agg, "@%s[ ] key #%d is incompatible with "
-		    "prototype", agg->name, i + 1);
-}
-
-void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n)
-{
-	dt_node_t *agg = n->l->kind == DT_N_AGG ? n->l : n->l->l;
-	dt_node_t *keys = n->l->kind == DT_N_INDEX ? n->l->args : NULL;
-	dt_node_t *call = n->r;
-	const dt_funcinfo_t *fi = call->kind == DT_N_CALL ?
-				  dt_func_lookup(call->name) : NULL;
-
-	if (fi == NULL || fi->fclass != DT_FC_AGGFUNC)
-		ERR(cx, D_AGG_FUNC, n, "@%s: an aggregation must be assigned "
-		    "an aggregating function", agg->name);
-	if (!fi->implemented)
-		ERR(cx, D_FUNC_UNDEF, call, "%s( ) is not supported yet",
-		    call->name);
-	int na = nargs_of(call->args);
-	if (na < fi->minargs || na > fi->maxargs)
-		ERR(cx, D_PROTO_LEN, call, "%s( ) prototype mismatch: %d "
-		    "arguments passed", call->name, na);
-	for (dt_node_t *a = call->args; a != NULL; a = a->next)
-		if (!dt_type_is_scalar(dt_check_expr(cx, a)))
-			ERR(cx, D_PROTO_ARG, a, "%s( ) argument has type %s, "
-			    "not an integer", call->name, a->type->name);
-	for (dt_node_t *k = keys; k != NULL; k = k->next) {
-		if (dt_cg_is_stack_call(k)) {
-			dt_check_stack_args(cx, k);
-			continue;
-		}
-		dt_type_t *t = dt_check_expr(cx, k);
-		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
-			ERR(cx, D_KEY_TYPE, k, "@%s: a key must be an integer "
-			    "or a string, not %s", agg->name, t->name);
-	}
-	dt_aggfunc_t f = dt_aggfuncs[fi->func];
-	dt_ident_t *id = dt_var_lookup(cx->st, DT_IK_AGG, agg->name);
-	bool by_consumer = dt_cg_has_udepth(keys) ||
-			   dt_cg_has_udepth(call->args);
-	for (dt_node_t *k = keys; k != NULL; k = k->next)
-		if (k->kind == DT_N_CALL && strcmp(k->name, "ustack") == 0)
-			by_consumer = true;
-	if (by_consumer) {
-		/* aggregated by the consumer from a record */
-		cx->records = true;
-		if (cx->depth_if > 0)
-			cx->actmask = true;
-	}
-	if (id == NULL)
-		agg_new(cx, agg, call, f, keys, by_consumer);
-	else
-		agg_match(cx, dt_pd_agg(cx->dtp, id->id), agg, call, f, keys);
-	id = dt_var_lookup(cx->st, DT_IK_AGG, agg->name);
-	agg->ident = id;
-	n->ident = id;
 }
 
 /* ---- code ---- */
@@ -837,21 +617,23 @@ bool dt_cg_agg_by_consumer(const dt_aggdesc_t *agg)
 
 void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 {
-	dt_aggdesc_t *ad = dt_pd_agg(cx->dtp, n->ident->id);
+	dt_aggdesc_t *ad = n->ident->id < 0 ? agg_new(cx, n->ident, n) :
+			   dt_pd_agg(cx->dtp, n->ident->id);
 	dt_node_t *keys = n->l->kind == DT_N_INDEX ? n->l->args : NULL;
 	dt_node_t *call = n->r;
 	int have = dt_as_label(cx->as), drop = dt_as_label(cx->as);
 	int done = dt_as_label(cx->as);
 	int v = -1, w = -1;
 
-	if (dt_cg_agg_by_consumer(ad) || dt_cg_has_udepth(keys) ||
-	    dt_cg_has_udepth(call->args)) {
+	if (dt_cg_agg_by_consumer(ad) || dt_check_has_udepth(keys) ||
+	    dt_check_has_udepth(call->args)) {
 		/* the consumer writes the entry with its own key */
 		if (ad->kprobe != NULL)
 			agg_plain(cx->st, ad);
 		dt_cg_agg_sample(cx, ad, keys, call->args,
 				 agg_has_incr(call, ad->func) ?
-				 nth_arg(call->args, nargs_of(call->args) - 1) :
+				 dt_node_nth(call->args,
+					     dt_node_count(call->args) - 1) :
 				 NULL, n->line);
 		return;
 	}
@@ -860,8 +642,8 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	if (call->args != NULL)
 		v = dt_cg_expr(cx, call->args);
 	if (agg_has_incr(call, ad->func))
-		w = dt_cg_expr(cx, nth_arg(call->args,
-					   nargs_of(call->args) - 1));
+		w = dt_cg_expr(cx, dt_node_nth(call->args,
+					       dt_node_count(call->args) - 1));
 	if (ad->mstoff != 0) {
 		/* this CPU's value, in its mstate: always there */
 		if (ad->mstflag)

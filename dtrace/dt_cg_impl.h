@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_cg_impl.h: private state of the checker and the code generator.
+ * dt_cg_impl.h: private state of the code generator.
  *
  * Two levels of state:
  *   dt_cg_state_t (dtp->cg)	the session: variables, aggregations, the
@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "dt_cg.h"
+#include "dt_check.h"
 #include "dt_ident.h"
 #include "dt_runtime.h"
 #include "dt_bpf.h"
@@ -109,8 +110,10 @@ struct dt_cg_state {
 	uint32_t ntemps;
 	uint32_t off_this;	/* this-> variables */
 	uint32_t this_size;
-	dt_ident_t *vars;	/* globals, self, this, aggs, inlines */
-	dt_strmap_t var_index;	/* (kind, name) -> the newest of vars */
+	dt_idtab_t idents;	/* globals, self, this, aggs, inlines: the
+				   checker declares them */
+	dt_ident_t *placed;	/* the newest of idents with its storage
+				   (dt_var_place_new()) */
 	uint32_t globals_size;
 	char *strtab;		/* literals, NUL-terminated, "" at 0 */
 	uint32_t strtab_len, strtab_cap;
@@ -143,7 +146,6 @@ typedef struct dt_cg {
 	dt_actdesc_t *acts;
 	int nacts, acts_cap;
 	int stmt;		/* 1-based statement being compiled */
-	int depth_if;		/* nesting of if statements (checker) */
 	uint32_t ntemps;	/* string temporaries taken in this statement */
 	uint32_t temps_kept;	/* the first ones, kept for copyin() results */
 	bool destructive;
@@ -151,12 +153,7 @@ typedef struct dt_cg {
 				   probe: pointers are kernel addresses */
 	bool uregs_task;	/* a probe of the clause fires in the
 				   kernel: user registers are the task's */
-	bool records;		/* has a data-recording action */
-	bool has_aggs;
-	int nexits;		/* exit() calls in the clause */
-	/* speculations (checker): speculate() and commit() seen, and a
-	 * data-recording action outside a speculation */
-	bool speculates, commits, drecs;
+	bool speculates;	/* the clause calls speculate() (checker) */
 	int key_level;		/* nesting of tuple keys being built */
 	int lbl_strcmp;		/* subprograms, -1 until first used */
 	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */
@@ -254,27 +251,13 @@ uint32_t dt_cg_rec_alloc(dt_cg_t *cx, uint32_t size);
 dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line);
 dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);
 
-/* dt_check.c */
-void dt_check_clause(dt_cg_t *cx, const dt_clause_ast_t *c);
-dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n);
-bool dt_check_is_string(const dt_type_t *t);
-/* Whether the value of node from may be stored in an object of type to. */
-bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from);
-/* The constant arguments of stack() and ustack(), also as keys. */
-void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n);
-dt_type_t *dt_check_int_type(dt_cg_t *cx);	/* "int" */
-
 /* dt_cg_var.c: the session's variables and aggregations */
 /* Whether -x dynvarsize holds an element of each dynamic variable. */
 bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp);
 
-/* Put id on st->vars, where dt_var_lookup() finds it. */
-void dt_var_add(dt_cg_state_t *st, dt_ident_t *id);
-dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
-			  const char *name);
-dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
-			   const char *name, dt_type_t *type, int nkeys,
-			   dt_type_t **keys, int line);
+/* Give the identifiers the checker declared since the last call their
+ * storage, in the order of their declaration. */
+void dt_var_place_new(dt_cg_t *cx);
 uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t);
 /* Emit: a value of variable id (keys: the INDEX arguments or NULL). */
 int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys);
@@ -295,16 +278,8 @@ uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
 
 /* dt_cg_sou.c: struct, union and array variables stored by value */
-bool dt_sou_type(const dt_type_t *t);	/* struct, union or array */
-/* Whether lvalue n is such a variable or a member or element of one. */
-bool dt_sou_rooted(const dt_node_t *n);
 /* The map of zeros an absent element of such a variable reads as. */
 dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size);
-/* Check n, an assignment to a member or element of such a variable. */
-dt_type_t *dt_sou_check_assign(dt_cg_t *cx, dt_node_t *n);
-/* Check n->l, the operand of n (op: ++, --, +=...) that n reads and
- * writes, a member or element of such a variable: its type. */
-dt_type_t *dt_sou_check_operand(dt_cg_t *cx, dt_node_t *n, const char *op);
 /* Emit: reg = the address of n (dt_sou_rooted()), for a write. */
 int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n);
 /* Emit: dst = the scalar of type t at addr; store v there. */
@@ -321,11 +296,8 @@ void dt_sou_stringof(dt_cg_t *cx, int a, uint64_t size);
 void dt_sou_store_var(dt_cg_t *cx, dt_node_t *lhs, int v, dt_node_t *r);
 
 /* dt_cg_act.c: stack(), ustack(), ufunc(), usym(), umod() and uaddr(), as
- * actions and aggregation keys (the "stack calls": their record is what
- * the consumer formats) */
-bool dt_cg_is_stack_call(const dt_node_t *n);
-/* The dt_usym_t of a ufunc/usym/umod/uaddr call, or -1. */
-int dt_cg_usym_call(const dt_node_t *n);
+ * actions and aggregation keys (the "stack calls" of the checker: their
+ * record is what the consumer formats) */
 /* Kind, size and frames (arg) of the record of a stack call (as a key:
  * a user stack is a DT_RK_USTACK of PCs). */
 void dt_cg_stack_desc(const dt_cg_state_t *st, const dt_node_t *call,
@@ -341,11 +313,6 @@ void dt_cg_agg_sample(dt_cg_t *cx, const dt_aggdesc_t *agg, dt_node_t *keys,
 		      dt_node_t *v, dt_node_t *w, int line);
 /* Whether aggregation agg is aggregated by the consumer. */
 bool dt_cg_agg_by_consumer(const dt_aggdesc_t *agg);
-/* Whether n is the built-in ustackdepth, or a list (keys, args) holds it:
- * its value is known once the consumer has unwound the stack, so it is
- * only recorded (traced, printed, an aggregation's key or value). */
-bool dt_cg_is_udepth(const dt_node_t *n);
-bool dt_cg_has_udepth(const dt_node_t *list);
 /* Emit: write that record at mstate offset off. */
 void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
 		 uint32_t off);
@@ -367,7 +334,6 @@ void dt_cg_callbacks(dt_cg_t *cx);
 
 /* dt_cg_agg.c */
 void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n);
-void dt_check_agg_assign(dt_cg_t *cx, dt_node_t *n);
 
 /* dt_cg_act.c */
 void dt_cg_action(dt_cg_t *cx, dt_node_t *call);

@@ -25,35 +25,6 @@
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
 
-bool dt_sou_type(const dt_type_t *t)
-{
-	return t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION ||
-	       t->kind == DT_TK_ARRAY;
-}
-
-/* Whether n names a variable (and not a part of one). */
-static bool is_var(const dt_node_t *n)
-{
-	const dt_ident_t *id = n->ident;
-
-	return (n->kind == DT_N_IDENT || n->kind == DT_N_MEMBER ||
-		n->kind == DT_N_INDEX) && id != NULL &&
-	       (id->kind == DT_IK_GLOBAL || id->kind == DT_IK_SELF ||
-		id->kind == DT_IK_THIS);
-}
-
-bool dt_sou_rooted(const dt_node_t *n)
-{
-	if (is_var(n))
-		return dt_sou_type(n->ident->type);
-	if (n->kind == DT_N_MEMBER && !n->arrow)
-		return dt_sou_rooted(n->l);
-	if (n->kind == DT_N_INDEX && n->ident == NULL &&
-	    n->l->type->kind == DT_TK_ARRAY)
-		return dt_sou_rooted(n->l);
-	return false;
-}
-
 dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size)
 {
 	dtrace_map_t *m = dt_cg_map(st, "souzero", BPF_MAP_TYPE_ARRAY, 4,
@@ -62,40 +33,6 @@ dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size)
 	if (m->vsize < size)
 		m->vsize = size;
 	return m;
-}
-
-/* ---- checking ---- */
-
-dt_type_t *dt_sou_check_operand(dt_cg_t *cx, dt_node_t *n, const char *op)
-{
-	dt_type_t *t = dt_check_expr(cx, n->l);
-
-	if (!dt_sou_rooted(n->l))
-		ERR(cx, D_OP_LVAL, n, "operator %s requires a modifiable "
-		    "lvalue as an operand", op);
-	if (t->kind == DT_TK_STRING || !dt_type_is_scalar(t))
-		ERR(cx, D_OP_SCALAR, n, "operator %s requires an operand of "
-		    "scalar type", op);
-	return t;
-}
-
-dt_type_t *dt_sou_check_assign(dt_cg_t *cx, dt_node_t *n)
-{
-	dt_type_t *t = dt_check_expr(cx, n->l);
-
-	if (!dt_sou_rooted(n->l))
-		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
-		    "lvalue as an operand");
-	if (n->op != DT_OP_ASSIGN)
-		dt_cg_ice(cx, "op= of a member: dt_sou_check_operand()");
-	if (t->kind == DT_TK_STRING || (!dt_type_is_scalar(t) &&
-					 !dt_sou_type(t)))
-		ERR(cx, D_OP_LVAL, n, "a member of type %s cannot be "
-		    "assigned", t->name);
-	if (!dt_check_assignable(t, n->r))
-		ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible types: "
-		    "\"%s\" = \"%s\"", t->name, n->r->type->name);
-	return n->type = t;
 }
 
 /* ---- addresses ---- */
@@ -149,7 +86,7 @@ static int var_addr(dt_cg_t *cx, dt_node_t *n, bool write)
 /* reg = the address of n, a part of a struct, union or array variable. */
 static int sou_addr(dt_cg_t *cx, dt_node_t *n, bool write)
 {
-	if (is_var(n))
+	if (dt_sou_is_var(n))
 		return var_addr(cx, n, write);
 	if (n->kind == DT_N_MEMBER) {
 		int reg = sou_addr(cx, n->l, write);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_cg_var.c: D variables: the session's table, their storage, and the
- * code that reads and writes them.
+ * dt_cg_var.c: D variables: their storage, and the code that reads and
+ * writes them.  The checker declares them in the session's table
+ * (dt_idtab_t); dt_var_place_new() gives each its storage.
  *
  * Storage (every integer or pointer takes an 8-byte slot holding the value
  * normalized to its type; a string takes strsize bytes):
@@ -38,23 +39,6 @@
  * second byte, so an empty string is never taken for NULL.  strsize is at
  * least 2 (dt_options.c). */
 #define STR_NULL_MARK	0x7f00
-
-dt_ident_t *dt_var_lookup(dt_cg_state_t *st, dt_identkind_t kind,
-			  const char *name)
-{
-	dt_ident_t *id = dt_strmap_get(&st->var_index, kind, name);
-
-	if (id == NULL && kind == DT_IK_INLINE)
-		id = dt_strmap_get(&st->var_index, DT_IK_CONST, name);
-	return id;
-}
-
-void dt_var_add(dt_cg_state_t *st, dt_ident_t *id)
-{
-	id->next = st->vars;
-	st->vars = id;
-	dt_strmap_put(&st->var_index, id->kind, id->name, id);
-}
 
 uint32_t dt_var_slot_size(dt_cg_state_t *st, const dt_type_t *t)
 {
@@ -93,7 +77,8 @@ bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp)
 
 	if (size == 0 || dtp->cg == NULL)
 		return true;
-	for (const dt_ident_t *id = dt_cg_state(dtp)->vars; id; id = id->next)
+	for (const dt_ident_t *id = dt_cg_state(dtp)->idents.list; id;
+	     id = id->next)
 		if (id->map != NULL && id->ksize != 0 &&
 		    (uint64_t)id->ksize + id->vsize > size)
 			return false;
@@ -121,39 +106,49 @@ static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
 			    id->vsize, var_nentries(cx->st, id));
 }
 
-dt_ident_t *dt_var_declare(dt_cg_t *cx, dt_identkind_t kind,
-			   const char *name, dt_type_t *type, int nkeys,
-			   dt_type_t **keys, int line)
+/* Storage for id, which the checker declared: a variable's (an
+ * aggregation's comes with its description, dt_cg_agg.c; an inline has
+ * none). */
+static void var_place(dt_cg_t *cx, dt_ident_t *id)
 {
 	dt_cg_state_t *st = cx->st;
-	dt_ident_t *id = dt_zalloc(sizeof(*id));
 
-	id->name = dt_strdup(name);
-	id->kind = kind;
-	id->type = type;
-	id->nkeys = nkeys;
-	id->line = line;
-	id->declared = true;
-	if (nkeys > 0) {
-		id->keys = dt_zalloc(sizeof(*keys) * (size_t)nkeys);
-		memcpy(id->keys, keys, sizeof(*keys) * (size_t)nkeys);
-	}
-	/* on the list first: var_map() may fail the compile, and the list
-	 * is what is freed then */
-	dt_var_add(st, id);
-	uint32_t slot = dt_var_slot_size(st, type);
-	if (kind == DT_IK_SELF) {
+	if (id->kind != DT_IK_GLOBAL && id->kind != DT_IK_SELF &&
+	    id->kind != DT_IK_THIS)
+		return;
+	uint32_t slot = dt_var_slot_size(st, id->type);
+	if (id->kind == DT_IK_SELF) {
 		var_map(cx, id, "self_");
-	} else if (kind == DT_IK_GLOBAL && nkeys >= 0) {
+	} else if (id->kind == DT_IK_GLOBAL && id->nkeys >= 0) {
 		var_map(cx, id, "assoc_");
-	} else if (kind == DT_IK_GLOBAL) {
+	} else if (id->kind == DT_IK_GLOBAL) {
 		id->offset = st->globals_size;
 		st->globals_size += slot;
-	} else if (kind == DT_IK_THIS) {
+	} else if (id->kind == DT_IK_THIS) {
 		id->offset = st->off_this + st->this_size;
 		st->this_size += slot;
 	}
-	return id;
+}
+
+void dt_var_place_new(dt_cg_t *cx)
+{
+	dt_cg_state_t *st = cx->st;
+	dt_ident_t *id;
+	size_t n = 0, i = 0;
+
+	for (id = st->idents.list; id != st->placed; id = id->next)
+		n++;
+	if (n == 0)
+		return;
+	dt_ident_t **fresh = dt_pcb_alloc(cx->pcb, n * sizeof(*fresh));
+	for (id = st->idents.list; id != st->placed; id = id->next)
+		fresh[i++] = id;
+	/* oldest first; each one placed before the next may fail the
+	 * compile (var_map()) */
+	while (i-- > 0) {
+		var_place(cx, fresh[i]);
+		st->placed = fresh[i];
+	}
 }
 
 /* ---- keys ---- */
@@ -210,7 +205,7 @@ uint32_t dt_cg_key_part(dt_cg_t *cx, dt_node_t *a, uint32_t off)
 {
 	uint32_t ntemps = cx->ntemps, size = 8;
 
-	if (dt_cg_is_stack_call(a)) {	/* aggregation keys only */
+	if (dt_check_is_stack_call(a)) { /* aggregation keys only */
 		dt_recdesc_t rd = { 0 };
 		dt_cg_stack_desc(cx->st, a, &rd);
 		dt_cg_stack(cx, a, &rd, off);

@@ -6,28 +6,31 @@
  * gets its type (n->type), identifiers their resolution (n->ident), and
  * constant subexpressions are folded (n->is_const, value in n->ival,
  * normalized to the node's type).  Variables are declared here by their
- * first assignment, in the session's table, with the type of the value.
+ * first assignment, in the session's table, with the type of the value;
+ * the code generator gives them their storage afterwards.  The checker
+ * works on its own context (dt_check.h) and never on the code generator's.
  *
  * Invariants after a successful check: the code generator meets no
  * unresolved identifier, no operator whose operands it cannot handle and no
  * unknown function; every error was reported through dt_pcb_error() with
- * its tag, never by the code generator.
+ * its tag, never by the code generator, but for the limits of the layout
+ * the code generator chooses (the bytes of keys, of values, of the machine
+ * state, of a BPF program).
  */
 #include <string.h>
 
-#include "dt_cg_impl.h"
-#include "dt_cg_xlate.h"
+#include "dt_check.h"
 #include "dt_progdesc.h"
 #include "dt_btf.h"
 
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
 
-static dt_typetab_t *tt(dt_cg_t *cx)
+static dt_typetab_t *tt(dt_check_t *cx)
 {
 	return cx->dtp->types;
 }
 
-dt_type_t *dt_check_int_type(dt_cg_t *cx)
+dt_type_t *dt_check_int_type(dt_check_t *cx)
 {
 	return dt_type_int(tt(cx), 4, true);
 }
@@ -53,7 +56,7 @@ static bool is_null(const dt_node_t *n)
 }
 
 /* C's integer promotions. */
-static dt_type_t *promote(dt_cg_t *cx, dt_type_t *t)
+static dt_type_t *promote(dt_check_t *cx, dt_type_t *t)
 {
 	if (t->kind == DT_TK_ENUM || (t->kind == DT_TK_INT && t->size < 4))
 		return dt_check_int_type(cx);
@@ -61,7 +64,7 @@ static dt_type_t *promote(dt_cg_t *cx, dt_type_t *t)
 }
 
 /* C's usual arithmetic conversions on two integer types. */
-static dt_type_t *arith_type(dt_cg_t *cx, dt_type_t *a, dt_type_t *b)
+static dt_type_t *arith_type(dt_check_t *cx, dt_type_t *a, dt_type_t *b)
 {
 	a = promote(cx, a);
 	b = promote(cx, b);
@@ -95,14 +98,14 @@ static void set_const(dt_node_t *n, dt_type_t *t, uint64_t v)
 	n->ival = normalize(t, v);
 }
 
-static void need_integer(dt_cg_t *cx, dt_node_t *n, const char *op)
+static void need_integer(dt_check_t *cx, dt_node_t *n, const char *op)
 {
 	if (!dt_type_is_integer(n->type))
 		ERR(cx, D_OP_INT, n, "operator %s requires an operand of "
 		    "integral type", op);
 }
 
-static void need_scalar(dt_cg_t *cx, dt_node_t *n, const char *op)
+static void need_scalar(dt_check_t *cx, dt_node_t *n, const char *op)
 {
 	if (!dt_type_is_scalar(n->type))
 		ERR(cx, D_OP_SCALAR, n, "operator %s requires an operand of "
@@ -138,7 +141,33 @@ static const char *op_name(dt_op_t op)
 
 /* ---- identifiers ---- */
 
-static dt_type_t *check_bvar(dt_cg_t *cx, dt_node_t *n, dt_bvar_t bv,
+static dt_ident_t *lookup_var(dt_check_t *cx, dt_identkind_t kind,
+			      const char *name)
+{
+	return dt_idtab_lookup(cx->idents, kind, name);
+}
+
+dt_ident_t *dt_check_declare_var(dt_check_t *cx, dt_identkind_t kind,
+				 const char *name, dt_type_t *type, int nkeys,
+				 dt_type_t **keys, int line)
+{
+	dt_ident_t *id = dt_zalloc(sizeof(*id));
+
+	id->name = dt_strdup(name);
+	id->kind = kind;
+	id->type = type;
+	id->nkeys = nkeys;
+	id->line = line;
+	id->declared = true;
+	if (nkeys > 0) {
+		id->keys = dt_zalloc(sizeof(*keys) * (size_t)nkeys);
+		memcpy(id->keys, keys, sizeof(*keys) * (size_t)nkeys);
+	}
+	dt_idtab_add(cx->idents, id);
+	return id;
+}
+
+static dt_type_t *check_bvar(dt_check_t *cx, dt_node_t *n, dt_bvar_t bv,
 			     int argn)
 {
 	static dt_ident_t bvars[DT_BV_COUNT];	/* read-only use */
@@ -177,7 +206,7 @@ static dt_type_t *check_bvar(dt_cg_t *cx, dt_node_t *n, dt_bvar_t bv,
 	return dt_check_int_type(cx);
 }
 
-static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_ident(dt_check_t *cx, dt_node_t *n)
 {
 	dt_bvar_t bv;
 	int argn;
@@ -186,7 +215,7 @@ static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
 
 	if (dt_bvar_lookup(n->name, &bv, &argn))
 		return check_bvar(cx, n, bv, argn);
-	dt_ident_t *id = dt_var_lookup(cx->st, DT_IK_GLOBAL, n->name);
+	dt_ident_t *id = lookup_var(cx, DT_IK_GLOBAL, n->name);
 	if (id != NULL) {
 		if (id->nkeys >= 0)
 			ERR(cx, D_IDENT_BADREF, n, "%s is an associative "
@@ -194,7 +223,7 @@ static dt_type_t *check_ident(dt_cg_t *cx, dt_node_t *n)
 		n->ident = id;
 		return id->type;
 	}
-	id = dt_var_lookup(cx->st, DT_IK_INLINE, n->name);
+	id = lookup_var(cx, DT_IK_INLINE, n->name);
 	if (id != NULL) {
 		n->ident = id;
 		if (id->kind == DT_IK_CONST) {
@@ -244,7 +273,7 @@ static int count_args(const dt_node_t *a)
 }
 
 /* Check tuple keys against an array's declared keys (or declare them). */
-static void check_keys(dt_cg_t *cx, dt_node_t *n, dt_ident_t *id,
+static void check_keys(dt_check_t *cx, dt_node_t *n, dt_ident_t *id,
 		       dt_node_t *args)
 {
 	int k = 0;
@@ -267,7 +296,7 @@ static void check_keys(dt_cg_t *cx, dt_node_t *n, dt_ident_t *id,
 		    id->nkeys);
 }
 
-static dt_type_t **key_types(dt_cg_t *cx, dt_node_t *args, int *nkeys)
+static dt_type_t **key_types(dt_check_t *cx, dt_node_t *args, int *nkeys)
 {
 	int k = count_args(args), i = 0;
 	dt_type_t **keys = dt_pcb_alloc(cx->pcb, sizeof(*keys) * (k + 1));
@@ -281,7 +310,7 @@ static dt_type_t **key_types(dt_cg_t *cx, dt_node_t *args, int *nkeys)
 /* The variable named by an lvalue node (IDENT, self->x, this->x, or one of
  * them indexed by keys).  With vt non-NULL, an unknown variable is declared
  * with that type; otherwise it is an error. */
-static dt_ident_t *check_var_ref(dt_cg_t *cx, dt_node_t *n, dt_type_t *vt)
+static dt_ident_t *check_var_ref(dt_check_t *cx, dt_node_t *n, dt_type_t *vt)
 {
 	dt_node_t *v = n->kind == DT_N_INDEX ? n->l : n;
 	dt_node_t *args = n->kind == DT_N_INDEX ? n->args : NULL;
@@ -300,7 +329,7 @@ static dt_ident_t *check_var_ref(dt_cg_t *cx, dt_node_t *n, dt_type_t *vt)
 	if (kind == DT_IK_THIS && args != NULL)
 		ERR(cx, D_IDENT_BADREF, n, "this->%s: clause-local variables "
 		    "cannot be associative arrays", v->name);
-	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);
+	dt_ident_t *id = lookup_var(cx, kind, v->name);
 	if (id == NULL) {
 		if (vt == NULL)
 			ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s%s: "
@@ -309,7 +338,7 @@ static dt_ident_t *check_var_ref(dt_cg_t *cx, dt_node_t *n, dt_type_t *vt)
 			    v->name);
 		int nkeys = -1;
 		dt_type_t **keys = args ? key_types(cx, args, &nkeys) : NULL;
-		id = dt_var_declare(cx, kind, v->name, vt, nkeys, keys,
+		id = dt_check_declare_var(cx, kind, v->name, vt, nkeys, keys,
 				    n->line);
 	} else if (id->implicit && vt != NULL) {
 		/* first assignment of a variable read before: it keeps its
@@ -364,7 +393,7 @@ bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from)
 	return to == ft;
 }
 
-static dt_type_t *var_type_of(dt_cg_t *cx, dt_node_t *r)
+static dt_type_t *var_type_of(dt_check_t *cx, dt_node_t *r)
 {
 	dt_type_t *t = r->type;
 
@@ -379,11 +408,74 @@ static dt_type_t *var_type_of(dt_cg_t *cx, dt_node_t *r)
 	    "variable", t->name);
 }
 
-static bool subscripts_value(dt_cg_t *cx, dt_node_t *l);
+static bool subscripts_value(dt_check_t *cx, dt_node_t *l);
+
+/* ---- struct, union and array variables (stored by value) ---- */
+
+bool dt_sou_type(const dt_type_t *t)
+{
+	return t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION ||
+	       t->kind == DT_TK_ARRAY;
+}
+
+bool dt_sou_is_var(const dt_node_t *n)
+{
+	const dt_ident_t *id = n->ident;
+
+	return (n->kind == DT_N_IDENT || n->kind == DT_N_MEMBER ||
+		n->kind == DT_N_INDEX) && id != NULL &&
+	       (id->kind == DT_IK_GLOBAL || id->kind == DT_IK_SELF ||
+		id->kind == DT_IK_THIS);
+}
+
+bool dt_sou_rooted(const dt_node_t *n)
+{
+	if (dt_sou_is_var(n))
+		return dt_sou_type(n->ident->type);
+	if (n->kind == DT_N_MEMBER && !n->arrow)
+		return dt_sou_rooted(n->l);
+	if (n->kind == DT_N_INDEX && n->ident == NULL &&
+	    n->l->type->kind == DT_TK_ARRAY)
+		return dt_sou_rooted(n->l);
+	return false;
+}
+
+/* Check n->l, the operand of n (op: ++, --, +=...) that n reads and
+ * writes, a member or element of such a variable: its type. */
+static dt_type_t *sou_operand(dt_check_t *cx, dt_node_t *n, const char *op)
+{
+	dt_type_t *t = dt_check_expr(cx, n->l);
+
+	if (!dt_sou_rooted(n->l))
+		ERR(cx, D_OP_LVAL, n, "operator %s requires a modifiable "
+		    "lvalue as an operand", op);
+	if (t->kind == DT_TK_STRING || !dt_type_is_scalar(t))
+		ERR(cx, D_OP_SCALAR, n, "operator %s requires an operand of "
+		    "scalar type", op);
+	return t;
+}
+
+/* Check n, an assignment (=) to a member or element of such a variable. */
+static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
+{
+	dt_type_t *t = dt_check_expr(cx, n->l);
+
+	if (!dt_sou_rooted(n->l))
+		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
+		    "lvalue as an operand");
+	if (t->kind == DT_TK_STRING || (!dt_type_is_scalar(t) &&
+					 !dt_sou_type(t)))
+		ERR(cx, D_OP_LVAL, n, "a member of type %s cannot be "
+		    "assigned", t->name);
+	if (!dt_check_assignable(t, n->r))
+		ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible types: "
+		    "\"%s\" = \"%s\"", t->name, n->r->type->name);
+	return n->type = t;
+}
 
 /* Whether lvalue l is a member or an element of a value (s.x, a[i],
  * m[k].x, this->p[i]) rather than a variable. */
-static bool member_lvalue(dt_cg_t *cx, dt_node_t *l)
+static bool member_lvalue(dt_check_t *cx, dt_node_t *l)
 {
 	dt_identkind_t kind;
 
@@ -396,9 +488,9 @@ static bool member_lvalue(dt_cg_t *cx, dt_node_t *l)
 
 /* m op= v, m a member or element of a struct, union or array variable:
  * the rules of op= on a variable. */
-static dt_type_t *check_member_compound(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_member_compound(dt_check_t *cx, dt_node_t *n)
 {
-	dt_type_t *t = dt_sou_check_operand(cx, n, op_name(n->op));
+	dt_type_t *t = sou_operand(cx, n, op_name(n->op));
 
 	if (n->op == DT_OP_ADD_ASSIGN || n->op == DT_OP_SUB_ASSIGN) {
 		need_integer(cx, n->r, op_name(n->op));
@@ -409,7 +501,7 @@ static dt_type_t *check_member_compound(dt_cg_t *cx, dt_node_t *n)
 	return n->type = t;
 }
 
-static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_assign(dt_check_t *cx, dt_node_t *n)
 {
 	if (n->l->kind == DT_N_AGG || (n->l->kind == DT_N_INDEX &&
 					n->l->l->kind == DT_N_AGG))
@@ -419,7 +511,7 @@ static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
 	if (member_lvalue(cx, n->l) && n->op != DT_OP_ASSIGN)
 		return check_member_compound(cx, n);
 	if (member_lvalue(cx, n->l))
-		return dt_sou_check_assign(cx, n);
+		return sou_assign(cx, n);
 	if (n->op == DT_OP_ASSIGN) {
 		dt_ident_t *id = check_var_ref(cx, n->l, var_type_of(cx, n->r));
 		if (!dt_check_assignable(id->type, n->r))
@@ -446,7 +538,7 @@ static dt_type_t *check_assign(dt_cg_t *cx, dt_node_t *n)
 
 /* ---- operators ---- */
 
-static uint64_t fold(dt_cg_t *cx, dt_node_t *n, const dt_type_t *t,
+static uint64_t fold(dt_check_t *cx, dt_node_t *n, const dt_type_t *t,
 		     uint64_t a, uint64_t b)
 {
 	bool s = t->is_signed;
@@ -489,7 +581,7 @@ static uint64_t fold_cmp(dt_op_t op, bool s, uint64_t a, uint64_t b)
 	}
 }
 
-static dt_type_t *check_compare(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_compare(dt_check_t *cx, dt_node_t *n)
 {
 	dt_type_t *lt = n->l->type, *rt = n->r->type;
 	dt_type_t *it = dt_check_int_type(cx);
@@ -528,7 +620,7 @@ static dt_type_t *check_compare(dt_cg_t *cx, dt_node_t *n)
 	return it;
 }
 
-static dt_type_t *check_logical(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_logical(dt_check_t *cx, dt_node_t *n)
 {
 	need_scalar(cx, n->l, op_name(n->op));
 	need_scalar(cx, n->r, op_name(n->op));
@@ -542,7 +634,7 @@ static dt_type_t *check_logical(dt_cg_t *cx, dt_node_t *n)
 	return n->type;
 }
 
-static dt_type_t *check_additive(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_additive(dt_check_t *cx, dt_node_t *n)
 {
 	dt_type_t *lt = n->l->type, *rt = n->r->type;
 
@@ -569,7 +661,7 @@ static dt_type_t *check_additive(dt_cg_t *cx, dt_node_t *n)
 	return NULL;
 }
 
-static dt_type_t *check_binary(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_binary(dt_check_t *cx, dt_node_t *n)
 {
 	if (n->op >= DT_OP_ASSIGN && n->op <= DT_OP_XOR_ASSIGN)
 		return check_assign(cx, n);
@@ -615,10 +707,10 @@ static dt_type_t *check_binary(dt_cg_t *cx, dt_node_t *n)
 	return n->type;
 }
 
-static dt_type_t *check_incdec(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_incdec(dt_check_t *cx, dt_node_t *n)
 {
 	if (member_lvalue(cx, n->l))
-		return n->type = dt_sou_check_operand(cx, n, op_name(n->op));
+		return n->type = sou_operand(cx, n, op_name(n->op));
 	/* x++ declares x as an int */
 	dt_ident_t *id = check_var_ref(cx, n->l, dt_check_int_type(cx));
 	if (!dt_type_is_scalar(id->type))
@@ -628,7 +720,7 @@ static dt_type_t *check_incdec(dt_cg_t *cx, dt_node_t *n)
 	return n->type;
 }
 
-static dt_type_t *check_unary(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_unary(dt_check_t *cx, dt_node_t *n)
 {
 	switch (n->op) {
 	case DT_OP_PREINC: case DT_OP_PREDEC: case DT_OP_POSTINC:
@@ -640,7 +732,7 @@ static dt_type_t *check_unary(dt_cg_t *cx, dt_node_t *n)
 			ERR(cx, D_SIZEOF_TYPE, n, "cannot apply sizeof to an "
 			    "operand of unknown size");
 		set_const(n, dt_type_int(tt(cx), 8, false),
-			  dt_check_is_string(n->l->type) ? cx->st->strsize :
+			  dt_check_is_string(n->l->type) ? cx->strsize :
 			  n->l->type->size);
 		return n->type;
 	case DT_OP_STRINGOF:
@@ -686,7 +778,7 @@ static dt_type_t *check_unary(dt_cg_t *cx, dt_node_t *n)
 	return n->type;
 }
 
-static dt_type_t *check_ternary(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_ternary(dt_check_t *cx, dt_node_t *n)
 {
 	dt_check_expr(cx, n->cond);
 	need_scalar(cx, n->cond, "?:");
@@ -709,7 +801,7 @@ static dt_type_t *check_ternary(dt_cg_t *cx, dt_node_t *n)
 	return n->type;
 }
 
-static dt_type_t *check_cast(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_cast(dt_check_t *cx, dt_node_t *n)
 {
 	dt_type_t *from = dt_check_expr(cx, n->l), *to = n->ctype;
 
@@ -731,16 +823,8 @@ static dt_type_t *check_cast(dt_cg_t *cx, dt_node_t *n)
 
 /* ---- indexing and members ---- */
 
-static dtrace_probe_t *first_probe_args(dt_cg_t *cx)
-{
-	for (int i = 0; i < cx->nprobes; i++)
-		if (cx->probes[i]->nargs < 0)
-			dt_probe_args(cx->dtp, cx->probes[i]);
-	return cx->nprobes > 0 ? cx->probes[0] : NULL;
-}
-
 /* args[N]: the probes of the clause must agree on the type. */
-static dt_type_t *check_args(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_args(dt_check_t *cx, dt_node_t *n)
 {
 	if (n->args == NULL || n->args->next != NULL)
 		ERR(cx, D_ARGS_IDX, n, "args[ ] takes one index");
@@ -748,7 +832,7 @@ static dt_type_t *check_args(dt_cg_t *cx, dt_node_t *n)
 	if (!n->args->is_const)
 		ERR(cx, D_ARGS_IDX, n, "index of args[ ] must be a constant");
 	int64_t i = (int64_t)n->args->ival;
-	dtrace_probe_t *p0 = first_probe_args(cx);
+	dtrace_probe_t *p0 = cx->nprobes > 0 ? cx->probes[0] : NULL;
 	dt_type_t *t = NULL;
 	for (int k = 0; k < cx->nprobes; k++) {
 		dtrace_probe_t *p = cx->probes[k];
@@ -777,7 +861,7 @@ static dt_type_t *check_args(dt_cg_t *cx, dt_node_t *n)
  * variable, a variable already known as one), or this->x, which cannot
  * be an associative array.
  */
-static bool subscripts_value(dt_cg_t *cx, dt_node_t *l)
+static bool subscripts_value(dt_check_t *cx, dt_node_t *l)
 {
 	dt_identkind_t kind = DT_IK_GLOBAL;
 	dt_bvar_t bv;
@@ -786,18 +870,18 @@ static bool subscripts_value(dt_cg_t *cx, dt_node_t *l)
 	if (l->kind == DT_N_STRING)
 		return true;
 	if (l->kind == DT_N_IDENT && dt_bvar_lookup(l->name, &bv, &argn))
-		return dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) == NULL;
+		return lookup_var(cx, DT_IK_GLOBAL, l->name) == NULL;
 	if (l->kind != DT_N_IDENT && !var_member(l, &kind))
 		return false;
 	if (kind == DT_IK_THIS)
 		return true;
-	dt_ident_t *id = dt_var_lookup(cx->st, kind, l->name);
+	dt_ident_t *id = lookup_var(cx, kind, l->name);
 	return id != NULL && id->nkeys < 0 && !id->implicit &&
 	       (id->type->kind == DT_TK_PTR || id->type->kind == DT_TK_ARRAY ||
 		dt_check_is_string(id->type));
 }
 
-static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_index(dt_check_t *cx, dt_node_t *n)
 {
 	dt_node_t *l = n->l;
 	dt_bvar_t bv;
@@ -826,12 +910,12 @@ static dt_type_t *check_index(dt_cg_t *cx, dt_node_t *n)
 	if (subscripts_value(cx, l))
 		goto array;
 	if ((l->kind == DT_N_IDENT &&
-	     (dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) != NULL ||
+	     (lookup_var(cx, DT_IK_GLOBAL, l->name) != NULL ||
 	      !dt_bvar_lookup(l->name, &bv, &argn))) ||
 	    var_member(l, &kind)) {
 		if (l->kind == DT_N_IDENT &&
-		    dt_var_lookup(cx->st, DT_IK_GLOBAL, l->name) == NULL &&
-		    dt_var_lookup(cx->st, DT_IK_INLINE, l->name) != NULL)
+		    lookup_var(cx, DT_IK_GLOBAL, l->name) == NULL &&
+		    lookup_var(cx, DT_IK_INLINE, l->name) != NULL)
 			goto array;
 		check_var_ref(cx, n, NULL);
 		n->lvalue = true;
@@ -855,7 +939,7 @@ array:
 
 /* t, the operand of n's . or -> (through the pointer), is a complete
  * struct or union, else DTrace's error. */
-static void check_member_of(dt_cg_t *cx, dt_node_t *n, dt_type_t *t)
+static void check_member_of(dt_check_t *cx, dt_node_t *n, dt_type_t *t)
 {
 	if (t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION) {
 		if (n->arrow)
@@ -871,7 +955,7 @@ static void check_member_of(dt_cg_t *cx, dt_node_t *n, dt_type_t *t)
 		    n->arrow ? "->" : ".", t->name);
 }
 
-static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_member(dt_check_t *cx, dt_node_t *n)
 {
 	dt_identkind_t kind;
 
@@ -880,11 +964,11 @@ static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
 		return dt_xlate_member(cx, n, x);
 
 	if (var_member(n, &kind)) {
-		dt_ident_t *id = dt_var_lookup(cx->st, kind, n->name);
+		dt_ident_t *id = lookup_var(cx, kind, n->name);
 		if (id == NULL) {
 			/* as in DTrace, self->x and this->x exist once named;
 			 * an unassigned one reads as 0 */
-			id = dt_var_declare(cx, kind, n->name,
+			id = dt_check_declare_var(cx, kind, n->name,
 					    dt_type_int(tt(cx), 8, true), -1,
 					    NULL, n->line);
 			id->implicit = true;
@@ -918,7 +1002,7 @@ static dt_type_t *check_member(dt_cg_t *cx, dt_node_t *n)
 
 /* ---- function calls ---- */
 
-static void check_call_args(dt_cg_t *cx, dt_node_t *n,
+static void check_call_args(dt_check_t *cx, dt_node_t *n,
 			    const dt_funcinfo_t *fi)
 {
 	int k = count_args(n->args);
@@ -933,7 +1017,7 @@ static void check_call_args(dt_cg_t *cx, dt_node_t *n,
 		    fi->maxargs != fi->minargs ? "at least " : "", fi->minargs);
 }
 
-static void need_arg(dt_cg_t *cx, dt_node_t *call, dt_node_t *a, int i,
+static void need_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a, int i,
 		     bool string, const char *what)
 {
 	dt_type_t *t = a->type;
@@ -946,15 +1030,15 @@ static void need_arg(dt_cg_t *cx, dt_node_t *call, dt_node_t *a, int i,
 }
 
 /* alloca() and bcopy(): a constant size that a scratch area holds. */
-static void check_scratch_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
+static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 {
 	if (!size->is_const || size->ival == 0 ||
-	    size->ival > cx->st->strsize * 2)
+	    size->ival > cx->strsize * 2)
 		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
-		    "constant of at most %u", n->name, cx->st->strsize * 2);
+		    "constant of at most %u", n->name, cx->strsize * 2);
 }
 
-static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
+static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 			     const dt_funcinfo_t *fi)
 {
 	dt_node_t *a = n->args;
@@ -966,18 +1050,18 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 	case DT_F_COPYIN:
 		need_arg(cx, n, a, 1, false, "uintptr_t");
 		need_arg(cx, n, a->next, 2, false, "size_t");
-		if (!a->next->is_const || a->next->ival > cx->st->strsize * 2)
+		if (!a->next->is_const || a->next->ival > cx->strsize * 2)
 			ERR(cx, D_PROTO_ARG, a->next, "copyin( ) size must be "
-			    "a constant of at most %u", cx->st->strsize * 2);
+			    "a constant of at most %u", cx->strsize * 2);
 		return dt_type_ptr(T, dt_type_void(T));
 	case DT_F_COPYINTO:
 		need_arg(cx, n, a, 1, false, "uintptr_t");
 		need_arg(cx, n, a->next, 2, false, "size_t");
 		need_arg(cx, n, a->next->next, 3, false, "void *");
 		if (!a->next->is_const || a->next->ival == 0 ||
-		    a->next->ival > cx->st->strsize * 2)
+		    a->next->ival > cx->strsize * 2)
 			ERR(cx, D_PROTO_ARG, a->next, "copyinto( ) size must be "
-			    "a constant of at most %u", cx->st->strsize * 2);
+			    "a constant of at most %u", cx->strsize * 2);
 		return dt_type_void(T);
 	case DT_F_COPYINSTR:
 		need_arg(cx, n, a, 1, false, "uintptr_t");
@@ -1079,7 +1163,7 @@ static dt_type_t *check_subr(dt_cg_t *cx, dt_node_t *n,
 	}
 }
 
-static dt_type_t *check_call(dt_cg_t *cx, dt_node_t *n)
+static dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 {
 	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
 
@@ -1101,7 +1185,7 @@ static dt_type_t *check_call(dt_cg_t *cx, dt_node_t *n)
 	return n->type;
 }
 
-dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n)
+dt_type_t *dt_check_expr(dt_check_t *cx, dt_node_t *n)
 {
 	switch (n->kind) {
 	case DT_N_INT:
@@ -1114,9 +1198,9 @@ dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n)
 		n->ival = normalize(n->type, n->ival);
 		return n->type;
 	case DT_N_STRING:
-		if (n->slen >= cx->st->strsize)
+		if (n->slen >= cx->strsize)
 			ERR(cx, D_STR_TOOBIG, n, "string literal is longer "
-			    "than strsize (%u)", cx->st->strsize);
+			    "than strsize (%u)", cx->strsize);
 		return n->type = dt_type_string(tt(cx));
 	case DT_N_IDENT:
 		return n->type = check_ident(cx, n);
@@ -1136,7 +1220,7 @@ dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n)
 			ERR(cx, D_SIZEOF_TYPE, n, "cannot apply sizeof to an "
 			    "operand of unknown size");
 		set_const(n, dt_type_int(tt(cx), 8, false),
-			  dt_check_is_string(n->ctype) ? cx->st->strsize :
+			  dt_check_is_string(n->ctype) ? cx->strsize :
 			  n->ctype->size);
 		return n->type;
 	case DT_N_CALL:
@@ -1165,12 +1249,12 @@ dt_type_t *dt_check_expr(dt_cg_t *cx, dt_node_t *n)
 
 /* ---- actions and statements ---- */
 
-static int agg_id_of(dt_cg_t *cx, dt_node_t *a, const char *fn)
+static int agg_id_of(dt_check_t *cx, dt_node_t *a, const char *fn)
 {
 	if (a->kind != DT_N_AGG)
 		ERR(cx, D_PROTO_ARG, a, "%s( ) requires an aggregation "
 		    "argument", fn);
-	dt_ident_t *id = dt_var_lookup(cx->st, DT_IK_AGG, a->name);
+	dt_ident_t *id = lookup_var(cx, DT_IK_AGG, a->name);
 	if (id == NULL)
 		ERR(cx, D_IDENT_UNDEF, a, "failed to resolve @%s: Unknown "
 		    "aggregation", a->name);
@@ -1180,7 +1264,7 @@ static int agg_id_of(dt_cg_t *cx, dt_node_t *a, const char *fn)
 
 /* Make a (a char[N], that only %s and %S accept) stringof(a) in place:
  * the string is what gets recorded, at most N characters. */
-static void wrap_stringof(dt_cg_t *cx, dt_node_t *a)
+static void wrap_stringof(dt_check_t *cx, dt_node_t *a)
 {
 	dt_node_t *arr = dt_pcb_alloc(cx->pcb, sizeof(*arr));
 	dt_node_t *arr_next = a->next;
@@ -1196,7 +1280,7 @@ static void wrap_stringof(dt_cg_t *cx, dt_node_t *a)
 	a->type = dt_type_string(tt(cx));
 }
 
-static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
+static void check_printf_args(dt_check_t *cx, dt_node_t *n, dt_node_t *fmt)
 {
 	dt_type_t *types[64];
 	int k = 0;
@@ -1233,31 +1317,69 @@ static void check_printf_args(dt_cg_t *cx, dt_node_t *n, dt_node_t *fmt)
  * the (first) aggregation, in order, and must fit their types; fewer
  * conversions than keys is fine.  An aggregation first assigned in a later
  * clause is checked at run time instead. */
-static void check_printa_format(dt_cg_t *cx, dt_node_t *n)
+static void check_printa_format(dt_check_t *cx, dt_node_t *n)
 {
 	dt_node_t *fmt = n->args;
 	char msg[256] = "";
 
 	if (fmt->kind != DT_N_STRING)
 		return;
-	const dt_aggdesc_t *ad = dt_pd_agg(cx->dtp, fmt->next->ident->id);
-	if (ad == NULL || ad->ktypes == NULL)
-		return;
-	int tag = dt_printf_check(fmt->str, ad->nkeys, ad->ktypes, msg,
+	const dt_ident_t *ad = fmt->next->ident;
+	int tag = dt_printf_check(fmt->str, ad->nkeys, ad->keys, msg,
 				  sizeof(msg));
 	if (tag != 0 && tag != D_PRINTF_ARG_EXTRA)
 		ERR(cx, (dt_errtag_t)tag, n, "printa( ) %s", msg);
+}
+
+/* ufunc(), usym(), umod() and uaddr(): which one, or -1. */
+int dt_check_usym_call(const dt_node_t *n)
+{
+	static const char *const names[] = {
+		[DT_USYM_FUNC] = "ufunc", [DT_USYM_SYM] = "usym",
+		[DT_USYM_MOD] = "umod", [DT_USYM_ADDR] = "uaddr",
+	};
+
+	if (n->kind != DT_N_CALL)
+		return -1;
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (strcmp(n->name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+bool dt_check_is_stack_call(const dt_node_t *n)
+{
+	return n->kind == DT_N_CALL && (strcmp(n->name, "ustack") == 0 ||
+					strcmp(n->name, "stack") == 0 ||
+					dt_check_usym_call(n) >= 0);
+}
+
+bool dt_check_is_udepth(const dt_node_t *n)
+{
+	dt_bvar_t bv;
+	int argn;
+
+	return n->kind == DT_N_IDENT && dt_bvar_lookup(n->name, &bv, &argn) &&
+	       bv == DT_BV_USTACKDEPTH;
+}
+
+bool dt_check_has_udepth(const dt_node_t *list)
+{
+	for (; list != NULL; list = list->next)
+		if (dt_check_is_udepth(list))
+			return true;
+	return false;
 }
 
 /* stack([frames]) and ustack([frames[, strsize]]): positive integer
  * constants; the frames must fit a record (a key is checked by its size
  * in dt_cg_agg.c). */
 #define DT_STACK_FRAMES_MAX	1024
-void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n)
+void dt_check_stack_args(dt_check_t *cx, dt_node_t *n)
 {
 	int k = 1;
 
-	if (dt_cg_usym_call(n) >= 0) {	/* ufunc(addr) and the like */
+	if (dt_check_usym_call(n) >= 0) {	/* ufunc(addr) and the like */
 		if (n->args == NULL || n->args->next != NULL)
 			ERR(cx, D_PROTO_LEN, n, "%s( ) prototype mismatch: "
 			    "1 argument required", n->name);
@@ -1279,12 +1401,12 @@ void dt_check_stack_args(dt_cg_t *cx, dt_node_t *n)
 
 /* tracemem() and printm(): the bytes recorded, a positive constant that
  * a record holds. */
-static void check_mem_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
+static void check_mem_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 {
 	if (!size->is_const || size->ival == 0 ||
-	    size->ival > cx->st->rec_max / 2)
+	    size->ival > cx->rec_max / 2)
 		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
-		    "constant of at most %u", n->name, cx->st->rec_max / 2);
+		    "constant of at most %u", n->name, cx->rec_max / 2);
 }
 
 /*
@@ -1294,14 +1416,15 @@ static void check_mem_size(dt_cg_t *cx, dt_node_t *n, dt_node_t *size)
  * aggregations.  discard() goes anywhere.
  */
 /* "name( ) may not follow what" when cond holds. */
-static void refuse_after(dt_cg_t *cx, dt_node_t *n, bool cond,
+static void refuse_after(dt_check_t *cx, dt_node_t *n, bool cond,
 			 dt_errtag_t tag, const char *what)
 {
 	if (cond)
 		ERR(cx, tag, n, "%s( ) may not follow %s", n->name, what);
 }
 
-static void check_spec_order(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
+static void check_spec_order(dt_check_t *cx, dt_node_t *n,
+			     const dt_funcinfo_t *fi)
 {
 	switch (fi->func) {
 	case DT_F_DISCARD:
@@ -1337,7 +1460,7 @@ static void check_spec_order(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		cx->drecs = true;
 }
 
-static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
+static void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 {
 	dt_node_t *a = n->args;
 
@@ -1422,7 +1545,7 @@ static void check_action(dt_cg_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		cx->destructive = true;
 }
 
-static void check_stmts(dt_cg_t *cx, dt_node_t *s);
+static void check_stmts(dt_check_t *cx, dt_node_t *s);
 
 static bool is_agg_lvalue(const dt_node_t *l)
 {
@@ -1430,7 +1553,7 @@ static bool is_agg_lvalue(const dt_node_t *l)
 	       (l->kind == DT_N_INDEX && l->l->kind == DT_N_AGG);
 }
 
-static void check_stmt(dt_cg_t *cx, dt_node_t *s)
+static void check_stmt(dt_check_t *cx, dt_node_t *s)
 {
 	dt_node_t *e = s->l;
 
@@ -1474,17 +1597,93 @@ static void check_stmt(dt_cg_t *cx, dt_node_t *s)
 	}
 }
 
-static void check_stmts(dt_cg_t *cx, dt_node_t *s)
+static void check_stmts(dt_check_t *cx, dt_node_t *s)
 {
 	for (; s != NULL; s = s->next)
 		check_stmt(cx, s);
 }
 
-void dt_check_clause(dt_cg_t *cx, const dt_clause_ast_t *c)
+void dt_check_clause(dt_check_t *cx, const dt_clause_ast_t *c)
 {
 	if (c->pred != NULL) {
 		dt_check_expr(cx, c->pred);
 		need_scalar(cx, c->pred, "predicate");
 	}
 	check_stmts(cx, c->body);
+}
+
+/* ---- declarations ---- */
+
+static void declare_var(dt_check_t *cx, dt_vardecl_t *v)
+{
+	static const dt_identkind_t kinds[] = {
+		[DT_VC_GLOBAL] = DT_IK_GLOBAL, [DT_VC_SELF] = DT_IK_SELF,
+		[DT_VC_THIS] = DT_IK_THIS,
+	};
+	dt_identkind_t kind = kinds[v->vclass];
+	dt_type_t *t = v->type;
+
+	if (t->kind == DT_TK_ARRAY && t->base->kind == DT_TK_INT &&
+	    t->base->size == 1)
+		t = dt_type_string(cx->dtp->types);
+	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING &&
+	    !(dt_sou_type(t) && t->size > 0))
+		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "variable %s: "
+			     "type %s cannot be stored", v->name, t->name);
+	dt_ident_t *id = lookup_var(cx, kind, v->name);
+	if (id != NULL) {
+		if (id->type != t || id->nkeys != v->nkeys)
+			dt_pcb_error(cx->pcb, D_DECL_IDRED, v->line,
+				     "identifier redeclared: %s", v->name);
+		return;
+	}
+	if (kind == DT_IK_THIS && v->nkeys >= 0)
+		dt_pcb_error(cx->pcb, D_DECL_LOCASSC, v->line, "associative "
+			     "arrays may not be declared as local variables: "
+			     "%s", v->name);
+	dt_check_declare_var(cx, kind, v->name, t, v->nkeys, v->keys,
+			     v->line);
+}
+
+static void declare_inline(dt_check_t *cx, dt_inline_t *in)
+{
+	dt_type_t *t = dt_check_expr(cx, in->expr);
+
+	if (in->type != NULL && !dt_check_assignable(in->type, in->expr))
+		dt_pcb_error(cx->pcb, D_OP_INCOMPAT, in->line, "inline %s "
+			     "definition uses incompatible types: \"%s\" = "
+			     "\"%s\"", in->name, in->type->name, t->name);
+	dt_ident_t *id = dt_zalloc(sizeof(*id));
+	id->name = dt_strdup(in->name);
+	id->type = in->type ? in->type : t;
+	id->nkeys = -1;
+	id->line = in->line;
+	if (in->expr->is_const && dt_type_is_integer(id->type)) {
+		id->kind = DT_IK_CONST;
+		id->value = (int64_t)in->expr->ival;
+	} else {
+		id->kind = DT_IK_INLINE;
+		id->expr = in->expr;	/* lives as long as the compile */
+	}
+	dt_idtab_add(cx->idents, id);
+}
+
+void dt_check_declare(dt_check_t *cx, const dt_program_ast_t *prog)
+{
+	for (dt_inline_t *in = prog->inlines; in != NULL; in = in->next)
+		declare_inline(cx, in);
+	for (dt_vardecl_t *v = prog->vars; v != NULL; v = v->next)
+		declare_var(cx, v);
+	dt_xlate_declare(cx, prog);
+}
+
+void dt_check_init(dt_check_t *cx, dt_pcb_t *pcb, dt_idtab_t *idents,
+		   uint32_t strsize, uint32_t rec_max)
+{
+	memset(cx, 0, sizeof(*cx));
+	cx->pcb = pcb;
+	cx->dtp = pcb->dtp;
+	cx->idents = idents;
+	cx->strsize = strsize;
+	cx->rec_max = rec_max;
 }

@@ -179,10 +179,7 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	match_acc_t acc;
 	dt_compiled_clause_t *cc = match_and_compile(pcb, c, res, &acc);
 
-	cc->id = dtp->nclauses;
-	dtp->clauses = dt_realloc(dtp->clauses,
-				  (dtp->nclauses + 1) * sizeof(*dtp->clauses));
-	dtp->clauses[dtp->nclauses++] = cc;
+	dt_pd_clause_add(dtp, cc);
 
 	keep_descs(dtp, cc->id, c);
 	for (int i = 0; i < acc.n; i++) {

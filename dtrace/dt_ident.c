@@ -4,7 +4,7 @@
  * aggregating functions, built-in variables and user register names.
  *
  * The tables are read-only; variables and aggregations a program declares
- * live in the session's table (dt_cg_var.c) instead.
+ * live in the session's table (dt_idtab_t, at the end) instead.
  */
 #include <string.h>
 #include <stdlib.h>
@@ -211,4 +211,36 @@ int dt_ureg_ptregs_offset(int64_t index)
 	if (index < 0 || index >= DT_UREGS_MAX)
 		return -1;
 	return (int)index * 8;
+}
+
+/* ---- the session's table ---- */
+
+dt_ident_t *dt_idtab_lookup(const dt_idtab_t *tab, dt_identkind_t kind,
+			    const char *name)
+{
+	dt_ident_t *id = dt_strmap_get(&tab->index, kind, name);
+
+	if (id == NULL && kind == DT_IK_INLINE)
+		id = dt_strmap_get(&tab->index, DT_IK_CONST, name);
+	return id;
+}
+
+void dt_idtab_add(dt_idtab_t *tab, dt_ident_t *id)
+{
+	id->next = tab->list;
+	tab->list = id;
+	dt_strmap_put(&tab->index, id->kind, id->name, id);
+}
+
+void dt_idtab_fini(dt_idtab_t *tab)
+{
+	dt_strmap_fini(&tab->index);
+	while (tab->list != NULL) {
+		dt_ident_t *id = tab->list;
+		tab->list = id->next;
+		free((char *)id->name);
+		free(id->keys);
+		free(id->kshapes);
+		free(id);
+	}
 }

@@ -2,8 +2,9 @@
 /*
  * dt_ident.h: identifiers the checker resolves: built-in variables, actions
  * and subroutines (static tables), and the variables and aggregations a
- * program declares (the session's table in dtp->cg, which outlives one
- * clause: a global assigned in one clause is read in another).
+ * program declares (dt_idtab_t: the session's table, which outlives one
+ * clause: a global assigned in one clause is read in another).  The
+ * checker declares them; the code generator gives them their storage.
  *
  * Invariant: a variable's type never changes after its first declaration or
  * assignment; a use with a type that does not convert is D_VAR_TYPE.
@@ -12,6 +13,7 @@
 #define DT_IDENT_H
 
 #include "dt_impl.h"
+#include "dt_strmap.h"
 
 typedef enum dt_identkind {
 	DT_IK_BUILTIN,		/* built-in variable: id is dt_bvar_t */
@@ -80,6 +82,14 @@ typedef struct dt_funcinfo {
 	bool implemented;	/* false: D_FUNC_UNDEF "not supported yet" */
 } dt_funcinfo_t;
 
+/* How an aggregation key is stored, as far as two uses of one aggregation
+ * must agree: its kind (dt_reckind_t: an integer, a string, a stack or a
+ * user address) and, for a stack, its frames. */
+typedef struct dt_keyshape {
+	int kind;
+	uint32_t frames;
+} dt_keyshape_t;
+
 struct dt_ident {
 	const char *name;
 	dt_identkind_t kind;
@@ -96,10 +106,33 @@ struct dt_ident {
 	dtrace_map_t *map;	/* self vars, associative arrays */
 	int64_t value;		/* CONST */
 	dt_node_t *expr;	/* INLINE */
+	/* AGG: what its first use fixed (keys: the key types, a stack key
+	 * as dt_printf_stack_type), which every other use must match */
+	int aggfunc;		/* dt_aggfunc_t */
+	int64_t params[4];	/* lquantize, llquantize */
+	dt_keyshape_t *kshapes;
 	const dt_funcinfo_t *fi; /* FUNC */
 	int line;
 	struct dt_ident *next;
 };
+
+/* The variables, aggregations and inlines a session declares, newest
+ * first; the code generator places those it has not seen yet
+ * (dt_cg_var.c). */
+typedef struct dt_idtab {
+	dt_ident_t *list;
+	dt_strmap_t index;	/* (kind, name) -> the newest of list */
+	uint32_t nhidden;	/* names made for translated structs */
+} dt_idtab_t;
+
+/* The identifier of that kind and name (an inline: DT_IK_INLINE or
+ * DT_IK_CONST), or NULL. */
+dt_ident_t *dt_idtab_lookup(const dt_idtab_t *tab, dt_identkind_t kind,
+			    const char *name);
+/* Put id on the table, where dt_idtab_lookup() finds it. */
+void dt_idtab_add(dt_idtab_t *tab, dt_ident_t *id);
+/* Free the table and its identifiers. */
+void dt_idtab_fini(dt_idtab_t *tab);
 
 const dt_funcinfo_t *dt_func_lookup(const char *name);
 /* A built-in variable by name: fills *bv (and *argn for argN). */

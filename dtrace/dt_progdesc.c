@@ -43,6 +43,14 @@ bool dt_pd_uses_usyms(const dtrace_hdl_t *dtp)
 	return false;
 }
 
+void dt_pd_clause_add(dtrace_hdl_t *dtp, dt_compiled_clause_t *cc)
+{
+	cc->id = dtp->nclauses;
+	dtp->clauses = dt_realloc(dtp->clauses,
+				  (dtp->nclauses + 1) * sizeof(*dtp->clauses));
+	dtp->clauses[dtp->nclauses++] = cc;
+}
+
 int dt_pd_naggs(const dtrace_hdl_t *dtp)
 {
 	return dtp->naggs;

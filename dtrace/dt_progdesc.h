@@ -39,6 +39,9 @@ typedef struct dt_compiled_clause {
 	bool udepth;		/* records ustackdepth (recdesc.usample) */
 } dt_compiled_clause_t;
 
+/* Add cc to the table with the next id (cc->id). */
+void dt_pd_clause_add(dtrace_hdl_t *dtp, dt_compiled_clause_t *cc);
+
 /* Add to set the clauses whose descriptions (dtp->clause_descs) match p:
  * a probe that appears while tracing is enabled with them. */
 void dt_pd_clauses_of(dtrace_hdl_t *dtp, const dtrace_probe_t *p,

@@ -202,6 +202,7 @@ typedef enum dt_aggfunc {
 /* quantize: bucket 0 is the most negative power of two, DT_QUANTIZE_ZERO is
  * the zero bucket, as DTrace lays them out. */
 #define DT_QUANTIZE_NBUCKETS	127
+#define DT_LQUANTIZE_MAXLEVELS	4094	/* levels of lquantize() */
 #define DT_QUANTIZE_ZERO	63
 
 typedef struct dt_aggdesc {

@@ -8,8 +8,10 @@
 # A module is a source file and its header (dt_foo.c, dt_foo.h), except for
 # the groups below, whose files form one unit behind one interface:
 #
-#   compiler   the checker and the code generator (dt_check.c, dt_cg*.c,
-#              dt_regs.c): one clause context (dt_cg_impl.h) for both passes
+#   checker    the type checker (dt_check*.c, dt_check.h): the typed AST,
+#              the identifiers it declares and its findings on a clause
+#   codegen    the code generator (dt_cg*.c, dt_regs.c, dt_cg_impl.h): reads
+#              what the checker gives it and writes the program description
 #   consumer   dt_consume*.c, dt_agg.c, dt_printf.c, dt_print.c, dt_json.c
 #   progdesc   the program description (dt_progdesc.[ch], dt_format.c,
 #              dt_rec.h): what the compiler writes and the consumer and the
@@ -25,9 +27,14 @@
 #              dt_runtime.h ...) are the shared vocabulary and no module
 #
 # Besides the absence of cycles, it checks the compiler/consumer contract:
-# the two meet only in the program description (neither reaches the other
-# and the description reaches neither), and the probe table never calls
-# back into compilation.
+# the compiler (checker and code generator) and the consumer meet only in
+# the program description (neither reaches the other and the description
+# reaches neither), the checker never reaches the code generator, and the
+# probe table never calls back into compilation; the compiler alone
+# writes the program description.  The checker depends on
+# nothing but the AST and types (dt_ast.h, dt_type, dt_btf), identifiers
+# (dt_ident), the compile's arena and errors (dt_pcb, dt_subr) and the
+# program description.
 set -eu
 
 B=${1:-${B:-build}}
@@ -36,7 +43,8 @@ objdir=$B/obj/$src
 
 mod() {
 	case $1 in
-	dt_check|dt_cg|dt_cg_*|dt_regs) echo compiler ;;
+	dt_check|dt_check_*) echo checker ;;
+	dt_cg|dt_cg_*|dt_regs) echo codegen ;;
 	dt_consume|dt_consume_*|dt_agg|dt_printf|dt_print|dt_json) echo consumer ;;
 	dt_progdesc|dt_format|dt_rec) echo progdesc ;;
 	dt_probe|dt_instance) echo probes ;;
@@ -100,8 +108,9 @@ if ! tsort "$tmp/graph" >"$tmp/order" 2>"$tmp/loops"; then
 fi
 # The contract beyond the absence of cycles: these modules never reach the
 # ones they are paired with, directly or through others.
-forbid="consumer:compiler progdesc:compiler progdesc:consumer \
-	probes:compiler probes:dt_compile"
+forbid="consumer:codegen consumer:checker checker:codegen \
+	progdesc:codegen progdesc:checker progdesc:consumer \
+	probes:codegen probes:checker probes:dt_compile"
 bad=$(echo "$forbid" | tr ' ' '\n' | awk -F: '
 	NR == FNR { succ[$1] = succ[$1] " " $2; next }
 	NF == 2 {
@@ -117,12 +126,33 @@ bad=$(echo "$forbid" | tr ' ' '\n' | awk -F: '
 		}
 		if (found) print "    " $1 " reaches " $2
 	}' FS=' ' "$tmp/edges" FS=: -)
+# What the checker may depend on at all (directly).
+checker_deps="dt_type dt_btf dt_ident dt_pcb dt_subr progdesc"
+bad=$(printf '%s\n%s' "$bad" "$(awk -v ok="$checker_deps" '
+	BEGIN { n = split(ok, a, " ")
+		for (i = 1; i <= n; i++) allow[a[i]] = 1 }
+	$1 == "checker" && !($2 in allow) {
+		print "    checker depends on " $2 " (allowed: " ok ")" }' \
+	"$tmp/edges")" | sed '/^$/d')
+# The compiler alone writes the program description: no module but the
+# code generator and the compile driver (which adds the clauses the code
+# generator made, and not a D library's) calls its writers.
+writers="dt_pd_clause_add dt_pd_agg_add dt_pd_fini"
+bad=$(printf '%s\n%s' "$bad" "$(awk -v w="$writers" '
+	BEGIN { n = split(w, a, " "); for (i = 1; i <= n; i++) wr[a[i]] = 1 }
+	$1 == "U" && ($2 in wr) && $3 != "codegen" && $3 != "dt_compile" {
+		print "    " $3 " writes the program description (" $2 ")" }' \
+	"$tmp/syms")" | sed '/^$/d')
 if [ -n "$bad" ]; then
 	echo "modcycle: the compiler/consumer contract is broken:" >&2
 	echo "$bad" >&2
 	exit 1
 fi
 
+for m in checker codegen; do
+	echo "modcycle: $m -> $(awk -v m=$m '$1 == m { print $2 }' \
+		"$tmp/edges" | tr '\n' ' ' | sed 's/ $//')"
+done
 echo "modcycle: $(wc -l <"$tmp/edges" | tr -d ' ') edges," \
 	"$(awk '{ print $2 }' "$tmp/stems" | sort -u | wc -l | tr -d ' ')" \
 	"modules, no cycle"
