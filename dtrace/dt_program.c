@@ -109,6 +109,7 @@ typedef struct dt_uprobe_ent {
 	dtrace_event_type_t kev; /* perf: a kernel event (kprobe, fentry,
 				   raw tracepoint...) named by path, else 0 */
 	uint32_t site_next;	/* next entry at the same (path, offset), +1 */
+	uint32_t ovl_first;	/* its first overlay, +1 (cookie_next) */
 } dt_uprobe_ent_t;
 
 typedef struct dt_overlay_ent {
@@ -116,6 +117,7 @@ typedef struct dt_overlay_ent {
 	uint32_t prids[DT_OVERLAY_MAX];
 	dt_site_user_t users[DT_OVERLAY_MAX];	/* whose trampoline */
 	uint32_t n;
+	uint32_t cookie_next;	/* the next overlay of the cookie, +1 */
 } dt_overlay_ent_t;
 
 typedef struct dt_kprog {
@@ -426,6 +428,7 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static void generic_only(dtrace_hdl_t *dtp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
+static int overlay_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
 				  int next);
 
@@ -660,6 +663,8 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		o = &ps->ovls[ps->novls++];
 		*o = key;
 		*slot = ps->novls;
+		o->cookie_next = ps->ups[cookie - 1].ovl_first;
+		ps->ups[cookie - 1].ovl_first = ps->novls;
 	}
 	for (uint32_t i = 0; i < o->n; i++)
 		if (o->prids[i] == prp->id)
@@ -676,7 +681,7 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 	o->prids[o->n++] = prp->id;
 	if (ps->built && probedesc_store(dtp, prp) < 0)
 		return -errno;
-	return ps->built ? overlay_update(dtp, o) : 0;
+	return ps->built ? overlay_write(dtp, o) : 0;
 }
 
 int dt_prog_maps_declare(dtrace_hdl_t *dtp)
@@ -2645,25 +2650,110 @@ static void overlay_fill_ent(char *v, int off, uint32_t words,
 	}
 }
 
+/* The overlay of (pid, cookie), or NULL. */
+static const dt_overlay_ent_t *overlay_of(const struct dt_progset *ps,
+					  uint32_t pid, uint32_t cookie)
+{
+	for (uint32_t i = ps->ups[cookie - 1].ovl_first; i != 0;
+	     i = ps->ovls[i - 1].cookie_next)
+		if (ps->ovls[i - 1].pid == pid)
+			return &ps->ovls[i - 1];
+	return NULL;
+}
+
+/* Whether o (of one process) holds the process's own probe of template
+ * tprid: the same names but the provider's, the template's with the pid
+ * after it ("myapp1234" of "myapp"). */
+static bool overlay_has_own(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
+			    uint32_t tprid)
+{
+	const dtrace_probe_t *t = dt_probe_by_id(dtp, tprid);
+	char pid[16];
+
+	if (t == NULL || !(t->attr & DTRACE_PROBE_TEMPLATE))
+		return false;
+	snprintf(pid, sizeof(pid), "%u", o->pid);
+	size_t len = strlen(t->prv);
+	for (uint32_t j = 0; j < o->n; j++) {
+		const dtrace_probe_t *p = dt_probe_by_id(dtp, o->prids[j]);
+
+		if (p != NULL && strncmp(p->prv, t->prv, len) == 0 &&
+		    strcmp(p->prv + len, pid) == 0 &&
+		    strcmp(p->mod, t->mod) == 0 &&
+		    strcmp(p->fun, t->fun) == 0 &&
+		    strcmp(p->prb, t->prb) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether o holds probe prid. */
+static bool overlay_has(const dt_overlay_ent_t *o, uint32_t prid)
+{
+	for (uint32_t j = 0; j < o->n; j++)
+		if (o->prids[j] == prid)
+			return true;
+	return false;
+}
+
+/*
+ * Write the value of overlay o: its probes, and for a process's overlay
+ * those of every process (0, cookie) too, since a firing that finds the
+ * process's overlay looks no further: a pid probe of every process and a
+ * USDT probe of one process on one instruction both run.  A template of
+ * every process gives way to the process's own probe of it.
+ */
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 {
 	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
 	const uint32_t words = dt_clause_words(dtp->nclauses);
 	char *v = dt_zalloc((size_t)dt_ovl_size(words));
-	dt_overlay_t hdr = { .n = o->n };
+	const dt_overlay_ent_t *all = o->pid != 0 ?
+		overlay_of(dtp->progs, 0, o->cookie) : NULL;
+	dt_overlay_t hdr = { .n = 0 };
 	uint32_t key[2] = { o->pid, o->cookie };
 	int err = 0;
 
-	memcpy(v, &hdr, sizeof(hdr));
 	for (uint32_t j = 0; j < o->n; j++)
-		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)j), words,
+		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)hdr.n++), words,
 				 dt_probe_by_id(dtp, o->prids[j]),
 				 overlay_user_flags(dtp->progs, o, j));
+	for (uint32_t j = 0; all != NULL && j < all->n; j++) {
+		const dtrace_probe_t *p = dt_probe_by_id(dtp, all->prids[j]);
+
+		if (overlay_has(o, p->id) || overlay_has_own(dtp, o, p->id))
+			continue;
+		if (hdr.n == DT_OVERLAY_MAX) {
+			dt_warn(dtp, "more than %d probes on one site in "
+				"process %u: %s:%s:%s:%s left out",
+				DT_OVERLAY_MAX, o->pid, p->prv, p->mod, p->fun,
+				p->prb);
+			continue;
+		}
+		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)hdr.n++), words,
+				 p, overlay_user_flags(dtp->progs, all, j));
+	}
+	memcpy(v, &hdr, sizeof(hdr));
 	if (bpf_map_update_elem(ovl->fd, key, v, BPF_ANY) < 0) {
 		err = -errno;
 		dt_warn(dtp, "failed to record an overlay: %s", strerror(errno));
 	}
 	free(v);
+	return err;
+}
+
+/* overlay_update(), and for the overlay of every process, the overlays of
+ * each process at its site, which hold its probes too. */
+static int overlay_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+{
+	const struct dt_progset *ps = dtp->progs;
+	int err = overlay_update(dtp, o);
+
+	for (uint32_t i = ps->ups[o->cookie - 1].ovl_first;
+	     o->pid == 0 && i != 0; i = ps->ovls[i - 1].cookie_next)
+		if (ps->ovls[i - 1].pid != 0 &&
+		    overlay_update(dtp, &ps->ovls[i - 1]) < 0)
+			err = -1;
 	return err;
 }
 
