@@ -2594,7 +2594,7 @@ static bool sites_refresh_mark(dtrace_hdl_t *dtp, struct dt_progset *ps,
 {
 	bool held = false;
 
-	for (uint32_t i = 0; i < ps->nups; i++) {
+	for (uint32_t i = 0; ps->relinks && i < ps->nups; i++) {
 		dt_uprobe_ent_t *u = &ps->ups[i];
 		bool any = false;
 		char names[512];

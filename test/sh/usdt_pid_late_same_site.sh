@@ -8,11 +8,10 @@
 # own arguments, and the site keeps one uprobe, in one link of dtrace's
 # (its fdinfo), which runs both probes' trampolines; a pid probe on
 # another function, linked with the site before, still fires once per
-# hit.  Twice: a
-# <sys/sdt.h> site with no semaphore (its links made again before the old
-# ones close), and a dtrace -G site with one (the kernel takes one
-# semaphore per uprobe: its link is made again, with it); each with the
-# uprobe_multi links and with the perf-event fallback.
+# hit.  Twice: a <sys/sdt.h> site with no semaphore (its links made again
+# before the old ones close), and a dtrace -G site with one (the kernel
+# takes one semaphore per uprobe: its link is made again, with it); each
+# with the uprobe_multi links and with the perf-event fallback.
 . "$TESTDIR/usdt/trace_lib.sh"
 [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] || { echo "no <sys/sdt.h>"; exit 77; }
 
