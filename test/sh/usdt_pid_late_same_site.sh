@@ -11,7 +11,9 @@
 # hit.  Twice: a <sys/sdt.h> site with no semaphore (its links made again
 # before the old ones close), and a dtrace -G site with one (the kernel
 # takes one semaphore per uprobe: its link is made again, with it); each
-# with the uprobe_multi links and with the perf-event fallback.
+# with the uprobe_multi links and with the perf-event fallback.  And a
+# pid probe that reaches a USDT site while tracing (a library loaded by
+# the target).
 . "$TESTDIR/usdt/trace_lib.sh"
 [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] || { echo "no <sys/sdt.h>"; exit 77; }
 
@@ -121,6 +123,40 @@ for MECH in "" perf; do
 	! grep -q 'placed again' err || fail "sdt: its link was made again"
 done
 
+# The other way round: a pid probe that reaches a USDT site while tracing.
+# The site of myapp:::query-start in lib.so (test/usdt/lib.c), placed at
+# start for a process that has the library loaded, and pid$target on its
+# instruction, placed when the target loads the library (dlopen): from the
+# pid probe's first hit on, each probe fires once per hit with its own
+# arguments, on one uprobe.
+write_provider
+"$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
+build_app app_lib cc "$TESTDIR/usdt/app.c" "-O2" "" &&
+build_app lib.so cc "$TESTDIR/usdt/lib.c" "-O2 -fPIC" "-shared" || exit 1
+start_daemon
+bg "$W/app_lib" 400 50 dlopen "$W/lib.so" >/dev/null; early=$!
+wait_for 10 test -f "state/$early" || fail "pid late: app did not register"
+loc=$(site_of lib.so query__start)
+off=$(printf '%x' $((loc - 0x$(nm lib.so | awk '$3 == "lib_func" { print $1 }'))))
+"$DTRACE" -Z -q -n "pid\$target:lib.so:lib_func:$off { printf(\"pid %d\\n\", uregs[R_RDI]); }
+myapp*:::query-start /pid == \$target && probemod == \"lib.so\"/ {
+	printf(\"usdt %d %s\\n\", arg0, copyinstr(arg1)); }" \
+	-c "$W/app_lib 30 50 dlopen $W/lib.so" >out 2>err &
+dt=$!
+wait_for 30 has_line out '^pid ' || fail "pid late: the pid probe never fired"
+n=$(uprobes_at "$W/lib.so" "$(printf '0x%x' $((loc)))")
+wait $dt
+kill $early
+[ "$n" = 1 ] || [ "$n" = "?" ] || fail "pid late: $n uprobes at the site, not 1"
+first=$(awk '$1 == "pid" { print $2; exit }' out)
+for i in $(seq "${first:-0}" 29); do
+	[ "$(grep -c "^pid $i\$" out)" = 1 ] ||
+		fail "pid late: pid probe, hit $i not once with its arguments"
+	[ "$(grep -c "^usdt $i lib\$" out)" = 1 ] ||
+		fail "pid late: usdt probe, hit $i not once with its arguments"
+done
+[ $status = 0 ] || { echo "--- pid late"; cat out err; }
+
 # A dtrace -G probe, which has a semaphore.
 cat >prov.d <<'D'
 provider latesem { probe tick(int); };
@@ -143,7 +179,6 @@ C
 main_c >>app.c
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
 PROV=prov.d build_app app cc app.c "-O2" "" || exit 1
-start_daemon
 for MECH in "" perf; do
 	late_site "sem${MECH:+ $MECH}" "$W/app" tick latesem
 done
