@@ -141,15 +141,18 @@ off=$(printf '%x' $((loc - 0x$(nm lib.so | awk '$3 == "lib_func" { print $1 }'))
 "$DTRACE" -Z -q -n "pid\$target:lib.so:lib_func:$off { printf(\"pid %d\\n\", uregs[R_RDI]); }
 myapp*:::query-start /pid == \$target && probemod == \"lib.so\"/ {
 	printf(\"usdt %d %s\\n\", arg0, copyinstr(arg1)); }" \
-	-c "$W/app_lib 30 50 dlopen $W/lib.so" >out 2>err &
+	-c "$W/app_lib 1000 20 dlopen $W/lib.so" >out 2>err &
 dt=$!
-wait_for 30 has_line out '^pid ' || fail "pid late: the pid probe never fired"
+# five hits after the pid probe's first (output comes in batches)
+wait_for 60 eval '[ "$(grep -c "^pid " out)" -ge 5 ]' ||
+	fail "pid late: the pid probe did not fire"
 n=$(uprobes_at "$W/lib.so" "$(printf '0x%x' $((loc)))")
-wait $dt
+kill -INT $dt; wait $dt
 kill $early
 [ "$n" = 1 ] || [ "$n" = "?" ] || fail "pid late: $n uprobes at the site, not 1"
 first=$(awk '$1 == "pid" { print $2; exit }' out)
-for i in $(seq "${first:-0}" 29); do
+last=$(awk '$1 == "pid" { i = $2 } END { print i }' out)
+for i in $(seq "${first:-0}" "${last:-0}"); do
 	[ "$(grep -c "^pid $i\$" out)" = 1 ] ||
 		fail "pid late: pid probe, hit $i not once with its arguments"
 	[ "$(grep -c "^usdt $i lib\$" out)" = 1 ] ||
