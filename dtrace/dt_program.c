@@ -82,7 +82,10 @@ typedef struct dt_site_user {
  * the process's probe.  users[] are the trampolines of the providers that
  * placed it, sorted; each overlay entry names the one that reads its
  * probe's arguments.  A provider that comes to a site after its program
- * was built (while tracing) gets an underlying probe of its own there
+ * was built (while tracing) joins it all the same (site_join()): it is
+ * appended to users[], so that the entries written before keep their
+ * trampoline's index, and the site is linked again to a program of its
+ * new users.  Only a fifth user gets an underlying probe of its own there
  * (solo_pv, solo_kind), as do perf and kernel events, never shared.
  */
 typedef struct dt_uprobe_ent {
@@ -101,6 +104,12 @@ typedef struct dt_uprobe_ent {
 	bool all;		/* fires in every process */
 	bool all_attached;	/* its pid-0 link exists (or given up) */
 	uint8_t all_tries;	/* requests of that link refused */
+	int all_group;		/* that link's, in ps->groups, else -1 */
+	bool relink;		/* a user joined: its links go to its new
+				   program (site_join()) */
+	bool refresh;		/*   and with a semaphore: the site's links
+				   close before it is linked again */
+	bool held;		/* not linked until those are closed */
 	dt_uprobe_pid_t *pids;	/* else in these */
 	uint32_t npids;
 	int prog;		/* index in ps->progs, once built */
@@ -109,6 +118,7 @@ typedef struct dt_uprobe_ent {
 	dtrace_event_type_t kev; /* perf: a kernel event (kprobe, fentry,
 				   raw tracepoint...) named by path, else 0 */
 	uint32_t site_next;	/* next entry at the same (path, offset), +1 */
+	uint32_t ovl_first;	/* its first overlay, +1 (cookie_next) */
 } dt_uprobe_ent_t;
 
 typedef struct dt_overlay_ent {
@@ -116,6 +126,8 @@ typedef struct dt_overlay_ent {
 	uint32_t prids[DT_OVERLAY_MAX];
 	dt_site_user_t users[DT_OVERLAY_MAX];	/* whose trampoline */
 	uint32_t n;
+	bool deferred;		/* written once its site is linked again */
+	uint32_t cookie_next;	/* the next overlay of the cookie, +1 */
 } dt_overlay_ent_t;
 
 typedef struct dt_kprog {
@@ -194,6 +206,8 @@ struct dt_progset {
 	dt_refused_t *refused;	/* links to ask for again, see "Refused links" */
 	uint32_t nrefused;
 	uint64_t retry_at;	/* dt_now_ns() from which they are */
+	bool relinks;		/* some site has relink set */
+	uint32_t ndeferred;	/* overlays with deferred set */
 	/* The last file uprobe_file_id() looked up: a provider places a
 	 * file's sites one after another (thousands for a libc glob), and one
 	 * stat() serves them all while it is fresh. */
@@ -426,8 +440,12 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static void generic_only(dtrace_hdl_t *dtp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
+static int overlay_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
 				  int next);
+static bool site_join(dtrace_hdl_t *dtp, struct dt_progset *ps,
+		      dt_uprobe_ent_t *u, dt_provider_t *pv,
+		      const dtrace_uprobe_t *up);
 
 /* Make u fire in process pid too (0: every process).  Returns whether
  * that needs a link it does not have yet. */
@@ -518,8 +536,9 @@ static uint32_t *uprobe_slot(struct dt_progset *ps, const dt_uprobe_ent_t *key)
  * Find the underlying probe up, or add it (on a perf event when pp is not
  * NULL), and make it fire in up->pid.  Returns its cookie (index + 1);
  * *more says whether it needs a link it has not got yet.  A uprobe is
- * shared by the providers at its site; one whose program was built
- * without pv's trampoline leaves pv a probe of its own (solo).
+ * shared by the providers at its site, also by one that comes after its
+ * program was built (site_join()); one that cannot take pv's trampoline
+ * any more leaves pv a probe of its own (solo).
  */
 static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 				   dt_provider_t *pv, const dtrace_uprobe_t *up,
@@ -533,7 +552,8 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	uprobe_file_id(ps, &key);
 	uint32_t *slot = uprobe_slot(ps, &key);
 
-	if (*slot != 0 && !site_user_fits(&ps->ups[*slot - 1], pv, up->kind)) {
+	if (*slot != 0 && !site_user_fits(&ps->ups[*slot - 1], pv, up->kind) &&
+	    !site_join(dtp, ps, &ps->ups[*slot - 1], pv, up)) {
 		key.solo_pv = pv;
 		key.solo_kind = up->kind;
 		slot = uprobe_slot(ps, &key);
@@ -550,7 +570,7 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			.path = dt_strdup(up->path), .offset = up->offset,
 			.dev = key.dev, .ino = key.ino,
 			.ref_ctr = up->ref_ctr_offset, .prog = -1,
-			.perf = pp != NULL,
+			.all_group = -1, .perf = pp != NULL,
 			.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
 		};
 		*slot = ++ps->nups;
@@ -569,14 +589,15 @@ static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 }
 
 /* What host->uprobe() and host->perf_probe() answer: while tracing, an
- * underlying probe that needs a new link (new, or for another process) is
- * attached at once, and one kept without a program says so again. */
+ * underlying probe that needs a new link (new, or for another process, or
+ * to the program of a user that joined it) is attached at once, and one
+ * kept without a program says so again. */
 static int64_t uprobe_result(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			     uint32_t cookie, bool more)
 {
 	if (!ps->built)
 		return cookie;
-	if (more) {
+	if (more || ps->ups[cookie - 1].relink) {
 		generic_only(dtp);
 		return uprobe_attach_late(dtp, ps, cookie);
 	}
@@ -636,6 +657,18 @@ int64_t dt_prog_kernel_event(dtrace_hdl_t *dtp, dt_provider_t *pv,
 #define DT_LATE_PROBES_MAX	8192
 static int probedesc_store(dtrace_hdl_t *dtp, const dtrace_probe_t *p);
 
+/* An overlay of a site that a user joined: the program linked there now
+ * may not know the trampoline of its new entry (a program of one user
+ * runs every entry with its own), so the map gets it once the site is
+ * linked to its new program (overlays_flush()). */
+static int overlay_defer(struct dt_progset *ps, dt_overlay_ent_t *o)
+{
+	if (!o->deferred)
+		ps->ndeferred++;
+	o->deferred = true;
+	return 0;
+}
+
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp)
 {
@@ -660,6 +693,8 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		o = &ps->ovls[ps->novls++];
 		*o = key;
 		*slot = ps->novls;
+		o->cookie_next = ps->ups[cookie - 1].ovl_first;
+		ps->ups[cookie - 1].ovl_first = ps->novls;
 	}
 	for (uint32_t i = 0; i < o->n; i++)
 		if (o->prids[i] == prp->id)
@@ -676,7 +711,9 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 	o->prids[o->n++] = prp->id;
 	if (ps->built && probedesc_store(dtp, prp) < 0)
 		return -errno;
-	return ps->built ? overlay_update(dtp, o) : 0;
+	if (ps->built && ps->ups[cookie - 1].relink)
+		return overlay_defer(ps, o);
+	return ps->built ? overlay_write(dtp, o) : 0;
 }
 
 int dt_prog_maps_declare(dtrace_hdl_t *dtp)
@@ -1884,31 +1921,34 @@ static bool same_users(const dt_kprog_t *kp, const dt_uprobe_ent_t *u)
 	return true;
 }
 
+/* Whether program i is one of u's (users, flags). */
+static bool kprog_fits(const struct dt_progset *ps, int i,
+		       const dt_uprobe_ent_t *u)
+{
+	unsigned f = u->flags & DT_PROG_FLAGS;
+	int64_t fixed = dt_kevent_per_probe(u->kev) ? u - ps->ups + 1 : 0;
+
+	return same_users(&ps->progs[i], u) &&
+	       ps->progs[i].flags == f && ps->progs[i].perf == u->perf &&
+	       ps->progs[i].tracepoint == ent_is_tracepoint(u) &&
+	       ps->progs[i].kev == u->kev &&
+	       ps->progs[i].fixed_cookie == fixed;
+}
+
 /* The program of u's (users, flags), or -1. */
 static int kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
-	unsigned f = u->flags & DT_PROG_FLAGS;
-
-	int64_t fixed = dt_kevent_per_probe(u->kev) ? u - ps->ups + 1 : 0;
-
 	for (int i = 0; i < ps->nprogs; i++)
-		if (same_users(&ps->progs[i], u) &&
-		    ps->progs[i].flags == f && ps->progs[i].perf == u->perf &&
-		    ps->progs[i].tracepoint == ent_is_tracepoint(u) &&
-		    ps->progs[i].kev == u->kev &&
-		    ps->progs[i].fixed_cookie == fixed)
+		if (kprog_fits(ps, i, u))
 			return i;
 	return -1;
 }
 
-/* The program of u's (users, flags), made if there is none. */
-static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
+/* A new program of u's (users, flags), with no clause yet. */
+static int kprog_new(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
 	unsigned f = u->flags & DT_PROG_FLAGS;
-	int i = kprog_lookup(ps, u);
 
-	if (i >= 0)
-		return i;
 	ps->progs = dt_realloc(ps->progs, (ps->nprogs + 1) * sizeof(*ps->progs));
 	dt_kprog_t *kp = &ps->progs[ps->nprogs];
 	memset(kp, 0, sizeof(*kp));
@@ -1925,6 +1965,14 @@ static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 	kp->fd = -1;
 	dt_as_init(&kp->as);
 	return ps->nprogs++;
+}
+
+/* The program of u's (users, flags), made if there is none. */
+static int kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
+{
+	int i = kprog_lookup(ps, u);
+
+	return i >= 0 ? i : kprog_new(ps, u);
 }
 
 /* Add the clauses of the probes of overlay o to set. */
@@ -2143,6 +2191,22 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	return 0;
 }
 
+/* Under -S: kp's program, named by its users and kinds, disassembled. */
+static void prog_show(dtrace_hdl_t *dtp, dt_kprog_t *kp)
+{
+	if (!dtp->opt.show_bpf)
+		return;
+	fputc('\n', stderr);
+	for (uint32_t u = 0; u < kp->nusers; u++)
+		fprintf(stderr, "%s%s", u ? "+" : "",
+			kp->users[u].pv->ops->name);
+	fprintf(stderr, " program, kind");
+	for (uint32_t u = 0; u < kp->nusers; u++)
+		fprintf(stderr, "%s%d", u ? "+" : " ", kp->users[u].kind);
+	fprintf(stderr, " (%u insns):\n", kp->as.ninsns);
+	dt_dis(stderr, kp->as.insns, kp->as.ninsns, dis_mapname, &kp->as);
+}
+
 static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 {
 	for (int i = 0; i < ps->nprogs; i++) {
@@ -2153,19 +2217,7 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 
 		if (prog_build(dtp, kp) < 0)
 			return -1;
-		if (dtp->opt.show_bpf) {
-			fputc('\n', stderr);
-			for (uint32_t u = 0; u < kp->nusers; u++)
-				fprintf(stderr, "%s%s", u ? "+" : "",
-					kp->users[u].pv->ops->name);
-			fprintf(stderr, " program, kind");
-			for (uint32_t u = 0; u < kp->nusers; u++)
-				fprintf(stderr, "%s%d", u ? "+" : " ",
-					kp->users[u].kind);
-			fprintf(stderr, " (%u insns):\n", kp->as.ninsns);
-			dt_dis(stderr, kp->as.insns, kp->as.ninsns,
-			       dis_mapname, &kp->as);
-		}
+		prog_show(dtp, kp);
 		if (kprog_load(dtp, kp) < 0)
 			return -1;
 	}
@@ -2185,8 +2237,10 @@ static bool link_pending(const dt_uprobe_ent_t *u, pid_t pid)
 
 static void link_done(dt_uprobe_ent_t *u, pid_t pid, int group)
 {
-	if (pid == 0)
+	if (pid == 0) {
 		u->all_attached = true;
+		u->all_group = group;
+	}
 	for (uint32_t i = 0; i < u->npids; i++)
 		if (u->pids[i].pid == pid) {
 			u->pids[i].attached = true;
@@ -2206,10 +2260,12 @@ static pid_t link_next(const dt_uprobe_ent_t *u)
 	return -1;
 }
 
-/* Whether u is attached by request (not a perf event, not run directly). */
+/* Whether u is attached by request (not a perf event, not run directly,
+ * not held by sites_refresh_mark()). */
 static bool attachable(const struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
-	return u->prog >= 0 && !u->perf && ps->progs[u->prog].soft_cookie <= 0;
+	return u->prog >= 0 && !u->perf && ps->progs[u->prog].soft_cookie <= 0 &&
+	       !u->held;
 }
 
 typedef struct dt_attach_bufs {
@@ -2351,8 +2407,10 @@ static void refused_retry(dtrace_hdl_t *dtp)
 		dt_uprobe_ent_t *u = &ps->ups[ps->refused[r].idx];
 		pid_t pid = ps->refused[r].pid;
 
-		if (pid == 0)
+		if (pid == 0) {
 			u->all_attached = false;
+			u->all_group = -1;
+		}
 		for (uint32_t i = 0; i < u->npids; i++)
 			if (pid != 0 && u->pids[i].pid == pid) {
 				u->pids[i].attached = false;
@@ -2374,16 +2432,14 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 	const dt_uprobe_ent_t *u = &ps->ups[i];
 	uint32_t n = 0;
 	bool any_ref = false;
-	int group = -1;
 
-	/* A process's links are kept apart: a link for every process may
-	 * replace them later (retire_superseded). */
-	if (pid != 0) {
-		ps->groups = dt_realloc(ps->groups, (ps->ngroups + 1) *
-					sizeof(*ps->groups));
-		ps->groups[ps->ngroups] = (dt_linkset_t){ 0 };
-		group = ps->ngroups++;
-	}
+	/* Each request's links are kept apart: a link for every process may
+	 * replace a process's later (retire_mark), and a site's links go
+	 * when a user joins it (site_join()). */
+	ps->groups = dt_realloc(ps->groups, (ps->ngroups + 1) *
+				sizeof(*ps->groups));
+	ps->groups[ps->ngroups] = (dt_linkset_t){ 0 };
+	int group = ps->ngroups++;
 
 	for (uint32_t j = i; j < ps->nups; j++) {
 		dt_uprobe_ent_t *v = &ps->ups[j];
@@ -2409,7 +2465,7 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 		.offsets = b->offs,
 		.ref_ctr_offsets = any_ref ? b->refs : NULL,
 		.cookies = b->cookies,
-		.links = group >= 0 ? &ps->groups[group] : NULL,
+		.links = &ps->groups[group],
 		.errs = b->errs,
 	};
 	int rc = dt_bpf_attach_uprobes(dtp, &req);
@@ -2453,6 +2509,45 @@ static int attach_pass(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late,
 	return rc;
 }
 
+/* Mark the requests that hold u's links in marked[].  Returns whether
+ * u has any. */
+static bool link_groups_mark(const dt_uprobe_ent_t *u, bool *marked)
+{
+	bool any = false;
+
+	if (u->all_attached && u->all_group >= 0)
+		any = marked[u->all_group] = true;
+	for (uint32_t k = 0; k < u->npids; k++)
+		if (u->pids[k].attached && u->pids[k].group >= 0)
+			any = marked[u->pids[k].group] = true;
+	return any;
+}
+
+/* The underlying probes linked by a marked request lose that link: the
+ * next pass asks for it again, but for a process that a link for every
+ * process now covers. */
+static void groups_unlink(struct dt_progset *ps, const bool *marked)
+{
+	for (uint32_t i = 0; i < ps->nups; i++) {
+		dt_uprobe_ent_t *u = &ps->ups[i];
+
+		if (u->all_group >= 0 && marked[u->all_group]) {
+			u->all_attached = false;
+			u->all_group = -1;
+			ps->links_pending = true;
+		}
+		for (uint32_t k = 0; k < u->npids; k++) {
+			dt_uprobe_pid_t *p = &u->pids[k];
+
+			if (p->group < 0 || !marked[p->group])
+				continue;
+			p->attached = false;
+			p->group = -1;
+			ps->links_pending |= !u->all;
+		}
+	}
+}
+
 /*
  * An underlying probe linked for some processes and then for every
  * process would run its program twice per firing in those processes: the
@@ -2472,20 +2567,103 @@ static bool retire_mark(struct dt_progset *ps, bool *retire)
 			if (u->pids[k].group >= 0)
 				any = retire[u->pids[k].group] = true;
 	}
-	for (uint32_t i = 0; any && i < ps->nups; i++) {
+	if (any)
+		groups_unlink(ps, retire);
+	return any;
+}
+
+/* The requests holding the links of sites a user joined (site_join()),
+ * marked in retire[], their sites unlinked: the next pass links them
+ * again, a joined site to its new program, before the old links close.
+ * Between the two, a firing there may run both programs.  Returns
+ * whether some request is to be retired. */
+static bool relink_mark(struct dt_progset *ps, bool *retire)
+{
+	bool any = false;
+
+	if (!ps->relinks)
+		return false;
+	ps->relinks = false;
+	for (uint32_t i = 0; i < ps->nups; i++) {
 		dt_uprobe_ent_t *u = &ps->ups[i];
 
-		for (uint32_t k = 0; k < u->npids; k++) {
-			dt_uprobe_pid_t *p = &u->pids[k];
-
-			if (p->group < 0 || !retire[p->group])
-				continue;
-			p->attached = false;
-			p->group = -1;
-			ps->links_pending |= !u->all;
-		}
+		if (u->relink)
+			any |= link_groups_mark(u, retire);
+		u->relink = false;
 	}
+	if (any)
+		groups_unlink(ps, retire);
 	return any;
+}
+
+/* The first underlying probe at u's site (path, offset), +1. */
+static uint32_t site_first(struct dt_progset *ps, const dt_uprobe_ent_t *u)
+{
+	return *index_slot(&ps->site_index, mix(str_hash(u->path), u->offset),
+			   site_eq, ps, u);
+}
+
+/*
+ * Sites a user joined with a semaphore that their links lack: the kernel
+ * keeps one semaphore per uprobe and refuses a link with another while
+ * one without it is there.  The requests holding the site's links are
+ * marked in retire[]; the other sites they link are linked again first,
+ * as relink_mark() does, but the site's own probes are held until those
+ * links are closed (held).  What the site fires in between is not seen,
+ * and a warning says so.  Returns whether some site is held.
+ */
+static bool sites_refresh_mark(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			       bool *retire)
+{
+	bool held = false;
+
+	for (uint32_t i = 0; ps->relinks && i < ps->nups; i++) {
+		dt_uprobe_ent_t *u = &ps->ups[i];
+		bool any = false;
+		char names[512];
+
+		if (!u->refresh)
+			continue;
+		u->refresh = false;
+		for (uint32_t j = site_first(ps, u); j != 0;
+		     j = ps->ups[j - 1].site_next) {
+			any |= link_groups_mark(&ps->ups[j - 1], retire);
+			ps->ups[j - 1].held = true;
+		}
+		held = true;
+		if (!any)
+			continue;
+		site_names(dtp, ps, i, 0, names, sizeof(names));
+		dt_warn(dtp, "%s: the uprobe at offset 0x%llx of %s is placed "
+			"again with the semaphore at 0x%llx: what it fired "
+			"meanwhile was not seen", names,
+			(unsigned long long)u->offset, u->path,
+			(unsigned long long)u->ref_ctr);
+	}
+	if (held)
+		groups_unlink(ps, retire);
+	return held;
+}
+
+/* The sites sites_refresh_mark() held may be linked now. */
+static void sites_release(struct dt_progset *ps)
+{
+	for (uint32_t i = 0; i < ps->nups; i++)
+		ps->ups[i].held = false;
+}
+
+/* The overlays held back while their sites were linked again. */
+static void overlays_flush(dtrace_hdl_t *dtp, struct dt_progset *ps)
+{
+	for (uint32_t i = 0; ps->ndeferred > 0 && i < ps->novls; i++) {
+		dt_overlay_ent_t *o = &ps->ovls[i];
+
+		if (!o->deferred)
+			continue;
+		o->deferred = false;
+		ps->ndeferred--;
+		overlay_write(dtp, o);
+	}
 }
 
 /*
@@ -2506,18 +2684,28 @@ static int attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 		.cookies = dt_zalloc(ps->nups * sizeof(uint64_t) + 8),
 		.errs = dt_zalloc(ps->nups * sizeof(int) + 8),
 	};
-	int rc = attach_pass(dtp, ps, late, &b);
 	bool *retire = dt_zalloc((size_t)ps->ngroups + 1);
 	int ngroups = ps->ngroups;
+	bool held = sites_refresh_mark(dtp, ps, retire);
+	bool retiring = relink_mark(ps, retire) || held;
+	ps->links_pending = false;
+	int rc = attach_pass(dtp, ps, late, &b);
 
 	if (rc == 0 && retire_mark(ps, retire)) {
 		ps->links_pending = false;
 		rc = attach_pass(dtp, ps, late, &b);
-		for (int g = 0; g < ngroups; g++)
-			if (retire[g])
-				dt_bpf_links_close(dtp, &ps->groups[g]);
+		retiring = true;
+	}
+	for (int g = 0; retiring && g < ngroups; g++)
+		if (retire[g])
+			dt_bpf_links_close(dtp, &ps->groups[g]);
+	if (held) {
+		sites_release(ps);
+		if (rc == 0)
+			rc = attach_pass(dtp, ps, late, &b);
 	}
 	free(retire);
+	overlays_flush(dtp, ps);
 	free(b.offs);
 	free(b.refs);
 	free(b.cookies);
@@ -2593,15 +2781,26 @@ fail:
  * provider may serve, since the overlays that will use it are not known
  * yet.  Returns its index or
  * -1. */
+static int late_load(dtrace_hdl_t *dtp, struct dt_progset *ps, int i);
+
 static int late_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			const dt_uprobe_ent_t *u)
 {
 	int i = kprog_find(ps, u);
+
+	late_clauses_add(dtp, ps->progs[i].pv, &ps->progs[i].clauses);
+	return late_load(dtp, ps, i);
+}
+
+/* Build and load program i, the last one, made while tracing with its
+ * clauses; on failure say why and drop it.  Returns i or -1. */
+static int late_load(dtrace_hdl_t *dtp, struct dt_progset *ps, int i)
+{
 	dt_kprog_t *kp = &ps->progs[i];
 
-	late_clauses_add(dtp, kp->pv, &kp->clauses);
 	if (prog_build(dtp, kp) < 0)
 		goto fail;
+	prog_show(dtp, kp);
 	if (kprog_load(dtp, kp) >= 0)
 		return i;
 fail:
@@ -2612,6 +2811,70 @@ fail:
 	chain_free(kp);
 	ps->nprogs--;
 	return -1;
+}
+
+/* The program of u's users once one joined them (site_join(), the last
+ * of users[]): one of those users, in that order, that calls every clause
+ * the program old of the site did and those the newcomer may need, else
+ * one built now.  Returns its index or -1. */
+static int site_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			const dt_uprobe_ent_t *u, int old)
+{
+	dt_clauseset_t need = { 0 };
+	int i;
+
+	dt_cs_copy(&need, &ps->progs[old].clauses);
+	late_clauses_add(dtp, u->users[u->nusers - 1].pv, &need);
+	for (i = 0; i < ps->nprogs; i++)
+		if (kprog_fits(ps, i, u) && ps->progs[i].fd >= 0 &&
+		    dt_cs_subset(&need, &ps->progs[i].clauses))
+			break;
+	if (i == ps->nprogs) {
+		i = kprog_new(ps, u);
+		dt_cs_copy(&ps->progs[i].clauses, &need);
+		i = late_load(dtp, ps, i);
+	}
+	dt_cs_free(&need);
+	return i;
+}
+
+/*
+ * (pv, kind) comes to the underlying probe u after its program was built:
+ * while tracing, a process that a pid probe of every process covers
+ * starts, with a USDT probe on the pid probe's instruction, say.  It
+ * joins u's users, last, so that the overlay entries written so far keep
+ * their trampoline's index, and u gets a program of its new users; the
+ * next attach_pending() moves u's links to it (relink).  When pv names a
+ * semaphore that u's links lack, every link at the site is made again
+ * with it (refresh, sites_refresh()).  Returns false when u cannot take
+ * pv: pv then gets an underlying probe of its own there.
+ */
+static bool site_join(dtrace_hdl_t *dtp, struct dt_progset *ps,
+		      dt_uprobe_ent_t *u, dt_provider_t *pv,
+		      const dtrace_uprobe_t *up)
+{
+	int old = u->prog, prog;
+
+	if (!ps->built || old < 0 || u->perf || u->nusers == DT_SITE_USERS ||
+	    (u->flags & DT_PROG_FLAGS) ||
+	    (u->ref_ctr != 0 && up->ref_ctr_offset != 0 &&
+	     u->ref_ctr != up->ref_ctr_offset))
+		return false;
+	u->users[u->nusers] = (dt_site_user_t){ pv, up->kind };
+	u->stamp[u->nusers++] = ++ps->stamp;
+	if ((prog = site_program(dtp, ps, u, old)) < 0) {
+		u->nusers--;
+		return false;
+	}
+	u->prog = prog;
+	u->relink = true;
+	ps->relinks = true;
+	ps->links_pending = true;
+	if (u->ref_ctr == 0 && up->ref_ctr_offset != 0) {
+		site_ref_ctr_set(ps, u, up->ref_ctr_offset);
+		u->refresh = true;
+	}
+	return true;
 }
 
 /* An underlying probe placed while tracing, or made to fire in one more
@@ -2668,25 +2931,110 @@ static void overlay_fill_ent(char *v, int off, uint32_t words,
 	}
 }
 
+/* The overlay of (pid, cookie), or NULL. */
+static const dt_overlay_ent_t *overlay_of(const struct dt_progset *ps,
+					  uint32_t pid, uint32_t cookie)
+{
+	for (uint32_t i = ps->ups[cookie - 1].ovl_first; i != 0;
+	     i = ps->ovls[i - 1].cookie_next)
+		if (ps->ovls[i - 1].pid == pid)
+			return &ps->ovls[i - 1];
+	return NULL;
+}
+
+/* Whether o (of one process) holds the process's own probe of template
+ * tprid: the same names but the provider's, the template's with the pid
+ * after it ("myapp1234" of "myapp"). */
+static bool overlay_has_own(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
+			    uint32_t tprid)
+{
+	const dtrace_probe_t *t = dt_probe_by_id(dtp, tprid);
+	char pid[16];
+
+	if (t == NULL || !(t->attr & DTRACE_PROBE_TEMPLATE))
+		return false;
+	snprintf(pid, sizeof(pid), "%u", o->pid);
+	size_t len = strlen(t->prv);
+	for (uint32_t j = 0; j < o->n; j++) {
+		const dtrace_probe_t *p = dt_probe_by_id(dtp, o->prids[j]);
+
+		if (p != NULL && strncmp(p->prv, t->prv, len) == 0 &&
+		    strcmp(p->prv + len, pid) == 0 &&
+		    strcmp(p->mod, t->mod) == 0 &&
+		    strcmp(p->fun, t->fun) == 0 &&
+		    strcmp(p->prb, t->prb) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether o holds probe prid. */
+static bool overlay_has(const dt_overlay_ent_t *o, uint32_t prid)
+{
+	for (uint32_t j = 0; j < o->n; j++)
+		if (o->prids[j] == prid)
+			return true;
+	return false;
+}
+
+/*
+ * Write the value of overlay o: its probes, and for a process's overlay
+ * those of every process (0, cookie) too, since a firing that finds the
+ * process's overlay looks no further: a pid probe of every process and a
+ * USDT probe of one process on one instruction both run.  A template of
+ * every process gives way to the process's own probe of it.
+ */
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 {
 	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
 	const uint32_t words = dt_clause_words(dtp->nclauses);
 	char *v = dt_zalloc((size_t)dt_ovl_size(words));
-	dt_overlay_t hdr = { .n = o->n };
+	const dt_overlay_ent_t *all = o->pid != 0 ?
+		overlay_of(dtp->progs, 0, o->cookie) : NULL;
+	dt_overlay_t hdr = { .n = 0 };
 	uint32_t key[2] = { o->pid, o->cookie };
 	int err = 0;
 
-	memcpy(v, &hdr, sizeof(hdr));
 	for (uint32_t j = 0; j < o->n; j++)
-		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)j), words,
+		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)hdr.n++), words,
 				 dt_probe_by_id(dtp, o->prids[j]),
 				 overlay_user_flags(dtp->progs, o, j));
+	for (uint32_t j = 0; all != NULL && j < all->n; j++) {
+		const dtrace_probe_t *p = dt_probe_by_id(dtp, all->prids[j]);
+
+		if (overlay_has(o, p->id) || overlay_has_own(dtp, o, p->id))
+			continue;
+		if (hdr.n == DT_OVERLAY_MAX) {
+			dt_warn(dtp, "more than %d probes on one site in "
+				"process %u: %s:%s:%s:%s left out",
+				DT_OVERLAY_MAX, o->pid, p->prv, p->mod, p->fun,
+				p->prb);
+			continue;
+		}
+		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)hdr.n++), words,
+				 p, overlay_user_flags(dtp->progs, all, j));
+	}
+	memcpy(v, &hdr, sizeof(hdr));
 	if (bpf_map_update_elem(ovl->fd, key, v, BPF_ANY) < 0) {
 		err = -errno;
 		dt_warn(dtp, "failed to record an overlay: %s", strerror(errno));
 	}
 	free(v);
+	return err;
+}
+
+/* overlay_update(), and for the overlay of every process, the overlays of
+ * each process at its site, which hold its probes too. */
+static int overlay_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+{
+	const struct dt_progset *ps = dtp->progs;
+	int err = overlay_update(dtp, o);
+
+	for (uint32_t i = ps->ups[o->cookie - 1].ovl_first;
+	     o->pid == 0 && i != 0; i = ps->ovls[i - 1].cookie_next)
+		if (ps->ovls[i - 1].pid != 0 &&
+		    overlay_update(dtp, &ps->ovls[i - 1]) < 0)
+			err = -1;
 	return err;
 }
 

@@ -6,7 +6,8 @@
 # own arguments, whether the USDT probe is named for the target
 # (myapp$target) or for every process (myapp*); and both are served by one
 # underlying probe, whose one program (dtrace -S) runs each provider's
-# trampoline for its own probe.  With more clauses than one BPF program
+# trampoline for its own probe.  Also a pid probe of every process on the
+# site of a process's own USDT probe: both fire in that process.  With more clauses than one BPF program
 # may call (a chain of programs), each entry's trampoline still runs first.
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
@@ -37,6 +38,29 @@ for usdt in 'myapp$target' 'myapp*'; do
 	done
 	[ $status = 0 ] || { echo "--- $usdt"; cat out; grep -v '^[0-9]' err; }
 done
+
+# A pid probe of every process that runs the file and the USDT probe of a
+# process running before dtrace: the process's overlay holds both.
+start_daemon
+"$W/app" 3 20 wait "$W/go" >/dev/null & app=$!
+wait_for 5 test -f "state/$app" || fail "app did not register"
+"$DTRACE" -q -n "BEGIN { printf(\"ready\\n\"); }
+pid:$W/app:fire:$off { printf(\"pid %d %d\\n\", pid, uregs[R_RBX]); }
+myapp*:::tick /pid == $app/ { printf(\"usdt %d %d\\n\", pid, arg0); }" \
+	>out 2>err &
+dt=$!
+wait_for 10 has_line out '^ready$' || fail "every process: dtrace did not start"
+touch go
+wait $app
+sleep 0.3
+kill -INT $dt; wait $dt
+for i in 0 1 2; do
+	[ "$(grep -c "^pid $app $i\$" out)" = 1 ] ||
+		fail "every process: pid probe, hit $i not once"
+	[ "$(grep -c "^usdt $app $i\$" out)" = 1 ] ||
+		fail "every process: usdt probe, hit $i not once"
+done
+[ $status = 0 ] || { echo "--- every process"; cat out err; }
 
 n=130
 {
