@@ -115,6 +115,7 @@
 	X(D_PROC_FUNC)		/* pid provider: no such function */ \
 	X(D_PROC_OFF)		/* pid provider: offset outside the function */ \
 	X(D_PROC_NAME)		/* pid provider: invalid probe name */ \
+	X(D_PROC_ALIGN)		/* pid provider: offset inside an instruction */ \
 	X(D_CHR_OFLOW)		/* character constant too long */ \
 	X(D_DECL_ARRSUB)	/* array dimension not a positive constant */ \
 	X(D_DECL_BFCONST)	/* bit-field size not a positive constant */ \
