@@ -185,6 +185,12 @@ typedef struct dt_program_ast {
 } dt_program_ast_t;
 
 #include <stdio.h>
+/* dt_parse.c: a variable declared again must be declared the same way as
+ * before (type, kind and keys): DTrace's D_DECL_IDRED otherwise. */
+void dt_decl_redeclared(struct dt_pcb *pcb, const dt_vardecl_t *now,
+			const dt_type_t *type, int nkeys,
+			dt_type_t *const *keys);
+
 /* dt_parse.c: print the tree as S-expressions (for tests and debugging). */
 void dt_ast_dump(FILE *out, const dt_program_ast_t *prog);
 

@@ -699,13 +699,15 @@ static void declare_var(dt_cg_t *cx, dt_vardecl_t *v)
 		t = dt_type_string(cx->dtp->types);
 	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING &&
 	    !(dt_sou_type(t) && t->size > 0))
-		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "variable %s: "
-			     "type %s cannot be stored", v->name, t->name);
+		dt_pcb_error(cx->pcb, D_DECL_INCOMPLETE, v->line, "incomplete "
+			     "struct/union/enum %s: %s", t->name, v->name);
 	dt_ident_t *id = dt_var_lookup(cx->st, kind, v->name);
 	if (id != NULL) {
-		if (id->type != t || id->nkeys != v->nkeys)
-			dt_pcb_error(cx->pcb, D_DECL_IDRED, v->line,
-				     "identifier redeclared: %s", v->name);
+		dt_vardecl_t now = *v;
+
+		now.type = t;
+		dt_decl_redeclared(cx->pcb, &now, id->type, id->nkeys,
+				   id->keys);
 		return;
 	}
 	if (kind == DT_IK_THIS && v->nkeys >= 0)

@@ -312,11 +312,16 @@ static dt_ident_t *check_var_ref(dt_cg_t *cx, dt_node_t *n, dt_type_t *vt)
 		id = dt_var_declare(cx, kind, v->name, vt, nkeys, keys,
 				    n->line);
 	} else if (id->implicit && vt != NULL) {
-		/* first assignment of a variable read before: it keeps its
-		 * 8-byte slot, so only scalar types may take it */
-		if (!dt_type_is_scalar(vt) || args != NULL)
-			ERR(cx, D_VAR_TYPE, n, "%s was used as an integer "
-			    "before this assignment", v->name);
+		/* first assignment of a variable read before: it keeps the
+		 * integer type of that read, as in DTrace (scalar types only
+		 * take its 8-byte slot) */
+		if (args != NULL)
+			ERR(cx, D_IDENT_BADREF, n, "scalar '%s' may not be "
+			    "referenced as associative array", v->name);
+		if (!dt_type_is_scalar(vt))
+			ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible "
+			    "types: \"%s\" = \"%s\"", id->type->name,
+			    vt->name);
 		id->type = vt;
 		id->implicit = false;
 	} else if ((id->nkeys >= 0) != (args != NULL)) {
@@ -375,8 +380,11 @@ static dt_type_t *var_type_of(dt_cg_t *cx, dt_node_t *r)
 		return dt_type_string(tt(cx));
 	if (dt_sou_type(t) && t->size > 0)	/* by value: dt_cg_sou.c */
 		return t;
-	ERR(cx, D_VAR_TYPE, r, "a value of type %s cannot be stored in a "
-	    "variable", t->name);
+	if (t->kind == DT_TK_ARRAY || t->kind == DT_TK_FUNC)
+		ERR(cx, D_OP_ARRFUN, r, "operator = may not be applied to "
+		    "operand of type \"%s\"", t->name);
+	ERR(cx, D_OP_INCOMPAT, r, "operands have incompatible types: "
+	    "\"%s\" = \"%s\"", t->name, t->name);
 }
 
 static bool subscripts_value(dt_cg_t *cx, dt_node_t *l);
