@@ -484,10 +484,11 @@ void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 }
 
 /*
- * trace(): integers right-aligned by size unless quiet (" %16lld",
- * " %8d", " %5d", " %3d"), with the sign of their type; strings and
- * other data through dt_print_strbytes().
+ * trace(): integers right-aligned unless quiet, in the width DTrace gives
+ * them (trace_width()), with the sign of their type; strings and other
+ * data through dt_print_strbytes().
  */
+
 /* The width of trace()'s integers, as DTrace's: the digits of the
  * type's largest value. */
 static int trace_width(const dt_recdesc_t *rec)
