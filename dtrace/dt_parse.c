@@ -1263,6 +1263,10 @@ static bool parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 	if (t->kind == DT_TK_VOID)
 		dt_pcb_error(pcb, D_DECL_VOIDOBJ, v->line,
 			     "cannot have void object: %s", v->name);
+	if ((t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION ||
+	     t->kind == DT_TK_ENUM) && !t->complete && !ds->is_extern)
+		dt_pcb_error(pcb, D_DECL_INCOMPLETE, v->line, "incomplete "
+			     "struct/union/enum %s: %s", t->name, v->name);
 	if (ds->is_extern)
 		return false;	/* a symbol of the traced program */
 	add_var(pcb, v);
