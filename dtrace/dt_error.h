@@ -126,6 +126,10 @@
 	X(D_DECL_IDRED)		/* identifier redeclared */ \
 	X(D_DECL_TYPERED)	/* struct, union or enum redeclared */ \
 	X(D_DECL_COMBO)		/* invalid combination of type specifiers */ \
+	X(D_DECL_CHARATTR)	/* short or long with char */ \
+	X(D_DECL_VOIDATTR)	/* short, long, signed, unsigned with void */ \
+	X(D_DECL_SIGNINT)	/* signed or unsigned with no integer */ \
+	X(D_DECL_LONGINT)	/* long with no integer or floating point */ \
 	X(D_DECL_VOIDOBJ)	/* object or array of void */ \
 	X(D_DECL_PROTO_TYPE)	/* parameter type not allowed (void key) */ \
 	X(D_DECL_PROTO_VOID)	/* void not the sole parameter */ \

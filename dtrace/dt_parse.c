@@ -482,27 +482,107 @@ static dt_type_t *parse_tagged(dt_pcb_t *pcb)
  * restrict and userland are accepted and ignored; float, double and long
  * double are integers of their size (as DWARF's floating-point types).
  */
+/* The keywords of a type's specifiers, counted. */
+typedef struct spec_words {
+	int nchar, nint, nvoid, nshort, nlong, nsigned, nunsigned;
+} spec_words_t;
+
+static bool count_word(spec_words_t *w, dt_tokkind_t kind)
+{
+	switch (kind) {
+	case T_CHAR: w->nchar++; return true;
+	case T_INT_KW: w->nint++; return true;
+	case T_VOID: w->nvoid++; return true;
+	case T_SHORT: w->nshort++; return true;
+	case T_LONG: w->nlong++; return true;
+	case T_SIGNED: w->nsigned++; return true;
+	case T_UNSIGNED: w->nunsigned++; return true;
+	default: return false;
+	}
+}
+
+/*
+ * The checks DTrace makes of specifiers, with its tags: one base type
+ * (D_DECL_COMBO), short and long not with char, nothing with void, signed
+ * and unsigned only with integers, long only with integers and floating
+ * point.  named is a typedef, struct, union or enum; fsize a float/double.
+ */
+static void check_words(dt_pcb_t *pcb, const spec_words_t *w,
+			const dt_type_t *named, int fsize, int line)
+{
+	bool sign = w->nsigned || w->nunsigned;
+
+	if (w->nchar + w->nint + w->nvoid + (named != NULL) + (fsize > 0) > 1)
+		dt_pcb_error(pcb, D_DECL_COMBO, line,
+			     "invalid type combination");
+	if (w->nchar && (w->nshort || w->nlong))
+		dt_pcb_error(pcb, D_DECL_CHARATTR, line, "invalid type "
+			     "declaration: short and long may not be used "
+			     "with char type");
+	if (w->nvoid && (w->nshort || w->nlong || sign))
+		dt_pcb_error(pcb, D_DECL_VOIDATTR, line, "invalid type "
+			     "declaration: attributes may not be used with "
+			     "void type");
+	if ((named != NULL || fsize > 0) && sign)
+		dt_pcb_error(pcb, D_DECL_SIGNINT, line, "invalid type "
+			     "declaration: signed and unsigned may only be "
+			     "used with integer type");
+	if (named != NULL && w->nlong)
+		dt_pcb_error(pcb, D_DECL_LONGINT, line, "invalid type "
+			     "declaration: long and long long may only be "
+			     "used with integer or floating-point type");
+}
+
+/* The integer type the words name, or DTrace's failure to resolve the
+ * name it makes of them ("short long ", "signed unsigned int"). */
+static dt_type_t *words_type(dt_pcb_t *pcb, const spec_words_t *w,
+			     const char *base, int line)
+{
+	char dname[64], cname[64];
+	const char *len = w->nlong > 1 ? "long long " : w->nlong ? "long " :
+			  w->nshort ? "short " : "";
+	dt_type_t *t = NULL;
+
+	/* DTrace's name: "int" is left out after short and long */
+	snprintf(dname, sizeof(dname), "%s%s%s%s%s",
+		 w->nsigned ? "signed " : "", w->nunsigned ? "unsigned " : "",
+		 w->nshort ? "short " : "", w->nlong == 1 ? "long " :
+		 w->nlong == 2 ? "long long " : w->nlong > 2 ?
+		 "long long long " : "",
+		 base == NULL && (w->nshort || w->nlong || w->nsigned ||
+				  w->nunsigned) ? "" :
+		 base == NULL ? "int" : (w->nshort || w->nlong) &&
+		 strcmp(base, "int") == 0 ? "" : base);
+	if (!(w->nsigned && w->nunsigned) && !(w->nshort && w->nlong) &&
+	    w->nlong <= 2) {
+		snprintf(cname, sizeof(cname), "%s%s%s",
+			 w->nunsigned ? "unsigned " : w->nsigned &&
+			 base != NULL && strcmp(base, "char") == 0 ?
+			 "signed " : "", len, base != NULL ? base : "int");
+		t = dt_type_lookup(TT(pcb), cname);
+	}
+	if (t == NULL)
+		dt_pcb_error(pcb, D_UNKNOWN, line, "failed to resolve type "
+			     "%s: Unknown type name", dname);
+	return t;
+}
+
 static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 {
-	char words[128] = "";
+	spec_words_t w = { 0 };
 	dt_type_t *named = NULL;
-	int line = peek(pcb)->line, nwords = 0, fsize = 0;
+	int line = peek(pcb)->line, fsize = 0;
 
 	for (;;) {
 		const dt_token_t *t = peek(pcb);
 
+		if (count_word(&w, t->kind)) {
+			dt_lex_next(pcb);
+			continue;
+		}
 		switch (t->kind) {
 		case T_CONST: case T_VOLATILE: case T_RESTRICT:
 		case T_USERLAND:
-			dt_lex_next(pcb);
-			continue;
-		case T_CHAR: case T_SHORT: case T_INT_KW: case T_LONG:
-		case T_SIGNED: case T_UNSIGNED: case T_VOID:
-			if (strlen(words) + strlen(t->text) + 2 < sizeof(words)) {
-				strcat(words, " ");
-				strcat(words, t->text);
-			}
-			nwords++;
 			dt_lex_next(pcb);
 			continue;
 		case T_FLOAT: case T_DOUBLE:
@@ -513,7 +593,8 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		case T_STRING_KW:
 		case T_STRUCT: case T_UNION: case T_ENUM:
 		case T_IDENT:
-			if (named != NULL || nwords > 0 ||
+			/* after a base type, a name is the declarator's */
+			if (named != NULL || w.nchar + w.nint + w.nvoid > 0 ||
 			    (t->kind == T_IDENT &&
 			     !dt_type_is_typedef_name(TT(pcb), t->name)))
 				break;
@@ -531,24 +612,24 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		}
 		break;
 	}
-	if (nwords > 4 || (named != NULL && nwords > 0) ||
-	    (fsize > 0 && (named != NULL || nwords > 1)))
-		dt_pcb_error(pcb, D_DECL_COMBO, line,
-			     "invalid type combination");
-	if (fsize > 0 && nwords == 1)	/* long double: 16 bytes */
+	check_words(pcb, &w, named, fsize, line);
+	if (fsize > 0 && (w.nshort || w.nlong > 1 || (w.nlong && fsize == 4)))
+		dt_pcb_error(pcb, D_UNKNOWN, line, "failed to resolve type "
+			     "%s%s: Unknown type name", w.nshort ? "short " :
+			     w.nlong > 1 ? "long long " : "long ",
+			     fsize == 4 ? "float" : "double");
+	if (fsize > 0 && w.nlong)	/* long double: 16 bytes */
 		return dt_type_array(TT(pcb), dt_type_int(TT(pcb), 8, false), 2);
 	if (fsize > 0)
 		return dt_type_int(TT(pcb), fsize, false);
 	if (named != NULL)
 		return named;
-	if (nwords == 0)	/* an identifier that names no type, where one
-				   must be: DTrace's grammar refuses it */
+	if (w.nchar + w.nint + w.nvoid + w.nshort + w.nlong + w.nsigned +
+	    w.nunsigned == 0)	/* an identifier that names no type, where
+				   one must be: DTrace's grammar refuses it */
 		syntax_error(pcb, peek(pcb));
-	named = dt_type_lookup(TT(pcb), words + 1);
-	if (named == NULL)
-		dt_pcb_error(pcb, D_DECL_COMBO, line,
-			     "invalid type combination");
-	return named;
+	return words_type(pcb, &w, w.nchar ? "char" : w.nvoid ? "void" :
+			  w.nint ? "int" : NULL, line);
 }
 
 /* Skip tokens after an opening open up to its matching close. */

@@ -61,6 +61,12 @@ want "tuple length" $'int a[int];\nint a[int, int];\n' \
 	previous: associative array of int, tuple length 1"
 want "read as a scalar" $'BEGIN { y = self->x; self->x[1] = 2; }\n' \
 	"$F [D_IDENT_BADREF] line 1: scalar 'x' may not be referenced as associative array"
+want "short and long" $'BEGIN { i = (long short)0; }\n' \
+	"$F [D_UNKNOWN] line 1: failed to resolve type short long : Unknown type name"
+want "char and short" $'short char c;\n' \
+	"$F [D_DECL_CHARATTR] line 1: invalid type declaration: short and long may not be used with char type"
+want "unsigned typedef" $'typedef int myint_t;\nunsigned myint_t x;\n' \
+	"$F [D_DECL_SIGNINT] line 2: invalid type declaration: signed and unsigned may only be used with integer type"
 want "control line at the end" $'BEGIN { exit(0); }\n#pragma D option quiet' \
 	"$F [D_SYNTAX] line 2: end-of-file encountered before end of control line"
 
