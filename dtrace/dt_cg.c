@@ -631,11 +631,8 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cx_init(&cx, pcb);
 	/* A compile error longjmps out of here: the clause under
 	 * construction stays reachable until the next call or dt_cg_fini. */
-	if (cx.st->pending != NULL) {
-		dt_as_fini(&cx.st->pending->code);
-		free_clause_descs(cx.st->pending);
-		free(cx.st->pending);
-	}
+	if (cx.st->pending != NULL)
+		dt_cg_clause_free(cx.st->pending);
 	cx.st->pending = cc;
 	if (cx.st->rec_max < 1024)
 		dt_pcb_error(pcb, D_STR_TOOBIG, c->line, "strsize %u is too "
@@ -681,6 +678,13 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cc->destructive = cx.destructive;
 	cx.st->pending = NULL;
 	return cc;
+}
+
+void dt_cg_clause_free(dt_compiled_clause_t *cc)
+{
+	dt_as_fini(&cc->code);
+	free_clause_descs(cc);
+	free(cc);
 }
 
 /* ---- declarations ---- */
@@ -859,11 +863,8 @@ void dt_cg_fini(dtrace_hdl_t *dtp)
 		free_clause_descs(dtp->clauses[i]);
 	if (st == NULL)
 		return;
-	if (st->pending != NULL) {
-		dt_as_fini(&st->pending->code);
-		free_clause_descs(st->pending);
-		free(st->pending);
-	}
+	if (st->pending != NULL)
+		dt_cg_clause_free(st->pending);
 	dt_strmap_fini(&st->var_index);
 	while (st->vars != NULL) {
 		dt_ident_t *id = st->vars;

@@ -27,6 +27,9 @@ struct dt_cg_state;
 /* Check and compile clause c; errors go through dt_pcb_error(). */
 dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 				   dtrace_probe_t **probes, int nprobes);
+/* Free a clause that dt_cg_clause() compiled and that is not kept (a D
+ * library's, which DTrace compiles and discards). */
+void dt_cg_clause_free(dt_compiled_clause_t *cc);
 /* Declarations and inlines of a parsed program, before its clauses. */
 void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog);
 /* Size of the mstate value including the code generator's area. */

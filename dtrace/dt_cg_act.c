@@ -79,6 +79,65 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 	cx->ntemps = ntemps;	/* the value is in the record now */
 }
 
+/* Emit: record the string that the char * at record offset ptr_off
+ * points to, after the read's result (print()). */
+static void record_member_string(dt_cg_t *cx, dt_actdesc_t *ad,
+				 uint32_t ptr_off)
+{
+	dt_recdesc_t *res = dt_cg_rec_new(cx, ad);
+	res->kind = DT_RK_INT;
+	res->size = 8;
+	res->is_signed = true;
+	res->offset = dt_cg_rec_alloc(cx, 8);
+	uint32_t res_off = res->offset;
+	dt_recdesc_t *str = dt_cg_rec_new(cx, ad);
+	str->kind = DT_RK_STRING;
+	str->size = cx->st->strsize;
+	str->offset = dt_cg_rec_alloc(cx, str->size);
+
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)rec_mst_off(cx, ptr_off)));
+	dt_cg_mst_ptr(cx, DT_R1, rec_mst_off(cx, str->offset));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)str->size));
+	dt_cg_probe_read(cx, true);
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)rec_mst_off(cx, res_off),
+		      DT_R0));
+}
+
+/* print() of a struct or union recorded at record offset off: the strings
+ * its char * members point to, as DTrace's print shows them, while the
+ * record has room (dt_rec.h, DT_ACT_PRINT). */
+static void record_print_strings(dt_cg_t *cx, dt_actdesc_t *ad,
+				 const dt_type_t *t, uint32_t off, int *n)
+{
+	uint32_t pair = 8 + ((cx->st->strsize + 7) & ~7u);
+
+	for (const dt_member_t *m = t->members; m != NULL; m = m->next) {
+		if (m->type->kind == DT_TK_STRUCT ||
+		    m->type->kind == DT_TK_UNION) {
+			record_print_strings(cx, ad, m->type, off + m->offset,
+					     n);
+			continue;
+		}
+		if (!dt_print_is_strptr(m->type) || m->bit_size != 0 ||
+		    *n == DT_PRINT_STRINGS_MAX ||
+		    ((cx->recsize + 7) & ~7u) + pair > cx->st->rec_max)
+			continue;
+		record_member_string(cx, ad, off + m->offset);
+		(*n)++;
+	}
+}
+
+/* print(a): its value, and the strings of a struct's char * members. */
+static void record_print(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
+{
+	int n = 0;
+
+	record_value(cx, ad, a);
+	if (ad->recs[0].kind == DT_RK_MEM && (a->type->kind == DT_TK_STRUCT ||
+					      a->type->kind == DT_TK_UNION))
+		record_print_strings(cx, ad, a->type, ad->recs[0].offset, &n);
+}
+
 /* stack(n) keeps n frames (default -x stackframes), ustack(n) n (default
  * -x ustackframes). */
 /* ufunc(), usym(), umod() and uaddr(): which one, or -1. */
@@ -596,8 +655,10 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		mark_action(cx, cx->nacts - 1);
 	switch (fi->func) {
 	case DT_F_TRACE:
-	case DT_F_PRINT:
 		record_value(cx, ad, a);
+		break;
+	case DT_F_PRINT:
+		record_print(cx, ad, a);
 		break;
 	case DT_F_EXIT:
 		record_value(cx, ad, a);

@@ -228,6 +228,10 @@ void dt_cg_mst_offset(dt_cg_t *cx, int d, int addr);
  * offset t, up to len bytes with its NUL, cut at strsize - 1 characters
  * when len is more than strsize. */
 void dt_cg_str_cut(dt_cg_t *cx, uint32_t t, uint32_t len);
+/* Emit: reg = a new temporary holding the text that r3 points to in the
+ * mstate (at most max bytes with its NUL, built in a buffer of its own
+ * size), cut at strsize - 1 characters.  Uses r0-r5. */
+void dt_cg_text_temp(dt_cg_t *cx, int reg, uint32_t max);
 /* Emit: fault with invalid address (0x0) when the string in reg is NULL */
 void dt_cg_str_notnull(dt_cg_t *cx, int reg);
 /* reg = the length of the string at src (reg and src may be the same);

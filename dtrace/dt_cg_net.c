@@ -12,9 +12,10 @@
  * string temporary through a pointer whose offset the verifier sees
  * bounded: at most 15 characters and the NUL, within the 2 * strroom
  * bytes of a temporary (at least 16), then cut at strsize.  The longer
- * texts of IPv6 and link addresses need a larger temporary (text_temp());
- * every store goes through r2, whose offset from the temporary is a
- * constant on each path, which the verifier follows.
+ * texts of IPv6 and link addresses are built in a buffer of their own
+ * size and copied to a temporary cut at strsize (text_buf()), so they
+ * work at any strsize; every store goes through r2, whose offset from
+ * the buffer is a constant on each path, which the verifier follows.
  */
 #include "dt_cg_impl.h"
 
@@ -121,16 +122,22 @@ int dt_cg_inet_ntoa(dt_cg_t *cx, dt_node_t *n)
 #define IPV6_TEXT_MAX	40
 #define LINK_TEXT_MAX	60
 
-/* A temporary for a text of at most max bytes.  A temporary is 2 *
- * strroom bytes (strsize rounded up to 8); a smaller strsize cannot hold
- * the text being built (it is then cut to strsize, as DTrace cuts it). */
-static uint32_t text_temp(dt_cg_t *cx, dt_node_t *n, uint32_t max)
+/* The buffer where an IPv6 or link address's text is built: the
+ * comparison buffers, which hold more than the longest (DT_CG_CMP_MIN
+ * bytes whatever strsize); the text is then copied to a temporary, cut at
+ * strsize (dt_cg_text_temp()), as DTrace cuts it. */
+_Static_assert(LINK_TEXT_MAX <= DT_CG_CMP_MIN, "an address's text fits");
+
+static uint32_t text_buf(dt_cg_t *cx)
 {
-	if (2 * cx->st->strroom < max)	/* the least strsize with room */
-		dt_pcb_error(cx->pcb, D_STR_TOOBIG, n->line, "%s( ) needs a "
-			     "strsize of at least %u", n->name,
-			     ((max / 2 + 7) / 8 - 1) * 8 + 1);
-	return dt_cg_temp(cx);
+	return cx->st->off_cmp;
+}
+
+/* Emit: a = the text built at text_buf(), in a new temporary. */
+static void text_result(dt_cg_t *cx, int a, uint32_t max)
+{
+	dt_cg_mst_ptr(cx, DT_R3, text_buf(cx));
+	dt_cg_text_temp(cx, a, max);
 }
 
 /* Emit: r2++ = the hex digit of r0 (0 to 15). */
@@ -168,9 +175,18 @@ static void put_group(dt_cg_t *cx)
 	}
 }
 
+/* Where zero_run() leaves the run, which put_v6_group() reads back: the
+ * verifier then sees the run as any run, not as the constants of each
+ * path through zero_run(), and checks the groups once instead of once per
+ * run (a program with inet_ntoa6() loaded in 5 s on a busy machine). */
+static uint32_t run_slot(dt_cg_t *cx)
+{
+	return cx->st->off_scratch + 48;
+}
+
 /* Emit: r3 = the first group of the longest run of zero groups of the
- * address at stage (the first such run), r4 = its length; a run of one
- * group is not one (r3 8, r4 0), as in DTrace. */
+ * address at stage (the first such run), r4 = its length, both also at
+ * run_slot(); a run of one group is not one (r3 8, r4 0), as in DTrace. */
 static void zero_run(dt_cg_t *cx, uint32_t stage)
 {
 	int none = dt_as_label(cx->as), done = dt_as_label(cx->as);
@@ -203,6 +219,8 @@ static void zero_run(dt_cg_t *cx, uint32_t stage)
 	EMIT(DT_MOV64_IMM(DT_R3, 8));
 	EMIT(DT_MOV64_IMM(DT_R4, 0));
 	dt_as_place(cx->as, done);
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)run_slot(cx), DT_R3));
+	EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(run_slot(cx) + 8), DT_R4));
 }
 
 /* Emit: group i of the address at stage, at r2: "::" where the run of
@@ -213,6 +231,8 @@ static void put_v6_group(dt_cg_t *cx, uint32_t stage, int i)
 	int outside = dt_as_label(cx->as), next = dt_as_label(cx->as);
 	int nosep = dt_as_label(cx->as);
 
+	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R9, (int16_t)run_slot(cx)));
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R9, (int16_t)(run_slot(cx) + 8)));
 	dt_as_jump(cx->as, BPF_JGT, DT_R3, i, outside);
 	EMIT(DT_MOV64_IMM(DT_R0, i));
 	EMIT(DT_ALU64_REG(BPF_SUB, DT_R0, DT_R3));
@@ -272,9 +292,9 @@ static void put_text(dt_cg_t *cx, const char *s)
  * new temporary; a becomes the string.  An embedded IPv4 address is
  * "a.b.c.d" alone for inet_ntoa6(), after "::ffff:" or "::" for
  * inet_ntop(). */
-static void ipv6_string(dt_cg_t *cx, dt_node_t *n, int a, bool ntop)
+static void ipv6_string(dt_cg_t *cx, int a, bool ntop)
 {
-	uint32_t t = text_temp(cx, n, IPV6_TEXT_MAX);
+	uint32_t t = text_buf(cx);
 	uint32_t stage = read_addr(cx, a, 16);
 	int mapped = dt_as_label(cx->as), compat = dt_as_label(cx->as);
 	int v4 = dt_as_label(cx->as), done = dt_as_label(cx->as);
@@ -298,8 +318,7 @@ static void ipv6_string(dt_cg_t *cx, dt_node_t *n, int a, bool ntop)
 	dt_as_place(cx->as, v4);
 	ipv4_digits(cx, stage + 12);
 	dt_as_place(cx->as, done);
-	dt_cg_str_cut(cx, t, IPV6_TEXT_MAX);
-	dt_cg_mst_ptr(cx, a, t);
+	text_result(cx, a, IPV6_TEXT_MAX);
 }
 
 /* inet_ntoa6(struct in6_addr *addr) */
@@ -307,7 +326,7 @@ int dt_cg_inet_ntoa6(dt_cg_t *cx, dt_node_t *n)
 {
 	int a = dt_cg_expr(cx, n->args);
 
-	ipv6_string(cx, n, a, false);
+	ipv6_string(cx, a, false);
 	return a;
 }
 
@@ -323,7 +342,7 @@ int dt_cg_inet_ntop(dt_cg_t *cx, dt_node_t *n)
 		if (afn->ival == DT_AF_INET)
 			ipv4_string(cx, a);
 		else
-			ipv6_string(cx, n, a, true);
+			ipv6_string(cx, a, true);
 		return a;
 	}
 	int af = dt_cg_expr(cx, afn);
@@ -334,7 +353,7 @@ int dt_cg_inet_ntop(dt_cg_t *cx, dt_node_t *n)
 	ipv4_string(cx, a);
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
 	dt_as_place(cx->as, v6);
-	ipv6_string(cx, n, a, true);
+	ipv6_string(cx, a, true);
 	dt_as_place(cx->as, done);
 	dt_regs_give(cx, af);
 	return a;
@@ -366,7 +385,7 @@ int dt_cg_link_ntop(dt_cg_t *cx, dt_node_t *n)
 {
 	int a = dt_cg_expr(cx, n->args->next);
 	int type = dt_cg_expr(cx, n->args);
-	uint32_t t = text_temp(cx, n, LINK_TEXT_MAX);
+	uint32_t t = text_buf(cx);
 	int ib = dt_as_label(cx->as), done = dt_as_label(cx->as);
 	uint32_t stage = cx->st->off_scratch + 16;
 
@@ -382,7 +401,6 @@ int dt_cg_link_ntop(dt_cg_t *cx, dt_node_t *n)
 	link_digits(cx, stage, 20);
 	dt_as_place(cx->as, done);
 	dt_regs_give(cx, type);
-	dt_cg_str_cut(cx, t, LINK_TEXT_MAX);
-	dt_cg_mst_ptr(cx, a, t);
+	text_result(cx, a, LINK_TEXT_MAX);
 	return a;
 }

@@ -1105,18 +1105,22 @@ static int cg_cleanpath(dt_cg_t *cx, dt_node_t *n)
 #define DT_LLTOSTR_MAX	68
 _Static_assert(DT_LLTOSTR_MAX <= DT_CG_CMP_MIN, "lltostr's digits fit");
 
+void dt_cg_text_temp(dt_cg_t *cx, int reg, uint32_t max)
+{
+	uint32_t ss = cx->st->strsize, t = dt_cg_temp(cx);
+
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(ss < max ? ss : max)));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_cg_mst_ptr(cx, reg, t);
+}
+
 /* Copy the digits lltostr wrote from r2 to a new temporary, cut at
  * strsize as every string is, and make reg point to it. */
 static void lltostr_copy(dt_cg_t *cx, int reg)
 {
-	uint32_t ss = cx->st->strsize, t = dt_cg_temp(cx);
-
 	EMIT(DT_MOV64_REG(DT_R3, DT_R2));
-	dt_cg_mst_ptr(cx, DT_R1, t);
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(ss < DT_LLTOSTR_MAX ? ss :
-					   DT_LLTOSTR_MAX)));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
-	dt_cg_mst_ptr(cx, reg, t);
+	dt_cg_text_temp(cx, reg, DT_LLTOSTR_MAX);
 }
 
 /* Emit: *--r2 = c when v == imm (jump op JEQ) or v != imm (JNE). */

@@ -81,26 +81,6 @@ static void acc_dedup(match_acc_t *acc)
 	free(v);
 }
 
-/* Apply #pragma D option lines of the program.  A refusal reads as
- * DTrace's: the option, its value, and the reason dt_opt_set() gave last
- * in its message. */
-static void apply_pragmas(dt_pcb_t *pcb)
-{
-	for (dt_pragma_opt_t *o = pcb->prog->options; o; o = o->next) {
-		if (dt_opt_set(pcb->dtp, o->name, o->value) == 0)
-			continue;
-		char why[sizeof(pcb->dtp->errmsg)];
-		const char *colon = strrchr(pcb->dtp->errmsg, ':');
-		snprintf(why, sizeof(why), "%s", colon != NULL ? colon + 2 :
-			 pcb->dtp->errmsg);
-		if (o->value == NULL)
-			dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to "
-				     "set option '%s': %s", o->name, why);
-		dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to set "
-			     "option '%s' to '%s': %s", o->name, o->value, why);
-	}
-}
-
 /* The probes the clause's descriptions match; a description that matches
  * nothing is an error unless -Z. */
 static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
@@ -175,19 +155,30 @@ void dt_compile_fini(dtrace_hdl_t *dtp)
 	dtp->clause_ndescs = NULL;
 }
 
+/* Match c's descriptions and compile it against the probes found, which
+ * stay in res->scratch until the next clause. */
+static dt_compiled_clause_t *match_and_compile(dt_pcb_t *pcb,
+					       const dt_clause_ast_t *c,
+					       dt_compile_result_t *res,
+					       match_acc_t *acc)
+{
+	free(res->scratch);	/* the previous clause's probes */
+	res->scratch = NULL;
+	*acc = (match_acc_t){ .owner = &res->scratch };
+	match_clause(pcb, c, acc);
+	acc_dedup(acc);
+	for (int i = 0; i < acc->n; i++)
+		dt_probe_args(pcb->dtp, acc->probes[i]);
+	return dt_cg_clause(pcb, c, acc->probes, acc->n);
+}
+
 static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			   dt_compile_result_t *res)
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
-	match_acc_t acc = { .owner = &res->scratch };
+	match_acc_t acc;
+	dt_compiled_clause_t *cc = match_and_compile(pcb, c, res, &acc);
 
-	free(res->scratch);	/* the previous clause's probes */
-	res->scratch = NULL;
-	match_clause(pcb, c, &acc);
-	acc_dedup(&acc);
-	for (int i = 0; i < acc.n; i++)
-		dt_probe_args(dtp, acc.probes[i]);
-	dt_compiled_clause_t *cc = dt_cg_clause(pcb, c, acc.probes, acc.n);
 	cc->id = dtp->nclauses;
 	dtp->clauses = dt_realloc(dtp->clauses,
 				  (dtp->nclauses + 1) * sizeof(*dtp->clauses));
@@ -208,15 +199,21 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 
 /* The declarations of the D libraries not declared yet, after the first
  * program's pragmas (the code generator's layout is fixed at its first
- * use); an error in one fails pcb's compile, naming the library. */
-static void declare_libs(dt_pcb_t *pcb)
+ * use); an error in one fails pcb's compile, naming the library.  A
+ * library's clauses are compiled against the probes they match, as
+ * DTrace compiles them, and discarded: they never run. */
+static void declare_libs(dt_pcb_t *pcb, dt_compile_result_t *res)
 {
 	dt_pcb_t *lp;
+	match_acc_t acc;
 
 	while ((lp = dt_lib_next_undeclared(pcb->dtp)) != NULL) {
 		if (setjmp(lp->jb) != 0)
 			dt_pcb_error_wrap(pcb);
 		dt_cg_declare(lp, lp->prog);
+		for (const dt_clause_ast_t *c = lp->prog->clauses; c != NULL;
+		     c = c->next)
+			dt_cg_clause_free(match_and_compile(lp, c, res, &acc));
 	}
 }
 
@@ -255,10 +252,10 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 		return -1;
 	}
 
-	dt_lib_parse_all(&pcb);
+	dt_lib_parse_all(&pcb, dt_opt_apply_pragmas);	/* their options */
 	dt_parse(&pcb);
-	apply_pragmas(&pcb);
-	declare_libs(&pcb);
+	dt_opt_apply_pragmas(&pcb);
+	declare_libs(&pcb, res);
 	dt_cg_declare(&pcb, pcb.prog);
 	for (const dt_clause_ast_t *c = pcb.prog->clauses; c; c = c->next) {
 		compile_clause(&pcb, c, res);

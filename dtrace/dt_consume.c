@@ -452,7 +452,6 @@ int dt_ustack_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 	return n;
 }
 
-#define DT_STACK_INDENT	14
 #define DT_STACK_MAX	1024
 
 void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
@@ -479,7 +478,7 @@ void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 			dt_format_upc(dtp, pid, pcs[i], buf, sizeof(buf));
 		else
 			snprintf(buf, sizeof(buf), "0x%" PRIx64, pcs[i]);
-		fprintf(out, "%*s%s\n", DT_STACK_INDENT, "", buf);
+		fprintf(out, "%*s%s\n", (int)dtp->opt.stackindent, "", buf);
 	}
 }
 
@@ -814,7 +813,7 @@ static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		return 0;
 	case DT_ACT_PRINT:
 		if (r0 != NULL)
-			dt_print_typed(dtp, out, r0, data + r0->offset);
+			dt_print_typed(dtp, out, act, data);
 		return 0;
 	case DT_ACT_PRINTF:
 		return dt_printf_format(dtp, out, act->fmt ? act->fmt : "",

@@ -99,10 +99,12 @@ int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size);
 /* The data of a trace() record, DTrace's way. */
 void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 		    const uint8_t *addr);
-/* dt_print.c: print(): the record's value laid out by its type
- * (rec->type), as DTrace's print() does. */
-void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		    const uint8_t *p);
+/* dt_print.c: print(): the value of act's first record laid out by its
+ * type (rec->type), as DTrace's print() does, with the strings of a
+ * struct's char * members that the next records hold; data is the
+ * record's data. */
+void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
+		    const uint8_t *data);
 /* The bytes a tracemem() or printm() record prints: its size, cut by
  * tracemem()'s third argument. */
 size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data);

@@ -35,8 +35,10 @@ pf_class_t pf_class(char c)
 		return PF_CHAR;
 	case 'p': case 'a': case 'A':
 		return PF_ADDR;
-	case 's': case 'S':
+	case 's': case 'S': case 'I':
 		return PF_STR;
+	case 'P':
+		return PF_PORT;
 	case 'Y': case 'T':
 		return PF_TIME;
 	case 'e': case 'E': case 'f': case 'g': case 'G':
@@ -58,10 +60,32 @@ static const char *pf_proto(pf_class_t cls)
 	case PF_ADDR:	return "pointer or integer";
 	case PF_STR:	return "char [] or string (or use stringof)";
 	case PF_TIME:	return "int64_t";
+	case PF_PORT:	return "uint16_t";
 	case PF_FLOAT:	return "float, double, or long double";
 	case PF_STACK:	return "stack";
 	default:	return "void";
 	}
+}
+
+/* Whether DTrace defines the conversion of length modifier len and
+ * conversion character conv: h, hh (char) and ll with the integer ones, l
+ * with those and c and s, L with the floating-point ones, w with c and s
+ * (%wc, %ws, as %lc and %ls). */
+static bool pf_len_ok(const char *len, char conv)
+{
+	static const struct {
+		const char *len, *convs;
+	} defined[] = {
+		{ "", NULL }, { "h", "diouxX" }, { "hh", "diouxX" },
+		{ "l", "diouxXcs" }, { "ll", "diouxX" }, { "L", "eEfgG" },
+		{ "w", "cs" },
+	};
+
+	for (size_t i = 0; i < sizeof(defined) / sizeof(defined[0]); i++)
+		if (strcmp(len, defined[i].len) == 0)
+			return defined[i].convs == NULL ||
+			       strchr(defined[i].convs, conv) != NULL;
+	return false;
 }
 
 void pf_addflag(pf_spec_t *sp, char f)
@@ -138,7 +162,7 @@ int pf_parse(const char *p, int convno, pf_spec_t *sp, char *err,
 				 "unsupported positional format (%%n$)",
 				 convno);
 			return -1;
-		} else if (strchr("hlLjzt", c) != NULL) {
+		} else if (strchr("hlLw", c) != NULL) {
 			if (nlen < sizeof(sp->len) - 1)
 				sp->len[nlen++] = c;
 		} else {
@@ -152,7 +176,7 @@ int pf_parse(const char *p, int convno, pf_spec_t *sp, char *err,
 			 "combined with other format flags: %%%%", convno);
 		return -1;
 	}
-	if (pf_class(sp->conv) == PF_NONE) {
+	if (pf_class(sp->conv) == PF_NONE || !pf_len_ok(sp->len, sp->conv)) {
 		snprintf(err, errlen, "format conversion #%d is undefined: "
 			 "%%%s%c", convno, sp->len, sp->conv);
 		return -1;
@@ -179,6 +203,8 @@ static bool pf_fits(pf_class_t cls, const dt_type_t *t)
 			t->base->kind == DT_TK_INT && t->base->size == 1);
 	case PF_TIME:
 		return dt_type_is_integer(t) && t->size == 8;
+	case PF_PORT:
+		return dt_type_is_integer(t) && t->size == 2;
 	case PF_STACK:
 		return t == &dt_printf_stack_type;	/* printa() keys */
 	default:

@@ -70,6 +70,8 @@ typedef struct dt_options {
 	uint64_t dynvarsize;	/* bytes of each dynamic variable map, 0:
 				   DT_VAR_NENTRIES entries */
 	uint64_t stackframes;	/* stack()'s frames, default 20 */
+	uint64_t stackindent;	/* columns before each frame of a printed
+				   stack, default 14 */
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
 				   when assigned 0, there is nothing to clean */
 } dt_options_t;

@@ -318,7 +318,7 @@ static bool kernel_module_known(const char *name)
 /*
  * #pragma D depends_on <class> <name>.  A script given to dtrace is a
  * main program, which may not name a library; a D library may name
- * another of its directory, loaded before it (pcb->lib_missing).  Providers are
+ * another, loaded before it (pcb->lib_missing).  Providers are
  * those of the loaded plugins, modules the kernel's.
  */
 static void pragma_depends(dt_pcb_t *pcb, const ctl_words_t *cw, int line)

@@ -2,15 +2,20 @@
 /*
  * dt_lib.c: D libraries.
  *
- * Every `*.d` file of the installed library directory (DT_LIBRARYDIR,
- * which `dtrace -V` prints) and of each `-L` directory, in that order, is
- * read before the session's first program.  Their types, inlines,
+ * Every `*.d` file of each `-L` directory, in the order given, then of
+ * the installed library directory (DT_LIBRARYDIR, which `dtrace -V`
+ * prints) is read before the session's first program; a file whose name
+ * an earlier directory has is not (so `-L` overrides an installed
+ * library), as in DTrace.  Their types, inlines,
  * variables and translators are then known to every program of the
- * session, as in DTrace; their clauses are not compiled (DTrace compiles
- * and discards them).
+ * session, and their `#pragma D option` lines set the session's options
+ * (a program's own pragmas and later ones override them), as in DTrace.
+ * Their clauses are compiled against the probes they match, so that an
+ * error in one is reported with the library's path and line, and
+ * discarded (dt_compile.c): they never run.
  *
- * Within a directory, `#pragma D depends_on library NAME` orders the
- * files: NAME (a file of the same directory) comes first.  A dependency
+ * `#pragma D depends_on library NAME` orders the files: the library NAME,
+ * from whichever directory, comes first.  A dependency
  * on a file that is not there, or a cycle, fails every compile of the
  * session with DTrace's message.  A library whose own `depends_on`
  * (provider, module or library) is not satisfied is skipped without a
@@ -41,7 +46,9 @@
 
 typedef struct dt_library {
 	char *path;		/* DIR/NAME.d */
-	char **deps;		/* paths of the libraries it depends on */
+	char **deps;		/* the libraries it depends on, as DIR/NAME
+				   in its own directory (found by NAME in
+				   any directory) */
 	int ndeps;
 	int mark;		/* sorting: 0 new, 1 being visited, 2 done */
 	bool loaded;		/* parsed without error: pcb is kept */
@@ -55,8 +62,6 @@ struct dt_lib_state {
 	bool parsed;
 	dt_library_t **libs;	/* of every directory, in loading order */
 	int nlibs;
-	int dir_start;		/* the first library of the directory being
-				   loaded (dependencies stay inside it) */
 };
 
 static struct dt_lib_state *lib_state(dtrace_hdl_t *dtp)
@@ -189,10 +194,19 @@ static void find_deps(dt_library_t *lib, const char *dir, const char *text)
 	}
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash != NULL ? slash + 1 : path;
+}
+
+/* The library of path's file name, whatever its directory: one name is
+ * one library (the first directory that has it). */
 static dt_library_t *lib_find(struct dt_lib_state *st, const char *path)
 {
-	for (int i = st->dir_start; i < st->nlibs; i++)
-		if (strcmp(st->libs[i]->path, path) == 0)
+	for (int i = 0; i < st->nlibs; i++)
+		if (strcmp(base_name(st->libs[i]->path), base_name(path)) == 0)
 			return st->libs[i];
 	return NULL;
 }
@@ -256,8 +270,8 @@ static int lib_sort(dtrace_hdl_t *dtp, dt_library_t *lib,
 	return 0;
 }
 
-/* pcb->lib_missing of a library: NULL when the library name of its
- * directory was loaded, else its path. */
+/* pcb->lib_missing of a library: NULL when the library name was
+ * loaded, else its path. */
 static const char *lib_missing(dt_pcb_t *pcb, const char *name)
 {
 	const char *slash = strrchr(pcb->srcname, '/');
@@ -267,12 +281,13 @@ static const char *lib_missing(dt_pcb_t *pcb, const char *name)
 
 	snprintf(path, size, "%.*s/%s", dirlen, pcb->srcname, name);
 	dt_library_t *dep = lib_find(pcb->dtp->lib, path);
-	return dep != NULL && dep->loaded ? NULL : path;
+	return dep == NULL ? path : dep->loaded ? NULL : dep->path;
 }
 
 /* Parse one library; false when it failed with another error than an
  * unsatisfied dependency (dtp->errmsg says which). */
-static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
+static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib,
+		      void (*parsed)(dt_pcb_t *))
 {
 	size_t len;
 	char *text = read_text(lib->path, &len);
@@ -290,43 +305,51 @@ static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib)
 		return dtp->errtag == D_PRAGMA_DEPEND;
 	}
 	dt_parse(pcb);
+	parsed(pcb);
 	lib_loaded(dtp, lib, pcb);
 	return true;
 }
 
-/* Read the libraries of one directory, in dependency order. */
-static int load_dir(dtrace_hdl_t *dtp, const char *dir)
+/* Add the libraries of one directory, but for a name that an earlier
+ * directory has (DTrace's -L directories override the installed one). */
+static void add_dir(struct dt_lib_state *st, const char *dir)
 {
-	struct dt_lib_state *st = dtp->lib;
-	int nfiles = 0, n = 0, rc = 0;
+	int nfiles = 0;
 	char **names = dir_files(dir, &nfiles);
+	char path[4096];
+	size_t len;
 
-	if (names == NULL)
-		return 0;
-	st->dir_start = st->nlibs;
 	for (int i = 0; i < nfiles; i++) {
-		dt_library_t *lib = dt_zalloc(sizeof(*lib));
-		size_t len;
-		char path[4096];
-
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		free(names[i]);
+		if (lib_find(st, path) != NULL)
+			continue;
+		dt_library_t *lib = dt_zalloc(sizeof(*lib));
 		lib->path = dt_strdup(path);
 		char *text = read_text(path, &len);
 		if (text != NULL)
 			find_deps(lib, dir, text);
 		free(text);
-		free(names[i]);
 		st->libs = dt_realloc(st->libs, (st->nlibs + 1) *
 				      sizeof(*st->libs));
 		st->libs[st->nlibs++] = lib;
 	}
 	free(names);
-	dt_library_t **order = dt_zalloc((nfiles + 1) * sizeof(*order));
-	for (int i = st->dir_start; i < st->nlibs && rc == 0; i++)
+}
+
+/* Parse every library, each after those it depends on; -1 with the
+ * error of the first that fails. */
+static int parse_sorted(dtrace_hdl_t *dtp, void (*parsed)(dt_pcb_t *))
+{
+	struct dt_lib_state *st = dtp->lib;
+	int n = 0, rc = 0;
+	dt_library_t **order = dt_zalloc((st->nlibs + 1) * sizeof(*order));
+
+	for (int i = 0; i < st->nlibs && rc == 0; i++)
 		rc = lib_sort(dtp, st->libs[i], order, &n);
 	for (int i = 0; i < n && rc == 0; i++) {
-		st->libs[st->dir_start + i] = order[i];
-		if (!lib_parse(dtp, order[i]))
+		st->libs[i] = order[i];
+		if (!lib_parse(dtp, order[i], parsed))
 			rc = -1;
 	}
 	free(order);
@@ -350,7 +373,7 @@ void dt_lib_keep(dt_pcb_t *pcb)
 	st->libs[st->nlibs++] = lib;
 }
 
-void dt_lib_parse_all(dt_pcb_t *pcb)
+void dt_lib_parse_all(dt_pcb_t *pcb, void (*parsed)(dt_pcb_t *))
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
 	struct dt_lib_state *st = lib_state(dtp);
@@ -358,11 +381,11 @@ void dt_lib_parse_all(dt_pcb_t *pcb)
 	if (st->parsed || dtp->opt.nolibs)
 		return;
 	st->parsed = true;
-	if (load_dir(dtp, DT_LIBRARYDIR) < 0)
-		dt_pcb_error_wrap(pcb);
 	for (int i = 0; i < st->ndirs; i++)
-		if (load_dir(dtp, st->dirs[i]) < 0)
-			dt_pcb_error_wrap(pcb);
+		add_dir(st, st->dirs[i]);
+	add_dir(st, DT_LIBRARYDIR);
+	if (parse_sorted(dtp, parsed) < 0)
+		dt_pcb_error_wrap(pcb);
 }
 
 dt_pcb_t *dt_lib_next_undeclared(dtrace_hdl_t *dtp)

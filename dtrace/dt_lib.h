@@ -13,8 +13,9 @@ const char *dt_lib_default_dir(void);
 /* -L dir: read after the installed directory, in the order given. */
 void dt_lib_add_dir(dtrace_hdl_t *dtp, const char *dir);
 /* Parse the libraries (once per session), before pcb's program is
- * parsed; a library's error fails pcb's compile. */
-void dt_lib_parse_all(dt_pcb_t *pcb);
+ * parsed, calling parsed with each library's pcb once parsed (its errors
+ * are the library's); a library's error fails pcb's compile. */
+void dt_lib_parse_all(dt_pcb_t *pcb, void (*parsed)(dt_pcb_t *));
 /* The next library whose declarations were not made yet (in loading
  * order; each is handed out once), or NULL.  Its errors land at its own
  * pcb's catch point. */

@@ -172,17 +172,6 @@ static void add_spec(dt_cmd_t *cmd, int ctx, const char *arg)
 	cmd->specs[cmd->nspecs++] = (dt_spec_t){ ctx, arg };
 }
 
-static void add_cpp_arg(dtrace_hdl_t *dtp, const char *flag, const char *val)
-{
-	size_t len = strlen(flag) + strlen(val) + 1;
-	char *s = dt_zalloc(len);
-
-	snprintf(s, len, "%s%s", flag, val);
-	dtp->opt.cpp_args = dt_realloc(dtp->opt.cpp_args,
-		(dtp->opt.cpp_nargs + 1) * sizeof(char *));
-	dtp->opt.cpp_args[dtp->opt.cpp_nargs++] = s;
-}
-
 /* Parse a pid for -p: a positive decimal number. */
 static int parse_pid(const char *s, pid_t *pid)
 {
@@ -276,10 +265,10 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 			cmd->cmds[cmd->ncmds++] = optarg;
 			break;
 		case 'C': dtp->opt.cpp = true; break;
-		case 'D': add_cpp_arg(dtp, "-D", optarg); break;
-		case 'U': add_cpp_arg(dtp, "-U", optarg); break;
-		case 'I': add_cpp_arg(dtp, "-I", optarg); break;
-		case 'H': add_cpp_arg(dtp, "-H", ""); break;
+		case 'D': dt_opt_add_cpp_arg(dtp, "-D", optarg); break;
+		case 'U': dt_opt_add_cpp_arg(dtp, "-U", optarg); break;
+		case 'I': dt_opt_add_cpp_arg(dtp, "-I", optarg); break;
+		case 'H': dt_opt_add_cpp_arg(dtp, "-H", ""); break;
 		case 'X': break;	/* ISO C modes of cpp: all alike here */
 		case 'e': cmd->compile_only = true; break;
 		case 'F': dtp->opt.flowindent = true; break;

@@ -38,6 +38,8 @@ typedef struct dt_optdesc {
 #define O(f) offsetof(dt_options_t, f)
 
 static const dt_optdesc_t options[] = {
+	{ "aggpack",	   OPT_REFUSED, 0, "aggregations print in DTrace's "
+	  "default layout" },
 	{ "aggpercpu",	   OPT_BOOL,   O(aggpercpu) },
 	{ "aggrate",	   OPT_TIME,   O(aggrate) },
 	{ "aggsize",	   OPT_SIZE,   O(aggsize) },
@@ -45,6 +47,10 @@ static const dt_optdesc_t options[] = {
 	{ "aggsortkeypos", OPT_INT,    O(aggsortkeypos) },
 	{ "aggsortpos",	   OPT_INT,    O(aggsortpos) },
 	{ "aggsortrev",	   OPT_BOOL,   O(aggsortrev) },
+	{ "aggzoom",	   OPT_REFUSED, 0, "aggregations print in DTrace's "
+	  "default layout" },
+	{ "agghist",	   OPT_REFUSED, 0, "aggregations print in DTrace's "
+	  "default layout" },
 	{ "argref",	   OPT_BOOL,   O(argref) },
 	{ "bufpolicy",	   OPT_SPECIAL, 0 },
 	{ "bufresize",	   OPT_SPECIAL, 0 },
@@ -52,6 +58,8 @@ static const dt_optdesc_t options[] = {
 	{ "cleanrate",	   OPT_TIME,   O(cleanrate) },
 	{ "cpp",	   OPT_BOOL,   O(cpp) },
 	{ "cpppath",	   OPT_STRING, O(cpppath) },
+	{ "cpu",	   OPT_REFUSED, 0, "probes fire on every CPU" },
+	{ "define",	   OPT_SPECIAL, 0 },	/* -D */
 	{ "defaultargs",   OPT_BOOL,   O(defaultargs) },
 	{ "destructive",   OPT_BOOL,   O(destructive) },
 	{ "dynvarsize",	   OPT_SIZE,   O(dynvarsize) },
@@ -59,6 +67,7 @@ static const dt_optdesc_t options[] = {
 	{ "execgate",	   OPT_SPECIAL, 0 },
 	{ "flowindent",	   OPT_BOOL,   O(flowindent) },
 	{ "help",	   OPT_BOOL,   O(help) },
+	{ "incdir",	   OPT_SPECIAL, 0 },	/* -I */
 	{ "jstackframes",  OPT_REFUSED, 0, "there is no jstack()" },
 	{ "jstackstrsize", OPT_REFUSED, 0, "there is no jstack()" },
 	{ "libdir",	   OPT_SPECIAL, 0 },	/* -L */
@@ -71,9 +80,11 @@ static const dt_optdesc_t options[] = {
 	{ "rawbytes",	   OPT_BOOL,   O(rawbytes) },
 	{ "specsize",	   OPT_SIZE,   O(specsize) },
 	{ "stackframes",   OPT_INT,    O(stackframes) },
+	{ "stackindent",   OPT_INT,    O(stackindent) },
 	{ "statusrate",	   OPT_TIME,   O(statusrate) },
 	{ "strsize",	   OPT_SIZE,   O(strsize) },
 	{ "switchrate",	   OPT_TIME,   O(switchrate) },
+	{ "undef",	   OPT_SPECIAL, 0 },	/* -U */
 	{ "uprobe",	   OPT_SPECIAL, 0 },
 	{ "ustackbytes",   OPT_SIZE,   O(ustackbytes) },
 	{ "ustackframes",  OPT_INT,    O(ustackframes) },
@@ -94,6 +105,7 @@ void dt_opt_defaults(dt_options_t *o)
 	o->specsize = 32 << 10;
 	o->ustackframes = 100;
 	o->stackframes = 20;
+	o->stackindent = 14;
 	o->ustackbytes = 8192;
 	o->procprobes = DT_INST_DEFAULT;
 	o->aggsortpos = 0;
@@ -217,8 +229,43 @@ static int opt_buffer(dtrace_hdl_t *dtp, const char *name, const char *val)
 	return -1;
 }
 
+void dt_opt_add_cpp_arg(dtrace_hdl_t *dtp, const char *flag, const char *val)
+{
+	size_t len = strlen(flag) + strlen(val) + 1;
+	char *s = dt_zalloc(len);
+
+	snprintf(s, len, "%s%s", flag, val);
+	dtp->opt.cpp_args = dt_realloc(dtp->opt.cpp_args,
+		(dtp->opt.cpp_nargs + 1) * sizeof(char *));
+	dtp->opt.cpp_args[dtp->opt.cpp_nargs++] = s;
+}
+
+/* define, undef and incdir: -D, -U and -I, as in DTrace. */
+static int opt_cpp(dtrace_hdl_t *dtp, const char *name, const char *val)
+{
+	static const struct {
+		const char *name, *flag;
+	} cpp_opts[] = {
+		{ "define", "-D" }, { "undef", "-U" }, { "incdir", "-I" },
+	};
+
+	for (size_t i = 0; i < sizeof(cpp_opts) / sizeof(*cpp_opts); i++) {
+		if (strcmp(name, cpp_opts[i].name) != 0)
+			continue;
+		if (val == NULL || *val == '\0')
+			return -1;
+		dt_opt_add_cpp_arg(dtp, cpp_opts[i].flag, val);
+		return 0;
+	}
+	return 1;	/* not one of them */
+}
+
 static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 {
+	int rc = opt_cpp(dtp, name, val);
+
+	if (rc <= 0)
+		return rc;
 	if (strcmp(name, "bufpolicy") == 0 || strcmp(name, "bufresize") == 0)
 		return opt_buffer(dtp, name, val);
 	if (strcmp(name, "oformat") == 0) {
@@ -316,6 +363,9 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 				if (d->off == O(procprobes) &&
 				    (n < 0 || n > DT_INST_LIMIT))
 					rc = -1;
+				if (d->off == O(stackindent) &&
+				    (n < 0 || n > 1024))
+					rc = -1;
 			}
 		}
 		break;
@@ -368,4 +418,23 @@ void dt_opt_list(dtrace_hdl_t *dtp, FILE *fp)
 	fprintf(fp, "Options of the provider plugins (-x plugin.name[=value]):"
 		"\n");
 	dt_provider_options_list(dtp, fp);
+}
+
+/* A refusal reads as DTrace's: the option, its value, and the reason
+ * dt_opt_set() gave last in its message. */
+void dt_opt_apply_pragmas(dt_pcb_t *pcb)
+{
+	for (dt_pragma_opt_t *o = pcb->prog->options; o; o = o->next) {
+		if (dt_opt_set(pcb->dtp, o->name, o->value) == 0)
+			continue;
+		char why[sizeof(pcb->dtp->errmsg)];
+		const char *colon = strrchr(pcb->dtp->errmsg, ':');
+		snprintf(why, sizeof(why), "%s", colon != NULL ? colon + 2 :
+			 pcb->dtp->errmsg);
+		if (o->value == NULL)
+			dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to "
+				     "set option '%s': %s", o->name, why);
+		dt_pcb_error(pcb, D_PRAGMA_OPTSET, o->line, "failed to set "
+			     "option '%s' to '%s': %s", o->name, o->value, why);
+	}
 }

@@ -20,7 +20,10 @@
  * The value is the bytes BPF copied when the probe fired (a DT_RK_MEM
  * record for structs, unions and arrays, DT_RK_INT and DT_RK_STRING
  * otherwise); nothing is read from the traced process afterwards, so a
- * pointer prints as its address.
+ * pointer prints as its address, as in DTrace, but for a struct's char *
+ * member: the string it points to was recorded too (the first
+ * DT_PRINT_STRINGS_MAX of them) and prints quoted, as DTrace's print
+ * shows such a member.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -29,8 +32,17 @@
 
 #define PRINT_INDENT	4
 
+/* The strings recorded for the char * members of a printed struct, in
+ * the order of its members (dt_rec.h, DT_ACT_PRINT): pairs of records, the
+ * read's result and the string, from recs[next]. */
+typedef struct print_strings {
+	const dt_recdesc_t *recs;
+	int nrecs, next;
+	const uint8_t *data;	/* the record's data */
+} print_strings_t;
+
 static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
-			size_t avail, int indent);
+			size_t avail, int indent, print_strings_t *ps);
 
 /* The unsigned value of the size bytes at p (little endian). */
 static uint64_t load_uint(const uint8_t *p, size_t size)
@@ -90,7 +102,7 @@ static void print_array(FILE *out, const dt_type_t *t, const uint8_t *p,
 	     i++) {
 		if (i > 0)
 			fputs(", ", out);
-		print_value(out, t->base, p + i * esize, esize, indent);
+		print_value(out, t->base, p + i * esize, esize, indent, NULL);
 	}
 	fputs(" ]", out);
 }
@@ -103,8 +115,26 @@ static uint64_t bitfield(const dt_member_t *m, const uint8_t *p)
 	return m->bit_size < 64 ? v & ((1ULL << m->bit_size) - 1) : v;
 }
 
+/* A char * member: the string recorded for it, when it was read; false
+ * when there is none (its address prints). */
+static bool print_member_string(FILE *out, print_strings_t *ps)
+{
+	if (ps == NULL || ps->next + 1 >= ps->nrecs)
+		return false;
+	const dt_recdesc_t *res = &ps->recs[ps->next];
+	const dt_recdesc_t *str = &ps->recs[ps->next + 1];
+	int64_t rc;
+
+	ps->next += 2;
+	memcpy(&rc, ps->data + res->offset, sizeof(rc));
+	if (rc < 0)
+		return false;
+	print_quoted(out, ps->data + str->offset, str->size);
+	return true;
+}
+
 static void print_members(FILE *out, const dt_type_t *t, const uint8_t *p,
-			  size_t avail, int indent)
+			  size_t avail, int indent, print_strings_t *ps)
 {
 	for (const dt_member_t *m = t->members; m != NULL; m = m->next) {
 		size_t off = m->offset;
@@ -113,20 +143,22 @@ static void print_members(FILE *out, const dt_type_t *t, const uint8_t *p,
 			break;	/* past what was recorded */
 		if (m->name == NULL) {	/* anonymous: its members are ours */
 			print_members(out, m->type, p + off, avail - off,
-				      indent);
+				      indent, ps);
 			continue;
 		}
 		fprintf(out, "%*s%s = ", indent, "", m->name);
 		if (m->bit_size != 0)
 			print_scalar(out, m->type, bitfield(m, p + off));
-		else
-			print_value(out, m->type, p + off, avail - off, indent);
+		else if (!dt_print_is_strptr(m->type) ||
+			 !print_member_string(out, ps))
+			print_value(out, m->type, p + off, avail - off, indent,
+				    ps);
 		fputc('\n', out);
 	}
 }
 
 static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
-			size_t avail, int indent)
+			size_t avail, int indent, print_strings_t *ps)
 {
 	switch (t->kind) {
 	case DT_TK_INT:
@@ -145,7 +177,7 @@ static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
 	case DT_TK_STRUCT:
 	case DT_TK_UNION:
 		fputs("{\n", out);
-		print_members(out, t, p, avail, indent + PRINT_INDENT);
+		print_members(out, t, p, avail, indent + PRINT_INDENT, ps);
 		fprintf(out, "%*s}", indent, "");
 		return;
 	default:
@@ -154,10 +186,13 @@ static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
 	fputs("?", out);
 }
 
-void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		    const uint8_t *p)
+void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
+		    const uint8_t *data)
 {
+	const dt_recdesc_t *rec = &act->recs[0];
 	const dt_type_t *t = rec->type;
+	const uint8_t *p = data + rec->offset;
+	print_strings_t ps = { act->recs, act->nrecs, 1, data };
 	uint8_t word[8];
 
 	if (t == NULL) {
@@ -168,9 +203,9 @@ void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
 	if (rec->kind == DT_RK_INT && t->kind != DT_TK_STRING) {
 		/* recorded in 8 bytes whatever its size */
 		memcpy(word, p, sizeof(word));
-		print_value(out, t, word, sizeof(word), 0);
+		print_value(out, t, word, sizeof(word), 0, NULL);
 	} else {
-		print_value(out, t, p, rec->size, 0);
+		print_value(out, t, p, rec->size, 0, &ps);
 	}
 	if (dtp->opt.quiet)
 		fputc('\n', out);

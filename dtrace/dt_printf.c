@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netdb.h>
 
 #include "dt_consume_impl.h"
 
@@ -213,6 +215,48 @@ static int pf_emit_str(pf_run_t *r, const pf_spec_t *sp, int width, int prec,
 	return 0;
 }
 
+/* %I: the host name of the IPv4 or IPv6 address that s writes, when the
+ * system's resolver knows one; else s itself, as DTrace prints it. */
+static int pf_emit_host(pf_run_t *r, const pf_spec_t *sp, int width,
+			int prec, const char *s, size_t n)
+{
+	char addr[64], host[NI_MAXHOST];
+	struct sockaddr_in in4 = { .sin_family = AF_INET };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6 };
+	const struct sockaddr *sa = NULL;
+	socklen_t salen = 0;
+
+	snprintf(addr, sizeof(addr), "%.*s", (int)strnlen(s, n), s);
+	if (inet_pton(AF_INET, addr, &in4.sin_addr) == 1) {
+		sa = (const struct sockaddr *)&in4;
+		salen = sizeof(in4);
+	} else if (inet_pton(AF_INET6, addr, &in6.sin6_addr) == 1) {
+		sa = (const struct sockaddr *)&in6;
+		salen = sizeof(in6);
+	}
+	if (sa != NULL && getnameinfo(sa, salen, host, sizeof(host), NULL, 0,
+				      NI_NAMEREQD) == 0)
+		return pf_emit_str(r, sp, width, prec, host, strlen(host));
+	return pf_emit_str(r, sp, width, prec, s, n);
+}
+
+/* %P: the service name of a port (in host byte order), else its number,
+ * as DTrace prints it. */
+static int pf_emit_port(pf_run_t *r, const pf_spec_t *sp, int width,
+			int prec, uint16_t port)
+{
+	char name[64];
+	struct servent se, *res = NULL;
+	char buf[1024];
+
+	if (getservbyport_r(htons(port), NULL, &se, buf, sizeof(buf),
+			    &res) == 0 && res != NULL)
+		snprintf(name, sizeof(name), "%s", res->s_name);
+	else
+		snprintf(name, sizeof(name), "%u", port);
+	return pf_emit_str(r, sp, width, prec, name, strlen(name));
+}
+
 /* Print one value conversion (not %%). */
 static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		   int prec)
@@ -264,6 +308,10 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 				 convno, sp->conv);
 			return -1;
 		}
+		if (sp->conv == 'I')
+			return pf_emit_host(r, sp, width, prec,
+					    (const char *)r->data + rec->offset,
+					    rec->size);
 		return pf_emit_str(r, sp, width, prec,
 				   (const char *)r->data + rec->offset,
 				   rec->size);
@@ -332,6 +380,9 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		else
 			dt_printf_walltime(tmp, sizeof(tmp), v);
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
+	case 'P':
+		return pf_emit_port(r, sp, width, prec,
+				    (uint16_t)pf_int(rec, r->data, false));
 	case 'k':
 		snprintf(r->err, sizeof(r->err), "printf( ) %%k needs a "
 			 "stack( ) or ustack( ) argument");

@@ -91,7 +91,8 @@ typedef enum pf_class {
 	PF_INT,			/* d i u o x X: any integer or pointer */
 	PF_CHAR,		/* c: char, short or int */
 	PF_ADDR,		/* p a A: pointer or integer */
-	PF_STR,			/* s S: string or char array */
+	PF_STR,			/* s S I: string or char array */
+	PF_PORT,		/* P: a 16-bit port number */
 	PF_TIME,		/* Y: 64-bit integer */
 	PF_FLOAT,		/* e E f g G: D has no floating point */
 	PF_PCT,			/* %% */

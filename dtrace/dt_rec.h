@@ -154,8 +154,25 @@ typedef enum dt_actkind {
 				   per key (a ustack() key as a USAMPLE),
 				   then v and f's increment when it has them */
 	DT_ACT_PRINT,		/* print(x): 1 record whose type (recdesc's)
-				   lays the value out (dt_print.c) */
+				   lays the value out (dt_print.c); for a
+				   struct or union, then two per char *
+				   member (DT_PRINT_STRINGS_MAX at most, in
+				   the order of the members, nested structs'
+				   too, not array elements'): the string
+				   read's result (INT, < 0 when it failed)
+				   and the string */
 } dt_actkind_t;
+
+/* The char * members of a print()ed struct whose strings are recorded;
+ * the next ones print as addresses. */
+#define DT_PRINT_STRINGS_MAX	16
+
+/* Whether print() shows the string that a member of type t points to. */
+static inline bool dt_print_is_strptr(const dt_type_t *t)
+{
+	return t->kind == DT_TK_PTR && t->base != NULL &&
+	       t->base->kind == DT_TK_INT && t->base->size == 1;
+}
 
 typedef struct dt_actdesc {
 	dt_actkind_t kind;

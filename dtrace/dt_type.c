@@ -148,6 +148,7 @@ static const struct {
 	{ "u_longlong_t", "unsigned long" }, { "longlong_t", "long" },
 	{ "ptrdiff_t", "long" }, { "dev_t", "unsigned long" },
 	{ "ino_t", "unsigned long" }, { "mode_t", "unsigned int" },
+	{ "ipaddr_t", "unsigned int" },	/* inet_ntoa()'s, as in DTrace */
 };
 
 dt_typetab_t *dt_typetab_create(void)

@@ -5,8 +5,11 @@
 # asks (a_use.d needs z_base.d first); their inlines, typedefs and
 # translators serve -n and -s programs and a pid probe of a real process;
 # a library whose provider is missing is skipped with the one that depends
-# on it; a missing library, a cycle and a syntax error in a library fail
-# with DTrace's messages; -x nolibs reads none; a program's inlines and
+# on it; a library's clause does not run; a missing library, a cycle and
+# a syntax error in a library fail with DTrace's messages (the library's
+# clauses and options: dlib_clauses_options.sh); a library may depend on
+# one of another directory, and a file name of an earlier -L directory
+# hides a later one's; -x nolibs reads none; a program's inlines and
 # translators serve the programs given after it; dtrace -V names the
 # installed library directory.
 set -u
@@ -69,6 +72,21 @@ out=$("$DTRACE" -L lib -q -c "$T 2" -n 'pid$target:a.out:area:entry {
 	       xlate <struct linfo> ((struct lpoint *)arg0).half); }' 2>err |
 	grep -v '^done ')
 check "translator" "$out" '2 1\|6 3\|'
+
+# 2b. a dependency in another -L directory; a file name that an earlier
+# directory has is not read again (-L overrides in its order)
+mkdir d1 d2
+echo '#pragma D depends_on library dep.d' > d1/user.d
+echo 'inline int from_user = from_dep + 1;' >> d1/user.d
+echo 'inline int from_dep = 5;' > d2/dep.d
+echo 'inline int which = 1;' > d1/same.d
+echo 'inline int which = 2;' > d2/same.d
+out=$("$DTRACE" -L d1 -L d2 -qn 'BEGIN { printf("%d %d\n", from_user,
+	which); exit(0); }' 2>err)
+check "across directories" "$out" '6 1\|'
+out=$("$DTRACE" -L d2 -L d1 -qn 'BEGIN { printf("%d\n", which); exit(0); }' \
+	2>err)
+check "override" "$out" '2\|'
 
 # 3. skipped libraries declare nothing
 for v in skipped skipped2; do

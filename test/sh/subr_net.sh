@@ -1,9 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # inet_ntoa(), inet_ntoa6(), inet_ntop() (AF_INET, AF_INET6) and
-# link_ntop() of addresses in a traced program's memory; ntohs() of the
+# link_ntop() of addresses in a traced program's memory (an ipaddr_t *
+# as DTrace declares inet_ntoa()'s argument); ntohs() of the
 # port it passes in network byte order; another family or link type is
-# refused, or faults at run time.
+# refused, or faults at run time; a strsize shorter than a text cuts it,
+# whatever strsize.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/netaddr
@@ -11,7 +13,7 @@ T=$B/test/progs/netaddr
 fail=0
 
 out=$("$DTRACE" -q -c "$T" -n 'pid$target:a.out:addr4:entry {
-	printf("%s %s\n", inet_ntoa(arg0), inet_ntop(2, arg0)); }
+	printf("%s %s\n", inet_ntoa((ipaddr_t *)arg0), inet_ntop(2, arg0)); }
 	pid$target:a.out:port:entry { printf("%d %x\n", ntohs(arg0),
 	htons(arg0)); }' 2>err | grep -v '^done')
 expected="192.168.0.1 192.168.0.1
@@ -66,7 +68,7 @@ if [ "$out" != "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:" ]; then
 fi
 
 # another family or link type: refused when constant, an illegal
-# operation at run time; too small a strsize for the text
+# operation at run time
 if "$DTRACE" -e -n 'BEGIN { trace(inet_ntop(3, 0)); }' >out 2>err ||
    ! grep -q "inet_ntop( ) supports AF_INET (2) and AF_INET6 (10) only" err; then
 	echo "FAIL: inet_ntop(3) not refused:"; cat err; fail=1
@@ -74,8 +76,23 @@ fi
 "$DTRACE" -q -c "$T" -n 'pid$target:a.out:link:entry /arg0 == 6/ {
 	trace(link_ntop(7, arg1)); }' >out 2>err
 grep -q "illegal operation" err || { echo "FAIL link type 7:"; cat err; fail=1; }
-if "$DTRACE" -e -x strsize=16 -n 'BEGIN { trace(inet_ntoa6(0)); }' \
-	>out 2>err || ! grep -q "inet_ntoa6( ) needs a strsize of at least 17" err; then
-	echo "FAIL: strsize 16 not refused:"; cat err; fail=1
+
+# any strsize: the text is built whole and cut to strsize - 1 characters
+# (the least strsize, 2, keeps one)
+out=$("$DTRACE" -q -x strsize=8 -c "$T" -n 'pid$target:a.out:addr6:entry
+	/self->n++ < 2/ { printf("%s\n", inet_ntoa6(arg0)); }
+	pid$target:a.out:link:entry { printf("%s\n", link_ntop(arg0 == 6 ?
+	DL_ETHER : DL_IPOIB, arg1)); }' 2>err | grep -v -e '^done' -e '^$' |
+	tr '\n' ' ')
+expected="fe80::2 1080::8 00:11:2 00:11:2 "
+if [ "$out" != "$expected" ]; then
+	echo "FAIL strsize 8: got: $out"; echo "expected: $expected"
+	cat err; fail=1
+fi
+out=$("$DTRACE" -q -x strsize=2 -c "$T" -n 'pid$target:a.out:link:entry {
+	printf("[%s]\n", link_ntop(arg0 == 6 ? DL_ETHER : DL_IPOIB, arg1)); }' \
+	2>err | grep -v -e '^done' -e '^$' | tr '\n' ' ')
+if [ "$out" != "[0] [0] " ]; then
+	echo "FAIL strsize 2: got: $out"; cat err; fail=1
 fi
 exit $fail
