@@ -341,11 +341,16 @@ static dt_ident_t *check_var_ref(dt_check_t *cx, dt_node_t *n, dt_type_t *vt)
 		id = dt_check_declare_var(cx, kind, v->name, vt, nkeys, keys,
 				    n->line);
 	} else if (id->implicit && vt != NULL) {
-		/* first assignment of a variable read before: it keeps its
-		 * 8-byte slot, so only scalar types may take it */
-		if (!dt_type_is_scalar(vt) || args != NULL)
-			ERR(cx, D_VAR_TYPE, n, "%s was used as an integer "
-			    "before this assignment", v->name);
+		/* first assignment of a variable read before: it keeps the
+		 * integer type of that read, as in DTrace (scalar types only
+		 * take its 8-byte slot) */
+		if (args != NULL)
+			ERR(cx, D_IDENT_BADREF, n, "scalar '%s' may not be "
+			    "referenced as associative array", v->name);
+		if (!dt_type_is_scalar(vt))
+			ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible "
+			    "types: \"%s\" = \"%s\"", id->type->name,
+			    vt->name);
 		id->type = vt;
 		id->implicit = false;
 	} else if ((id->nkeys >= 0) != (args != NULL)) {
@@ -404,8 +409,11 @@ static dt_type_t *var_type_of(dt_check_t *cx, dt_node_t *r)
 		return dt_type_string(tt(cx));
 	if (dt_sou_type(t) && t->size > 0)	/* by value: dt_cg_sou.c */
 		return t;
-	ERR(cx, D_VAR_TYPE, r, "a value of type %s cannot be stored in a "
-	    "variable", t->name);
+	if (t->kind == DT_TK_ARRAY || t->kind == DT_TK_FUNC)
+		ERR(cx, D_OP_ARRFUN, r, "operator = may not be applied to "
+		    "operand of type \"%s\"", t->name);
+	ERR(cx, D_OP_INCOMPAT, r, "operands have incompatible types: "
+	    "\"%s\" = \"%s\"", t->name, t->name);
 }
 
 static bool subscripts_value(dt_check_t *cx, dt_node_t *l);
@@ -1614,6 +1622,44 @@ void dt_check_clause(dt_check_t *cx, const dt_clause_ast_t *c)
 
 /* ---- declarations ---- */
 
+static bool same_type(const dt_type_t *a, const dt_type_t *b)
+{
+	return a == b || strcmp(a->name, b->name) == 0;
+}
+
+static const char *var_kind(int nkeys)
+{
+	return nkeys >= 0 ? "associative array" : "scalar";
+}
+
+void dt_decl_redeclared(dt_pcb_t *pcb, const dt_vardecl_t *now,
+			const dt_type_t *type, int nkeys,
+			dt_type_t *const *keys)
+{
+	const char *name = now->name;
+	int k;
+
+	if ((now->nkeys >= 0) != (nkeys >= 0) || !same_type(now->type, type))
+		dt_pcb_error(pcb, D_DECL_IDRED, now->line, "identifier "
+			     "redeclared: %s\n\t current: %s %s\n\tprevious: "
+			     "%s %s", name, var_kind(now->nkeys),
+			     now->type->name, var_kind(nkeys), type->name);
+	for (k = 0; k < now->nkeys && k < nkeys; k++)
+		if (!same_type(now->keys[k], keys[k]))
+			dt_pcb_error(pcb, D_DECL_IDRED, now->line, "identifier "
+				     "redeclared: %s\n\t current: %s, key #%d "
+				     "of type %s\n\tprevious: %s, key #%d of "
+				     "type %s", name, var_kind(nkeys), k + 1,
+				     now->keys[k]->name, var_kind(nkeys),
+				     k + 1, keys[k]->name);
+	if (now->nkeys != nkeys)
+		dt_pcb_error(pcb, D_DECL_IDRED, now->line, "identifier "
+			     "redeclared: %s\n\t current: %s of %s, tuple "
+			     "length %d\n\tprevious: %s of %s, tuple length "
+			     "%d", name, var_kind(nkeys), now->type->name,
+			     now->nkeys, var_kind(nkeys), type->name, nkeys);
+}
+
 static void declare_var(dt_check_t *cx, dt_vardecl_t *v)
 {
 	static const dt_identkind_t kinds[] = {
@@ -1628,13 +1674,15 @@ static void declare_var(dt_check_t *cx, dt_vardecl_t *v)
 		t = dt_type_string(cx->dtp->types);
 	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING &&
 	    !(dt_sou_type(t) && t->size > 0))
-		dt_pcb_error(cx->pcb, D_DECL_TYPE, v->line, "variable %s: "
-			     "type %s cannot be stored", v->name, t->name);
+		dt_pcb_error(cx->pcb, D_DECL_INCOMPLETE, v->line, "incomplete "
+			     "struct/union/enum %s: %s", t->name, v->name);
 	dt_ident_t *id = lookup_var(cx, kind, v->name);
 	if (id != NULL) {
-		if (id->type != t || id->nkeys != v->nkeys)
-			dt_pcb_error(cx->pcb, D_DECL_IDRED, v->line,
-				     "identifier redeclared: %s", v->name);
+		dt_vardecl_t now = *v;
+
+		now.type = t;
+		dt_decl_redeclared(cx->pcb, &now, id->type, id->nkeys,
+				   id->keys);
 		return;
 	}
 	if (kind == DT_IK_THIS && v->nkeys >= 0)

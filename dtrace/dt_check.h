@@ -89,6 +89,14 @@ dt_ident_t *dt_check_declare_var(dt_check_t *ck, dt_identkind_t kind,
  * function, parameters and key types for every other use. */
 void dt_check_agg_assign(dt_check_t *ck, dt_node_t *n);
 
+/* A variable declared again must be declared the same way as before
+ * (type, kind and keys): DTrace's D_DECL_IDRED otherwise.  The parser
+ * asks it of the declarations of one program, the checker of a
+ * declaration against the session's variable. */
+void dt_decl_redeclared(dt_pcb_t *pcb, const dt_vardecl_t *now,
+			const dt_type_t *type, int nkeys,
+			dt_type_t *const *keys);
+
 /* Translators (`translator`) and the xlate operator (dt_check_xlate.c). */
 void dt_xlate_declare(dt_check_t *ck, const dt_program_ast_t *prog);
 /* The xlate node of operand n: n itself, or the definition of the inline

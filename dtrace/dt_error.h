@@ -29,15 +29,16 @@
 	X(D_IDENT_UNDEF)	/* undefined identifier */ \
 	X(D_IDENT_BADREF)	/* identifier used the wrong way */ \
 	X(D_VAR_UNSUP)		/* variable not supported where it is used */ \
-	X(D_DECL_TYPE)		/* bad type in declaration */ \
-	X(D_DECL_REDEF)		/* redeclaration */ \
+	X(D_DECL_TYPE)		/* no longer given: DTrace's tags */ \
+	X(D_DECL_REDEF)		/* no longer given: DTrace's tags */ \
 	X(D_DECL_INCOMPLETE)	/* incomplete type */ \
-	X(D_TYPE_UNDEF)		/* unknown type name */ \
+	X(D_TYPE_UNDEF)		/* no longer given: DTrace's tags */ \
 	X(D_OP_INT)		/* operator needs integers */ \
 	X(D_OP_SCALAR)		/* operator needs scalars */ \
 	X(D_OP_ARITH)		/* operator needs arithmetic operands */ \
 	X(D_OP_LVAL)		/* operator needs an lvalue */ \
 	X(D_OP_INCOMPAT)	/* incompatible operand types */ \
+	X(D_OP_ARRFUN)		/* = on an array or function type */ \
 	X(D_OP_PTR)		/* operator needs a pointer */ \
 	X(D_OP_STRUCT)		/* . or -> on a non-struct */ \
 	X(D_OP_WRITE)		/* assignment to a read-only object */ \
@@ -85,7 +86,7 @@
 	X(D_LLQUANT_STEPTYPE)	/* llquantize( ) steps not a positive constant */ \
 	X(D_LLQUANT_STEPVAL)	/* llquantize( ) steps do not fit the factor */ \
 	X(D_ARR_KEYS)		/* associative array keys differ */ \
-	X(D_VAR_TYPE)		/* variable used with another type */ \
+	X(D_VAR_TYPE)		/* no longer given: DTrace's tags */ \
 	X(D_PRAGMA_OPT)		/* unknown or bad option */ \
 	X(D_PRAGMA_MALFORM)	/* malformed #pragma */ \
 	X(D_PRAGMA_INVAL)	/* invalid #pragma D directive or argument */ \
@@ -115,6 +116,7 @@
 	X(D_PROC_FUNC)		/* pid provider: no such function */ \
 	X(D_PROC_OFF)		/* pid provider: offset outside the function */ \
 	X(D_PROC_NAME)		/* pid provider: invalid probe name */ \
+	X(D_PROC_ALIGN)		/* pid provider: offset inside an instruction */ \
 	X(D_CHR_OFLOW)		/* character constant too long */ \
 	X(D_DECL_ARRSUB)	/* array dimension not a positive constant */ \
 	X(D_DECL_BFCONST)	/* bit-field size not a positive constant */ \
@@ -124,7 +126,14 @@
 	X(D_DECL_IDRED)		/* identifier redeclared */ \
 	X(D_DECL_TYPERED)	/* struct, union or enum redeclared */ \
 	X(D_DECL_COMBO)		/* invalid combination of type specifiers */ \
+	X(D_DECL_CHARATTR)	/* short or long with char */ \
+	X(D_DECL_VOIDATTR)	/* short, long, signed, unsigned with void */ \
+	X(D_DECL_SIGNINT)	/* signed or unsigned with no integer */ \
+	X(D_DECL_LONGINT)	/* long with no integer or floating point */ \
 	X(D_DECL_VOIDOBJ)	/* object or array of void */ \
+	X(D_DECL_PROTO_TYPE)	/* parameter type not allowed (void key) */ \
+	X(D_DECL_PROTO_VOID)	/* void not the sole parameter */ \
+	X(D_DECL_PROTO_NAME)	/* void parameter with a name */ \
 	X(D_OP_SOU)		/* . or -> not on a struct or union */ \
 	X(D_OP_INCOMPLETE)	/* . or -> on a forward declaration */ \
 	X(D_TYPE_MEMBER)	/* no such member */ \

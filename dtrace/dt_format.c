@@ -239,12 +239,6 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 		cls = pf_class(sp.conv);
 		if (cls == PF_PCT)
 			continue;
-		if (cls == PF_FLOAT) {
-			snprintf(msg, msglen, "format conversion "
-				 "#%d (%%%c) needs a floating-point value, "
-				 "which D does not have", convno, sp.conv);
-			return D_PRINTF_FMT;
-		}
 		for (dyn = 0; dyn < (int)sp.dynwidth + (int)sp.dynprec; dyn++) {
 			const char *what = (dyn == 0 && sp.dynprec &&
 					    !sp.dynwidth) || dyn == 1 ? ".*" : "*";
@@ -287,7 +281,9 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 				 sp.len, sp.conv);
 			return D_PRINTF_ARG_PROTO;
 		}
-		if (!pf_fits(cls, types[argi])) {
+		/* D has no floating-point value: DTrace's prototype
+		 * mismatch for any argument of %e, %f, %g */
+		if (cls == PF_FLOAT || !pf_fits(cls, types[argi])) {
 			snprintf(msg, msglen, "argument #%d is "
 				 "incompatible with conversion #%d prototype:"
 				 "\n\tconversion: %%%s%c\n\t prototype: %s\n"

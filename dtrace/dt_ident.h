@@ -7,7 +7,8 @@
  * checker declares them; the code generator gives them their storage.
  *
  * Invariant: a variable's type never changes after its first declaration or
- * assignment; a use with a type that does not convert is D_VAR_TYPE.
+ * assignment; an assignment of a type that does not convert is DTrace's
+ * D_OP_INCOMPAT.
  */
 #ifndef DT_IDENT_H
 #define DT_IDENT_H

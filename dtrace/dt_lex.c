@@ -482,6 +482,13 @@ static void skip_blank(dt_pcb_t *pcb)
 
 			while (lx->p < lx->end && *lx->p != '\n')
 				lx->p++;
+			/* a control line is acted on at its newline: one cut
+			 * by the end of the file is refused, as DTrace's lexer
+			 * does, before its directive is looked at */
+			if (lx->p == lx->end)
+				dt_pcb_error(pcb, D_SYNTAX, lx->line,
+					     "end-of-file encountered before "
+					     "end of control line");
 			control_line(pcb, s, lx->p - s);
 		} else {
 			break;

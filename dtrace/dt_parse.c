@@ -29,6 +29,7 @@
 
 #include "dt_lex.h"
 #include "dt_dwarf.h"
+#include "dt_check.h"
 
 /* ---- tokens ---- */
 
@@ -280,6 +281,19 @@ static const char array_subscript[] = "positive integral constant "
 	"expression or tuple signature expected as array declaration "
 	"subscript";
 
+/* A member's type: complete, and not void (DTrace's messages). */
+static void check_member_type(dt_pcb_t *pcb, const dt_type_t *t,
+			      const char *name, int line)
+{
+	if (t->kind == DT_TK_VOID)
+		dt_pcb_error(pcb, D_DECL_VOIDOBJ, line,
+			     "cannot have void member: %s", name ? name : "");
+	if (!t->complete && t->kind != DT_TK_ENUM)
+		dt_pcb_error(pcb, D_DECL_INCOMPLETE, line,
+			     "incomplete struct/union/enum %s: %s", t->name,
+			     name ? name : "");
+}
+
 /* Members of a struct or union body, after its '{'. */
 static dt_member_t *parse_members(dt_pcb_t *pcb)
 {
@@ -338,16 +352,13 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 			if (m->name == NULL && m->bit_size == 0 &&
 			    t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION)
 				syntax_error(pcb, peek(pcb));
-			if (t->kind == DT_TK_VOID || (!t->complete &&
-			    t->kind != DT_TK_ENUM))
-				dt_pcb_error(pcb, D_DECL_INCOMPLETE, line,
-					     "member %s has incomplete type %s",
-					     m->name ? m->name : "", t->name);
+			check_member_type(pcb, t, m->name, line);
 			for (o = head; o != NULL && m->name; o = o->next)
 				if (o->name && strcmp(o->name, m->name) == 0)
-					dt_pcb_error(pcb, D_DECL_REDEF, line,
-						     "member %s redeclared",
-						     m->name);
+					dt_pcb_error(pcb, D_UNKNOWN, line,
+						     "failed to define member "
+						     "'%s': Duplicate member or "
+						     "variable name", m->name);
 			m->type = t;
 			*tail = m;
 			tail = &m->next;
@@ -415,7 +426,7 @@ static dt_type_t *module_type(dt_pcb_t *pcb, dt_typekind_t kind,
 	name[q - name] = '\0';
 	t = dt_dwarf_module_type(pcb->dtp, name, kind, q + 1);
 	if (t == NULL)
-		dt_pcb_error(pcb, D_TYPE_UNDEF, line, "failed to resolve type "
+		dt_pcb_error(pcb, D_UNKNOWN, line, "failed to resolve type "
 			     "%s %s`%s: %s", kind == DT_TK_STRUCT ? "struct" :
 			     kind == DT_TK_UNION ? "union" : "enum", name, q + 1,
 			     pcb->dtp->target > 0 ? "no such type in its "
@@ -451,8 +462,8 @@ static dt_type_t *parse_tagged_nested(dt_pcb_t *pcb)
 	else
 		rc = dt_type_complete_sou(TT(pcb), t, parse_members(pcb));
 	if (rc != 0)
-		dt_pcb_error(pcb, errno == EEXIST ? D_DECL_REDEF : D_DECL_TYPE,
-			     kw.line, "invalid definition of %s", t->name);
+		dt_pcb_error(pcb, D_UNKNOWN, kw.line, "failed to define %s: %s",
+			     t->name, strerror(errno));
 	return t;
 }
 
@@ -472,27 +483,107 @@ static dt_type_t *parse_tagged(dt_pcb_t *pcb)
  * restrict and userland are accepted and ignored; float, double and long
  * double are integers of their size (as DWARF's floating-point types).
  */
+/* The keywords of a type's specifiers, counted. */
+typedef struct spec_words {
+	int nchar, nint, nvoid, nshort, nlong, nsigned, nunsigned;
+} spec_words_t;
+
+static bool count_word(spec_words_t *w, dt_tokkind_t kind)
+{
+	switch (kind) {
+	case T_CHAR: w->nchar++; return true;
+	case T_INT_KW: w->nint++; return true;
+	case T_VOID: w->nvoid++; return true;
+	case T_SHORT: w->nshort++; return true;
+	case T_LONG: w->nlong++; return true;
+	case T_SIGNED: w->nsigned++; return true;
+	case T_UNSIGNED: w->nunsigned++; return true;
+	default: return false;
+	}
+}
+
+/*
+ * The checks DTrace makes of specifiers, with its tags: one base type
+ * (D_DECL_COMBO), short and long not with char, nothing with void, signed
+ * and unsigned only with integers, long only with integers and floating
+ * point.  named is a typedef, struct, union or enum; fsize a float/double.
+ */
+static void check_words(dt_pcb_t *pcb, const spec_words_t *w,
+			const dt_type_t *named, int fsize, int line)
+{
+	bool sign = w->nsigned || w->nunsigned;
+
+	if (w->nchar + w->nint + w->nvoid + (named != NULL) + (fsize > 0) > 1)
+		dt_pcb_error(pcb, D_DECL_COMBO, line,
+			     "invalid type combination");
+	if (w->nchar && (w->nshort || w->nlong))
+		dt_pcb_error(pcb, D_DECL_CHARATTR, line, "invalid type "
+			     "declaration: short and long may not be used "
+			     "with char type");
+	if (w->nvoid && (w->nshort || w->nlong || sign))
+		dt_pcb_error(pcb, D_DECL_VOIDATTR, line, "invalid type "
+			     "declaration: attributes may not be used with "
+			     "void type");
+	if ((named != NULL || fsize > 0) && sign)
+		dt_pcb_error(pcb, D_DECL_SIGNINT, line, "invalid type "
+			     "declaration: signed and unsigned may only be "
+			     "used with integer type");
+	if (named != NULL && w->nlong)
+		dt_pcb_error(pcb, D_DECL_LONGINT, line, "invalid type "
+			     "declaration: long and long long may only be "
+			     "used with integer or floating-point type");
+}
+
+/* The integer type the words name, or DTrace's failure to resolve the
+ * name it makes of them ("short long ", "signed unsigned int"). */
+static dt_type_t *words_type(dt_pcb_t *pcb, const spec_words_t *w,
+			     const char *base, int line)
+{
+	char dname[64], cname[64];
+	const char *len = w->nlong > 1 ? "long long " : w->nlong ? "long " :
+			  w->nshort ? "short " : "";
+	dt_type_t *t = NULL;
+
+	/* DTrace's name: "int" is left out after short and long */
+	snprintf(dname, sizeof(dname), "%s%s%s%s%s",
+		 w->nsigned ? "signed " : "", w->nunsigned ? "unsigned " : "",
+		 w->nshort ? "short " : "", w->nlong == 1 ? "long " :
+		 w->nlong == 2 ? "long long " : w->nlong > 2 ?
+		 "long long long " : "",
+		 base == NULL && (w->nshort || w->nlong || w->nsigned ||
+				  w->nunsigned) ? "" :
+		 base == NULL ? "int" : (w->nshort || w->nlong) &&
+		 strcmp(base, "int") == 0 ? "" : base);
+	if (!(w->nsigned && w->nunsigned) && !(w->nshort && w->nlong) &&
+	    w->nlong <= 2) {
+		snprintf(cname, sizeof(cname), "%s%s%s",
+			 w->nunsigned ? "unsigned " : w->nsigned &&
+			 base != NULL && strcmp(base, "char") == 0 ?
+			 "signed " : "", len, base != NULL ? base : "int");
+		t = dt_type_lookup(TT(pcb), cname);
+	}
+	if (t == NULL)
+		dt_pcb_error(pcb, D_UNKNOWN, line, "failed to resolve type "
+			     "%s: Unknown type name", dname);
+	return t;
+}
+
 static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 {
-	char words[128] = "";
+	spec_words_t w = { 0 };
 	dt_type_t *named = NULL;
-	int line = peek(pcb)->line, nwords = 0, fsize = 0;
+	int line = peek(pcb)->line, fsize = 0;
 
 	for (;;) {
 		const dt_token_t *t = peek(pcb);
 
+		if (count_word(&w, t->kind)) {
+			dt_lex_next(pcb);
+			continue;
+		}
 		switch (t->kind) {
 		case T_CONST: case T_VOLATILE: case T_RESTRICT:
 		case T_USERLAND:
-			dt_lex_next(pcb);
-			continue;
-		case T_CHAR: case T_SHORT: case T_INT_KW: case T_LONG:
-		case T_SIGNED: case T_UNSIGNED: case T_VOID:
-			if (strlen(words) + strlen(t->text) + 2 < sizeof(words)) {
-				strcat(words, " ");
-				strcat(words, t->text);
-			}
-			nwords++;
 			dt_lex_next(pcb);
 			continue;
 		case T_FLOAT: case T_DOUBLE:
@@ -503,7 +594,8 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		case T_STRING_KW:
 		case T_STRUCT: case T_UNION: case T_ENUM:
 		case T_IDENT:
-			if (named != NULL || nwords > 0 ||
+			/* after a base type, a name is the declarator's */
+			if (named != NULL || w.nchar + w.nint + w.nvoid > 0 ||
 			    (t->kind == T_IDENT &&
 			     !dt_type_is_typedef_name(TT(pcb), t->name)))
 				break;
@@ -521,29 +613,24 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		}
 		break;
 	}
-	if (nwords > 4 || (named != NULL && nwords > 0) ||
-	    (fsize > 0 && (named != NULL || nwords > 1)))
-		dt_pcb_error(pcb, D_DECL_COMBO, line,
-			     "invalid type combination");
-	if (fsize > 0 && nwords == 1)	/* long double: 16 bytes */
+	check_words(pcb, &w, named, fsize, line);
+	if (fsize > 0 && (w.nshort || w.nlong > 1 || (w.nlong && fsize == 4)))
+		dt_pcb_error(pcb, D_UNKNOWN, line, "failed to resolve type "
+			     "%s%s: Unknown type name", w.nshort ? "short " :
+			     w.nlong > 1 ? "long long " : "long ",
+			     fsize == 4 ? "float" : "double");
+	if (fsize > 0 && w.nlong)	/* long double: 16 bytes */
 		return dt_type_array(TT(pcb), dt_type_int(TT(pcb), 8, false), 2);
 	if (fsize > 0)
 		return dt_type_int(TT(pcb), fsize, false);
 	if (named != NULL)
 		return named;
-	if (nwords == 0) {
-		const dt_token_t *t = peek(pcb);
-
-		if (t->kind == T_IDENT)
-			dt_pcb_error(pcb, D_TYPE_UNDEF, t->line,
-				     "unknown type name %s", t->name);
-		syntax_error(pcb, t);
-	}
-	named = dt_type_lookup(TT(pcb), words + 1);
-	if (named == NULL)
-		dt_pcb_error(pcb, D_DECL_COMBO, line,
-			     "invalid type combination");
-	return named;
+	if (w.nchar + w.nint + w.nvoid + w.nshort + w.nlong + w.nsigned +
+	    w.nunsigned == 0)	/* an identifier that names no type, where
+				   one must be: DTrace's grammar refuses it */
+		syntax_error(pcb, peek(pcb));
+	return words_type(pcb, &w, w.nchar ? "char" : w.nvoid ? "void" :
+			  w.nint ? "int" : NULL, line);
 }
 
 /* Skip tokens after an opening open up to its matching close. */
@@ -610,31 +697,28 @@ static dt_type_t *parse_pointers(dt_pcb_t *pcb, dt_type_t *t)
 	}
 }
 
-static dt_type_t *parse_array_dims(dt_pcb_t *pcb, dt_type_t *t)
+/* The dimensions from the next '[' on, of elements of type t: int a[2][3]
+ * is an array of 2 arrays of 3 ints, so the innermost is built first. */
+static dt_type_t *array_dims_from(dt_pcb_t *pcb, dt_type_t *t, int line)
 {
-	/* int a[2][3] is an array of 2 arrays of 3 ints: build inside out */
-	int64_t dims[16];
-	int n = 0, line = peek(pcb)->line;
+	int64_t d;
 
-	while (accept(pcb, T_LBRACK)) {
-		int64_t d = const_expr(pcb, NULL, D_DECL_ARRSUB,
-				       array_subscript);
-
-		expect(pcb, T_RBRACK);
-		if (d < 0)
-			dt_pcb_error(pcb, D_DECL_ARRSUB, line, "%s",
-				     array_subscript);
-		if (n == 16)
-			dt_pcb_error(pcb, D_DECL_TYPE, line,
-				     "too many array dimensions (at most 16)");
-		dims[n++] = d;
-	}
-	if (n > 0 && t->kind == DT_TK_VOID)
+	if (!accept(pcb, T_LBRACK))
+		return t;
+	if (t->kind == DT_TK_VOID)
 		dt_pcb_error(pcb, D_DECL_VOIDOBJ, line,
 			     "cannot declare array of void");
-	while (n > 0)
-		t = dt_type_array(TT(pcb), t, (uint64_t)dims[--n]);
-	return t;
+	d = const_expr(pcb, NULL, D_DECL_ARRSUB, array_subscript);
+	expect(pcb, T_RBRACK);
+	if (d < 0)
+		dt_pcb_error(pcb, D_DECL_ARRSUB, line, "%s", array_subscript);
+	return dt_type_array(TT(pcb), array_dims_from(pcb, t, line),
+			     (uint64_t)d);
+}
+
+static dt_type_t *parse_array_dims(dt_pcb_t *pcb, dt_type_t *t)
+{
+	return array_dims_from(pcb, t, peek(pcb)->line);
 }
 
 /* A type name: specifiers and an abstract declarator ("char *", "int[4]"). */
@@ -1125,14 +1209,17 @@ static dt_clause_ast_t *parse_clause(dt_pcb_t *pcb)
 
 /* ---- declarations ---- */
 
+/* A variable declared again the same way is the same variable. */
 static void add_var(dt_pcb_t *pcb, dt_vardecl_t *v)
 {
 	dt_program_ast_t *prog = pcb->prog;
+	const dt_vardecl_t *o;
 
 	prog->var_names.pcb = pcb;
-	if (dt_strmap_get(&prog->var_names, v->vclass, v->name) != NULL)
-		dt_pcb_error(pcb, D_DECL_IDRED, v->line,
-			     "identifier redeclared: %s", v->name);
+	if ((o = dt_strmap_get(&prog->var_names, v->vclass, v->name)) != NULL) {
+		dt_decl_redeclared(pcb, v, o->type, o->nkeys, o->keys);
+		return;
+	}
 	dt_strmap_put(&prog->var_names, v->vclass, v->name, v);
 	if (prog->vars_tail == NULL)
 		prog->vars_tail = &prog->vars;
@@ -1144,22 +1231,26 @@ static void add_var(dt_pcb_t *pcb, dt_vardecl_t *v)
 static void parse_keys(dt_pcb_t *pcb, dt_vardecl_t *v)
 {
 	dt_type_t *keys[64];
-	int n = 0;
+	const char *names[64];
+	int n = 0, i;
 
 	do {
 		dt_type_t *k = parse_type_name(pcb);
 
-		if (k->kind == DT_TK_VOID)
-			dt_pcb_error(pcb, D_DECL_TYPE, v->line,
-				     "associative array key of type void");
-		if (n == 64)
-			dt_pcb_error(pcb, D_DECL_TYPE, v->line,
-				     "too many associative array keys");
+		if (n == 64)	/* more than the key area holds anyway */
+			dt_pcb_error(pcb, D_ARR_KEYS, v->line, "the keys of "
+				     "%s: more than 64", v->name);
+		names[n] = peek_is(pcb, T_IDENT) ? expect_ident(pcb) : NULL;
 		keys[n++] = k;
-		if (peek_is(pcb, T_IDENT))
-			dt_lex_next(pcb);	/* a key may be named */
 	} while (accept(pcb, T_COMMA));
 	expect(pcb, T_RBRACK);
+	for (i = 0; i < n; i++)
+		if (keys[i]->kind == DT_TK_VOID)
+			dt_pcb_error(pcb, D_DECL_PROTO_TYPE, v->line,
+				     "array prototype may not use parameter "
+				     "of type void: %s, parameter #%d",
+				     names[i] ? names[i] : "(anonymous)",
+				     i + 1);
 	v->keys = dt_pcb_alloc(pcb, (size_t)n * sizeof(*v->keys));
 	memcpy(v->keys, keys, (size_t)n * sizeof(*v->keys));
 	v->nkeys = n;
@@ -1216,6 +1307,10 @@ static bool parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 	if (t->kind == DT_TK_VOID)
 		dt_pcb_error(pcb, D_DECL_VOIDOBJ, v->line,
 			     "cannot have void object: %s", v->name);
+	if ((t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION ||
+	     t->kind == DT_TK_ENUM) && !t->complete && !ds->is_extern)
+		dt_pcb_error(pcb, D_DECL_INCOMPLETE, v->line, "incomplete "
+			     "struct/union/enum %s: %s", t->name, v->name);
 	if (ds->is_extern)
 		return false;	/* a symbol of the traced program */
 	add_var(pcb, v);
@@ -1242,19 +1337,41 @@ static void parse_inline(dt_pcb_t *pcb)
 	*ip = in;
 }
 
+/* The void parameters of a probe's prototype: only alone and unnamed, as
+ * DTrace's prototypes take it ("(void)" itself is no parameter). */
+static void check_void_params(dt_pcb_t *pcb, dt_type_t **t,
+			      const char **names, int n, int line)
+{
+	bool any = false;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (t[i]->kind != DT_TK_VOID)
+			continue;
+		any = true;
+		if (names[i] != NULL)
+			dt_pcb_error(pcb, D_DECL_PROTO_NAME, line, "void "
+				     "parameter may not have a name: %s",
+				     names[i]);
+	}
+	if (any)
+		dt_pcb_error(pcb, D_DECL_PROTO_VOID, line,
+			     "void must be sole parameter");
+}
+
 /* A parameter list of a probe declaration, after its '('. */
 static int parse_params(dt_pcb_t *pcb, dt_type_t ***types,
 			const char ***names)
 {
 	dt_type_t *t[DTRACE_ARGS_MAX];
 	const char *nm[DTRACE_ARGS_MAX];
-	int n = 0;
+	int n = 0, line = peek(pcb)->line;
 
 	if (peek_is(pcb, T_VOID) && dt_lex_peek(pcb, 1)->kind == T_RPAREN)
 		dt_lex_next(pcb);
 	if (!accept(pcb, T_RPAREN)) {
 		do {
-			int line = peek(pcb)->line;
+			int pline = peek(pcb)->line;
 			dt_type_t *ty = parse_pointers(pcb,
 						       parse_specifiers(pcb));
 			const char *name = NULL;
@@ -1263,16 +1380,14 @@ static int parse_params(dt_pcb_t *pcb, dt_type_t ***types,
 				name = expect_ident(pcb);
 			ty = parse_array_dims(pcb, ty);
 			if (n == DTRACE_ARGS_MAX)
-				dt_pcb_error(pcb, D_PROV_INCOMPAT, line,
+				dt_pcb_error(pcb, D_PROV_INCOMPAT, pline,
 					     "too many probe arguments "
 					     "(at most %d)", DTRACE_ARGS_MAX);
-			if (ty->kind == DT_TK_VOID)
-				dt_pcb_error(pcb, D_DECL_TYPE, line,
-					     "probe argument of type void");
 			t[n] = ty;
 			nm[n++] = name;
 		} while (accept(pcb, T_COMMA));
 		expect(pcb, T_RPAREN);
+		check_void_params(pcb, t, nm, n, line);
 	}
 	*types = dt_pcb_alloc(pcb, (size_t)(n + 1) * sizeof(**types));
 	*names = dt_pcb_alloc(pcb, (size_t)(n + 1) * sizeof(**names));
@@ -1355,6 +1470,54 @@ static dt_probedecl_t *parse_probe_decl(dt_pcb_t *pcb)
 	return pr;
 }
 
+/* One prototype ("input" or "output") of a probe declared again: the
+ * same number and types of arguments as before (DTrace's messages). */
+static void prototype_same(dt_pcb_t *pcb, const char *prv,
+			   const dt_probedecl_t *now, const char *kind,
+			   dt_type_t **old, int nold, dt_type_t **new, int nnew)
+{
+	int i;
+
+	if (nold != nnew)
+		dt_pcb_error(pcb, D_PROV_INCOMPAT, now->line, "probe %s:%s %s "
+			     "prototype mismatch:\n\t current: %d arg%s\n"
+			     "\tprevious: %d arg%s", prv, now->name, kind,
+			     nnew, nnew != 1 ? "s" : "", nold,
+			     nold != 1 ? "s" : "");
+	for (i = 0; i < nold; i++)
+		if (old[i] != new[i] && strcmp(old[i]->name, new[i]->name) != 0)
+			dt_pcb_error(pcb, D_PROV_INCOMPAT, now->line, "probe "
+				     "%s:%s %s prototype argument #%d "
+				     "mismatch:\n\t current: %s\n\tprevious: "
+				     "%s", prv, now->name, kind, i + 1,
+				     new[i]->name, old[i]->name);
+}
+
+/* A provider declared again: each probe it declares must have been
+ * declared before with the same prototypes. */
+static void provider_same(dt_pcb_t *pcb, const dt_providerdecl_t *old,
+			  const dt_providerdecl_t *pv)
+{
+	const dt_probedecl_t *pr, *o;
+
+	for (pr = pv->probes; pr != NULL; pr = pr->next) {
+		for (o = old->probes; o != NULL; o = o->next)
+			if (strcmp(o->name, pr->name) == 0)
+				break;
+		if (o == NULL)
+			dt_pcb_error(pcb, D_PROV_INCOMPAT, pr->line, "provider "
+				     "interface mismatch: %s\n\t current: "
+				     "probe %s:%s defined\n\tprevious: probe "
+				     "%s:%s not defined", pv->name, pv->name,
+				     pr->name, pv->name, pr->name);
+		prototype_same(pcb, pv->name, pr, "output", o->xargs,
+			       o->nxargs, pr->xargs, pr->nxargs);
+		if (o->xargs != o->args && pr->xargs != pr->args)
+			prototype_same(pcb, pv->name, pr, "input", o->args,
+				       o->nargs, pr->args, pr->nargs);
+	}
+}
+
 static void parse_provider(dt_pcb_t *pcb)
 {
 	dt_providerdecl_t *pv = dt_pcb_alloc(pcb, sizeof(*pv)), **pp;
@@ -1371,7 +1534,7 @@ static void parse_provider(dt_pcb_t *pcb)
 		pr = parse_probe_decl(pcb);
 		if (dt_strmap_get(&seen, 0, pr->name) != NULL)
 			dt_pcb_error(pcb, D_PROV_PRDUP, pr->line,
-				     "probe %s:%s redeclared",
+				     "probe redeclared: %s:%s",
 				     pv->name, pr->name);
 		dt_strmap_put(&seen, 0, pr->name, pr);
 		*tail = pr;
@@ -1379,9 +1542,11 @@ static void parse_provider(dt_pcb_t *pcb)
 	}
 	expect(pcb, T_SEMI);
 	for (pp = &pcb->prog->providers; *pp != NULL; pp = &(*pp)->next)
-		if (strcmp((*pp)->name, pv->name) == 0)
-			dt_pcb_error(pcb, D_DECL_REDEF, pv->line,
-				     "provider %s redeclared", pv->name);
+		if (strcmp((*pp)->name, pv->name) == 0) {
+			/* a provider may be declared again, the same way */
+			provider_same(pcb, *pp, pv);
+			return;
+		}
 	*pp = pv;
 }
 

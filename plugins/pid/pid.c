@@ -283,6 +283,29 @@ static void provide_bad_name(provide_ctx_t *c, const char *prb)
 	c->reported = true;
 }
 
+/*
+ * The probe at a literal offset, named as DTrace prints it ("01C" becomes
+ * "1c").  An offset inside an instruction is DTrace's error when the
+ * description names the process; a glob over processes creates the probe
+ * and enable() skips it with a warning.
+ */
+static void provide_offset(provide_ctx_t *c, uint64_t off)
+{
+	char name[24];
+
+	if (c->strict && c->sym->size > 0 &&
+	    !pid_insn_is_boundary(c->ps, c->mod->file, c->sym->addr,
+				  c->sym->size, off)) {
+		pid_error_tag(c->pv, "D_PROC_ALIGN", "offset 0x%" PRIx64
+			      " is not aligned on an instruction", off);
+		c->err = -EINVAL;
+		c->reported = true;
+		return;
+	}
+	snprintf(name, sizeof(name), "%" PRIx64, off);
+	create_probe(c, PID_SITE_OFFSET, off, name);
+}
+
 /* The probes of one function that the description's name field asks for. */
 static void provide_function(provide_ctx_t *c)
 {
@@ -301,12 +324,7 @@ static void provide_function(provide_ctx_t *c)
 				      c->sym->size, offset_probe_cb, c);
 	} else if (parse_offset(prb, &off) &&
 		   (off == 0 || off < c->sym->size)) {
-		char name[24];
-
-		/* named as DTrace prints it: "01C" becomes "1c"; whether it
-		 * is an instruction boundary is checked by enable() */
-		snprintf(name, sizeof(name), "%" PRIx64, off);
-		create_probe(c, PID_SITE_OFFSET, off, name);
+		provide_offset(c, off);
 	} else if (c->strict && strcmp(prb, "entry") != 0 &&
 		   strcmp(prb, "return") != 0) {
 		provide_bad_name(c, prb);

@@ -71,7 +71,7 @@ fi
 
 # 6. a type the program does not have
 if "$DTRACE" -x errtags -c "$T 1" -n 'BEGIN { trace(sizeof(struct a.out`nope)); }' \
-	>out 2>err || ! grep -q 'D_TYPE_UNDEF.*struct a.out`nope' err; then
+	>out 2>err || ! grep -q 'D_UNKNOWN.*struct a.out`nope' err; then
 	echo "FAIL unknown type:"; cat out err; fail=1
 fi
 exit $fail

@@ -371,19 +371,21 @@ static void test_declarations(void)
 	  "(inline TWO \"int\" (+ 1 1))\n(inline NAME \"string\" \"n\")\n");
 	S("enum col { RED, GREEN = 5, BLUE }; enum col c; extern int kx;",
 	  "(var global c \"enum col\")\n");
-	S("int x; int x;",
+	S("int x; int x;", "(var global x \"int\")\n");	/* the same again */
+	S("int x; char x;",
 	  "ERR D_DECL_IDRED: failed to compile script x.d: line 1: "
-	  "identifier redeclared: x");
+	  "identifier redeclared: x\n\t current: scalar char\n\tprevious: "
+	  "scalar int");
 	/* D has no floating point: float and double are integers of their
 	 * size, as the C headers of -C and DWARF's types need */
 	S("float f; double d;",
 	  "(var global f \"unsigned int\")\n(var global d \"unsigned long\")\n");
 	S("struct sx { int a; int a; };",
-	  "ERR D_DECL_REDEF: failed to compile script x.d: line 1: member a "
-	  "redeclared");
+	  "ERR D_UNKNOWN: failed to compile script x.d: line 1: failed to "
+	  "define member 'a': Duplicate member or variable name");
 	S("struct sy { struct nope b; };",
 	  "ERR D_DECL_INCOMPLETE: failed to compile script x.d: line 1: "
-	  "member b has incomplete type struct nope");
+	  "incomplete struct/union/enum struct nope: b");
 	S("BEGIN { x = (foo_t)1; }",
 	  "ERR D_SYNTAX: failed to compile script x.d: line 1: syntax error "
 	  "near \"1\"");
@@ -417,7 +419,7 @@ static void test_providers(void)
 	  "probe a: translated argument y names no native argument");
 	S("provider p {\n probe a();\n probe a(int);\n};",
 	  "ERR D_PROV_PRDUP: failed to compile script x.d: line 3: probe "
-	  "p:a redeclared");
+	  "redeclared: p:a");
 	S("provider p { probe a(void); probe b(struct unknown *u); };",
 	  "(provider p (probe a (args)) (probe b (args \"struct unknown *\":u"
 	  ")))\n");

@@ -322,7 +322,14 @@ static void test_provide(pid_t pid, const char *prv)
 	CHECK(provide(prv, "a.out", "pt_alias", "entry") == 1);
 	CHECK(provide(prv, "a.out", "alias_fn", "entry") == 1);
 	CHECK(provide(prv, "a.out", "vex_fn", "entry") == 1);
-	CHECK(provide(prv, "a.out", "add", "1") == 1);	/* not a boundary */
+	/* inside an instruction: DTrace's error for the process named; a
+	 * glob over processes gets the probe, which enable() skips */
+	CHECK(provide(prv, "a.out", "add", "1") < 0);
+	CHECK(strcmp(last_tag, "D_PROC_ALIGN") == 0);
+	CHECK(strcmp(last_error, "offset 0x1 is not aligned on an "
+		     "instruction") == 0);
+	CHECK(find(prv, "a.out", "add", "1") == NULL);
+	CHECK(provide("pid*", "a.out", "add", "1") == 1);
 	CHECK(provide(prv, "libc", "malloc", "entry") == 1);
 	CHECK((p = find(prv, "libc.so.6", "malloc", "entry")) != NULL);
 	if (p) {

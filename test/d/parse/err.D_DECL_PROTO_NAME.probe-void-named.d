@@ -1,0 +1,5 @@
+/* SPDX-License-Identifier: MIT */
+/* A void probe parameter may not have a name. */
+provider p {
+	probe q(void x);
+};

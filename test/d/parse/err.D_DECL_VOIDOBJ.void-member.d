@@ -1,0 +1,5 @@
+/* SPDX-License-Identifier: MIT */
+/* A member of type void. */
+struct foo {
+	void v;
+};
