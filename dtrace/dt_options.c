@@ -72,6 +72,8 @@ static const dt_optdesc_t options[] = {
 	{ "jstackstrsize", OPT_REFUSED, 0, "there is no jstack()" },
 	{ "libdir",	   OPT_SPECIAL, 0 },	/* -L */
 	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
+	{ "noresolve",	   OPT_REFUSED, 0, "user addresses always print as "
+	  "symbols where a module maps them" },
 	{ "nspec",	   OPT_INT,    O(nspec) },
 	{ "oformat",	   OPT_SPECIAL, 0 },
 	{ "plugindir",	   OPT_SPECIAL, 0 },
@@ -84,12 +86,18 @@ static const dt_optdesc_t options[] = {
 	{ "statusrate",	   OPT_TIME,   O(statusrate) },
 	{ "strsize",	   OPT_SIZE,   O(strsize) },
 	{ "switchrate",	   OPT_TIME,   O(switchrate) },
+	/* every CPU writes its records to the one "output" ring buffer, in
+	 * the order they are written: they are read in temporal order */
+	{ "temporal",	   OPT_BOOL,   O(temporal) },
 	{ "undef",	   OPT_SPECIAL, 0 },	/* -U */
 	{ "uprobe",	   OPT_SPECIAL, 0 },
 	{ "ustackbytes",   OPT_SIZE,   O(ustackbytes) },
 	{ "ustackframes",  OPT_INT,    O(ustackframes) },
 	{ "verbose",	   OPT_BOOL,   O(verbose) },
+	{ "version",	   OPT_REFUSED, 0, "the D language is Sun D 2.0 "
+	  "only" },
 	{ "zdefs",	   OPT_BOOL,   O(zdefs) },
+	{ "zone",	   OPT_REFUSED, 0, "Linux has no zones" },
 };
 
 void dt_opt_defaults(dt_options_t *o)

@@ -80,10 +80,14 @@ for o in bufpolicy=fill bufpolicy=ring bufresize=auto; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 	has $o err "^dtrace: failed to set option -x $o: only "
 done
-for o in jstackframes=10 jstackstrsize=10; do
+for o in jstackframes=10 jstackstrsize=10 noresolve version=2.0 zone=global; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 	has $o err "^dtrace: failed to set option -x ${o%=*}: not supported here: "
 done
+# temporal: records are read in the order they were written
+"$DTRACE" -q -x temporal -n 'BEGIN { printf("a\n"); exit(0); }' >out 2>err
+check temporal 0 $?
+has temporal out "^a$"
 # cleanrate: dynamic variables are freed as soon as they are assigned 0,
 # there is nothing to clean; the value is checked
 "$DTRACE" -q -n 'BEGIN { exit(0); }' -x cleanrate=101hz >out 2>err
