@@ -159,6 +159,15 @@ static int cg_addr(dt_cg_t *cx, dt_node_t *n)
 	dt_cg_ice(cx, "address of a non-lvalue");
 }
 
+int dt_cg_scratch_lvalue(dt_cg_t *cx, dt_node_t *n)
+{
+	const dt_type_t *t = n->type;
+	int reg = cg_addr(cx, n);
+
+	dt_cg_scratch_ptr(cx, reg, t->kind == DT_TK_PTR ? 8 : (uint32_t)t->size);
+	return reg;
+}
+
 /* ---- built-in variables ---- */
 
 static int cg_helper_value(dt_cg_t *cx, int helper)

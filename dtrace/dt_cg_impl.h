@@ -277,10 +277,18 @@ uint32_t dt_cg_key_part(dt_cg_t *cx, dt_node_t *a, uint32_t off);
 uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 			bool tid);
 
+/* Emit (dt_cg_str.c): addr, an address, becomes a pointer the verifier
+ * accepts to size bytes of D scratch memory, else a fault. */
+void dt_cg_scratch_ptr(dt_cg_t *cx, int addr, uint32_t size);
+/* Emit (dt_cg_expr.c): reg = a pointer to lvalue n, reached through a
+ * pointer, for a store: it must lie in D scratch memory. */
+int dt_cg_scratch_lvalue(dt_cg_t *cx, dt_node_t *n);
+
 /* dt_cg_sou.c: struct, union and array variables stored by value */
 /* The map of zeros an absent element of such a variable reads as. */
 dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size);
-/* Emit: reg = the address of n (dt_sou_rooted()), for a write. */
+/* Emit: reg = the address of n (dt_sou_rooted(), or reached through a
+ * pointer into D scratch memory), for a write. */
 int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n);
 /* Emit: dst = the scalar of type t at addr; store v there. */
 void dt_sou_load_at(dt_cg_t *cx, int dst, int addr, const dt_type_t *t);

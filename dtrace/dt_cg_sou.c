@@ -126,6 +126,8 @@ static uint64_t scalar_size(dt_cg_t *cx, const dt_type_t *t)
 
 int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n)
 {
+	if (!dt_sou_rooted(n))
+		return dt_cg_scratch_lvalue(cx, n);
 	return sou_addr(cx, n, true);
 }
 
@@ -201,7 +203,7 @@ int dt_sou_assign(dt_cg_t *cx, dt_node_t *n)
 		return v;
 	}
 	dt_cg_convert(cx, v, n->r->type, t);
-	int d = sou_addr(cx, n->l, true);
+	int d = dt_sou_lvalue(cx, n->l);
 	dt_sou_store_at(cx, d, v, t);
 	dt_regs_give(cx, d);
 	return v;

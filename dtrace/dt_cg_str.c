@@ -158,25 +158,35 @@ static int cg_copyin(dt_cg_t *cx, dt_node_t *n)
 	return a;
 }
 
+/* D scratch memory (a copyin() or alloca() result) is the string
+ * temporaries of the mstate: addr, a plain address, becomes a pointer
+ * into them the verifier accepts (r9 plus an offset checked into
+ * [off_temps, off_this - size]), when size bytes there lie inside them;
+ * anything else faults as an invalid address, addr's.  Uses r0 and r5. */
+void dt_cg_scratch_ptr(dt_cg_t *cx, int addr, uint32_t size)
+{
+	uint32_t lo = cx->st->off_temps;
+
+	dt_cg_mst_offset(cx, DT_R0, addr);
+	dt_cg_fault_if(cx, BPF_JLT, DT_R0, (int32_t)lo, DT_FAULT_BADADDR,
+		       addr);
+	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)(cx->st->off_this - size),
+		       DT_FAULT_BADADDR, addr);
+	EMIT(DT_MOV64_REG(addr, DT_R9));
+	EMIT(DT_ALU64_REG(BPF_ADD, addr, DT_R0));
+}
+
 /* Copy size bytes at src (user memory, or D scratch memory) to dest,
- * which must be D scratch memory (a copyin() or alloca() result), that
- * is the string temporaries of the mstate, with room for size bytes
- * before their end; anything else faults with dest's address.  The
- * value is 0, the statement only matters for its effect. */
+ * which must be D scratch memory with room for size bytes.  The value
+ * is 0, the statement only matters for its effect. */
 static int copy_into(dt_cg_t *cx, dt_node_t *src, uint32_t size,
 		     dt_node_t *dest)
 {
-	uint32_t lo = cx->st->off_temps;
 	int a = dt_cg_expr(cx, src);
 	int d = dt_cg_expr(cx, dest);
 
-	/* r0 = d - mstate, checked into [off_temps, off_this - size] */
-	dt_cg_mst_offset(cx, DT_R0, d);
-	dt_cg_fault_if(cx, BPF_JLT, DT_R0, (int32_t)lo, DT_FAULT_BADADDR, d);
-	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)(cx->st->off_this - size),
-		       DT_FAULT_BADADDR, d);
-	EMIT(DT_MOV64_REG(DT_R1, DT_R9));
-	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	dt_cg_scratch_ptr(cx, d, size);
+	EMIT(DT_MOV64_REG(DT_R1, d));
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
 	EMIT(DT_MOV64_REG(DT_R3, a));
 	dt_cg_probe_read(cx, false);

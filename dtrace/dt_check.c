@@ -448,13 +448,37 @@ bool dt_sou_rooted(const dt_node_t *n)
 	return false;
 }
 
+/* Whether checked lvalue n is an object reached through a pointer (*p,
+ * p[i], p->m, and members and elements of those): a store there is
+ * allowed, and faults at run time unless it lies in D scratch memory
+ * (dt_cg_scratch_lvalue). */
+static bool through_pointer(const dt_node_t *n)
+{
+	if (n->kind == DT_N_UNARY)
+		return n->op == DT_OP_DEREF;
+	if (!n->lvalue || n->ident != NULL)
+		return false;
+	if (n->kind == DT_N_MEMBER)
+		return n->arrow || through_pointer(n->l);
+	if (n->kind == DT_N_INDEX)
+		return n->l->type->kind == DT_TK_PTR || through_pointer(n->l);
+	return false;
+}
+
+/* Whether checked lvalue n may be written: a part of a struct, union or
+ * array variable, or an object reached through a pointer. */
+static bool writable_part(const dt_node_t *n)
+{
+	return dt_sou_rooted(n) || through_pointer(n);
+}
+
 /* Check n->l, the operand of n (op: ++, --, +=...) that n reads and
  * writes, a member or element of such a variable: its type. */
 static dt_type_t *sou_operand(dt_check_t *cx, dt_node_t *n, const char *op)
 {
 	dt_type_t *t = dt_check_expr(cx, n->l);
 
-	if (!dt_sou_rooted(n->l))
+	if (!writable_part(n->l))
 		ERR(cx, D_OP_LVAL, n, "operator %s requires a modifiable "
 		    "lvalue as an operand", op);
 	if (t->kind == DT_TK_STRING || !dt_type_is_scalar(t))
@@ -468,11 +492,12 @@ static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
 {
 	dt_type_t *t = dt_check_expr(cx, n->l);
 
-	if (!dt_sou_rooted(n->l))
+	if (!writable_part(n->l))
 		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
 		    "lvalue as an operand");
 	if (t->kind == DT_TK_STRING || (!dt_type_is_scalar(t) &&
-					 !dt_sou_type(t)))
+					 (!dt_sou_type(t) ||
+					  !dt_sou_rooted(n->l))))
 		ERR(cx, D_OP_LVAL, n, "a member of type %s cannot be "
 		    "assigned", t->name);
 	if (!dt_check_assignable(t, n->r))
@@ -482,11 +507,13 @@ static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
 }
 
 /* Whether lvalue l is a member or an element of a value (s.x, a[i],
- * m[k].x, this->p[i]) rather than a variable. */
+ * m[k].x, this->p[i], *p) rather than a variable. */
 static bool member_lvalue(dt_check_t *cx, dt_node_t *l)
 {
 	dt_identkind_t kind;
 
+	if (l->kind == DT_N_UNARY)
+		return l->op == DT_OP_DEREF;
 	if (l->kind == DT_N_MEMBER)
 		return !var_member(l, &kind);
 	return l->kind == DT_N_INDEX &&
