@@ -314,12 +314,30 @@ bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
 		return false;
 	u->module = module_print_name(mod);
 	u->modbase = mod->lo;
+	u->mapstart = mod->lo;
+	for (int i = 0; i < mod->nranges; i++)
+		if (pc >= mod->ranges[i].start && pc < mod->ranges[i].end)
+			u->mapstart = mod->ranges[i].start;
 	if (sym != NULL) {
 		u->symbol = sym->name;
 		u->offset = off;
 		u->symaddr = pc - off;
 	}
 	return true;
+}
+
+/* -x noresolve: DTrace's module:0xoff, the offset from the start of the
+ * mapping that holds pc, or 0xPC without a module; no symbol is looked
+ * at. */
+static void format_unresolved(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
+			      char *buf, size_t len)
+{
+	dt_usymbol_t u;
+
+	if (!dt_lookup_upc(dtp, pid, pc, &u))
+		snprintf(buf, len, "0x%" PRIx64, pc);
+	else
+		snprintf(buf, len, "%s:0x%" PRIx64, u.module, pc - u.mapstart);
 }
 
 /* DTrace's forms: module`function+0xoff (no +0x0 at a function's start),
@@ -329,7 +347,9 @@ void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 {
 	dt_usymbol_t u;
 
-	if (!dt_lookup_upc(dtp, pid, pc, &u))
+	if (dtp->opt.noresolve)
+		format_unresolved(dtp, pid, pc, buf, len);
+	else if (!dt_lookup_upc(dtp, pid, pc, &u))
 		snprintf(buf, len, "0x%" PRIx64, pc);
 	else if (u.symbol == NULL)
 		snprintf(buf, len, "%s`0x%" PRIx64, u.module, pc);
@@ -357,7 +377,8 @@ void dt_format_usym(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 	pid_t pid;
 
 	dt_uaddr_rec(p, &pid, &pc);
-	if (rec->arg == DT_USYM_ADDR) {
+	if (rec->arg == DT_USYM_ADDR ||
+	    (dtp->opt.noresolve && rec->arg != DT_USYM_MOD)) {
 		dt_format_upc(dtp, pid, pc, buf, len);
 		return;
 	}

@@ -138,6 +138,7 @@ void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 typedef struct dt_usymbol {
 	const char *module;	/* the file name, as DTrace prints it */
 	uint64_t modbase;	/* the module's lowest address */
+	uint64_t mapstart;	/* start of the mapping that holds pc */
 	const char *symbol;	/* NULL when no symbol covers pc */
 	uint64_t symaddr;	/* the symbol's run-time address */
 	uint64_t offset;	/* pc - symaddr */

@@ -417,7 +417,12 @@ static int new_noted_files(dt_gate_t *g, int fd, const char *shown, int pid,
 	return nnew;
 }
 
-/* Hand the files of a held exec over; true when served in time. */
+/*
+ * Hand the files of a held exec over; true when served in time.  A late
+ * exec (the watchdog let it go: dtrace was stopped, or the bound passed)
+ * is not held and is not counted as held: the watchdog counted it, and
+ * however long the providers take to place its probes, nobody waits.
+ */
 static bool gate_hold(dt_gate_t *g, const gatewd_req_t *r, char **paths,
 		      int n, bool late)
 {
@@ -427,12 +432,14 @@ static bool gate_hold(dt_gate_t *g, const gatewd_req_t *r, char **paths,
 				r->deadline_ns);
 	uint64_t held = dt_now_ns() - t0;
 
-	g->nheld++;
-	g->hold_sum_ns += held;
-	if (held > g->hold_max_ns)
-		g->hold_max_ns = held;
-	if (!served)
-		g->ntimeouts++;
+	if (!late) {
+		g->nheld++;
+		g->hold_sum_ns += held;
+		if (held > g->hold_max_ns)
+			g->hold_max_ns = held;
+		if (!served)
+			g->ntimeouts++;
+	}
 	if (getenv("DTRACE_EXEC_DEBUG") != NULL)
 		fprintf(stderr, "dtrace: exec gate: pid %d: %d files with "
 			"notes, held %llu us%s\n", r->pid, n,

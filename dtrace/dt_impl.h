@@ -53,6 +53,7 @@ typedef struct dt_options {
 	bool errtags;		/* prefix compile errors with their tag */
 	bool aggsortkey, aggsortrev, aggpercpu;
 	bool rawbytes;
+	bool noresolve;		/* user addresses print as module:0xoffset */
 	bool temporal;		/* always so: one buffer */
 	bool cpp;		/* -C */
 	bool verbose;		/* -v */

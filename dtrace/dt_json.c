@@ -247,7 +247,7 @@ static void json_upc_fields(dtrace_hdl_t *dtp, FILE *out, pid_t pid,
 	if (dtp == NULL || !dt_lookup_upc(dtp, pid, pc, &u))
 		return;
 	json_key_str(out, "module", u.module);
-	if (u.symbol != NULL) {
+	if (u.symbol != NULL && !dtp->opt.noresolve) {
 		json_key_str(out, "symbol", u.symbol);
 		fprintf(out, ",\"offset\":%" PRIu64, u.offset);
 	}

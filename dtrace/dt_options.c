@@ -72,8 +72,7 @@ static const dt_optdesc_t options[] = {
 	{ "jstackstrsize", OPT_REFUSED, 0, "there is no jstack()" },
 	{ "libdir",	   OPT_SPECIAL, 0 },	/* -L */
 	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
-	{ "noresolve",	   OPT_REFUSED, 0, "user addresses always print as "
-	  "symbols where a module maps them" },
+	{ "noresolve",	   OPT_BOOL,   O(noresolve) },
 	{ "nspec",	   OPT_INT,    O(nspec) },
 	{ "oformat",	   OPT_SPECIAL, 0 },
 	{ "plugindir",	   OPT_SPECIAL, 0 },

@@ -80,7 +80,7 @@ for o in bufpolicy=fill bufpolicy=ring bufresize=auto; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 	has $o err "^dtrace: failed to set option -x $o: only "
 done
-for o in jstackframes=10 jstackstrsize=10 noresolve version=2.0 zone=global; do
+for o in jstackframes=10 jstackstrsize=10 version=2.0 zone=global; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 	has $o err "^dtrace: failed to set option -x ${o%=*}: not supported here: "
 done

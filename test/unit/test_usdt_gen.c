@@ -175,6 +175,27 @@ static void check_notes(const char *file, bool has_noargs)
 	free(n);
 }
 
+/*
+ * An application run without dtprobed (its socket a path that does not
+ * exist) says nothing and exits 0.  Its "enabled" line is left out: a
+ * session that traces myapp*:::query-start (another test running at the
+ * same time) raises the probe's semaphore in every process, this one's
+ * too, and app.c then says so.
+ */
+static void check_runs_quietly(const char *app_and_args)
+{
+	char cmd[8192];
+
+	snprintf(cmd, sizeof(cmd), "o=$(DTPROBED_SOCKET=%s/nosock %s 2>&1); "
+		 "r=$?; printf '%%s\\n' \"$o\" | grep -vx -e enabled -e ''; "
+		 "echo rc=$r", dir, app_and_args);
+	char *out = sh_out(cmd);
+	CHECK(strcmp(out, "rc=0\n") == 0);
+	if (strcmp(out, "rc=0\n") != 0)
+		fprintf(stderr, "%s said:\n%s", app_and_args, out);
+	free(out);
+}
+
 static void check_programs(void)
 {
 	static const char *const progs[] = {
@@ -185,18 +206,12 @@ static void check_programs(void)
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		check_notes(progs[i], true);
 		/* No dtprobed: runs, prints nothing, exit 0. */
-		snprintf(cmd, sizeof(cmd), "DTPROBED_SOCKET=%s/nosock %s/%s 3 "
-			 "2>&1; echo rc=$?", dir, dir, progs[i]);
-		out = sh_out(cmd);
-		CHECK(strcmp(out, "rc=0\n") == 0);
-		free(out);
+		snprintf(cmd, sizeof(cmd), "%s/%s 3", dir, progs[i]);
+		check_runs_quietly(cmd);
 	}
 	check_notes("lib.so", false);
-	snprintf(cmd, sizeof(cmd), "DTPROBED_SOCKET=%s/nosock %s/app 2 0 "
-		 "dlopen %s/lib.so 2>&1; echo rc=$?", dir, dir, dir);
-	out = sh_out(cmd);
-	CHECK(strcmp(out, "rc=0\n") == 0);
-	free(out);
+	snprintf(cmd, sizeof(cmd), "%s/app 2 0 dlopen %s/lib.so", dir, dir);
+	check_runs_quietly(cmd);
 	/* The non-PIE executable is ET_EXEC, the others ET_DYN. */
 	snprintf(cmd, sizeof(cmd), "readelf -h %s/app_nopie | grep -c EXEC",
 		 dir);
