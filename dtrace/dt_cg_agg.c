@@ -290,6 +290,15 @@ static uint32_t agg_valsize(dt_cg_t *cx, dt_node_t *call, dt_aggfunc_t f,
 	}
 }
 
+/* Whether the consumer aggregates this use of ad (keys, args) from a
+ * record: a ustack() key, or ustackdepth anywhere in it. */
+static bool use_by_consumer(const dt_aggdesc_t *ad, const dt_node_t *keys,
+			    const dt_node_t *args)
+{
+	return dt_cg_agg_by_consumer(ad) || dt_check_has_udepth(keys) ||
+	       dt_check_has_udepth(args);
+}
+
 /* The description of aggregation id, made at its first use n (which the
  * checker declared it by): its key and value layout, its map. */
 static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_ident_t *id, dt_node_t *n)
@@ -300,16 +309,12 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_ident_t *id, dt_node_t *n)
 	dt_aggfunc_t f = (dt_aggfunc_t)id->aggfunc;
 	uint32_t valsize = agg_valsize(cx, n->r, f, id->params); /* may fail */
 	uint32_t ksize = 0;
-	bool by_consumer = dt_check_has_udepth(keys) ||
-			   dt_check_has_udepth(n->r->args);
 
 	/* every check that can fail comes before the first allocation */
 	for (dt_node_t *k = keys; k != NULL; k = k->next) {
 		dt_recdesc_t rd;
 		key_desc(st, k, &rd);
 		ksize += key_slot(&rd);
-		if (rd.kind == DT_RK_USTACK)
-			by_consumer = true;
 	}
 	if (ksize + DT_AGG_KEYPREFIX > st->key_max)
 		ERR(cx, D_AGG_KEYS, agg, "the keys of @%s take %u bytes, more "
@@ -335,6 +340,7 @@ static dt_aggdesc_t *agg_new(dt_cg_t *cx, dt_ident_t *id, dt_node_t *n)
 		off += key_slot(rd);
 	}
 	ad->keysize = off ? off : 8;
+	bool by_consumer = use_by_consumer(ad, keys, n->r->args);
 	agg_map_layout(st, ad, keys, by_consumer);
 	if (!by_consumer)
 		agg_in_mstate(st, ad);
@@ -625,8 +631,7 @@ void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n)
 	int done = dt_as_label(cx->as);
 	int v = -1, w = -1;
 
-	if (dt_cg_agg_by_consumer(ad) || dt_check_has_udepth(keys) ||
-	    dt_check_has_udepth(call->args)) {
+	if (use_by_consumer(ad, keys, call->args)) {
 		/* the consumer writes the entry with its own key */
 		if (ad->kprobe != NULL)
 			agg_plain(cx->st, ad);
