@@ -685,13 +685,26 @@ static void act_ftruncate(dtrace_hdl_t *dtp)
 		rewind(dtp->out);
 }
 
+/* -x droptags: a drop message starts with DTrace's name of its kind. */
+static const char *drop_tag(const dtrace_hdl_t *dtp, const char *tag)
+{
+	static char buf[64];
+
+	if (!dtp->opt.droptags)
+		return "";
+	snprintf(buf, sizeof(buf), "[DTRACEDROP_%s] ", tag);
+	return buf;
+}
+
 static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
 			int cpu)
 {
+	bool principal = what[0] == '\0';
+
 	if (dtp->opt.json)
-		dt_json_drop(dtp, what[0] == '\0' ? "buffer" : "aggregation",
-			     cpu, n);
-	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
+		dt_json_drop(dtp, principal ? "buffer" : "aggregation", cpu, n);
+	fprintf(stderr, "dtrace: %s%" PRIu64 " %sdrop%s on CPU %d\n",
+		drop_tag(dtp, principal ? "PRINCIPAL" : "AGGREGATION"), n, what,
 		n == 1 ? "" : "s", cpu);
 }
 
@@ -1359,8 +1372,8 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 		n = c->spec_drops - c->spec_drops_seen;
 		if (dtp->opt.json)
 			dt_json_drop(dtp, "speculative", -1, n);
-		fprintf(stderr, "dtrace: %" PRIu64 " speculative drop%s\n", n,
-			n == 1 ? "" : "s");
+		fprintf(stderr, "dtrace: %s%" PRIu64 " speculative drop%s\n",
+			drop_tag(dtp, "SPEC"), n, n == 1 ? "" : "s");
 		c->spec_drops_seen = c->spec_drops;
 	}
 	/* the value is nspec + 1 slots; slot 0 counts the failures */
@@ -1373,8 +1386,9 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 	n = failed - c->spec_failed_seen;
 	if (dtp->opt.json)
 		dt_json_drop(dtp, "speculation", -1, n);
-	fprintf(stderr, "dtrace: %" PRIu64 " failed speculation%s (no "
-		"speculative buffer available)\n", n, n == 1 ? "" : "s");
+	fprintf(stderr, "dtrace: %s%" PRIu64 " failed speculation%s (no "
+		"speculative buffer available)\n", drop_tag(dtp, "SPECUNAVAIL"),
+		n, n == 1 ? "" : "s");
 	c->spec_failed_seen = failed;
 }
 
@@ -1418,8 +1432,9 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 	if (dyn > c->dyn_seen && dtp->opt.json)
 		dt_json_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
 	if (dyn > c->dyn_seen)
-		fprintf(stderr, "dtrace: %" PRIu64 " dynamic variable drop%s\n",
-			dyn - c->dyn_seen, dyn - c->dyn_seen == 1 ? "" : "s");
+		fprintf(stderr, "dtrace: %s%" PRIu64 " dynamic variable "
+			"drop%s\n", drop_tag(dtp, "DYNAMIC"), dyn - c->dyn_seen,
+			dyn - c->dyn_seen == 1 ? "" : "s");
 	c->dyn_seen = dyn;
 	free(ci);
 }

@@ -160,6 +160,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	for (int i = 0; i < dtp->opt.cpp_nargs; i++)
 		free((char *)dtp->opt.cpp_args[i]);
 	free(dtp->opt.cpp_args);
+	dt_opt_fini(&dtp->opt);
 	free(dtp->macro_argv);
 	if (dtp->out != stdout && dtp->out != NULL)
 		fclose(dtp->out);

@@ -1667,7 +1667,7 @@ void dt_parse(dt_pcb_t *pcb)
 	dt_lex_apply_attributes(pcb);
 	if (pcb->library)
 		return;		/* may be empty; $N are the program's */
-	if (pcb->prog->clauses == NULL && ndecls == 0)
+	if (pcb->prog->clauses == NULL && ndecls == 0 && !pcb->dtp->opt.empty)
 		dt_pcb_error(pcb, D_EMPTY, dt_lex_line(pcb),
 			     "empty D program translation unit");
 	dt_lex_check_argref(pcb);

@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dt_options.h"
 #include "dt_proc.h"
 
 #ifndef SYS_pidfd_open
@@ -153,12 +154,12 @@ static dt_proc_t *add_target(dtrace_hdl_t *dtp, pid_t pid, int pidfd,
 
 /* ---- -c ---------------------------------------------------------------- */
 
-static _Noreturn void child_exec(char **argv, int errfd)
+static _Noreturn void child_exec(char **argv, char **envp, int errfd)
 {
 	int err;
 
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, envp != NULL ? envp : environ);
 	err = errno;
 	if (write(errfd, &err, sizeof(err)) < 0)
 		_exit(127);
@@ -245,7 +246,7 @@ static void kill_and_reap(pid_t pid)
 
 /* Fork and exec argv under ptrace; returns the child's pid, or -1 with
  * *errp set to the exec's errno. */
-static pid_t spawn_traced(char **argv, int *errp)
+static pid_t spawn_traced(char **argv, char **envp, int *errp)
 {
 	int fds[2], err = 0;
 	pid_t pid;
@@ -264,7 +265,7 @@ static pid_t spawn_traced(char **argv, int *errp)
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_exec(argv, fds[1]);
+		child_exec(argv, envp, fds[1]);
 	}
 	close(fds[1]);
 	while ((n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
@@ -293,7 +294,11 @@ int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp)
 			     *cmd ? "unterminated quote" : "empty command");
 		return -1;
 	}
-	if ((pid = spawn_traced(argv, &err)) < 0) {
+	char **envp = dt_opt_proc_env(dtp);	/* -x setenv, unsetenv */
+
+	pid = spawn_traced(argv, envp, &err);
+	free(envp);
+	if (pid < 0) {
 		dt_set_error(dtp, "failed to execute %s: %s", argv[0],
 			     strerror(err));
 		dt_proc_argv_free(argv);

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: MIT
 # Options that DTrace scripts and users rely on: -f and -m name the
 # fields their option says, options may follow the macro arguments,
-# -x defaultargs / argref, stackframes and dynvarsize do what they say,
-# and DTrace's options that are not implemented here are refused by name
-# (never accepted and ignored).
+# -x defaultargs / argref, stackframes, dynvarsize, droptags, setenv,
+# cpphdrs, cppargs, syslibdir, empty and core do what they say, an option
+# of one value here refuses DTrace's other values by name, and DTrace's
+# options that are not implemented here are refused by name (never
+# accepted and ignored).
 set -u
 [ -x "$DTRACE" ] || exit 77
 fails=0
@@ -73,17 +75,76 @@ check stackframes 0 $?
 has dynvarsize out "^4 0$"
 has dynvarsize err "^dtrace: 1 dynamic variable drop$"
 
-# buffer policies: what the buffer does is accepted, the others refused
-"$DTRACE" -q -x bufpolicy=switch -x bufresize=manual -n 'BEGIN { exit(0); }' \
-	>out 2>err; check bufpolicy-switch 0 $?
-for o in bufpolicy=fill bufpolicy=ring bufresize=auto; do
-	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
-	has $o err "^dtrace: failed to set option -x $o: only "
+has dynvarsize err "^dtrace: 1 dynamic variable drop$"
+# droptags: a drop message starts with DTrace's name of its kind
+"$DTRACE" -q -x droptags -x dynvarsize=64 -n 'BEGIN { a[1] = 1; a[2] = 2;
+	a[3] = 3; a[4] = 4; a[5] = 5; exit(0); }' >out 2>err
+check droptags 0 $?
+has droptags err "^dtrace: \[DTRACEDROP_DYNAMIC\] 1 dynamic variable drop$"
+
+# options of one value here: that value is accepted, DTrace's others are
+# refused by name
+for o in bufresize=manual evaltime=preinit late=static linktype=elf; do
+	"$DTRACE" -q -x $o -n 'BEGIN { exit(0); }' >out 2>err; check $o 0 $?
 done
-for o in jstackframes=10 jstackstrsize=10 version=2.0 zone=global; do
+for o in bufresize=auto evaltime=exec evaltime=postinit evaltime=main \
+	 late=dynamic linktype=dof; do
+	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
+	has $o err "^dtrace: failed to set option -x $o: only ${o%=*}=[a-z]* is supported$"
+done
+"$DTRACE" -x evaltime=soon -n BEGIN >out 2>err; check evaltime-bad 1 $?
+has evaltime-bad err "Invalid value for specified option"
+# every option of DTrace's that is not implemented is refused by name
+for o in amin=x ctfpath=x ctypes=x debug debugassert disasm=x dtypes=x \
+	 encoding=utf8 grabanon iregs=8 jstackframes=10 jstackstrsize=10 \
+	 kdefs knodefs lazyload ldpath=/bin/ld linkmode=static lockmem=1m \
+	 maxframes=10 modpath=x pcapsize=1k pgmax=1 preallocate=1m pspec \
+	 scratchsize=1k stdc=a tree=1 tregs=8 udefs unodefs version=2.0 \
+	 zone=global cpu=0; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 	has $o err "^dtrace: failed to set option -x ${o%=*}: not supported here: "
 done
+# a name DTrace does not know either
+"$DTRACE" -x nosuchoption -n BEGIN >out 2>err; check unknown 1 $?
+has unknown err "^dtrace: failed to set option -x nosuchoption: Invalid option name$"
+# strip: -G objects never carry D source; a flag takes no value
+"$DTRACE" -q -x strip -n 'BEGIN { exit(0); }' >out 2>err; check strip 0 $?
+"$DTRACE" -x strip=1 -n BEGIN >out 2>err; check strip=1 1 $?
+
+# setenv and unsetenv: the environment of -c processes, in order
+FOO2=x "$DTRACE" -q -x setenv=FOO=bar -x setenv=FOO=baz -x unsetenv=FOO2 \
+	-c env -n 'BEGIN { }' >out 2>err; check setenv 0 $?
+[ "$(grep '^FOO' out)" = "FOO=baz" ] ||
+	{ echo "setenv:"; grep '^FOO' out; fails=$((fails + 1)); }
+for o in setenv=FOO unsetenv=FOO=1 setenv==1; do
+	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
+done
+
+# cpphdrs (-H) and cppargs: the preprocessor's own options
+printf '#include <errno.h>\nBEGIN { printf("%%d\\n", EINVAL + FOO); exit(0); }\n' \
+	>h.d
+"$DTRACE" -q -C -x cppargs='-DFOO=3 -DBAR' -x cpphdrs -s h.d >out 2>err
+check cpp-opts 0 $?
+has cpp-opts out "^25$"
+has cpp-opts err "^\. /usr/include/errno.h$"
+
+# syslibdir: the installed libraries' directory
+mkdir -p syslib && echo 'inline int syslib_answer = 42;' >syslib/a.d
+"$DTRACE" -q -x syslibdir=$PWD/syslib -n 'BEGIN { trace(syslib_answer);
+	exit(0); }' >out 2>err; check syslibdir 0 $?
+has syslibdir out "^42$"
+
+# empty: a program with nothing in it compiles
+: >empty.d
+"$DTRACE" -s empty.d -c true >out 2>err; check empty-off 1 $?
+has empty-off err "empty D program translation unit"
+"$DTRACE" -x empty -s empty.d -c true >out 2>err; check empty 0 $?
+
+# core: dtrace dumps core when it exits (none written: no core limit)
+(ulimit -H -c 0; exec "$DTRACE" -q -x core -n 'BEGIN { exit(0); }') \
+	>out 2>err; check core 134 $?
+has core err "^dtrace: forcing a core dump (-x core)$"
+
 # temporal: records are read in the order they were written
 "$DTRACE" -q -x temporal -n 'BEGIN { printf("a\n"); exit(0); }' >out 2>err
 check temporal 0 $?
