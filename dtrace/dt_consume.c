@@ -778,6 +778,10 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
 	int i;
 
+	/* ring: these ran when the record came (dt_consume_buf.c) */
+	if (dt_consumer_get(dtp)->ring_replay &&
+	    (act->kind == DT_ACT_AGGSAMPLE || act->kind == DT_ACT_EXIT))
+		return 0;
 	switch (act->kind) {
 	case DT_ACT_AGGSAMPLE:
 		return act_aggsample(dtp, act, data);
@@ -1272,6 +1276,8 @@ static int dt_consume_cb(void *ctx, void *data, size_t size)
 	struct dt_consumer *c = dt_consumer_get(dtp);
 	dt_rechdr_t hdr;
 
+	if (dt_bufpol_keep(dtp, data, size))
+		return 0;	/* ring: printed when tracing ends */
 	/* a bad record is reported and skipped: tracing goes on */
 	if (!dtp->opt.flowindent || dtp->opt.json || size < sizeof(hdr)) {
 		flush_held(dtp, NULL);
@@ -1297,6 +1303,8 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 		dt_set_error(dtp, "no output buffer");
 		return -1;
 	}
+	if (dt_bufpol_start(dtp) < 0)
+		return -1;
 	c->rb = ring_buffer__new(m->fd, dt_consume_cb, dtp, NULL);
 	if (c->rb == NULL) {
 		dt_set_error(dtp, "cannot open the output buffer: %s",
@@ -1321,6 +1329,7 @@ void dt_consume_fini(dtrace_hdl_t *dtp)
 	dt_agg_fini(dtp);
 	symprocs_free(c);
 	spec_fini(c);
+	dt_bufpol_fini(c);
 	free(c->held);
 	free(c->drops_seen);
 	free(c);
@@ -1356,7 +1365,7 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 
 bool dt_consume_done(dtrace_hdl_t *dtp)
 {
-	return dtp->cons != NULL && dtp->cons->done;
+	return dtp->cons != NULL && (dtp->cons->done || dt_bufpol_filled(dtp));
 }
 
 /* Speculative drops (records past specsize) and failed speculations
@@ -1448,6 +1457,8 @@ int dt_consume_final(dtrace_hdl_t *dtp)
 
 	if (dtp->out == NULL)
 		dtp->out = stdout;
+	dt_bufpol_replay(dtp, dt_consume_cb);
+	flush_held(dtp, NULL);
 	if (!dtp->opt.json)
 		fputc('\n', dtp->out);
 	err = dt_agg_print_all(dtp, dtp->out);

@@ -53,6 +53,8 @@ enum dt_state_slot {
 	DT_STATE_GENERIC,	/* non-zero once an overlay or an underlying
 				   probe changed while tracing: programs built
 				   for one overlay take the general path */
+	DT_STATE_FILL_ROOM,	/* bufpolicy=fill: bytes the records but
+				   END's may still take (dt_cg.c) */
 	DT_STATE_NSLOTS
 };
 

@@ -82,6 +82,19 @@ has dynvarsize err "^dtrace: 1 dynamic variable drop$"
 check droptags 0 $?
 has droptags err "^dtrace: \[DTRACEDROP_DYNAMIC\] 1 dynamic variable drop$"
 
+# bufpolicy=fill keeps END's records' room: when they do not fit (three
+# of 32 bytes in 64), tracing does not start (test/d/buf: fill and ring)
+"$DTRACE" -q -b 64 -x bufpolicy=fill -n 'END { printf("%d\n", 1); }
+	END { printf("%d\n", 2); } END { printf("%d\n", 3); }' >out 2>err
+check fill-end 1 $?
+has fill-end err "^dtrace: could not enable tracing: END enablings exceed size of principal buffer$"
+"$DTRACE" -q -b 96 -x bufpolicy=fill -n 'BEGIN { exit(0); }
+	END { printf("%d\n", 1); } END { printf("%d\n", 2); }
+	END { printf("%d\n", 3); }' >out 2>err
+check fill-end-fits 0 $?
+has fill-end-fits out "^3$"
+"$DTRACE" -x bufpolicy=wrap -n BEGIN >out 2>err; check bufpolicy-bad 1 $?
+
 # options of one value here: that value is accepted, DTrace's others are
 # refused by name
 for o in bufresize=manual evaltime=preinit late=static linktype=elf; do
