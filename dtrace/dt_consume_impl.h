@@ -116,6 +116,13 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
  * record's data. */
 void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
 		    const uint8_t *data);
+/* dt_print.c: the strings print() recorded for a struct's char *
+ * members, each given to fn with the member's path ("a.b") and the string
+ * record (up to n bytes, NUL-terminated when shorter). */
+typedef void dt_print_string_fn(void *arg, const char *path,
+				const uint8_t *s, size_t n);
+void dt_print_strings(const dt_actdesc_t *act, const uint8_t *data,
+		      dt_print_string_fn *fn, void *arg);
 /* The bytes a tracemem() or printm() record prints: its size, cut by
  * tracemem()'s third argument. */
 size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data);
