@@ -100,8 +100,10 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 				     (dt_errtag_t)dtp->desc_errtag :
 				     D_PDESC_INVAL, d->line, "%s", msg);
 		}
-		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list) {
-			/* -l says it as DTrace does */
+		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list &&
+		    !pcb->library) {
+			/* -l says it as DTrace does; a library's clause is
+			 * named by its file and line, below */
 			snprintf(dtp->errmsg, sizeof(dtp->errmsg), "failed to "
 				 "match %s:%s:%s:%s: No probe matches "
 				 "description", d->prv, d->mod, d->fun, d->prb);
