@@ -77,6 +77,8 @@ typedef struct dt_options {
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
 				   when assigned 0, there is nothing to clean */
 	int bufpolicy;		/* dt_bufpolicy_t */
+	bool evaltime_exec;	/* -c processes stop right after exec, not
+				   at their entry point (dt_proc.c) */
 	bool droptags;		/* drop messages start with their tag */
 	bool empty;		/* an empty program compiles */
 	const char *syslibdir;	/* the installed D libraries, else

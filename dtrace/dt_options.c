@@ -92,9 +92,7 @@ static const dt_optdesc_t options[] = {
 	{ "encoding",	   OPT_REFUSED, 0, "strings print as the bytes "
 	  "traced" },
 	{ "errtags",	   OPT_BOOL,   O(errtags) },
-	/* -c processes are stopped at their entry point: the libraries are
-	 * loaded and their initializers have not run (dt_proc.c) */
-	{ "evaltime",	   OPT_ONLY,   0, "preinit", "exec|postinit|main" },
+	{ "evaltime",	   OPT_SPECIAL, 0 },
 	{ "execgate",	   OPT_SPECIAL, 0 },
 	{ "flowindent",	   OPT_BOOL,   O(flowindent) },
 	{ "grabanon",	   OPT_REFUSED, 0, "there is no anonymous tracing" },
@@ -304,6 +302,28 @@ static int opt_only(dtrace_hdl_t *dtp, const dt_optdesc_t *d, const char *val)
 	return -1;
 }
 
+/*
+ * evaltime: where a -c process stops for its probes to be placed: right
+ * after its exec (only the program and the dynamic linker are mapped), or
+ * at its entry point (preinit: the libraries are loaded, their
+ * initializers have not run; dt_proc.c).  DTrace's postinit and main
+ * (after the initializers) are refused by name.
+ */
+static int opt_evaltime(dtrace_hdl_t *dtp, const char *val)
+{
+	if (val != NULL && (strcmp(val, "postinit") == 0 ||
+			    strcmp(val, "main") == 0)) {
+		dt_set_error(dtp, "failed to set option -x evaltime=%s: only "
+			     "evaltime=exec and evaltime=preinit are "
+			     "supported", val);
+		return -2;
+	}
+	if (val == NULL || (strcmp(val, "exec") && strcmp(val, "preinit")))
+		return -1;
+	dtp->opt.evaltime_exec = strcmp(val, "exec") == 0;
+	return 0;
+}
+
 /* bufpolicy: switch (a record that finds the buffer full is dropped and
  * counted), fill or ring: see dt_consume.c and dt_cg.c. */
 static int opt_bufpolicy(dtrace_hdl_t *dtp, const char *val)
@@ -421,6 +441,8 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 		return rc;
 	if (strcmp(name, "bufpolicy") == 0)
 		return opt_bufpolicy(dtp, val);
+	if (strcmp(name, "evaltime") == 0)
+		return opt_evaltime(dtp, val);
 	if (strcmp(name, "core") == 0)
 		return opt_core(val);
 	if (strcmp(name, "setenv") == 0 || strcmp(name, "unsetenv") == 0)
@@ -561,6 +583,8 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 		break;
 	case OPT_SPECIAL:
 		rc = opt_special(dtp, name, val);
+		if (rc == -2)
+			return -1;	/* the error says why */
 		break;
 	}
 	if (rc < 0) {

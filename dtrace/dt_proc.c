@@ -310,7 +310,9 @@ int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp)
 		goto fail;
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL);
-	if ((why = run_to_entry(pid, &status)) != NULL)
+	/* -x evaltime=exec: the probes are placed right after the exec */
+	if (!dtp->opt.evaltime_exec &&
+	    (why = run_to_entry(pid, &status)) != NULL)
 		goto fail;
 	dt_proc_argv_free(argv);
 	p = add_target(dtp, pid, pidfd_open(pid), true);

@@ -97,13 +97,32 @@ has fill-end-fits out "^3$"
 
 # options of one value here: that value is accepted, DTrace's others are
 # refused by name
-for o in bufresize=manual evaltime=preinit late=static linktype=elf; do
+for o in bufresize=manual late=static linktype=elf; do
 	"$DTRACE" -q -x $o -n 'BEGIN { exit(0); }' >out 2>err; check $o 0 $?
 done
-for o in bufresize=auto evaltime=exec evaltime=postinit evaltime=main \
-	 late=dynamic linktype=dof; do
+for o in bufresize=auto late=dynamic linktype=dof; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 	has $o err "^dtrace: failed to set option -x $o: only ${o%=*}=[a-z]* is supported$"
+done
+# evaltime: a -c process stops right after its exec (the dynamic linker
+# then runs traced) or at its entry point (preinit, the libraries loaded)
+T=$B/test/progs/typed
+for e in exec preinit; do
+	"$DTRACE" -q -x evaltime=$e -c "$T 1" -n '
+	    pid$target:ld-linux-x86-64.so.2:_dl_start:entry,
+	    pid$target:a.out:main:entry { printf("%s\n", probefunc); }' \
+	    >out 2>err; check evaltime=$e 0 $?
+	has evaltime=$e out "^main$"
+	if [ $e = exec ]; then
+		has evaltime=exec out "^_dl_start$"
+	elif grep -q _dl_start out; then
+		echo "evaltime=preinit: the loader ran traced"
+		fails=$((fails + 1))
+	fi
+done
+for o in evaltime=postinit evaltime=main; do
+	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
+	has $o err "^dtrace: failed to set option -x $o: only evaltime=exec and evaltime=preinit are supported$"
 done
 "$DTRACE" -x evaltime=soon -n BEGIN >out 2>err; check evaltime-bad 1 $?
 has evaltime-bad err "Invalid value for specified option"
