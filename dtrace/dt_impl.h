@@ -84,7 +84,8 @@ typedef struct dt_options {
 	const char *syslibdir;	/* the installed D libraries, else
 				   DT_LIBRARYDIR */
 	char **env_edits;	/* -x setenv (NAME=VALUE), unsetenv (NAME),
-				   in order: the -c processes' environment */
+				   in order: the -c processes' environment
+				   (dt_proc.c) */
 	int nenv_edits;
 } dt_options_t;
 

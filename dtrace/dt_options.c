@@ -373,7 +373,7 @@ static int opt_core(const char *val)
 }
 
 /* setenv=NAME=VALUE and unsetenv=NAME: the environment of the processes
- * -c starts (dt_opt_proc_env()). */
+ * -c starts (dt_proc.c). */
 static int opt_env(dtrace_hdl_t *dtp, const char *name, const char *val)
 {
 	bool set = name[0] == 's';	/* setenv, else unsetenv */
@@ -602,47 +602,6 @@ void dt_opt_fini(dt_options_t *o)
 	for (int i = 0; i < o->nenv_edits; i++)
 		free(o->env_edits[i]);
 	free(o->env_edits);
-}
-
-/* Whether environment entry e ("NAME=VALUE") is variable name (up to its
- * '=' or its end). */
-static bool env_is(const char *e, const char *name)
-{
-	size_t n = strcspn(name, "=");
-
-	return strncmp(e, name, n) == 0 && e[n] == '=';
-}
-
-char **dt_opt_proc_env(const dtrace_hdl_t *dtp)
-{
-	const dt_options_t *o = &dtp->opt;
-	size_t n = 0, max;
-	char **env;
-
-	if (o->nenv_edits == 0)
-		return NULL;
-	while (environ[n] != NULL)
-		n++;
-	max = n + (size_t)o->nenv_edits + 1;
-	env = dt_zalloc(max * sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		env[i] = environ[i];
-	for (int k = 0; k < o->nenv_edits; k++) {
-		const char *e = o->env_edits[k];
-		size_t j = 0;
-
-		while (j < n && !env_is(env[j], e))
-			j++;
-		if (strchr(e, '=') != NULL) {	/* setenv */
-			env[j] = (char *)e;
-			n += j == n;
-		} else if (j < n) {		/* unsetenv */
-			memmove(&env[j], &env[j + 1], (n - j) * sizeof(char *));
-			n--;
-		}
-	}
-	env[n] = NULL;
-	return env;
 }
 
 /* "name=value" or "name" as given to -x. */

@@ -10,10 +10,6 @@
 void dt_opt_defaults(dt_options_t *o);
 /* Free what the options hold that dt_main.c does not. */
 void dt_opt_fini(dt_options_t *o);
-/* The environment of a process -c starts: NULL when -x setenv and unsetenv
- * changed nothing, else a new NULL-terminated array (free the array alone:
- * its strings are the options' and environ's). */
-char **dt_opt_proc_env(const dtrace_hdl_t *dtp);
 /* Set one option; val NULL when none was given.  0, or -1 with the error
  * set ("failed to set option -x name: ..."). */
 int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val);

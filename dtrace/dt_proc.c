@@ -31,7 +31,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "dt_options.h"
 #include "dt_proc.h"
 
 #ifndef SYS_pidfd_open
@@ -153,6 +152,51 @@ static dt_proc_t *add_target(dtrace_hdl_t *dtp, pid_t pid, int pidfd,
 }
 
 /* ---- -c ---------------------------------------------------------------- */
+
+/* Whether environment entry e ("NAME=VALUE") is variable name (up to its
+ * '=' or its end). */
+static bool env_is(const char *e, const char *name)
+{
+	size_t n = strcspn(name, "=");
+
+	return strncmp(e, name, n) == 0 && e[n] == '=';
+}
+
+/* The environment of a process -c starts: NULL when -x setenv and unsetenv
+ * (dtp->opt.env_edits, in order) changed nothing, else a new
+ * NULL-terminated array (free the array alone: its strings are the
+ * options' and environ's). */
+static char **proc_env(const dtrace_hdl_t *dtp)
+{
+	const dt_options_t *o = &dtp->opt;
+	size_t n = 0, max;
+	char **env;
+
+	if (o->nenv_edits == 0)
+		return NULL;
+	while (environ[n] != NULL)
+		n++;
+	max = n + (size_t)o->nenv_edits + 1;
+	env = dt_zalloc(max * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		env[i] = environ[i];
+	for (int k = 0; k < o->nenv_edits; k++) {
+		const char *e = o->env_edits[k];
+		size_t j = 0;
+
+		while (j < n && !env_is(env[j], e))
+			j++;
+		if (strchr(e, '=') != NULL) {	/* setenv */
+			env[j] = (char *)e;
+			n += j == n;
+		} else if (j < n) {		/* unsetenv */
+			memmove(&env[j], &env[j + 1], (n - j) * sizeof(char *));
+			n--;
+		}
+	}
+	env[n] = NULL;
+	return env;
+}
 
 static _Noreturn void child_exec(char **argv, char **envp, int errfd)
 {
@@ -294,7 +338,7 @@ int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp)
 			     *cmd ? "unterminated quote" : "empty command");
 		return -1;
 	}
-	char **envp = dt_opt_proc_env(dtp);	/* -x setenv, unsetenv */
+	char **envp = proc_env(dtp);	/* -x setenv, unsetenv */
 
 	pid = spawn_traced(argv, envp, &err);
 	free(envp);
