@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bufpolicy=fill: the records take the buffer's room once.  Each record
  * here takes 32 bytes (16 of header, 8 of data, 8 of the ring buffer's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bufpolicy=ring: the most recent records, 1k of them (32 bytes each:
  * header, data and the ring buffer's own header), print when tracing
