@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Options that DTrace scripts and users rely on: -f and -m name the
 # fields their option says, options may follow the macro arguments,
-# -x defaultargs / argref, stackframes and dynvarsize do what they say,
-# and anonymous tracing is refused by name (DTrace's other options:
-# options_dtrace.sh).
+# -x defaultargs / argref, stackframes, dynvarsize and strip do what they
+# say, an option of one value here (bufresize, late, linktype) refuses
+# DTrace's others by name, and anonymous tracing is refused by name
+# (DTrace's other options: options_dtrace.sh, options_refused.sh).
 set -u
 [ -x "$DTRACE" ] || exit 77
 fails=0
@@ -56,7 +57,19 @@ check stackframes 0 $?
 has dynvarsize out "^4 0$"
 has dynvarsize err "^dtrace: 1 dynamic variable drop$"
 
-has dynvarsize err "^dtrace: 1 dynamic variable drop$"
+# options of one value here: that value is accepted, DTrace's others are
+# refused by name (bufpolicy: the three work, test/d/buf)
+for o in bufresize=manual late=static linktype=elf bufpolicy=switch; do
+	"$DTRACE" -q -x $o -n 'BEGIN { exit(0); }' >out 2>err; check $o 0 $?
+done
+for o in bufresize=auto late=dynamic linktype=dof; do
+	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
+	has $o err "^dtrace: failed to set option -x $o: only ${o%=*}=[a-z]* is supported$"
+done
+# strip: -G objects never carry D source; a flag takes no value
+"$DTRACE" -q -x strip -n 'BEGIN { exit(0); }' >out 2>err; check strip 0 $?
+"$DTRACE" -x strip=1 -n BEGIN >out 2>err; check strip=1 1 $?
+
 # temporal: records are read in the order they were written
 "$DTRACE" -q -x temporal -n 'BEGIN { printf("a\n"); exit(0); }' >out 2>err
 check temporal 0 $?

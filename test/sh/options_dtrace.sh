@@ -1,11 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Every option DTrace has is known by name: droptags, setenv/unsetenv,
-# cpphdrs, cppargs, syslibdir, empty, core, evaltime and bufpolicy=fill's
-# END room do what they say; an option of one value here refuses DTrace's
-# other values by name, and DTrace's options that are not implemented
-# here are refused by name with the reason (never accepted and ignored,
-# nor refused as unknown).
+# DTrace's options droptags, setenv/unsetenv, cpphdrs, cppargs,
+# syslibdir, empty, core, evaltime and bufpolicy=fill's END room do what
+# they say (the others: options_refused.sh).
 set -u
 [ -x "$DTRACE" ] || exit 77
 fails=0
@@ -31,15 +28,6 @@ check fill-end-fits 0 $?
 has fill-end-fits out "^3$"
 "$DTRACE" -x bufpolicy=wrap -n BEGIN >out 2>err; check bufpolicy-bad 1 $?
 
-# options of one value here: that value is accepted, DTrace's others are
-# refused by name
-for o in bufresize=manual late=static linktype=elf; do
-	"$DTRACE" -q -x $o -n 'BEGIN { exit(0); }' >out 2>err; check $o 0 $?
-done
-for o in bufresize=auto late=dynamic linktype=dof; do
-	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
-	has $o err "^dtrace: failed to set option -x $o: only ${o%=*}=[a-z]* is supported$"
-done
 # evaltime: a -c process stops right after its exec (the dynamic linker
 # then runs traced) or at its entry point (preinit, the libraries loaded)
 T=$B/test/progs/typed
@@ -62,23 +50,6 @@ for o in evaltime=postinit evaltime=main; do
 done
 "$DTRACE" -x evaltime=soon -n BEGIN >out 2>err; check evaltime-bad 1 $?
 has evaltime-bad err "Invalid value for specified option"
-# every option of DTrace's that is not implemented is refused by name
-for o in amin=x ctfpath=x ctypes=x debug debugassert disasm=x dtypes=x \
-	 encoding=utf8 grabanon iregs=8 jstackframes=10 jstackstrsize=10 \
-	 kdefs knodefs lazyload ldpath=/bin/ld linkmode=static lockmem=1m \
-	 maxframes=10 modpath=x pcapsize=1k pgmax=1 preallocate=1m pspec \
-	 scratchsize=1k stdc=a tree=1 tregs=8 udefs unodefs version=2.0 \
-	 zone=global cpu=0; do
-	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
-	has $o err "^dtrace: failed to set option -x ${o%=*}: not supported here: "
-done
-# a name DTrace does not know either
-"$DTRACE" -x nosuchoption -n BEGIN >out 2>err; check unknown 1 $?
-has unknown err "^dtrace: failed to set option -x nosuchoption: Invalid option name$"
-# strip: -G objects never carry D source; a flag takes no value
-"$DTRACE" -q -x strip -n 'BEGIN { exit(0); }' >out 2>err; check strip 0 $?
-"$DTRACE" -x strip=1 -n BEGIN >out 2>err; check strip=1 1 $?
-
 # setenv and unsetenv: the environment of -c processes, in order
 FOO2=x "$DTRACE" -q -x setenv=FOO=bar -x setenv=FOO=baz -x unsetenv=FOO2 \
 	-c env -n 'BEGIN { }' >out 2>err; check setenv 0 $?
