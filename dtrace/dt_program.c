@@ -1247,10 +1247,81 @@ static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as,
 }
 
 /*
+ * The ERROR clauses, called from the error handler (r6 context, r7 mstate)
+ * with DTrace's ERROR arguments: arg1 EPID, arg2 action, arg3 pc, arg4
+ * fault, arg5 address.  The firing goes on with its later clauses after
+ * them, so what they overwrite is put back: arg0..arg5 (kept in the
+ * mstate's err_argv), and the probe, clause and enabled probe ids (on the
+ * handler's stack, below its record at fp-48).
+ */
+static void emit_error_clauses(dtrace_hdl_t *dtp, dt_as_t *as,
+			       const int *clause_labels)
+{
+	static const struct { int from, size; } args[] = {
+		{ -1, 0 },
+		{ OFF(dtrace_mstate_t, clause), BPF_W },
+		{ OFF(dt_mstate_t, fault_action), BPF_W },
+		{ OFF(dt_mstate_t, fault_pc), BPF_W },
+		{ OFF(dt_mstate_t, fault), BPF_W },
+		{ OFF(dt_mstate_t, fault_addr), BPF_DW },
+	};
+	const int nargs = (int)(sizeof(args) / sizeof(args[0]));
+	const int ids = -56, epid = -64;
+	dtrace_probe_t *ep = dtp->error_probe;
+
+	_Static_assert(OFF(dtrace_mstate_t, clause) ==
+		       OFF(dtrace_mstate_t, prid) + 4 &&
+		       OFF(dtrace_mstate_t, prid) % 8 == 0,
+		       "prid and clause are saved as one word");
+	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, OFF(dtrace_mstate_t, prid)));
+	EMIT(as, DT_STORE(BPF_DW, DT_FP, ids, DT_R1));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, epid)));
+	EMIT(as, DT_STORE(BPF_W, DT_FP, epid, DT_R1));
+	for (int i = 0; i < nargs; i++) {
+		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, DTRACE_MSTATE_ARG(i)));
+		EMIT(as, DT_STORE(BPF_DW, DT_R7,
+				  OFF(dt_mstate_t, err_argv) + 8 * i, DT_R1));
+	}
+	for (int i = 0; i < nargs; i++) {
+		if (args[i].from < 0) {
+			EMIT(as, DT_MOV64_IMM(DT_R1, 0));
+		} else {
+			EMIT(as, DT_LOAD(args[i].size, DT_R1, DT_R7,
+					 args[i].from));
+		}
+		if (i == 1)	/* EPID: clause + 1 */
+			EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
+		EMIT(as, DT_STORE(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), DT_R1));
+	}
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid),
+			      (int32_t)ep->id));
+	for (int c = 0; c < dtp->nclauses; c++) {
+		if (!dt_cs_has(&ep->clauses, c))
+			continue;
+		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
+				      OFF(dtrace_mstate_t, clause), c));
+		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, epid),
+				      c + 1));
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+		EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+		dt_as_call(as, clause_labels[c]);
+	}
+	for (int i = 0; i < nargs; i++) {
+		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7,
+				 OFF(dt_mstate_t, err_argv) + 8 * i));
+		EMIT(as, DT_STORE(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), DT_R1));
+	}
+	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_FP, ids));
+	EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, prid), DT_R1));
+	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_FP, epid));
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dt_mstate_t, epid), DT_R1));
+}
+
+/*
  * The error handler: error(ctx, mst).  Counts the fault, writes an error
  * record (header + dt_errrec_t staged on its stack) and runs the clauses
- * enabled on dtrace:::ERROR with DTrace's ERROR arguments; a fault inside
- * an ERROR clause is dropped rather than recursing.
+ * enabled on dtrace:::ERROR (emit_error_clauses()); a fault inside an
+ * ERROR clause is dropped rather than recursing.
  */
 static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 			       const int *clause_labels)
@@ -1309,43 +1380,8 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 			 DT_R1));
 	dt_as_place(as, sent);
 
-	if (ep != NULL && !dt_cs_empty(&ep->clauses)) {
-		/* ERROR's arguments: arg1 EPID, arg2 action, arg3 pc,
-		 * arg4 fault, arg5 address.  The firing's own arguments are
-		 * no longer needed: its clause has faulted. */
-		static const struct { int from, size; } args[] = {
-			{ -1, 0 },
-			{ OFF(dtrace_mstate_t, clause), BPF_W },
-			{ OFF(dt_mstate_t, fault_action), BPF_W },
-			{ OFF(dt_mstate_t, fault_pc), BPF_W },
-			{ OFF(dt_mstate_t, fault), BPF_W },
-			{ OFF(dt_mstate_t, fault_addr), BPF_DW },
-		};
-		for (int i = 0; i < 6; i++) {
-			if (args[i].from < 0) {
-				EMIT(as, DT_MOV64_IMM(DT_R1, 0));
-			} else {
-				EMIT(as, DT_LOAD(args[i].size, DT_R1, DT_R7,
-						 args[i].from));
-			}
-			if (i == 1)	/* EPID: clause + 1 */
-				EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
-			EMIT(as, DT_STORE(BPF_DW, DT_R7,
-				 OFF(dtrace_mstate_t, argv) + 8 * i,
-				 DT_R1));
-		}
-		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
-			 OFF(dtrace_mstate_t, prid), (int32_t)ep->id));
-		for (int c = 0; c < dtp->nclauses; c++) {
-			if (!dt_cs_has(&ep->clauses, c))
-				continue;
-			EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
-				 OFF(dtrace_mstate_t, clause), c));
-			EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
-			EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
-			dt_as_call(as, clause_labels[c]);
-		}
-	}
+	if (ep != NULL && !dt_cs_empty(&ep->clauses))
+		emit_error_clauses(dtp, as, clause_labels);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
 }
