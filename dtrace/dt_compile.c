@@ -101,12 +101,12 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 				     D_PDESC_INVAL, d->line, "%s", msg);
 		}
 		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list) {
-			/* -l says it as DTrace does */
-			snprintf(dtp->errmsg, sizeof(dtp->errmsg), "failed to "
-				 "match %s:%s:%s:%s: No probe matches "
-				 "description", d->prv, d->mod, d->fun, d->prb);
-			dtp->errtag = D_PDESC_ZERO;
-			longjmp(pcb->jb, 1);
+			/* -l says it as DTrace does, and goes on listing
+			 * the other descriptions: not an error */
+			dt_warn(dtp, "failed to match %s:%s:%s:%s: No probe "
+				"matches description", d->prv, d->mod, d->fun,
+				d->prb);
+			continue;
 		}
 		if (n == 0 && !dtp->opt.zdefs)
 			dt_pcb_error(pcb, D_PDESC_ZERO, d->line,

@@ -756,6 +756,7 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 			return E_USAGE;
 		}
 		dtp->opt.list = true;	/* compile without matching probes */
+		dtp->opt.zdefs = true;	/* -h and -G imply -Z, as in DTrace */
 		return compile_specs(dtp, cmd, true) < 0 ? E_ERROR : E_SUCCESS;
 	}
 	if (cmd->nspecs == 0 && !dtp->opt.list) {

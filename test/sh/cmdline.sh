@@ -12,6 +12,12 @@ check() {
 		fails=$((fails + 1))
 	fi
 }
+lines() {	# NAME FILE N: FILE has N lines
+	if [ "$(wc -l <"$2")" != "$3" ]; then
+		echo "$1: $3 lines expected in:"; sed 's/^/    /' "$2" | head -20
+		fails=$((fails + 1))
+	fi
+}
 has() {
 	if ! grep -q -- "$3" "$2"; then
 		echo "$1: '$3' not found in:"; sed 's/^/    /' "$2" | head -20
@@ -40,10 +46,17 @@ has list out "^   ID   PROVIDER            MODULE                          FUNCT
 has list out "^    1     dtrace                                                     BEGIN$"
 has list out "^    3     dtrace                                                     ERROR$"
 # -l with a description that matches nothing: the header, then DTrace's
-# message, status 1
-"$DTRACE" -l -n 'nosuch:::' >out 2>err; check list-none 1 $?
+# message; the other descriptions are listed, and it is no error (DTrace's
+# list_stmt() reports it with error(), which leaves the status 0)
+"$DTRACE" -l -n 'nosuch:::' >out 2>err; check list-none 0 $?
 has list-none out "^   ID   PROVIDER            MODULE                          FUNCTION NAME$"
 has list-none err "^dtrace: failed to match nosuch:::: No probe matches description$"
+lines list-none out 1
+"$DTRACE" -l -n 'dtrace:::END' -n 'nosuch:::' >out 2>err
+check list-some 0 $?
+has list-some out "^    2     dtrace                                                     END$"
+has list-some err "^dtrace: failed to match nosuch:::: No probe matches description$"
+lines list-some out 2
 
 # -i: a probe by its id; -e: compile only
 "$DTRACE" -q -i '1 { printf("one\n"); exit(0); }' >out 2>err; check probe-id 0 $?
