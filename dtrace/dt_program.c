@@ -999,13 +999,28 @@ static void emit_overlay_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out,
 	EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
 }
 
-/* Whether clause c can call exit(). */
-static bool clause_exits(dtrace_hdl_t *dtp, int c)
+/* Whether clause c calls exit() itself. */
+static bool clause_calls_exit(dtrace_hdl_t *dtp, int c)
 {
 	const dt_compiled_clause_t *cc = dtp->clauses[c];
 
 	for (int i = 0; cc != NULL && i < cc->nacts; i++)
 		if (cc->acts[i].kind == DT_ACT_EXIT)
+			return true;
+	return false;
+}
+
+/* Whether the firing may have exited once clause c returns: c calls exit(),
+ * or an ERROR clause does, which runs when c faults (and then, as in
+ * DTrace, the later clauses of the firing do not run). */
+static bool clause_exits(dtrace_hdl_t *dtp, int c)
+{
+	const dtrace_probe_t *ep = dtp->error_probe;
+
+	if (clause_calls_exit(dtp, c))
+		return true;
+	for (int e = 0; ep != NULL && e < dtp->nclauses; e++)
+		if (dt_cs_has(&ep->clauses, e) && clause_calls_exit(dtp, e))
 			return true;
 	return false;
 }
