@@ -57,6 +57,14 @@ check list-some 0 $?
 has list-some out "^    2     dtrace                                                     END$"
 has list-some err "^dtrace: failed to match nosuch:::: No probe matches description$"
 lines list-some out 2
+# each description in turn, as DTrace's list_stmt(): a probe matched twice
+# is listed twice
+"$DTRACE" -l -n 'dtrace:::END' -n 'dtrace:::BEGIN' -n 'dtrace:::' >out 2>err
+check list-order 0 $?
+if [ "$(awk 'NR > 1 { printf "%s ", $NF }' out)" != "END BEGIN BEGIN END ERROR " ]; then
+	echo "list-order: the probes in the order of the descriptions expected:"
+	cat out; fails=$((fails + 1))
+fi
 
 # -i: a probe by its id; -e: compile only
 "$DTRACE" -q -i '1 { printf("one\n"); exit(0); }' >out 2>err; check probe-id 0 $?
