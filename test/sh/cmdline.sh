@@ -71,6 +71,13 @@ fi
 has probe-id out "^one$"
 "$DTRACE" -e -n 'BEGIN { x = 1; }' >out 2>err; check compile-only 0 $?
 has compile-only err "description 'BEGIN ' matched 1 probe"
+# "matched N probes" sums what each clause's description matched, as
+# DTrace's count of enabled probes does (its countdown.d: 3 probes)
+printf 'BEGIN { i = 1; }\ntick-10ms /i > 0/ { i--; }\ntick-10ms /i == 0/ { exit(0); }\n' >countdown.d
+"$DTRACE" -e -s countdown.d >out 2>err; check matched-sum 0 $?
+has matched-sum err "^dtrace: script 'countdown.d' matched 3 probes$"
+"$DTRACE" -e -n 'BEGIN, END { x = 1; }' >out 2>err; check matched-two 0 $?
+has matched-two err "^dtrace: description 'BEGIN, END ' matched 2 probes$"
 
 # -o: output to a file; -P: a provider
 "$DTRACE" -q -o trace.txt -P dtrace'{ printf("%s\n", probename); }' \
