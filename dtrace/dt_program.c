@@ -1261,16 +1261,50 @@ static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as,
 	dt_as_place(as, done);
 }
 
-/*
- * The ERROR clauses, called from the error handler (r6 context, r7 mstate)
- * with DTrace's ERROR arguments: arg1 EPID, arg2 action, arg3 pc, arg4
- * fault, arg5 address.  The firing goes on with its later clauses after
- * them, so what they overwrite is put back: arg0..arg5 (kept in the
- * mstate's err_argv), and the probe, clause and enabled probe ids (on the
- * handler's stack, below its record at fp-48).
- */
-static void emit_error_clauses(dtrace_hdl_t *dtp, dt_as_t *as,
-			       const int *clause_labels)
+/* The error handler's stack slots, below its record at fp-48, where the
+ * firing's probe and clause ids (one word) and enabled probe id wait while
+ * the ERROR clauses run. */
+#define ERR_SAVED_IDS	(-56)
+#define ERR_SAVED_EPID	(-64)
+
+/* Keep what the ERROR clauses overwrite of the firing, or with restore
+ * put it back: arg0..arg5 (kept in the mstate's err_argv), and the probe,
+ * clause and enabled probe ids (on the handler's stack).  r7: mstate. */
+static void emit_error_firing_keep(dt_as_t *as, bool restore)
+{
+	static const struct { int mst, size, fp; } ids[] = {
+		{ OFF(dtrace_mstate_t, prid), BPF_DW, ERR_SAVED_IDS },
+		{ OFF(dt_mstate_t, epid), BPF_W, ERR_SAVED_EPID },
+	};
+
+	_Static_assert(OFF(dtrace_mstate_t, clause) ==
+		       OFF(dtrace_mstate_t, prid) + 4 &&
+		       OFF(dtrace_mstate_t, prid) % 8 == 0,
+		       "prid and clause are kept as one word");
+	for (int i = 0; i < 6; i++) {
+		int arg = DTRACE_MSTATE_ARG(i);
+		int kept = OFF(dt_mstate_t, err_argv) + 8 * i;
+
+		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, restore ? kept : arg));
+		EMIT(as, DT_STORE(BPF_DW, DT_R7, restore ? arg : kept, DT_R1));
+	}
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (restore) {
+			EMIT(as, DT_LOAD(ids[i].size, DT_R1, DT_FP, ids[i].fp));
+			EMIT(as, DT_STORE(ids[i].size, DT_R7, ids[i].mst,
+					  DT_R1));
+		} else {
+			EMIT(as, DT_LOAD(ids[i].size, DT_R1, DT_R7,
+					 ids[i].mst));
+			EMIT(as, DT_STORE(ids[i].size, DT_FP, ids[i].fp,
+					  DT_R1));
+		}
+	}
+}
+
+/* DTrace's ERROR arguments in arg0..arg5: arg1 EPID, arg2 action, arg3
+ * pc, arg4 fault, arg5 address (arg0 is 0).  r7: mstate. */
+static void emit_error_args(dt_as_t *as)
 {
 	static const struct { int from, size; } args[] = {
 		{ -1, 0 },
@@ -1280,24 +1314,8 @@ static void emit_error_clauses(dtrace_hdl_t *dtp, dt_as_t *as,
 		{ OFF(dt_mstate_t, fault), BPF_W },
 		{ OFF(dt_mstate_t, fault_addr), BPF_DW },
 	};
-	const int nargs = (int)(sizeof(args) / sizeof(args[0]));
-	const int ids = -56, epid = -64;
-	dtrace_probe_t *ep = dtp->error_probe;
 
-	_Static_assert(OFF(dtrace_mstate_t, clause) ==
-		       OFF(dtrace_mstate_t, prid) + 4 &&
-		       OFF(dtrace_mstate_t, prid) % 8 == 0,
-		       "prid and clause are saved as one word");
-	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, OFF(dtrace_mstate_t, prid)));
-	EMIT(as, DT_STORE(BPF_DW, DT_FP, ids, DT_R1));
-	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_R7, OFF(dt_mstate_t, epid)));
-	EMIT(as, DT_STORE(BPF_W, DT_FP, epid, DT_R1));
-	for (int i = 0; i < nargs; i++) {
-		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, DTRACE_MSTATE_ARG(i)));
-		EMIT(as, DT_STORE(BPF_DW, DT_R7,
-				  OFF(dt_mstate_t, err_argv) + 8 * i, DT_R1));
-	}
-	for (int i = 0; i < nargs; i++) {
+	for (int i = 0; i < 6; i++) {
 		if (args[i].from < 0) {
 			EMIT(as, DT_MOV64_IMM(DT_R1, 0));
 		} else {
@@ -1308,6 +1326,20 @@ static void emit_error_clauses(dtrace_hdl_t *dtp, dt_as_t *as,
 			EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
 		EMIT(as, DT_STORE(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), DT_R1));
 	}
+}
+
+/*
+ * The ERROR clauses, called from the error handler (r6 context, r7 mstate)
+ * as the firing of dtrace:::ERROR.  The faulting firing goes on with its
+ * later clauses after them, so what they overwrite is put back.
+ */
+static void emit_error_clauses(dtrace_hdl_t *dtp, dt_as_t *as,
+			       const int *clause_labels)
+{
+	dtrace_probe_t *ep = dtp->error_probe;
+
+	emit_error_firing_keep(as, false);
+	emit_error_args(as);
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid),
 			      (int32_t)ep->id));
 	for (int c = 0; c < dtp->nclauses; c++) {
@@ -1321,15 +1353,7 @@ static void emit_error_clauses(dtrace_hdl_t *dtp, dt_as_t *as,
 		EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
 		dt_as_call(as, clause_labels[c]);
 	}
-	for (int i = 0; i < nargs; i++) {
-		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7,
-				 OFF(dt_mstate_t, err_argv) + 8 * i));
-		EMIT(as, DT_STORE(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), DT_R1));
-	}
-	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_FP, ids));
-	EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, prid), DT_R1));
-	EMIT(as, DT_LOAD(BPF_W, DT_R1, DT_FP, epid));
-	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dt_mstate_t, epid), DT_R1));
+	emit_error_firing_keep(as, true);
 }
 
 /*
