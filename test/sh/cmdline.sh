@@ -12,12 +12,6 @@ check() {
 		fails=$((fails + 1))
 	fi
 }
-lines() {	# NAME FILE N: FILE has N lines
-	if [ "$(wc -l <"$2")" != "$3" ]; then
-		echo "$1: $3 lines expected in:"; sed 's/^/    /' "$2" | head -20
-		fails=$((fails + 1))
-	fi
-}
 has() {
 	if ! grep -q -- "$3" "$2"; then
 		echo "$1: '$3' not found in:"; sed 's/^/    /' "$2" | head -20
@@ -51,33 +45,13 @@ has list out "^    3     dtrace                                                 
 "$DTRACE" -l -n 'nosuch:::' >out 2>err; check list-none 0 $?
 has list-none out "^   ID   PROVIDER            MODULE                          FUNCTION NAME$"
 has list-none err "^dtrace: failed to match nosuch:::: No probe matches description$"
-lines list-none out 1
-"$DTRACE" -l -n 'dtrace:::END' -n 'nosuch:::' >out 2>err
-check list-some 0 $?
-has list-some out "^    2     dtrace                                                     END$"
-has list-some err "^dtrace: failed to match nosuch:::: No probe matches description$"
-lines list-some out 2
-# each description in turn, as DTrace's list_stmt(): a probe matched twice
-# is listed twice
-"$DTRACE" -l -n 'dtrace:::END' -n 'dtrace:::BEGIN' -n 'dtrace:::' >out 2>err
-check list-order 0 $?
-if [ "$(awk 'NR > 1 { printf "%s ", $NF }' out)" != "END BEGIN BEGIN END ERROR " ]; then
-	echo "list-order: the probes in the order of the descriptions expected:"
-	cat out; fails=$((fails + 1))
-fi
+# (more in descriptions_list_count.sh)
 
 # -i: a probe by its id; -e: compile only
 "$DTRACE" -q -i '1 { printf("one\n"); exit(0); }' >out 2>err; check probe-id 0 $?
 has probe-id out "^one$"
 "$DTRACE" -e -n 'BEGIN { x = 1; }' >out 2>err; check compile-only 0 $?
 has compile-only err "description 'BEGIN ' matched 1 probe"
-# "matched N probes" sums what each clause's description matched, as
-# DTrace's count of enabled probes does (its countdown.d: 3 probes)
-printf 'BEGIN { i = 1; }\ntick-10ms /i > 0/ { i--; }\ntick-10ms /i == 0/ { exit(0); }\n' >countdown.d
-"$DTRACE" -e -s countdown.d >out 2>err; check matched-sum 0 $?
-has matched-sum err "^dtrace: script 'countdown.d' matched 3 probes$"
-"$DTRACE" -e -n 'BEGIN, END { x = 1; }' >out 2>err; check matched-two 0 $?
-has matched-two err "^dtrace: description 'BEGIN, END ' matched 2 probes$"
 
 # -o: output to a file; -P: a provider
 "$DTRACE" -q -o trace.txt -P dtrace'{ printf("%s\n", probename); }' \
