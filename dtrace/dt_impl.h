@@ -141,7 +141,6 @@ struct dtrace_probe {
 	const char *func_file;	/* host->probe_function: the file whose
 				   DWARF types its arguments, or NULL */
 	bool enabled;
-	int compile_seen;	/* last compile that matched it (counting) */
 	struct dtrace_probe *hash_next;
 };
 

@@ -17,7 +17,7 @@ fails=0
 lines m-provider out 4
 "$DTRACE" -l -f dtrace:: >out 2>err; check f-provider 0 $?
 lines f-provider out 4
-"$DTRACE" -l -f nosuch::x >out 2>err; check f-none 1 $?
+"$DTRACE" -l -f nosuch::x >out 2>err; check f-none 0 $?
 has f-none err "failed to match nosuch::x:"
 "$DTRACE" -l -P dtrace:x >out 2>err; check P-fields 1 $?
 has P-fields err "too many fields"
