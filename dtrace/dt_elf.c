@@ -11,9 +11,11 @@
  *  - A file is parsed at most once per cache, keyed on (device, inode); its
  *    descriptor stays open for dt_elf_read() until the cache is destroyed,
  *    so a file replaced on disk keeps being read consistently.
- *  - Opening a file reads only its headers; symbols are read on the first
- *    dt_elf_symbols() call (a process maps dozens of libraries, a script
- *    usually looks into one or two).
+ *  - Opening a file reads only its headers (ELF, program and section);
+ *    symbols, and the build-id and debug link that lead to a stripped
+ *    file's debug file, are read on the first dt_elf_symbols() call (a
+ *    process maps dozens of libraries, a script usually looks into one
+ *    or two).
  *  - Symbol names are copied into one block per file; dt_elf_sym_t.name
  *    points into it.  Versioned names are stored bare; a non-default
  *    version (memcpy@GLIBC_2.2.5 next to memcpy@@GLIBC_2.14) is left out,
@@ -232,29 +234,30 @@ static int read_sections(Elf *e, dt_elf_file_t *f)
 	f->scns = calloc(n, sizeof(*f->scns));
 	if (f->scns == NULL)
 		return -ENOMEM;
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
+	while ((scn = elf_nextscn(e, scn)) != NULL && f->nscns < (int)n) {
 		const char *name;
-		size_t nlen;
-		char *names;
 
-		if (gelf_getshdr(scn, &sh) == NULL || f->nscns == (int)n)
+		if (gelf_getshdr(scn, &sh) == NULL)
 			continue;
 		name = elf_strptr(e, shstrndx, sh.sh_name);
-		nlen = strlen(name ? name : "") + 1;
-		if ((names = realloc(f->scn_names, len + nlen)) == NULL)
-			return -ENOMEM;
-		f->scn_names = names;
-		memcpy(names + len, name ? name : "", nlen);
 		f->scns[f->nscns++] = (dt_elf_scn_t){
-			.name = (const char *)(uintptr_t)len,
+			.name = name ? name : "",	/* libelf's, for now */
 			.type = sh.sh_type, .flags = sh.sh_flags,
 			.addr = sh.sh_addr, .offset = sh.sh_offset,
 			.size = sh.sh_size,
 		};
+		len += strlen(f->scns[f->nscns - 1].name) + 1;
+	}
+	if ((f->scn_names = malloc(len ? len : 1)) == NULL)
+		return -ENOMEM;
+	len = 0;
+	for (int i = 0; i < f->nscns; i++) {	/* copied before elf_end() */
+		size_t nlen = strlen(f->scns[i].name) + 1;
+
+		memcpy(f->scn_names + len, f->scns[i].name, nlen);
+		f->scns[i].name = f->scn_names + len;
 		len += nlen;
 	}
-	for (int i = 0; i < f->nscns; i++)	/* offsets into pointers */
-		f->scns[i].name = f->scn_names + (uintptr_t)f->scns[i].name;
 	return 0;
 }
 
@@ -285,14 +288,9 @@ static int read_headers(dt_elf_file_t *f, char *msg, size_t msglen)
 	err = read_segments(e, f);
 	if (err == 0)
 		err = read_sections(e, f);
-	if (err == 0) {
-		read_build_id(e, f->build_id, &f->build_id_len,
-			      sizeof(f->build_id));
-		f->debuglink = read_debuglink(e);
-	} else {
+	if (err != 0)
 		msgf(msg, msglen, "%s: cannot read its program headers",
 		     f->path);
-	}
 	elf_end(e);
 	return err;
 }
@@ -668,6 +666,12 @@ int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *cf,
 		return -EINVAL;
 	}
 	err = read_elf_symbols(e, true, true, &sb, &had_symtab);
+	if (err == 0 && !had_symtab) {
+		/* where its debug file is: wanted only now */
+		read_build_id(e, f->build_id, &f->build_id_len,
+			      sizeof(f->build_id));
+		f->debuglink = read_debuglink(e);
+	}
 	elf_end(e);
 	if (err == 0 && !had_symtab) {
 		/* Stripped: the local and hidden functions are only in the
