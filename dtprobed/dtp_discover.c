@@ -53,6 +53,8 @@
 #include "dt_elf.h"
 #include "../plugins/usdt/usdt_impl.h"
 
+#define DISCOVER_NO_PROVIDERS	3		/* the child's status: the file
+						   declares no provider */
 #define DISCOVER_FILE_MAX	(1ull << 30)	/* bytes of a file read */
 #define DISCOVER_TIMEOUT_MS	2000		/* for the child, per file */
 #define DISCOVER_OUT_MAX	(8u * DTPV_MSG_MAX) /* the child's records */
@@ -190,8 +192,9 @@ static void provider_put(int fd, const unsigned char *image, uint32_t size,
 /* The messages of the providers of one mapped file (path), to fd.  The
  * images are walked as usdt_decls_parse walks them, so the k-th image is
  * decls[k]; an image that it refused (so that the probes' names are
- * unknown) is a reason. */
-static void file_put(int fd, const char *path, const dt_mapping_t *maps,
+ * unknown) is a reason.  false when the file declares no provider (it is
+ * not ELF or has no .dtrace_prov). */
+static bool file_put(int fd, const char *path, const dt_mapping_t *maps,
 		     size_t n, const dt_mapping_t *file)
 {
 	dt_elf_cache_t *cache = dt_elf_cache_create();
@@ -199,11 +202,19 @@ static void file_put(int fd, const char *path, const dt_mapping_t *maps,
 	file_probes_t fp = { 0 }, *f = NULL;
 	unsigned char *sec = NULL;
 	size_t len = 0, off = 0;
-	int k = 0;
+	bool none = false;
+	int k = 0, err;
 
-	if (cache == NULL || dt_elf_open(cache, path, &ef, NULL, 0) != 0 ||
-	    (sec = prov_section_read(ef, &len)) == NULL)
+	if (cache == NULL)
+		return true;
+	if ((err = dt_elf_open(cache, path, &ef, NULL, 0)) != 0) {
+		none = err == -ENOEXEC;		/* not ELF */
 		goto out;
+	}
+	if ((sec = prov_section_read(ef, &len)) == NULL) {
+		none = dt_elf_section(ef, ".dtrace_prov") == NULL;
+		goto out;
+	}
 	if (dt_elf_stapsdt(cache, ef, &fp.notes, &fp.nnotes, NULL, 0) == 0 &&
 	    (fp.ndecls = usdt_decls_parse(sec, len, &fp.decls)) >= 0)
 		f = &fp;
@@ -230,6 +241,31 @@ static void file_put(int fd, const char *path, const dt_mapping_t *maps,
 out:
 	free(sec);
 	dt_elf_cache_destroy(cache);
+	return !none;
+}
+
+/* The files found to declare no provider in this walk, by (dev, ino):
+ * most processes map the same libraries, each read once. */
+typedef struct walk {
+	uint64_t (*none)[2];
+	size_t nnone, cap;
+} walk_t;
+
+static bool walk_known_none(const walk_t *w, const dt_mapping_t *m)
+{
+	for (size_t i = 0; i < w->nnone; i++)
+		if (w->none[i][0] == m->dev && w->none[i][1] == m->ino)
+			return true;
+	return false;
+}
+
+static void walk_add_none(walk_t *w, const dt_mapping_t *m)
+{
+	if (dt_elf_grow(&w->none, &w->cap, w->nnone + 1, sizeof(*w->none),
+			64) == 0) {
+		w->none[w->nnone][0] = m->dev;
+		w->none[w->nnone++][1] = m->ino;
+	}
 }
 
 /* The child that reads one file: limits first, then the file; never
@@ -253,8 +289,7 @@ static _Noreturn void file_child(const char *path, uint64_t size,
 	    setrlimit(RLIMIT_FSIZE, &none) != 0 ||
 	    setrlimit(RLIMIT_CORE, &none) != 0)
 		_exit(2);
-	file_put(3, path, maps, n, file);
-	_exit(0);
+	_exit(file_put(3, path, maps, n, file) ? 0 : DISCOVER_NO_PROVIDERS);
 }
 
 /* The child's records (bounded in size and time) into *buf; 0, or -errno
@@ -351,8 +386,8 @@ static void records_apply(pid_t pid, const dt_mapping_t *file,
 }
 
 /* Register the providers of one mapped file of pid, read in a child. */
-static void file_register(pid_t pid, const dt_mapping_t *maps, size_t n,
-			  const dt_mapping_t *file)
+static void file_register(walk_t *w, pid_t pid, const dt_mapping_t *maps,
+			  size_t n, const dt_mapping_t *file)
 {
 	char path[64];
 	unsigned char *buf = NULL;
@@ -382,7 +417,10 @@ static void file_register(pid_t pid, const dt_mapping_t *maps, size_t n,
 		kill(child, SIGKILL);
 	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (rc == 0 && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == DISCOVER_NO_PROVIDERS)
+		walk_add_none(w, file);
+	else if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		dtp_log(LOG_WARNING, "refused found registration of pid %d "
 			"(%s): its reader %s", (int)pid, file->path,
 			rc == -ETIMEDOUT ? "timed out" : rc == -E2BIG ?
@@ -428,7 +466,7 @@ static bool proc_uses_socket(pid_t pid, const char *sock)
 	return strcmp(want, sock) == 0;
 }
 
-static void proc_discover(pid_t pid, const char *sock)
+static void proc_discover(walk_t *w, pid_t pid, const char *sock)
 {
 	dt_mapping_t *maps;
 	size_t n;
@@ -438,8 +476,9 @@ static void proc_discover(pid_t pid, const char *sock)
 	for (size_t i = 0; i < n; i++)
 		if (dt_mapping_is_file(&maps[i]) &&
 		    (maps[i].prot & PROT_EXEC) && !seen_before(maps, i) &&
+		    !walk_known_none(w, &maps[i]) &&
 		    !dtp_state_has_file(pid, maps[i].dev, maps[i].ino))
-			file_register(pid, maps, n, &maps[i]);
+			file_register(w, pid, maps, n, &maps[i]);
 	dt_proc_maps_free(maps, n);
 }
 
@@ -447,6 +486,7 @@ void dtp_discover(const char *sock)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
+	walk_t w = { 0 };
 
 	if (d == NULL)
 		return;
@@ -456,7 +496,8 @@ void dtp_discover(const char *sock)
 
 		if (isdigit((unsigned char)e->d_name[0]) && *end == '\0' &&
 		    pid > 0 && pid != getpid())
-			proc_discover((pid_t)pid, sock);
+			proc_discover(&w, (pid_t)pid, sock);
 	}
 	closedir(d);
+	free(w.none);
 }
