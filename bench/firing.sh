@@ -16,7 +16,8 @@
 #   +ns		that time above the bare uprobe's empty program
 #
 # Then the breakdown of dtrace's dispatch, stage by stage (programs built to
-# stop after each one, DTRACE_BENCH_STOP), and the goals of issue 15, each
+# stop after each one, DTRACE_BENCH_STOP; the complete program without the
+# prefilter, DTRACE_BENCH_NOPREFILTER, and with it), and the goals of issue 15, each
 # met or missed; the status is 1 when one is missed.  The goals on ratios
 # use the modelled cost of a firing, the bare uprobe's plus the BPF time
 # the configuration adds, which the loop's wall time follows on an idle
@@ -52,9 +53,13 @@ for clause in '{ }' '/arg0 < 0/ { }' '{ @ = count(); }' \
 		-n "pid\$target:a.out:bench_fn:entry $clause" -c "$LOOP $N"
 	DNS[$clause]=$ROW_NS DPROG[$clause]=$ROW_PROG
 done
+firing_row "  the same, no prefilter" bench_loop calls \
+	env DTRACE_BENCH_NOPREFILTER=1 "$DTRACE" -q \
+	-n "pid\$target:a.out:bench_fn:entry /arg0 < 0/ { }" -c "$LOOP $N"
+NOPRE=$ROW_PROG
 if have_bpftrace; then
-	for clause in '{ }' '{ @ = count(); }' '{ @[func] = count(); }' \
-		'{ @ = hist(arg0); }'; do
+	for clause in '{ }' '/arg0 < 0/ { }' '{ @ = count(); }' \
+		'{ @[func] = count(); }' '{ @ = hist(arg0); }'; do
 		firing_row "bpftrace $clause" bench_loop calls bpftrace \
 			-e "uprobe:$LOOP:bench_fn $clause" -c "$LOOP $N"
 		BNS[$clause]=$ROW_NS BPROG[$clause]=$ROW_PROG
@@ -88,14 +93,18 @@ for stage in empty activity mstate trampoline overlay dispatch; do
 		-n "pid\$target:a.out:bench_fn:entry /arg0 < 0/ { }" \
 		-c "$LOOP $SN"
 done
-DTRACE_BENCH_GENERIC=1 stage_row "all (overlay lookup, bpf_loop)" \
+DTRACE_BENCH_GENERIC=1 DTRACE_BENCH_NOPREFILTER=1 \
+	stage_row "all (overlay lookup, bpf_loop)" \
 	"$DTRACE" -q -n "pid\$target:a.out:bench_fn:entry /arg0 < 0/ { }" \
 	-c "$LOOP $SN"
-prev=$(awk -v p="$PBARE" 'BEGIN { print p }')
-printf '%-44s %9s %7s\n' "all (one overlay: straight-line)" \
-	"${DPROG['/arg0 < 0/ { }']}" \
-	"$(awk -v p="${DPROG['/arg0 < 0/ { }']}" -v q="$PBARE" \
+# above_bare LABEL NS: a program's figure beside the bare uprobe's
+above_bare() {
+	printf '%-44s %9s %7s\n' "$1" "$2" "$(awk -v p="$2" -v q="$PBARE" \
 		'BEGIN { if (p == "-") print "-"; else printf "%+d", p - q }')"
+}
+above_bare "all (one overlay: straight-line)" "$NOPRE"
+above_bare "all, prefilter (predicates on arguments)" \
+	"${DPROG['/arg0 < 0/ { }']}"
 
 # The goals of issue 15.
 STATUS=0
@@ -128,7 +137,8 @@ for g in '/arg0 < 0/ { }:1.1' '{ @ = count(); }:1.1' \
 		"$(model "$c")" "<=" "${g##*:}"
 done
 if have_bpftrace; then
-	for g in '/arg0 < 0/ { }|{ }' '{ @ = count(); }|{ @ = count(); }' \
+	for g in '/arg0 < 0/ { }|/arg0 < 0/ { }' '/arg0 < 0/ { }|{ }' \
+		'{ @ = count(); }|{ @ = count(); }' \
 		'{ @[probefunc] = count(); }|{ @[func] = count(); }' \
 		'{ @ = quantize(arg0); }|{ @ = hist(arg0); }'; do
 		d=${g%|*} b=${g#*|}

@@ -17,8 +17,10 @@
 # 3): ns per firing above the untraced loop and the ratio to the bare
 # uprobe, measured in this one run, and the time spent in the BPF program
 # per firing (bench/progstat.c, see firing.sh).  The dispatch and count()
-# are held to bpftrace's BPF time for the same work; the status is 1 when
-# one misses it.
+# are held to bpftrace's BPF time for the same work (the dispatch also to
+# bpftrace's empty program) and to 1.1x the bare uprobe (modelled, as in
+# firing.sh); the status is 1 when one misses.  The dispatch is also shown
+# without the prefilter (DTRACE_BENCH_NOPREFILTER, dt_program.c).
 #
 #   sudo bench/usdt_firing.sh [N [RUNS]]     (B=build-dir, default build/)
 #
@@ -43,7 +45,7 @@ table() {
 	local prog=$1 prov=$2 bin=$PROGS/$1
 	BASE=$(firing_loop_ns "$prog" firings "$bin" "$N")
 	BARE= PBARE=
-	local disp=- count=- bdisp=- bcount=-
+	local disp=- count=- bdisp=- bcount=- bpred=-
 	echo
 	printf '%s:tick in %s (%d firings, median of %d runs)\n' "$prov" \
 		"$prog" "$N" "$RUNS"
@@ -62,6 +64,9 @@ table() {
 		firings "$DTRACE" -q -n "$prov\$target:::tick /arg0 < 0/ { }" \
 		-c "$bin $N"
 	disp=$ROW_PROG
+	firing_row "  the same, no prefilter" "$prog" firings \
+		env DTRACE_BENCH_NOPREFILTER=1 "$DTRACE" -q \
+		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
 	firing_row "  the same, the site's spec looked up" "$prog" firings \
 		env DTRACE_BENCH_USDT_LOOKUP=1 "$DTRACE" -q \
 		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
@@ -74,13 +79,36 @@ table() {
 			firings bpftrace \
 			-e "usdt:$bin:$prov:tick { }" -c "$bin $N"
 		bdisp=$ROW_PROG
+		firing_row "bpftrace usdt:...:$prov:tick /arg0 < 0/ { }" \
+			"$prog" firings bpftrace \
+			-e "usdt:$bin:$prov:tick /arg0 < 0/ { }" -c "$bin $N"
+		bpred=$ROW_PROG
 		firing_row "bpftrace usdt:...:$prov:tick { @ = count(); }" \
 			"$prog" firings bpftrace \
 			-e "usdt:$bin:$prov:tick { @ = count(); }" -c "$bin $N"
 		bcount=$ROW_PROG
-		usdt_goal "dispatch alone" "$disp" "$bdisp"
+		usdt_goal "dispatch alone against bpftrace /arg0 < 0/ { }" \
+			"$disp" "$bpred"
+		usdt_goal "dispatch alone against bpftrace { }" "$disp" "$bdisp"
 		usdt_goal "@ = count()" "$count" "$bcount"
 	fi
+	bare_goal "dispatch alone" "$disp"
+	bare_goal "@ = count()" "$count"
+}
+
+# bare_goal LABEL DTRACE_NS: at most 1.1x the bare uprobe, modelled as the
+# bare uprobe's ns per firing plus the BPF ns dtrace adds to its empty
+# program (the loop's wall time follows it on an idle machine only).
+bare_goal() {
+	local m v
+	m=$(awk -v b="$BARE" -v p="$2" -v e="$PBARE" 'BEGIN {
+		if (p == "-" || b == "-" || b + 0 <= 0) print "-"
+		else printf "%.2f", (b + p - e) / b }')
+	v=$(awk -v m="$m" 'BEGIN {
+		if (m == "-") print "unknown"
+		else print (m + 0 <= 1.1) ? "met" : "missed" }')
+	printf 'goal: %s, x bare (modelled) %s <= 1.1: %s\n' "$1" "$m" "$v"
+	[ "$v" = met ] || STATUS=1
 }
 
 # usdt_goal LABEL DTRACE_NS BPFTRACE_NS: dtrace's BPF time at or below

@@ -642,7 +642,6 @@ static const char *agg_probe_name(dtrace_hdl_t *dtp, uint64_t v,
 	};
 	struct dt_consumer *c = dt_consumer_get(dtp);
 	uint32_t prid = (uint32_t)v, name = (uint32_t)(v >> 32);
-	dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");
 
 	if (name > 3)
 		return "";
@@ -651,6 +650,8 @@ static const char *agg_probe_name(dtrace_hdl_t *dtp, uint64_t v,
 		c->pnames = dt_zalloc(sizeof(*c->pnames) * AGG_PNAMES);
 	struct dt_agg_pname *e = &c->pnames[prid % AGG_PNAMES];
 	if (!e->valid || e->prid != prid) {
+		const dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");
+
 		e->prid = prid;
 		e->valid = pd != NULL && pd->fd >= 0 &&
 			   bpf_map_lookup_elem(pd->fd, &prid, &e->d) == 0;

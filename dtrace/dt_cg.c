@@ -599,8 +599,92 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 	dt_cg_callbacks(cx);
 }
 
+static void cx_init(dt_cg_t *cx, dt_pcb_t *pcb);
+
+/* Whether n is an integer expression of the arguments (argN) and
+ * constants that cannot fault: a predicate made of such expressions can be
+ * evaluated before anything else of a firing (cg_pred_alone()). */
+static bool expr_args_only(const dt_node_t *n)
+{
+	if (n == NULL || n->type == NULL || !dt_type_is_integer(n->type))
+		return false;
+	if (n->is_const)
+		return true;
+	switch (n->kind) {
+	case DT_N_INT:
+		return true;
+	case DT_N_IDENT:
+		return n->ident != NULL && n->ident->kind == DT_IK_BUILTIN &&
+		       n->ident->id == DT_BV_ARG;
+	case DT_N_UNARY:
+		return (n->op == DT_OP_NEG || n->op == DT_OP_PLUS ||
+			n->op == DT_OP_BITNOT || n->op == DT_OP_LNOT) &&
+		       expr_args_only(n->l);
+	case DT_N_CAST:
+		return expr_args_only(n->l);
+	case DT_N_TERNARY:
+		return expr_args_only(n->cond) && expr_args_only(n->l) &&
+		       expr_args_only(n->r);
+	case DT_N_BINARY:
+		break;
+	default:
+		return false;
+	}
+	switch (n->op) {
+	case DT_OP_DIV: case DT_OP_MOD:	/* faults on a zero divisor */
+		if (!n->r->is_const || n->r->ival == 0)
+			return false;
+		break;
+	case DT_OP_ADD: case DT_OP_SUB: case DT_OP_MUL: case DT_OP_SHL:
+	case DT_OP_SHR: case DT_OP_BAND: case DT_OP_BOR: case DT_OP_BXOR:
+	case DT_OP_LAND: case DT_OP_LOR: case DT_OP_LXOR: case DT_OP_EQ:
+	case DT_OP_NE: case DT_OP_LT: case DT_OP_LE: case DT_OP_GT:
+	case DT_OP_GE:
+		break;
+	default:
+		return false;
+	}
+	return expr_args_only(n->l) && expr_args_only(n->r);
+}
+
+/*
+ * The predicate of c alone, into cc->pred, when it reads only arguments:
+ * pred(ctx, mst) returns non-zero when it holds.  Only argv[] of mst is
+ * read, so the program may pass a copy of the arguments on its stack and
+ * leave a firing whose predicates all fail before it touches the mstate
+ * (dt_program.c, emit_prefilter()).
+ */
+static void cg_pred_alone(dt_pcb_t *pcb, dt_compiled_clause_t *cc,
+			  const dt_clause_ast_t *c)
+{
+	dt_cg_t ccx, *cx = &ccx;
+
+	if (c->pred == NULL || !expr_args_only(c->pred))
+		return;
+	cx_init(cx, pcb);
+	cx->cc = cc;
+	cx->as = &cc->pred;
+	dt_as_init(cx->as);
+	cx->lbl_end = dt_as_label(cx->as);
+	EMIT(DT_STORE(BPF_DW, DT_FP, DT_FRAME_CTX, DT_R1));
+	EMIT(DT_MOV64_REG(DT_R9, DT_R2));
+	dt_regs_prologue(cx);
+	uint32_t args_read = cc->args_read;
+	cc->args_read = 0;
+	int p = dt_cg_expr(cx, c->pred);
+	cc->pred_args = cc->args_read;
+	cc->args_read |= args_read;
+	EMIT(DT_MOV64_REG(DT_R0, p));
+	dt_regs_give(cx, p);
+	dt_as_place(cx->as, cx->lbl_end);
+	EMIT(DT_EXIT());
+	if (dt_as_finish(cx->as) != 0 || cx->as->err != 0)
+		dt_as_fini(cx->as);	/* left without: the program asks */
+}
+
 /* What a compiled clause owns besides its code and itself (which the
- * session frees): its action and record descriptors and strings. */
+ * session frees): its action and record descriptors and strings, and its
+ * predicate alone. */
 static void free_clause_descs(dt_compiled_clause_t *cc)
 {
 	for (int i = 0; i < cc->nacts; i++) {
@@ -610,6 +694,7 @@ static void free_clause_descs(dt_compiled_clause_t *cc)
 	}
 	free(cc->acts);
 	free((char *)cc->desc);
+	dt_as_fini(&cc->pred);
 	cc->acts = NULL;
 	cc->nacts = 0;
 	cc->desc = NULL;
@@ -695,6 +780,7 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	if (cx.as->err != 0)
 		dt_pcb_error(pcb, D_NOMEM, c->line, "cannot assemble the "
 			     "clause: %s", cx.as->errmsg);
+	cg_pred_alone(pcb, cc, c);
 	cc->id = cx.clause_id;
 	cc->desc = c->pdescs ? dt_strdup(c->pdescs->text) : dt_strdup("");
 	cc->line = c->line;

@@ -27,12 +27,16 @@ typedef struct dt_compiled_clause {
 	const char *desc;	/* the first probe description as written */
 	int line;
 	dt_as_t code;		/* finished; entry at instruction 0 */
+	dt_as_t pred;		/* the predicate alone when it reads only
+				   arguments (dt_cg.c), else empty */
 	int nacts;
 	dt_actdesc_t *acts;
 	uint32_t recsize;	/* data bytes after the dt_rechdr_t */
 	bool record;		/* writes an output record when it fires */
 	bool destructive;
 	uint32_t args_read;	/* bit i: the clause may read argv[i] */
+	uint32_t pred_args;	/* those its predicate reads, when pred is
+				   set */
 	bool actmask;		/* the data starts with a u64 mask of the
 				   actions that ran (bit i: acts[i]); set when
 				   an action sits inside an if statement */

@@ -895,6 +895,8 @@ static void emit_args_clear(dt_as_t *as)
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), 0));
 }
 
+static void emit_firing_key(dt_as_t *as, int64_t soft_cookie, bool regs);
+
 /* soft_cookie > 0: the program is run directly, not from a probe: its
  * context is no pt_regs and it has no attach cookie.  regs: the context
  * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip. */
@@ -927,6 +929,13 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 		       "instance and errnum share a double word");
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dtrace_mstate_t, instance),
 			      0));
+	emit_firing_key(as, soft_cookie, regs);
+}
+
+/* The public mstate's (r7) regs_ip and default overlay key (tgid, cookie),
+ * which trampolines read. */
+static void emit_firing_key(dt_as_t *as, int64_t soft_cookie, bool regs)
+{
 	if (soft_cookie > 0 || !regs) {
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
 				      OFF(dtrace_mstate_t, regs_ip), 0));
@@ -1387,15 +1396,29 @@ size_t dt_prog_cookies(dtrace_provider_t *pv, int64_t *cookies, size_t max)
 	return n;
 }
 
+static int emit_trampoline_of(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+			      const dt_site_user_t *user, dt_as_t *as,
+			      int skip, uint64_t args_read);
+
 /* The trampoline of user in the program of kp; skip: the firing is not
  * for it.  0 or -1 after dt_set_error(). */
 static int emit_trampoline(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			   const dt_site_user_t *user, dt_as_t *as, int skip)
 {
+	return emit_trampoline_of(dtp, kp, user, as, skip,
+				  clauses_args_read(dtp, &kp->clauses));
+}
+
+/* emit_trampoline(), reading the arguments of args_read (bit i: argv[i])
+ * at least. */
+static int emit_trampoline_of(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+			      const dt_site_user_t *user, dt_as_t *as,
+			      int skip, uint64_t args_read)
+{
 	dt_provider_t *saved_pv = dtp->cur_provider, *pv = user->pv;
 
 	dtp->cur_provider = pv;
-	dtp->cur_args_read = clauses_args_read(dtp, &kp->clauses);
+	dtp->cur_args_read = args_read;
 	dtp->cur_kprog = kp;
 	int rc = pv->ops->trampoline(pv, pv->data, as, user->kind, skip);
 	dtp->cur_provider = saved_pv;
@@ -1771,6 +1794,150 @@ static int chain_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	return 0;
 }
 
+/*
+ * The prefilter: a firing whose clauses all have predicates that read
+ * only arguments (dt_compiled_clause_t.pred), and all fail, does nothing
+ * whatever the session's state.  A program whose clauses are all such
+ * first calls prefilter(ctx), which runs the trampoline into a copy of
+ * the public mstate on its own stack and tests each predicate there; when
+ * none holds, the program returns before touching the mstate (the page
+ * every firing otherwise touches, the activity check and the lookups).
+ * When one holds, the firing runs in full, predicates again included: the
+ * activity check, faults, drops and exit() are the general path's.  The
+ * clauses are any the program may call, so that overlays changed while
+ * tracing stay covered.
+ */
+#define DT_PREFILTER_MAX	8	/* clauses tested at most */
+#define DT_PREFILTER_MST	200	/* the copy of the public mstate:
+					   fp - 200 .. fp - 73 */
+
+/* Whether the program of kp, calling clauses, takes a prefilter. */
+static bool prefilter_fits(dtrace_hdl_t *dtp, const dt_kprog_t *kp,
+			   const dt_clauseset_t *clauses)
+{
+	int n = 0;
+
+	if (kp->chain != NULL || kp->nusers != 1 || kp->soft_cookie > 0 ||
+	    (kp->flags & DT_PROG_FLAGS) || dt_cs_empty(clauses) ||
+	    getenv("DTRACE_BENCH_NOPREFILTER"))
+		return false;
+	for (int c = 0; c < dtp->nclauses; c++) {
+		if (!dt_cs_has(clauses, c))
+			continue;
+		if (dtp->clauses[c] == NULL || dtp->clauses[c]->pred.ninsns == 0 ||
+		    ++n > DT_PREFILTER_MAX)
+			return false;
+	}
+	return true;
+}
+
+/* Whether the instructions [from, to) of as read through r7, the mstate,
+ * or let its address go: a trampoline that only stores its arguments
+ * there needs no key (nor regs_ip) set before it. */
+static bool insns_read_r7(const dt_as_t *as, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i < to; i++) {
+		const struct bpf_insn *in = &as->insns[i];
+
+		switch (BPF_CLASS(in->code)) {
+		case BPF_ST:
+			continue;
+		case BPF_STX:	/* an atomic operation reads its target */
+			if (in->src_reg == DT_R7 ||
+			    (BPF_MODE(in->code) == BPF_ATOMIC &&
+			     in->dst_reg == DT_R7))
+				return true;
+			continue;
+		default:
+			if (in->src_reg == DT_R7 || in->dst_reg == DT_R7)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The instructions [from, to) of as become no-ops (the verifier drops
+ * them): they hold no map reference and no jump to a label. */
+static void insns_nop(dt_as_t *as, uint32_t from, uint32_t to)
+{
+	const struct bpf_insn nop = { .code = BPF_JMP | BPF_JA };
+
+	for (uint32_t i = from; i < to; i++)
+		as->insns[i] = nop;
+}
+
+/* prefilter(ctx) at label: non-zero when a predicate of clauses holds, 0
+ * when none does or the trampoline skips the firing.  The last predicate
+ * runs inline (its return is the prefilter's), the others as subprograms
+ * that follow.  0 or -1 after dt_set_error(). */
+static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
+			  const dt_clauseset_t *clauses, int label)
+{
+	int skip = dt_as_label(as), pass = dt_as_label(as);
+	int test = dt_as_label(as);
+	int preds[DT_PREFILTER_MAX], labels[DT_PREFILTER_MAX], n = 0;
+
+	/* The copy lies below the predicate's frame (DT_FRAME_*: the
+	 * context and the spill slots, 72 bytes), which the inline
+	 * predicate shares; the trampoline ran before it. */
+	_Static_assert(DT_PREFILTER_MST - sizeof(dtrace_mstate_t) >= 72,
+		       "the public mstate's copy clears the predicate's frame");
+	for (int c = 0; c < dtp->nclauses; c++)
+		if (dt_cs_has(clauses, c)) {
+			labels[n] = dt_as_label(as);
+			preds[n++] = c;
+		}
+	dt_as_place(as, label);
+	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
+	EMIT(as, DT_MOV64_REG(DT_R7, DT_FP));
+	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R7, -DT_PREFILTER_MST));
+	/* The arguments the predicates read, 0 where the trampoline fills
+	 * none; the trampoline reads the key and regs_ip, set below. */
+	uint64_t args = 0;
+	for (int i = 0; i < n; i++)
+		args |= dtp->clauses[preds[i]]->pred_args;
+	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
+		if (args & (1ull << i))
+			EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
+					      DTRACE_MSTATE_ARG(i), 0));
+	uint32_t key = as->ninsns;
+	emit_firing_key(as, kp->fixed_cookie,
+			!kp->tracepoint && dt_kevent_has_regs(kp->kev));
+	uint32_t tramp = as->ninsns;
+	if (emit_trampoline_of(dtp, kp, &kp->users[0], as, skip, args) < 0)
+		return -1;
+	if (!insns_read_r7(as, tramp, as->ninsns))
+		insns_nop(as, key, tramp);
+	/* A conditional jump over the skip path, which stays reachable for
+	 * the verifier's walk of the code when the trampoline never skips. */
+	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, test);
+	dt_as_place(as, skip);
+	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
+	EMIT(as, DT_EXIT());
+	if (n > 1) {
+		dt_as_place(as, pass);
+		EMIT(as, DT_MOV64_IMM(DT_R0, 1));
+		EMIT(as, DT_EXIT());
+	}
+	dt_as_place(as, test);
+	for (int i = 0; i < n; i++) {
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+		EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+		if (i == n - 1) {
+			dt_as_append(as, &dtp->clauses[preds[i]]->pred);
+			break;
+		}
+		dt_as_call(as, labels[i]);
+		dt_as_jump(as, BPF_JNE, DT_R0, 0, pass);
+	}
+	for (int i = 0; i + 1 < n; i++) {
+		dt_as_place(as, labels[i]);
+		dt_as_append(as, &dtp->clauses[preds[i]]->pred);
+	}
+	return 0;
+}
+
 /* prog_build() with the sets of clauses called and needed (those and the
  * ERROR clauses), each with its label. */
 static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
@@ -1790,8 +1957,17 @@ static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			    kp->chain == NULL && stop >= DT_STAGE_DISPATCH ?
 			    dt_as_label(as) : -1;
 
+	int prefilter = stop == DT_STAGE_ALL &&
+			prefilter_fits(dtp, kp, clauses) ? dt_as_label(as) : -1;
+
 	if (stop == DT_STAGE_EMPTY)
 		goto leave;
+	if (prefilter >= 0) {
+		EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
+		dt_as_call(as, prefilter);
+		dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+	}
 	emit_prologue(dtp, as, kp->flags,
 		      kp->soft_cookie > 0 ? kp->soft_cookie : kp->fixed_cookie,
 		      !kp->tracepoint && dt_kevent_has_regs(kp->kev), out, stop);
@@ -1832,6 +2008,10 @@ leave:
 	dt_as_place(as, out);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
+	/* The first subprogram, on the pages of the program's entry. */
+	if (prefilter >= 0 &&
+	    emit_prefilter(dtp, kp, as, clauses, prefilter) < 0)
+		return -1;
 
 	if (stop >= DT_STAGE_DISPATCH && loop && kp->chain == NULL)
 		emit_dispatch_callback(dtp, as, clauses, clause_labels,

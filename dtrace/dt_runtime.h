@@ -24,6 +24,9 @@
  *   "instorigin" ARRAY	key: PRID - dtp->inst_base; value: (template
  *		PRID, pid) of each probe made at run time, for the consumer
  *
+ * A program whose clauses all have predicates on arguments alone first
+ * runs its trampoline into a copy on its stack and tests them there, and
+ * returns when none holds, touching no map (dt_program.c, the prefilter).
  * A program runs: prologue (activity check, mstate, default key), the
  * provider's trampoline, overlay lookup ((pid, cookie), then (0, cookie);
  * there, when the trampoline set mstate.instance, the (pid, cookie) overlay

@@ -1,0 +1,48 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Clauses whose predicates read only arguments (arg0 < 0 and the like) are
+# tested before the firing touches the session's state: each clause still
+# runs exactly when its own predicate holds, a fault in one that ran is
+# reported, exit() still ends the session at once, and a clause with
+# another predicate beside them keeps the general path.
+set -u
+[ -x "$DTRACE" ] || exit 77
+T=$B/test/progs/pidtarget
+[ -x "$T" ] || exit 77
+
+fail() {
+	echo "$1: exit $rc; stdout:"; cat out; echo "stderr:"; cat err
+	echo "expected:"; echo "$2"
+	exit 1
+}
+
+# add(i, i + 1) for i = 0 .. 7: two clauses filtered by arguments, the
+# first of them faulting when it runs.
+"$DTRACE" -q -c "$T 8" \
+	-n 'pid$target:a.out:add:entry /arg0 == 2 || arg1 == 7/ { printf("a %d %d\n", arg0, arg1); }' \
+	-n 'pid$target:a.out:add:entry /(arg0 & 1) == 0 && arg1 % 3 != 0/ { @even = count(); }' \
+	-n 'pid$target:a.out:add:entry /arg0 == 4/ { trace(*(int *)arg0); }' \
+	-n 'END { printa("even %@d\n", @even); }' >out 2>err
+rc=$?
+expected='a 2 3
+a 6 7
+even 3'
+actual=$(grep -v -e '^done ' -e '^$' out)
+[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "arguments" "$expected"
+experr='dtrace: error on enabled probe ID N (ID N: pidN:a.out:add:entry): invalid address (0x4) in action #1 at BPF pc N'
+acterr=$(grep '^dtrace: error' err | sed -E 's/ID [0-9]+/ID N/g; s/pid[0-9]+/pidN/; s/pc [0-9]+/pc N/')
+[ "$acterr" = "$experr" ] || fail "fault" "$experr"
+
+# exit() in one firing: the next firings, whose predicates hold, run
+# nothing; the same with a predicate on something else than arguments.
+for other in 'arg0 >= 1' 'pid == $target && arg0 >= 1'; do
+	"$DTRACE" -q -c "$T 6" \
+		-n 'pid$target:a.out:add:entry /arg0 == 1/ { printf("exit %d\n", arg0); exit(0); }' \
+		-n "pid\$target:a.out:add:entry /$other/ { printf(\"after %d\\n\", arg0); }" \
+		>out 2>err
+	rc=$?
+	expected='exit 1'
+	actual=$(grep -v -e '^done ' -e '^$' out)
+	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "exit ($other)" "$expected"
+done
+exit 0
