@@ -85,17 +85,20 @@ DTRACE_OBJS := $(DTRACE_SRCS:%.c=$(O)/%.o)
 DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
 	       -lZydis -ldl -lz
 
-# Objects shared with the plugins and dtprobed (ELF and symbol handling):
+# Objects shared with the plugins and dtprobed (ELF and symbol handling,
+# /proc/PID/maps):
 # compiled once more into a static library.  Everything is built -fPIC, so
 # the same flags serve; the separate directory keeps the two copies apart.
-COMMON_SRCS := $(wildcard dtrace/dt_elf.c dtrace/dt_subr_common.c)
+COMMON_SRCS := dtrace/dt_elf.c dtrace/dt_elf_stapsdt.c dtrace/dt_procmaps.c
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(O)/common/%.o)
 COMMON_LIB  := $(B)/libdtcommon.a
 
 PLUGINS     := $(notdir $(wildcard plugins/*))
 PLUGINS_BUILT := $(foreach p,$(PLUGINS),$(if $(wildcard plugins/$(p)/*.c),$(p)))
 PLUGIN_SOS  := $(PLUGINS_BUILT:%=$(B)/plugins/%.so)
-PLUGIN_LIBS := -lelf -ldw -lZydis -lbpf
+# No libelf: the engine reads ELF files and notes for the plugins
+# (host->elf_*, dt_elf.c) and processes' mappings (host->proc_maps).
+PLUGIN_LIBS := -lZydis -lbpf
 # A plugin exports dtrace_provider_init only (scripts/plugin.map) and may
 # not reference the engine: every undefined symbol must come from a library
 # it links.  -z defs cannot hold with the sanitizer runtimes, whose symbols
@@ -107,9 +110,11 @@ endif
 
 DTPROBED_SRCS := $(wildcard dtprobed/*.c)
 DTPROBED_OBJS := $(DTPROBED_SRCS:%.c=$(O)/%.o)
-# dtp_discover.c reads probe notes as the usdt plugin does, and both sides
-# share one reader and writer of the state files (usdt_reg.c).
-DTPROBED_OBJS += $(if $(DTPROBED_SRCS),$(O)/plugins/usdt/usdt_notes.o $(O)/plugins/usdt/usdt_args.o $(O)/plugins/usdt/usdt_reg.o)
+# dtprobed reads ELF files and probe notes through libdtcommon.a, as the
+# engine does for the usdt plugin; it shares with the plugin one reader and
+# writer of the state files (usdt_reg.c) and one parser of .dtrace_prov
+# declarations (usdt_decl.c).
+DTPROBED_OBJS += $(if $(DTPROBED_SRCS),$(O)/plugins/usdt/usdt_decl.o $(O)/plugins/usdt/usdt_reg.o)
 
 TARGETS := $(B)/dtrace $(PLUGIN_SOS) $(if $(DTPROBED_SRCS),$(B)/dtprobed)
 

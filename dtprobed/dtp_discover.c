@@ -18,8 +18,9 @@
  * on the socket, since the file is as untrusted as a message.
  *
  * Isolation.  The file belongs to any process on the machine, so its ELF is
- * read (libelf, the note and declaration readers) in a child forked for
- * that file, never in the daemon: the child runs under limits (address
+ * read (libdtcommon's ELF and note reader, the declaration reader) in a
+ * child forked for that file, never in the daemon: the child runs under
+ * limits (address
  * space, CPU time, no files written, no new privileges, killed with the
  * daemon), gets DISCOVER_TIMEOUT_MS, and can only write records to a pipe:
  * 'M' and a built message, or 'E' and why the file was refused.  The
@@ -31,15 +32,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
+#include <elf.h>
 #include <inttypes.h>
-#include <libelf.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -49,49 +50,53 @@
 #include <unistd.h>
 
 #include "dtprobed.h"
+#include "dt_elf.h"
 #include "../plugins/usdt/usdt_impl.h"
 
+#define DISCOVER_NO_PROVIDERS	3		/* the child's status: the file
+						   declares no provider */
 #define DISCOVER_FILE_MAX	(1ull << 30)	/* bytes of a file read */
 #define DISCOVER_TIMEOUT_MS	2000		/* for the child, per file */
 #define DISCOVER_OUT_MAX	(8u * DTPV_MSG_MAX) /* the child's records */
 #define DISCOVER_HEAP		(256ull << 20)	/* address space beyond the
 						   file's size */
 
-/* The .dtrace_prov section of the file at path, malloc'ed; NULL if none. */
-static unsigned char *prov_section_read(const char *path, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	unsigned char *copy = NULL;
-	Elf_Data *data;
-	Elf *elf;
+/* What the child read of one file: its <sys/sdt.h> sites and provider
+ * declarations. */
+typedef struct file_probes {
+	const dtrace_stapsdt_t *notes;
+	size_t nnotes;
+	usdt_decl_t *decls;
+	int ndecls;
+} file_probes_t;
 
-	if (fd < 0)
+/* The .dtrace_prov section of f, malloc'ed; NULL if none. */
+static unsigned char *prov_section_read(const dt_elf_file_t *f, size_t *len)
+{
+	const dt_elf_scn_t *scn = dt_elf_section(f, ".dtrace_prov");
+	unsigned char *copy;
+
+	if (scn == NULL || scn->type != SHT_PROGBITS || scn->size == 0 ||
+	    scn->size > DTPV_MSG_MAX || (copy = malloc(scn->size)) == NULL)
 		return NULL;
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf != NULL && elf_kind(elf) == ELF_K_ELF &&
-	    (data = usdt_elf_progbits(elf, ".dtrace_prov")) != NULL &&
-	    data->d_size > 0 && data->d_size <= DTPV_MSG_MAX &&
-	    (copy = malloc(data->d_size)) != NULL) {
-		memcpy(copy, data->d_buf, data->d_size);
-		*len = data->d_size;
+	if (dt_elf_read(f, scn->offset, copy, scn->size) != (ssize_t)scn->size) {
+		free(copy);
+		return NULL;
 	}
-	if (elf != NULL)
-		elf_end(elf);
-	close(fd);
+	*len = scn->size;
 	return copy;
 }
 
 /* The run-time address of file offset off of file (dev, ino) in the
  * mappings, or 0 when no mapping (executable if exec) holds it. */
-static uint64_t offset_addr(const proc_map_t *maps, int n, const proc_map_t *file,
+static uint64_t offset_addr(const dt_mapping_t *maps, size_t n, const dt_mapping_t *file,
 			    uint64_t off, bool exec)
 {
-	for (int i = 0; i < n; i++) {
-		const proc_map_t *m = &maps[i];
+	for (size_t i = 0; i < n; i++) {
+		const dt_mapping_t *m = &maps[i];
 
 		if (m->dev == file->dev && m->ino == file->ino &&
-		    (!exec || m->exec) && off >= m->pgoff &&
+		    (!exec || (m->prot & PROT_EXEC)) && off >= m->pgoff &&
 		    off - m->pgoff < m->end - m->start)
 			return m->start + (off - m->pgoff);
 	}
@@ -100,11 +105,11 @@ static uint64_t offset_addr(const proc_map_t *maps, int n, const proc_map_t *fil
 
 /* Append provider decl's sites (probe index as in decl) to the message. */
 static uint32_t sites_put(unsigned char *msg, uint32_t at, uint32_t max,
-			  const usdt_file_t *f, const usdt_decl_t *decl,
-			  const proc_map_t *maps, int n, const proc_map_t *file)
+			  const file_probes_t *f, const usdt_decl_t *decl,
+			  const dt_mapping_t *maps, size_t n, const dt_mapping_t *file)
 {
-	for (int i = 0; i < f->nnotes && at + sizeof(dtpv_site_t) <= max; i++) {
-		const usdt_note_t *note = &f->notes[i];
+	for (size_t i = 0; i < f->nnotes && at + sizeof(dtpv_site_t) <= max; i++) {
+		const dtrace_stapsdt_t *note = &f->notes[i];
 		dtpv_site_t s = { 0 };
 		int probe = -1;
 
@@ -157,10 +162,10 @@ static void reason_put(int fd, const char *why)
  * checked to be in the section) and write it to fd, unless it has no site
  * in this process: nothing to trace. */
 static void provider_put(int fd, const unsigned char *image, uint32_t size,
-			 const usdt_file_t *f, const usdt_decl_t *decl,
-			 const proc_map_t *maps, int n, const proc_map_t *file)
+			 const file_probes_t *f, const usdt_decl_t *decl,
+			 const dt_mapping_t *maps, size_t n, const dt_mapping_t *file)
 {
-	size_t max = size + (size_t)f->nnotes * sizeof(dtpv_site_t);
+	size_t max = size + f->nnotes * sizeof(dtpv_site_t);
 	unsigned char *msg;
 	dtpv_msg_t h;
 
@@ -187,18 +192,32 @@ static void provider_put(int fd, const unsigned char *image, uint32_t size,
 /* The messages of the providers of one mapped file (path), to fd.  The
  * images are walked as usdt_decls_parse walks them, so the k-th image is
  * decls[k]; an image that it refused (so that the probes' names are
- * unknown) is a reason. */
-static void file_put(int fd, const char *path, const proc_map_t *maps, int n,
-		     const proc_map_t *file)
+ * unknown) is a reason.  false when the file declares no provider (it is
+ * not ELF or has no .dtrace_prov). */
+static bool file_put(int fd, const char *path, const dt_mapping_t *maps,
+		     size_t n, const dt_mapping_t *file)
 {
-	unsigned char *sec;
-	usdt_file_t *f;
+	dt_elf_cache_t *cache = dt_elf_cache_create();
+	const dt_elf_file_t *ef;
+	file_probes_t fp = { 0 }, *f = NULL;
+	unsigned char *sec = NULL;
 	size_t len = 0, off = 0;
-	int err, k = 0;
+	bool none = false;
+	int k = 0, err;
 
-	if ((sec = prov_section_read(path, &len)) == NULL)
-		return;
-	f = usdt_file_read(path, &err);
+	if (cache == NULL)
+		return true;
+	if ((err = dt_elf_open(cache, path, &ef, NULL, 0)) != 0) {
+		none = err == -ENOEXEC;		/* not ELF */
+		goto out;
+	}
+	if ((sec = prov_section_read(ef, &len)) == NULL) {
+		none = dt_elf_section(ef, ".dtrace_prov") == NULL;
+		goto out;
+	}
+	if (dt_elf_stapsdt(cache, ef, &fp.notes, &fp.nnotes, NULL, 0) == 0 &&
+	    (fp.ndecls = usdt_decls_parse(sec, len, &fp.decls)) >= 0)
+		f = &fp;
 	while (off + sizeof(dtpv_msg_t) <= len) {
 		dtpv_msg_t h;
 
@@ -218,15 +237,42 @@ static void file_put(int fd, const char *path, const proc_map_t *maps, int n,
 		off += (h.size + 7) & ~(size_t)7;
 	}
 	if (f != NULL)
-		usdt_file_free(f);
+		usdt_decls_free(f->decls, f->ndecls);
+out:
 	free(sec);
+	dt_elf_cache_destroy(cache);
+	return !none;
+}
+
+/* The files found to declare no provider in this walk, by (dev, ino):
+ * most processes map the same libraries, each read once. */
+typedef struct walk {
+	uint64_t (*none)[2];
+	size_t nnone, cap;
+} walk_t;
+
+static bool walk_known_none(const walk_t *w, const dt_mapping_t *m)
+{
+	for (size_t i = 0; i < w->nnone; i++)
+		if (w->none[i][0] == m->dev && w->none[i][1] == m->ino)
+			return true;
+	return false;
+}
+
+static void walk_add_none(walk_t *w, const dt_mapping_t *m)
+{
+	if (dt_elf_grow(&w->none, &w->cap, w->nnone + 1, sizeof(*w->none),
+			64) == 0) {
+		w->none[w->nnone][0] = m->dev;
+		w->none[w->nnone++][1] = m->ino;
+	}
 }
 
 /* The child that reads one file: limits first, then the file; never
  * returns. */
 static _Noreturn void file_child(const char *path, uint64_t size,
-				 const proc_map_t *maps, int n,
-				 const proc_map_t *file, int fd)
+				 const dt_mapping_t *maps, size_t n,
+				 const dt_mapping_t *file, int fd)
 {
 	struct rlimit as = { size + DISCOVER_HEAP, size + DISCOVER_HEAP };
 	struct rlimit cpu = { 2, 3 }, none = { 0, 0 };
@@ -243,8 +289,7 @@ static _Noreturn void file_child(const char *path, uint64_t size,
 	    setrlimit(RLIMIT_FSIZE, &none) != 0 ||
 	    setrlimit(RLIMIT_CORE, &none) != 0)
 		_exit(2);
-	file_put(3, path, maps, n, file);
-	_exit(0);
+	_exit(file_put(3, path, maps, n, file) ? 0 : DISCOVER_NO_PROVIDERS);
 }
 
 /* The child's records (bounded in size and time) into *buf; 0, or -errno
@@ -285,7 +330,7 @@ static int child_collect(int fd, unsigned char **buf, size_t *len)
 }
 
 /* A reason from the child, printable only, for the log. */
-static void reason_log(pid_t pid, const proc_map_t *file,
+static void reason_log(pid_t pid, const dt_mapping_t *file,
 		       const unsigned char *p, uint32_t len)
 {
 	char why[128];
@@ -299,7 +344,7 @@ static void reason_log(pid_t pid, const proc_map_t *file,
 }
 
 /* One message the child built: through the checks of the socket's. */
-static void message_register(pid_t pid, const proc_map_t *file,
+static void message_register(pid_t pid, const dt_mapping_t *file,
 			     const unsigned char *msg, uint32_t len)
 {
 	usdt_reg_t *reg;
@@ -321,7 +366,7 @@ static void message_register(pid_t pid, const proc_map_t *file,
 }
 
 /* Act on the child's records (len bytes, untrusted). */
-static void records_apply(pid_t pid, const proc_map_t *file,
+static void records_apply(pid_t pid, const dt_mapping_t *file,
 			  const unsigned char *buf, size_t len)
 {
 	size_t off = 0;
@@ -341,8 +386,8 @@ static void records_apply(pid_t pid, const proc_map_t *file,
 }
 
 /* Register the providers of one mapped file of pid, read in a child. */
-static void file_register(pid_t pid, const proc_map_t *maps, int n,
-			  const proc_map_t *file)
+static void file_register(walk_t *w, pid_t pid, const dt_mapping_t *maps,
+			  size_t n, const dt_mapping_t *file)
 {
 	char path[64];
 	unsigned char *buf = NULL;
@@ -372,7 +417,10 @@ static void file_register(pid_t pid, const proc_map_t *maps, int n,
 		kill(child, SIGKILL);
 	while (child > 0 && waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
-	if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	if (rc == 0 && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == DISCOVER_NO_PROVIDERS)
+		walk_add_none(w, file);
+	else if (rc != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		dtp_log(LOG_WARNING, "refused found registration of pid %d "
 			"(%s): its reader %s", (int)pid, file->path,
 			rc == -ETIMEDOUT ? "timed out" : rc == -E2BIG ?
@@ -383,10 +431,10 @@ static void file_register(pid_t pid, const proc_map_t *maps, int n,
 }
 
 /* Was (dev, ino) seen in an executable mapping before maps[i]? */
-static bool seen_before(const proc_map_t *maps, int i)
+static bool seen_before(const dt_mapping_t *maps, size_t i)
 {
-	for (int j = 0; j < i; j++)
-		if (maps[j].exec && maps[j].dev == maps[i].dev &&
+	for (size_t j = 0; j < i; j++)
+		if ((maps[j].prot & PROT_EXEC) && maps[j].dev == maps[i].dev &&
 		    maps[j].ino == maps[i].ino)
 			return true;
 	return false;
@@ -418,24 +466,27 @@ static bool proc_uses_socket(pid_t pid, const char *sock)
 	return strcmp(want, sock) == 0;
 }
 
-static void proc_discover(pid_t pid, const char *sock)
+static void proc_discover(walk_t *w, pid_t pid, const char *sock)
 {
-	proc_map_t *maps;
-	int n;
+	dt_mapping_t *maps;
+	size_t n;
 
-	if (!proc_uses_socket(pid, sock) || dtp_proc_maps(pid, &maps, &n) != 0)
+	if (!proc_uses_socket(pid, sock) || dt_proc_maps(pid, &maps, &n) != 0)
 		return;
-	for (int i = 0; i < n; i++)
-		if (maps[i].exec && !seen_before(maps, i) &&
+	for (size_t i = 0; i < n; i++)
+		if (dt_mapping_is_file(&maps[i]) &&
+		    (maps[i].prot & PROT_EXEC) && !seen_before(maps, i) &&
+		    !walk_known_none(w, &maps[i]) &&
 		    !dtp_state_has_file(pid, maps[i].dev, maps[i].ino))
-			file_register(pid, maps, n, &maps[i]);
-	free(maps);
+			file_register(w, pid, maps, n, &maps[i]);
+	dt_proc_maps_free(maps, n);
 }
 
 void dtp_discover(const char *sock)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
+	walk_t w = { 0 };
 
 	if (d == NULL)
 		return;
@@ -445,7 +496,8 @@ void dtp_discover(const char *sock)
 
 		if (isdigit((unsigned char)e->d_name[0]) && *end == '\0' &&
 		    pid > 0 && pid != getpid())
-			proc_discover((pid_t)pid, sock);
+			proc_discover(&w, (pid_t)pid, sock);
 	}
 	closedir(d);
+	free(w.none);
 }

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <syslog.h>
@@ -97,59 +98,10 @@ static uint64_t proc_start_time(pid_t pid)
 	return start;
 }
 
-int dtp_proc_maps(pid_t pid, proc_map_t **out, int *n)
-{
-	char path[64], line[PATH_MAX + 256];
-	FILE *f;
-	int cap = 0;
-
-	*out = NULL;
-	*n = 0;
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
-		return -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		proc_map_t m = { 0 };
-		unsigned int maj, min;
-		unsigned long long ino;
-		char perms[8];
-		int off = 0;
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64
-			   " %x:%x %llu %n", &m.start, &m.end, perms, &m.pgoff,
-			   &maj, &min, &ino, &off) < 7 || ino == 0)
-			continue;
-		m.dev = makedev(maj, min);
-		m.ino = ino;
-		m.exec = perms[2] == 'x';
-		snprintf(m.path, sizeof(m.path), "%s", line + off);
-		m.path[strcspn(m.path, "\n")] = '\0';
-		if (*n == cap) {
-			proc_map_t *nm = realloc(*out, (size_t)(cap = cap * 2 + 64)
-						 * sizeof(*nm));
-			if (nm == NULL)
-				break;
-			*out = nm;
-		}
-		(*out)[(*n)++] = m;
-	}
-	fclose(f);
-	return 0;
-}
-
-const proc_map_t *dtp_map_find(const proc_map_t *maps, int n, uint64_t addr)
-{
-	for (int i = 0; i < n; i++)
-		if (addr >= maps[i].start && addr < maps[i].end)
-			return &maps[i];
-	return NULL;
-}
-
 /* Link-time address of file offset 0: the first PT_LOAD's p_vaddr - p_offset,
  * read from the mapped file itself (through /proc/PID/map_files, which
  * also works across mount namespaces).  0 if unknown. */
-static uint64_t elf_vaddr_of_offset0(pid_t pid, const proc_map_t *m)
+static uint64_t elf_vaddr_of_offset0(pid_t pid, const dt_mapping_t *m)
 {
 	char path[128];
 	Elf64_Ehdr eh;
@@ -367,16 +319,17 @@ static int reg_count(const usdt_reg_t *r)
 static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
 		   size_t whysz)
 {
-	proc_map_t *maps;
-	const proc_map_t *bm;
-	int n, rc = -1;
+	dt_mapping_t *maps;
+	const dt_mapping_t *bm;
+	size_t n;
+	int rc = -1;
 
-	if (dtp_proc_maps(pid, &maps, &n) != 0) {
+	if (dt_proc_maps(pid, &maps, &n) != 0) {
 		snprintf(why, whysz, "process vanished");
 		return -1;
 	}
-	bm = dtp_map_find(maps, n, base);
-	if (bm == NULL) {
+	bm = dt_proc_map_at(maps, n, base);
+	if (bm == NULL || !dt_mapping_is_file(bm)) {
 		snprintf(why, whysz, "base address 0x%" PRIx64 " is not in a "
 			 "mapped file", base);
 		goto out;
@@ -385,7 +338,7 @@ static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
 	reg->module = strdup(bm->path);
 	reg->dev = bm->dev;
 	reg->ino = bm->ino;
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		if (maps[i].dev == bm->dev && maps[i].ino == bm->ino &&
 		    maps[i].pgoff == 0) {
 			reg->bias = maps[i].start - elf_vaddr_of_offset0(pid, &maps[i]);
@@ -395,10 +348,10 @@ static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
 	for (int i = 0; i < reg->nprobes; i++) {
 		for (int j = 0; j < reg->probes[i].nsites; j++) {
 			usdt_reg_site_t *s = &reg->probes[i].sites[j];
-			const proc_map_t *m = dtp_map_find(maps, n, s->addr);
-			const proc_map_t *sm = dtp_map_find(maps, n, s->sema_addr);
+			const dt_mapping_t *m = dt_proc_map_at(maps, n, s->addr);
+			const dt_mapping_t *sm = dt_proc_map_at(maps, n, s->sema_addr);
 
-			if (m == NULL || !m->exec || m->dev != bm->dev ||
+			if (m == NULL || !(m->prot & PROT_EXEC) || m->dev != bm->dev ||
 			    m->ino != bm->ino) {
 				snprintf(why, whysz, "site 0x%" PRIx64 " is not in "
 					 "the code of %s", s->addr, bm->path);
@@ -413,7 +366,7 @@ static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
 	}
 	rc = reg->module ? 0 : -1;
 out:
-	free(maps);
+	dt_proc_maps_free(maps, n);
 	return rc;
 }
 
@@ -520,18 +473,18 @@ refuse:
 /* Is every registration's first site still mapped from the same file? */
 static bool proc_same_image(dtp_proc_t *p)
 {
-	proc_map_t *maps;
-	int n;
+	dt_mapping_t *maps;
+	size_t n;
 	bool same = true;
 
-	if (dtp_proc_maps(p->pid, &maps, &n) != 0)
+	if (dt_proc_maps(p->pid, &maps, &n) != 0)
 		return false;
 	for (usdt_reg_t **rp = &p->regs; *rp != NULL;) {
 		usdt_reg_t *r = *rp;
-		const proc_map_t *m = NULL;
+		const dt_mapping_t *m = NULL;
 
 		if (r->nprobes > 0 && r->probes[0].nsites > 0)
-			m = dtp_map_find(maps, n, r->probes[0].sites[0].addr);
+			m = dt_proc_map_at(maps, n, r->probes[0].sites[0].addr);
 		if ((r->nprobes > 0 && r->probes[0].nsites > 0) &&
 		    (m == NULL || m->dev != r->dev || m->ino != r->ino)) {
 			map_del(p->pid, r);	/* unmapped (dlclose, exec) */
@@ -543,7 +496,7 @@ static bool proc_same_image(dtp_proc_t *p)
 		}
 		rp = &r->next;
 	}
-	free(maps);
+	dt_proc_maps_free(maps, n);
 	if (!same)
 		state_write(p);
 	return p->regs != NULL;

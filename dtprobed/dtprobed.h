@@ -6,7 +6,8 @@
  *   dtp_msg.c	checks a registration message and turns it into the state
  *		text format (usdt_reg.c), in a forked child jailed with
  *		seccomp strict mode
- *   dtp_state.c	processes and their registrations: /proc lookups, state
+ *   dtp_state.c	processes and their registrations: /proc lookups (the
+ *		mappings through libdtcommon's dt_proc_maps), state
  *		files, the pinned BPF map, liveness checks
  *   dtp_discover.c	at start, registers the running programs whose
  *		registration was sent while no daemon listened
@@ -21,6 +22,7 @@
 #include <sys/types.h>
 
 #include "dtprobed_proto.h"
+#include "dt_procmaps.h"	/* dt_proc_maps(), from libdtcommon.a */
 #include "../plugins/usdt/usdt_reg.h"
 #include "../plugins/usdt/usdt_reg_impl.h"
 
@@ -39,16 +41,6 @@ int dtp_msg_convert(const unsigned char *msg, size_t len, int fd,
 		    char *why, size_t whysz);
 
 /* dtp_state.c */
-typedef struct proc_map {
-	uint64_t start, end, pgoff;
-	uint64_t dev, ino;
-	bool exec;
-	char path[PATH_MAX];
-} proc_map_t;
-/* The mappings of pid (files only), malloc'ed; -1 if the process is gone. */
-int dtp_proc_maps(pid_t pid, proc_map_t **out, int *n);
-/* The mapping holding addr, or NULL. */
-const proc_map_t *dtp_map_find(const proc_map_t *maps, int n, uint64_t addr);
 /* Has pid a registration of the file (dev, ino)? */
 bool dtp_state_has_file(pid_t pid, uint64_t dev, uint64_t ino);
 int dtp_state_init(const char *statedir, const char *mappath);

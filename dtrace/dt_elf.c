@@ -11,9 +11,11 @@
  *  - A file is parsed at most once per cache, keyed on (device, inode); its
  *    descriptor stays open for dt_elf_read() until the cache is destroyed,
  *    so a file replaced on disk keeps being read consistently.
- *  - Opening a file reads only its headers; symbols are read on the first
- *    dt_elf_symbols() call (a process maps dozens of libraries, a script
- *    usually looks into one or two).
+ *  - Opening a file reads only its headers (ELF, program and section);
+ *    symbols, and the build-id and debug link that lead to a stripped
+ *    file's debug file, are read on the first dt_elf_symbols() call (a
+ *    process maps dozens of libraries, a script usually looks into one
+ *    or two).
  *  - Symbol names are copied into one block per file; dt_elf_sym_t.name
  *    points into it.  Versioned names are stored bare; a non-default
  *    version (memcpy@GLIBC_2.2.5 next to memcpy@@GLIBC_2.14) is left out,
@@ -36,6 +38,7 @@
 #include <unistd.h>
 
 #include "dt_elf.h"
+#include "dt_procmaps.h"
 
 #define DT_ELF_DEBUG_DIR "/usr/lib/debug"
 
@@ -101,6 +104,10 @@ static void file_free(dt_elf_file_t *f)
 	free(f->names);
 	free(f->debug_path);
 	free(f->debuglink);
+	free(f->scns);
+	free(f->scn_names);
+	free(f->stapsdt);
+	free(f->stapsdt_text);
 	free(f);
 }
 
@@ -214,6 +221,54 @@ static char *read_debuglink(Elf *e)
 	return strdup(d->d_buf);
 }
 
+/* Every section header, names packed in one block. */
+static int read_sections(Elf *e, dt_elf_file_t *f)
+{
+	size_t shstrndx, n = 0, len = 0;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (elf_getshdrnum(e, &n) != 0 || n == 0 ||
+	    elf_getshdrstrndx(e, &shstrndx) != 0)
+		return 0;	/* none: a file may have no section headers */
+	f->scns = calloc(n, sizeof(*f->scns));
+	if (f->scns == NULL)
+		return -ENOMEM;
+	while ((scn = elf_nextscn(e, scn)) != NULL && f->nscns < (int)n) {
+		const char *name;
+
+		if (gelf_getshdr(scn, &sh) == NULL)
+			continue;
+		name = elf_strptr(e, shstrndx, sh.sh_name);
+		f->scns[f->nscns++] = (dt_elf_scn_t){
+			.name = name ? name : "",	/* libelf's, for now */
+			.type = sh.sh_type, .flags = sh.sh_flags,
+			.addr = sh.sh_addr, .offset = sh.sh_offset,
+			.size = sh.sh_size,
+		};
+		len += strlen(f->scns[f->nscns - 1].name) + 1;
+	}
+	if ((f->scn_names = malloc(len ? len : 1)) == NULL)
+		return -ENOMEM;
+	len = 0;
+	for (int i = 0; i < f->nscns; i++) {	/* copied before elf_end() */
+		size_t nlen = strlen(f->scns[i].name) + 1;
+
+		memcpy(f->scn_names + len, f->scns[i].name, nlen);
+		f->scns[i].name = f->scn_names + len;
+		len += nlen;
+	}
+	return 0;
+}
+
+const dt_elf_scn_t *dt_elf_section(const dt_elf_file_t *f, const char *name)
+{
+	for (int i = 0; i < f->nscns; i++)
+		if (strcmp(f->scns[i].name, name) == 0)
+			return &f->scns[i];
+	return NULL;
+}
+
 static int read_headers(dt_elf_file_t *f, char *msg, size_t msglen)
 {
 	Elf *e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
@@ -229,15 +284,13 @@ static int read_headers(dt_elf_file_t *f, char *msg, size_t msglen)
 	}
 	f->etype = eh.e_type;
 	f->entry = eh.e_entry;
+	f->elfclass = gelf_getclass(e);
 	err = read_segments(e, f);
-	if (err == 0) {
-		read_build_id(e, f->build_id, &f->build_id_len,
-			      sizeof(f->build_id));
-		f->debuglink = read_debuglink(e);
-	} else {
+	if (err == 0)
+		err = read_sections(e, f);
+	if (err != 0)
 		msgf(msg, msglen, "%s: cannot read its program headers",
 		     f->path);
-	}
 	elf_end(e);
 	return err;
 }
@@ -298,29 +351,32 @@ typedef struct symbuf {
 	size_t nlen, ncap;
 } symbuf_t;
 
+int dt_elf_grow(void *arrayp, size_t *cap, size_t need, size_t elsize,
+		size_t first)
+{
+	void **array = arrayp;
+	size_t ncap = *cap ? *cap : first;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	if ((p = realloc(*array, ncap * elsize)) == NULL)
+		return -ENOMEM;
+	*array = p;
+	*cap = ncap;
+	return 0;
+}
+
 static int symbuf_add(symbuf_t *sb, const char *name, size_t namelen,
 		      const GElf_Sym *s)
 {
-	if (sb->n == sb->cap) {
-		size_t cap = sb->cap ? sb->cap * 2 : 1024;
-		dt_elf_sym_t *p = realloc(sb->syms, cap * sizeof(*p));
-
-		if (p == NULL)
-			return -ENOMEM;
-		sb->syms = p;
-		sb->cap = cap;
-	}
-	if (sb->nlen + namelen + 1 > sb->ncap) {
-		size_t cap = sb->ncap ? sb->ncap * 2 : 16384;
-		char *p;
-
-		while (cap < sb->nlen + namelen + 1)
-			cap *= 2;
-		if ((p = realloc(sb->names, cap)) == NULL)
-			return -ENOMEM;
-		sb->names = p;
-		sb->ncap = cap;
-	}
+	if (dt_elf_grow(&sb->syms, &sb->cap, sb->n + 1, sizeof(*sb->syms),
+			1024) != 0 ||
+	    dt_elf_grow(&sb->names, &sb->ncap, sb->nlen + namelen + 1, 1,
+			16384) != 0)
+		return -ENOMEM;
 	memcpy(sb->names + sb->nlen, name, namelen);
 	sb->names[sb->nlen + namelen] = '\0';
 	/* the name is an offset until the block stops moving */
@@ -610,6 +666,12 @@ int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *cf,
 		return -EINVAL;
 	}
 	err = read_elf_symbols(e, true, true, &sb, &had_symtab);
+	if (err == 0 && !had_symtab) {
+		/* where its debug file is: wanted only now */
+		read_build_id(e, f->build_id, &f->build_id_len,
+			      sizeof(f->build_id));
+		f->debuglink = read_debuglink(e);
+	}
 	elf_end(e);
 	if (err == 0 && !had_symtab) {
 		/* Stripped: the local and hidden functions are only in the
@@ -744,39 +806,12 @@ ssize_t dt_elf_read(const dt_elf_file_t *f, uint64_t off, void *buf,
 
 /* ---- modules of a process ---------------------------------------------- */
 
-typedef struct maps_line {
-	uint64_t start, end, offset;
-	unsigned prot;
-	unsigned long inode;
-	const char *path;	/* NULL: anonymous or pseudo mapping */
-} maps_line_t;
-
-/* Parse one line of /proc/PID/maps in place. */
-static bool parse_maps_line(char *line, maps_line_t *ml)
+/* A mapping that can make a module: a file still there under its path (a
+ * file deleted or replaced since it was mapped cannot be probed through
+ * it). */
+static bool module_mapping(const dt_mapping_t *m)
 {
-	char perms[8];
-	int pos = 0;
-	char *p, *nl;
-
-	if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*x:%*x %lu %n",
-		   &ml->start, &ml->end, perms, &ml->offset, &ml->inode,
-		   &pos) < 5)
-		return false;
-	ml->prot = (perms[0] == 'r' ? PROT_READ : 0) |
-		   (perms[1] == 'w' ? PROT_WRITE : 0) |
-		   (perms[2] == 'x' ? PROT_EXEC : 0);
-	p = line + pos;
-	if ((nl = strchr(p, '\n')) != NULL)
-		*nl = '\0';
-	ml->path = NULL;
-	if (ml->inode == 0 || *p != '/')
-		return true;
-	/* a file deleted (or replaced) since it was mapped cannot be
-	 * probed through its path */
-	if (strlen(p) > 10 && strcmp(p + strlen(p) - 10, " (deleted)") == 0)
-		return true;
-	ml->path = p;
-	return true;
+	return dt_mapping_is_file(m) && !m->deleted;
 }
 
 static dt_elf_module_t *find_module(dt_elf_proc_t *proc, const char *path)
@@ -789,7 +824,7 @@ static dt_elf_module_t *find_module(dt_elf_proc_t *proc, const char *path)
 	return NULL;
 }
 
-static int add_range(dt_elf_module_t *m, const maps_line_t *ml)
+static int add_range(dt_elf_module_t *m, const dt_mapping_t *ml)
 {
 	dt_elf_range_t *r = realloc(m->ranges,
 				    (m->nranges + 1) * sizeof(*r));
@@ -797,7 +832,7 @@ static int add_range(dt_elf_module_t *m, const maps_line_t *ml)
 	if (r == NULL)
 		return -ENOMEM;
 	m->ranges = r;
-	r[m->nranges++] = (dt_elf_range_t){ ml->start, ml->end, ml->offset,
+	r[m->nranges++] = (dt_elf_range_t){ ml->start, ml->end, ml->pgoff,
 					    ml->prot };
 	if (m->nranges == 1 || ml->start < m->lo)
 		m->lo = ml->start;
@@ -806,7 +841,7 @@ static int add_range(dt_elf_module_t *m, const maps_line_t *ml)
 	return 0;
 }
 
-static int add_module(dt_elf_proc_t *proc, const maps_line_t *ml,
+static int add_module(dt_elf_proc_t *proc, const dt_mapping_t *ml,
 		      const char *exe)
 {
 	dt_elf_module_t *m = realloc(proc->mods,
@@ -819,7 +854,7 @@ static int add_module(dt_elf_proc_t *proc, const maps_line_t *ml,
 	m = &m[proc->nmods];
 	memset(m, 0, sizeof(*m));
 	m->is_exe = exe != NULL && strcmp(exe, ml->path) == 0;
-	m->inode = ml->inode;
+	m->inode = ml->ino;
 	m->path = strdup(ml->path);
 	m->name = strdup(m->is_exe ? "a.out" : base ? base + 1 : ml->path);
 	if (m->path == NULL || m->name == NULL) {
@@ -897,18 +932,36 @@ static void resolve_modules(dt_elf_cache_t *cache, dt_elf_proc_t *proc)
 	proc->nmods = n;
 }
 
+/* The modules of proc from its mappings: one per path, with its ranges. */
+static int modules_of_maps(dt_elf_proc_t *proc, const dt_mapping_t *maps,
+			   size_t nmaps, const char *exe)
+{
+	int err = 0;
+
+	for (size_t i = 0; err == 0 && i < nmaps; i++) {
+		dt_elf_module_t *m;
+
+		if (!module_mapping(&maps[i]))
+			continue;
+		if ((m = find_module(proc, maps[i].path)) != NULL)
+			err = add_range(m, &maps[i]);
+		else
+			err = add_module(proc, &maps[i], exe);
+	}
+	return err;
+}
+
 int dt_elf_proc_modules(dt_elf_cache_t *cache, pid_t pid,
 			dt_elf_proc_t **procp, char *msg, size_t msglen)
 {
-	char path[64], exe[PATH_MAX], line[PATH_MAX + 256];
+	char path[64], exe[PATH_MAX];
 	dt_elf_proc_t *proc;
+	dt_mapping_t *maps;
+	size_t nmaps;
 	ssize_t n;
-	FILE *fp;
-	int err = 0;
+	int err;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((fp = fopen(path, "re")) == NULL) {
-		err = errno == ENOENT ? -ESRCH : -errno;
+	if ((err = dt_proc_maps(pid, &maps, &nmaps)) != 0) {
 		msgf(msg, msglen, "cannot read the mappings of pid %d: %s",
 		     (int)pid, strerror(-err));
 		return err;
@@ -917,22 +970,12 @@ int dt_elf_proc_modules(dt_elf_cache_t *cache, pid_t pid,
 	n = readlink(path, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	if ((proc = calloc(1, sizeof(*proc))) == NULL) {
-		fclose(fp);
+		dt_proc_maps_free(maps, nmaps);
 		return -ENOMEM;
 	}
 	proc->pid = pid;
-	while (err == 0 && fgets(line, sizeof(line), fp) != NULL) {
-		maps_line_t ml;
-		dt_elf_module_t *m;
-
-		if (!parse_maps_line(line, &ml) || ml.path == NULL)
-			continue;
-		if ((m = find_module(proc, ml.path)) != NULL)
-			err = add_range(m, &ml);
-		else
-			err = add_module(proc, &ml, n > 0 ? exe : NULL);
-	}
-	fclose(fp);
+	err = modules_of_maps(proc, maps, nmaps, n > 0 ? exe : NULL);
+	dt_proc_maps_free(maps, nmaps);
 	if (err == 0)
 		resolve_modules(cache, proc);
 	if (err != 0) {

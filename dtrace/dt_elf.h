@@ -3,7 +3,7 @@
  * dt_elf.h: ELF files and the modules of a process, for the engine and the
  * plugins (compiled into both: see the Makefile's libdtcommon.a).
  *
- * Three things live here:
+ * Four things live here:
  *
  *   files	an ELF file opened once per (device, inode) through a cache:
  *		its PT_LOAD segments (virtual address <-> file offset) and,
@@ -16,6 +16,12 @@
  *		its file name ("libc.so.6").
  *   lookup	run-time address -> (module, symbol, offset), for ufunc(),
  *		usym() and ustack() printing.
+ *   notes	a file's <sys/sdt.h> probe sites (dt_elf_stapsdt.c), for the
+ *		usdt plugin (host->elf_stapsdt) and dtprobed's discovery.
+ *
+ * This is the one ELF reader of the engine, dtprobed (libdtcommon.a) and
+ * the plugins (through the host table); the mappings of a process come
+ * from the one /proc/PID/maps reader, dt_procmaps.h.
  *
  * Nothing here calls into the engine: errors are returned as -errno with a
  * message written into a buffer the caller provides.  Nothing is global: the
@@ -36,6 +42,17 @@
  * host table hands them without copying. */
 typedef dtrace_sym_t dt_elf_sym_t;
 
+/* A <sys/sdt.h> probe site: the plugins' type (provider.h). */
+typedef dtrace_stapsdt_t dt_elf_stapsdt_t;
+
+/* A section header. */
+typedef struct dt_elf_scn {
+	const char *name;	/* in dt_elf_file_t.scn_names */
+	uint32_t type;		/* SHT_* */
+	uint64_t flags;		/* SHF_* */
+	uint64_t addr, offset, size;
+} dt_elf_scn_t;
+
 /* A PT_LOAD segment. */
 typedef struct dt_elf_seg {
 	uint64_t vaddr, memsz;
@@ -52,9 +69,19 @@ typedef struct dt_elf_file {
 	struct timespec mtime;	/* another file */
 	int etype;		/* ET_EXEC (fixed addresses) or ET_DYN (PIE,
 				   library) */
+	int elfclass;		/* ELFCLASS32 or ELFCLASS64 */
 	uint64_t entry;		/* e_entry */
 	dt_elf_seg_t *segs;
 	int nsegs;
+	dt_elf_scn_t *scns;	/* every section header, in file order */
+	int nscns;
+	char *scn_names;
+
+	/* <sys/sdt.h> probe sites: valid after dt_elf_stapsdt(). */
+	bool stapsdt_loaded;
+	dt_elf_stapsdt_t *stapsdt;
+	size_t nstapsdt;
+	char *stapsdt_text;	/* their strings */
 
 	/* Symbols: valid after dt_elf_symbols().  syms is sorted by address,
 	 * and at one address the preferred name for printing comes first
@@ -112,6 +139,30 @@ int dt_elf_vaddr_to_offset(const dt_elf_file_t *f, uint64_t vaddr,
 			   uint64_t *offp);
 int dt_elf_offset_to_vaddr(const dt_elf_file_t *f, uint64_t off,
 			   uint64_t *vaddrp);
+
+/* The section called name, or NULL. */
+const dt_elf_scn_t *dt_elf_section(const dt_elf_file_t *f, const char *name);
+
+/* The <sys/sdt.h> probe sites of f (its .note.stapsdt notes, owner
+ * "stapsdt", type 3), read once: each with its function (from f's symbols),
+ * site and semaphore moved as .stapsdt.base moved (prelink), and their file
+ * offsets (a semaphore outside the file's contents reads as 0).  A file
+ * without such notes has none; a malformed note is skipped.  Returns 0 or
+ * -errno with msg filled (dt_elf_stapsdt.c). */
+int dt_elf_stapsdt(dt_elf_cache_t *cache, const dt_elf_file_t *f,
+		   const dt_elf_stapsdt_t **notes, size_t *n, char *msg,
+		   size_t msglen);
+/* The value of the defined symbol name of any type (functions, data, and
+ * untyped ones) from .symtab, else .dynsym: 0, or -ENOENT.  Not cached:
+ * for the rare argument specification that names a symbol. */
+int dt_elf_sym_value(const dt_elf_file_t *f, const char *name,
+		     uint64_t *valuep);
+
+/* Make room for need elements of elsize bytes in *arrayp (a pointer to a
+ * malloc'ed array, or to NULL) of *cap elements, doubling from first: 0 or
+ * -ENOMEM (the array is then as it was). */
+int dt_elf_grow(void *arrayp, size_t *cap, size_t need, size_t elsize,
+		size_t first);
 
 /* Read len bytes at a file offset; returns the count read or -errno. */
 ssize_t dt_elf_read(const dt_elf_file_t *f, uint64_t off, void *buf,

@@ -9,6 +9,7 @@
  * dtrace_elf_t is a dt_elf_file_t, a dtrace_sym_t is a dt_elf_sym_t, and a
  * dtrace_proc_t holds a dt_elf_proc_t with the public view of its modules.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,10 +102,9 @@ struct btf *dt_host_kernel_btf(dtrace_provider_t *pv)
 	return dt_btf_kernel(pv->dtp);
 }
 
-int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
-		     const dtrace_elf_t **fp, char *msg, size_t msglen)
+int dt_hostsvc_elf_open(dt_elf_cache_t *cache, const char *path,
+			const dtrace_elf_t **fp, char *msg, size_t msglen)
 {
-	dt_elf_cache_t *cache = session_cache(pv->dtp);
 	const dt_elf_file_t *f;
 
 	if (cache == NULL) {
@@ -115,6 +115,55 @@ int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
 	if (rc == 0)
 		*fp = (const dtrace_elf_t *)(const void *)f;
 	return rc;
+}
+
+int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
+		     const dtrace_elf_t **fp, char *msg, size_t msglen)
+{
+	return dt_hostsvc_elf_open(session_cache(pv->dtp), path, fp, msg,
+				   msglen);
+}
+
+int dt_hostsvc_elf_stapsdt(dt_elf_cache_t *cache, const dtrace_elf_t *f,
+			   const dtrace_stapsdt_t **notes, size_t *n,
+			   char *msg, size_t msglen)
+{
+	if (cache == NULL) {
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	return dt_elf_stapsdt(cache, file_of(f), notes, n, msg, msglen);
+}
+
+int dt_host_elf_stapsdt(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			const dtrace_stapsdt_t **notes, size_t *n, char *msg,
+			size_t msglen)
+{
+	return dt_hostsvc_elf_stapsdt(session_cache(pv->dtp), f, notes, n, msg,
+				      msglen);
+}
+
+int dt_host_elf_section(const dtrace_elf_t *f, const char *name,
+			uint64_t *offset, uint64_t *size)
+{
+	const dt_elf_scn_t *scn = dt_elf_section(file_of(f), name);
+
+	if (scn == NULL || scn->type == SHT_NOBITS)
+		return -ENOENT;
+	*offset = scn->offset;
+	*size = scn->size;
+	return 0;
+}
+
+int dt_host_elf_sym_value(const dtrace_elf_t *f, const char *name,
+			  uint64_t *value)
+{
+	return dt_elf_sym_value(file_of(f), name, value);
+}
+
+int dt_host_elf_type(const dtrace_elf_t *f)
+{
+	return file_of(f)->etype;
 }
 
 void dt_host_proc_release(dtrace_proc_t *p)

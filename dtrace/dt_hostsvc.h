@@ -8,11 +8,18 @@
 
 #include <dtrace/provider.h>
 
+#include "dt_procmaps.h"	/* host->proc_maps */
+
 struct dt_elf_cache;
 
 /* The services over a given cache, for the unit tests' host tables. */
 int dt_hostsvc_proc_grab(struct dt_elf_cache *cache, pid_t pid,
 			 dtrace_proc_t **pp, char *msg, size_t msglen);
+int dt_hostsvc_elf_open(struct dt_elf_cache *cache, const char *path,
+			const dtrace_elf_t **fp, char *msg, size_t msglen);
+int dt_hostsvc_elf_stapsdt(struct dt_elf_cache *cache, const dtrace_elf_t *f,
+			   const dtrace_stapsdt_t **notes, size_t *n,
+			   char *msg, size_t msglen);
 int dt_hostsvc_elf_symbols(struct dt_elf_cache *cache, const dtrace_elf_t *f,
 			   const dtrace_sym_t **syms, size_t *nsyms, char *msg,
 			   size_t msglen);
@@ -41,6 +48,14 @@ ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
 struct btf *dt_host_kernel_btf(dtrace_provider_t *pv);
 int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
 		     const dtrace_elf_t **fp, char *msg, size_t msglen);
+int dt_host_elf_stapsdt(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			const dtrace_stapsdt_t **notes, size_t *n, char *msg,
+			size_t msglen);
+int dt_host_elf_section(const dtrace_elf_t *f, const char *name,
+			uint64_t *offset, uint64_t *size);
+int dt_host_elf_sym_value(const dtrace_elf_t *f, const char *name,
+			  uint64_t *value);
+int dt_host_elf_type(const dtrace_elf_t *f);
 /* The session's ELF cache goes (after the plugins'). */
 void dt_hostsvc_fini(dtrace_hdl_t *dtp);
 

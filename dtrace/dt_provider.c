@@ -1018,4 +1018,10 @@ const dtrace_host_t dt_host = {
 	.kernel_btf = dt_host_kernel_btf,
 	.error_tag = host_error_tag,
 	.prog_cookies = dt_prog_cookies,
+	.proc_maps = dt_proc_maps,
+	.proc_maps_free = dt_proc_maps_free,
+	.elf_stapsdt = dt_host_elf_stapsdt,
+	.elf_section = dt_host_elf_section,
+	.elf_sym_value = dt_host_elf_sym_value,
+	.elf_type = dt_host_elf_type,
 };

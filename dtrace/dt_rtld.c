@@ -19,26 +19,27 @@
  * keeping each direct call or jump whose target is the hook.  A tail jump
  * to the hook is kept too, for the same reason.
  *
- * The bytes are read with read(), never through a mapping of the file: a
+ * The file is the one ELF reader's (dt_elf.c: its section headers), and
+ * the bytes are read with pread(), never through a mapping of the file: a
  * uprobe placed without a process filter (another dtrace's exec watch, on
  * these very calls) writes its breakpoint into every mapping of the file's
  * code that can be executed, and a read-only private mapping is one.
  * Through a mapping the sweep would see int3 at those calls and lose them
  * (and lose its step at the bytes that follow).
  */
+#include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <limits.h>
 #include <link.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <Zydis/Zydis.h>
 
+#include "dt_elf.h"
+#include "dt_procmaps.h"
 #include "dt_rtld.h"
 
 /* The direct branch at code[0..len) (address addr) leads to target. */
@@ -81,40 +82,45 @@ static int section_sites(const uint8_t *code, size_t size, uint64_t base,
 	return n;
 }
 
-/* The address of file offset off, through the code section holding it. */
-static int64_t offset_to_addr(Elf *elf, uint64_t off)
+/* A section of f that holds code and takes room in the file. */
+static bool code_section(const dt_elf_scn_t *sh)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	return (sh->flags & SHF_EXECINSTR) && sh->type != SHT_NOBITS;
+}
 
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_NOBITS)
-			continue;
-		if (off >= sh.sh_offset && off < sh.sh_offset + sh.sh_size)
-			return (int64_t)(off - sh.sh_offset + sh.sh_addr);
+/* The address of file offset off, through the code section holding it. */
+static int64_t offset_to_addr(const dt_elf_file_t *f, uint64_t off)
+{
+	for (int i = 0; i < f->nscns; i++) {
+		const dt_elf_scn_t *sh = &f->scns[i];
+
+		if (code_section(sh) && off >= sh->offset &&
+		    off - sh->offset < sh->size)
+			return (int64_t)(off - sh->offset + sh->addr);
 	}
 	return -1;
 }
 
-static int elf_sites(Elf *elf, uint64_t hook_off, uint64_t *sites, int max)
+static int elf_sites(const dt_elf_file_t *f, uint64_t hook_off,
+		     uint64_t *sites, int max)
 {
-	int64_t hook = offset_to_addr(elf, hook_off);
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	int64_t hook = offset_to_addr(f, hook_off);
 	int n = 0;
 
 	if (hook < 0)
 		return -ENOENT;
-	while (n >= 0 && (scn = elf_nextscn(elf, scn)) != NULL) {
-		if (gelf_getshdr(scn, &sh) == NULL ||
-		    !(sh.sh_flags & SHF_EXECINSTR) || sh.sh_type == SHT_NOBITS)
+	for (int i = 0; n >= 0 && i < f->nscns; i++) {
+		const dt_elf_scn_t *sh = &f->scns[i];
+		uint8_t *code;
+
+		if (!code_section(sh) || sh->size > (uint64_t)f->size ||
+		    (code = malloc(sh->size)) == NULL)
 			continue;
-		Elf_Data *d = elf_getdata(scn, NULL);
-		if (d == NULL || d->d_buf == NULL || d->d_size != sh.sh_size)
-			continue;
-		n = section_sites(d->d_buf, d->d_size, sh.sh_addr,
-				  sh.sh_offset, (uint64_t)hook, sites, n, max);
+		if (dt_elf_read(f, sh->offset, code, sh->size) ==
+		    (ssize_t)sh->size)
+			n = section_sites(code, sh->size, sh->addr, sh->offset,
+					  (uint64_t)hook, sites, n, max);
+		free(code);
 	}
 	return n;
 }
@@ -122,46 +128,36 @@ static int elf_sites(Elf *elf, uint64_t hook_off, uint64_t *sites, int max)
 int dt_rtld_hook_sites(const char *path, uint64_t hook_off, uint64_t *sites,
 		       int max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);	/* not mapped: above */
-	int n = elf ? elf_sites(elf, hook_off, sites, max) : -EINVAL;
-	if (elf)
-		elf_end(elf);
-	close(fd);
+	dt_elf_cache_t *cache = dt_elf_cache_create();
+	const dt_elf_file_t *f;
+	int n;
+
+	if (cache == NULL)
+		return -ENOMEM;
+	n = dt_elf_open(cache, path, &f, NULL, 0);
+	if (n == 0)
+		n = elf_sites(f, hook_off, sites, max);
+	dt_elf_cache_destroy(cache);
 	return n == 0 ? -ENOENT : n;
 }
 
-/* r_brk's address mapped back to a file offset through /proc/self/maps. */
+/* r_brk's address mapped back to a file offset through our own mappings. */
 int dt_rtld_hook(char *path, size_t len, uint64_t *offset)
 {
 	uint64_t brk = (uint64_t)_r_debug.r_brk;
-	char line[PATH_MAX + 128];
-	FILE *f = fopen("/proc/self/maps", "r");
+	const dt_mapping_t *m;
+	dt_mapping_t *maps;
+	size_t n;
 	int rc = -ENOENT;
 
-	if (f == NULL || brk == 0) {
-		if (f)
-			fclose(f);
+	if (brk == 0 || dt_proc_maps(0, &maps, &n) != 0)
 		return -ENOENT;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		unsigned long long lo, hi, off;
-		int pos = 0;
-
-		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi,
-			   &off, &pos) < 3 || pos == 0)
-			continue;
-		if (brk < lo || brk >= hi || line[pos] != '/')
-			continue;
-		line[strcspn(line, "\n")] = '\0';
-		snprintf(path, len, "%s", line + pos);
-		*offset = brk - lo + off;
+	m = dt_proc_map_at(maps, n, brk);
+	if (m != NULL && dt_mapping_is_file(m)) {
+		snprintf(path, len, "%s", m->path);
+		*offset = brk - m->start + m->pgoff;
 		rc = 0;
-		break;
 	}
-	fclose(f);
+	dt_proc_maps_free(maps, n);
 	return rc;
 }

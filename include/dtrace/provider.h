@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	5
+#define DTRACE_PROVIDER_MINOR	6
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -362,6 +362,19 @@ typedef struct dtrace_sym {
 	uint8_t type;		/* STT_FUNC or STT_GNU_IFUNC */
 } dtrace_sym_t;
 
+/* Added in 3.6.  A <sys/sdt.h> probe site of an ELF file, as
+ * host->elf_stapsdt() reads its .note.stapsdt notes. */
+typedef struct dtrace_stapsdt {
+	const char *provider;	/* owned by the file */
+	const char *name;	/* as in the note ("function__entry") */
+	const char *args;	/* argument specifications, as written */
+	const char *func;	/* the function holding the site, or "" */
+	uint64_t pc;		/* link-time address (prelink followed) */
+	uint64_t sema;		/* semaphore's link-time address, or 0 */
+	uint64_t offset;	/* file offset of the site */
+	uint64_t sema_offset;	/* file offset of the semaphore, or 0 */
+} dtrace_stapsdt_t;
+
 /* An ELF file mapped in a process. */
 typedef struct dtrace_module {
 	const char *name;	/* "a.out" for the executable, else the file
@@ -374,6 +387,23 @@ typedef struct dtrace_module {
 	uint64_t bias;		/* run-time address - link-time address */
 	uint64_t lo, hi;	/* lowest and highest mapped address */
 } dtrace_module_t;
+
+/* Added in 3.6.  One line of /proc/PID/maps, as host->proc_maps() reads
+ * it: every mapping, in address order.  An anonymous mapping has ino 0 and
+ * path "", a pseudo one ino 0 and its name ("[vdso]", "[stack]"), a file
+ * its path as the process shows it (spaces kept), with deleted set when the
+ * kernel appended " (deleted)" (kept in path: the file was removed or
+ * replaced since it was mapped). */
+typedef struct dtrace_mapping {
+	uint64_t start, end;	/* run-time addresses, end exclusive */
+	uint64_t pgoff;		/* file offset of start */
+	uint64_t dev;		/* makedev(major, minor) */
+	uint64_t ino;
+	unsigned prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	int shared;		/* MAP_SHARED ('s') */
+	int deleted;
+	const char *path;
+} dtrace_mapping_t;
 
 /*
  * What the engine offers a plugin.  Every function may be called only from
@@ -600,6 +630,32 @@ typedef struct dtrace_host {
 	 * tracing: every other cookie must still be handled. */
 	size_t (*prog_cookies)(dtrace_provider_t *pv, int64_t *cookies,
 			       size_t max);
+
+	/* Added in 3.6.  The mappings of process pid now, every one (see
+	 * dtrace_mapping_t), into *maps, freed by proc_maps_free(), and
+	 * their count: 0, or a negative errno (-ESRCH: no such process).
+	 * The engine's, dtprobed's and the plugins' one reader. */
+	int (*proc_maps)(pid_t pid, dtrace_mapping_t **maps, size_t *n);
+	void (*proc_maps_free)(dtrace_mapping_t *maps, size_t n);
+	/* Added in 3.6.  The <sys/sdt.h> probe sites of f, read once (a
+	 * file without any has none): 0, or a negative errno with msg
+	 * filled.  They stay valid for the session. */
+	int (*elf_stapsdt)(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			   const dtrace_stapsdt_t **notes, size_t *n,
+			   char *msg, size_t msglen);
+	/* Added in 3.6.  Where f's section name is in the file (read it with
+	 * elf_read()): 0, or -ENOENT when f has none or it takes no room in
+	 * the file (SHT_NOBITS). */
+	int (*elf_section)(const dtrace_elf_t *f, const char *name,
+			   uint64_t *offset, uint64_t *size);
+	/* Added in 3.6.  The value of f's defined symbol name of any type
+	 * (data too, as an argument specification may name): 0, or
+	 * -ENOENT.  Not cached. */
+	int (*elf_sym_value)(const dtrace_elf_t *f, const char *name,
+			     uint64_t *value);
+	/* Added in 3.6.  f's e_type: ET_EXEC or ET_DYN (addresses move at
+	 * load time). */
+	int (*elf_type)(const dtrace_elf_t *f);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

@@ -591,10 +591,11 @@ static const dtrace_provider_ops_t pid_ops = {
 __attribute__((visibility("default")))
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host)
 {
-	/* the ELF and process services came with 3.1 */
+	/* the ELF and process services came with 3.1, the mappings
+	 * (pid_late.c) with 3.6 */
 	if (host->major != DTRACE_PROVIDER_MAJOR ||
-	    host->size < offsetof(dtrace_host_t, provide_again) +
-			 sizeof(host->provide_again))
+	    host->size < offsetof(dtrace_host_t, proc_maps_free) +
+			 sizeof(host->proc_maps_free))
 		return NULL;
 	pid_host = host;
 	return &pid_ops;

@@ -8,37 +8,46 @@
  * (host->provide_again): the engine keeps the program's descriptions,
  * calls provide() with each, and enables the probes this creates that a
  * clause matches (new uprobes take effect at once, see provider.h).  The
- * check is one read of /proc/PID/maps and a hash of its file-backed
- * lines: nothing is parsed while the mappings stay the same.
+ * check is one read of the process's mappings (host->proc_maps) and a
+ * hash of its file-backed ones: no module is read while they stay the
+ * same.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pid_impl.h"
 
-/* FNV-1a over the file-backed lines of /proc/PID/maps; *gone when the
+static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
+	return h;
+}
+
+/* FNV-1a over the file mappings of pid (host->proc_maps); *gone when the
  * process no longer exists. */
 static uint64_t maps_signature(pid_t pid, bool *gone)
 {
-	char path[64], line[4352];
 	uint64_t h = 14695981039346656037ull;
-	FILE *f;
+	dtrace_mapping_t *maps;
+	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((f = fopen(path, "re")) == NULL) {
-		*gone = true;
+	*gone = pid_host->proc_maps(pid, &maps, &n) != 0;
+	if (*gone)
 		return 0;
-	}
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (strstr(line, " /") == NULL)
+	for (size_t i = 0; i < n; i++) {
+		const dtrace_mapping_t *m = &maps[i];
+
+		if (m->ino == 0 || m->path[0] != '/')
 			continue;
-		for (const char *p = line; *p; p++)
-			h = (h ^ (uint8_t)*p) * 1099511628211ull;
+		h = fnv1a(h, &m->start, sizeof(m->start));
+		h = fnv1a(h, &m->end, sizeof(m->end));
+		h = fnv1a(h, &m->pgoff, sizeof(m->pgoff));
+		h = fnv1a(h, &m->ino, sizeof(m->ino));
+		h = fnv1a(h, m->path, strlen(m->path));
 	}
-	fclose(f);
-	*gone = false;
+	pid_host->proc_maps_free(maps, n);
 	return h;
 }
 

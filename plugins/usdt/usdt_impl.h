@@ -3,18 +3,19 @@
  * usdt_impl.h: the usdt provider's private interfaces.
  *
  * The provider is split by phase:
- *   usdt_notes.c	reads the <sys/sdt.h> notes (.note.stapsdt) of one ELF
- *			file: sites, semaphores, containing functions, and the
- *			provider declarations a `dtrace -G` object put in
- *			.dtrace_prov; caches them per file (dev, inode) for
- *			the session.
+ *   usdt_notes.c	the <sys/sdt.h> sites of one ELF file, as the engine
+ *			reads them (host->elf_stapsdt), with their arguments
+ *			decoded and the provider declarations a `dtrace -G`
+ *			object put in .dtrace_prov; cached per file (dev,
+ *			inode) for the session.
+ *   usdt_decl.c	parses those declarations (also linked by dtprobed).
  *   usdt_args.c	decodes one note's argument specifications
  *			("-4@%eax", "8@-16(%rbp)", "8@sym(%rip)", ...) into
  *			locations the trampoline can read.
  *   usdt_tramp.c	the run-time spec table (a BPF hash map keyed on the
  *			attach cookie) and the trampoline that reads it, or
  *			carries the specs of its program's few sites.
- *   usdt_proc.c	the ELF files mapped by a process (/proc/PID/maps).
+ *   usdt_proc.c	the files mapped by a process (host->proc_maps).
  *   usdt_prov.c	the provider operations: naming, provide, enable,
  *			argument types.
  *
@@ -29,7 +30,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
-#include <libelf.h>
 #include <dtrace/provider.h>
 
 /* <sys/sdt.h> allows up to 12 arguments; DTrace shows 10 (arg0..arg9). */
@@ -77,11 +77,11 @@ int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
 int usdt_reg_offset(const char *name, size_t len);
 
 /* One probe site, as a note describes it. */
-typedef struct usdt_note {
-	char *provider;
-	char *name;		/* as in the note ("function__entry") */
-	char *argstr;		/* the argument specifications, as written */
-	char *func;		/* the function containing the site, or "" */
+typedef struct usdt_note {	/* strings: the engine's, for the session */
+	const char *provider;
+	const char *name;	/* as in the note ("function__entry") */
+	const char *argstr;	/* the argument specifications, as written */
+	const char *func;	/* the function containing the site, or "" */
 	uint64_t pc;		/* link-time address, prelink-adjusted */
 	uint64_t sema;		/* semaphore address, or 0 */
 	uint64_t offset;	/* file offset of the site */
@@ -124,9 +124,6 @@ typedef struct usdt_decl {
  * providers put in *out (an array to free with usdt_decls_free), 0 when
  * none, or -ENOMEM. */
 int usdt_decls_parse(const unsigned char *data, size_t len, usdt_decl_t **out);
-/* The contents of elf's PROGBITS section called name (".dtrace_prov"), or
- * NULL when it has none or it cannot be read. */
-Elf_Data *usdt_elf_progbits(Elf *elf, const char *name);
 void usdt_decls_free(usdt_decl_t *d, int n);
 /* The declaration of provider:name in a file's declarations, or NULL. */
 const usdt_decl_probe_t *usdt_decl_find(const usdt_decl_t *d, int n,
@@ -140,6 +137,7 @@ typedef struct usdt_file {
 	off_t size;		/* with mtime: the same inode number may */
 	struct timespec mtime;	/* name another file later (rebuilt, reused) */
 	char *path;		/* as first opened */
+	const dtrace_elf_t *elf;	/* the engine's; NULL: not ELF */
 	char *module;		/* the file's name, the probes' module */
 	bool pie;		/* ET_DYN: addresses move at load time */
 	int nnotes;
@@ -158,9 +156,11 @@ typedef struct usdt_filecache {
  * stays for the probes that point into it); a file without notes or not ELF
  * has nnotes 0.  Returns NULL with errno set
  * when the file cannot be read. */
-usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const char *path);
+usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const dtrace_host_t *h,
+			   dtrace_provider_t *pv, const char *path);
 /* Read notes straight from a file, without cache (tests). */
-usdt_file_t *usdt_file_read(const char *path, int *err);
+usdt_file_t *usdt_file_read(const dtrace_host_t *h, dtrace_provider_t *pv,
+			    const char *path, int *err);
 void usdt_file_free(usdt_file_t *f);
 void usdt_filecache_free(usdt_filecache_t *fc);
 
@@ -178,12 +178,13 @@ typedef struct usdt_mapping {
 
 /* The regular files mapped executable by pid, deduplicated.  Returns the
  * count (>= 0) and an array to free with usdt_mappings_free(), or -errno. */
-int usdt_proc_mappings(pid_t pid, usdt_mapping_t **out);
+int usdt_proc_mappings(const dtrace_host_t *h, pid_t pid,
+		       usdt_mapping_t **out);
 void usdt_mappings_free(usdt_mapping_t *m, int n);
 /* Every process's mapped files, each file once per process that maps it,
  * grouped by process.  Processes that vanish or cannot be read are
  * skipped. */
-int usdt_all_mappings(usdt_mapping_t **out);
+int usdt_all_mappings(const dtrace_host_t *h, usdt_mapping_t **out);
 
 /* The run-time spec table (one value per attach cookie).  The layout is
  * shared by usdt_tramp.c's writer and the BPF it emits. */

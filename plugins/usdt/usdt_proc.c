@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * usdt_proc.c: the files a process maps, from /proc/PID/maps.
+ * usdt_proc.c: the files a process maps, from its mappings as the engine's
+ * one reader of /proc/PID/maps gives them (host->proc_maps).
  *
  * Only file-backed mappings of regular files count (a probe site lives in
  * an executable mapping, but a note may be read from any mapping of the
@@ -13,12 +14,10 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "usdt_impl.h"
 
@@ -70,52 +69,38 @@ static char *openable_path(pid_t pid, const char *path, dev_t dev, ino_t ino)
 	return s;
 }
 
-/* One line of /proc/PID/maps: "lo-hi perms off MAJ:MIN inode  path". */
-static int maps_line(pid_t pid, const char *line, mapping_set_t *s)
+/* One mapping of pid: its file, once per process. */
+static int mapping_add(pid_t pid, const dtrace_mapping_t *m, mapping_set_t *s)
 {
-	unsigned maj, min;
-	uint64_t ino;
-	int pos = 0;
-	if (sscanf(line, "%*x-%*x %*s %*x %x:%x %" SCNu64 " %n",
-		   &maj, &min, &ino, &pos) < 3 || pos == 0 || ino == 0)
+	if (m->ino == 0 || m->path[0] != '/' || m->deleted)
+		return 0;	/* anonymous, pseudo, or nothing to probe */
+	dev_t dev = (dev_t)m->dev;
+	if (set_has(s, pid, dev, (ino_t)m->ino))
 		return 0;
-	const char *path = line + pos;
-	if (*path != '/')
-		return 0;
-	dev_t dev = makedev(maj, min);
-	if (set_has(s, pid, dev, (ino_t)ino))
-		return 0;
-	char *copy = strndup(path, strcspn(path, "\n"));
-	if (copy == NULL)
-		return -ENOMEM;
-	char *open = openable_path(pid, copy, dev, (ino_t)ino);
-	free(copy);
+	char *open = openable_path(pid, m->path, dev, (ino_t)m->ino);
 	if (open == NULL)
 		return 0;
-	return set_add(s, pid, open, dev, (ino_t)ino);
+	return set_add(s, pid, open, dev, (ino_t)m->ino);
 }
 
-static int proc_scan(pid_t pid, mapping_set_t *s)
+static int proc_scan(const dtrace_host_t *h, pid_t pid, mapping_set_t *s)
 {
-	char name[64];
-	snprintf(name, sizeof(name), "/proc/%d/maps", (int)pid);
-	FILE *fp = fopen(name, "re");
-	if (fp == NULL)
-		return -errno;
-	char *line = NULL;
-	size_t cap = 0;
-	int err = 0;
-	while (err == 0 && getline(&line, &cap, fp) > 0)
-		err = maps_line(pid, line, s);
-	free(line);
-	fclose(fp);
+	dtrace_mapping_t *maps;
+	size_t n;
+	int err = h->proc_maps(pid, &maps, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; err == 0 && i < n; i++)
+		err = mapping_add(pid, &maps[i], s);
+	h->proc_maps_free(maps, n);
 	return err;
 }
 
-int usdt_proc_mappings(pid_t pid, usdt_mapping_t **out)
+int usdt_proc_mappings(const dtrace_host_t *h, pid_t pid,
+		       usdt_mapping_t **out)
 {
 	mapping_set_t s = { 0 };
-	int err = proc_scan(pid, &s);
+	int err = proc_scan(h, pid, &s);
 	if (err) {
 		usdt_mappings_free(s.v, s.n);
 		return err;
@@ -124,7 +109,7 @@ int usdt_proc_mappings(pid_t pid, usdt_mapping_t **out)
 	return s.n;
 }
 
-int usdt_all_mappings(usdt_mapping_t **out)
+int usdt_all_mappings(const dtrace_host_t *h, usdt_mapping_t **out)
 {
 	mapping_set_t s = { 0 };
 	DIR *d = opendir("/proc");
@@ -137,7 +122,7 @@ int usdt_all_mappings(usdt_mapping_t **out)
 			continue;
 		/* Kernel threads have empty maps; vanished processes and
 		 * permission problems are skipped. */
-		err = proc_scan((pid_t)atoi(de->d_name), &s);
+		err = proc_scan(h, (pid_t)atoi(de->d_name), &s);
 	}
 	closedir(d);
 	if (err == -ENOMEM) {

@@ -379,7 +379,7 @@ static int provide_mappings(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	int total = 0;
 	for (int i = 0; i < n; i++) {
-		usdt_file_t *f = usdt_file_get(&st->fc, m[i].path);
+		usdt_file_t *f = usdt_file_get(&st->fc, host, dtp, m[i].path);
 		if (f == NULL || f->nnotes == 0)
 			continue;	/* gone, unreadable, or no probes */
 		pid_t pid = q->pid ? q->pid : m[i].pid;
@@ -448,7 +448,7 @@ static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (!q->by_path || q->pid != 0 || q->ino == 0 ||
 	    realpath(q->pdp->mod, path) == NULL)
 		return 0;
-	f = usdt_file_get(&st->fc, path);
+	f = usdt_file_get(&st->fc, host, dtp, path);
 	if (f == NULL || f->nnotes == 0)
 		return 0;
 	return provide_file(dtp, st, q, path, f, 0);
@@ -477,14 +477,14 @@ static int usdt_provide(dtrace_provider_t *dtp, void *data,
 	st->matched = false;
 	if (q.pid) {
 		usdt_mapping_t *m;
-		int n = usdt_proc_mappings(q.pid, &m);
+		int n = usdt_proc_mappings(host, q.pid, &m);
 		if (n < 0)
 			return 0;	/* it just exited: nothing to match */
 		rc = provide_mappings(dtp, st, &q, m, n);
 		usdt_mappings_free(m, n);
 	} else {
 		if (!st->all_scanned) {
-			st->nall = usdt_all_mappings(&st->all);
+			st->nall = usdt_all_mappings(host, &st->all);
 			if (st->nall < 0) {
 				host->error(dtp, "cannot read the processes' "
 					    "mappings: %s", strerror(-st->nall));
@@ -1059,7 +1059,7 @@ static int provide_late(dtrace_provider_t *dtp, usdt_state_t *st, pid_t pid,
 static int files_of_process(pid_t pid, const void *arg, usdt_mapping_t **m)
 {
 	(void)arg;
-	return usdt_proc_mappings(pid, m);
+	return usdt_proc_mappings(host, pid, m);
 }
 
 static int usdt_notice_process(dtrace_provider_t *dtp, void *data, pid_t pid,
@@ -1253,6 +1253,11 @@ const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h);
 
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
 {
+	/* processes' mappings (usdt_proc.c) and notes (usdt_notes.c) came
+	 * with 3.6 */
+	if (h->major != DTRACE_PROVIDER_MAJOR ||
+	    h->size < offsetof(dtrace_host_t, elf_type) + sizeof(h->elf_type))
+		return NULL;
 	host = h;
 	return &usdt_ops;
 }

@@ -20,8 +20,7 @@
 
 #include "../../dtprobed/dtp_discover.c"
 #include "../../dtprobed/dtp_msg.c"
-#include "../../plugins/usdt/usdt_args.c"
-#include "../../plugins/usdt/usdt_notes.c"
+#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_reg.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,14 +31,6 @@ void dtp_log(int prio, const char *fmt, ...)
 {
 	(void)prio;
 	(void)fmt;
-}
-
-int dtp_proc_maps(pid_t pid, proc_map_t **out, int *n)
-{
-	(void)pid;
-	*out = NULL;
-	*n = 0;
-	return -1;
 }
 
 bool dtp_state_has_file(pid_t pid, uint64_t dev, uint64_t ino)
@@ -97,9 +88,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int in = memfd_with(data, size), rec = memfd_with(NULL, 0);
 	char path[64];
-	proc_map_t map = {
+	dt_mapping_t map = {
 		.start = 0x400000, .end = 0x400000 + ((size + 4095) & ~4095ul),
-		.pgoff = 0, .dev = 1, .ino = 1, .exec = true,
+		.pgoff = 0, .dev = 1, .ino = 1, .prot = PROT_READ | PROT_EXEC,
 		.path = "/fuzz/input",
 	};
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz_usdt_notes.c: the usdt provider's readers of what programs carry:
- * the ELF file reader (.note.stapsdt notes, .stapsdt.base, the symbol
- * table, the -G declaration section), the argument specifications of the
+ * the ELF file as the plugin reads it through the engine's reader
+ * (dt_elf.c: headers, .note.stapsdt notes, .stapsdt.base, the symbol
+ * table; the -G declaration section), the argument specifications of the
  * notes ("-4@%edi", "8@-16(%rbp)", ...) and the declaration image alone.
  *
  * Input: a selector byte, then
@@ -19,30 +20,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../unit/unit_elfhost.h"
 #include "../../plugins/usdt/usdt_args.c"
+#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* The engine's ELF services, as the plugin has them. */
+static const dtrace_host_t elf_host = {
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
+	UNIT_ELF_HOST,
+};
+
 static void fuzz_elf(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
-	struct stat sb = { 0 };
+	char path[64];
+	int err;
 
 	if (fd < 0 && (fd = memfd_create("fuzz", MFD_CLOEXEC)) < 0)
 		abort();
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	usdt_file_t *f = file_new("/fuzz/input", &sb);
-	if (f == NULL)
-		return;
-	file_read_elf(f, fd);
-	usdt_file_free(f);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	usdt_file_free(usdt_file_read(&elf_host, NULL, path, &err));
+	unit_elf_cache_drop();	/* the next input is another file */
 }
 
 static void fuzz_arg(const uint8_t *data, size_t size)
 {
-	usdt_symtab_t st;
+	usdt_symtab_t st = { &elf_host, NULL };
 	usdt_arg_t arg;
 	char *spec = malloc(size + 1);
 
@@ -50,7 +59,6 @@ static void fuzz_arg(const uint8_t *data, size_t size)
 		return;
 	memcpy(spec, data, size);
 	spec[size] = '\0';
-	memset(&st, 0, sizeof(st));
 	usdt_arg_parse(spec, 0x401000, true, &st, &arg);
 	usdt_arg_parse(spec, 0x401000, false, NULL, &arg);
 	free(spec);

@@ -264,6 +264,7 @@ static const dtrace_host_t host = {
 	.elf_read = dt_host_elf_read,
 	.elf_entry = dt_host_elf_entry,
 	.elf_open = dt_host_elf_open,
+	.proc_maps = dt_proc_maps, .proc_maps_free = dt_proc_maps_free,
 };
 
 /* ---- helpers ------------------------------------------------------------ */

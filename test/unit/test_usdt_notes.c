@@ -30,7 +30,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "unit_elfhost.h"
 #include "../../plugins/usdt/usdt_args.c"
+#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
 #include "../../plugins/usdt/usdt_tramp.c"
 #include "../../plugins/usdt/usdt_proc.c"
@@ -39,6 +41,19 @@
 #include "dt_impl.h"
 
 static int failures;
+
+/* A host table: the engine's ELF services (the notes are read by the
+ * engine) and the assembler's functions (the trampoline). */
+static const dtrace_host_t test_host = {
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
+	UNIT_ELF_HOST,
+	.emit = dt_as_emit,
+	.label_new = dt_as_label,
+	.label_place = dt_as_place,
+	.jump = dt_as_jump,
+	.load_map = dt_as_load_map,
+};
 
 #define CHECK(cond, ...)						\
 	do {								\
@@ -66,11 +81,25 @@ static int failures;
 #define RIP 128
 #define NOREG USDT_NOREG
 
-/* A symbol table of one entry for the decoder: "sym" at 0x5000. */
+/* A file of one symbol for the decoder: "sym" at 0x5000. */
+static int one_sym_value(const dtrace_elf_t *f, const char *name,
+			 uint64_t *value)
+{
+	(void)f;
+	if (strcmp(name, "sym") != 0)
+		return -ENOENT;
+	*value = 0x5000;
+	return 0;
+}
+
 static usdt_symtab_t *one_sym_table(void)
 {
-	static usdt_sym_t sym = { "sym", 0x5000, 8, -1 };
-	static usdt_symtab_t st = { &sym, 1, NULL, 0 };
+	static const dtrace_host_t sym_host = {
+		.elf_sym_value = one_sym_value,
+	};
+	static usdt_symtab_t st = {
+		&sym_host, (const dtrace_elf_t *)&sym_host	/* any file */
+	};
 	return &st;
 }
 
@@ -279,7 +308,7 @@ static const char *const probe_names[] = {
 static void check_sdt_args(const char *bin, int opt)
 {
 	int err;
-	usdt_file_t *f = usdt_file_read(bin, &err);
+	usdt_file_t *f = usdt_file_read(&test_host, NULL, bin, &err);
 	CHECK(f != NULL, "read %s: %s", bin, strerror(-err));
 	if (f == NULL)
 		return;
@@ -342,7 +371,8 @@ static void test_system_notes(void)
 		int err;
 		if (access(pythons[i], R_OK) != 0)
 			continue;
-		usdt_file_t *f = usdt_file_read(pythons[i], &err);
+		usdt_file_t *f = usdt_file_read(&test_host, NULL, pythons[i],
+						&err);
 		if (f == NULL)
 			continue;
 		const usdt_note_t *n = find_note(f, "python", "function__entry");
@@ -362,8 +392,8 @@ static void test_system_notes(void)
 
 	const char *cxx = "/usr/lib/x86_64-linux-gnu/libstdc++.so.6";
 	int err;
-	usdt_file_t *f = access(cxx, R_OK) == 0 ? usdt_file_read(cxx, &err) :
-						  NULL;
+	usdt_file_t *f = access(cxx, R_OK) == 0 ?
+			 usdt_file_read(&test_host, NULL, cxx, &err) : NULL;
 	if (f != NULL) {
 		const usdt_note_t *t = find_note(f, "libstdcxx", "throw");
 		const usdt_note_t *c = find_note(f, "libstdcxx", "catch");
@@ -387,16 +417,6 @@ typedef struct run_site {
 
 #define MAX_SITES 32
 
-/* The emission part of a host table: the assembler's functions. */
-static const dtrace_host_t test_host = {
-	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
-	.size = sizeof(dtrace_host_t),
-	.emit = dt_as_emit,
-	.label_new = dt_as_label,
-	.label_place = dt_as_place,
-	.jump = dt_as_jump,
-	.load_map = dt_as_load_map,
-};
 
 static void emit_test_program(dt_as_t *as, dtrace_map_t *mstate,
 			      dtrace_map_t *specs, dtrace_map_t *results,
@@ -625,7 +645,7 @@ static void test_cache_rewrite(const char *bins[2], usdt_file_t *files[2])
 	if (fd >= 0)
 		close(fd);
 	CHECK(rewrite_in_place(bins[0], path) == 0, "%s", path);
-	usdt_file_t *f1 = usdt_file_get(&fc, path);
+	usdt_file_t *f1 = usdt_file_get(&fc, &test_host, NULL, path);
 	CHECK(f1 != NULL && f1->nnotes == files[0]->nnotes, "%s", path);
 	CHECK(stat(path, &before) == 0, "%s", path);
 	CHECK(rewrite_in_place(bins[1], path) == 0, "%s", path);
@@ -634,11 +654,11 @@ static void test_cache_rewrite(const char *bins[2], usdt_file_t *files[2])
 	t[1].tv_sec += 1;
 	CHECK(utimensat(AT_FDCWD, path, t, 0) == 0, "%s", path);
 	CHECK(stat(path, &after) == 0 && after.st_ino == before.st_ino, "%s", path);
-	usdt_file_t *f2 = usdt_file_get(&fc, path);
+	usdt_file_t *f2 = usdt_file_get(&fc, &test_host, NULL, path);
 	CHECK(f2 != NULL && f2 != f1, "%s", path);
 	CHECK(f2 && f2->nnotes == files[1]->nnotes && f2->nnotes > 0 &&
 	      f2->notes[0].offset == files[1]->notes[0].offset, "%s", path);
-	CHECK(usdt_file_get(&fc, path) == f2, "%s", path);
+	CHECK(usdt_file_get(&fc, &test_host, NULL, path) == f2, "%s", path);
 	usdt_filecache_free(&fc);
 	unlink(path);
 }
@@ -663,7 +683,7 @@ int main(void)
 			continue;
 		}
 		check_sdt_args(bins[b], b ? 2 : 0);
-		files[b] = usdt_file_read(bins[b], &err);
+		files[b] = usdt_file_read(&test_host, NULL, bins[b], &err);
 	}
 	if (files[0] && files[1]) {
 		test_trampoline(bins, files, 0);

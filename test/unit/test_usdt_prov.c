@@ -23,7 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "unit_elfhost.h"
 #include "../../plugins/usdt/usdt_args.c"
+#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
 #include "../../plugins/usdt/usdt_tramp.c"
 #include "../../plugins/usdt/usdt_proc.c"
@@ -211,6 +213,7 @@ static const dtrace_host_t test_host = {
 	.emit = h_emit, .label_new = h_label_new,
 	.label_place = h_label_place, .jump = h_jump,
 	.load_map = h_load_map,
+	UNIT_ELF_HOST,
 };
 
 /*

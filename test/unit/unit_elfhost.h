@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * unit_elfhost.h: the ELF, note and mapping services of a host table for
+ * tests that run a plugin's sources without a session: the engine's own
+ * services (dt_hostsvc.c) over one ELF cache of the test's, made on first
+ * use.  UNIT_ELF_HOST fills those fields of a dtrace_host_t.
+ */
+#ifndef UNIT_ELFHOST_H
+#define UNIT_ELFHOST_H
+
+#include <dtrace/provider.h>
+
+#include "dt_elf.h"
+#include "dt_hostsvc.h"
+
+static dt_elf_cache_t *unit_elf_cache;
+
+static dt_elf_cache_t *unit_elf_cache_get(void)
+{
+	if (unit_elf_cache == NULL)
+		unit_elf_cache = dt_elf_cache_create();
+	return unit_elf_cache;
+}
+
+static int unit_elf_open(dtrace_provider_t *pv, const char *path,
+			 const dtrace_elf_t **fp, char *msg, size_t msglen)
+{
+	(void)pv;
+	return dt_hostsvc_elf_open(unit_elf_cache_get(), path, fp, msg, msglen);
+}
+
+static int unit_elf_stapsdt(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			    const dtrace_stapsdt_t **notes, size_t *n,
+			    char *msg, size_t msglen)
+{
+	(void)pv;
+	return dt_hostsvc_elf_stapsdt(unit_elf_cache_get(), f, notes, n, msg,
+				      msglen);
+}
+
+/* The files read so far go (a file rewritten under the same identity is
+ * then read again). */
+static inline void unit_elf_cache_drop(void)
+{
+	dt_elf_cache_destroy(unit_elf_cache);
+	unit_elf_cache = NULL;
+}
+
+#define UNIT_ELF_HOST \
+	.elf_open = unit_elf_open, .elf_stapsdt = unit_elf_stapsdt, \
+	.elf_section = dt_host_elf_section, \
+	.elf_sym_value = dt_host_elf_sym_value, \
+	.elf_type = dt_host_elf_type, .elf_read = dt_host_elf_read, \
+	.proc_maps = dt_proc_maps, .proc_maps_free = dt_proc_maps_free
+
+#endif /* UNIT_ELFHOST_H */
