@@ -30,7 +30,8 @@
 #   DT_SANITIZED  1 when $B is a sanitizer build: sets ASan/UBSan options
 #   DT_JOBS       tests run at once (default 2)
 #   DT_TIMEOUT    seconds a test may take (default 30)
-#   DT_TESTS      a regular expression: run only the tests whose name matches
+#   DT_TESTS      a regular expression: run only the tests whose path under
+#                 test/ (or the build's test/) matches
 #
 # dtrace runs pinned to CPU 0 (taskset) so that the CPU column of BEGIN and
 # END lines is stable.  Works from any directory.  Each test runs under
@@ -52,6 +53,9 @@ fi
 DTRACE=$B/dtrace
 DTRACE_PLUGIN_PATH=$B/plugins
 DT_TIMEOUT=${DT_TIMEOUT:-30}
+# The system's python3 first: one found before it on PATH may be a version
+# manager's shim, which costs seconds a start on a loaded machine.
+[ -x /usr/bin/python3 ] && PATH=/usr/bin:$PATH
 DT_JOBS=${DT_JOBS:-2}
 export B DTRACE DTRACE_PLUGIN_PATH TESTDIR DT_TIMEOUT
 
@@ -276,8 +280,20 @@ run_tests() {
 			"$SELF" {}
 }
 
+# The tests whose path under test/ matches DT_TESTS: matched on the whole
+# path, a tree living in a directory named like a test would select them all.
+select_tests() {
+	local kind file rel
+	while read -r kind file; do
+		rel=${file#"$TESTDIR"/}
+		rel=${rel#"$B"/test/}
+		[[ $rel =~ $DT_TESTS ]] && echo "$kind $file"
+	done
+	return 0
+}
+
 SELECTED=$(list_tests |
-	{ if [ -n "${DT_TESTS:-}" ]; then grep -E -- "$DT_TESTS"; else cat; fi; })
+	{ if [ -n "${DT_TESTS:-}" ]; then select_tests; else cat; fi; })
 ALONE=""
 TOGETHER=""
 while IFS= read -r t; do
