@@ -270,7 +270,10 @@ static int parse_args(dtrace_hdl_t *dtp, dt_cmd_t *cmd, int argc, char **argv)
 		case 'U': dt_opt_add_cpp_arg(dtp, "-U", optarg); break;
 		case 'I': dt_opt_add_cpp_arg(dtp, "-I", optarg); break;
 		case 'H': dt_opt_add_cpp_arg(dtp, "-H", ""); break;
-		case 'X': break;	/* ISO C modes of cpp: all alike here */
+		case 'X':	/* DTrace's short form of -x stdc */
+			if (dt_opt_set(dtp, "stdc", optarg) < 0)
+				goto opt_error;
+			break;
 		case 'e': cmd->compile_only = true; break;
 		case 'F': dtp->opt.flowindent = true; break;
 		case 'G': cmd->object = true; break;

@@ -20,6 +20,9 @@ for o in amin=x ctfpath=x ctypes=x debug debugassert disasm=x dtypes=x \
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 	has $o err "^dtrace: failed to set option -x ${o%=*}: not supported here: "
 done
+# -X is DTrace's short form of -x stdc
+"$DTRACE" -Xa -n BEGIN >out 2>err; check -X 1 $?
+has -X err "^dtrace: failed to set option -x stdc: not supported here: "
 # a name DTrace does not know either
 "$DTRACE" -x nosuchoption -n BEGIN >out 2>err; check unknown 1 $?
 has unknown err "^dtrace: failed to set option -x nosuchoption: Invalid option name$"
