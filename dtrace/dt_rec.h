@@ -255,8 +255,10 @@ typedef struct dt_aggdesc {
 #define DT_AGG_OWN_MAPS		32	/* aggregations with a map each */
 /* A keyed aggregation whose value fits a slot of DT_AGG_SLOT bytes for
  * every possible CPU within DT_AGG_SLOTS_MAX is a plain hash whose value
- * holds the CPUs' slots side by side (dt_cg_agg.c), else a per-CPU hash. */
+ * holds the CPUs' slots side by side (dt_cg_agg.c), else a per-CPU hash.
+ * The bound keeps an entry's memory within 1 KB (16 CPUs): beyond, a
+ * per-CPU hash takes 8 bytes of a count per CPU, not 64. */
 #define DT_AGG_SLOT		64
-#define DT_AGG_SLOTS_MAX	4096
+#define DT_AGG_SLOTS_MAX	1024
 
 #endif /* DT_REC_H */
