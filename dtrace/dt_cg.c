@@ -533,6 +533,51 @@ static void cg_output_flags(dt_cg_t *cx)
 	dt_as_place(cx->as, done);
 }
 
+/*
+ * -x bufpolicy=fill: a firing whose predicate holds takes its record's
+ * room (and the ring buffer's 8-byte header) from DT_STATE_FILL_ROOM,
+ * which the consumer sets to the buffer's size less the room END's
+ * records need (dt_consume_buf.c), before its statements run.  One that
+ * finds too little does not run: the room stays short, the buffer is
+ * filled, the consumer ends tracing, and no clause but END's runs any
+ * more, as in DTrace (which reserves a record's room before its actions).
+ * END's records are not counted: their room was kept.  The room is only
+ * known at the clause's end: cg_fill_room() writes it into the two
+ * instructions that use it.
+ */
+static void cg_fill_reserve(dt_cg_t *cx, int skip)
+{
+	int take = dt_as_label(cx->as);
+
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(pub.prid)));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, DT_PRID_END, take);
+	EMIT(DT_STORE_IMM(BPF_W, DT_R9, (int16_t)cx->st->off_scratch,
+			  DT_STATE_FILL_ROOM));
+	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "state",
+		BPF_MAP_TYPE_ARRAY, 4, 8, DT_STATE_NSLOTS));
+	dt_cg_mst_ptr(cx, DT_R2, cx->st->off_scratch);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, skip);
+	cx->fill_insn[0] = cx->as->ninsns;
+	EMIT(DT_MOV64_IMM(DT_R1, 0));		/* -room */
+	EMIT(DT_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, DT_R0, DT_R1, 0,
+		     BPF_ADD | BPF_FETCH));
+	cx->fill_insn[1] = cx->as->ninsns;
+	dt_as_jump(cx->as, BPF_JSLT, DT_R1, 0, skip);	/* room */
+	dt_as_place(cx->as, take);
+}
+
+static void cg_fill_room(dt_cg_t *cx)
+{
+	int32_t room = (int32_t)(sizeof(dt_rechdr_t) + align8(cx->recsize) +
+				 8);
+
+	if (cx->as->insns == NULL || cx->as->err != 0)
+		return;
+	cx->as->insns[cx->fill_insn[0]].imm = -room;
+	cx->as->insns[cx->fill_insn[1]].imm = room;
+}
+
 /* Write the record: header, then ringbuf_output of header + data. */
 static void cg_output(dt_cg_t *cx)
 {
@@ -552,8 +597,6 @@ static void cg_output(dt_cg_t *cx)
 		EMIT(DT_STORE_IMM(BPF_W, DT_R9,
 				  (int16_t)(rec + offsetof(dt_rechdr_t, spec)),
 				  0));
-	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "output",
-		BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)cx->dtp->opt.bufsize));
 	cg_output_flags(cx);
 	dt_as_load_map(cx->as, DT_R1, dt_cg_map(cx->st, "output",
 		BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)cx->dtp->opt.bufsize));
@@ -589,7 +632,12 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 		dt_regs_give(cx, p);
 		dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, ret0);
 	}
+	bool fill = record && cx->dtp->opt.bufpolicy == DT_BUFPOLICY_FILL;
+	if (fill)
+		cg_fill_reserve(cx, ret0);
 	cg_stmts(cx, c->body);
+	if (fill)
+		cg_fill_room(cx);
 	if (record)
 		cg_output(cx);
 	dt_as_place(cx->as, ret0);

@@ -614,40 +614,14 @@ static void cg_compound_apply(dt_cg_t *cx, dt_node_t *n, int a, dt_type_t *t)
 	cg_arith(cx, base_op(n->op), a, t, t, n->r->type);
 }
 
-/* m op= v, m a member or element of a struct, union or array variable
- * (dt_cg_sou.c): read at m's address, changed by v, written back; the
- * result in the address's register (registers go back in order). */
-static int cg_member_compound(dt_cg_t *cx, dt_node_t *n)
+/* The middle step of a read-change-write of n's operand: from a, which
+ * holds the value read (of type t), the value to write, in a or in a
+ * register of its own. */
+typedef int cg_change_fn(dt_cg_t *cx, dt_node_t *n, int a, dt_type_t *t);
+
+static int compound_change(dt_cg_t *cx, dt_node_t *n, int a, dt_type_t *t)
 {
-	dt_type_t *t = n->l->type;
-	int d = dt_sou_lvalue(cx, n->l);
-	int a = dt_regs_take(cx);
-
-	dt_sou_load_at(cx, a, d, t);
 	cg_compound_apply(cx, n, a, t);
-	dt_sou_store_at(cx, d, a, t);
-	EMIT(DT_MOV64_REG(d, a));
-	dt_regs_give(cx, a);
-	return d;
-}
-
-static int cg_assign(dt_cg_t *cx, dt_node_t *n)
-{
-	dt_ident_t *id = n->l->ident;
-
-	if (id == NULL && n->op != DT_OP_ASSIGN)
-		return cg_member_compound(cx, n);
-	if (id == NULL || (n->op == DT_OP_ASSIGN && dt_sou_type(id->type)))
-		return dt_sou_assign(cx, n);	/* dt_cg_sou.c */
-	if (n->op == DT_OP_ASSIGN) {
-		int v = dt_cg_expr(cx, n->r);
-		dt_cg_var_store(cx, id, lval_keys(n->l), v, n->r->type);
-		return v;
-	}
-	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
-	dt_type_t *t = id->type;
-	cg_compound_apply(cx, n, a, t);
-	dt_cg_var_store(cx, id, lval_keys(n->l), a, t);
 	return a;
 }
 
@@ -672,22 +646,47 @@ static void incdec_result(dt_cg_t *cx, dt_node_t *n, int a, int b)
 	dt_regs_give(cx, b);
 }
 
-/* ++/-- of a member or element of a struct, union or array variable
- * (dt_cg_sou.c): read and written at its address; the value in the
- * address's register (registers go back in order). */
-static int cg_member_incdec(dt_cg_t *cx, dt_node_t *n)
+/*
+ * m op= v, ++m, m-- ... of m, a member or element of a struct, union or
+ * array variable (dt_cg_sou.c) or an object reached through a pointer
+ * (D scratch memory): read at m's address, changed, written back there.
+ * The value (the new one, or the old one of m++ and m--) is in the
+ * address's register (registers go back in order).
+ */
+static int cg_member_update(dt_cg_t *cx, dt_node_t *n, cg_change_fn *change)
 {
 	dt_type_t *t = n->l->type;
 	int d = dt_sou_lvalue(cx, n->l);
 	int a = dt_regs_take(cx);
 
 	dt_sou_load_at(cx, a, d, t);
-	int b = incdec_step(cx, n, a, t);
-	dt_sou_store_at(cx, d, b, t);
-	incdec_result(cx, n, a, b);
+	int v = change(cx, n, a, t);
+	dt_sou_store_at(cx, d, v, t);
+	if (v != a)
+		incdec_result(cx, n, a, v);
 	EMIT(DT_MOV64_REG(d, a));
 	dt_regs_give(cx, a);
 	return d;
+}
+
+static int cg_assign(dt_cg_t *cx, dt_node_t *n)
+{
+	dt_ident_t *id = n->l->ident;
+
+	if (id == NULL && n->op != DT_OP_ASSIGN)
+		return cg_member_update(cx, n, compound_change);
+	if (id == NULL || (n->op == DT_OP_ASSIGN && dt_sou_type(id->type)))
+		return dt_sou_assign(cx, n);	/* dt_cg_sou.c */
+	if (n->op == DT_OP_ASSIGN) {
+		int v = dt_cg_expr(cx, n->r);
+		dt_cg_var_store(cx, id, lval_keys(n->l), v, n->r->type);
+		return v;
+	}
+	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
+	dt_type_t *t = id->type;
+	cg_compound_apply(cx, n, a, t);
+	dt_cg_var_store(cx, id, lval_keys(n->l), a, t);
+	return a;
 }
 
 static int cg_incdec(dt_cg_t *cx, dt_node_t *n)
@@ -695,7 +694,7 @@ static int cg_incdec(dt_cg_t *cx, dt_node_t *n)
 	dt_ident_t *id = n->l->ident;
 
 	if (id == NULL)
-		return cg_member_incdec(cx, n);
+		return cg_member_update(cx, n, incdec_step);
 	int a = dt_cg_var_load(cx, id, lval_keys(n->l));
 	int b = incdec_step(cx, n, a, id->type);
 	dt_cg_var_store(cx, id, lval_keys(n->l), b, id->type);

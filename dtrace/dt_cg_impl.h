@@ -156,6 +156,8 @@ typedef struct dt_cg {
 	bool uregs_task;	/* a probe of the clause fires in the
 				   kernel: user registers are the task's */
 	bool speculates;	/* the clause calls speculate() (checker) */
+	uint32_t fill_insn[2];	/* bufpolicy=fill: the instructions that
+				   hold the record's room, set at its end */
 	int key_level;		/* nesting of tuple keys being built */
 	int lbl_strcmp;		/* subprograms, -1 until first used */
 	int lbl_cb[DT_CG_NSCANS];	/* scan steps (dt_cg_subr.c) */

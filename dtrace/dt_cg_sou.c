@@ -17,7 +17,10 @@
  * member of one, or the whole of it, creates it first, from those zeros.
  * A whole assignment copies the value: from user memory (`*p`, with a
  * fault on a bad address, or the kernel's at kernel probes) or from
- * another such variable.  An array index is checked at run time: one
+ * another such variable.  A whole struct, union or array stored through
+ * a pointer (`*p = s`, `p->inner = s.inner`) is copied the same way, to
+ * D scratch memory only, as every store through a pointer
+ * (dt_cg_scratch_lvalue()).  An array index is checked at run time: one
  * past the end faults as a bad address.
  */
 #include "dt_cg_impl.h"
@@ -187,7 +190,7 @@ static void copy_value(dt_cg_t *cx, int dst, int src, bool src_bpf,
 
 void dt_sou_store_var(dt_cg_t *cx, dt_node_t *lhs, int v, dt_node_t *r)
 {
-	int d = sou_addr(cx, lhs, true);
+	int d = dt_sou_lvalue(cx, lhs);	/* through a pointer: scratch */
 
 	copy_value(cx, d, v, dt_sou_rooted(r), lhs->type->size);
 	dt_regs_give(cx, d);

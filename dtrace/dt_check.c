@@ -496,8 +496,7 @@ static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
 		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
 		    "lvalue as an operand");
 	if (t->kind == DT_TK_STRING || (!dt_type_is_scalar(t) &&
-					 (!dt_sou_type(t) ||
-					  !dt_sou_rooted(n->l))))
+					 !dt_sou_type(t)))
 		ERR(cx, D_OP_LVAL, n, "a member of type %s cannot be "
 		    "assigned", t->name);
 	if (!dt_check_assignable(t, n->r))

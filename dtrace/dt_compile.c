@@ -24,6 +24,7 @@
 typedef struct match_acc {
 	dtrace_probe_t **probes;
 	int n, cap;
+	int matched;	/* the probes each description matched, summed */
 	void **owner;
 } match_acc_t;
 
@@ -93,6 +94,8 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 		dtp->errmsg[0] = '\0';
 		dtp->desc_errtag = D_UNKNOWN;
 		int n = dt_probe_iter(dtp, &pd, collect_probe, acc);
+		if (n > 0)
+			acc->matched += n;
 		if (n < 0) {
 			char msg[sizeof(dtp->errmsg)];
 			snprintf(msg, sizeof(msg), "%s", dtp->errmsg);
@@ -100,13 +103,16 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 				     (dt_errtag_t)dtp->desc_errtag :
 				     D_PDESC_INVAL, d->line, "%s", msg);
 		}
-		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list) {
-			/* -l says it as DTrace does */
-			snprintf(dtp->errmsg, sizeof(dtp->errmsg), "failed to "
-				 "match %s:%s:%s:%s: No probe matches "
-				 "description", d->prv, d->mod, d->fun, d->prb);
-			dtp->errtag = D_PDESC_ZERO;
-			longjmp(pcb->jb, 1);
+		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list &&
+		    !pcb->library) {
+			/* -l says it as DTrace does, and goes on listing
+			 * the other descriptions: not an error.  A
+			 * library's clause is named by its file and line,
+			 * below */
+			dt_warn(dtp, "failed to match %s:%s:%s:%s: No probe "
+				"matches description", d->prv, d->mod, d->fun,
+				d->prb);
+			continue;
 		}
 		if (n == 0 && !dtp->opt.zdefs)
 			dt_pcb_error(pcb, D_PDESC_ZERO, d->line,
@@ -182,12 +188,11 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	dt_pd_clause_add(dtp, cc);
 
 	keep_descs(dtp, cc->id, c);
+	/* "matched N probes" counts as DTrace does, each description's
+	 * probes: BEGIN {} BEGIN {} matched 2. */
+	res->nprobes += acc.matched;
 	for (int i = 0; i < acc.n; i++) {
 		dtrace_probe_t *p = acc.probes[i];
-		if (p->compile_seen != dtp->ncompiles) {
-			p->compile_seen = dtp->ncompiles;
-			res->nprobes++;
-		}
 		dt_cs_add(&p->clauses, cc->id);
 		if (p->id == DT_PRID_ERROR)
 			dtp->error_probe = p;

@@ -685,13 +685,26 @@ static void act_ftruncate(dtrace_hdl_t *dtp)
 		rewind(dtp->out);
 }
 
+/* -x droptags: a drop message starts with DTrace's name of its kind. */
+static const char *drop_tag(const dtrace_hdl_t *dtp, const char *tag)
+{
+	static char buf[64];
+
+	if (!dtp->opt.droptags)
+		return "";
+	snprintf(buf, sizeof(buf), "[DTRACEDROP_%s] ", tag);
+	return buf;
+}
+
 static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
 			int cpu)
 {
+	bool principal = what[0] == '\0';
+
 	if (dtp->opt.json)
-		dt_json_drop(dtp, what[0] == '\0' ? "buffer" : "aggregation",
-			     cpu, n);
-	fprintf(stderr, "dtrace: %" PRIu64 " %sdrop%s on CPU %d\n", n, what,
+		dt_json_drop(dtp, principal ? "buffer" : "aggregation", cpu, n);
+	fprintf(stderr, "dtrace: %s%" PRIu64 " %sdrop%s on CPU %d\n",
+		drop_tag(dtp, principal ? "PRINCIPAL" : "AGGREGATION"), n, what,
 		n == 1 ? "" : "s", cpu);
 }
 
@@ -765,6 +778,10 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
 	int i;
 
+	/* ring: these ran when the record came (dt_consume_buf.c) */
+	if (dt_consumer_get(dtp)->ring_replay &&
+	    (act->kind == DT_ACT_AGGSAMPLE || act->kind == DT_ACT_EXIT))
+		return 0;
 	switch (act->kind) {
 	case DT_ACT_AGGSAMPLE:
 		return act_aggsample(dtp, act, data);
@@ -1259,6 +1276,8 @@ static int dt_consume_cb(void *ctx, void *data, size_t size)
 	struct dt_consumer *c = dt_consumer_get(dtp);
 	dt_rechdr_t hdr;
 
+	if (dt_bufpol_keep(dtp, data, size))
+		return 0;	/* ring: printed when tracing ends */
 	/* a bad record is reported and skipped: tracing goes on */
 	if (!dtp->opt.flowindent || dtp->opt.json || size < sizeof(hdr)) {
 		flush_held(dtp, NULL);
@@ -1284,6 +1303,8 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 		dt_set_error(dtp, "no output buffer");
 		return -1;
 	}
+	if (dt_bufpol_start(dtp) < 0)
+		return -1;
 	c->rb = ring_buffer__new(m->fd, dt_consume_cb, dtp, NULL);
 	if (c->rb == NULL) {
 		dt_set_error(dtp, "cannot open the output buffer: %s",
@@ -1308,6 +1329,7 @@ void dt_consume_fini(dtrace_hdl_t *dtp)
 	dt_agg_fini(dtp);
 	symprocs_free(c);
 	spec_fini(c);
+	dt_bufpol_fini(c);
 	free(c->held);
 	free(c->drops_seen);
 	free(c);
@@ -1343,7 +1365,7 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 
 bool dt_consume_done(dtrace_hdl_t *dtp)
 {
-	return dtp->cons != NULL && dtp->cons->done;
+	return dtp->cons != NULL && (dtp->cons->done || dt_bufpol_filled(dtp));
 }
 
 /* Speculative drops (records past specsize) and failed speculations
@@ -1359,8 +1381,8 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 		n = c->spec_drops - c->spec_drops_seen;
 		if (dtp->opt.json)
 			dt_json_drop(dtp, "speculative", -1, n);
-		fprintf(stderr, "dtrace: %" PRIu64 " speculative drop%s\n", n,
-			n == 1 ? "" : "s");
+		fprintf(stderr, "dtrace: %s%" PRIu64 " speculative drop%s\n",
+			drop_tag(dtp, "SPEC"), n, n == 1 ? "" : "s");
 		c->spec_drops_seen = c->spec_drops;
 	}
 	/* the value is nspec + 1 slots; slot 0 counts the failures */
@@ -1373,8 +1395,9 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 	n = failed - c->spec_failed_seen;
 	if (dtp->opt.json)
 		dt_json_drop(dtp, "speculation", -1, n);
-	fprintf(stderr, "dtrace: %" PRIu64 " failed speculation%s (no "
-		"speculative buffer available)\n", n, n == 1 ? "" : "s");
+	fprintf(stderr, "dtrace: %s%" PRIu64 " failed speculation%s (no "
+		"speculative buffer available)\n", drop_tag(dtp, "SPECUNAVAIL"),
+		n, n == 1 ? "" : "s");
 	c->spec_failed_seen = failed;
 }
 
@@ -1418,8 +1441,9 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 	if (dyn > c->dyn_seen && dtp->opt.json)
 		dt_json_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
 	if (dyn > c->dyn_seen)
-		fprintf(stderr, "dtrace: %" PRIu64 " dynamic variable drop%s\n",
-			dyn - c->dyn_seen, dyn - c->dyn_seen == 1 ? "" : "s");
+		fprintf(stderr, "dtrace: %s%" PRIu64 " dynamic variable "
+			"drop%s\n", drop_tag(dtp, "DYNAMIC"), dyn - c->dyn_seen,
+			dyn - c->dyn_seen == 1 ? "" : "s");
 	c->dyn_seen = dyn;
 	free(ci);
 }
@@ -1433,6 +1457,8 @@ int dt_consume_final(dtrace_hdl_t *dtp)
 
 	if (dtp->out == NULL)
 		dtp->out = stdout;
+	dt_bufpol_replay(dtp, dt_consume_cb);
+	flush_held(dtp, NULL);
 	if (!dtp->opt.json)
 		fputc('\n', dtp->out);
 	err = dt_agg_print_all(dtp, dtp->out);

@@ -95,6 +95,11 @@ struct dt_consumer {
 	dt_specbuf_t specs[DT_NSPEC_MAX + 1];	/* by speculation id */
 	uint64_t spec_drops, spec_drops_seen;	/* past specsize */
 	uint64_t spec_failed_seen;	/* speculation() found none free */
+	/* -x bufpolicy=ring: the records kept, oldest first, their bytes,
+	 * and whether they are being printed (dt_consume_buf.c) */
+	struct dt_ringrec *ring_head, **ring_tail;
+	uint64_t ring_bytes;
+	bool ring_replay;
 };
 
 /* dt_consume.c */
@@ -111,6 +116,13 @@ void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
  * record's data. */
 void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
 		    const uint8_t *data);
+/* dt_print.c: the strings print() recorded for a struct's char *
+ * members, each given to fn with the member's path ("a.b") and the string
+ * record (up to n bytes, NUL-terminated when shorter). */
+typedef void dt_print_string_fn(void *arg, const char *path,
+				const uint8_t *s, size_t n);
+void dt_print_strings(const dt_actdesc_t *act, const uint8_t *data,
+		      dt_print_string_fn *fn, void *arg);
 /* The bytes a tracemem() or printm() record prints: its size, cut by
  * tracemem()'s third argument. */
 size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data);
@@ -247,6 +259,19 @@ bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
 			  const uint8_t *data, size_t dsize, int *err);
 /* An integer record, sign-extended when its type is signed. */
 int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p);
+
+/* dt_consume_buf.c: the output buffer's policies (-x bufpolicy).
+ * Before tracing: fill keeps END's room (0, or -1 with the error set). */
+int dt_bufpol_start(dtrace_hdl_t *dtp);
+/* Fill: whether the buffer is filled (tracing is to end). */
+bool dt_bufpol_filled(dtrace_hdl_t *dtp);
+/* Ring: keep a record to print at the end (true), running at once what
+ * must run at once; false when it is to be printed now. */
+bool dt_bufpol_keep(dtrace_hdl_t *dtp, const void *buf, size_t size);
+/* Ring: print the records kept, oldest first, through consume. */
+void dt_bufpol_replay(dtrace_hdl_t *dtp,
+		      int (*consume)(void *ctx, void *data, size_t size));
+void dt_bufpol_fini(struct dt_consumer *c);
 
 /* dt_json.c: -x oformat=json (the format is documented there). */
 /* A JSON string of the n bytes at s: escaped, invalid UTF-8 bytes

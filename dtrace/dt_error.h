@@ -119,6 +119,7 @@
 	X(D_PROC_ALIGN)		/* pid provider: offset inside an instruction */ \
 	X(D_CHR_OFLOW)		/* character constant too long */ \
 	X(D_DECL_ARRSUB)	/* array dimension not a positive constant */ \
+	X(D_DECL_ARRBIG)	/* array dimension or variable too big */ \
 	X(D_DECL_BFCONST)	/* bit-field size not a positive constant */ \
 	X(D_DECL_BFSIZE)	/* bit-field too big for its type */ \
 	X(D_DECL_ENCONST)	/* enumerator value not a constant */ \
@@ -133,7 +134,10 @@
 	X(D_DECL_VOIDOBJ)	/* object or array of void */ \
 	X(D_DECL_PROTO_TYPE)	/* parameter type not allowed (void key) */ \
 	X(D_DECL_PROTO_VOID)	/* void not the sole parameter */ \
-	X(D_DECL_PROTO_NAME)	/* void parameter with a name */ \
+	X(D_DECL_PROTO_NAME)	/* void parameter with a name, or a translated
+				   one without */ \
+	X(D_DECL_PROTO_FORM)	/* parameter name repeated, or naming no
+				   native one */ \
 	X(D_OP_SOU)		/* . or -> not on a struct or union */ \
 	X(D_OP_INCOMPLETE)	/* . or -> on a forward declaration */ \
 	X(D_TYPE_MEMBER)	/* no such member */ \

@@ -76,7 +76,26 @@ typedef struct dt_options {
 				   stack, default 14 */
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
 				   when assigned 0, there is nothing to clean */
+	int bufpolicy;		/* dt_bufpolicy_t */
+	bool evaltime_exec;	/* -c processes stop right after exec, not
+				   at their entry point (dt_proc.c) */
+	bool droptags;		/* drop messages start with their tag */
+	bool empty;		/* an empty program compiles */
+	const char *syslibdir;	/* the installed D libraries, else
+				   DT_LIBRARYDIR */
+	char **env_edits;	/* -x setenv (NAME=VALUE), unsetenv (NAME),
+				   in order: the -c processes' environment
+				   (dt_proc.c) */
+	int nenv_edits;
 } dt_options_t;
+
+/* -x bufpolicy: what a record that finds the output buffer full does. */
+typedef enum dt_bufpolicy {
+	DT_BUFPOLICY_SWITCH,	/* it is dropped and counted */
+	DT_BUFPOLICY_FILL,	/* tracing stops; END still has room */
+	DT_BUFPOLICY_RING,	/* the oldest records make room for it;
+				   printed when tracing ends */
+} dt_bufpolicy_t;
 
 #define DT_NSPEC_MAX	64	/* speculation() tries each: unrolled */
 /* Processes' own probes the programs may make (-x procprobes): each takes
@@ -122,7 +141,6 @@ struct dtrace_probe {
 	const char *func_file;	/* host->probe_function: the file whose
 				   DWARF types its arguments, or NULL */
 	bool enabled;
-	int compile_seen;	/* last compile that matched it (counting) */
 	struct dtrace_probe *hash_next;
 };
 

@@ -42,6 +42,10 @@
  *       printa		  "aggregations" (names), "format" and "output"
  *			  when a format was given; the snapshots follow
  *			  the record, one "aggregation" line each
+ *       print		  as trace, and "type" (its name) and, for a
+ *			  struct with char * members, "strings": {"member"
+ *			  or "outer.member": the string it pointed to}, for
+ *			  those read when the probe fired
  *       exit		  "status"
  *       tracemem, printm "bytes" (hex)
  *       stack, ustack	  "stack" (array of frames), ustack also "pid"
@@ -224,6 +228,42 @@ static void json_key_str(FILE *out, const char *name, const char *s)
 }
 
 /* --- values --- */
+
+/* print(): one "path":"string" of a char * member's string. */
+struct json_strings {
+	FILE *out;
+	int n;
+};
+
+static void json_member_string(void *arg, const char *path, const uint8_t *s,
+			       size_t n)
+{
+	struct json_strings *js = arg;
+
+	fputs(js->n++ > 0 ? "," : ",\"strings\":{", js->out);
+	json_str(js->out, path);
+	fputc(':', js->out);
+	dt_json_cstring(js->out, s, n);
+}
+
+static void json_trace_fields(dtrace_hdl_t *dtp, FILE *out,
+			      const dt_recdesc_t *rec, const uint8_t *p);
+
+/* print(): the value as trace() gives it, the type's name, and the
+ * strings of a struct's char * members, which the text form prints. */
+static void json_print_fields(dtrace_hdl_t *dtp, FILE *out,
+			      const dt_actdesc_t *act, const uint8_t *data)
+{
+	const dt_recdesc_t *r0 = &act->recs[0];
+	struct json_strings js = { out, 0 };
+
+	json_trace_fields(dtp, out, r0, data + r0->offset);
+	if (r0->type != NULL && r0->type->name != NULL)
+		json_key_str(out, "type", r0->type->name);
+	dt_print_strings(act, data, json_member_string, &js);
+	if (js.n > 0)
+		fputc('}', out);
+}
 
 static void json_rec_int(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
 {
@@ -804,9 +844,12 @@ static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
 		name);
 	switch (act->kind) {
 	case DT_ACT_TRACE:
-	case DT_ACT_PRINT:
 		if (r0 != NULL)
 			json_trace_fields(jr->dtp, out, r0, data + r0->offset);
+		break;
+	case DT_ACT_PRINT:
+		if (r0 != NULL)
+			json_print_fields(jr->dtp, out, act, data);
 		break;
 	case DT_ACT_PRINTF:
 		err = json_printf(jr, act, data);

@@ -383,7 +383,7 @@ void dt_lib_parse_all(dt_pcb_t *pcb, void (*parsed)(dt_pcb_t *))
 	st->parsed = true;
 	for (int i = 0; i < st->ndirs; i++)
 		add_dir(st, st->dirs[i]);
-	add_dir(st, DT_LIBRARYDIR);
+	add_dir(st, dtp->opt.syslibdir ? dtp->opt.syslibdir : DT_LIBRARYDIR);
 	if (parse_sorted(dtp, parsed) < 0)
 		dt_pcb_error_wrap(pcb);
 }

@@ -160,6 +160,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	for (int i = 0; i < dtp->opt.cpp_nargs; i++)
 		free((char *)dtp->opt.cpp_args[i]);
 	free(dtp->opt.cpp_args);
+	dt_opt_fini(&dtp->opt);
 	free(dtp->macro_argv);
 	if (dtp->out != stdout && dtp->out != NULL)
 		fclose(dtp->out);
@@ -589,11 +590,16 @@ static int list_probes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		return 0;
 	}
 	/* Descriptions were compiled with -l set: their probes carry the
-	 * clauses; list those in PRID order. */
+	 * clauses.  As DTrace lists them, one description after the other,
+	 * each its probes in id order: a probe two of them match is listed
+	 * twice. */
 	bool *seen = dt_zalloc(dtp->nprobes + 1);
-	for (uint32_t id = 1; id <= dtp->nprobes; id++)
-		if (!dt_cs_empty(&dtp->probes[id]->clauses))
-			list_one(dtp, dtp->probes[id], seen);
+	for (int c = 0; c < dtp->nclauses; c++) {
+		memset(seen, 0, dtp->nprobes + 1);
+		for (uint32_t id = 1; id <= dtp->nprobes; id++)
+			if (dt_cs_has(&dtp->probes[id]->clauses, c))
+				list_one(dtp, dtp->probes[id], seen);
+	}
 	free(seen);
 	return rc;
 }
@@ -756,6 +762,7 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 			return E_USAGE;
 		}
 		dtp->opt.list = true;	/* compile without matching probes */
+		dtp->opt.zdefs = true;	/* -h and -G imply -Z, as in DTrace */
 		return compile_specs(dtp, cmd, true) < 0 ? E_ERROR : E_SUCCESS;
 	}
 	if (cmd->nspecs == 0 && !dtp->opt.list) {

@@ -6,13 +6,18 @@
  * stored.  Sizes take k, m, g, t suffixes; times take ns, us, ms, s, m, h,
  * d or hz (a rate: 10hz is every 100ms).  Every option accepted does what
  * it says; one of DTrace's that is not implemented here is refused with
- * the reason (OPT_REFUSED), rather than silently ignored.
+ * the reason (OPT_REFUSED), rather than silently ignored; one whose only
+ * value here is what this implementation does (bufresize=manual) takes
+ * that value and refuses DTrace's others by name (OPT_ONLY).
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
+#include <unistd.h>
+#include <sys/resource.h>
 
 #include "dt_impl.h"
 #include "dt_lib.h"
@@ -25,6 +30,8 @@ typedef enum {
 	OPT_INT,
 	OPT_STRING,
 	OPT_REFUSED,	/* DTrace's, not implemented: refused with why */
+	OPT_ONLY,	/* one value, why; DTrace's others (also) refused */
+	OPT_ALWAYS,	/* no value: what it asks is always so here (why) */
 	OPT_SPECIAL,	/* handled by opt_special() */
 } opt_kind_t;
 
@@ -32,8 +39,13 @@ typedef struct dt_optdesc {
 	const char *name;
 	opt_kind_t kind;
 	size_t off;	/* in dt_options_t */
-	const char *why;	/* OPT_REFUSED: the reason */
+	const char *why;	/* OPT_REFUSED: the reason; OPT_ONLY: the value */
+	const char *also;	/* OPT_ONLY: DTrace's other values, "a|b" */
 } dt_optdesc_t;
+
+#define NO_CTF "types come from BTF and DWARF, there is no CTF"
+#define NO_SYMREF "D has no references to kernel or user symbols (`name)"
+#define NO_DIF "programs are BPF, whose registers are fixed"
 
 #define O(f) offsetof(dt_options_t, f)
 
@@ -51,44 +63,97 @@ static const dt_optdesc_t options[] = {
 	  "default layout" },
 	{ "agghist",	   OPT_REFUSED, 0, "aggregations print in DTrace's "
 	  "default layout" },
+	{ "amin",	   OPT_REFUSED, 0, "stability attributes are "
+	  "reported (-v), not enforced" },
 	{ "argref",	   OPT_BOOL,   O(argref) },
 	{ "bufpolicy",	   OPT_SPECIAL, 0 },
-	{ "bufresize",	   OPT_SPECIAL, 0 },
+	{ "bufresize",	   OPT_ONLY,   0, "manual", "auto" },
 	{ "bufsize",	   OPT_SIZE,   O(bufsize) },
 	{ "cleanrate",	   OPT_TIME,   O(cleanrate) },
+	{ "core",	   OPT_SPECIAL, 0 },
 	{ "cpp",	   OPT_BOOL,   O(cpp) },
+	{ "cppargs",	   OPT_SPECIAL, 0 },
+	{ "cpphdrs",	   OPT_SPECIAL, 0 },	/* -H */
 	{ "cpppath",	   OPT_STRING, O(cpppath) },
 	{ "cpu",	   OPT_REFUSED, 0, "probes fire on every CPU" },
+	{ "ctfpath",	   OPT_REFUSED, 0, NO_CTF },
+	{ "ctypes",	   OPT_REFUSED, 0, NO_CTF },
+	{ "debug",	   OPT_REFUSED, 0, "there is no debugging output" },
+	{ "debugassert",   OPT_REFUSED, 0, "there is no debugging output" },
 	{ "define",	   OPT_SPECIAL, 0 },	/* -D */
 	{ "defaultargs",   OPT_BOOL,   O(defaultargs) },
 	{ "destructive",   OPT_BOOL,   O(destructive) },
+	{ "disasm",	   OPT_REFUSED, 0, "-S prints the one BPF "
+	  "disassembly" },
+	{ "droptags",	   OPT_BOOL,   O(droptags) },
+	{ "dtypes",	   OPT_REFUSED, 0, NO_CTF },
 	{ "dynvarsize",	   OPT_SIZE,   O(dynvarsize) },
+	{ "empty",	   OPT_BOOL,   O(empty) },
+	{ "encoding",	   OPT_REFUSED, 0, "strings print as the bytes "
+	  "traced" },
 	{ "errtags",	   OPT_BOOL,   O(errtags) },
+	{ "evaltime",	   OPT_SPECIAL, 0 },
 	{ "execgate",	   OPT_SPECIAL, 0 },
 	{ "flowindent",	   OPT_BOOL,   O(flowindent) },
+	{ "grabanon",	   OPT_REFUSED, 0, "there is no anonymous tracing" },
 	{ "help",	   OPT_BOOL,   O(help) },
 	{ "incdir",	   OPT_SPECIAL, 0 },	/* -I */
+	{ "iregs",	   OPT_REFUSED, 0, NO_DIF },
 	{ "jstackframes",  OPT_REFUSED, 0, "there is no jstack()" },
 	{ "jstackstrsize", OPT_REFUSED, 0, "there is no jstack()" },
+	{ "kdefs",	   OPT_REFUSED, 0, NO_SYMREF },
+	{ "knodefs",	   OPT_REFUSED, 0, NO_SYMREF },
+	/* a translator is chosen when the program is compiled */
+	{ "late",	   OPT_ONLY,   0, "static", "dynamic" },
+	{ "lazyload",	   OPT_REFUSED, 0, "-G objects register their "
+	  "probes when they are loaded" },
+	{ "ldpath",	   OPT_REFUSED, 0, "-G compiles its object with $CC, it "
+	  "runs no linker" },
 	{ "libdir",	   OPT_SPECIAL, 0 },	/* -L */
+	{ "linkmode",	   OPT_REFUSED, 0, NO_SYMREF },
+	{ "linktype",	   OPT_ONLY,   0, "elf", "dof" },
+	{ "lockmem",	   OPT_REFUSED, 0, "the locked memory limit is "
+	  "raised to unlimited" },
+	{ "maxframes",	   OPT_REFUSED, 0, "a stack has at most 1024 frames" },
+	{ "modpath",	   OPT_REFUSED, 0, "kernel modules are not read" },
 	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
 	{ "noresolve",	   OPT_BOOL,   O(noresolve) },
 	{ "nspec",	   OPT_INT,    O(nspec) },
+	{ "pcapsize",	   OPT_REFUSED, 0, "there is no pcap()" },
+	{ "pgmax",	   OPT_REFUSED, 0, "processes are read through /proc, "
+	  "none is held open" },
 	{ "oformat",	   OPT_SPECIAL, 0 },
 	{ "plugindir",	   OPT_SPECIAL, 0 },
+	{ "preallocate",   OPT_REFUSED, 0, "buffers are allocated when "
+	  "tracing starts" },
 	{ "procprobes",	   OPT_INT,    O(procprobes) },
+	{ "pspec",	   OPT_REFUSED, 0, "a probe description and a "
+	  "declaration are told apart by what follows them" },
 	{ "quiet",	   OPT_BOOL,   O(quiet) },
 	{ "rawbytes",	   OPT_BOOL,   O(rawbytes) },
+	{ "scratchsize",   OPT_REFUSED, 0, "scratch memory (alloca()) has "
+	  "a fixed size" },
+	{ "setenv",	   OPT_SPECIAL, 0 },
 	{ "specsize",	   OPT_SIZE,   O(specsize) },
+	{ "stdc",	   OPT_REFUSED, 0, "cpp is the system's, whose ISO C "
+	  "mode is fixed" },
 	{ "stackframes",   OPT_INT,    O(stackframes) },
 	{ "stackindent",   OPT_INT,    O(stackindent) },
 	{ "statusrate",	   OPT_TIME,   O(statusrate) },
 	{ "strsize",	   OPT_SIZE,   O(strsize) },
+	/* -G writes no D source or comments into its object */
+	{ "strip",	   OPT_ALWAYS, 0 },
+	{ "syslibdir",	   OPT_SPECIAL, 0 },
 	{ "switchrate",	   OPT_TIME,   O(switchrate) },
 	/* every CPU writes its records to the one "output" ring buffer, in
 	 * the order they are written: they are read in temporal order */
 	{ "temporal",	   OPT_BOOL,   O(temporal) },
+	{ "tree",	   OPT_REFUSED, 0, "parse trees are not printed" },
+	{ "tregs",	   OPT_REFUSED, 0, NO_DIF },
+	{ "udefs",	   OPT_REFUSED, 0, NO_SYMREF },
 	{ "undef",	   OPT_SPECIAL, 0 },	/* -U */
+	{ "unodefs",	   OPT_REFUSED, 0, NO_SYMREF },
+	{ "unsetenv",	   OPT_SPECIAL, 0 },
 	{ "uprobe",	   OPT_SPECIAL, 0 },
 	{ "ustackbytes",   OPT_SIZE,   O(ustackbytes) },
 	{ "ustackframes",  OPT_INT,    O(ustackframes) },
@@ -212,28 +277,116 @@ static int size_in_range(dtrace_hdl_t *dtp, const dt_optdesc_t *d,
 }
 
 /*
- * bufpolicy and bufresize: the output buffer behaves as DTrace's "switch"
- * policy (a record that finds it full is dropped and counted), and it is
- * never resized (a size the kernel refuses fails the session): "fill",
- * "ring" and "auto" are refused by name.
+ * An option of one value here (OPT_ONLY): that value is accepted, DTrace's
+ * others are refused by name ("only bufresize=manual is supported"), any
+ * other value is invalid (-1).
  */
-static int opt_buffer(dtrace_hdl_t *dtp, const char *name, const char *val)
+static int opt_only(dtrace_hdl_t *dtp, const dt_optdesc_t *d, const char *val)
 {
-	const char *ours = name[3] == 'p' ? "switch" : "manual";
-	const char *known[] = { "switch", "fill", "ring", "manual", "auto" };
+	size_t n = val != NULL ? strlen(val) : 0;
 
-	if (val == NULL)
+	if (val == NULL || n == 0)
 		return -1;
-	if (strcmp(val, ours) == 0)
+	if (strcmp(val, d->why) == 0)
 		return 0;
-	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++) {
-		if (strcmp(val, known[i]) != 0)
-			continue;
-		dt_set_error(dtp, "failed to set option -x %s=%s: only %s=%s "
-			     "is supported", name, val, name, ours);
-		return -2;
+	for (const char *p = d->also; p != NULL && *p != '\0'; ) {
+		size_t len = strcspn(p, "|");
+		if (len == n && strncmp(p, val, n) == 0) {
+			dt_set_error(dtp, "failed to set option -x %s=%s: only "
+				     "%s=%s is supported", d->name, val, d->name,
+				     d->why);
+			return -2;
+		}
+		p += len + (p[len] == '|');
 	}
 	return -1;
+}
+
+/*
+ * evaltime: where a -c process stops for its probes to be placed: right
+ * after its exec (only the program and the dynamic linker are mapped), or
+ * at its entry point (preinit: the libraries are loaded, their
+ * initializers have not run; dt_proc.c).  DTrace's postinit and main
+ * (after the initializers) are refused by name.
+ */
+static int opt_evaltime(dtrace_hdl_t *dtp, const char *val)
+{
+	if (val != NULL && (strcmp(val, "postinit") == 0 ||
+			    strcmp(val, "main") == 0)) {
+		dt_set_error(dtp, "failed to set option -x evaltime=%s: only "
+			     "evaltime=exec and evaltime=preinit are "
+			     "supported", val);
+		return -2;
+	}
+	if (val == NULL || (strcmp(val, "exec") && strcmp(val, "preinit")))
+		return -1;
+	dtp->opt.evaltime_exec = strcmp(val, "exec") == 0;
+	return 0;
+}
+
+/* bufpolicy: switch (a record that finds the buffer full is dropped and
+ * counted), fill or ring: see dt_consume.c and dt_cg.c. */
+static int opt_bufpolicy(dtrace_hdl_t *dtp, const char *val)
+{
+	static const char *const names[] = {
+		[DT_BUFPOLICY_SWITCH] = "switch",
+		[DT_BUFPOLICY_FILL] = "fill",
+		[DT_BUFPOLICY_RING] = "ring",
+	};
+
+	for (size_t i = 0; val != NULL && i < sizeof(names) / sizeof(*names);
+	     i++)
+		if (strcmp(val, names[i]) == 0) {
+			dtp->opt.bufpolicy = (int)i;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * core: dtrace dumps core when it exits, as DTrace's option asks (a way to
+ * look at the consumer's state after a run).
+ */
+static void dump_core(void)
+{
+	static const char msg[] = "dtrace: forcing a core dump (-x core)\n";
+	struct rlimit lim = { RLIM_INFINITY, RLIM_INFINITY };
+
+	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+	(void)n;	/* the dump comes all the same */
+	signal(SIGABRT, SIG_DFL);
+	setrlimit(RLIMIT_CORE, &lim);
+	abort();
+}
+
+static int opt_core(const char *val)
+{
+	static bool registered;
+
+	if (val != NULL)
+		return -1;
+	if (!registered && atexit(dump_core) != 0)
+		return -1;
+	registered = true;
+	return 0;
+}
+
+/* setenv=NAME=VALUE and unsetenv=NAME: the environment of the processes
+ * -c starts (dt_proc.c). */
+static int opt_env(dtrace_hdl_t *dtp, const char *name, const char *val)
+{
+	bool set = name[0] == 's';	/* setenv, else unsetenv */
+	dt_options_t *o = &dtp->opt;
+
+	/* setenv's value has a name and '=', unsetenv's a name alone */
+	if (val == NULL || *val == '\0' || *val == '=' ||
+	    (strchr(val, '=') != NULL) != set)
+		return -1;
+	o->env_edits = dt_realloc(o->env_edits, (o->nenv_edits + 1) *
+				  sizeof(*o->env_edits));
+	o->env_edits[o->nenv_edits++] = dt_strdup(val);
+	return 0;
 }
 
 void dt_opt_add_cpp_arg(dtrace_hdl_t *dtp, const char *flag, const char *val)
@@ -267,14 +420,48 @@ static int opt_cpp(dtrace_hdl_t *dtp, const char *name, const char *val)
 	return 1;	/* not one of them */
 }
 
+/* cppargs: more arguments of the preprocessor, split at blanks. */
+static int opt_cppargs(dtrace_hdl_t *dtp, const char *val)
+{
+	if (val == NULL)
+		return -1;
+	char *copy = dt_strdup(val), *save = NULL;
+	for (char *w = strtok_r(copy, " \t", &save); w != NULL;
+	     w = strtok_r(NULL, " \t", &save))
+		dt_opt_add_cpp_arg(dtp, w, "");
+	free(copy);
+	return 0;
+}
+
 static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 {
 	int rc = opt_cpp(dtp, name, val);
 
 	if (rc <= 0)
 		return rc;
-	if (strcmp(name, "bufpolicy") == 0 || strcmp(name, "bufresize") == 0)
-		return opt_buffer(dtp, name, val);
+	if (strcmp(name, "bufpolicy") == 0)
+		return opt_bufpolicy(dtp, val);
+	if (strcmp(name, "evaltime") == 0)
+		return opt_evaltime(dtp, val);
+	if (strcmp(name, "core") == 0)
+		return opt_core(val);
+	if (strcmp(name, "setenv") == 0 || strcmp(name, "unsetenv") == 0)
+		return opt_env(dtp, name, val);
+	if (strcmp(name, "cpphdrs") == 0) {
+		if (val != NULL)
+			return -1;
+		dt_opt_add_cpp_arg(dtp, "-H", "");
+		return 0;
+	}
+	if (strcmp(name, "cppargs") == 0)
+		return opt_cppargs(dtp, val);
+	if (strcmp(name, "syslibdir") == 0) {
+		if (val == NULL || *val == '\0')
+			return -1;
+		free((char *)dtp->opt.syslibdir);
+		dtp->opt.syslibdir = dt_strdup(val);
+		return 0;
+	}
 	if (strcmp(name, "oformat") == 0) {
 		if (val && strcmp(val, "json") == 0)
 			dtp->opt.json = true;
@@ -386,6 +573,14 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 		dt_set_error(dtp, "failed to set option -x %s: not supported "
 			     "here: %s", name, d->why);
 		return -1;
+	case OPT_ONLY:
+		rc = opt_only(dtp, d, val);
+		if (rc == -2)
+			return -1;	/* the error says why */
+		break;
+	case OPT_ALWAYS:
+		rc = val ? -1 : 0;
+		break;
 	case OPT_SPECIAL:
 		rc = opt_special(dtp, name, val);
 		if (rc == -2)
@@ -399,6 +594,14 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 		return -1;
 	}
 	return 0;
+}
+
+void dt_opt_fini(dt_options_t *o)
+{
+	free((char *)o->syslibdir);
+	for (int i = 0; i < o->nenv_edits; i++)
+		free(o->env_edits[i]);
+	free(o->env_edits);
 }
 
 /* "name=value" or "name" as given to -x. */

@@ -8,6 +8,8 @@
 #include "dt_impl.h"
 
 void dt_opt_defaults(dt_options_t *o);
+/* Free what the options hold that dt_main.c does not. */
+void dt_opt_fini(dt_options_t *o);
 /* Set one option; val NULL when none was given.  0, or -1 with the error
  * set ("failed to set option -x name: ..."). */
 int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val);

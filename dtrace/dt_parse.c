@@ -281,6 +281,23 @@ static const char array_subscript[] = "positive integral constant "
 	"expression or tuple signature expected as array declaration "
 	"subscript";
 
+/* The most bytes a variable may take: a BPF map value holds at most
+ * INT_MAX bytes. */
+#define DT_VAR_SIZE_MAX	((uint64_t)INT32_MAX)
+
+/* An array of n elements of type t: a dimension over UINT_MAX is DTrace's
+ * D_DECL_ARRBIG, and so is a size that 64 bits cannot count. */
+static dt_type_t *array_of(dt_pcb_t *pcb, dt_type_t *t, int64_t n, int line)
+{
+	if (n < 0)
+		dt_pcb_error(pcb, D_DECL_ARRSUB, line, "%s", array_subscript);
+	if ((uint64_t)n > UINT32_MAX ||
+	    (n > 0 && t->size > UINT64_MAX / (uint64_t)n))
+		dt_pcb_error(pcb, D_DECL_ARRBIG, line,
+			     "array dimension too big");
+	return dt_type_array(TT(pcb), t, (uint64_t)n);
+}
+
 /* A member's type: complete, and not void (DTrace's messages). */
 static void check_member_type(dt_pcb_t *pcb, const dt_type_t *t,
 			      const char *name, int line)
@@ -323,10 +340,7 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 						       array_subscript);
 					expect(pcb, T_RBRACK);
 				}
-				if (n < 0)
-					dt_pcb_error(pcb, D_DECL_ARRSUB, line,
-						     "%s", array_subscript);
-				t = dt_type_array(TT(pcb), t, (uint64_t)n);
+				t = array_of(pcb, t, n, line);
 			}
 			if (accept(pcb, T_COLON)) {
 				w = const_expr(pcb, NULL, D_DECL_BFCONST,
@@ -710,10 +724,7 @@ static dt_type_t *array_dims_from(dt_pcb_t *pcb, dt_type_t *t, int line)
 			     "cannot declare array of void");
 	d = const_expr(pcb, NULL, D_DECL_ARRSUB, array_subscript);
 	expect(pcb, T_RBRACK);
-	if (d < 0)
-		dt_pcb_error(pcb, D_DECL_ARRSUB, line, "%s", array_subscript);
-	return dt_type_array(TT(pcb), array_dims_from(pcb, t, line),
-			     (uint64_t)d);
+	return array_of(pcb, array_dims_from(pcb, t, line), d, line);
 }
 
 static dt_type_t *parse_array_dims(dt_pcb_t *pcb, dt_type_t *t)
@@ -1313,6 +1324,11 @@ static bool parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 			     "struct/union/enum %s: %s", t->name, v->name);
 	if (ds->is_extern)
 		return false;	/* a symbol of the traced program */
+	if (t->size > DT_VAR_SIZE_MAX)	/* DTrace refuses it when enabling */
+		dt_pcb_error(pcb, D_DECL_ARRBIG, v->line, "%s is too big: "
+			     "%llu bytes, a variable holds at most %llu",
+			     v->name, (unsigned long long)t->size,
+			     (unsigned long long)DT_VAR_SIZE_MAX);
 	add_var(pcb, v);
 	return false;
 }
@@ -1396,47 +1412,48 @@ static int parse_params(dt_pcb_t *pcb, dt_type_t ***types,
 	return n;
 }
 
-static bool any_name(const char **names, int n)
+/* The index of name in names[0 .. n - 1], or -1. */
+static int name_index(const char **names, int n, const char *name)
 {
-	int i;
+	for (int i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
 
-	for (i = 0; i < n; i++)
-		if (names[i] != NULL)
-			return true;
-	return false;
+/* The native arguments' names are their own: each at most once. */
+static void check_native_names(dt_pcb_t *pcb, const dt_probedecl_t *pr)
+{
+	for (int i = 0; i < pr->nargs; i++)
+		if (pr->argnames[i] != NULL &&
+		    name_index(pr->argnames, i, pr->argnames[i]) >= 0)
+			dt_pcb_error(pcb, D_DECL_PROTO_FORM, pr->line,
+				     "parameter is already declared in probe "
+				     "input prototype: %s, parameter #%d",
+				     pr->argnames[i], i + 1);
 }
 
 /*
- * Map the translated arguments (after ':') to native ones: by name when
- * both sides name them, else by position.
+ * Map the translated arguments (after ':') to native ones, by name: as in
+ * DTrace, each translated argument is named, by the name of the native
+ * argument it is translated from.
  */
 static void map_args(dt_pcb_t *pcb, dt_probedecl_t *pr,
 		     const char **xnames)
 {
-	bool by_name = any_name(pr->argnames, pr->nargs);
-	int i, j;
-
 	pr->mapping = dt_pcb_alloc(pcb, (size_t)(pr->nxargs + 1) *
 				   sizeof(int));
-	for (i = 0; i < pr->nxargs; i++) {
-		if (by_name && xnames[i] != NULL) {
-			for (j = 0; j < pr->nargs; j++)
-				if (pr->argnames[j] &&
-				    strcmp(pr->argnames[j], xnames[i]) == 0)
-					break;
-			if (j == pr->nargs)
-				dt_pcb_error(pcb, D_PROV_INCOMPAT, pr->line,
-					     "probe %s: translated argument "
-					     "%s names no native argument",
-					     pr->name, xnames[i]);
-		} else {
-			j = i;
-			if (j >= pr->nargs)
-				dt_pcb_error(pcb, D_PROV_INCOMPAT, pr->line,
-					     "probe %s: translated argument "
-					     "#%d has no native argument",
-					     pr->name, i + 1);
-		}
+	for (int i = 0; i < pr->nxargs; i++) {
+		if (xnames[i] == NULL)
+			dt_pcb_error(pcb, D_DECL_PROTO_NAME, pr->line,
+				     "parameter declaration requires a name: "
+				     "parameter #%d", i + 1);
+		int j = name_index(pr->argnames, pr->nargs, xnames[i]);
+		if (j < 0)
+			dt_pcb_error(pcb, D_DECL_PROTO_FORM, pr->line,
+				     "parameter is not declared in probe "
+				     "output prototype: %s, parameter #%d",
+				     xnames[i], i + 1);
 		pr->mapping[i] = j;
 	}
 }
@@ -1454,6 +1471,7 @@ static dt_probedecl_t *parse_probe_decl(dt_pcb_t *pcb)
 	pr->line = name.line;
 	expect(pcb, T_LPAREN);
 	pr->nargs = parse_params(pcb, &pr->args, &pr->argnames);
+	check_native_names(pcb, pr);
 	if (accept(pcb, T_COLON)) {
 		expect(pcb, T_LPAREN);
 		pr->nxargs = parse_params(pcb, &pr->xargs, &xnames);
@@ -1667,7 +1685,7 @@ void dt_parse(dt_pcb_t *pcb)
 	dt_lex_apply_attributes(pcb);
 	if (pcb->library)
 		return;		/* may be empty; $N are the program's */
-	if (pcb->prog->clauses == NULL && ndecls == 0)
+	if (pcb->prog->clauses == NULL && ndecls == 0 && !pcb->dtp->opt.empty)
 		dt_pcb_error(pcb, D_EMPTY, dt_lex_line(pcb),
 			     "empty D program translation unit");
 	dt_lex_check_argref(pcb);

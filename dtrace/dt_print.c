@@ -26,6 +26,7 @@
  * shows such a member.
  */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dt_consume_impl.h"
@@ -115,9 +116,9 @@ static uint64_t bitfield(const dt_member_t *m, const uint8_t *p)
 	return m->bit_size < 64 ? v & ((1ULL << m->bit_size) - 1) : v;
 }
 
-/* A char * member: the string recorded for it, when it was read; false
- * when there is none (its address prints). */
-static bool print_member_string(FILE *out, print_strings_t *ps)
+/* The next char * member's string: *s and its record's size *n, when it
+ * was read; false when there is none (its address prints). */
+static bool take_string(print_strings_t *ps, const uint8_t **s, size_t *n)
 {
 	if (ps == NULL || ps->next + 1 >= ps->nrecs)
 		return false;
@@ -129,7 +130,19 @@ static bool print_member_string(FILE *out, print_strings_t *ps)
 	memcpy(&rc, ps->data + res->offset, sizeof(rc));
 	if (rc < 0)
 		return false;
-	print_quoted(out, ps->data + str->offset, str->size);
+	*s = ps->data + str->offset;
+	*n = str->size;
+	return true;
+}
+
+static bool print_member_string(FILE *out, print_strings_t *ps)
+{
+	const uint8_t *str;
+	size_t n;
+
+	if (!take_string(ps, &str, &n))
+		return false;
+	print_quoted(out, str, n);
 	return true;
 }
 
@@ -209,4 +222,51 @@ void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
 	}
 	if (dtp->opt.quiet)
 		fputc('\n', out);
+}
+
+/*
+ * The strings of the char * members, in the order print_members() meets
+ * them (nested structs and unions included, not array elements): fn gets
+ * each one read, with its member's path ("a.b") and up to n bytes.
+ */
+static void walk_strings(const dt_type_t *t, size_t avail, const char *path,
+			 print_strings_t *ps, dt_print_string_fn *fn, void *arg)
+{
+	char sub[512];
+
+	for (const dt_member_t *m = t->members; m != NULL; m = m->next) {
+		size_t off = m->offset;
+		const uint8_t *str;
+		size_t n;
+
+		if (off + m->type->size > avail)
+			break;
+		if (m->name == NULL) {
+			walk_strings(m->type, avail - off, path, ps, fn, arg);
+			continue;
+		}
+		if (m->bit_size != 0)
+			continue;
+		snprintf(sub, sizeof(sub), "%s%s%s", path, *path ? "." : "",
+			 m->name);
+		if (dt_print_is_strptr(m->type)) {
+			if (take_string(ps, &str, &n))
+				fn(arg, sub, str, n);
+		} else if (m->type->kind == DT_TK_STRUCT ||
+			   m->type->kind == DT_TK_UNION) {
+			walk_strings(m->type, avail - off, sub, ps, fn, arg);
+		}
+	}
+}
+
+void dt_print_strings(const dt_actdesc_t *act, const uint8_t *data,
+		      dt_print_string_fn *fn, void *arg)
+{
+	const dt_recdesc_t *rec = &act->recs[0];
+	print_strings_t ps = { act->recs, act->nrecs, 1, data };
+
+	if (rec->type == NULL || rec->kind == DT_RK_INT ||
+	    (rec->type->kind != DT_TK_STRUCT && rec->type->kind != DT_TK_UNION))
+		return;
+	walk_strings(rec->type, rec->size, "", &ps, fn, arg);
 }

@@ -153,12 +153,57 @@ static dt_proc_t *add_target(dtrace_hdl_t *dtp, pid_t pid, int pidfd,
 
 /* ---- -c ---------------------------------------------------------------- */
 
-static _Noreturn void child_exec(char **argv, int errfd)
+/* Whether environment entry e ("NAME=VALUE") is variable name (up to its
+ * '=' or its end). */
+static bool env_is(const char *e, const char *name)
+{
+	size_t n = strcspn(name, "=");
+
+	return strncmp(e, name, n) == 0 && e[n] == '=';
+}
+
+/* The environment of a process -c starts: NULL when -x setenv and unsetenv
+ * (dtp->opt.env_edits, in order) changed nothing, else a new
+ * NULL-terminated array (free the array alone: its strings are the
+ * options' and environ's). */
+static char **proc_env(const dtrace_hdl_t *dtp)
+{
+	const dt_options_t *o = &dtp->opt;
+	size_t n = 0, max;
+	char **env;
+
+	if (o->nenv_edits == 0)
+		return NULL;
+	while (environ[n] != NULL)
+		n++;
+	max = n + (size_t)o->nenv_edits + 1;
+	env = dt_zalloc(max * sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		env[i] = environ[i];
+	for (int k = 0; k < o->nenv_edits; k++) {
+		const char *e = o->env_edits[k];
+		size_t j = 0;
+
+		while (j < n && !env_is(env[j], e))
+			j++;
+		if (strchr(e, '=') != NULL) {	/* setenv */
+			env[j] = (char *)e;
+			n += j == n;
+		} else if (j < n) {		/* unsetenv */
+			memmove(&env[j], &env[j + 1], (n - j) * sizeof(char *));
+			n--;
+		}
+	}
+	env[n] = NULL;
+	return env;
+}
+
+static _Noreturn void child_exec(char **argv, char **envp, int errfd)
 {
 	int err;
 
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
-		execvp(argv[0], argv);
+		execvpe(argv[0], argv, envp != NULL ? envp : environ);
 	err = errno;
 	if (write(errfd, &err, sizeof(err)) < 0)
 		_exit(127);
@@ -245,7 +290,7 @@ static void kill_and_reap(pid_t pid)
 
 /* Fork and exec argv under ptrace; returns the child's pid, or -1 with
  * *errp set to the exec's errno. */
-static pid_t spawn_traced(char **argv, int *errp)
+static pid_t spawn_traced(char **argv, char **envp, int *errp)
 {
 	int fds[2], err = 0;
 	pid_t pid;
@@ -264,7 +309,7 @@ static pid_t spawn_traced(char **argv, int *errp)
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		child_exec(argv, fds[1]);
+		child_exec(argv, envp, fds[1]);
 	}
 	close(fds[1]);
 	while ((n = read(fds[0], &err, sizeof(err))) < 0 && errno == EINTR)
@@ -293,7 +338,11 @@ int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp)
 			     *cmd ? "unterminated quote" : "empty command");
 		return -1;
 	}
-	if ((pid = spawn_traced(argv, &err)) < 0) {
+	char **envp = proc_env(dtp);	/* -x setenv, unsetenv */
+
+	pid = spawn_traced(argv, envp, &err);
+	free(envp);
+	if (pid < 0) {
 		dt_set_error(dtp, "failed to execute %s: %s", argv[0],
 			     strerror(err));
 		dt_proc_argv_free(argv);
@@ -305,7 +354,9 @@ int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp)
 		goto fail;
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL);
-	if ((why = run_to_entry(pid, &status)) != NULL)
+	/* -x evaltime=exec: the probes are placed right after the exec */
+	if (!dtp->opt.evaltime_exec &&
+	    (why = run_to_entry(pid, &status)) != NULL)
 		goto fail;
 	dt_proc_argv_free(argv);
 	p = add_target(dtp, pid, pidfd_open(pid), true);

@@ -1008,13 +1008,28 @@ static void emit_overlay_lookup(dtrace_hdl_t *dtp, dt_as_t *as, int out,
 	EMIT(as, DT_MOV64_REG(DT_R8, DT_R0));
 }
 
-/* Whether clause c can call exit(). */
-static bool clause_exits(dtrace_hdl_t *dtp, int c)
+/* Whether clause c calls exit() itself. */
+static bool clause_calls_exit(dtrace_hdl_t *dtp, int c)
 {
 	const dt_compiled_clause_t *cc = dtp->clauses[c];
 
 	for (int i = 0; cc != NULL && i < cc->nacts; i++)
 		if (cc->acts[i].kind == DT_ACT_EXIT)
+			return true;
+	return false;
+}
+
+/* Whether the firing may have exited once clause c returns: c calls exit(),
+ * or an ERROR clause does, which runs when c faults (and then, as in
+ * DTrace, the later clauses of the firing do not run). */
+static bool clause_exits(dtrace_hdl_t *dtp, int c)
+{
+	const dtrace_probe_t *ep = dtp->error_probe;
+
+	if (clause_calls_exit(dtp, c))
+		return true;
+	for (int e = 0; ep != NULL && e < dtp->nclauses; e++)
+		if (dt_cs_has(&ep->clauses, e) && clause_calls_exit(dtp, e))
 			return true;
 	return false;
 }
@@ -1255,11 +1270,106 @@ static void emit_dispatch(dtrace_hdl_t *dtp, dt_as_t *as,
 	dt_as_place(as, done);
 }
 
+/* The error handler's stack slots, below its record at fp-48, where the
+ * firing's probe and clause ids (one word) and enabled probe id wait while
+ * the ERROR clauses run. */
+#define ERR_SAVED_IDS	(-56)
+#define ERR_SAVED_EPID	(-64)
+
+/* Keep what the ERROR clauses overwrite of the firing, or with restore
+ * put it back: arg0..arg5 (kept in the mstate's err_argv), and the probe,
+ * clause and enabled probe ids (on the handler's stack).  r7: mstate. */
+static void emit_error_firing_keep(dt_as_t *as, bool restore)
+{
+	static const struct { int mst, size, fp; } ids[] = {
+		{ OFF(dtrace_mstate_t, prid), BPF_DW, ERR_SAVED_IDS },
+		{ OFF(dt_mstate_t, epid), BPF_W, ERR_SAVED_EPID },
+	};
+
+	_Static_assert(OFF(dtrace_mstate_t, clause) ==
+		       OFF(dtrace_mstate_t, prid) + 4 &&
+		       OFF(dtrace_mstate_t, prid) % 8 == 0,
+		       "prid and clause are kept as one word");
+	for (int i = 0; i < 6; i++) {
+		int arg = DTRACE_MSTATE_ARG(i);
+		int kept = OFF(dt_mstate_t, err_argv) + 8 * i;
+
+		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R7, restore ? kept : arg));
+		EMIT(as, DT_STORE(BPF_DW, DT_R7, restore ? arg : kept, DT_R1));
+	}
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		if (restore) {
+			EMIT(as, DT_LOAD(ids[i].size, DT_R1, DT_FP, ids[i].fp));
+			EMIT(as, DT_STORE(ids[i].size, DT_R7, ids[i].mst,
+					  DT_R1));
+		} else {
+			EMIT(as, DT_LOAD(ids[i].size, DT_R1, DT_R7,
+					 ids[i].mst));
+			EMIT(as, DT_STORE(ids[i].size, DT_FP, ids[i].fp,
+					  DT_R1));
+		}
+	}
+}
+
+/* DTrace's ERROR arguments in arg0..arg5: arg1 EPID, arg2 action, arg3
+ * pc, arg4 fault, arg5 address (arg0 is 0).  r7: mstate. */
+static void emit_error_args(dt_as_t *as)
+{
+	static const struct { int from, size; } args[] = {
+		{ -1, 0 },
+		{ OFF(dtrace_mstate_t, clause), BPF_W },
+		{ OFF(dt_mstate_t, fault_action), BPF_W },
+		{ OFF(dt_mstate_t, fault_pc), BPF_W },
+		{ OFF(dt_mstate_t, fault), BPF_W },
+		{ OFF(dt_mstate_t, fault_addr), BPF_DW },
+	};
+
+	for (int i = 0; i < 6; i++) {
+		if (args[i].from < 0) {
+			EMIT(as, DT_MOV64_IMM(DT_R1, 0));
+		} else {
+			EMIT(as, DT_LOAD(args[i].size, DT_R1, DT_R7,
+					 args[i].from));
+		}
+		if (i == 1)	/* EPID: clause + 1 */
+			EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
+		EMIT(as, DT_STORE(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), DT_R1));
+	}
+}
+
+/*
+ * The ERROR clauses, called from the error handler (r6 context, r7 mstate)
+ * as the firing of dtrace:::ERROR.  The faulting firing goes on with its
+ * later clauses after them, so what they overwrite is put back.
+ */
+static void emit_error_clauses(dtrace_hdl_t *dtp, dt_as_t *as,
+			       const int *clause_labels)
+{
+	dtrace_probe_t *ep = dtp->error_probe;
+
+	emit_error_firing_keep(as, false);
+	emit_error_args(as);
+	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, prid),
+			      (int32_t)ep->id));
+	for (int c = 0; c < dtp->nclauses; c++) {
+		if (!dt_cs_has(&ep->clauses, c))
+			continue;
+		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
+				      OFF(dtrace_mstate_t, clause), c));
+		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, epid),
+				      c + 1));
+		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+		EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
+		dt_as_call(as, clause_labels[c]);
+	}
+	emit_error_firing_keep(as, true);
+}
+
 /*
  * The error handler: error(ctx, mst).  Counts the fault, writes an error
  * record (header + dt_errrec_t staged on its stack) and runs the clauses
- * enabled on dtrace:::ERROR with DTrace's ERROR arguments; a fault inside
- * an ERROR clause is dropped rather than recursing.
+ * enabled on dtrace:::ERROR (emit_error_clauses()); a fault inside an
+ * ERROR clause is dropped rather than recursing.
  */
 static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 			       const int *clause_labels)
@@ -1318,43 +1428,8 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 			 DT_R1));
 	dt_as_place(as, sent);
 
-	if (ep != NULL && !dt_cs_empty(&ep->clauses)) {
-		/* ERROR's arguments: arg1 EPID, arg2 action, arg3 pc,
-		 * arg4 fault, arg5 address.  The firing's own arguments are
-		 * no longer needed: its clause has faulted. */
-		static const struct { int from, size; } args[] = {
-			{ -1, 0 },
-			{ OFF(dtrace_mstate_t, clause), BPF_W },
-			{ OFF(dt_mstate_t, fault_action), BPF_W },
-			{ OFF(dt_mstate_t, fault_pc), BPF_W },
-			{ OFF(dt_mstate_t, fault), BPF_W },
-			{ OFF(dt_mstate_t, fault_addr), BPF_DW },
-		};
-		for (int i = 0; i < 6; i++) {
-			if (args[i].from < 0) {
-				EMIT(as, DT_MOV64_IMM(DT_R1, 0));
-			} else {
-				EMIT(as, DT_LOAD(args[i].size, DT_R1, DT_R7,
-						 args[i].from));
-			}
-			if (i == 1)	/* EPID: clause + 1 */
-				EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
-			EMIT(as, DT_STORE(BPF_DW, DT_R7,
-				 OFF(dtrace_mstate_t, argv) + 8 * i,
-				 DT_R1));
-		}
-		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
-			 OFF(dtrace_mstate_t, prid), (int32_t)ep->id));
-		for (int c = 0; c < dtp->nclauses; c++) {
-			if (!dt_cs_has(&ep->clauses, c))
-				continue;
-			EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
-				 OFF(dtrace_mstate_t, clause), c));
-			EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
-			EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
-			dt_as_call(as, clause_labels[c]);
-		}
-	}
+	if (ep != NULL && !dt_cs_empty(&ep->clauses))
+		emit_error_clauses(dtp, as, clause_labels);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
 }

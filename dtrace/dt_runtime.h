@@ -56,6 +56,8 @@ enum dt_state_slot {
 	DT_STATE_GENERIC,	/* non-zero once an overlay or an underlying
 				   probe changed while tracing: programs built
 				   for one overlay take the general path */
+	DT_STATE_FILL_ROOM,	/* bufpolicy=fill: bytes the records but
+				   END's may still take (dt_cg.c) */
 	DT_STATE_NSLOTS
 };
 
@@ -146,7 +148,7 @@ typedef struct dt_mstate {
 	uint32_t chain_ent;	/* the overlay entry a chained program runs
 				   (dt_program.c) */
 	uint32_t pad;
-	uint64_t err_argv[6];	/* ERROR's arg0..arg5 while it runs */
+	uint64_t err_argv[6];	/* the firing's arg0..arg5 while ERROR runs */
 	uint64_t cg_area[];
 } dt_mstate_t;
 

@@ -33,6 +33,14 @@ want "void not sole" $'provider p { probe q(int, void); };\n' \
 	"$F [D_DECL_PROTO_VOID] line 1: void must be sole parameter"
 want "void named" $'provider p { probe q(void x); };\n' \
 	"$F [D_DECL_PROTO_NAME] line 1: void parameter may not have a name: x"
+want "translated unnamed" $'provider p { probe q(int, long) : (long, int); };\n' \
+	"$F [D_DECL_PROTO_NAME] line 1: parameter declaration requires a name: parameter #1"
+want "translated not native" $'provider p { probe q(int x) : (int y); };\n' \
+	"$F [D_DECL_PROTO_FORM] line 1: parameter is not declared in probe output prototype: y, parameter #1"
+want "native twice" $'provider p { probe q(int x, long x); };\n' \
+	"$F [D_DECL_PROTO_FORM] line 1: parameter is already declared in probe input prototype: x, parameter #2"
+want "dimension too big" $'int x[88294967295];\n' \
+	"$F [D_DECL_ARRBIG] line 1: array dimension too big"
 want "probe twice" $'provider p {\n\tprobe q();\n\tprobe q(int);\n};\n' \
 	"$F [D_PROV_PRDUP] line 3: probe redeclared: p:q"
 want "provider, new probe" $'provider p { probe q(); };\nprovider p {\n\tprobe r();\n};\n' \

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # A D library's clauses are compiled, as DTrace compiles them, and never
 # run: one that fails to compile (a type error, a description that
-# matches nothing without -Z) fails with the library's path and line; a
+# matches nothing without -Z, with -l too) fails with the library's path
+# and line; a
 # library's `#pragma D option` sets the session's option (quiet, strsize),
 # which the program's own pragma overrides, and a bad one fails with the
 # library's path and line.
@@ -21,6 +22,14 @@ printf '\nnosuch:::probe { }\n' > l6/nomatch.d
 "$DTRACE" -x errtags -L l6 -s e.d >out 2>err
 check "no match" "$(cat err)" \
 	'dtrace: failed to compile script e.d: \[D_PDESC_ZERO\] "l6/nomatch.d", line 2: probe description nosuch:::probe does not match any probes\|'
+# -l too names the library, where the program's own clause would get
+# -l's "failed to match"
+"$DTRACE" -L l6 -l -n BEGIN >out 2>err
+check "no match, -l" "$(cat err)" \
+	'dtrace: invalid probe specifier BEGIN: "l6/nomatch.d", line 2: probe description nosuch:::probe does not match any probes\|'
+"$DTRACE" -l -n nosuch:::probe >out 2>err
+check "no match, -l, program" "$(cat err)" \
+	'dtrace: failed to match nosuch:::probe: No probe matches description\|'
 out=$("$DTRACE" -Z -q -L l6 -n 'BEGIN { printf("ok\n"); exit(0); }' 2>err)
 check "no match, -Z" "$out" 'ok\||'
 

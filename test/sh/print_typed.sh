@@ -5,7 +5,9 @@
 # enum argument by name; and the probe line before it without -q.  A
 # struct's char * members (labels) print the strings they point to, cut
 # at strsize, in a nested struct and from a struct variable too; a null
-# one prints NULL, one that cannot be read its address.
+# one prints NULL, one that cannot be read its address.  With
+# -x oformat=json, print() carries the type's name and those strings by
+# member path.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/typed
@@ -38,4 +40,9 @@ check "char * members of a variable" "$out" "$expected"
 out=$("$DTRACE" -q -x strsize=4 -c "$L" -n 'pid$target:a.out:show:entry {
 	print(args[0]->inner); }' 2>err)
 check "strsize" "$out" 'struct <anon> \{\|    note = "inn"\|\}\|'
+out=$("$DTRACE" -q -x oformat=json -c "$L" -n 'pid$target:a.out:show:entry {
+	print(*args[0]); }' 2>err | grep '"type":"probe"' |
+	sed 's/.*"actions":\[//; s/"bytes":"[0-9a-f]*",//')
+check "json" "$out" \
+	'\{"action":"print","type":"struct label","strings":\{"name":"first","inner.note":"inner note"\}\}\]\}\|'
 exit $fail

@@ -45,7 +45,7 @@ fi
 
 # 4. a missing file, and an ELF file without USDT notes
 for f in /nonexistent/prog "$B/test/progs/pidtarget"; do
-	if "$DTRACE" -l -n "sdt_test:$f::" >out 2>err ||
+	if ! "$DTRACE" -l -n "sdt_test:$f::" >out 2>err ||
 	   ! grep -qx "dtrace: failed to match sdt_test:$f::: No probe matches description" err; then
 		echo "no probes in $f:"; cat out err; status=1
 	fi

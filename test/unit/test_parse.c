@@ -400,7 +400,7 @@ static void test_providers(void)
 	S("provider myapp {\n"
 	  "  probe query__start(char *q, int id) : (int id, char *q);\n"
 	  "  probe done();\n"
-	  "  probe pos(int, long) : (long, int);\n"
+	  "  probe pos(int a, long b) : (long b, int a);\n"
 	  "  probe same(const char *s, uint64_t n);\n"
 	  "};\n"
 	  "#pragma D attributes Evolving/Evolving/Common provider myapp "
@@ -411,12 +411,20 @@ static void test_providers(void)
 	  "(probe query__start (args \"char *\":q \"int\":id) "
 	  "(xargs \"int\" \"char *\") (map 1 0)) "
 	  "(probe done (args)) "
-	  "(probe pos (args \"int\" \"long\") (xargs \"long\" \"int\") "
-	  "(map 0 1)) "
+	  "(probe pos (args \"int\":a \"long\":b) (xargs \"long\" \"int\") "
+	  "(map 1 0)) "
 	  "(probe same (args \"char *\":s \"unsigned long\":n)))\n");
 	S("provider p { probe a(int x) : (int y); };",
-	  "ERR D_PROV_INCOMPAT: failed to compile script x.d: line 1: "
-	  "probe a: translated argument y names no native argument");
+	  "ERR D_DECL_PROTO_FORM: failed to compile script x.d: line 1: "
+	  "parameter is not declared in probe output prototype: y, "
+	  "parameter #1");
+	S("provider p { probe a(int, long) : (long, int); };",
+	  "ERR D_DECL_PROTO_NAME: failed to compile script x.d: line 1: "
+	  "parameter declaration requires a name: parameter #1");
+	S("provider p { probe a(int x, long x); };",
+	  "ERR D_DECL_PROTO_FORM: failed to compile script x.d: line 1: "
+	  "parameter is already declared in probe input prototype: x, "
+	  "parameter #2");
 	S("provider p {\n probe a();\n probe a(int);\n};",
 	  "ERR D_PROV_PRDUP: failed to compile script x.d: line 3: probe "
 	  "redeclared: p:a");

@@ -1,4 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-provider p {
-	probe a(int x) : (int y);
-};
