@@ -17,8 +17,9 @@
 #
 # Then the breakdown of dtrace's dispatch, stage by stage (programs built to
 # stop after each one, DTRACE_BENCH_STOP; the complete program without the
-# prefilter, DTRACE_BENCH_NOPREFILTER, and with it), and the goals of issue 15, each
-# met or missed; the status is 1 when one is missed.  The goals on ratios
+# prefilter, DTRACE_BENCH_NOPREFILTER, and with it), the same for the
+# update of @[probefunc] = count() (DTRACE_BENCH_AGGSTOP), and the goals of
+# issue 15, each met or missed; the status is 1 when one is missed.  The goals on ratios
 # use the modelled cost of a firing, the bare uprobe's plus the BPF time
 # the configuration adds, which the loop's wall time follows on an idle
 # machine but not on a busy one; the wall ratios are shown beside them.
@@ -105,6 +106,24 @@ above_bare() {
 above_bare "all (one overlay: straight-line)" "$NOPRE"
 above_bare "all, prefilter (predicates on arguments)" \
 	"${DPROG['/arg0 < 0/ { }']}"
+
+# @[probefunc] = count(), stage by stage: the firing up to the clause (as
+# @ = count(), whose value is in the mstate), then the aggregation's update
+# stopping after the key, after the hash lookup, and complete.
+echo
+printf 'dtrace @[probefunc] = count(), stage by stage (BPF ns per firing)\n'
+printf '%-44s %9s %7s\n' "program stops after" "BPF ns" "+ns"
+prev=$PBARE
+stage_row "the clause called (@ = count())" "$DTRACE" -q \
+	-n "pid\$target:a.out:bench_fn:entry { @ = count(); }" -c "$LOOP $SN"
+for stage in key lookup; do
+	DTRACE_BENCH_AGGSTOP=$stage stage_row "the $stage" "$DTRACE" -q \
+		-n "pid\$target:a.out:bench_fn:entry { @[probefunc] = count(); }" \
+		-c "$LOOP $SN"
+done
+stage_row "the value updated (all)" "$DTRACE" -q \
+	-n "pid\$target:a.out:bench_fn:entry { @[probefunc] = count(); }" \
+	-c "$LOOP $SN"
 
 # The goals of issue 15.
 STATUS=0

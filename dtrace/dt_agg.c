@@ -3,11 +3,13 @@
  * dt_agg.c: the consumer's side of aggregations: snapshot the BPF maps,
  * merge the CPUs, sort, print as DTrace does; clear, trunc, normalize.
  *
- * Each aggregation is a BPF_MAP_TYPE_PERCPU_HASH keyed on its key tuple
+ * Each aggregation is a hash keyed on its key tuple
  * (dt_rec.h), whose keys naming the probe are expanded here into the
  * names (agg_key_expand()); one without keys is in each CPU's mstate,
  * read through the map's mapping (agg_mst_val()), or a PERCPU_ARRAY.  A
- * lookup returns one value per possible CPU, each rounded up to 8 bytes.
+ * lookup returns one value per possible CPU, each rounded up to 8 bytes,
+ * or in a slot of DT_AGG_SLOT bytes in a hash of CPU slots (dt_rec.h;
+ * agg_cpu_stride()).
  * The value is a run of int64 words whose meaning depends on the
  * aggregating function:
  *
@@ -392,8 +394,14 @@ int dt_agg_ncpus(dtrace_hdl_t *dtp)
 	return c->ncpus;
 }
 
+/* The bytes between two CPUs' values in what a lookup of d's map returns:
+ * a hash of CPU slots' (dt_rec.h), else a per-CPU map's (the value rounded
+ * up to 8 bytes). */
 static size_t agg_cpu_stride(const dt_aggdesc_t *d)
 {
+	if (d->map != NULL && d->map->type == BPF_MAP_TYPE_HASH)
+		return DT_AGG_SLOT;
+
 	size_t vs = d->valsize ? d->valsize : dt_agg_nwords(d) * 8;
 
 	return (vs + 7) & ~(size_t)7;

@@ -916,6 +916,8 @@ static void final_sizes(dt_cg_state_t *st, dt_cg_map_t *m)
 		for (int i = 0; i < st->dtp->naggs; i++)
 			if (st->dtp->aggs[i]->valsize > pm->vsize)
 				pm->vsize = st->dtp->aggs[i]->valsize;
+		if (st->aggslots_max > pm->vsize)
+			pm->vsize = st->aggslots_max;
 	} else if (strcmp(pm->name, "probedesc") == 0)
 		pm->nentries = st->dtp->nprobes + 1;
 }

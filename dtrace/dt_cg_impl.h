@@ -95,6 +95,8 @@ struct dt_cg_state {
 	/* The mstate area, as absolute offsets in the mstate value. */
 	uint32_t off_aggmst;	/* DT_CG_AGGMST bytes: keyless aggregations */
 	uint32_t aggmst_used;	/* of them */
+	uint32_t aggslots_max;	/* the largest value of an aggregation hash
+				   of CPU slots: aggzero's size at least */
 	uint32_t aggmst_tail;	/* keyless aggregations' bytes after this->
 				   variables, at most DT_CG_AGGMST_TAIL */
 	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */

@@ -221,7 +221,7 @@ typedef struct dt_aggdesc {
 				   its mstate at this offset (dt_cg_agg.c) */
 	bool mstflag;		/* and the 8 bytes before it are non-zero
 				   once that CPU recorded */
-	dtrace_map_t *map;	/* the per-CPU hash, maybe shared by
+	dtrace_map_t *map;	/* the (per-CPU) hash, maybe shared by
 				   aggregations of one key and value size:
 				   its keys are the id (DT_AGG_KEYPREFIX
 				   bytes), then the mkeysize bytes of the
@@ -253,5 +253,12 @@ typedef struct dt_aggdesc {
 #define DT_AGG_KEYPREFIX	8
 #define DT_AGG_MAP_MAX		1000000	/* entries of a shared map */
 #define DT_AGG_OWN_MAPS		32	/* aggregations with a map each */
+/* A keyed aggregation whose value fits a slot of DT_AGG_SLOT bytes for
+ * every possible CPU within DT_AGG_SLOTS_MAX is a plain hash whose value
+ * holds the CPUs' slots side by side (dt_cg_agg.c), else a per-CPU hash.
+ * The bound keeps an entry's memory within 1 KB (16 CPUs): beyond, a
+ * per-CPU hash takes 8 bytes of a count per CPU, not 64. */
+#define DT_AGG_SLOT		64
+#define DT_AGG_SLOTS_MAX	1024
 
 #endif /* DT_REC_H */
