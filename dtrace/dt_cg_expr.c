@@ -712,6 +712,8 @@ static int cg_unary(dt_cg_t *cx, dt_node_t *n)
 		return cg_incdec(cx, n);
 	case DT_OP_DEREF:
 		return cg_user_value(cx, n);
+	case DT_OP_ADDROF:
+		return cg_addr(cx, n->l);
 	case DT_OP_STRINGOF:
 		return dt_cg_subr(cx, n);
 	default:

@@ -465,6 +465,28 @@ static bool through_pointer(const dt_node_t *n)
 	return false;
 }
 
+/* &e, DTrace's way: the address of an object reached through a pointer
+ * (&p->m, &p[i], &*p).  D variables live in BPF maps and have none. */
+static dt_type_t *check_addrof(dt_check_t *cx, dt_node_t *n)
+{
+	dt_node_t *e = n->l;
+
+	if (e->kind == DT_N_IDENT || e->kind == DT_N_AGG)
+		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
+		    "variable");
+	dt_type_t *t = dt_check_expr(cx, e);
+	if (e->ident != NULL)	/* self->x, this->x, a[k] */
+		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
+		    "variable");
+	if (dt_sou_rooted(e))
+		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
+		    "object");
+	if (!through_pointer(e))
+		ERR(cx, D_ADDROF_LVAL, n, "unacceptable operand for unary & "
+		    "operator");
+	return n->type = dt_type_ptr(tt(cx), t);
+}
+
 /* Whether checked lvalue n may be written: a part of a struct, union or
  * array variable, or an object reached through a pointer. */
 static bool writable_part(const dt_node_t *n)
@@ -789,8 +811,7 @@ static dt_type_t *check_unary(dt_check_t *cx, dt_node_t *n)
 		n->lvalue = true;
 		return n->type = n->l->type->base;
 	case DT_OP_ADDROF:
-		ERR(cx, D_OP_LVAL, n, "operator & is not supported on D "
-		    "variables");
+		return check_addrof(cx, n);
 	default:
 		break;
 	}

@@ -146,7 +146,9 @@
 	X(D_KEY_TYPE)		/* key of a type that cannot be a key */ \
 	X(D_PRINTF_ARG_FMT)	/* format that is no string constant */ \
 	X(D_PRINTF_FMT_EMPTY)	/* empty format string */ \
-	X(D_DECL_LOCASSC)	/* this-> associative array declared */
+	X(D_DECL_LOCASSC)	/* this-> associative array declared */ \
+	X(D_ADDROF_VAR)		/* & of a D variable or a part of one */ \
+	X(D_ADDROF_LVAL)	/* & of what is no object in memory */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,

@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* & applies to an object only. */
+BEGIN
+{
+	trace(&(1 + 2));
+}

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* An aggregation has no address. */
+BEGIN
+{
+	@a = count();
+	trace(&@a);
+}
