@@ -103,10 +103,10 @@ static void match_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 				     (dt_errtag_t)dtp->desc_errtag :
 				     D_PDESC_INVAL, d->line, "%s", msg);
 		}
-		if (n == 0 && !dtp->opt.zdefs && dtp->opt.list &&
-		    !pcb->library) {
-			/* -l says it as DTrace does, and goes on listing
-			 * the other descriptions: not an error.  A
+		if (n == 0 && dtp->opt.list && !pcb->library) {
+			/* -l says it as DTrace does, -Z or not, and goes
+			 * on listing the other descriptions: not an
+			 * error.  A
 			 * library's clause is named by its file and line,
 			 * below */
 			dt_warn(dtp, "failed to match %s:%s:%s:%s: No probe "

@@ -35,6 +35,12 @@ want "list, nothing matching: status" $? 0
 want "list, nothing matching" "$(cat out)" "$header"
 want "list, nothing matching: stderr" "$(cat err)" "$nomatch"
 
+# -Z changes nothing here: DTrace's list_stmt() says it whatever the flags
+"$DTRACE" -l -Z -n 'nosuch:::' >out 2>err
+want "list -Z, nothing matching: status" $? 0
+want "list -Z, nothing matching" "$(cat out)" "$header"
+want "list -Z, nothing matching: stderr" "$(cat err)" "$nomatch"
+
 "$DTRACE" -l -n 'dtrace:::END' -n 'dtrace:::BEGIN' -n 'dtrace:::' >out 2>err
 want "list in the order of the descriptions: status" $? 0
 want "list in the order of the descriptions" "$(cat out)" "$header
