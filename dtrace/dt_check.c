@@ -1052,7 +1052,14 @@ static dt_type_t *check_member(dt_check_t *cx, dt_node_t *n)
 		ERR(cx, D_OP_STRUCT, n, "bit-field %s is not supported",
 		    n->name);
 	n->lvalue = true;
-	return n->type = m->type;
+	n->type = m->type;
+	/* A string has no size of its own in a struct's layout here: such
+	 * members serve translators' output only (dt_check_xlate.c). */
+	if (m->type->kind == DT_TK_STRING &&
+	    (dt_sou_rooted(n) || through_pointer(n)))
+		ERR(cx, D_OP_STRUCT, n, "string member %s is not supported in "
+		    "a struct in memory", n->name);
+	return n->type;
 }
 
 /* ---- function calls ---- */
