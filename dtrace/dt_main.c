@@ -466,7 +466,9 @@ static char *resolve_probe_id(dtrace_hdl_t *dtp, const char *arg)
 		dt_set_error(dtp, "invalid probe identifier %s", arg);
 		return NULL;
 	}
-	if (dt_probe_iter(dtp, &all, NULL, NULL) < 0)
+	/* An id is its probe's for good: only one not made yet (every id
+	 * but BEGIN's, END's and ERROR's) needs every provider asked */
+	if (id > dtp->nprobes && dt_probe_iter(dtp, &all, NULL, NULL) < 0)
 		return NULL;
 	if (id > dtp->nprobes) {
 		dt_set_error(dtp, "invalid probe specifier %s: probe "
