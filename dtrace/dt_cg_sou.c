@@ -153,7 +153,8 @@ int dt_sou_value(dt_cg_t *cx, dt_node_t *n)
 	int reg = sou_addr(cx, n, false);
 	const dt_type_t *t = n->type;
 
-	if (!dt_sou_type(t))
+	/* a string member, as a string variable, is read where it lies */
+	if (!dt_sou_type(t) && t->kind != DT_TK_STRING)
 		dt_sou_load_at(cx, reg, reg, t);
 	return reg;
 }
@@ -196,6 +197,21 @@ void dt_sou_store_var(dt_cg_t *cx, dt_node_t *lhs, int v, dt_node_t *r)
 	dt_regs_give(cx, d);
 }
 
+/* Emit: copy string v into member m (a DT_N_MEMBER of a variable), cut
+ * to the member's room; a NULL string leaves it empty (the helper clears
+ * what it cannot read). */
+static void store_string_member(dt_cg_t *cx, dt_node_t *m, int v)
+{
+	const dt_member_t *mem = dt_type_member(m->l->type, m->name);
+	int d = dt_sou_lvalue(cx, m);
+
+	EMIT(DT_MOV64_REG(DT_R1, d));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)mem->str_room));
+	EMIT(DT_MOV64_REG(DT_R3, v));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+	dt_regs_give(cx, d);
+}
+
 int dt_sou_assign(dt_cg_t *cx, dt_node_t *n)
 {
 	int v = dt_cg_expr(cx, n->r);
@@ -203,6 +219,10 @@ int dt_sou_assign(dt_cg_t *cx, dt_node_t *n)
 
 	if (dt_sou_type(t)) {
 		dt_sou_store_var(cx, n->l, v, n->r);
+		return v;
+	}
+	if (t->kind == DT_TK_STRING) {
+		store_string_member(cx, n->l, v);
 		return v;
 	}
 	dt_cg_convert(cx, v, n->r->type, t);

@@ -517,8 +517,9 @@ static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
 	if (!writable_part(n->l))
 		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
 		    "lvalue as an operand");
-	if (t->kind == DT_TK_STRING || (!dt_type_is_scalar(t) &&
-					 !dt_sou_type(t)))
+	if ((t->kind == DT_TK_STRING && n->l->kind != DT_N_MEMBER) ||
+	    (t->kind != DT_TK_STRING && !dt_type_is_scalar(t) &&
+	     !dt_sou_type(t)))
 		ERR(cx, D_OP_LVAL, n, "a member of type %s cannot be "
 		    "assigned", t->name);
 	if (!dt_check_assignable(t, n->r))
@@ -1053,12 +1054,12 @@ static dt_type_t *check_member(dt_check_t *cx, dt_node_t *n)
 		    n->name);
 	n->lvalue = true;
 	n->type = m->type;
-	/* A string has no size of its own in a struct's layout here: such
-	 * members serve translators' output only (dt_check_xlate.c). */
-	if (m->type->kind == DT_TK_STRING &&
-	    (dt_sou_rooted(n) || through_pointer(n)))
-		ERR(cx, D_OP_STRUCT, n, "string member %s is not supported in "
-		    "a struct in memory", n->name);
+	/* A string member is strsize bytes of a D variable; in memory
+	 * reached through a pointer it would be read as a char array,
+	 * which D does not do for a string */
+	if (m->type->kind == DT_TK_STRING && through_pointer(n))
+		ERR(cx, D_OP_STRUCT, n, "string member %s is not supported "
+		    "through a pointer", n->name);
 	return n->type;
 }
 

@@ -45,6 +45,7 @@ struct dt_typetab {
 	dt_type_t *all;
 	dt_tname_t *buckets[TT_NBUCKETS];
 	dt_type_t *void_t, *string_t, *bool_t;
+	uint32_t string_room;	/* dt_type_set_string_room() */
 	dt_type_t *sints[9], *uints[9];	/* indexed by size 1, 2, 4, 8 */
 	dt_strmap_t enums;	/* the enumerators of complete enums, by name:
 				   tag ENUM_VAL their dt_enumval_t, ENUM_TYPE
@@ -161,6 +162,7 @@ dt_typetab_t *dt_typetab_create(void)
 	tt->void_t = type_new(tt, DT_TK_VOID, "void", 0, 1);
 	name_add(tt, "void", tt->void_t, false);
 	tt->string_t = type_new(tt, DT_TK_STRING, "string", 0, 1);
+	tt->string_room = 256;	/* strsize's default */
 	name_add(tt, "string", tt->string_t, false);
 
 	tt->sints[1] = int_new(tt, "char", 1, true);
@@ -205,6 +207,11 @@ dt_type_t *dt_type_void(dt_typetab_t *tt)
 dt_type_t *dt_type_string(dt_typetab_t *tt)
 {
 	return tt->string_t;
+}
+
+void dt_type_set_string_room(dt_typetab_t *tt, uint32_t room)
+{
+	tt->string_room = room;
 }
 
 dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed)
@@ -517,15 +524,20 @@ static uint64_t round_up(uint64_t v, uint64_t a)
  * is packed into the current storage unit of its type when it fits there,
  * else it starts the next unit; a zero-width bit-field closes the unit.
  */
-static void layout_member(dt_member_t *m, uint64_t *bitpos)
+static void layout_member(dt_member_t *m, uint64_t *bitpos,
+			  uint32_t string_room)
 {
 	uint64_t unit = (uint64_t)m->type->size * 8;
 	uint64_t abits = (uint64_t)m->type->align * 8;
 
 	if (m->bit_size == 0) {
+		uint64_t size = m->type->size;
+
+		if (m->type->kind == DT_TK_STRING)
+			size = m->str_room = string_room;
 		*bitpos = round_up(*bitpos, abits);
 		m->offset = (uint32_t)(*bitpos / 8);
-		*bitpos += m->type->size * 8;
+		*bitpos += size * 8;
 		return;
 	}
 	if (*bitpos / unit != (*bitpos + m->bit_size - 1) / unit)
@@ -563,7 +575,7 @@ int dt_type_complete_sou(dt_typetab_t *tt, dt_type_t *sou, dt_member_t *mems)
 		c->name = m->name != NULL ? tt_strdup(tt, m->name) : NULL;
 		if (sou->kind == DT_TK_UNION)
 			bitpos = 0;
-		layout_member(c, &bitpos);
+		layout_member(c, &bitpos, tt->string_room);
 		if (bitpos > maxbits)
 			maxbits = bitpos;
 		if (c->type->align > align)

@@ -36,6 +36,8 @@ typedef struct dt_member {
 	dt_type_t *type;
 	uint32_t offset;	/* bytes */
 	uint8_t bit_offset, bit_size; /* bit-fields; bit_size 0 if none */
+	uint32_t str_room;	/* a string member: its bytes (the strsize of
+				   its declaration) */
 	struct dt_member *next;
 } dt_member_t;
 
@@ -69,6 +71,9 @@ void dt_typetab_destroy(dt_typetab_t *tt);
 dt_type_t *dt_type_void(dt_typetab_t *tt);
 dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed);
 dt_type_t *dt_type_string(dt_typetab_t *tt);
+/* The bytes a string member of a struct or union declared from now on
+ * takes: strsize (a string has no size of its own). */
+void dt_type_set_string_room(dt_typetab_t *tt, uint32_t room);
 dt_type_t *dt_type_ptr(dt_typetab_t *tt, dt_type_t *base);
 dt_type_t *dt_type_array(dt_typetab_t *tt, dt_type_t *elem, uint64_t n);
 
