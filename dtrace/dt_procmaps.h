@@ -42,11 +42,10 @@ bool dt_proc_maps_line(char *line, dt_mapping_t *m);
 const dt_mapping_t *dt_proc_map_at(const dt_mapping_t *maps, size_t n,
 				   uint64_t addr);
 
-/* Whether m maps a file through a path (not anonymous, not a pseudo
- * mapping); deleted files included. */
+/* Whether m maps a file through a path (provider.h). */
 static inline bool dt_mapping_is_file(const dt_mapping_t *m)
 {
-	return m->ino != 0 && m->path[0] == '/';
+	return dtrace_mapping_is_file(m);
 }
 
 #endif /* DT_PROCMAPS_H */

@@ -405,6 +405,13 @@ typedef struct dtrace_mapping {
 	const char *path;
 } dtrace_mapping_t;
 
+/* Whether m maps a file through a path (not anonymous, not a pseudo
+ * mapping such as "[vdso]"); deleted files included. */
+static inline int dtrace_mapping_is_file(const dtrace_mapping_t *m)
+{
+	return m->ino != 0 && m->path[0] == '/';
+}
+
 /*
  * What the engine offers a plugin.  Every function may be called only from
  * within one of the plugin's operations, on the session it was given.

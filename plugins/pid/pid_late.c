@@ -39,7 +39,7 @@ static uint64_t maps_signature(pid_t pid, bool *gone)
 	for (size_t i = 0; i < n; i++) {
 		const dtrace_mapping_t *m = &maps[i];
 
-		if (m->ino == 0 || m->path[0] != '/')
+		if (!dtrace_mapping_is_file(m))
 			continue;
 		h = fnv1a(h, &m->start, sizeof(m->start));
 		h = fnv1a(h, &m->end, sizeof(m->end));

@@ -72,7 +72,7 @@ static char *openable_path(pid_t pid, const char *path, dev_t dev, ino_t ino)
 /* One mapping of pid: its file, once per process. */
 static int mapping_add(pid_t pid, const dtrace_mapping_t *m, mapping_set_t *s)
 {
-	if (m->ino == 0 || m->path[0] != '/' || m->deleted)
+	if (!dtrace_mapping_is_file(m) || m->deleted)
 		return 0;	/* anonymous, pseudo, or nothing to probe */
 	dev_t dev = (dev_t)m->dev;
 	if (set_has(s, pid, dev, (ino_t)m->ino))
