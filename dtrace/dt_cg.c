@@ -569,8 +569,7 @@ static void cg_fill_reserve(dt_cg_t *cx, int skip)
 
 static void cg_fill_room(dt_cg_t *cx)
 {
-	int32_t room = (int32_t)(sizeof(dt_rechdr_t) + align8(cx->recsize) +
-				 8);
+	int32_t room = (int32_t)dt_rec_ring_room(cx->recsize);
 
 	if (cx->as->insns == NULL || cx->as->err != 0)
 		return;

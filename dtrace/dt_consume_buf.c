@@ -36,13 +36,6 @@ struct dt_ringrec {
 	uint8_t data[];
 };
 
-/* The bytes a record takes in the ring buffer: its own, 8-aligned, and
- * the buffer's 8-byte header (dt_cg.c counts the same). */
-static uint64_t rec_room(uint32_t recsize)
-{
-	return sizeof(dt_rechdr_t) + ((recsize + 7ull) & ~7ull) + 8;
-}
-
 /* The room END's records need: each clause enabled on dtrace:::END that
  * writes a record, once. */
 static uint64_t end_room(dtrace_hdl_t *dtp)
@@ -57,20 +50,22 @@ static uint64_t end_room(dtrace_hdl_t *dtp)
 	for (int c = 0; c < dtp->nclauses; c++)
 		if (dt_cs_has(&set, c) && dtp->clauses[c] != NULL &&
 		    dtp->clauses[c]->record)
-			room += rec_room(dtp->clauses[c]->recsize);
+			room += dt_rec_ring_room(dtp->clauses[c]->recsize);
 	dt_cs_free(&set);
 	return room;
 }
 
 int dt_bufpol_start(dtrace_hdl_t *dtp)
 {
-	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
-	uint64_t keep = end_room(dtp);
 	uint32_t k = DT_STATE_FILL_ROOM;
 	int64_t room;
 
 	if (dtp->opt.bufpolicy != DT_BUFPOLICY_FILL)
 		return 0;
+
+	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+	uint64_t keep = end_room(dtp);
+
 	if (keep > dtp->opt.bufsize) {
 		dt_set_error(dtp, "could not enable tracing: END enablings "
 			     "exceed size of principal buffer");
@@ -85,14 +80,19 @@ int dt_bufpol_start(dtrace_hdl_t *dtp)
 	return 0;
 }
 
+/* Asked at every turn of the consumer's loop: nothing to do but under
+ * fill. */
 bool dt_bufpol_filled(dtrace_hdl_t *dtp)
 {
-	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
 	uint32_t k = DT_STATE_FILL_ROOM;
 	int64_t room = 0;
 
-	if (dtp->opt.bufpolicy != DT_BUFPOLICY_FILL || st == NULL ||
-	    bpf_map_lookup_elem(st->fd, &k, &room) != 0)
+	if (dtp->opt.bufpolicy != DT_BUFPOLICY_FILL)
+		return false;
+
+	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+
+	if (st == NULL || bpf_map_lookup_elem(st->fd, &k, &room) != 0)
 		return false;
 	return room < 0;
 }

@@ -31,6 +31,14 @@ typedef struct dt_rechdr {
 	uint32_t spec;		/* speculate(): the speculation, else 0 */
 } dt_rechdr_t;
 
+/* The bytes a record of recsize bytes after its header takes in the output
+ * ring buffer: the header, the data 8-aligned and the ring's own 8-byte
+ * header (-x bufpolicy=fill counts these, dt_cg.c and dt_consume_buf.c). */
+static inline uint64_t dt_rec_ring_room(uint32_t recsize)
+{
+	return sizeof(dt_rechdr_t) + ((recsize + 7ull) & ~7ull) + 8;
+}
+
 /* The spec of a record that speculate()d on a speculation that is not
  * active: the consumer drops it. */
 #define DT_SPEC_INACTIVE 0xffffffffu
