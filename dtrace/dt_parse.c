@@ -473,13 +473,11 @@ static dt_type_t *parse_tagged_nested(dt_pcb_t *pcb)
 	if (kind == DT_TK_ENUM)
 		rc = dt_type_complete_enum(TT(pcb), t,
 					   parse_enumerators(pcb));
-	else {
-		dt_member_t *mems = parse_members(pcb);
-
-		dt_type_set_string_room(TT(pcb), pcb->dtp->opt.strsize ?
-					(uint32_t)pcb->dtp->opt.strsize : 256);
-		rc = dt_type_complete_sou(TT(pcb), t, mems);
-	}
+	else
+		rc = dt_type_complete_d_sou(TT(pcb), t, parse_members(pcb),
+					    pcb->dtp->opt.strsize ?
+					    (uint32_t)pcb->dtp->opt.strsize :
+					    256);
 	if (rc != 0)
 		dt_pcb_error(pcb, D_UNKNOWN, kw.line, "failed to define %s: %s",
 			     t->name, strerror(errno));

@@ -45,7 +45,6 @@ struct dt_typetab {
 	dt_type_t *all;
 	dt_tname_t *buckets[TT_NBUCKETS];
 	dt_type_t *void_t, *string_t, *bool_t;
-	uint32_t string_room;	/* dt_type_set_string_room() */
 	dt_type_t *sints[9], *uints[9];	/* indexed by size 1, 2, 4, 8 */
 	dt_strmap_t enums;	/* the enumerators of complete enums, by name:
 				   tag ENUM_VAL their dt_enumval_t, ENUM_TYPE
@@ -162,7 +161,6 @@ dt_typetab_t *dt_typetab_create(void)
 	tt->void_t = type_new(tt, DT_TK_VOID, "void", 0, 1);
 	name_add(tt, "void", tt->void_t, false);
 	tt->string_t = type_new(tt, DT_TK_STRING, "string", 0, 1);
-	tt->string_room = 256;	/* strsize's default */
 	name_add(tt, "string", tt->string_t, false);
 
 	tt->sints[1] = int_new(tt, "char", 1, true);
@@ -207,11 +205,6 @@ dt_type_t *dt_type_void(dt_typetab_t *tt)
 dt_type_t *dt_type_string(dt_typetab_t *tt)
 {
 	return tt->string_t;
-}
-
-void dt_type_set_string_room(dt_typetab_t *tt, uint32_t room)
-{
-	tt->string_room = room;
 }
 
 dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed)
@@ -549,6 +542,12 @@ static void layout_member(dt_member_t *m, uint64_t *bitpos,
 
 int dt_type_complete_sou(dt_typetab_t *tt, dt_type_t *sou, dt_member_t *mems)
 {
+	return dt_type_complete_d_sou(tt, sou, mems, 0);	/* no strings */
+}
+
+int dt_type_complete_d_sou(dt_typetab_t *tt, dt_type_t *sou,
+			   dt_member_t *mems, uint32_t string_room)
+{
 	dt_member_t *m, *copy = NULL, **tail = &copy;
 	uint64_t bitpos = 0, maxbits = 0;
 	uint32_t align = 1;
@@ -575,7 +574,7 @@ int dt_type_complete_sou(dt_typetab_t *tt, dt_type_t *sou, dt_member_t *mems)
 		c->name = m->name != NULL ? tt_strdup(tt, m->name) : NULL;
 		if (sou->kind == DT_TK_UNION)
 			bitpos = 0;
-		layout_member(c, &bitpos, tt->string_room);
+		layout_member(c, &bitpos, string_room);
 		if (bitpos > maxbits)
 			maxbits = bitpos;
 		if (c->type->align > align)

@@ -71,9 +71,6 @@ void dt_typetab_destroy(dt_typetab_t *tt);
 dt_type_t *dt_type_void(dt_typetab_t *tt);
 dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed);
 dt_type_t *dt_type_string(dt_typetab_t *tt);
-/* The bytes a string member of a struct or union declared from now on
- * takes: strsize (a string has no size of its own). */
-void dt_type_set_string_room(dt_typetab_t *tt, uint32_t room);
 dt_type_t *dt_type_ptr(dt_typetab_t *tt, dt_type_t *base);
 dt_type_t *dt_type_array(dt_typetab_t *tt, dt_type_t *elem, uint64_t n);
 
@@ -93,6 +90,10 @@ dt_type_t *dt_type_tag(dt_typetab_t *tt, dt_typekind_t kind, const char *tag);
 /* Complete a struct or union from its members (offsets computed here with
  * C's layout rules), or an enum from its constants. */
 int dt_type_complete_sou(dt_typetab_t *tt, dt_type_t *sou, dt_member_t *mems);
+/* The same for one declared in D, whose string members take string_room
+ * bytes each (strsize: a string has no size of its own). */
+int dt_type_complete_d_sou(dt_typetab_t *tt, dt_type_t *sou,
+			   dt_member_t *mems, uint32_t string_room);
 int dt_type_complete_enum(dt_typetab_t *tt, dt_type_t *e, dt_enumval_t *vals);
 /* An enum constant by name, across all enums; false if none. */
 bool dt_type_enum_const(dt_typetab_t *tt, const char *name, int64_t *value,
