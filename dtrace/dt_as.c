@@ -49,7 +49,83 @@ void dt_as_fini(dt_as_t *as)
 	free(as->labels);
 	free(as->fixups);
 	free(as->maprels);
+	free(as->other.insns);
+	free(as->other.fixups);
+	free(as->other.maprels);
 	memset(as, 0, sizeof(*as));
+}
+
+/* Append n instructions at the end of as, with their nrels map
+ * relocations (indices from the first of them). */
+static void as_append_code(dt_as_t *as, const struct bpf_insn *insns,
+			   uint32_t n, const dt_maprel_t *rels, int nrels)
+{
+	uint32_t base = as->ninsns;
+
+	for (int i = 0; i < nrels && as->err == 0; i++) {
+		if (!as_grow(as, (void **)&as->maprels, &as->maprels_cap,
+			     as->nmaprels, sizeof(dt_maprel_t)))
+			break;
+		as->maprels[as->nmaprels++] = (dt_maprel_t){
+			base + rels[i].insn, rels[i].map };
+	}
+	for (uint32_t i = 0; i < n; i++)
+		dt_as_emit(as, insns[i]);
+}
+
+#define AS_SWAP(a, b) do {						\
+		__typeof__(a) tmp_ = (a);				\
+		(a) = (b);						\
+		(b) = tmp_;						\
+	} while (0)
+
+/* The code and the cold block trade places: emission goes on into the
+ * other one, with the same labels. */
+static void as_swap_block(dt_as_t *as)
+{
+	dt_as_block_t *o = &as->other;
+
+	AS_SWAP(as->insns, o->insns);
+	AS_SWAP(as->ninsns, o->ninsns);
+	AS_SWAP(as->cap, o->cap);
+	AS_SWAP(as->fixups, o->fixups);
+	AS_SWAP(as->nfixups, o->nfixups);
+	AS_SWAP(as->fixups_cap, o->fixups_cap);
+	AS_SWAP(as->maprels, o->maprels);
+	AS_SWAP(as->nmaprels, o->nmaprels);
+	AS_SWAP(as->maprels_cap, o->maprels_cap);
+	as->in_cold = !as->in_cold;
+}
+
+void dt_as_cold(dt_as_t *as, bool on)
+{
+	if (on != as->in_cold)
+		as_swap_block(as);
+}
+
+void dt_as_cold_place(dt_as_t *as)
+{
+	dt_as_block_t *c = &as->other;
+	uint32_t base = as->ninsns;
+
+	if (as->in_cold) {
+		as_fail(as, -EINVAL, "cold code placed within itself");
+		return;
+	}
+	for (int i = 0; i < c->nfixups && as->err == 0; i++) {
+		if (!as_grow(as, (void **)&as->fixups, &as->fixups_cap,
+			     as->nfixups, sizeof(dt_fixup_t)))
+			break;
+		as->fixups[as->nfixups++] = (dt_fixup_t){
+			base + c->fixups[i].insn, c->fixups[i].label };
+	}
+	as_append_code(as, c->insns, c->ninsns, c->maprels, c->nmaprels);
+	for (int l = 0; l < as->nlabels; l++)
+		if (as->labels[l] <= -2)
+			as->labels[l] = (int32_t)base - 2 - as->labels[l];
+	c->ninsns = 0;
+	c->nfixups = 0;
+	c->nmaprels = 0;
 }
 
 void dt_as_emit(dt_as_t *as, struct bpf_insn insn)
@@ -85,7 +161,8 @@ void dt_as_place(dt_as_t *as, int label)
 		as_fail(as, -EINVAL, "label placed twice or unknown");
 		return;
 	}
-	as->labels[label] = (int32_t)as->ninsns;
+	as->labels[label] = as->in_cold ? -2 - (int32_t)as->ninsns
+				      : (int32_t)as->ninsns;
 }
 
 static void as_fixup(dt_as_t *as, int label)
@@ -152,6 +229,8 @@ void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map)
 
 int dt_as_finish(dt_as_t *as)
 {
+	if (as->in_cold || as->other.ninsns > 0)
+		as_fail(as, -EINVAL, "cold code never placed");
 	for (int i = 0; i < as->nfixups && as->err == 0; i++) {
 		dt_fixup_t *f = &as->fixups[i];
 		int32_t target = as->labels[f->label];
@@ -181,14 +260,7 @@ uint32_t dt_as_append(dt_as_t *as, const dt_as_t *src)
 
 	if (src->err)
 		as_fail(as, src->err, src->errmsg);
-	for (int i = 0; i < src->nmaprels && as->err == 0; i++) {
-		if (!as_grow(as, (void **)&as->maprels, &as->maprels_cap,
-			     as->nmaprels, sizeof(dt_maprel_t)))
-			break;
-		as->maprels[as->nmaprels++] = (dt_maprel_t){
-			base + src->maprels[i].insn, src->maprels[i].map };
-	}
-	for (uint32_t i = 0; i < src->ninsns; i++)
-		dt_as_emit(as, src->insns[i]);
+	as_append_code(as, src->insns, src->ninsns, src->maprels,
+		       src->nmaprels);
 	return base;
 }

@@ -30,15 +30,29 @@ typedef struct dt_fixup {
 	int label;
 } dt_fixup_t;
 
+/* Code apart from the emitter's: its cold block (dt_as_cold()). */
+typedef struct dt_as_block {
+	struct bpf_insn *insns;
+	uint32_t ninsns, cap;
+	dt_fixup_t *fixups;
+	int nfixups, fixups_cap;
+	dt_maprel_t *maprels;
+	int nmaprels, maprels_cap;
+} dt_as_block_t;
+
 struct dtrace_emitter {
 	struct bpf_insn *insns;
 	uint32_t ninsns, cap;
-	int32_t *labels;	/* instruction index of each label, -1 unplaced */
+	int32_t *labels;	/* instruction index of each label, -1 unplaced,
+				   -2 - i: at i of the cold block */
 	int nlabels, labels_cap;
 	dt_fixup_t *fixups;	/* jumps and calls to labels */
 	int nfixups, fixups_cap;
 	dt_maprel_t *maprels;
 	int nmaprels, maprels_cap;
+	dt_as_block_t other;	/* the cold block, or while it is emitted
+				   (in_cold) the code */
+	bool in_cold;
 	int err;		/* sticky: 0 or -errno */
 	const char *errmsg;
 };
@@ -61,7 +75,16 @@ void dt_as_ld_imm64(dt_as_t *as, int reg, uint64_t value);
  * helpers that take a callback such as bpf_loop. */
 void dt_as_ld_func(dt_as_t *as, int reg, int label);
 void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map);
-/* Resolve labels; returns 0 or the sticky error. */
+/* Emit into the cold block (on) or back into the code.  The cold block's
+ * instructions go where dt_as_cold_place() puts them, at the end of the
+ * function being emitted, away from the pages a firing runs through:
+ * code that rarely runs.  Labels, jumps and calls work across both. */
+void dt_as_cold(dt_as_t *as, bool on);
+/* Place the cold block here (after the function's last instruction) and
+ * empty it. */
+void dt_as_cold_place(dt_as_t *as);
+/* Resolve labels; returns 0 or the sticky error (also when cold code was
+ * never placed). */
 int dt_as_finish(dt_as_t *as);
 /* Append the finished block src at the end of as; returns the instruction
  * index where it starts (a label may be placed there by the caller). */
