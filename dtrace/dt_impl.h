@@ -171,6 +171,8 @@ struct dtrace_hdl {
 	uint64_t cur_args_read;	/* while a trampoline is generated: the
 				   arguments its program's clauses read */
 	const struct dt_kprog *cur_kprog; /* and its program, else NULL */
+	int cur_pass;		/* and the prefilter's label to run the
+				   full path, + 1 (0: none) */
 	const char **plugin_dirs;	/* NULL-terminated, in search order */
 
 	/* probe table: probes[1 .. nprobes] */

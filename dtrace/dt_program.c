@@ -895,22 +895,66 @@ static void emit_args_clear(dt_as_t *as)
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, DTRACE_MSTATE_ARG(i), 0));
 }
 
-static void emit_firing_key(dt_as_t *as, int64_t soft_cookie, bool regs);
+/* The mstate's regs_ip: the probe site's address, 0 without pt_regs. */
+static void emit_key_ip(dt_as_t *as, int64_t soft_cookie, bool regs)
+{
+	if (soft_cookie > 0 || !regs) {
+		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
+				      OFF(dtrace_mstate_t, regs_ip), 0));
+		return;
+	}
+	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R6, DTRACE_CTX_IP));
+	EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, regs_ip), DT_R1));
+}
+
+/* The mstate's key.pid: the firing's process (tgid). */
+static void emit_key_pid(dt_as_t *as)
+{
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	EMIT(as, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.pid), DT_R0));
+}
+
+/* The mstate's key.cookie: the underlying probe, the attach cookie's or
+ * the program's own (soft_cookie > 0). */
+static void emit_key_cookie(dt_as_t *as, int64_t soft_cookie)
+{
+	if (soft_cookie > 0) {
+		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
+				      OFF(dtrace_mstate_t, key.cookie),
+				      (int32_t)soft_cookie));
+		return;
+	}
+	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
+	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
+	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.cookie),
+			  DT_R0));
+}
+
+/* Instructions [from, to) of an assembly. */
+typedef struct dt_insns {
+	uint32_t from, to;
+} dt_insns_t;
 
 /* soft_cookie > 0: the program is run directly, not from a probe: its
  * context is no pt_regs and it has no attach cookie.  regs: the context
- * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip. */
-static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
-			  int64_t soft_cookie, bool regs, int out,
-			  dt_stage_t stop)
+ * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip.  The public
+ * mstate's regs_ip and default overlay key (tgid, cookie), which
+ * trampolines read, end it: the instructions of key.pid are returned, for
+ * prog_emit() to move them where the overlay is looked up. */
+static dt_insns_t emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as,
+				unsigned flags, int64_t soft_cookie,
+				bool regs, int out, dt_stage_t stop)
 {
+	dt_insns_t pid = { 0, 0 };
+
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
 
 	emit_mstate_find(dtp, as, out);
 	emit_cpu_active_check(as, flags, out);
 	if (stop < DT_STAGE_MSTATE)
-		return;
+		return pid;
 
 	emit_args_clear(as);
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
@@ -929,37 +973,12 @@ static void emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as, unsigned flags,
 		       "instance and errnum share a double word");
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dtrace_mstate_t, instance),
 			      0));
-	emit_firing_key(as, soft_cookie, regs);
-}
-
-/* The public mstate's (r7) regs_ip and default overlay key (tgid, cookie),
- * which trampolines read. */
-static void emit_firing_key(dt_as_t *as, int64_t soft_cookie, bool regs)
-{
-	if (soft_cookie > 0 || !regs) {
-		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
-				      OFF(dtrace_mstate_t, regs_ip), 0));
-	} else {
-		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R6, DTRACE_CTX_IP));
-		EMIT(as, DT_STORE(BPF_DW, DT_R7, OFF(dtrace_mstate_t, regs_ip),
-				  DT_R1));
-	}
-
-	/* Default overlay key: (tgid, cookie). */
-	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
-	EMIT(as, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
-	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.pid),
-			  DT_R0));
-	if (soft_cookie > 0) {
-		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
-				      OFF(dtrace_mstate_t, key.cookie),
-				      (int32_t)soft_cookie));
-		return;
-	}
-	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
-	EMIT(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
-	EMIT(as, DT_STORE(BPF_W, DT_R7, OFF(dtrace_mstate_t, key.cookie),
-			  DT_R0));
+	emit_key_ip(as, soft_cookie, regs);
+	pid.from = as->ninsns;
+	emit_key_pid(as);
+	pid.to = as->ninsns;
+	emit_key_cookie(as, soft_cookie);
+	return pid;
 }
 
 /* r8 = the overlay of (pid, cookie), else of (0, cookie), else leave.
@@ -1471,34 +1490,43 @@ size_t dt_prog_cookies(dtrace_provider_t *pv, int64_t *cookies, size_t max)
 	return n;
 }
 
+int dt_prog_prefilter_pass(dtrace_provider_t *pv)
+{
+	return pv->dtp->cur_pass - 1;
+}
+
 static int emit_trampoline_of(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			      const dt_site_user_t *user, dt_as_t *as,
-			      int skip, uint64_t args_read);
+			      int skip, int pass, uint64_t args_read);
 
 /* The trampoline of user in the program of kp; skip: the firing is not
  * for it.  0 or -1 after dt_set_error(). */
 static int emit_trampoline(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			   const dt_site_user_t *user, dt_as_t *as, int skip)
 {
-	return emit_trampoline_of(dtp, kp, user, as, skip,
+	return emit_trampoline_of(dtp, kp, user, as, skip, -1,
 				  clauses_args_read(dtp, &kp->clauses));
 }
 
 /* emit_trampoline(), reading the arguments of args_read (bit i: argv[i])
- * at least. */
+ * at least; pass: the prefilter's label to run the full path
+ * (host->prefilter_pass), else -1. */
 static int emit_trampoline_of(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			      const dt_site_user_t *user, dt_as_t *as,
-			      int skip, uint64_t args_read)
+			      int skip, int pass, uint64_t args_read)
 {
 	dt_provider_t *saved_pv = dtp->cur_provider, *pv = user->pv;
 
 	dtp->cur_provider = pv;
 	dtp->cur_args_read = args_read;
 	dtp->cur_kprog = kp;
+	dtp->cur_pass = pass + 1;
 	int rc = pv->ops->trampoline(pv, pv->data, as, user->kind, skip);
+	dt_as_cold(as, false);
 	dtp->cur_provider = saved_pv;
 	dtp->cur_args_read = ~0ull;
 	dtp->cur_kprog = NULL;
+	dtp->cur_pass = 0;
 	if (rc < 0 && dtp->errmsg[0] == '\0')
 		dt_set_error(dtp, "provider %s failed to generate its "
 			     "trampoline", pv->ops->name);
@@ -1544,6 +1572,7 @@ static int emit_trampoline_sub(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	EMIT(as, DT_MOV64_IMM(DT_R0, 1));
 	dt_as_place(as, done);
 	EMIT(as, DT_EXIT());
+	dt_as_cold_place(as);
 	return 0;
 }
 
@@ -1906,29 +1935,157 @@ static bool prefilter_fits(dtrace_hdl_t *dtp, const dt_kprog_t *kp,
 	return true;
 }
 
-/* Whether the instructions [from, to) of as read through r7, the mstate,
- * or let its address go: a trampoline that only stores its arguments
- * there needs no key (nor regs_ip) set before it. */
-static bool insns_read_r7(const dt_as_t *as, uint32_t from, uint32_t to)
+/* The fields of the firing key that a trampoline uses (insns_key_used()). */
+enum {
+	DT_KEY_IP = 1,		/* regs_ip */
+	DT_KEY_PID = 2,		/* key.pid */
+	DT_KEY_COOKIE = 4,	/* key.cookie */
+	DT_KEY_ALL = 7
+};
+
+/* The bytes an instruction's memory access spans. */
+static int insn_access_size(const struct bpf_insn *in)
 {
+	switch (BPF_SIZE(in->code)) {
+	case BPF_B:
+		return 1;
+	case BPF_H:
+		return 2;
+	case BPF_W:
+		return 4;
+	default:
+		return 8;
+	}
+}
+
+/* Which fields of the firing key the size bytes at off in the mstate
+ * hold. */
+static unsigned key_fields_at(int64_t off, int64_t size)
+{
+	static const struct {
+		int64_t off, size;
+		unsigned field;
+	} fields[] = {
+		{ OFF(dtrace_mstate_t, regs_ip), 8, DT_KEY_IP },
+		{ OFF(dtrace_mstate_t, key.pid), 4, DT_KEY_PID },
+		{ OFF(dtrace_mstate_t, key.cookie), 4, DT_KEY_COOKIE },
+	};
+	unsigned used = 0;
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (off < fields[i].off + fields[i].size &&
+		    fields[i].off < off + size)
+			used |= fields[i].field;
+	return used;
+}
+
+/* Whether helper writes, and does not read, the memory of its first
+ * argument. */
+static bool helper_writes_arg1(int32_t helper)
+{
+	switch (helper) {
+	case BPF_FUNC_probe_read:
+	case BPF_FUNC_probe_read_str:
+	case BPF_FUNC_probe_read_user:
+	case BPF_FUNC_probe_read_user_str:
+	case BPF_FUNC_probe_read_kernel:
+	case BPF_FUNC_probe_read_kernel_str:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Which fields of the firing key are read or written through the
+ * address of the mstate that the instruction at i (rX = r7) makes,
+ * DT_KEY_ALL when it cannot be told.  The address is followed until it is
+ * given to a helper or overwritten, in straight-line code: it may be moved
+ * by constants (rX += K), be the base of loads and stores, and be given
+ * to a helper, which uses the memory from it upwards (the probe_read
+ * helpers only write their destination, where a field written before
+ * the trampoline would not matter).  Any other use, a jump while it
+ * lives, and living past the instructions, let it go. */
+static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to)
+{
+	const int x = as->insns[i].dst_reg;
+	int64_t k = 0;
+	unsigned used = 0;
+
+	for (uint32_t j = i + 1; j < to; j++) {
+		const struct bpf_insn *in = &as->insns[j];
+		uint8_t cls = BPF_CLASS(in->code);
+		bool plain = BPF_MODE(in->code) == BPF_MEM;
+
+		if (in->code == (BPF_JMP | BPF_CALL)) {
+			if (x > DT_R5)
+				continue;	/* kept across the call */
+			if (in->src_reg != 0 || k < 0)	/* not a helper */
+				return DT_KEY_ALL;
+			if (!(x == DT_R1 && helper_writes_arg1(in->imm)))
+				used |= key_fields_at(k, INT16_MAX);
+			return used;
+		}
+		if (cls == BPF_JMP || cls == BPF_JMP32)
+			return DT_KEY_ALL;
+		if (in->src_reg != x && in->dst_reg != x)
+			continue;
+		if (in->code == (BPF_ALU64 | BPF_ADD | BPF_K) &&
+		    in->dst_reg == x) {
+			k += in->imm;
+			continue;
+		}
+		if (plain && cls == BPF_LDX && in->src_reg == x) {
+			used |= key_fields_at(k + in->off,
+					      insn_access_size(in));
+			if (in->dst_reg == x)
+				return used;
+			continue;
+		}
+		if (plain && (cls == BPF_ST || cls == BPF_STX) &&
+		    in->dst_reg == x && !(cls == BPF_STX && in->src_reg == x)) {
+			used |= key_fields_at(k + in->off,
+					      insn_access_size(in));
+			continue;
+		}
+		if ((in->code == (BPF_ALU64 | BPF_MOV | BPF_K) ||
+		     in->code == (BPF_LD | BPF_IMM | BPF_DW)) &&
+		    in->dst_reg == x)
+			return used;
+		return DT_KEY_ALL;
+	}
+	return DT_KEY_ALL;	/* alive past the instructions */
+}
+
+/* Which fields of the firing key the instructions [from, to) of as, a
+ * trampoline, read or write through r7, the mstate: those it uses not
+ * need not be set before it. */
+static unsigned insns_key_used(const dt_as_t *as, uint32_t from, uint32_t to)
+{
+	unsigned used = 0;
+
 	for (uint32_t i = from; i < to; i++) {
 		const struct bpf_insn *in = &as->insns[i];
+		uint8_t cls = BPF_CLASS(in->code);
+		bool plain = BPF_MODE(in->code) == BPF_MEM;
 
-		switch (BPF_CLASS(in->code)) {
-		case BPF_ST:
+		if (in->code == (BPF_ALU64 | BPF_MOV | BPF_X) &&
+		    in->src_reg == DT_R7 && in->dst_reg != DT_R7 &&
+		    in->off == 0) {
+			used |= key_address_used(as, i, to);
 			continue;
-		case BPF_STX:	/* an atomic operation reads its target */
-			if (in->src_reg == DT_R7 ||
-			    (BPF_MODE(in->code) == BPF_ATOMIC &&
-			     in->dst_reg == DT_R7))
-				return true;
-			continue;
-		default:
-			if (in->src_reg == DT_R7 || in->dst_reg == DT_R7)
-				return true;
 		}
+		bool load = cls == BPF_LDX && in->src_reg == DT_R7 &&
+			    in->dst_reg != DT_R7;
+		bool store = (cls == BPF_ST || cls == BPF_STX) &&
+			     in->dst_reg == DT_R7 && in->src_reg != DT_R7;
+		if (plain && (load || store)) {
+			used |= key_fields_at(in->off, insn_access_size(in));
+			continue;
+		}
+		if (in->src_reg == DT_R7 || in->dst_reg == DT_R7)
+			return DT_KEY_ALL;
 	}
-	return false;
+	return used;
 }
 
 /* The instructions [from, to) of as become no-ops (the verifier drops
@@ -1975,26 +2132,38 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 		if (args & (1ull << i))
 			EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
 					      DTRACE_MSTATE_ARG(i), 0));
-	uint32_t key = as->ninsns;
-	emit_firing_key(as, kp->fixed_cookie,
-			!kp->tracepoint && dt_kevent_has_regs(kp->kev));
+	/* The key's fields, each left out after the trampoline when it
+	 * uses it not: their helper calls are most of the prefilter. */
+	uint32_t ip = as->ninsns;
+	emit_key_ip(as, kp->fixed_cookie,
+		    !kp->tracepoint && dt_kevent_has_regs(kp->kev));
+	uint32_t pid = as->ninsns;
+	emit_key_pid(as);
+	uint32_t cookie = as->ninsns;
+	emit_key_cookie(as, kp->fixed_cookie);
 	uint32_t tramp = as->ninsns;
-	if (emit_trampoline_of(dtp, kp, &kp->users[0], as, skip, args) < 0)
+	if (emit_trampoline_of(dtp, kp, &kp->users[0], as, skip, pass,
+			       args) < 0)
 		return -1;
-	if (!insns_read_r7(as, tramp, as->ninsns))
-		insns_nop(as, key, tramp);
-	/* A conditional jump over the skip path, which stays reachable for
-	 * the verifier's walk of the code when the trampoline never skips. */
+	unsigned used = insns_key_used(as, tramp, as->ninsns);
+	if (!(used & DT_KEY_IP))
+		insns_nop(as, ip, pid);
+	if (!(used & DT_KEY_PID))
+		insns_nop(as, pid, cookie);
+	if (!(used & DT_KEY_COOKIE))
+		insns_nop(as, cookie, tramp);
+	/* Conditional jumps over the skip and pass paths, which stay
+	 * reachable for the verifier's walk of the code when nothing else
+	 * jumps there. */
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, test);
+	dt_as_jump(as, BPF_JNE, DT_R0, 0, pass);
 	dt_as_place(as, skip);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
-	if (n > 1) {
-		dt_as_place(as, pass);
-		EMIT(as, DT_MOV64_IMM(DT_R0, 1));
-		EMIT(as, DT_EXIT());
-	}
+	dt_as_place(as, pass);
+	EMIT(as, DT_MOV64_IMM(DT_R0, 1));
+	EMIT(as, DT_EXIT());
 	dt_as_place(as, test);
 	for (int i = 0; i < n; i++) {
 		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
@@ -2006,6 +2175,7 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 		dt_as_call(as, labels[i]);
 		dt_as_jump(as, BPF_JNE, DT_R0, 0, pass);
 	}
+	dt_as_cold_place(as);
 	for (int i = 0; i + 1 < n; i++) {
 		dt_as_place(as, labels[i]);
 		dt_as_append(as, &dtp->clauses[preds[i]]->pred);
@@ -2040,19 +2210,32 @@ static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	if (prefilter >= 0) {
 		EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 		dt_as_call(as, prefilter);
-		dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
+		/* Returning here, not at out after the program's body, keeps
+		 * a filtered firing on the program's first page of code. */
+		int run = dt_as_label(as);
+		dt_as_jump(as, BPF_JNE, DT_R0, 0, run);
+		EMIT(as, DT_EXIT());
+		dt_as_place(as, run);
 		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 	}
-	emit_prologue(dtp, as, kp->flags,
-		      kp->soft_cookie > 0 ? kp->soft_cookie : kp->fixed_cookie,
-		      !kp->tracepoint && dt_kevent_has_regs(kp->kev), out, stop);
+	dt_insns_t pid = emit_prologue(dtp, as, kp->flags,
+			kp->soft_cookie > 0 ? kp->soft_cookie : kp->fixed_cookie,
+			!kp->tracepoint && dt_kevent_has_regs(kp->kev), out,
+			stop);
 	if (stop < DT_STAGE_TRAMPOLINE)
 		goto leave;
 	int skip = dt_as_label(as);
 	const dt_site_user_t *first = kp_first_user(kp);
 	int tskip = kp->nusers > 1 ? dt_as_label(as) : skip;
+	uint32_t tramp = as->ninsns;
 	if (first != NULL && emit_trampoline(dtp, kp, first, as, tskip) < 0)
 		return -1;
+	/* Only the overlay's lookup reads key.pid after a trampoline that
+	 * does not: the straight-line dispatch (emit_fast_dispatch()) goes
+	 * without it, and its helper call. */
+	bool pid_late = !(insns_key_used(as, tramp, as->ninsns) & DT_KEY_PID);
+	if (pid_late)
+		insns_nop(as, pid.from, pid.to);
 	if (tskip != skip)
 		dt_as_place(as, tskip);
 	if (first != NULL && first->pv->templates && dtp->inst_base)
@@ -2068,6 +2251,8 @@ static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 		emit_fast_dispatch(dtp, as, prid, clause_labels, error_label,
 				   generic, skip);
 	dt_as_place(as, generic);
+	if (pid_late)
+		emit_key_pid(as);
 	if (stop >= DT_STAGE_OVERLAY)
 		emit_overlay_lookup(dtp, as, skip, inst);
 	if (kp->chain != NULL)
@@ -2083,6 +2268,7 @@ leave:
 	dt_as_place(as, out);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
+	dt_as_cold_place(as);
 	/* The first subprogram, on the pages of the program's entry. */
 	if (prefilter >= 0 &&
 	    emit_prefilter(dtp, kp, as, clauses, prefilter) < 0)

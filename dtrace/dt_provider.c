@@ -786,6 +786,11 @@ static int host_map_fd(const dtrace_map_t *map)
 	return map->fd;
 }
 
+static void host_cold(dtrace_emitter_t *em, int on)
+{
+	dt_as_cold(em, on != 0);
+}
+
 /* Run fn on the session with pv as the provider whose operation runs. */
 static int as_provider(dtrace_provider_t *pv, int (*fn)(dtrace_hdl_t *))
 {
@@ -1024,4 +1029,6 @@ const dtrace_host_t dt_host = {
 	.elf_section = dt_host_elf_section,
 	.elf_sym_value = dt_host_elf_sym_value,
 	.elf_type = dt_host_elf_type,
+	.prefilter_pass = dt_prog_prefilter_pass,
+	.cold = host_cold,
 };

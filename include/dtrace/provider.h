@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	6
+#define DTRACE_PROVIDER_MINOR	7
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -663,6 +663,23 @@ typedef struct dtrace_host {
 	/* Added in 3.6.  f's e_type: ET_EXEC or ET_DYN (addresses move at
 	 * load time). */
 	int (*elf_type)(const dtrace_elf_t *f);
+
+	/* Added in 3.7.  While trampoline() runs: a label to jump to when
+	 * the firing's arguments cannot be read cheaply, or -1.  It is one
+	 * when the trampoline is emitted for the prefilter, the first test
+	 * of predicates on arguments alone, which returns before touching
+	 * the session's state when none holds: the firing then runs its
+	 * full path, whose trampoline reads the arguments as always.  Code
+	 * that is rarely run (a site looked up in a map) may jump there
+	 * instead, keeping the prefilter short: a firing's cost grows with
+	 * the pages of code it runs through. */
+	int (*prefilter_pass)(dtrace_provider_t *pv);
+	/* Added in 3.7.  BPF emission: what is emitted after cold(em, 1)
+	 * and until cold(em, 0) goes at the end of the program's function
+	 * being emitted, not here: code that rarely runs, kept off the
+	 * pages a firing runs through.  Labels and jumps work across.  A
+	 * trampoline ends with cold(em, 0) if it called cold(em, 1). */
+	void (*cold)(dtrace_emitter_t *em, int on);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

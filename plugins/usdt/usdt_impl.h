@@ -229,11 +229,13 @@ typedef struct usdt_tramp_site {
  * procs (dtprobed's pinned map, else NULL), mstate.instance set at a site
  * of USDT_SPEC_EVERY that the firing process registered.  The nsites
  * sites[] are read by code of their own, only the arguments in args_read
- * (bit i: argv[i]); any other cookie by its entry in specs. */
+ * (bit i: argv[i]); any other cookie by its entry in specs, or with pass
+ * (host->prefilter_pass(), else -1) and sites of its own, by a jump to
+ * pass. */
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		     dtrace_map_t *specs, dtrace_map_t *procs,
 		     const usdt_tramp_site_t *sites, int nsites,
-		     uint64_t args_read, int skip);
+		     uint64_t args_read, int skip, int pass);
 /* Write one spec into the map (fd); 0 or -errno. */
 int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);
 

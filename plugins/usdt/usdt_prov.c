@@ -893,8 +893,10 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	int nsites = inline_sites(dtp, st, sites, buf);
 	uint64_t args_read = host->size > offsetof(dtrace_host_t, args_read) &&
 			     host->args_read ? host->args_read(dtp) : ~0ull;
+	int pass = host->size > offsetof(dtrace_host_t, prefilter_pass) &&
+		   host->prefilter_pass ? host->prefilter_pass(dtp) : -1;
 	usdt_tramp_emit(host, em, specs, st->procs, sites, nsites, args_read,
-			skip);
+			skip, pass);
 	return 0;
 }
 

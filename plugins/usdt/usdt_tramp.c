@@ -40,6 +40,7 @@
  * the plugin heard of the registration.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -89,6 +90,14 @@ typedef struct tramp {
 static void emit(tramp_t *t, struct bpf_insn insn)
 {
 	t->h->emit(t->em, insn);
+}
+
+/* From now on (on) or no longer, emit into the program's cold code
+ * (host->cold), where the engine has it. */
+static void emit_cold(tramp_t *t, bool on)
+{
+	if (t->h->size > offsetof(dtrace_host_t, cold) && t->h->cold)
+		t->h->cold(t->em, on);
 }
 
 #define ARGV_OFF(i)	((int16_t)DTRACE_MSTATE_ARG(i))
@@ -389,7 +398,7 @@ static void emit_site(tramp_t *t, const usdt_rtspec_t *spec,
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		     dtrace_map_t *specs, dtrace_map_t *procs,
 		     const usdt_tramp_site_t *sites, int nsites,
-		     uint64_t args_read, int skip)
+		     uint64_t args_read, int skip, int pass)
 {
 	tramp_t t = { host, em };
 	int done = host->label_new(em);
@@ -398,7 +407,8 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 	if (nsites > USDT_INLINE_SITES)
 		nsites = 0;
 	/* The firing cookie chooses its site's code; others fall through
-	 * to the lookup. */
+	 * to the lookup, or in the prefilter to its full path: the lookup's
+	 * code would spread the prefilter over pages more. */
 	if (nsites > 0)
 		emit(&t, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE,
 				 offsetof(dtrace_mstate_t, key.cookie)));
@@ -407,9 +417,23 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		host->jump(em, BPF_JEQ, DT_R1, (int32_t)sites[s].cookie,
 			   labels[s]);
 	}
-	emit_lookup(&t, specs, procs, skip);
-	for (int s = 0; s < nsites; s++) {
+	if (pass >= 0 && nsites > 0) {
+		host->jump(em, BPF_JA, 0, 0, pass);
+	} else if (nsites > 0) {
+		/* Sites placed while tracing: the lookup, out of the way. */
+		int lookup = host->label_new(em);
+		host->jump(em, BPF_JA, 0, 0, lookup);
+		emit_cold(&t, true);
+		host->label_place(em, lookup);
+		emit_lookup(&t, specs, procs, skip);
 		host->jump(em, BPF_JA, 0, 0, done);
+		emit_cold(&t, false);
+	} else {
+		emit_lookup(&t, specs, procs, skip);
+	}
+	for (int s = 0; s < nsites; s++) {
+		if (s > 0)
+			host->jump(em, BPF_JA, 0, 0, done);
 		host->label_place(em, labels[s]);
 		emit_site(&t, sites[s].spec, procs, args_read);
 	}
