@@ -1515,27 +1515,28 @@ int dt_agg_printf(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 		return -1;
 	rows = agg_rows(dtp, aggs, n, &nrows);
 	pa = dt_zalloc(sizeof(*pa) * (size_t)n);
+	/* what an aggregation without the row's key shows: its initial
+	 * value, one for each (a row may miss several) */
+	int64_t **init = dt_zalloc(sizeof(*init) * (size_t)n);
+	for (int a = 0; a < n; a++) {
+		init[a] = dt_zalloc(dt_agg_nwords(aggs[a]->desc) * 8);
+		agg_init_val(aggs[a]->desc, init[a]);
+	}
 	for (size_t i = 0; i < nrows && err == 0; i++) {
-		int64_t *zero = NULL;
-
 		for (int a = 0; a < n; a++) {
 			pa[a].desc = aggs[a]->desc;
 			pa[a].normal = aggs[a]->normal;
-			pa[a].val = rows[i].vals[a];
-			if (pa[a].val == NULL) {
-				free(zero);
-				zero = dt_zalloc(dt_agg_nwords(pa[a].desc) * 8);
-				agg_init_val(pa[a].desc, zero);
-				pa[a].val = zero;
-			}
+			pa[a].val = rows[i].vals[a] ? rows[i].vals[a] : init[a];
 		}
 		err = dt_printf_run(dtp, out, fmt, aggs[0]->desc->keys,
 				    aggs[0]->desc->nkeys, rows[i].key, pa, n);
-		free(zero);
 	}
-	for (int a = 0; a < n; a++)
+	for (int a = 0; a < n; a++) {
 		if (aggs[a]->nents > 0)
 			aggs[a]->printed = true;
+		free(init[a]);
+	}
+	free(init);
 	free(pa);
 	agg_rows_free(rows, nrows);
 	free(aggs);
