@@ -1802,6 +1802,25 @@ static void agg_zero_emit(dt_as_t *as, dtrace_map_t *map)
 	dt_as_emit(as, DT_EXIT());
 }
 
+/* An aggregation (or plain part) in map whose zeroing program was
+ * loaded, or NULL. */
+static const dt_aggdesc_t *agg_zero_of_map(dtrace_hdl_t *dtp,
+					   const dtrace_map_t *map)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+
+	for (int i = 0; i < c->naggs; i++) {
+		const dt_aggdesc_t *d = c->aggs[i].desc;
+
+		if (d != NULL && d->plain != NULL && d->plain->map == map &&
+		    d->plain->zero_tried)
+			return d->plain;
+		if (d != NULL && d->map == map && d->zero_tried)
+			return d;
+	}
+	return NULL;
+}
+
 /* The fd of d's zeroing program, loaded at the first use; -1 where the
  * kernel has no bpf_for_each_map_elem (before 5.13): then clear() writes
  * the entries as before, racing with the firings. */
@@ -1809,6 +1828,13 @@ static int agg_zero_prog(dtrace_hdl_t *dtp, dt_aggdesc_t *d)
 {
 	if (d->zero_tried)
 		return d->zero_fd;
+	/* one program a map: it takes the id */
+	const dt_aggdesc_t *same = agg_zero_of_map(dtp, d->map);
+	if (same != NULL) {
+		d->zero_fd = same->zero_fd;
+		d->zero_tried = true;
+		return d->zero_fd;
+	}
 	dt_as_t as;
 
 	dt_as_init(&as);
