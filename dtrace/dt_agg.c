@@ -1515,27 +1515,28 @@ int dt_agg_printf(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 		return -1;
 	rows = agg_rows(dtp, aggs, n, &nrows);
 	pa = dt_zalloc(sizeof(*pa) * (size_t)n);
+	/* what an aggregation without the row's key shows: its initial
+	 * value, one for each (a row may miss several) */
+	int64_t **init = dt_zalloc(sizeof(*init) * (size_t)n);
+	for (int a = 0; a < n; a++) {
+		init[a] = dt_zalloc(dt_agg_nwords(aggs[a]->desc) * 8);
+		agg_init_val(aggs[a]->desc, init[a]);
+	}
 	for (size_t i = 0; i < nrows && err == 0; i++) {
-		int64_t *zero = NULL;
-
 		for (int a = 0; a < n; a++) {
 			pa[a].desc = aggs[a]->desc;
 			pa[a].normal = aggs[a]->normal;
-			pa[a].val = rows[i].vals[a];
-			if (pa[a].val == NULL) {
-				free(zero);
-				zero = dt_zalloc(dt_agg_nwords(pa[a].desc) * 8);
-				agg_init_val(pa[a].desc, zero);
-				pa[a].val = zero;
-			}
+			pa[a].val = rows[i].vals[a] ? rows[i].vals[a] : init[a];
 		}
 		err = dt_printf_run(dtp, out, fmt, aggs[0]->desc->keys,
 				    aggs[0]->desc->nkeys, rows[i].key, pa, n);
-		free(zero);
 	}
-	for (int a = 0; a < n; a++)
+	for (int a = 0; a < n; a++) {
 		if (aggs[a]->nents > 0)
 			aggs[a]->printed = true;
+		free(init[a]);
+	}
+	free(init);
 	free(pa);
 	agg_rows_free(rows, nrows);
 	free(aggs);
@@ -1757,22 +1758,133 @@ static void agg_cut(dtrace_hdl_t *dtp, dt_aggstate_t *as, size_t nkept)
 	free(cut.ix.slot);
 }
 
+/*
+ * clear() of a hash of CPU slots (dt_cg_agg.c) must zero its entries in
+ * place.  bpf_map_update_elem() on a hash links a new element for the key
+ * and frees the old one at once, for reuse: a firing that looked the old
+ * element up a few instructions earlier then counts in a dead element,
+ * or, once it is reused, in another key's.  (A per-CPU hash's update
+ * copies into the element in place; so does BPF_F_LOCK on a hash whose
+ * value holds a bpf_spin_lock, but the verifier refuses such a map to
+ * every tracing program: "tracing progs cannot use bpf_spin_lock yet",
+ * 6.18 included.)  So the consumer runs a program of its own with
+ * BPF_PROG_TEST_RUN, its context the aggregation's id (8 bytes), that
+ * walks the map with bpf_for_each_map_elem and zeroes the value of each
+ * entry whose key starts with that id.  It is a raw tracepoint program,
+ * attached nowhere: the kernel runs one with BPF_PROG_TEST_RUN as it is
+ * (a BPF_PROG_TYPE_SYSCALL program must be sleepable, a flag the loader
+ * does not pass).  A count a firing makes between the snapshot and the
+ * zeroing is lost, as with a per-CPU hash.
+ */
+static void agg_zero_emit(dt_as_t *as, dtrace_map_t *map)
+{
+	int each = dt_as_label(as), skip = dt_as_label(as);
+
+	dt_as_emit(as, DT_LOAD(BPF_DW, DT_R6, DT_R1, 0));
+	dt_as_emit(as, DT_STORE(BPF_DW, DT_FP, -8, DT_R6));
+	dt_as_load_map(as, DT_R1, map);
+	dt_as_ld_func(as, DT_R2, each);
+	dt_as_emit(as, DT_MOV64_REG(DT_R3, DT_FP));
+	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R3, -8));
+	dt_as_emit(as, DT_MOV64_IMM(DT_R4, 0));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_for_each_map_elem));
+	dt_as_emit(as, DT_EXIT());
+
+	/* each(map, key, value, &id): 0, go on */
+	dt_as_place(as, each);
+	dt_as_emit(as, DT_LOAD(BPF_DW, DT_R1, DT_R2, 0));
+	dt_as_emit(as, DT_LOAD(BPF_DW, DT_R5, DT_R4, 0));
+	dt_as_jump_reg(as, BPF_JNE, DT_R1, DT_R5, skip);
+	for (uint32_t off = 0; off + 8 <= map->vsize; off += 8)
+		dt_as_emit(as, DT_STORE_IMM(BPF_DW, DT_R3, (int16_t)off, 0));
+	dt_as_place(as, skip);
+	dt_as_emit(as, DT_MOV64_IMM(DT_R0, 0));
+	dt_as_emit(as, DT_EXIT());
+}
+
+/* An aggregation (or plain part) in map whose zeroing program was
+ * loaded, or NULL. */
+static const dt_aggdesc_t *agg_zero_of_map(dtrace_hdl_t *dtp,
+					   const dtrace_map_t *map)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+
+	for (int i = 0; i < c->naggs; i++) {
+		const dt_aggdesc_t *d = c->aggs[i].desc;
+
+		if (d != NULL && d->plain != NULL && d->plain->map == map &&
+		    d->plain->zero_tried)
+			return d->plain;
+		if (d != NULL && d->map == map && d->zero_tried)
+			return d;
+	}
+	return NULL;
+}
+
+/* The fd of d's zeroing program, loaded at the first use; -1 where the
+ * kernel has no bpf_for_each_map_elem (before 5.13): then clear() writes
+ * the entries as before, racing with the firings. */
+static int agg_zero_prog(dtrace_hdl_t *dtp, dt_aggdesc_t *d)
+{
+	if (d->zero_tried)
+		return d->zero_fd;
+	/* one program a map: it takes the id */
+	const dt_aggdesc_t *same = agg_zero_of_map(dtp, d->map);
+	if (same != NULL) {
+		d->zero_fd = same->zero_fd;
+		d->zero_tried = true;
+		return d->zero_fd;
+	}
+	dt_as_t as;
+
+	dt_as_init(&as);
+	agg_zero_emit(&as, d->map);
+	dt_as_finish(&as);
+	d->zero_fd = dt_bpf_prog_load_type(dtp, "dt_aggzero", &as,
+					   BPF_PROG_TYPE_RAW_TRACEPOINT, 0);
+	d->zero_tried = true;
+	dt_as_fini(&as);
+	return d->zero_fd;
+}
+
+/* Zero the entries of part in place; false when they are not in a hash of
+ * CPU slots or the program cannot run. */
+static bool agg_zero_part(dtrace_hdl_t *dtp, dt_aggdesc_t *part)
+{
+	if (part->map == NULL || part->map->type != BPF_MAP_TYPE_HASH ||
+	    part->map->fd < 0)
+		return false;
+	int fd = agg_zero_prog(dtp, part);
+	uint64_t id = (uint64_t)part->id;
+	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &id,
+		    .ctx_size_in = sizeof(id));
+
+	return fd >= 0 && bpf_prog_test_run_opts(fd, &run) == 0;
+}
+
+static bool agg_zero_in_place(dtrace_hdl_t *dtp, dt_aggdesc_t *d)
+{
+	return agg_zero_part(dtp, d) &&
+	       (d->plain == NULL || agg_zero_part(dtp, d->plain));
+}
+
 int dt_agg_clear(dtrace_hdl_t *dtp, int id)
 {
 	dt_aggstate_t *as = agg_state(dtp, id);
 
 	if (as == NULL || agg_snapshot_one(dtp, as) != 0)
 		return -1;
+	bool in_place = agg_zero_in_place(dtp, as->desc);
 	bool by_walk = as->desc->map != NULL && agg_keys_merge(as->desc);
 	for (size_t i = 0; i < as->nents; i++) {
 		agg_init_val(as->desc, as->ents[i].val);
 		agg_free_percpu(&as->ents[i]);
 		if ((as->desc->map != NULL || as->desc->mstoff != 0) &&
-		    !by_walk)
+		    !by_walk && !in_place)
 			agg_map_reset(dtp, as->desc, as->ents[i].key);
 	}
 	/* an entry may stand for several map keys */
-	if (by_walk)
+	if (by_walk && !in_place)
 		agg_walk(dtp, as->desc, agg_reset_entry, NULL);
 	return 0;
 }

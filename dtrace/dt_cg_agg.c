@@ -25,7 +25,9 @@
  * entry on one CPU makes it read as zeros on the others, so min and max
  * carry a count beside the value: a CPU whose count is 0 holds nothing,
  * and a true minimum of 0 is never mistaken for an empty CPU.  An entry that finds no room counts
- * cpuinfo.agg_drops.
+ * cpuinfo.agg_drops.  The consumer's clear() zeroes the entries of a hash
+ * of CPU slots in place (dt_agg.c, agg_zero_emit()): bpf_map_update_elem()
+ * would replace the element a firing may hold.
  *
  * The first use of @name fixes its function, parameters and key types;
  * another use must agree (D_AGG_REDEF, D_AGG_KEYS).
