@@ -76,12 +76,12 @@ void dt_as_ld_imm64(dt_as_t *as, int reg, uint64_t value);
 void dt_as_ld_func(dt_as_t *as, int reg, int label);
 void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map);
 /* Emit into the cold block (on) or back into the code.  The cold block's
- * instructions go where dt_as_cold_place() puts them, at the end of the
- * function being emitted, away from the pages a firing runs through:
- * code that rarely runs.  Labels, jumps and calls work across both. */
+ * instructions go where dt_as_cold_place() puts them, away from the
+ * pages a firing runs through: code that rarely runs (the program's
+ * engine places its trampolines' cold functions after all others).
+ * Labels, jumps and calls work across both. */
 void dt_as_cold(dt_as_t *as, bool on);
-/* Place the cold block here (after the function's last instruction) and
- * empty it. */
+/* Place the cold block here and empty it. */
 void dt_as_cold_place(dt_as_t *as);
 /* Resolve labels; returns 0 or the sticky error (also when cold code was
  * never placed). */

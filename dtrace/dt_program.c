@@ -1572,7 +1572,6 @@ static int emit_trampoline_sub(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	EMIT(as, DT_MOV64_IMM(DT_R0, 1));
 	dt_as_place(as, done);
 	EMIT(as, DT_EXIT());
-	dt_as_cold_place(as);
 	return 0;
 }
 
@@ -1850,6 +1849,8 @@ static int emit_chain_part(dtrace_hdl_t *dtp, dt_kprog_t *kp, int k)
 	for (uint32_t i = 0; i < DT_SITE_USERS && tramps[i] >= 0; i++)
 		if (emit_trampoline_sub(dtp, kp, as, i, tramps[i]) < 0)
 			return -1;
+	/* The trampolines' functions of rarely run code, last. */
+	dt_as_cold_place(as);
 	if (dt_as_finish(as) != 0) {
 		dt_set_error(dtp, "failed to assemble the program of %s: %s",
 			     kp->pv->ops->name, as->errmsg);
@@ -2175,7 +2176,6 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 		dt_as_call(as, labels[i]);
 		dt_as_jump(as, BPF_JNE, DT_R0, 0, pass);
 	}
-	dt_as_cold_place(as);
 	for (int i = 0; i + 1 < n; i++) {
 		dt_as_place(as, labels[i]);
 		dt_as_append(as, &dtp->clauses[preds[i]]->pred);
@@ -2268,7 +2268,6 @@ leave:
 	dt_as_place(as, out);
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
-	dt_as_cold_place(as);
 	/* The first subprogram, on the pages of the program's entry. */
 	if (prefilter >= 0 &&
 	    emit_prefilter(dtp, kp, as, clauses, prefilter) < 0)
@@ -2283,6 +2282,8 @@ leave:
 		if (emit_trampoline_sub(dtp, kp, as, i, tramps[i]) < 0)
 			return -1;
 	emit_subprograms(dtp, as, needed, error_label, clause_labels);
+	/* The trampolines' functions of rarely run code, last. */
+	dt_as_cold_place(as);
 	if (dt_as_finish(as) != 0) {
 		dt_set_error(dtp, "failed to assemble the program of %s: %s",
 			     kp->pv->ops->name, as->errmsg);

@@ -1031,4 +1031,5 @@ const dtrace_host_t dt_host = {
 	.elf_type = dt_host_elf_type,
 	.prefilter_pass = dt_prog_prefilter_pass,
 	.cold = host_cold,
+	.call = dt_as_call,
 };

@@ -675,11 +675,18 @@ typedef struct dtrace_host {
 	 * the pages of code it runs through. */
 	int (*prefilter_pass)(dtrace_provider_t *pv);
 	/* Added in 3.7.  BPF emission: what is emitted after cold(em, 1)
-	 * and until cold(em, 0) goes at the end of the program's function
-	 * being emitted, not here: code that rarely runs, kept off the
-	 * pages a firing runs through.  Labels and jumps work across.  A
-	 * trampoline ends with cold(em, 0) if it called cold(em, 1). */
+	 * and until cold(em, 0) goes at the end of the program, after its
+	 * other functions: BPF functions that rarely run, each starting at a
+	 * label and called with call(), kept off the pages a firing runs
+	 * through (and from between the program's other functions, which
+	 * the kernel lays out in order).  A function has registers of its
+	 * own (R1 to R5 as the call passed them, R0 its result, R6 to R9
+	 * its own) and cannot jump out of itself.  A trampoline ends with
+	 * cold(em, 0) if it called cold(em, 1). */
 	void (*cold)(dtrace_emitter_t *em, int on);
+	/* Added in 3.7.  BPF emission: a BPF-to-BPF call of the function
+	 * that starts at label (cold code). */
+	void (*call)(dtrace_emitter_t *em, int label);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

@@ -29,7 +29,12 @@
  * arguments the clauses may read.  The map lookup (the hash of the
  * cookie, then its bucket and element, two more pages touched) cost about
  * half of a firing's time in BPF.  Sites placed after the program was
- * built, and programs of many sites, take the lookup.
+ * built, and programs of many sites, take the lookup.  Beside sites of
+ * its own, the lookup is a function at the end of the program
+ * (host->cold, host->call): its code, some ten kilobytes once compiled,
+ * would otherwise stand between the pages a firing runs through.  In the
+ * prefilter (the engine's first test of argument-only predicates), an
+ * unknown cookie says "read in full" instead (host->prefilter_pass).
  *
  * At a site where the probe for every process is overlaid (USDT_SPEC_EVERY),
  * the trampoline also looks the firing process's (pid, site address) up in
@@ -395,6 +400,31 @@ static void emit_site(tramp_t *t, const usdt_rtspec_t *spec,
 			emit_arg_known(t, (int)i, &spec->args[i]);
 }
 
+/* Whether the engine places cold code and makes calls (3.7). */
+static bool can_call_cold(const tramp_t *t)
+{
+	return t->h->size > offsetof(dtrace_host_t, call) && t->h->cold &&
+	       t->h->call;
+}
+
+/* The lookup as a function at label: called with the context in R1 and
+ * the mstate in R2, it returns 0 when the firing is to be skipped. */
+static void emit_lookup_function(tramp_t *t, int label, dtrace_map_t *specs,
+				 dtrace_map_t *procs)
+{
+	int skip = t->h->label_new(t->em);
+
+	t->h->label_place(t->em, label);
+	emit(t, DT_MOV64_REG(DTRACE_REG_CTX, DT_R1));
+	emit(t, DT_MOV64_REG(DTRACE_REG_MSTATE, DT_R2));
+	emit_lookup(t, specs, procs, skip);
+	emit(t, DT_MOV64_IMM(DT_R0, 1));
+	emit(t, DT_EXIT());
+	t->h->label_place(t->em, skip);
+	emit(t, DT_MOV64_IMM(DT_R0, 0));
+	emit(t, DT_EXIT());
+}
+
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		     dtrace_map_t *specs, dtrace_map_t *procs,
 		     const usdt_tramp_site_t *sites, int nsites,
@@ -406,9 +436,8 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 
 	if (nsites > USDT_INLINE_SITES)
 		nsites = 0;
-	/* The firing cookie chooses its site's code; others fall through
-	 * to the lookup, or in the prefilter to its full path: the lookup's
-	 * code would spread the prefilter over pages more. */
+	/* The firing cookie chooses its site's code; others go to the
+	 * lookup, or from the prefilter to the full path. */
 	if (nsites > 0)
 		emit(&t, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE,
 				 offsetof(dtrace_mstate_t, key.cookie)));
@@ -419,14 +448,17 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 	}
 	if (pass >= 0 && nsites > 0) {
 		host->jump(em, BPF_JA, 0, 0, pass);
-	} else if (nsites > 0) {
-		/* Sites placed while tracing: the lookup, out of the way. */
+	} else if (nsites > 0 && can_call_cold(&t)) {
+		/* Sites placed while tracing: the lookup, a function at the
+		 * program's end. */
 		int lookup = host->label_new(em);
-		host->jump(em, BPF_JA, 0, 0, lookup);
-		emit_cold(&t, true);
-		host->label_place(em, lookup);
-		emit_lookup(&t, specs, procs, skip);
+		emit(&t, DT_MOV64_REG(DT_R1, DTRACE_REG_CTX));
+		emit(&t, DT_MOV64_REG(DT_R2, DTRACE_REG_MSTATE));
+		host->call(em, lookup);
+		host->jump(em, BPF_JEQ, DT_R0, 0, skip);
 		host->jump(em, BPF_JA, 0, 0, done);
+		emit_cold(&t, true);
+		emit_lookup_function(&t, lookup, specs, procs);
 		emit_cold(&t, false);
 	} else {
 		emit_lookup(&t, specs, procs, skip);
