@@ -431,17 +431,34 @@ static int cg_uregs(dt_cg_t *cx, dt_node_t *n)
 
 /* ---- operators ---- */
 
-/* a = (a op r0) as 0 or 1, signed or unsigned per the common type. */
-static void cg_setcc(dt_cg_t *cx, int op, int a)
+/* a = 1 when the jump to yes just emitted is taken, else 0. */
+static void cg_setcc_to(dt_cg_t *cx, int a, int yes)
 {
-	int yes = dt_as_label(cx->as), done = dt_as_label(cx->as);
+	int done = dt_as_label(cx->as);
 
-	dt_as_jump_reg(cx->as, op, a, DT_R0, yes);
 	EMIT(DT_MOV64_IMM(a, 0));
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
 	dt_as_place(cx->as, yes);
 	EMIT(DT_MOV64_IMM(a, 1));
 	dt_as_place(cx->as, done);
+}
+
+/* a = (a op r0) as 0 or 1, signed or unsigned per the common type. */
+static void cg_setcc(dt_cg_t *cx, int op, int a)
+{
+	int yes = dt_as_label(cx->as);
+
+	dt_as_jump_reg(cx->as, op, a, DT_R0, yes);
+	cg_setcc_to(cx, a, yes);
+}
+
+/* a = (a op imm) as 0 or 1. */
+static void cg_setcc_imm(dt_cg_t *cx, int op, int a, int32_t imm)
+{
+	int yes = dt_as_label(cx->as);
+
+	dt_as_jump(cx->as, op, a, imm, yes);
+	cg_setcc_to(cx, a, yes);
 }
 
 static int cmp_jop(dt_op_t op, bool s)
@@ -509,6 +526,13 @@ static int cg_compare(dt_cg_t *cx, dt_node_t *n)
 	}
 	dt_type_t *ct = common_type(cx, n);
 	dt_cg_convert(cx, a, n->l->type, ct);
+	if (n->r->is_const && n->r->ival <= INT32_MAX) {
+		/* The same value whatever the common type: an immediate
+		 * (arg0 < 0, the commonest predicate, in one jump). */
+		cg_setcc_imm(cx, cmp_jop(n->op, ct->is_signed), a,
+			     (int32_t)n->r->ival);
+		return a;
+	}
 	int b = dt_cg_expr(cx, n->r);
 	dt_cg_convert(cx, b, n->r->type, ct);
 	EMIT(DT_MOV64_REG(DT_R0, b));
