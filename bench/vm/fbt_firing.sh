@@ -6,8 +6,11 @@ set -u
 N=${N:-200000}
 RUNS=${RUNS:-3}
 LOOP=$PROGS/bench_syscall
+# (dtrace -l exits 0 when a description matches nothing: look at what it
+# lists)
 for f in __x64_sys_getppid __do_sys_getppid; do
-	"$DTRACE" -l -n "fbt::$f:entry" >/dev/null 2>&1 && { FUNC=$f; break; }
+	"$DTRACE" -l -n "fbt::$f:entry" 2>/dev/null | grep -qw "$f" &&
+		{ FUNC=$f; break; }
 done
 [ -n "${FUNC:-}" ] || { echo "no getppid function in BTF"; exit 1; }
 
