@@ -266,6 +266,8 @@ static void agg_free_entries(dt_aggstate_t *as)
 	as->nents = 0;
 }
 
+static void agg_zero_close(dtrace_hdl_t *dtp);
+
 void dt_agg_fini(dtrace_hdl_t *dtp)
 {
 	struct dt_consumer *c = dtp->cons;
@@ -273,6 +275,7 @@ void dt_agg_fini(dtrace_hdl_t *dtp)
 
 	if (c == NULL || c->aggs == NULL)
 		return;
+	agg_zero_close(dtp);
 	for (i = 0; i < c->naggs; i++) {
 		agg_free_entries(&c->aggs[i]);
 		free(c->aggs[i].ents);
@@ -1845,6 +1848,39 @@ static int agg_zero_prog(dtrace_hdl_t *dtp, dt_aggdesc_t *d)
 	d->zero_tried = true;
 	dt_as_fini(&as);
 	return d->zero_fd;
+}
+
+/* The i-th part of the aggregations: the even ones theirs, the odd ones
+ * their plain parts (or NULL). */
+static dt_aggdesc_t *agg_part(struct dt_consumer *c, int i)
+{
+	dt_aggdesc_t *d = c->aggs[i / 2].desc;
+
+	return d == NULL || i % 2 == 0 ? d : d->plain;
+}
+
+/* Close the zeroing programs, each once (the parts in a map share
+ * theirs), to be loaded again if the aggregations are set up again. */
+static void agg_zero_close(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dtp->cons;
+
+	for (int i = 0; i < 2 * c->naggs; i++) {
+		dt_aggdesc_t *d = agg_part(c, i);
+
+		if (d == NULL || !d->zero_tried || d->zero_fd < 0)
+			continue;
+		int fd = d->zero_fd;
+		close(fd);
+		for (int j = i; j < 2 * c->naggs; j++) {
+			dt_aggdesc_t *e = agg_part(c, j);
+
+			if (e != NULL && e->zero_tried && e->zero_fd == fd) {
+				e->zero_fd = -1;
+				e->zero_tried = false;
+			}
+		}
+	}
 }
 
 /* Zero the entries of part in place; false when they are not in a hash of
