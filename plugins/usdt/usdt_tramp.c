@@ -462,6 +462,8 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		emit_cold(&t, false);
 	} else {
 		emit_lookup(&t, specs, procs, skip);
+		if (nsites > 0)
+			host->jump(em, BPF_JA, 0, 0, done);
 	}
 	for (int s = 0; s < nsites; s++) {
 		if (s > 0)

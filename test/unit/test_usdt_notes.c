@@ -55,6 +55,26 @@ static const dtrace_host_t test_host = {
 	.load_map = dt_as_load_map,
 };
 
+static void test_cold(dtrace_emitter_t *em, int on)
+{
+	dt_as_cold(em, on != 0);
+}
+
+/* The same with cold code and calls (interface 3.7): the sites looked up
+ * are looked up in a function at the program's end. */
+static const dtrace_host_t test_host_cold = {
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
+	UNIT_ELF_HOST,
+	.emit = dt_as_emit,
+	.label_new = dt_as_label,
+	.label_place = dt_as_place,
+	.jump = dt_as_jump,
+	.load_map = dt_as_load_map,
+	.cold = test_cold,
+	.call = dt_as_call,
+};
+
 #define CHECK(cond, ...)						\
 	do {								\
 		if (!(cond)) {						\
@@ -418,8 +438,9 @@ typedef struct run_site {
 #define MAX_SITES 32
 
 
-static void emit_test_program(dt_as_t *as, dtrace_map_t *mstate,
-			      dtrace_map_t *specs, dtrace_map_t *results,
+static void emit_test_program(const dtrace_host_t *host, dt_as_t *as,
+			      dtrace_map_t *mstate, dtrace_map_t *specs,
+			      dtrace_map_t *results,
 			      const usdt_tramp_site_t *sites, int nsites)
 {
 	int out = dt_as_label(as);
@@ -437,8 +458,7 @@ static void emit_test_program(dt_as_t *as, dtrace_map_t *mstate,
 	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
 	dt_as_emit(as, DT_STORE(BPF_W, DT_R7,
 				offsetof(dtrace_mstate_t, key.cookie), DT_R0));
-	usdt_tramp_emit(&test_host, as, specs, NULL, sites, nsites, ~0ull, out,
-			-1);
+	usdt_tramp_emit(host, as, specs, NULL, sites, nsites, ~0ull, out, -1);
 	dt_as_load_map(as, DT_R1, results);
 	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_R7));
 	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2,
@@ -449,6 +469,7 @@ static void emit_test_program(dt_as_t *as, dtrace_map_t *mstate,
 	dt_as_place(as, out);
 	dt_as_emit(as, DT_MOV64_IMM(DT_R0, 0));
 	dt_as_emit(as, DT_EXIT());
+	dt_as_cold_place(as);
 }
 
 /* Run bin with one iteration; returns its output line. */
@@ -531,8 +552,8 @@ static void check_results(dtrace_map_t *results, const run_site_t *sites,
  * specs are then left out of the table so that only their code can give
  * their arguments, the others still looked up.
  */
-static void test_trampoline(const char *bins[2], usdt_file_t *files[2],
-			    int ninline)
+static void test_trampoline(const dtrace_host_t *host, const char *bins[2],
+			    usdt_file_t *files[2], int ninline)
 {
 	dtrace_hdl_t h;
 	memset(&h, 0, sizeof(h));
@@ -567,7 +588,7 @@ static void test_trampoline(const char *bins[2], usdt_file_t *files[2],
 		ninline = nsites;
 	dt_as_t as;
 	dt_as_init(&as);
-	emit_test_program(&as, mstate, specs, results, tsites, ninline);
+	emit_test_program(host, &as, mstate, specs, results, tsites, ninline);
 	CHECK(dt_as_finish(&as) == 0, "assemble: %s", as.errmsg);
 	int prog = dt_bpf_prog_load(&h, "usdt_test", &as);
 	CHECK(prog >= 0, "load: %s", h.errmsg);
@@ -687,8 +708,10 @@ int main(void)
 		files[b] = usdt_file_read(&test_host, NULL, bins[b], &err);
 	}
 	if (files[0] && files[1]) {
-		test_trampoline(bins, files, 0);
-		test_trampoline(bins, files, USDT_INLINE_SITES);
+		test_trampoline(&test_host, bins, files, 0);
+		test_trampoline(&test_host, bins, files, USDT_INLINE_SITES);
+		test_trampoline(&test_host_cold, bins, files,
+				USDT_INLINE_SITES);
 		test_cache_rewrite(bins, files);
 	}
 	for (int b = 0; b < 2; b++) {
