@@ -1845,6 +1845,8 @@ static int agg_zero_prog(dtrace_hdl_t *dtp, dt_aggdesc_t *d)
 	dt_as_finish(&as);
 	d->zero_fd = dt_bpf_prog_load_type(dtp, "dt_aggzero", &as,
 					   BPF_PROG_TYPE_RAW_TRACEPOINT, 0);
+	if (d->zero_fd < 0)
+		dtp->errmsg[0] = '\0';	/* clear() goes on without it */
 	d->zero_tried = true;
 	dt_as_fini(&as);
 	return d->zero_fd;
