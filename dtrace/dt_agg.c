@@ -266,7 +266,7 @@ static void agg_free_entries(dt_aggstate_t *as)
 	as->nents = 0;
 }
 
-static void agg_zero_close(dtrace_hdl_t *dtp);
+static void agg_zero_close(struct dt_consumer *c);
 
 void dt_agg_fini(dtrace_hdl_t *dtp)
 {
@@ -275,7 +275,7 @@ void dt_agg_fini(dtrace_hdl_t *dtp)
 
 	if (c == NULL || c->aggs == NULL)
 		return;
-	agg_zero_close(dtp);
+	agg_zero_close(c);
 	for (i = 0; i < c->naggs; i++) {
 		agg_free_entries(&c->aggs[i]);
 		free(c->aggs[i].ents);
@@ -1805,84 +1805,50 @@ static void agg_zero_emit(dt_as_t *as, dtrace_map_t *map)
 	dt_as_emit(as, DT_EXIT());
 }
 
-/* An aggregation (or plain part) in map whose zeroing program was
- * loaded, or NULL. */
-static const dt_aggdesc_t *agg_zero_of_map(dtrace_hdl_t *dtp,
-					   const dtrace_map_t *map)
+/* The zeroing program of a map of CPU slots, which the aggregations and
+ * plain parts kept in it share (it takes the id): fd -1 when it failed to
+ * load.  The consumer owns them. */
+struct dt_agg_zero {
+	const dtrace_map_t *map;
+	int fd;
+};
+
+/* The fd of map's zeroing program, loaded at the first use; -1 where the
+ * kernel has no bpf_for_each_map_elem (before 5.13): then clear() writes
+ * the entries as before, racing with the firings. */
+static int agg_zero_prog(dtrace_hdl_t *dtp, dtrace_map_t *map)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
 
-	for (int i = 0; i < c->naggs; i++) {
-		const dt_aggdesc_t *d = c->aggs[i].desc;
-
-		if (d != NULL && d->plain != NULL && d->plain->map == map &&
-		    d->plain->zero_tried)
-			return d->plain;
-		if (d != NULL && d->map == map && d->zero_tried)
-			return d;
-	}
-	return NULL;
-}
-
-/* The fd of d's zeroing program, loaded at the first use; -1 where the
- * kernel has no bpf_for_each_map_elem (before 5.13): then clear() writes
- * the entries as before, racing with the firings. */
-static int agg_zero_prog(dtrace_hdl_t *dtp, dt_aggdesc_t *d)
-{
-	if (d->zero_tried)
-		return d->zero_fd;
-	/* one program a map: it takes the id */
-	const dt_aggdesc_t *same = agg_zero_of_map(dtp, d->map);
-	if (same != NULL) {
-		d->zero_fd = same->zero_fd;
-		d->zero_tried = true;
-		return d->zero_fd;
-	}
+	for (int i = 0; i < c->nzeros; i++)
+		if (c->zeros[i].map == map)
+			return c->zeros[i].fd;
 	dt_as_t as;
 
 	dt_as_init(&as);
-	agg_zero_emit(&as, d->map);
+	agg_zero_emit(&as, map);
 	dt_as_finish(&as);
-	d->zero_fd = dt_bpf_prog_load_type(dtp, "dt_aggzero", &as,
-					   BPF_PROG_TYPE_RAW_TRACEPOINT, 0);
-	if (d->zero_fd < 0)
+	int fd = dt_bpf_prog_load_type(dtp, "dt_aggzero", &as,
+				       BPF_PROG_TYPE_RAW_TRACEPOINT, 0);
+	if (fd < 0)
 		dtp->errmsg[0] = '\0';	/* clear() goes on without it */
-	d->zero_tried = true;
 	dt_as_fini(&as);
-	return d->zero_fd;
+	c->zeros = dt_realloc(c->zeros, sizeof(*c->zeros) *
+					(size_t)(c->nzeros + 1));
+	c->zeros[c->nzeros++] = (struct dt_agg_zero){ map, fd };
+	return fd;
 }
 
-/* The i-th part of the aggregations: the even ones theirs, the odd ones
- * their plain parts (or NULL). */
-static dt_aggdesc_t *agg_part(struct dt_consumer *c, int i)
+/* Close the zeroing programs: loaded again if the aggregations are set up
+ * again. */
+static void agg_zero_close(struct dt_consumer *c)
 {
-	dt_aggdesc_t *d = c->aggs[i / 2].desc;
-
-	return d == NULL || i % 2 == 0 ? d : d->plain;
-}
-
-/* Close the zeroing programs, each once (the parts in a map share
- * theirs), to be loaded again if the aggregations are set up again. */
-static void agg_zero_close(dtrace_hdl_t *dtp)
-{
-	struct dt_consumer *c = dtp->cons;
-
-	for (int i = 0; i < 2 * c->naggs; i++) {
-		dt_aggdesc_t *d = agg_part(c, i);
-
-		if (d == NULL || !d->zero_tried || d->zero_fd < 0)
-			continue;
-		int fd = d->zero_fd;
-		close(fd);
-		for (int j = i; j < 2 * c->naggs; j++) {
-			dt_aggdesc_t *e = agg_part(c, j);
-
-			if (e != NULL && e->zero_tried && e->zero_fd == fd) {
-				e->zero_fd = -1;
-				e->zero_tried = false;
-			}
-		}
-	}
+	for (int i = 0; i < c->nzeros; i++)
+		if (c->zeros[i].fd >= 0)
+			close(c->zeros[i].fd);
+	free(c->zeros);
+	c->zeros = NULL;
+	c->nzeros = 0;
 }
 
 /* Zero the entries of part in place; false when they are not in a hash of
@@ -1892,7 +1858,7 @@ static bool agg_zero_part(dtrace_hdl_t *dtp, dt_aggdesc_t *part)
 	if (part->map == NULL || part->map->type != BPF_MAP_TYPE_HASH ||
 	    part->map->fd < 0)
 		return false;
-	int fd = agg_zero_prog(dtp, part);
+	int fd = agg_zero_prog(dtp, part->map);
 	uint64_t id = (uint64_t)part->id;
 	LIBBPF_OPTS(bpf_test_run_opts, run, .ctx_in = &id,
 		    .ctx_size_in = sizeof(id));

@@ -79,6 +79,9 @@ struct dt_consumer {
 				   aggregations kept there (dt_agg.c) */
 	size_t mst_len, mst_stride;
 	uint32_t mst_ncpus;
+	struct dt_agg_zero *zeros;	/* clear()'s programs, one a map of
+					   CPU slots (dt_agg.c) */
+	int nzeros;
 	struct dt_elf_cache *elf;	/* symbolization: NULL until needed */
 	dt_symproc_t *symprocs;
 	bool targets_read;	/* the -c/-p targets' modules are cached */

@@ -251,11 +251,6 @@ typedef struct dt_aggdesc {
 	struct dt_aggdesc *plain;	/* the same aggregation with keys laid
 				   out as the consumer's: id + DT_AGG_PLAIN,
 				   its own map; NULL until a use needs it */
-	int zero_fd;		/* the consumer's program zeroing the entries
-				   of a hash of CPU slots in place (dt_agg.c,
-				   agg_zero_prog()); valid once zero_tried */
-	bool zero_tried;	/* its load was tried: zero_fd < 0 if it
-				   failed */
 } dt_aggdesc_t;
 
 /* A probe-naming key in the map: which name (0 probeprov .. 3 probename)
