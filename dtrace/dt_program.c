@@ -1997,16 +1997,17 @@ static bool helper_writes_arg1(int32_t helper)
 	}
 }
 
-/* Which fields of the firing key are read or written through the
- * address of the mstate that the instruction at i (rX = r7) makes,
- * DT_KEY_ALL when it cannot be told.  The address is followed until it is
+/* Which fields of the firing key are read (or written, with stores)
+ * through the address of the mstate that the instruction at i (rX = r7)
+ * makes, DT_KEY_ALL when it cannot be told.  The address is followed until it is
  * given to a helper or overwritten, in straight-line code: it may be moved
  * by constants (rX += K), be the base of loads and stores, and be given
  * to a helper, which uses the memory from it upwards (the probe_read
  * helpers only write their destination, where a field written before
  * the trampoline would not matter).  Any other use, a jump while it
  * lives, and living past the instructions, let it go. */
-static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to)
+static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to,
+				 bool stores)
 {
 	const int x = as->insns[i].dst_reg;
 	int64_t k = 0;
@@ -2044,8 +2045,9 @@ static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to)
 		}
 		if (plain && (cls == BPF_ST || cls == BPF_STX) &&
 		    in->dst_reg == x && !(cls == BPF_STX && in->src_reg == x)) {
-			used |= key_fields_at(k + in->off,
-					      insn_access_size(in));
+			if (stores)
+				used |= key_fields_at(k + in->off,
+						      insn_access_size(in));
 			continue;
 		}
 		if ((in->code == (BPF_ALU64 | BPF_MOV | BPF_K) ||
@@ -2058,9 +2060,11 @@ static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to)
 }
 
 /* Which fields of the firing key the instructions [from, to) of as, a
- * trampoline, read or write through r7, the mstate: those it uses not
- * need not be set before it. */
-static unsigned insns_key_used(const dt_as_t *as, uint32_t from, uint32_t to)
+ * trampoline, read (or write, with stores) through r7, the mstate: those
+ * it reads not need not be set before it, and those it writes not may be
+ * set after it. */
+static unsigned insns_key_used(const dt_as_t *as, uint32_t from, uint32_t to,
+			       bool stores)
 {
 	unsigned used = 0;
 
@@ -2072,7 +2076,7 @@ static unsigned insns_key_used(const dt_as_t *as, uint32_t from, uint32_t to)
 		if (in->code == (BPF_ALU64 | BPF_MOV | BPF_X) &&
 		    in->src_reg == DT_R7 && in->dst_reg != DT_R7 &&
 		    in->off == 0) {
-			used |= key_address_used(as, i, to);
+			used |= key_address_used(as, i, to, stores);
 			continue;
 		}
 		bool load = cls == BPF_LDX && in->src_reg == DT_R7 &&
@@ -2080,7 +2084,9 @@ static unsigned insns_key_used(const dt_as_t *as, uint32_t from, uint32_t to)
 		bool store = (cls == BPF_ST || cls == BPF_STX) &&
 			     in->dst_reg == DT_R7 && in->src_reg != DT_R7;
 		if (plain && (load || store)) {
-			used |= key_fields_at(in->off, insn_access_size(in));
+			if (load || stores)
+				used |= key_fields_at(in->off,
+						      insn_access_size(in));
 			continue;
 		}
 		if (in->src_reg == DT_R7 || in->dst_reg == DT_R7)
@@ -2146,7 +2152,7 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 	if (emit_trampoline_of(dtp, kp, &kp->users[0], as, skip, pass,
 			       args) < 0)
 		return -1;
-	unsigned used = insns_key_used(as, tramp, as->ninsns);
+	unsigned used = insns_key_used(as, tramp, as->ninsns, false);
 	if (!(used & DT_KEY_IP))
 		insns_nop(as, ip, pid);
 	if (!(used & DT_KEY_PID))
@@ -2233,7 +2239,8 @@ static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	/* Only the overlay's lookup reads key.pid after a trampoline that
 	 * does not: the straight-line dispatch (emit_fast_dispatch()) goes
 	 * without it, and its helper call. */
-	bool pid_late = !(insns_key_used(as, tramp, as->ninsns) & DT_KEY_PID);
+	bool pid_late = !(insns_key_used(as, tramp, as->ninsns, true) &
+			  DT_KEY_PID);
 	if (pid_late)
 		insns_nop(as, pid.from, pid.to);
 	if (tskip != skip)

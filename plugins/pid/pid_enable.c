@@ -281,15 +281,17 @@ static void entry_trampoline(dtrace_provider_t *pv, dtrace_emitter_t *em)
 		DTRACE_CTX_ARG(0), DTRACE_CTX_ARG(1), DTRACE_CTX_ARG(2),
 		DTRACE_CTX_ARG(3), DTRACE_CTX_ARG(4), DTRACE_CTX_ARG(5),
 	};
-	int i;
+	/* (a host before 3.2 does not say: read them all) */
+	uint64_t read = pid_host->args_read != NULL ?
+			pid_host->args_read(pv) : ~0ull;
 
-	for (i = 0; i < DTRACE_CTX_NARGS; i++)
-		copy_reg(em, i, regs[i]);
+	/* the engine cleared the others */
+	for (int i = 0; i < DTRACE_CTX_NARGS; i++)
+		if (read & (1ull << i))
+			copy_reg(em, i, regs[i]);
 	/* at the entry, sp points at the return address; the seventh
 	 * argument is just above it */
-	/* (a host before 3.2 does not say: read them) */
-	if (pid_host->args_read != NULL &&
-	    !(pid_host->args_read(pv) & stack_args))
+	if (!(read & stack_args))
 		return;
 	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, DTRACE_CTX_SP));
 	copy_stack_args(em, DTRACE_CTX_NARGS, 8);
