@@ -931,22 +931,40 @@ static void emit_key_cookie(dt_as_t *as, int64_t soft_cookie)
 			  DT_R0));
 }
 
-/* Instructions [from, to) of an assembly. */
-typedef struct dt_insns {
-	uint32_t from, to;
-} dt_insns_t;
+/* Where emit_firing_key() put each field's instructions: regs_ip's at
+ * [ip, pid), key.pid's at [pid, cookie), key.cookie's at [cookie, end). */
+typedef struct dt_key_insns {
+	uint32_t ip, pid, cookie, end;
+} dt_key_insns_t;
+
+/* The public mstate's (r7) regs_ip and default overlay key (tgid, cookie),
+ * which trampolines read, each field's instructions apart, for the caller
+ * to leave out or move those a trampoline does not use. */
+static dt_key_insns_t emit_firing_key(dt_as_t *as, int64_t soft_cookie,
+				      bool regs)
+{
+	dt_key_insns_t at;
+
+	at.ip = as->ninsns;
+	emit_key_ip(as, soft_cookie, regs);
+	at.pid = as->ninsns;
+	emit_key_pid(as);
+	at.cookie = as->ninsns;
+	emit_key_cookie(as, soft_cookie);
+	at.end = as->ninsns;
+	return at;
+}
 
 /* soft_cookie > 0: the program is run directly, not from a probe: its
  * context is no pt_regs and it has no attach cookie.  regs: the context
- * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip.  The public
- * mstate's regs_ip and default overlay key (tgid, cookie), which
- * trampolines read, end it: the instructions of key.pid are returned, for
- * prog_emit() to move them where the overlay is looked up. */
-static dt_insns_t emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as,
-				unsigned flags, int64_t soft_cookie,
-				bool regs, int out, dt_stage_t stop)
+ * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip.  The firing
+ * key ends it: where its fields' instructions are is returned, for
+ * prog_emit() to move key.pid's where the overlay is looked up. */
+static dt_key_insns_t emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as,
+				    unsigned flags, int64_t soft_cookie,
+				    bool regs, int out, dt_stage_t stop)
 {
-	dt_insns_t pid = { 0, 0 };
+	dt_key_insns_t none = { 0, 0, 0, 0 };
 
 	EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 	emit_activity_check(as, dt_bpf_map_find(dtp, "state"), flags, out);
@@ -954,7 +972,7 @@ static dt_insns_t emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as,
 	emit_mstate_find(dtp, as, out);
 	emit_cpu_active_check(as, flags, out);
 	if (stop < DT_STAGE_MSTATE)
-		return pid;
+		return none;
 
 	emit_args_clear(as);
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dt_mstate_t, timestamp),
@@ -973,12 +991,7 @@ static dt_insns_t emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as,
 		       "instance and errnum share a double word");
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dtrace_mstate_t, instance),
 			      0));
-	emit_key_ip(as, soft_cookie, regs);
-	pid.from = as->ninsns;
-	emit_key_pid(as);
-	pid.to = as->ninsns;
-	emit_key_cookie(as, soft_cookie);
-	return pid;
+	return emit_firing_key(as, soft_cookie, regs);
 }
 
 /* r8 = the overlay of (pid, cookie), else of (0, cookie), else leave.
@@ -1999,13 +2012,13 @@ static bool helper_writes_arg1(int32_t helper)
 
 /* Which fields of the firing key are read (or written, with stores)
  * through the address of the mstate that the instruction at i (rX = r7)
- * makes, DT_KEY_ALL when it cannot be told.  The address is followed until it is
- * given to a helper or overwritten, in straight-line code: it may be moved
- * by constants (rX += K), be the base of loads and stores, and be given
- * to a helper, which uses the memory from it upwards (the probe_read
- * helpers only write their destination, where a field written before
- * the trampoline would not matter).  Any other use, a jump while it
- * lives, and living past the instructions, let it go. */
+ * makes, DT_KEY_ALL when it cannot be told.  The address is followed
+ * until it is given to a helper or overwritten, in straight-line code: it
+ * may be moved by constants (rX += K), be the base of loads and stores,
+ * and be given to a helper, which uses the memory from it upwards (the
+ * probe_read helpers only write their destination, where a field written
+ * before the trampoline would not matter).  Any other use, a jump while
+ * it lives, and living past the instructions, let it go. */
 static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to,
 				 bool stores)
 {
@@ -2141,24 +2154,18 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 					      DTRACE_MSTATE_ARG(i), 0));
 	/* The key's fields, each left out after the trampoline when it
 	 * uses it not: their helper calls are most of the prefilter. */
-	uint32_t ip = as->ninsns;
-	emit_key_ip(as, kp->fixed_cookie,
-		    !kp->tracepoint && dt_kevent_has_regs(kp->kev));
-	uint32_t pid = as->ninsns;
-	emit_key_pid(as);
-	uint32_t cookie = as->ninsns;
-	emit_key_cookie(as, kp->fixed_cookie);
-	uint32_t tramp = as->ninsns;
+	dt_key_insns_t key = emit_firing_key(as, kp->fixed_cookie,
+			!kp->tracepoint && dt_kevent_has_regs(kp->kev));
 	if (emit_trampoline_of(dtp, kp, &kp->users[0], as, skip, pass,
 			       args) < 0)
 		return -1;
-	unsigned used = insns_key_used(as, tramp, as->ninsns, false);
+	unsigned used = insns_key_used(as, key.end, as->ninsns, false);
 	if (!(used & DT_KEY_IP))
-		insns_nop(as, ip, pid);
+		insns_nop(as, key.ip, key.pid);
 	if (!(used & DT_KEY_PID))
-		insns_nop(as, pid, cookie);
+		insns_nop(as, key.pid, key.cookie);
 	if (!(used & DT_KEY_COOKIE))
-		insns_nop(as, cookie, tramp);
+		insns_nop(as, key.cookie, key.end);
 	/* Conditional jumps over the skip and pass paths, which stay
 	 * reachable for the verifier's walk of the code when nothing else
 	 * jumps there. */
@@ -2224,7 +2231,7 @@ static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 		dt_as_place(as, run);
 		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 	}
-	dt_insns_t pid = emit_prologue(dtp, as, kp->flags,
+	dt_key_insns_t key = emit_prologue(dtp, as, kp->flags,
 			kp->soft_cookie > 0 ? kp->soft_cookie : kp->fixed_cookie,
 			!kp->tracepoint && dt_kevent_has_regs(kp->kev), out,
 			stop);
@@ -2242,7 +2249,7 @@ static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	bool pid_late = !(insns_key_used(as, tramp, as->ninsns, true) &
 			  DT_KEY_PID);
 	if (pid_late)
-		insns_nop(as, pid.from, pid.to);
+		insns_nop(as, key.pid, key.cookie);
 	if (tskip != skip)
 		dt_as_place(as, tskip);
 	if (first != NULL && first->pv->templates && dtp->inst_base)
