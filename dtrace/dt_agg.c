@@ -397,12 +397,19 @@ int dt_agg_ncpus(dtrace_hdl_t *dtp)
 	return c->ncpus;
 }
 
+/* Whether d's map is a hash of CPU slots (dt_rec.h, DT_AGG_SLOT), not a
+ * per-CPU map. */
+static bool agg_in_slots(const dt_aggdesc_t *d)
+{
+	return d->map != NULL && d->map->type == BPF_MAP_TYPE_HASH;
+}
+
 /* The bytes between two CPUs' values in what a lookup of d's map returns:
- * a hash of CPU slots' (dt_rec.h), else a per-CPU map's (the value rounded
- * up to 8 bytes). */
+ * a hash of CPU slots', else a per-CPU map's (the value rounded up to 8
+ * bytes). */
 static size_t agg_cpu_stride(const dt_aggdesc_t *d)
 {
-	if (d->map != NULL && d->map->type == BPF_MAP_TYPE_HASH)
+	if (agg_in_slots(d))
 		return DT_AGG_SLOT;
 
 	size_t vs = d->valsize ? d->valsize : dt_agg_nwords(d) * 8;
@@ -1855,8 +1862,7 @@ static void agg_zero_close(struct dt_consumer *c)
  * CPU slots or the program cannot run. */
 static bool agg_zero_part(dtrace_hdl_t *dtp, dt_aggdesc_t *part)
 {
-	if (part->map == NULL || part->map->type != BPF_MAP_TYPE_HASH ||
-	    part->map->fd < 0)
+	if (!agg_in_slots(part) || part->map->fd < 0)
 		return false;
 	int fd = agg_zero_prog(dtp, part->map);
 	uint64_t id = (uint64_t)part->id;
