@@ -97,14 +97,6 @@ static void emit(tramp_t *t, struct bpf_insn insn)
 	t->h->emit(t->em, insn);
 }
 
-/* From now on (on) or no longer, emit into the program's cold code
- * (host->cold), where the engine has it. */
-static void emit_cold(tramp_t *t, bool on)
-{
-	if (t->h->size > offsetof(dtrace_host_t, cold) && t->h->cold)
-		t->h->cold(t->em, on);
-}
-
 #define ARGV_OFF(i)	((int16_t)DTRACE_MSTATE_ARG(i))
 #define RT_OFF(i, f)	((int16_t)(offsetof(usdt_rtspec_t, args) + \
 				   (i) * sizeof(usdt_rtarg_t) + \
@@ -457,9 +449,9 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		host->call(em, lookup);
 		host->jump(em, BPF_JEQ, DT_R0, 0, skip);
 		host->jump(em, BPF_JA, 0, 0, done);
-		emit_cold(&t, true);
+		host->cold(em, 1);
 		emit_lookup_function(&t, lookup, specs, procs);
-		emit_cold(&t, false);
+		host->cold(em, 0);
 	} else {
 		emit_lookup(&t, specs, procs, skip);
 		if (nsites > 0)
