@@ -44,16 +44,17 @@ static int failures;
 
 /* A host table: the engine's ELF services (the notes are read by the
  * engine) and the assembler's functions (the trampoline). */
-static const dtrace_host_t test_host = {
-	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
-	.size = sizeof(dtrace_host_t),
-	UNIT_ELF_HOST,
-	.emit = dt_as_emit,
-	.label_new = dt_as_label,
-	.label_place = dt_as_place,
-	.jump = dt_as_jump,
-	.load_map = dt_as_load_map,
-};
+#define TEST_HOST_FIELDS						\
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,	\
+	.size = sizeof(dtrace_host_t),					\
+	UNIT_ELF_HOST,							\
+	.emit = dt_as_emit,						\
+	.label_new = dt_as_label,					\
+	.label_place = dt_as_place,					\
+	.jump = dt_as_jump,						\
+	.load_map = dt_as_load_map
+
+static const dtrace_host_t test_host = { TEST_HOST_FIELDS };
 
 static void test_cold(dtrace_emitter_t *em, int on)
 {
@@ -63,14 +64,7 @@ static void test_cold(dtrace_emitter_t *em, int on)
 /* The same with cold code and calls (interface 3.7): the sites looked up
  * are looked up in a function at the program's end. */
 static const dtrace_host_t test_host_cold = {
-	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
-	.size = sizeof(dtrace_host_t),
-	UNIT_ELF_HOST,
-	.emit = dt_as_emit,
-	.label_new = dt_as_label,
-	.label_place = dt_as_place,
-	.jump = dt_as_jump,
-	.load_map = dt_as_load_map,
+	TEST_HOST_FIELDS,
 	.cold = test_cold,
 	.call = dt_as_call,
 };
