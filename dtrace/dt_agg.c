@@ -404,12 +404,19 @@ static bool agg_in_slots(const dt_aggdesc_t *d)
 	return d->map != NULL && d->map->type == BPF_MAP_TYPE_HASH;
 }
 
+/* Whether d is a part by PRID (dt_rec.h): an array of CPU slots indexed
+ * by PRID. */
+static bool agg_by_prid(const dt_aggdesc_t *d)
+{
+	return d->map != NULL && d->map->type == BPF_MAP_TYPE_ARRAY;
+}
+
 /* The bytes between two CPUs' values in what a lookup of d's map returns:
- * a hash of CPU slots', else a per-CPU map's (the value rounded up to 8
- * bytes). */
+ * CPU slots' (a hash's or an array's by PRID), else a per-CPU map's (the
+ * value rounded up to 8 bytes). */
 static size_t agg_cpu_stride(const dt_aggdesc_t *d)
 {
-	if (agg_in_slots(d))
+	if (agg_in_slots(d) || agg_by_prid(d))
 		return DT_AGG_SLOT;
 
 	size_t vs = d->valsize ? d->valsize : dt_agg_nwords(d) * 8;
@@ -752,7 +759,95 @@ static int agg_walk_part(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 	return err;
 }
 
-/* Call fn for each entry of d's map, then of its plain part's. */
+/* --- the part by PRID (dt_rec.h) --- */
+
+/* The PRID of map key mk (prefix included) of a part by PRID. */
+static uint32_t agg_prid_of(const dt_aggdesc_t *part, const uint8_t *mk)
+{
+	uint64_t v;
+
+	memcpy(&v, mk + DT_AGG_KEYPREFIX + part->moffset[0], sizeof(v));
+	return (uint32_t)v;
+}
+
+/* The map key the hash would hold for prid's entry of a part by PRID, at
+ * mk (prefix included). */
+static void agg_prid_key(const dt_aggdesc_t *part, uint32_t prid,
+			 uint8_t *mk)
+{
+	uint64_t id = (uint64_t)part->id;
+
+	memset(mk, 0, DT_AGG_KEYPREFIX + part->mkeysize);
+	memcpy(mk, &id, sizeof(id));
+	for (int k = 0; k < part->nkeys; k++) {
+		uint64_t v = DT_AGG_PROBEKEY(part->pnames[k], prid);
+		memcpy(mk + DT_AGG_KEYPREFIX + part->moffset[k], &v, sizeof(v));
+	}
+}
+
+/* Whether a CPU's slot of the value at vals says it recorded. */
+static bool agg_prid_seen(const uint8_t *vals, int ncpus)
+{
+	for (int cpu = 0; cpu < ncpus; cpu++) {
+		uint64_t seen;
+
+		memcpy(&seen, vals + (size_t)cpu * DT_AGG_SLOT +
+			      DT_AGG_SLOT_SEEN, sizeof(seen));
+		if (seen != 0)
+			return true;
+	}
+	return false;
+}
+
+/* Call fn for each entry of d's part by PRID that a CPU recorded, read in
+ * one batch. */
+static int agg_walk_byprid(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
+			   agg_walk_fn *fn, void *arg)
+{
+	const dt_aggdesc_t *part = d->byprid;
+
+	if (part == NULL || part->map->fd < 0)
+		return 0;
+	uint32_t n = part->map->nentries, count = n, next = 0;
+	size_t vsize = part->map->vsize;
+	int ncpus = (int)(vsize / DT_AGG_SLOT);
+	uint32_t *prids = dt_zalloc(sizeof(*prids) * n);
+	uint8_t *vals = dt_zalloc(vsize * n);
+	uint8_t *mk = dt_zalloc(DT_AGG_KEYPREFIX + part->mkeysize);
+	uint8_t *ck = dt_zalloc(d->keysize ? d->keysize : 1);
+	int err = 0;
+
+	if (bpf_map_lookup_batch(part->map->fd, NULL, &next, prids, vals,
+				 &count, NULL) != 0 && errno != ENOENT)
+		err = -errno;
+	for (uint32_t i = 0; err == 0 && i < count; i++) {
+		if (!agg_prid_seen(vals + i * vsize, ncpus))
+			continue;
+		agg_prid_key(part, prids[i], mk);
+		agg_key_expand(dtp, d, part, mk + DT_AGG_KEYPREFIX, ck);
+		err = fn(dtp, part, mk, ck, arg);
+	}
+	free(prids);
+	free(vals);
+	free(mk);
+	free(ck);
+	return err;
+}
+
+/* The value of map key mk (prefix included) in part's map into vals: by
+ * the key's PRID in an array by PRID. */
+static int agg_part_lookup(const dt_aggdesc_t *part, const uint8_t *mk,
+			   void *vals)
+{
+	if (agg_by_prid(part)) {
+		uint32_t prid = agg_prid_of(part, mk);
+		return bpf_map_lookup_elem(part->map->fd, &prid, vals);
+	}
+	return bpf_map_lookup_elem(part->map->fd, mk, vals);
+}
+
+/* Call fn for each entry of d's map, then of its plain part's (not of its
+ * part by PRID: agg_walk_byprid()). */
 static int agg_walk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 		    agg_walk_fn *fn, void *arg)
 {
@@ -777,7 +872,7 @@ static int agg_snap_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
 	agg_snap_t *sn = arg;
 	dt_aggent_t *e = NULL;
 
-	if (bpf_map_lookup_elem(part->map->fd, mk, sn->vals) != 0)
+	if (agg_part_lookup(part, mk, sn->vals) != 0)
 		return errno == ENOENT ? 0 : -errno;	/* deleted meanwhile */
 	agg_normalize_key(dtp, sn->as->desc, ck);
 	if (sn->merge)
@@ -805,6 +900,8 @@ static int agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	sn.merge = agg_keys_merge(d);
 	agg_free_entries(as);
 	err = agg_walk(dtp, d, agg_snap_entry, &sn);
+	if (err == 0)
+		err = agg_walk_byprid(dtp, d, agg_snap_entry, &sn);
 	free(sn.vals);
 	free(sn.ix.slot);
 	if (err != 0)
@@ -1660,7 +1757,9 @@ int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin)
 
 /* --- clear, trunc, normalize --- */
 
-/* Write the initial value for every CPU of map key mk into d's map. */
+/* Write the initial value for every CPU of map key mk into d's map.  In
+ * an array by PRID, the words "seen" stay: the entry stays, as a hash's
+ * does. */
 static int agg_map_reset_mk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			    const uint8_t *mk)
 {
@@ -1670,12 +1769,19 @@ static int agg_map_reset_mk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 	int64_t *init = dt_zalloc(dt_agg_nwords(d) * 8);
 	size_t copy = stride < dt_agg_nwords(d) * 8 ? stride :
 		      dt_agg_nwords(d) * 8;
-	int err;
+	uint32_t prid = agg_by_prid(d) ? agg_prid_of(d, mk) : 0;
+	int err = 0;
 
+	if (agg_by_prid(d))
+		err = bpf_map_lookup_elem(d->map->fd, &prid, vals);
 	agg_init_val(d, init);
 	for (int cpu = 0; cpu < ncpus; cpu++)
 		memcpy(vals + (size_t)cpu * stride, init, copy);
-	err = bpf_map_update_elem(d->map->fd, mk, vals, BPF_EXIST);
+	if (err == 0)
+		err = bpf_map_update_elem(d->map->fd,
+					  agg_by_prid(d) ? (const void *)&prid
+							 : mk,
+					  vals, BPF_EXIST);
 	free(vals);
 	free(init);
 	return err != 0 && errno != ENOENT ? -1 : 0;
@@ -1743,6 +1849,23 @@ static int agg_cut_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
 	return 0;
 }
 
+/* trunc() of an entry of a part by PRID that is not kept: its CPUs'
+ * slots zeroed, "seen" included. */
+static int agg_cut_prid_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
+			      const uint8_t *mk, uint8_t *ck, void *arg)
+{
+	agg_cut_t *cut = arg;
+	uint32_t prid = agg_prid_of(part, mk);
+
+	agg_normalize_key(dtp, cut->kept->desc, ck);
+	if (agg_index_find(&cut->ix, cut->kept, ck) != NULL)
+		return 0;
+	void *zeros = dt_zalloc(part->map->vsize);
+	int err = bpf_map_update_elem(part->map->fd, &prid, zeros, BPF_ANY);
+	free(zeros);
+	return err != 0 ? -errno : 0;
+}
+
 /* Delete from the maps of as every entry whose key is not one of the
  * first nkept entries (which are those trunc() keeps): for keys that
  * merge, each entry may have come from several map keys. */
@@ -1755,6 +1878,7 @@ static void agg_cut(dtrace_hdl_t *dtp, dt_aggstate_t *as, size_t nkept)
 	for (size_t i = 0; i < nkept; i++)
 		agg_index_add(&cut.ix, &kept, i);
 	agg_walk(dtp, as->desc, agg_cut_entry, &cut);
+	agg_walk_byprid(dtp, as->desc, agg_cut_prid_entry, &cut);
 	for (size_t i = 0; i < cut.n; i++) {
 		uint64_t id;
 
@@ -1896,6 +2020,7 @@ int dt_agg_clear(dtrace_hdl_t *dtp, int id)
 	/* an entry may stand for several map keys */
 	if (by_walk && !in_place)
 		agg_walk(dtp, as->desc, agg_reset_entry, NULL);
+	agg_walk_byprid(dtp, as->desc, agg_reset_entry, NULL);
 	return 0;
 }
 

@@ -917,8 +917,15 @@ static void final_sizes(dt_cg_state_t *st, dt_cg_map_t *m)
 				pm->vsize = st->dtp->aggs[i]->valsize;
 		if (st->aggslots_max > pm->vsize)
 			pm->vsize = st->aggslots_max;
-	} else if (strcmp(pm->name, "probedesc") == 0)
+	} else if (strcmp(pm->name, "probedesc") == 0) {
 		pm->nentries = st->dtp->nprobes + 1;
+	} else if (strncmp(pm->name, "aggr_", 5) == 0) {
+		/* an array by PRID (dt_rec.h): the probes made so far */
+		uint64_t n = (uint64_t)st->dtp->nprobes + 1;
+		if (n * pm->vsize > DT_AGG_BYPRID_MAX)
+			n = DT_AGG_BYPRID_MAX / pm->vsize;
+		pm->nentries = n ? (uint32_t)n : 1;
+	}
 }
 
 static int write_strtab(dt_cg_state_t *st, dtrace_map_t *pm)

@@ -74,6 +74,8 @@ static void free_aggdesc(dt_aggdesc_t *ad)
 	if (ad == NULL)
 		return;
 	free_aggdesc(ad->plain);
+	free_aggdesc(ad->byprid);
+	free(ad->pnames);
 	free((char *)ad->name);
 	free(ad->keys);
 	free(ad->ktypes);

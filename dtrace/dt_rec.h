@@ -251,6 +251,19 @@ typedef struct dt_aggdesc {
 	struct dt_aggdesc *plain;	/* the same aggregation with keys laid
 				   out as the consumer's: id + DT_AGG_PLAIN,
 				   its own map; NULL until a use needs it */
+	/*
+	 * When every key names the probe, the PRID alone gives the entry:
+	 * the entries of the PRIDs below the array's size are kept in an
+	 * array indexed by PRID, which a firing indexes without staging,
+	 * hashing or comparing a key (dt_cg_agg.c).  byprid is that part:
+	 * the aggregation's id, keys and layout, its map the array, whose
+	 * value is the hash's CPU slots; a firing sets the last word of its
+	 * CPU's slot (DT_AGG_SLOT_SEEN), so that an entry whose values are
+	 * zeros (after clear()) stays.  pnames: which name each key is, as
+	 * the first use gave them; a use naming others goes to the hash.
+	 */
+	struct dt_aggdesc *byprid;
+	uint8_t *pnames;	/* byprid's: 0 probeprov .. 3 probename */
 } dt_aggdesc_t;
 
 /* A probe-naming key in the map: which name (0 probeprov .. 3 probename)
@@ -268,5 +281,11 @@ typedef struct dt_aggdesc {
  * per-CPU hash takes 8 bytes of a count per CPU, not 64. */
 #define DT_AGG_SLOT		64
 #define DT_AGG_SLOTS_MAX	1024
+/* The word of a CPU's slot in an array by PRID: non-zero once that CPU
+ * recorded the entry. */
+#define DT_AGG_SLOT_SEEN	(DT_AGG_SLOT - 8)
+/* The bytes of an array by PRID at most: its PRIDs beyond go to the hash
+ * (the consumer reads the whole array for a snapshot). */
+#define DT_AGG_BYPRID_MAX	(8u << 20)
 
 #endif /* DT_REC_H */

@@ -46,37 +46,7 @@ int lib_fn(int i)
 	return i + 1;
 }
 C
-cat >loader.c <<'C'
-#include <dlfcn.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include <unistd.h>
-__attribute__((noinline)) int work(int i)
-{
-	__asm__ volatile("" ::: "memory");
-	return i;
-}
-int main(int argc, char **argv)
-{
-	struct timespec ts = { 0, 50 * 1000000 };
-	int sum = 0;
-	/* the session starts meanwhile (-p), then the library comes */
-	for (int i = 0; i < 40; i++) {
-		sum += work(i);
-		nanosleep(&ts, NULL);
-	}
-	void *h = dlopen(argv[1], RTLD_NOW);
-	if (h == NULL) { fprintf(stderr, "%s\n", dlerror()); return 1; }
-	int (*f)(int) = (int (*)(int))dlsym(h, "lib_fn");
-	for (int i = 0; i < 20; i++) {
-		sum += f(i);
-		nanosleep(&ts, NULL);
-	}
-	printf("%d\n", sum);
-	return 0;
-}
-C
+cp "$TESTDIR/sh/lib/dlopen_loader.c" loader.c
 gcc -O2 -DPROV_A -o prog_a prog.c && gcc -O2 -o prog_b prog.c &&
 gcc -O2 -fPIC -shared -o liblco.so lib.c && gcc -O2 -o loader loader.c -ldl ||
 	exit 1
