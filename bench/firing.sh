@@ -18,7 +18,8 @@
 # Then the breakdown of dtrace's dispatch, stage by stage (programs built to
 # stop after each one, DTRACE_BENCH_STOP; the complete program without the
 # prefilter, DTRACE_BENCH_NOPREFILTER, and with it), the same for the
-# update of @[probefunc] = count() (DTRACE_BENCH_AGGSTOP), and the goals of
+# update of @[probefunc] = count() (in the hash, DTRACE_BENCH_NOBYPRID and
+# DTRACE_BENCH_AGGSTOP, and in the array by PRID), and the goals of
 # issue 15, each met or missed; the status is 1 when one is missed.  The goals on ratios
 # use the modelled cost of a firing, the bare uprobe's plus the BPF time
 # the configuration adds, which the loop's wall time follows on an idle
@@ -109,19 +110,25 @@ above_bare "all, prefilter (predicates on arguments)" \
 
 # @[probefunc] = count(), stage by stage: the firing up to the clause (as
 # @ = count(), whose value is in the mstate), then the aggregation's update
-# stopping after the key, after the hash lookup, and complete.
+# in its hash (DTRACE_BENCH_NOBYPRID) stopping after the key, after the
+# lookup, and complete; then in its array by PRID (dt_rec.h), as it runs.
 echo
 printf 'dtrace @[probefunc] = count(), stage by stage (BPF ns per firing)\n'
 printf '%-44s %9s %7s\n' "program stops after" "BPF ns" "+ns"
 prev=$PBARE
 stage_row "the clause called (@ = count())" "$DTRACE" -q \
 	-n "pid\$target:a.out:bench_fn:entry { @ = count(); }" -c "$LOOP $SN"
+clause_ns=$prev
 for stage in key lookup; do
-	DTRACE_BENCH_AGGSTOP=$stage stage_row "the $stage" "$DTRACE" -q \
-		-n "pid\$target:a.out:bench_fn:entry { @[probefunc] = count(); }" \
+	DTRACE_BENCH_AGGSTOP=$stage stage_row "the hash: the $stage" "$DTRACE" \
+		-q -n "pid\$target:a.out:bench_fn:entry { @[probefunc] = count(); }" \
 		-c "$LOOP $SN"
 done
-stage_row "the value updated (all)" "$DTRACE" -q \
+DTRACE_BENCH_NOBYPRID=1 stage_row "the hash: the value updated" "$DTRACE" -q \
+	-n "pid\$target:a.out:bench_fn:entry { @[probefunc] = count(); }" \
+	-c "$LOOP $SN"
+prev=$clause_ns
+stage_row "the array by PRID: the value updated (all)" "$DTRACE" -q \
 	-n "pid\$target:a.out:bench_fn:entry { @[probefunc] = count(); }" \
 	-c "$LOOP $SN"
 
