@@ -919,12 +919,16 @@ static void final_sizes(dt_cg_state_t *st, dt_cg_map_t *m)
 			pm->vsize = st->aggslots_max;
 	} else if (strcmp(pm->name, "probedesc") == 0) {
 		pm->nentries = st->dtp->nprobes + 1;
-	} else if (strncmp(pm->name, "aggr_", 5) == 0) {
-		/* an array by PRID (dt_rec.h): the probes made so far */
+	} else if (strncmp(pm->name, "aggr_", 5) == 0 && pm->fd < 0) {
+		/* an array by PRID (dt_rec.h): the probes made so far, as
+		 * many as the arrays' room left takes */
 		uint64_t n = (uint64_t)st->dtp->nprobes + 1;
-		if (n * pm->vsize > DT_AGG_BYPRID_MAX)
-			n = DT_AGG_BYPRID_MAX / pm->vsize;
+		uint64_t room = st->byprid_bytes < DT_AGG_BYPRID_MAX ?
+				DT_AGG_BYPRID_MAX - st->byprid_bytes : 0;
+		if (n * pm->vsize > room)
+			n = room / pm->vsize;
 		pm->nentries = n ? (uint32_t)n : 1;
+		st->byprid_bytes += (uint64_t)pm->nentries * pm->vsize;
 	}
 }
 

@@ -97,6 +97,8 @@ struct dt_cg_state {
 	uint32_t aggmst_used;	/* of them */
 	uint32_t aggslots_max;	/* the largest value of an aggregation hash
 				   of CPU slots: aggzero's size at least */
+	uint64_t byprid_bytes;	/* the arrays by PRID made, together
+				   (DT_AGG_BYPRID_MAX at most) */
 	uint32_t aggmst_tail;	/* keyless aggregations' bytes after this->
 				   variables, at most DT_CG_AGGMST_TAIL */
 	uint32_t off_scratch;	/* 64 bytes: helper keys, read staging */

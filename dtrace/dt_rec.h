@@ -284,8 +284,9 @@ typedef struct dt_aggdesc {
 /* The word of a CPU's slot in an array by PRID: non-zero once that CPU
  * recorded the entry. */
 #define DT_AGG_SLOT_SEEN	(DT_AGG_SLOT - 8)
-/* The bytes of an array by PRID at most: its PRIDs beyond go to the hash
- * (the consumer reads the whole array for a snapshot). */
-#define DT_AGG_BYPRID_MAX	(8u << 20)
+/* The bytes of the arrays by PRID of a session at most, together: the
+ * PRIDs beyond an array go to the hash (the arrays are allocated whole, and
+ * the consumer reads one whole for a snapshot). */
+#define DT_AGG_BYPRID_MAX	(16u << 20)
 
 #endif /* DT_REC_H */
