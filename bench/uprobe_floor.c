@@ -23,6 +23,10 @@
  *	sdt:PROVIDER:NAME for a <sys/sdt.h> probe, whose semaphore (if any)
  *	is raised through the link's reference-counter offset as a tracer
  *	would.
+ *   uprobe_floor run-arg0 BIN SITE -- CMD [ARGS...]
+ *	the same with the program bpftrace makes of `/arg0 < 0/ { }' (the
+ *	first argument's register loaded, then r0 = 0; exit): what bpftrace's
+ *	figure is once attached as this floor is.
  *
  * Invariants: the program and link are the only BPF objects created; they
  * are closed before exit, so nothing stays attached.  Needs Linux 6.6 or
@@ -223,10 +227,13 @@ static int bpf_sys(int cmd, void *attr, size_t size)
 	return (int)syscall(__NR_bpf, cmd, attr, size);
 }
 
-/* The empty program: r0 = 0; exit. */
-static int load_empty_prog(void)
+/* The empty program: r0 = 0; exit; with load_arg0, first r1 = the first
+ * argument's register (pt_regs' di). */
+static int load_empty_prog(bool load_arg0)
 {
-	struct bpf_insn insns[2] = {
+	struct bpf_insn insns[3] = {
+		{ .code = BPF_LDX | BPF_MEM | BPF_DW, .dst_reg = 1, .src_reg = 1,
+		  .off = 112 },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
@@ -235,8 +242,8 @@ static int load_empty_prog(void)
 	memset(&a, 0, sizeof(a));
 	a.prog_type = BPF_PROG_TYPE_KPROBE;
 	a.expected_attach_type = UF_BPF_TRACE_UPROBE_MULTI;
-	a.insns = (uint64_t)(uintptr_t)insns;
-	a.insn_cnt = 2;
+	a.insns = (uint64_t)(uintptr_t)(load_arg0 ? insns : insns + 1);
+	a.insn_cnt = load_arg0 ? 3 : 2;
 	a.license = (uint64_t)(uintptr_t)"GPL";
 	int fd = bpf_sys(BPF_PROG_LOAD, &a, sizeof(a));
 	if (fd < 0)
@@ -362,7 +369,7 @@ static int cmd_attach(const char *lib, size_t max, const char *symfile,
 		fprintf(stderr, "uprobe_floor: no functions in %s\n", lib);
 		return 1;
 	}
-	int prog = load_empty_prog();
+	int prog = load_empty_prog(false);
 	if (prog < 0)
 		return 1;
 	size_t all = s.n, kept = 0;
@@ -428,7 +435,8 @@ static int resolve_site(const char *bin, const char *spec, uf_sites_t *s)
 }
 
 /* Fork CMD held on a pipe, attach for its pid, release it, wait. */
-static int cmd_run(const char *bin, const char *spec, char **cmd)
+static int cmd_run(const char *bin, const char *spec, char **cmd,
+		   bool load_arg0)
 {
 	uf_sites_t s = { 0 };
 	int gate[2], status;
@@ -436,7 +444,7 @@ static int cmd_run(const char *bin, const char *spec, char **cmd)
 
 	if (abs == NULL || resolve_site(abs, spec, &s) < 0)
 		return 1;
-	int prog = load_empty_prog();
+	int prog = load_empty_prog(load_arg0);
 	if (prog < 0 || pipe(gate) < 0)
 		return 1;
 	pid_t child = fork();
@@ -473,7 +481,8 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: uprobe_floor attach LIB [N [DEBUGFILE [REPEAT]]]\n"
 			"       uprobe_floor names LIB N\n"
-			"       uprobe_floor run BIN SITE -- CMD [ARGS...]\n");
+			"       uprobe_floor run BIN SITE -- CMD [ARGS...]\n"
+			"       uprobe_floor run-arg0 BIN SITE -- CMD [ARGS...]\n");
 	return 2;
 }
 
@@ -488,8 +497,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "names") == 0)
 		return cmd_attach(argv[2], strtoul(argv[3], NULL, 10), NULL, 0,
 				  true);
-	if (argc >= 6 && strcmp(argv[1], "run") == 0 &&
+	if (argc >= 6 && (strcmp(argv[1], "run") == 0 ||
+			  strcmp(argv[1], "run-arg0") == 0) &&
 	    strcmp(argv[4], "--") == 0)
-		return cmd_run(argv[2], argv[3], argv + 5);
+		return cmd_run(argv[2], argv[3], argv + 5,
+			       strcmp(argv[1], "run-arg0") == 0);
 	return usage();
 }
