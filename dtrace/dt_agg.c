@@ -729,10 +729,12 @@ static bool agg_keys_merge(const dt_aggdesc_t *d)
 }
 
 /* What agg_walk() calls for each entry: its map key mk (prefix
- * included) in part's map, and the key ck the consumer sees; non-zero
- * stops the walk. */
+ * included) in part's map, the key ck the consumer sees, and its value for
+ * every CPU where the walk read them with the keys (vals; NULL: not read);
+ * non-zero stops the walk. */
 typedef int agg_walk_fn(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
-			const uint8_t *mk, uint8_t *ck, void *arg);
+			const uint8_t *mk, uint8_t *ck, const uint8_t *vals,
+			void *arg);
 
 static int agg_walk_part(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			 const dt_aggdesc_t *part, agg_walk_fn *fn, void *arg)
@@ -751,7 +753,7 @@ static int agg_walk_part(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 		if (!agg_map_owns(part, key))
 			continue;	/* another aggregation's */
 		agg_key_expand(dtp, d, part, key + DT_AGG_KEYPREFIX, ck);
-		err = fn(dtp, part, key, ck, arg);
+		err = fn(dtp, part, key, ck, NULL, arg);
 	}
 	free(key);
 	free(next);
@@ -799,8 +801,8 @@ static bool agg_prid_seen(const uint8_t *vals, int ncpus)
 	return false;
 }
 
-/* Call fn for each entry of d's part by PRID that a CPU recorded, read in
- * one batch. */
+/* Call fn for each entry of d's part by PRID that a CPU recorded, with
+ * its values: the array is read in one batch. */
 static int agg_walk_byprid(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			   agg_walk_fn *fn, void *arg)
 {
@@ -825,25 +827,13 @@ static int agg_walk_byprid(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			continue;
 		agg_prid_key(part, prids[i], mk);
 		agg_key_expand(dtp, d, part, mk + DT_AGG_KEYPREFIX, ck);
-		err = fn(dtp, part, mk, ck, arg);
+		err = fn(dtp, part, mk, ck, vals + i * vsize, arg);
 	}
 	free(prids);
 	free(vals);
 	free(mk);
 	free(ck);
 	return err;
-}
-
-/* The value of map key mk (prefix included) in part's map into vals: by
- * the key's PRID in an array by PRID. */
-static int agg_part_lookup(const dt_aggdesc_t *part, const uint8_t *mk,
-			   void *vals)
-{
-	if (agg_by_prid(part)) {
-		uint32_t prid = agg_prid_of(part, mk);
-		return bpf_map_lookup_elem(part->map->fd, &prid, vals);
-	}
-	return bpf_map_lookup_elem(part->map->fd, mk, vals);
 }
 
 /* Call fn for each entry of d's map, then of its plain part's (not of its
@@ -867,12 +857,15 @@ typedef struct agg_snap {
 } agg_snap_t;
 
 static int agg_snap_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
-			  const uint8_t *mk, uint8_t *ck, void *arg)
+			  const uint8_t *mk, uint8_t *ck, const uint8_t *vals,
+			  void *arg)
 {
 	agg_snap_t *sn = arg;
 	dt_aggent_t *e = NULL;
 
-	if (agg_part_lookup(part, mk, sn->vals) != 0)
+	if (vals != NULL)
+		memcpy(sn->vals, vals, agg_cpu_stride(part) * (size_t)sn->ncpus);
+	else if (bpf_map_lookup_elem(part->map->fd, mk, sn->vals) != 0)
 		return errno == ENOENT ? 0 : -errno;	/* deleted meanwhile */
 	agg_normalize_key(dtp, sn->as->desc, ck);
 	if (sn->merge)
@@ -1757,34 +1750,49 @@ int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin)
 
 /* --- clear, trunc, normalize --- */
 
-/* Write the initial value for every CPU of map key mk into d's map.  In
- * an array by PRID, the words "seen" stay: the entry stays, as a hash's
- * does. */
+/* d's initial value over each of the ncpus values at vals (as a lookup
+ * of d's map returns them), leaving the rest of a CPU's slot as it is. */
+static void agg_init_vals(const dt_aggdesc_t *d, uint8_t *vals, int ncpus)
+{
+	size_t stride = agg_cpu_stride(d), nw = dt_agg_nwords(d);
+	size_t copy = stride < nw * 8 ? stride : nw * 8;
+	int64_t *init = dt_zalloc(nw * 8);
+
+	agg_init_val(d, init);
+	for (int cpu = 0; cpu < ncpus; cpu++)
+		memcpy(vals + (size_t)cpu * stride, init, copy);
+	free(init);
+}
+
+/* Write the initial value for every CPU of map key mk into d's map. */
 static int agg_map_reset_mk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 			    const uint8_t *mk)
 {
 	int ncpus = dt_agg_ncpus(dtp);
-	size_t stride = agg_cpu_stride(d);
-	uint8_t *vals = dt_zalloc(stride * (size_t)ncpus);
-	int64_t *init = dt_zalloc(dt_agg_nwords(d) * 8);
-	size_t copy = stride < dt_agg_nwords(d) * 8 ? stride :
-		      dt_agg_nwords(d) * 8;
-	uint32_t prid = agg_by_prid(d) ? agg_prid_of(d, mk) : 0;
-	int err = 0;
+	uint8_t *vals = dt_zalloc(agg_cpu_stride(d) * (size_t)ncpus);
+	int err;
 
-	if (agg_by_prid(d))
-		err = bpf_map_lookup_elem(d->map->fd, &prid, vals);
-	agg_init_val(d, init);
-	for (int cpu = 0; cpu < ncpus; cpu++)
-		memcpy(vals + (size_t)cpu * stride, init, copy);
-	if (err == 0)
-		err = bpf_map_update_elem(d->map->fd,
-					  agg_by_prid(d) ? (const void *)&prid
-							 : mk,
-					  vals, BPF_EXIST);
+	agg_init_vals(d, vals, ncpus);
+	err = bpf_map_update_elem(d->map->fd, mk, vals, BPF_EXIST);
 	free(vals);
-	free(init);
 	return err != 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* The same for the entry of map key mk of a part by PRID, whose values
+ * the walk read (cur): the words "seen" stay, so the entry stays, as a
+ * hash's does. */
+static int agg_prid_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
+			  const uint8_t *mk, const uint8_t *cur)
+{
+	uint32_t prid = agg_prid_of(part, mk);
+	uint8_t *vals = dt_zalloc(part->map->vsize);
+	int err;
+
+	memcpy(vals, cur, part->map->vsize);
+	agg_init_vals(part, vals, dt_agg_ncpus(dtp));
+	err = bpf_map_update_elem(part->map->fd, &prid, vals, BPF_EXIST);
+	free(vals);
+	return err != 0 ? -1 : 0;
 }
 
 /* No CPU recorded d (mstflag): trunc() removed its entry. */
@@ -1817,11 +1825,15 @@ static int agg_map_reset(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 }
 
 static int agg_reset_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
-			   const uint8_t *mk, uint8_t *ck, void *arg)
+			   const uint8_t *mk, uint8_t *ck, const uint8_t *vals,
+			   void *arg)
 {
 	(void)ck;
 	(void)arg;
-	agg_map_reset_mk(dtp, part, mk);
+	if (agg_by_prid(part))
+		agg_prid_reset(dtp, part, mk, vals);
+	else
+		agg_map_reset_mk(dtp, part, mk);
 	return 0;
 }
 
@@ -1833,15 +1845,23 @@ typedef struct agg_cut {
 	size_t n;
 } agg_cut_t;
 
+/* Whether trunc() keeps the entry of key ck (as read from a map). */
+static bool agg_cut_keeps(dtrace_hdl_t *dtp, agg_cut_t *cut, uint8_t *ck)
+{
+	agg_normalize_key(dtp, cut->kept->desc, ck);
+	return agg_index_find(&cut->ix, cut->kept, ck) != NULL;
+}
+
 static int agg_cut_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
-			 const uint8_t *mk, uint8_t *ck, void *arg)
+			 const uint8_t *mk, uint8_t *ck, const uint8_t *vals,
+			 void *arg)
 {
 	agg_cut_t *cut = arg;
 	size_t ks = DT_AGG_KEYPREFIX + (part->kprobe != NULL ?
 					part->mkeysize : part->keysize);
 
-	agg_normalize_key(dtp, cut->kept->desc, ck);
-	if (agg_index_find(&cut->ix, cut->kept, ck) != NULL)
+	(void)vals;
+	if (agg_cut_keeps(dtp, cut, ck))
 		return 0;
 	cut->mks = dt_realloc(cut->mks, (cut->n + 1) * sizeof(*cut->mks));
 	cut->mks[cut->n] = dt_zalloc(ks);
@@ -1852,13 +1872,14 @@ static int agg_cut_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
 /* trunc() of an entry of a part by PRID that is not kept: its CPUs'
  * slots zeroed, "seen" included. */
 static int agg_cut_prid_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
-			      const uint8_t *mk, uint8_t *ck, void *arg)
+			      const uint8_t *mk, uint8_t *ck,
+			      const uint8_t *vals, void *arg)
 {
 	agg_cut_t *cut = arg;
 	uint32_t prid = agg_prid_of(part, mk);
 
-	agg_normalize_key(dtp, cut->kept->desc, ck);
-	if (agg_index_find(&cut->ix, cut->kept, ck) != NULL)
+	(void)vals;
+	if (agg_cut_keeps(dtp, cut, ck))
 		return 0;
 	void *zeros = dt_zalloc(part->map->vsize);
 	int err = bpf_map_update_elem(part->map->fd, &prid, zeros, BPF_ANY);
