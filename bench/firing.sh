@@ -18,7 +18,9 @@
 #
 # Then the breakdown of dtrace's dispatch, stage by stage (programs built to
 # stop after each one, DTRACE_BENCH_STOP; the complete program without the
-# prefilter, DTRACE_BENCH_NOPREFILTER, and with it), the same for the
+# prefilter, DTRACE_BENCH_NOPREFILTER, and with it, also as a call with its
+# copy of the arguments, DTRACE_BENCH_NOPREOPT, and as a call optimized,
+# DTRACE_BENCH_NOPREINLINE), the same for the
 # update of @[probefunc] = count() (in the hash, DTRACE_BENCH_NOBYPRID and
 # DTRACE_BENCH_AGGSTOP, and in the array by PRID), and the goals of
 # issue 15, each met or missed; the status is 1 when one is missed.  The goals on ratios
@@ -113,6 +115,14 @@ above_bare() {
 above_bare "all (one overlay: straight-line)" "$NOPRE"
 above_bare "all, prefilter (predicates on arguments)" \
 	"${DPROG['/arg0 < 0/ { }']}"
+# The prefilter as it was built before dt_opt.c (a call, the arguments
+# copied to its stack and read back), and optimized but still a call.
+for knob in NOPREOPT NOPREINLINE; do
+	above_bare "  the same, DTRACE_BENCH_$knob" "$(printf '%.0f' \
+		"$(export "DTRACE_BENCH_$knob=1"; prog_ns "$DTRACE" -q \
+		-n "pid\$target:a.out:bench_fn:entry /arg0 < 0/ { }" \
+		-c "$LOOP $SN")")"
+done
 
 # @[probefunc] = count(), stage by stage: the firing up to the clause (as
 # @ = count(), whose value is in the mstate), then the aggregation's update

@@ -51,6 +51,7 @@
 #include "dt_cg.h"
 #include "dt_instance.h"
 #include "dt_kevent.h"
+#include "dt_opt.h"
 #include "dt_rec.h"
 #include "dt_runtime.h"
 
@@ -1815,6 +1816,20 @@ static void emit_subprograms(dtrace_hdl_t *dtp, dt_as_t *as,
 	}
 }
 
+/* The code of kp's what ("program", "prefilter") in as, its cold code
+ * placed last and its labels resolved.  0 or -1 after dt_set_error(). */
+static int kp_finish(dtrace_hdl_t *dtp, const dt_kprog_t *kp, dt_as_t *as,
+		     const char *what)
+{
+	dt_as_cold_place(as);
+	if (dt_as_finish(as) != 0) {
+		dt_set_error(dtp, "failed to assemble the %s of %s: %s", what,
+			     kp->pv->ops->name, as->errmsg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Part k of kp's chain into ch->as[k]. */
 static int emit_chain_part(dtrace_hdl_t *dtp, dt_kprog_t *kp, int k)
 {
@@ -1863,12 +1878,8 @@ static int emit_chain_part(dtrace_hdl_t *dtp, dt_kprog_t *kp, int k)
 		if (emit_trampoline_sub(dtp, kp, as, i, tramps[i]) < 0)
 			return -1;
 	/* The trampolines' functions of rarely run code, last. */
-	dt_as_cold_place(as);
-	if (dt_as_finish(as) != 0) {
-		dt_set_error(dtp, "failed to assemble the program of %s: %s",
-			     kp->pv->ops->name, as->errmsg);
+	if (kp_finish(dtp, kp, as, "program") < 0)
 		return -1;
-	}
 	return 0;
 }
 
@@ -1923,7 +1934,12 @@ static int chain_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
  * When one holds, the firing runs in full, predicates again included: the
  * activity check, faults, drops and exit() are the general path's.  The
  * clauses are any the program may call, so that overlays changed while
- * tracing stay covered.
+ * tracing stay covered.  The prefilter is built apart and optimized
+ * (dt_opt.c): the arguments a predicate tests are read from the context
+ * where it tests them, and the copy goes.  What is left runs inline at the
+ * program's entry when it uses no stack and calls no subprogram (one
+ * clause, arguments in registers), else as the program's first
+ * subprogram.
  */
 #define DT_PREFILTER_MAX	8	/* clauses tested at most */
 #define DT_PREFILTER_MST	200	/* the copy of the public mstate:
@@ -2196,11 +2212,83 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 	return 0;
 }
 
+/* The prefilter, built apart into pf (dt_as_init()ed, empty): finished,
+ * then optimized (dt_opt.c), which reads the arguments the predicates
+ * test from the context and drops the copy they were read from.
+ * 0 or -1 after dt_set_error(). */
+static int prefilter_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+			   const dt_clauseset_t *clauses, dt_as_t *pf)
+{
+	if (emit_prefilter(dtp, kp, pf, clauses, dt_as_label(pf)) < 0)
+		return -1;
+	if (kp_finish(dtp, kp, pf, "prefilter") < 0)
+		return -1;
+	if (!getenv("DTRACE_BENCH_NOPREOPT"))
+		dt_opt_function(pf, 0, true);
+	return 0;
+}
+
+/* A register of r6 to r9 that the prefilter pf leaves alone, to keep the
+ * context in while pf runs inline at the program's entry; -1 when pf may
+ * not run there: it calls a subprogram (its exits are then not all its
+ * own) or uses the stack (the program's whole call chain shares 512 bytes
+ * of it, and the prefilter's would count against every clause's). */
+static int prefilter_inline_reg(const dt_as_t *pf)
+{
+	unsigned used = 0;
+
+	if (getenv("DTRACE_BENCH_NOPREINLINE"))
+		return -1;
+	for (uint32_t i = 0; i < pf->ninsns; i++) {
+		const struct bpf_insn *in = &pf->insns[i];
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM)) {
+			if (in->src_reg == BPF_PSEUDO_FUNC)
+				return -1;
+			used |= 1u << in->dst_reg;
+			i++;	/* its second half */
+			continue;
+		}
+		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg != 0)
+			return -1;
+		used |= 1u << in->dst_reg | 1u << in->src_reg;
+	}
+	if (used & 1u << DT_FP)
+		return -1;
+	for (int r = DT_R6; r <= DT_R9; r++)
+		if (!(used & 1u << r))
+			return r;
+	return -1;
+}
+
+/* The prefilter pf run inline at the program's entry: its exits jump to
+ * the test of its verdict, which returns when no predicate holds; the
+ * context is kept in spare meanwhile. */
+static void emit_prefilter_inline(dt_as_t *as, const dt_as_t *pf, int spare)
+{
+	EMIT(as, DT_MOV64_REG(spare, DT_R1));
+	uint32_t base = dt_as_append(as, pf), join = as->ninsns;
+	for (uint32_t i = base; i < join && as->err == 0; i++) {
+		struct bpf_insn *in = &as->insns[i];
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
+			i++;
+		else if (in->code == (BPF_JMP | BPF_EXIT))
+			*in = DT_INSN(BPF_JMP | BPF_JA, 0, 0,
+				      (int16_t)(join - i - 1), 0);
+	}
+	int run = dt_as_label(as);
+	dt_as_jump(as, BPF_JNE, DT_R0, 0, run);
+	EMIT(as, DT_EXIT());
+	dt_as_place(as, run);
+	EMIT(as, DT_MOV64_REG(DT_R1, spare));
+}
+
 /* prog_build() with the sets of clauses called and needed (those and the
- * ERROR clauses), each with its label. */
-static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
-		     const dt_clauseset_t *clauses,
-		     const dt_clauseset_t *needed, const int *clause_labels)
+ * ERROR clauses), each with its label; pf: an empty emitter, for the
+ * prefilter. */
+static int prog_emit_with(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+			  const dt_clauseset_t *clauses,
+			  const dt_clauseset_t *needed,
+			  const int *clause_labels, dt_as_t *pf)
 {
 	dt_as_t *as = &kp->as;
 	int out = dt_as_label(as), error_label = dt_as_label(as);
@@ -2215,11 +2303,21 @@ static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			    kp->chain == NULL && stop >= DT_STAGE_DISPATCH ?
 			    dt_as_label(as) : -1;
 
-	int prefilter = stop == DT_STAGE_ALL &&
-			prefilter_fits(dtp, kp, clauses) ? dt_as_label(as) : -1;
+	/* The prefilter runs inline, else as the program's first
+	 * subprogram, at label prefilter. */
+	int prefilter = -1, spare = -1;
+	if (stop == DT_STAGE_ALL && prefilter_fits(dtp, kp, clauses)) {
+		if (prefilter_build(dtp, kp, clauses, pf) < 0)
+			return -1;
+		spare = prefilter_inline_reg(pf);
+		if (spare < 0)
+			prefilter = dt_as_label(as);
+	}
 
 	if (stop == DT_STAGE_EMPTY)
 		goto leave;
+	if (spare >= 0)
+		emit_prefilter_inline(as, pf, spare);
 	if (prefilter >= 0) {
 		EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 		dt_as_call(as, prefilter);
@@ -2283,9 +2381,10 @@ leave:
 	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
 	EMIT(as, DT_EXIT());
 	/* The first subprogram, on the pages of the program's entry. */
-	if (prefilter >= 0 &&
-	    emit_prefilter(dtp, kp, as, clauses, prefilter) < 0)
-		return -1;
+	if (prefilter >= 0) {
+		dt_as_place(as, prefilter);
+		dt_as_append(as, pf);
+	}
 
 	if (stop >= DT_STAGE_DISPATCH && loop && kp->chain == NULL)
 		emit_dispatch_callback(dtp, as, clauses, clause_labels,
@@ -2297,13 +2396,21 @@ leave:
 			return -1;
 	emit_subprograms(dtp, as, needed, error_label, clause_labels);
 	/* The trampolines' functions of rarely run code, last. */
-	dt_as_cold_place(as);
-	if (dt_as_finish(as) != 0) {
-		dt_set_error(dtp, "failed to assemble the program of %s: %s",
-			     kp->pv->ops->name, as->errmsg);
+	if (kp_finish(dtp, kp, as, "program") < 0)
 		return -1;
-	}
 	return 0;
+}
+
+static int prog_emit(dtrace_hdl_t *dtp, dt_kprog_t *kp,
+		     const dt_clauseset_t *clauses,
+		     const dt_clauseset_t *needed, const int *clause_labels)
+{
+	dt_as_t pf;
+
+	dt_as_init(&pf);
+	int rc = prog_emit_with(dtp, kp, clauses, needed, clause_labels, &pf);
+	dt_as_fini(&pf);
+	return rc;
 }
 
 /* Build the program of kp into kp->as.  Returns 0 or -1. */

@@ -4,7 +4,8 @@
 # tested before the firing touches the session's state: each clause still
 # runs exactly when its own predicate holds, a fault in one that ran is
 # reported, exit() still ends the session at once, and a clause with
-# another predicate beside them keeps the general path.
+# another predicate beside them keeps the general path.  A lone clause's
+# prefilter runs inline, reading the arguments where they are.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/pidtarget
@@ -32,6 +33,31 @@ actual=$(grep -v -e '^done ' -e '^$' out)
 experr='dtrace: error on enabled probe ID N (ID N: pidN:a.out:add:entry): invalid address (0x4) in action #1 at BPF pc N'
 acterr=$(grep '^dtrace: error' err | sed -E 's/ID [0-9]+/ID N/g; s/pid[0-9]+/pidN/; s/pc [0-9]+/pc N/')
 [ "$acterr" = "$experr" ] || fail "fault" "$experr"
+
+# One clause: its prefilter runs inline at the program's entry and reads
+# the arguments from the registers (the listing's first lines, up to the
+# first exit, read di and si and call nothing).  The same firings run
+# with the prefilter as a call, with its copy of the arguments kept, and
+# without it.
+for env in X=1 DTRACE_BENCH_NOPREINLINE=1 DTRACE_BENCH_NOPREOPT=1 \
+	DTRACE_BENCH_NOPREFILTER=1; do
+	env $env "$DTRACE" -q -S -c "$T 8" \
+		-n 'pid$target:a.out:add:entry /arg1 - arg0 == 1 && (arg0 == 3 || arg1 == 6)/ { printf("b %d %d\n", arg0, arg1); }' \
+		>out 2>err
+	rc=$?
+	expected='b 3 4
+b 5 6'
+	actual=$(grep '^b ' out)
+	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "one clause, $env" "$expected"
+	entry=$(sed -n '/^pid program/,/exit$/p' err)
+	inline=no
+	if grep -q 'r1 + 112' <<<"$entry" && grep -q 'r1 + 104' <<<"$entry" &&
+	   ! grep -q call <<<"$entry"; then
+		inline=yes
+	fi
+	[ "$inline" = "$([ "$env" = X=1 ] && echo yes || echo no)" ] ||
+		fail "one clause, $env: prefilter inline: $inline" "$expected"
+done
 
 # exit() in one firing: the next firings, whose predicates hold, run
 # nothing; the same with a predicate on something else than arguments.

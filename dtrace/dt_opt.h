@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_opt.h: optimization of finished code (dt_opt.c).
+ */
+#ifndef DT_OPT_H
+#define DT_OPT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dt_as.h"
+
+/* The function of as (finished: dt_as_finish()) that starts at start,
+ * with its double words copied from the context to its stack loaded from
+ * the context where they are used, and its dead code made no-ops;
+ * ctx_in_r1: r1 holds the context on entry.  Returns the number of
+ * instructions changed (0 when the function is left as it is). */
+int dt_opt_function(dt_as_t *as, uint32_t start, bool ctx_in_r1);
+
+#endif /* DT_OPT_H */
