@@ -18,8 +18,8 @@
  *    known: the context, an address in the frame, or a double word loaded
  *    from the context.  A double word loaded from a slot that holds one
  *    loaded from the context is loaded from the context instead, through a
- *    register that holds it there; a move of a value into a register that
- *    holds it already goes.
+ *    register that holds it there; a move of the context, or of an address
+ *    in the frame, into a register that holds it already goes.
  *  - backward, which registers and stack bytes are live; an instruction
  *    with no effect but its results, whose results are all dead, becomes a
  *    no-op (ja +0, which the verifier removes), so that no instruction

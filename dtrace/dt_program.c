@@ -2231,13 +2231,14 @@ static int prefilter_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 /* A register of r6 to r9 that the prefilter pf leaves alone, to keep the
  * context in while pf runs inline at the program's entry; -1 when pf may
  * not run there: it calls a subprogram (its exits are then not all its
- * own) or uses the stack (the program's whole call chain shares 512 bytes
- * of it, and the prefilter's would count against every clause's). */
+ * own), uses the stack (the program's whole call chain shares 512 bytes
+ * of it, and the prefilter's would count against every clause's), or is
+ * too long for a jump from its exits to its end. */
 static int prefilter_inline_reg(const dt_as_t *pf)
 {
 	unsigned used = 0;
 
-	if (getenv("DTRACE_BENCH_NOPREINLINE"))
+	if (getenv("DTRACE_BENCH_NOPREINLINE") || pf->ninsns > INT16_MAX)
 		return -1;
 	for (uint32_t i = 0; i < pf->ninsns; i++) {
 		const struct bpf_insn *in = &pf->insns[i];
