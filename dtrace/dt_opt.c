@@ -86,8 +86,8 @@ static const opt_val_t unknown = { OPT_UNKNOWN, 0 };
 
 static bool val_eq(opt_val_t a, opt_val_t b)
 {
-	return a.kind == b.kind && (a.kind == OPT_UNKNOWN || a.kind == OPT_CTX ||
-				    a.off == b.off);
+	return a.kind == b.kind &&
+	       (a.kind == OPT_UNKNOWN || a.kind == OPT_CTX || a.off == b.off);
 }
 
 static bool is_ld_imm64(const struct bpf_insn *in)
@@ -129,11 +129,18 @@ static bool is_goto(const struct bpf_insn *in)
 	return BPF_OP(in->code) == BPF_JA && is_jump_class(BPF_CLASS(in->code));
 }
 
-static int access_size(const struct bpf_insn *in)
+int dt_insn_access_size(const struct bpf_insn *in)
 {
-	static const int sizes[] = { [BPF_W >> 3] = 4, [BPF_H >> 3] = 2,
-				     [BPF_B >> 3] = 1, [BPF_DW >> 3] = 8 };
-	return sizes[BPF_SIZE(in->code) >> 3];
+	switch (BPF_SIZE(in->code)) {
+	case BPF_B:
+		return 1;
+	case BPF_H:
+		return 2;
+	case BPF_W:
+		return 4;
+	default:
+		return 8;
+	}
 }
 
 /* Whether the function's instructions are all of the forms this file
@@ -245,7 +252,7 @@ static void transfer_load(opt_state_t *s, const struct bpf_insn *in)
 	int64_t off;
 	opt_kind_t base = access_base(s, in, in->src_reg, &off);
 	opt_val_t v = unknown;
-	bool dw = BPF_MODE(in->code) == BPF_MEM && access_size(in) == 8;
+	bool dw = BPF_MODE(in->code) == BPF_MEM && dt_insn_access_size(in) == 8;
 
 	if (dw && base == OPT_CTX)
 		v = (opt_val_t){ OPT_CTX_DW, in->off };
@@ -259,14 +266,14 @@ static void transfer_store(opt_state_t *s, const struct bpf_insn *in)
 	int64_t off;
 	opt_kind_t base = access_base(s, in, in->dst_reg, &off);
 
-	forget_slots(s, base, off, access_size(in));
+	forget_slots(s, base, off, dt_insn_access_size(in));
 	if (BPF_MODE(in->code) == BPF_ATOMIC) {
 		s->reg[in->src_reg] = unknown;	/* the fetching forms */
 		s->reg[DT_R0] = unknown;	/* cmpxchg */
 		return;
 	}
 	if (base == OPT_FRAME && BPF_CLASS(in->code) == BPF_STX &&
-	    access_size(in) == 8 && frame_slot(off) >= 0)
+	    dt_insn_access_size(in) == 8 && frame_slot(off) >= 0)
 		s->slot[frame_slot(off)] = s->reg[in->src_reg];
 }
 
@@ -419,7 +426,7 @@ static bool load_forwardable(const opt_state_t *s, const struct bpf_insn *in,
 	int64_t at;
 
 	if (BPF_CLASS(in->code) != BPF_LDX || BPF_MODE(in->code) != BPF_MEM ||
-	    access_size(in) != 8 ||
+	    dt_insn_access_size(in) != 8 ||
 	    access_base(s, in, in->src_reg, &at) != OPT_FRAME ||
 	    frame_slot(at) < 0)
 		return false;
@@ -514,7 +521,7 @@ static bool droppable(const opt_fn_t *f, uint32_t i, int64_t *frame_off)
 		       access_base(s, in, in->dst_reg, frame_off) ==
 			       OPT_FRAME &&
 		       *frame_off >= -OPT_STACK &&
-		       *frame_off + access_size(in) <= 0;
+		       *frame_off + dt_insn_access_size(in) <= 0;
 	default:
 		return false;
 	}
@@ -529,7 +536,7 @@ static bool results_dead(const opt_fn_t *f, uint32_t i, int64_t frame_off,
 	uint8_t cls = BPF_CLASS(in->code);
 
 	if (cls == BPF_ST || cls == BPF_STX)
-		return !live_any_bytes(out, frame_off, access_size(in));
+		return !live_any_bytes(out, frame_off, dt_insn_access_size(in));
 	return !(out->regs >> in->dst_reg & 1);
 }
 
@@ -543,7 +550,7 @@ static void live_read(const opt_fn_t *f, uint32_t i, int base_reg,
 		? access_base(&f->in[i], in, base_reg, &off) : OPT_UNKNOWN;
 
 	if (base == OPT_FRAME)
-		live_bytes(l, off, access_size(in), true);
+		live_bytes(l, off, dt_insn_access_size(in), true);
 	else if (base != OPT_CTX)
 		live_all_stack(l);
 }
@@ -554,7 +561,8 @@ static void live_before(const opt_fn_t *f, uint32_t i, const opt_live_t *out,
 {
 	const struct bpf_insn *in = &f->insns[i];
 	uint8_t cls = BPF_CLASS(in->code);
-	uint16_t d = (uint16_t)(1u << in->dst_reg), s = (uint16_t)(1u << in->src_reg);
+	uint16_t d = (uint16_t)(1u << in->dst_reg);
+	uint16_t s = (uint16_t)(1u << in->src_reg);
 	int64_t off;
 
 	*l = *out;
@@ -579,7 +587,7 @@ static void live_before(const opt_fn_t *f, uint32_t i, const opt_live_t *out,
 	case BPF_ST:
 	case BPF_STX:
 		if (droppable(f, i, &off))
-			live_bytes(l, off, access_size(in), false);
+			live_bytes(l, off, dt_insn_access_size(in), false);
 		if (BPF_MODE(in->code) == BPF_ATOMIC) {
 			live_read(f, i, in->dst_reg, l);
 			l->regs |= 1u << DT_R0;
@@ -697,9 +705,11 @@ int dt_opt_function(dt_as_t *as, uint32_t start, bool ctx_in_r1)
 	f.in = malloc(f.n * sizeof(*f.in));
 	opt_live_t *out = malloc(f.n * sizeof(*out));
 	if (f.in != NULL && out != NULL) {
+		/* The states hold after the rewrites too: a load moved to
+		 * the context yields what it yielded, and a move dropped
+		 * left its register as it was. */
 		forward(&f, ctx_in_r1);
 		n = forward_values(&f);
-		forward(&f, ctx_in_r1);
 		backward(&f, out);
 		n += drop_dead(&f, out);
 	}

@@ -17,4 +17,7 @@
  * instructions changed (0 when the function is left as it is). */
 int dt_opt_function(dt_as_t *as, uint32_t start, bool ctx_in_r1);
 
+/* The bytes the memory access of the load or store in spans. */
+int dt_insn_access_size(const struct bpf_insn *in);
+
 #endif /* DT_OPT_H */

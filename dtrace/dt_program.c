@@ -1973,21 +1973,6 @@ enum {
 	DT_KEY_ALL = 7
 };
 
-/* The bytes an instruction's memory access spans. */
-static int insn_access_size(const struct bpf_insn *in)
-{
-	switch (BPF_SIZE(in->code)) {
-	case BPF_B:
-		return 1;
-	case BPF_H:
-		return 2;
-	case BPF_W:
-		return 4;
-	default:
-		return 8;
-	}
-}
-
 /* Which fields of the firing key the size bytes at off in the mstate
  * hold. */
 static unsigned key_fields_at(int64_t off, int64_t size)
@@ -2067,7 +2052,7 @@ static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to,
 		}
 		if (plain && cls == BPF_LDX && in->src_reg == x) {
 			used |= key_fields_at(k + in->off,
-					      insn_access_size(in));
+					      dt_insn_access_size(in));
 			if (in->dst_reg == x)
 				return used;
 			continue;
@@ -2076,7 +2061,7 @@ static unsigned key_address_used(const dt_as_t *as, uint32_t i, uint32_t to,
 		    in->dst_reg == x && !(cls == BPF_STX && in->src_reg == x)) {
 			if (stores)
 				used |= key_fields_at(k + in->off,
-						      insn_access_size(in));
+						      dt_insn_access_size(in));
 			continue;
 		}
 		if ((in->code == (BPF_ALU64 | BPF_MOV | BPF_K) ||
@@ -2115,7 +2100,7 @@ static unsigned insns_key_used(const dt_as_t *as, uint32_t from, uint32_t to,
 		if (plain && (load || store)) {
 			if (load || stores)
 				used |= key_fields_at(in->off,
-						      insn_access_size(in));
+						      dt_insn_access_size(in));
 			continue;
 		}
 		if (in->src_reg == DT_R7 || in->dst_reg == DT_R7)
