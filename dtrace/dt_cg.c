@@ -475,10 +475,7 @@ static void cg_stmt(dt_cg_t *cx, dt_node_t *s)
 		break;
 	case DT_N_IF: {
 		int other = dt_as_label(cx->as), done = dt_as_label(cx->as);
-		int c = dt_cg_expr(cx, s->cond);
-		EMIT(DT_MOV64_REG(DT_R0, c));
-		dt_regs_give(cx, c);
-		dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, other);
+		dt_cg_branch(cx, s->cond, false, other);
 		cg_stmts(cx, s->l);
 		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
 		dt_as_place(cx->as, other);
@@ -625,12 +622,8 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(cx->st->off_rec +
 			sizeof(dt_rechdr_t)), 0));
 	}
-	if (c->pred != NULL) {
-		int p = dt_cg_expr(cx, c->pred);
-		EMIT(DT_MOV64_REG(DT_R0, p));
-		dt_regs_give(cx, p);
-		dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, ret0);
-	}
+	if (c->pred != NULL)
+		dt_cg_branch(cx, c->pred, false, ret0);
 	bool fill = record && cx->dtp->opt.bufpolicy == DT_BUFPOLICY_FILL;
 	if (fill)
 		cg_fill_reserve(cx, ret0);
@@ -718,12 +711,18 @@ static void cg_pred_alone(dt_pcb_t *pcb, dt_compiled_clause_t *cc,
 	dt_regs_prologue(cx);
 	uint32_t args_read = cc->args_read;
 	cc->args_read = 0;
-	int p = dt_cg_expr(cx, c->pred);
+	int fails = dt_as_label(cx->as);
+	dt_cg_branch(cx, c->pred, false, fails);
 	cc->pred_args = cc->args_read;
 	cc->args_read |= args_read;
-	EMIT(DT_MOV64_REG(DT_R0, p));
-	dt_regs_give(cx, p);
+	/* Each return sets r0 next to its exit, where a prefilter run
+	 * inline finds it (dt_program.c); a fault, which cannot happen
+	 * here, would run the firing in full. */
 	dt_as_place(cx->as, cx->lbl_end);
+	EMIT(DT_MOV64_IMM(DT_R0, 1));
+	EMIT(DT_EXIT());
+	dt_as_place(cx->as, fails);
+	EMIT(DT_MOV64_IMM(DT_R0, 0));
 	EMIT(DT_EXIT());
 	if (dt_as_finish(cx->as) != 0 || cx->as->err != 0)
 		dt_as_fini(cx->as);	/* left without: the program asks */

@@ -452,15 +452,6 @@ static void cg_setcc(dt_cg_t *cx, int op, int a)
 	cg_setcc_to(cx, a, yes);
 }
 
-/* a = (a op imm) as 0 or 1. */
-static void cg_setcc_imm(dt_cg_t *cx, int op, int a, int32_t imm)
-{
-	int yes = dt_as_label(cx->as);
-
-	dt_as_jump(cx->as, op, a, imm, yes);
-	cg_setcc_to(cx, a, yes);
-}
-
 static int cmp_jop(dt_op_t op, bool s)
 {
 	switch (op) {
@@ -470,6 +461,19 @@ static int cmp_jop(dt_op_t op, bool s)
 	case DT_OP_LE: return s ? BPF_JSLE : BPF_JLE;
 	case DT_OP_GT: return s ? BPF_JSGT : BPF_JGT;
 	default: return s ? BPF_JSGE : BPF_JGE;
+	}
+}
+
+/* The comparison that holds where op does not. */
+static dt_op_t cmp_negate(dt_op_t op)
+{
+	switch (op) {
+	case DT_OP_EQ: return DT_OP_NE;
+	case DT_OP_NE: return DT_OP_EQ;
+	case DT_OP_LT: return DT_OP_GE;
+	case DT_OP_LE: return DT_OP_GT;
+	case DT_OP_GT: return DT_OP_LE;
+	default: return DT_OP_LT;
 	}
 }
 
@@ -500,45 +504,88 @@ static void null_as_empty(dt_cg_t *cx, int reg)
 	dt_as_place(cx->as, done);
 }
 
-static int cg_compare(dt_cg_t *cx, dt_node_t *n)
-{
-	int a = dt_cg_expr(cx, n->l);
+/* The right side of a comparison: in r0, or an immediate. */
+typedef struct cmp_rhs {
+	bool is_imm;
+	int32_t imm;
+} cmp_rhs_t;
 
-	if (dt_check_is_string(n->l->type) != dt_check_is_string(n->r->type)) {
+/* A comparison's operands, evaluated: the left one (or strcmp()'s result
+ * for strings) in a register, returned; the right one in *rhs, an
+ * immediate when it is a constant that is the same whatever the
+ * comparison's type (arg0 < 0, the commonest predicate, in one jump).
+ * *jop: the jump taken when op, n's comparison or its negation, holds. */
+static int cmp_operands(dt_cg_t *cx, dt_node_t *n, dt_op_t op, int *jop,
+			cmp_rhs_t *rhs)
+{
+	bool l_str = dt_check_is_string(n->l->type);
+	int a = dt_cg_expr(cx, n->l), b;
+
+	*rhs = (cmp_rhs_t){ false, 0 };
+	if (l_str != dt_check_is_string(n->r->type)) {
 		/* a string and NULL (the checker allows nothing else):
 		 * compare the addresses */
-		int b = dt_cg_expr(cx, n->r);
-		EMIT(DT_MOV64_REG(DT_R0, b));
-		dt_regs_give(cx, b);
-		cg_setcc(cx, cmp_jop(n->op, false), a);
-		return a;
-	}
-	if (dt_check_is_string(n->l->type)) {
-		int b = dt_cg_expr(cx, n->r);
+		*jop = cmp_jop(op, false);
+		b = dt_cg_expr(cx, n->r);
+	} else if (l_str) {
+		b = dt_cg_expr(cx, n->r);
 		null_as_empty(cx, a);
 		null_as_empty(cx, b);
 		EMIT(DT_MOV64_REG(DT_R0, b));
 		dt_regs_give(cx, b);
 		dt_cg_strcmp(cx, a, DT_R0);	/* a = strcmp(a, r0) */
-		EMIT(DT_MOV64_IMM(DT_R0, 0));
-		cg_setcc(cx, cmp_jop(n->op, true), a);
+		*jop = cmp_jop(op, true);
+		*rhs = (cmp_rhs_t){ true, 0 };
 		return a;
+	} else {
+		dt_type_t *ct = common_type(cx, n);
+		dt_cg_convert(cx, a, n->l->type, ct);
+		*jop = cmp_jop(op, ct->is_signed);
+		if (n->r->is_const && n->r->ival <= INT32_MAX) {
+			*rhs = (cmp_rhs_t){ true, (int32_t)n->r->ival };
+			return a;
+		}
+		b = dt_cg_expr(cx, n->r);
+		dt_cg_convert(cx, b, n->r->type, ct);
 	}
-	dt_type_t *ct = common_type(cx, n);
-	dt_cg_convert(cx, a, n->l->type, ct);
-	if (n->r->is_const && n->r->ival <= INT32_MAX) {
-		/* The same value whatever the common type: an immediate
-		 * (arg0 < 0, the commonest predicate, in one jump). */
-		cg_setcc_imm(cx, cmp_jop(n->op, ct->is_signed), a,
-			     (int32_t)n->r->ival);
-		return a;
-	}
-	int b = dt_cg_expr(cx, n->r);
-	dt_cg_convert(cx, b, n->r->type, ct);
 	EMIT(DT_MOV64_REG(DT_R0, b));
 	dt_regs_give(cx, b);
-	cg_setcc(cx, cmp_jop(n->op, ct->is_signed), a);
 	return a;
+}
+
+/* Emit the jump jop of register a against rhs to label. */
+static void jump_on(dt_cg_t *cx, int jop, int a, cmp_rhs_t rhs, int label)
+{
+	if (rhs.is_imm)
+		dt_as_jump(cx->as, jop, a, rhs.imm, label);
+	else
+		dt_as_jump_reg(cx->as, jop, a, DT_R0, label);
+}
+
+static int cg_compare(dt_cg_t *cx, dt_node_t *n)
+{
+	cmp_rhs_t rhs;
+	int jop, yes = dt_as_label(cx->as);
+	int a = cmp_operands(cx, n, n->op, &jop, &rhs);
+
+	jump_on(cx, jop, a, rhs, yes);
+	cg_setcc_to(cx, a, yes);
+	return a;
+}
+
+/* The jump jop of register a (the last taken, given back here) to label:
+ * on a itself unless giving it back reloads it, then on a copy. */
+static void branch_give(dt_cg_t *cx, int jop, int a, cmp_rhs_t rhs,
+			int label)
+{
+	int r = a;
+
+	if (dt_regs_give_reloads(cx, a)) {
+		r = rhs.is_imm ? DT_R0 : DT_R1;
+		EMIT(DT_MOV64_REG(r, a));
+	}
+	dt_regs_give(cx, a);
+	jump_on(cx, jop, r, rhs, label);
 }
 
 static dt_op_t base_op(dt_op_t op)
@@ -769,11 +816,8 @@ static int cg_ternary(dt_cg_t *cx, dt_node_t *n)
 {
 	int res = dt_regs_take(cx);
 	int other = dt_as_label(cx->as), done = dt_as_label(cx->as);
-	int c = dt_cg_expr(cx, n->cond);
 
-	EMIT(DT_MOV64_REG(DT_R0, c));
-	dt_regs_give(cx, c);
-	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, other);
+	dt_cg_branch(cx, n->cond, false, other);
 	for (int side = 0; side < 2; side++) {
 		dt_node_t *e = side == 0 ? n->l : n->r;
 		int v = dt_cg_expr(cx, e);
@@ -794,21 +838,13 @@ static int cg_ternary(dt_cg_t *cx, dt_node_t *n)
 static int cg_shortcircuit(dt_cg_t *cx, dt_node_t *n)
 {
 	int res = dt_regs_take(cx);
-	int done = dt_as_label(cx->as);
-	bool is_and = n->op == DT_OP_LAND;
-	int v = dt_cg_expr(cx, n->l);
+	int no = dt_as_label(cx->as), done = dt_as_label(cx->as);
 
-	EMIT(DT_MOV64_REG(DT_R0, v));
-	dt_regs_give(cx, v);
-	EMIT(DT_MOV64_IMM(res, is_and ? 0 : 1));
-	/* && is false at a false left side, || true at a true one */
-	dt_as_jump(cx->as, is_and ? BPF_JEQ : BPF_JNE, DT_R0, 0, done);
-	v = dt_cg_expr(cx, n->r);
-	EMIT(DT_MOV64_REG(DT_R0, v));
-	dt_regs_give(cx, v);
-	EMIT(DT_MOV64_IMM(res, 0));
-	dt_as_jump(cx->as, BPF_JEQ, DT_R0, 0, done);
+	dt_cg_branch(cx, n, false, no);
 	EMIT(DT_MOV64_IMM(res, 1));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, no);
+	EMIT(DT_MOV64_IMM(res, 0));
 	dt_as_place(cx->as, done);
 	return res;
 }
@@ -903,6 +939,51 @@ static int cg_index(dt_cg_t *cx, dt_node_t *n)
 	if (id != NULL)
 		return dt_cg_var_load(cx, id, n->args);
 	return cg_user_value(cx, n);
+}
+
+/* dt_cg_branch() of l && r or l || r: each side is tested as a branch,
+ * and the right one only when the left one does not decide. */
+static void branch_logical(dt_cg_t *cx, dt_node_t *n, bool when, int label)
+{
+	bool decides = n->op == DT_OP_LOR;	/* the left side's value that
+						   decides n: || true, && false */
+	if (when == decides) {
+		dt_cg_branch(cx, n->l, when, label);
+		dt_cg_branch(cx, n->r, when, label);
+		return;
+	}
+	int decided = dt_as_label(cx->as);
+	dt_cg_branch(cx, n->l, decides, decided);
+	dt_cg_branch(cx, n->r, when, label);
+	dt_as_place(cx->as, decided);
+}
+
+void dt_cg_branch(dt_cg_t *cx, dt_node_t *n, bool when, int label)
+{
+	bool is_op = !n->is_const && (n->kind == DT_N_UNARY ||
+				      n->kind == DT_N_BINARY);
+
+	switch (is_op ? n->op : DT_OP_NONE) {
+	case DT_OP_LNOT:
+		dt_cg_branch(cx, n->l, !when, label);
+		return;
+	case DT_OP_LAND: case DT_OP_LOR:
+		branch_logical(cx, n, when, label);
+		return;
+	case DT_OP_EQ: case DT_OP_NE: case DT_OP_LT: case DT_OP_LE:
+	case DT_OP_GT: case DT_OP_GE: {
+		cmp_rhs_t rhs;
+		int jop, a = cmp_operands(cx, n, when ? n->op :
+					  cmp_negate(n->op), &jop, &rhs);
+		branch_give(cx, jop, a, rhs, label);
+		return;
+	}
+	default: {
+		int v = dt_cg_expr(cx, n);
+		branch_give(cx, when ? BPF_JNE : BPF_JEQ, v,
+			    (cmp_rhs_t){ true, 0 }, label);
+	}
+	}
 }
 
 int dt_cg_expr(dt_cg_t *cx, dt_node_t *n)

@@ -56,6 +56,10 @@ void dt_regs_init(dt_regs_t *rs);
 void dt_regs_prologue(struct dt_cg *cx);
 int dt_regs_take(struct dt_cg *cx);
 void dt_regs_give(struct dt_cg *cx, int reg);
+/* Whether giving reg back (the last taken) reloads the value it held
+ * before it was lent out: code after the give then finds another value
+ * in reg, and a jump emitted before the give skips the reload. */
+bool dt_regs_give_reloads(const struct dt_cg *cx, int reg);
 /* Internal error unless reg holds a live (unspilled) value. */
 void dt_regs_check(struct dt_cg *cx, int reg);
 
@@ -333,6 +337,9 @@ void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
 
 /* dt_cg_expr.c */
 int dt_cg_expr(dt_cg_t *cx, dt_node_t *n);
+/* Emit: jump to label when the truth of n is when, else fall through;
+ * comparisons, !, && and || as jumps, without their value. */
+void dt_cg_branch(dt_cg_t *cx, dt_node_t *n, bool when, int label);
 void dt_cg_convert(dt_cg_t *cx, int reg, const dt_type_t *from,
 		   const dt_type_t *to);
 void dt_cg_copy_str(dt_cg_t *cx, uint32_t dst_off, int src_reg);

@@ -18,15 +18,19 @@
  *    known: the context, an address in the frame, or a double word loaded
  *    from the context.  A double word loaded from a slot that holds one
  *    loaded from the context is loaded from the context instead, through a
- *    register that holds it there; a move of the context, or of an address
- *    in the frame, into a register that holds it already goes.
+ *    register that holds it there; a word or double word loaded back from
+ *    the frame just after it was stored there is moved from the register
+ *    stored (the USDT prefilter's attach cookie, stored into the firing
+ *    key and read back); a move of the context, or of an address in the
+ *    frame, into a register that holds it already goes.
  *  - backward, which registers and stack bytes are live; an instruction
  *    with no effect but its results, whose results are all dead, becomes a
  *    no-op (ja +0, which the verifier removes), so that no instruction
  *    moves: labels are resolved and map relocations name indices.
  *
  * Both are conservative.  A call (helper or subprogram) may read and write
- * the whole stack and the context it was given; a value a conditional jump
+ * the whole stack and the context it was given, but for a few helpers
+ * whose arguments cannot point to the stack (call_plain_args()); a value a conditional jump
  * tested is not forwarded (the verifier knows its bounds from the test,
  * and would not know them of a new load); memory reached through a
  * register not known to hold the frame or the context may be the stack.
@@ -129,6 +133,43 @@ static bool is_goto(const struct bpf_insn *in)
 	return BPF_OP(in->code) == BPF_JA && is_jump_class(BPF_CLASS(in->code));
 }
 
+/* The number of arguments of the helper the call in makes when none of
+ * them may point to the stack (the context, or numbers), so that the
+ * call neither reads nor writes the stack nor the context; -1 for any
+ * other call. */
+static int call_plain_args(const struct bpf_insn *in)
+{
+	if (in->src_reg != 0)
+		return -1;	/* a subprogram or a kernel function */
+	switch (in->imm) {
+	case BPF_FUNC_get_current_pid_tgid:
+	case BPF_FUNC_get_smp_processor_id:
+	case BPF_FUNC_ktime_get_ns:
+		return 0;
+	case BPF_FUNC_get_attach_cookie:
+		return 1;
+	default:
+		return -1;
+	}
+}
+
+/* Marks in target[i] (n of them, zeroed) each instruction of insns that
+ * a jump lands on. */
+static void mark_jump_targets(const struct bpf_insn *insns, uint32_t n,
+			      bool *target)
+{
+	for (uint32_t i = 0; i < n; i += insn_len(&insns[i])) {
+		const struct bpf_insn *in = &insns[i];
+		int64_t t;
+		if (!is_jump_class(BPF_CLASS(in->code)) || is_call(in) ||
+		    is_exit(in))
+			continue;
+		t = jump_target(in, i);
+		if (t >= 0 && t < n)
+			target[t] = true;
+	}
+}
+
 int dt_insn_access_size(const struct bpf_insn *in)
 {
 	switch (BPF_SIZE(in->code)) {
@@ -223,11 +264,14 @@ static void forget_slots(opt_state_t *s, opt_kind_t base, int64_t off,
 }
 
 /* A call may change the stack and the context: forget all that came from
- * either, and the registers it clobbers. */
-static void forget_call(opt_state_t *s)
+ * either, and the registers it clobbers; a plain one (call_plain_args())
+ * clobbers only the registers. */
+static void forget_call(opt_state_t *s, const struct bpf_insn *in)
 {
 	for (int r = 0; r <= 5; r++)
 		s->reg[r] = unknown;
+	if (call_plain_args(in) >= 0)
+		return;
 	for (int r = 6; r < OPT_NREGS; r++)
 		if (s->reg[r].kind == OPT_CTX_DW)
 			s->reg[r] = unknown;
@@ -294,7 +338,7 @@ static void forget_value(opt_state_t *s, opt_val_t v)
 static void transfer_jump(opt_state_t *s, const struct bpf_insn *in)
 {
 	if (is_call(in)) {
-		forget_call(s);
+		forget_call(s, in);
 		return;
 	}
 	if (is_exit(in) || is_goto(in))
@@ -448,13 +492,36 @@ static bool move_redundant(const opt_state_t *s, const struct bpf_insn *in)
 	       val_eq(s->reg[in->dst_reg], s->reg[in->src_reg]);
 }
 
-/* The loads of forwardable values made from the context, and redundant
- * moves made no-ops.  Returns how many instructions changed. */
+/* Whether the load ld reads back, from the frame, the 4 or 8 bytes that
+ * the store st just before it wrote there (with the state s before st),
+ * no jump landing between them: it may then move the register stored,
+ * as the stack would have given it (a word zero-extended). */
+static bool load_reads_store(const opt_state_t *s, const struct bpf_insn *st,
+			     const struct bpf_insn *ld)
+{
+	int64_t off;
+	int size = dt_insn_access_size(st);
+
+	return BPF_CLASS(st->code) == BPF_STX &&
+	       BPF_MODE(st->code) == BPF_MEM && (size == 4 || size == 8) &&
+	       ld->code == (BPF_LDX | BPF_MEM | BPF_SIZE(st->code)) &&
+	       ld->src_reg == st->dst_reg && ld->off == st->off &&
+	       st->src_reg != DT_FP &&
+	       access_base(s, st, st->dst_reg, &off) == OPT_FRAME;
+}
+
+/* The loads of forwardable values made from the context, or moves of the
+ * register just stored, and redundant moves made no-ops.  Returns how
+ * many instructions changed, or -1 when out of memory. */
 static int forward_values(opt_fn_t *f)
 {
 	const struct bpf_insn nop = { .code = BPF_JMP | BPF_JA };
+	bool *target = calloc(f->n, sizeof(*target));
 	int n = 0;
 
+	if (target == NULL)
+		return -1;
+	mark_jump_targets(f->insns, f->n, target);
 	for (uint32_t i = 0; i < f->n; i += insn_len(&f->insns[i])) {
 		struct bpf_insn *in = &f->insns[i];
 		int reg;
@@ -469,8 +536,17 @@ static int forward_values(opt_fn_t *f)
 		} else if (move_redundant(&f->in[i], in)) {
 			*in = nop;
 			n++;
+		} else if (i > 0 && !target[i] &&
+			   load_reads_store(&f->in[i - 1], &f->insns[i - 1],
+					    in)) {
+			uint8_t cls = BPF_SIZE(in->code) == BPF_DW ? BPF_ALU64
+								    : BPF_ALU;
+			*in = DT_INSN(cls | BPF_MOV | BPF_X, in->dst_reg,
+				      f->insns[i - 1].src_reg, 0, 0);
+			n++;
 		}
 	}
+	free(target);
 	return n;
 }
 
@@ -601,9 +677,14 @@ static void live_before(const opt_fn_t *f, uint32_t i, const opt_live_t *out,
 			l->regs = 1u << DT_R0;
 			memset(l->stack, 0, sizeof(l->stack));
 		} else if (is_call(in)) {
+			int args = call_plain_args(in);
 			l->regs &= (uint16_t)~0x3fu;	/* r0 .. r5 */
-			l->regs |= 0x3eu;		/* r1 .. r5 */
-			live_all_stack(l);
+			if (args < 0) {
+				l->regs |= 0x3eu;	/* r1 .. r5 */
+				live_all_stack(l);
+			} else {
+				l->regs |= (uint16_t)(((1u << args) - 1) << 1);
+			}
 		} else if (!is_goto(in)) {
 			l->regs |= d;
 			if (BPF_SRC(in->code) == BPF_X)
@@ -710,10 +791,36 @@ int dt_opt_function(dt_as_t *as, uint32_t start, bool ctx_in_r1)
 		 * left its register as it was. */
 		forward(&f, ctx_in_r1);
 		n = forward_values(&f);
-		backward(&f, out);
-		n += drop_dead(&f, out);
+		if (n >= 0) {
+			backward(&f, out);
+			n += drop_dead(&f, out);
+		} else {
+			n = 0;
+		}
 	}
 	free(f.in);
 	free(out);
 	return n;
+}
+
+/* Whether in sets r0 to the number in its immediate. */
+static bool sets_r0_number(const struct bpf_insn *in)
+{
+	return in->code == (BPF_ALU64 | BPF_MOV | BPF_K) &&
+	       in->dst_reg == BPF_REG_0 && in->off == 0;
+}
+
+void dt_opt_exit_truths(const dt_as_t *as, int8_t *truth)
+{
+	bool *target = calloc(as->ninsns, sizeof(*target));
+
+	memset(truth, -1, as->ninsns);
+	if (target == NULL)
+		return;
+	mark_jump_targets(as->insns, as->ninsns, target);
+	for (uint32_t i = 1; i < as->ninsns; i++)
+		if (!target[i] && is_exit(&as->insns[i]) &&
+		    sets_r0_number(&as->insns[i - 1]))
+			truth[i] = as->insns[i - 1].imm != 0;
+	free(target);
 }

@@ -17,6 +17,13 @@
  * instructions changed (0 when the function is left as it is). */
 int dt_opt_function(dt_as_t *as, uint32_t start, bool ctx_in_r1);
 
+/* What each exit of as (finished) returns, as a truth, when it is known
+ * there: truth[i] (as->ninsns of them) is 0 or 1 where the exit at i is
+ * reached only from the instruction before, which sets r0 to a number,
+ * else -1.  Code run inline jumps from such an exit past the test of its
+ * return. */
+void dt_opt_exit_truths(const dt_as_t *as, int8_t *truth);
+
 /* The bytes the memory access of the load or store in spans. */
 int dt_insn_access_size(const struct bpf_insn *in);
 

@@ -1938,8 +1938,8 @@ static int chain_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
  * (dt_opt.c): the arguments a predicate tests are read from the context
  * where it tests them, and the copy goes.  What is left runs inline at the
  * program's entry when it uses no stack and calls no subprogram (one
- * clause, arguments in registers), else as the program's first
- * subprogram.
+ * clause that reads no argument again after testing it), else as
+ * the program's first subprogram.
  */
 #define DT_PREFILTER_MAX	8	/* clauses tested at most */
 #define DT_PREFILTER_MST	200	/* the copy of the public mstate:
@@ -2223,7 +2223,7 @@ static int prefilter_inline_reg(const dt_as_t *pf)
 {
 	unsigned used = 0;
 
-	if (getenv("DTRACE_BENCH_NOPREINLINE") || pf->ninsns > INT16_MAX)
+	if (getenv("DTRACE_BENCH_NOPREINLINE") || pf->ninsns > INT16_MAX - 2)
 		return -1;
 	for (uint32_t i = 0; i < pf->ninsns; i++) {
 		const struct bpf_insn *in = &pf->insns[i];
@@ -2246,25 +2246,55 @@ static int prefilter_inline_reg(const dt_as_t *pf)
 	return -1;
 }
 
-/* The prefilter pf run inline at the program's entry: its exits jump to
- * the test of its verdict, which returns when no predicate holds; the
- * context is kept in spare meanwhile. */
+/* Where each exit of the prefilter pf jumps when pf runs inline: to the
+ * test of its return (-1), or, returning a known truth
+ * (dt_opt_exit_truths()), past the test to the firing's end (0) or its
+ * full path (1).  Threaded so only when exits of both truths are known
+ * or some exit needs the test: every instruction stays reachable.
+ * Returns whether some exit needs the test; truth: NULL when out of
+ * memory (every exit tests its return). */
+static bool prefilter_exit_paths(const dt_as_t *pf, int8_t *truth)
+{
+	uint32_t n[3] = { 0, 0, 0 };	/* exits returning -1, 0, 1 */
+
+	if (truth == NULL)
+		return true;
+	dt_opt_exit_truths(pf, truth);
+	for (uint32_t i = 0; i < pf->ninsns; i++)
+		if (pf->insns[i].code == (BPF_JMP | BPF_EXIT))
+			n[truth[i] + 1]++;
+	if (n[0] == 0 && (n[1] == 0 || n[2] == 0))
+		memset(truth, -1, pf->ninsns);
+	return n[0] > 0 || n[1] == 0 || n[2] == 0;
+}
+
+/* The prefilter pf run inline at the program's entry, the context kept in
+ * spare meanwhile: its exits jump to the test of its return, which ends
+ * the firing when no predicate holds, or past it when the return is
+ * known there (prefilter_exit_paths()). */
 static void emit_prefilter_inline(dt_as_t *as, const dt_as_t *pf, int spare)
 {
+	int8_t *truth = malloc(pf->ninsns);
+	bool test = prefilter_exit_paths(pf, truth);
+
 	EMIT(as, DT_MOV64_REG(spare, DT_R1));
 	uint32_t base = dt_as_append(as, pf), join = as->ninsns;
+	uint32_t end = test ? join + 1 : join;	/* the firing's exit */
+	uint32_t paths[3] = { join, end, end + 1 };
 	for (uint32_t i = base; i < join && as->err == 0; i++) {
 		struct bpf_insn *in = &as->insns[i];
 		if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
 			i++;
-		else if (in->code == (BPF_JMP | BPF_EXIT))
+		else if (in->code == (BPF_JMP | BPF_EXIT)) {
+			int8_t t = truth != NULL ? truth[i - base] : -1;
 			*in = DT_INSN(BPF_JMP | BPF_JA, 0, 0,
-				      (int16_t)(join - i - 1), 0);
+				      (int16_t)(paths[t + 1] - i - 1), 0);
+		}
 	}
-	int run = dt_as_label(as);
-	dt_as_jump(as, BPF_JNE, DT_R0, 0, run);
+	free(truth);
+	if (test)
+		EMIT(as, DT_INSN(BPF_JMP | BPF_JNE | BPF_K, DT_R0, 0, 1, 0));
 	EMIT(as, DT_EXIT());
-	dt_as_place(as, run);
 	EMIT(as, DT_MOV64_REG(DT_R1, spare));
 }
 

@@ -100,6 +100,14 @@ void dt_regs_give(dt_cg_t *cx, int reg)
 	rs->ent[r].slot = -1;
 }
 
+bool dt_regs_give_reloads(const dt_cg_t *cx, int reg)
+{
+	const dt_regs_t *rs = &cx->rs;
+
+	return rs->n > 0 && rs->ent[rs->n - 1].reg == reg &&
+	       rs->ent[rs->n - 1].restores >= 0;
+}
+
 void dt_regs_check(dt_cg_t *cx, int reg)
 {
 	dt_regs_t *rs = &cx->rs;

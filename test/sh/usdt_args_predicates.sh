@@ -4,7 +4,8 @@
 # firing touches the session's state (the prefilter), with the site's
 # argument read as code or looked up by its cookie, with or without a
 # semaphore: the clause runs exactly when its predicate holds, and reads
-# the same arguments and the same pid as without the prefilter.
+# the same arguments and the same pid as without the prefilter; a lone
+# clause's prefilter runs inline.
 set -u
 [ -x "$DTRACE" ] || exit 77
 [ -x "$B/test/progs/bench_usdt" ] || exit 77
@@ -30,5 +31,29 @@ for prog in bench_usdt bench_usdt_sem; do
 		actual=$(grep -v -e '^bench_usdt' -e '^$' out)
 		[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "$prog $env"
 	done
+done
+
+# One clause: the prefilter reads the attach cookie from the helper's
+# return, not back from the firing key's copy on the stack, so it runs
+# inline at the program's entry (the listing's first lines, up to the
+# first exit, use no stack and call no subprogram).  The same firings run
+# with it as a call and with its copy of the key kept.
+expected='t 5
+t 7'
+for env in X=1 DTRACE_BENCH_NOPREINLINE=1 DTRACE_BENCH_NOPREOPT=1; do
+	env $env "$DTRACE" -q -S -c "$B/test/progs/bench_usdt 8" \
+		-n 'bench$target:::tick /(arg0 & 5) == 5/ { printf("t %d\n", arg0); }' \
+		>out 2>err
+	rc=$?
+	actual=$(grep '^t ' out)
+	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "one clause, $env"
+	entry=$(sed -n '/^usdt program/,/exit$/p' err)
+	inline=no
+	if grep -q 'call bpf_get_attach_cookie' <<<"$entry" &&
+	   ! grep -q -e 'call pc' -e r10 <<<"$entry"; then
+		inline=yes
+	fi
+	[ "$inline" = "$([ "$env" = X=1 ] && echo yes || echo no)" ] ||
+		fail "one clause, $env: prefilter inline: $inline"
 done
 exit 0

@@ -6,7 +6,9 @@
  * may change or read, stack a helper is given, memory through a pointer
  * not known, paths that disagree, values a jump tested, moves of numbers,
  * stores outside the frame, code not understood, and the function's end
- * at the next subprogram.
+ * at the next subprogram; helpers that leave the stack alone, and a word
+ * read back at once from where it was stored; then the truths its exits return, where known
+ * (dt_opt_exit_truths()).
  */
 #include <string.h>
 
@@ -110,11 +112,93 @@ static void test_call_between(void)
 	const struct bpf_insn code[] = {
 		LDDW(DT_R6, DT_R1, 112),
 		STDW(DT_FP, -16, DT_R6),
-		DT_CALL_HELPER(BPF_FUNC_ktime_get_ns),
+		DT_MOV64_REG(DT_R1, DT_FP),
+		ADD(DT_R1, -32),
+		DT_MOV64_IMM(DT_R2, 16),
+		DT_CALL_HELPER(BPF_FUNC_get_current_comm),
 		LDDW(DT_R0, DT_FP, -16),
 		DT_EXIT(),
 	};
 	CHECK_OPT(code, 0, code, 0);
+}
+
+/* A helper given no pointer that may reach the stack leaves the stack and
+ * the context alone: the copy is read from the context after it, through
+ * a register the call kept. */
+static void test_plain_helper(void)
+{
+	const struct bpf_insn code[] = {
+		DT_MOV64_REG(DT_R6, DT_R1),
+		LDDW(DT_R0, DT_R6, 112),
+		STDW(DT_FP, -16, DT_R0),
+		DT_CALL_HELPER(BPF_FUNC_ktime_get_ns),
+		LDDW(DT_R0, DT_FP, -16),
+		DT_EXIT(),
+	};
+	const struct bpf_insn want[] = {
+		DT_MOV64_REG(DT_R6, DT_R1),
+		NOP,
+		NOP,
+		DT_CALL_HELPER(BPF_FUNC_ktime_get_ns),
+		LDDW(DT_R0, DT_R6, 112),
+		DT_EXIT(),
+	};
+	CHECK_OPT(code, 0, want, 3);
+}
+
+/* The USDT prefilter's attach cookie, stored into the key and read back
+ * at once: the load moves the word from the register (zero-extended, as
+ * the load would), the store goes, and so do the frame's address and
+ * the copy's first argument, which the helper cannot read. */
+static void test_store_read_back(void)
+{
+	const struct bpf_insn code[] = {
+		DT_MOV64_REG(DT_R6, DT_R1),
+		DT_MOV64_REG(DT_R7, DT_FP),
+		ADD(DT_R7, -200),
+		DT_STORE_IMM(BPF_DW, DT_R7, 0, 0),
+		DT_CALL_HELPER(BPF_FUNC_get_attach_cookie),
+		DT_STORE(BPF_W, DT_R7, 84, DT_R0),
+		DT_LOAD(BPF_W, DT_R1, DT_R7, 84),
+		JNE0(DT_R1, 2),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),
+		DT_MOV64_IMM(DT_R0, 1),
+		DT_EXIT(),
+	};
+	const struct bpf_insn want[] = {
+		NOP, NOP, NOP, NOP,
+		DT_CALL_HELPER(BPF_FUNC_get_attach_cookie),
+		NOP,
+		DT_INSN(BPF_ALU | BPF_MOV | BPF_X, DT_R1, DT_R0, 0, 0),
+		JNE0(DT_R1, 2),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),
+		DT_MOV64_IMM(DT_R0, 1),
+		DT_EXIT(),
+	};
+	CHECK_OPT(code, 0, want, 6);
+}
+
+/* What is not read back so: a load a jump lands on (the other path
+ * stored nothing), and a half word (the move would not truncate it). */
+static void test_store_not_read_back(void)
+{
+	const struct bpf_insn jumped[] = {
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_STORE(BPF_DW, DT_FP, -8, DT_R0),
+		JNE0(DT_R1, 1),
+		DT_STORE(BPF_DW, DT_FP, -8, DT_R1),
+		DT_LOAD(BPF_DW, DT_R0, DT_FP, -8),
+		DT_EXIT(),
+	};
+	const struct bpf_insn half[] = {
+		DT_STORE(BPF_H, DT_FP, -8, DT_R1),
+		DT_LOAD(BPF_H, DT_R0, DT_FP, -8),
+		DT_EXIT(),
+	};
+	CHECK_OPT(jumped, 0, jumped, 0);
+	CHECK_OPT(half, 0, half, 0);
 }
 
 /* Stack given to a helper is read by it: stores into it stay, though no
@@ -195,12 +279,23 @@ static void test_paths_agree(void)
 	CHECK_OPT(code, 0, want, 5);
 }
 
-/* A value tested by a conditional jump is not forwarded: the verifier
- * knows its bounds from the test, and would not know them of a new load
- * from the context. */
+/* A value tested by a conditional jump is not loaded again from the
+ * context: the verifier knows its bounds from the test, and would not
+ * know them of a new load.  Read back at once from where it was stored,
+ * it is moved from its register, whose bounds the move keeps. */
 static void test_tested_value(void)
 {
 	const struct bpf_insn code[] = {
+		LDDW(DT_R2, DT_R1, 112),
+		JGT(DT_R2, 10, 4),
+		STDW(DT_FP, -8, DT_R2),
+		DT_MOV64_REG(DT_R3, DT_FP),
+		LDDW(DT_R0, DT_R3, -8),
+		DT_EXIT(),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),
+	};
+	const struct bpf_insn stored[] = {
 		LDDW(DT_R2, DT_R1, 112),
 		JGT(DT_R2, 10, 3),
 		STDW(DT_FP, -8, DT_R2),
@@ -209,7 +304,17 @@ static void test_tested_value(void)
 		DT_MOV64_IMM(DT_R0, 0),
 		DT_EXIT(),
 	};
+	const struct bpf_insn moved[] = {
+		LDDW(DT_R2, DT_R1, 112),
+		JGT(DT_R2, 10, 3),
+		NOP,
+		DT_MOV64_REG(DT_R0, DT_R2),
+		DT_EXIT(),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),
+	};
 	CHECK_OPT(code, 0, code, 0);
+	CHECK_OPT(stored, 0, moved, 2);
 }
 
 /* A move between two registers that hold the same number (loaded from
@@ -300,10 +405,52 @@ static void test_function_end(void)
 	CHECK_OPT(code, 0, want, 1);
 }
 
+/* An exit returns a known truth when the instruction before sets r0 to a
+ * number and no jump lands on it; a 64-bit load's second half is not
+ * taken for such a move. */
+static void test_exit_truths(void)
+{
+	const struct bpf_insn code[] = {
+		JSLT0(DT_R2, 2),		/* to the move before 0 */
+		DT_MOV64_IMM(DT_R0, 7),
+		DT_EXIT(),			/* 1 */
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),			/* 0 */
+		JNE0(DT_R3, 1),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),			/* jumped to: not known */
+		DT_MOV64_REG(DT_R0, DT_R3),
+		DT_EXIT(),			/* a register: not known */
+	};
+	const int8_t want[] = { -1, -1, 1, -1, 0, -1, -1, -1, -1, -1, -1,
+				-1, -1 };
+	dt_as_t as;
+	int8_t truth[sizeof(want)];
+
+	dt_as_init(&as);
+	for (uint32_t i = 0; i < sizeof(code) / sizeof(code[0]); i++)
+		dt_as_emit(&as, code[i]);
+	dt_as_ld_imm64(&as, DT_R0, 0);
+	dt_as_emit(&as, DT_EXIT());	/* after a 64-bit load: not known */
+	CHECK(dt_as_finish(&as) == 0);
+	CHECK(as.ninsns == sizeof(want));
+	dt_opt_exit_truths(&as, truth);
+	for (uint32_t i = 0; i < sizeof(want); i++)
+		if (truth[i] != want[i]) {
+			fprintf(stderr, "exit truths: %u: %d, not %d\n", i,
+				truth[i], want[i]);
+			failures++;
+		}
+	dt_as_fini(&as);
+}
+
 int main(void)
 {
 	test_prefilter();
 	test_call_between();
+	test_plain_helper();
+	test_store_read_back();
+	test_store_not_read_back();
 	test_stack_to_helper();
 	test_unknown_pointer();
 	test_paths_disagree();
@@ -313,5 +460,6 @@ int main(void)
 	test_effects_kept();
 	test_not_understood();
 	test_function_end();
+	test_exit_truths();
 	return failures ? 1 : 0;
 }
