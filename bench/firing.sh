@@ -8,7 +8,8 @@
 # program bpftrace makes of /arg0 < 0/ { }), under dtrace with an empty
 # clause, the dispatch alone and aggregating clauses, and under bpftrace's
 # uprobe with the same work when installed.  Each
-# configuration runs RUNS times (default 3); the medians give:
+# configuration runs RUNS times (default 3), in rotated rounds (lib.sh,
+# rows_run); the medians give:
 #
 #   ns/firing	the loop's time per call above the untraced loop
 #   x bare	its ratio to the bare uprobe's
@@ -49,31 +50,41 @@ printf 'untraced loop: %.2f ns per call\n\n' "$(awk -v t="$BASE" -v n="$N" \
 	'BEGIN { print t / n }')"
 firing_header
 
-firing_row "bare uprobe, empty BPF program" bench_loop calls \
+row "bare uprobe, empty BPF program" bench_loop calls \
 	"$FLOOR" run "$LOOP" bench_fn -- "$LOOP" "$N"
-firing_row "bare uprobe, bpftrace's /arg0 < 0/ program" bench_loop calls \
+row "bare uprobe, bpftrace's /arg0 < 0/ program" bench_loop calls \
 	"$FLOOR" run-arg0 "$LOOP" bench_fn -- "$LOOP" "$N"
-declare -A DNS DPROG BNS BPROG
+declare -A DROW BROW DNS DPROG BPROG
 for clause in '{ }' '/arg0 < 0/ { }' '{ @ = count(); }' \
 	'{ @[probefunc] = count(); }' '{ @ = quantize(arg0); }'; do
-	firing_row "dtrace $clause" bench_loop calls "$DTRACE" -q \
+	row "dtrace $clause" bench_loop calls "$DTRACE" -q \
 		-n "pid\$target:a.out:bench_fn:entry $clause" -c "$LOOP $N"
-	DNS[$clause]=$ROW_NS DPROG[$clause]=$ROW_PROG
+	DROW[$clause]=$ROW_I
 done
-firing_row "  the same, no prefilter" bench_loop calls \
+row "  the same, no prefilter" bench_loop calls \
 	env DTRACE_BENCH_NOPREFILTER=1 "$DTRACE" -q \
 	-n "pid\$target:a.out:bench_fn:entry /arg0 < 0/ { }" -c "$LOOP $N"
-NOPRE=$ROW_PROG
+NOPRE_ROW=$ROW_I
+BCLAUSES=('{ }' '/arg0 < 0/ { }' '{ @ = count(); }' '{ @[func] = count(); }'
+	'{ @ = hist(arg0); }')
 if have_bpftrace; then
-	for clause in '{ }' '/arg0 < 0/ { }' '{ @ = count(); }' \
-		'{ @[func] = count(); }' '{ @ = hist(arg0); }'; do
-		firing_row "bpftrace $clause" bench_loop calls bpftrace \
+	for clause in "${BCLAUSES[@]}"; do
+		row "bpftrace $clause" bench_loop calls bpftrace \
 			-e "uprobe:$LOOP:bench_fn $clause" -c "$LOOP $N"
-		BNS[$clause]=$ROW_NS BPROG[$clause]=$ROW_PROG
+		BROW[$clause]=$ROW_I
 	done
-else
-	echo "bpftrace is not installed: no comparison"
 fi
+rows_run
+for clause in "${!DROW[@]}"; do
+	i=${DROW[$clause]}
+	DNS[$clause]=${RNS[i]} DPROG[$clause]=${RPROG[i]}
+done
+for clause in "${!BROW[@]}"; do
+	i=${BROW[$clause]}
+	BPROG[$clause]=${RPROG[i]}
+done
+NOPRE=${RPROG[NOPRE_ROW]}
+have_bpftrace || echo "bpftrace is not installed: no comparison"
 echo
 echo "An empty clause in D records a firing (the default action), which"
 echo "the consumer reads; /arg0 < 0/ { } is the dispatch alone.  The bare"

@@ -8,8 +8,8 @@
 # $B/bench/ when missing or older than their source, and exports
 # DTRACE_PLUGIN_PATH.  Helpers:
 #   need_root, need_dtrace, have_bpftrace, median, now_us, fmt_ratio, and
-#   firing_setup, firing_loop_ns and firing_row for the firing tables
-#   (below).
+#   firing_setup, firing_loop_ns, row, rows_run and firing_row for the
+#   firing tables (below).
 # Nothing here is timed; each script prints its own figures.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -158,28 +158,96 @@ firing_header() {
 		"x bare" "BPF ns" "+ns"
 }
 
-# firing_row LABEL PROG WORD CMD...: one line of the table: ns per firing
-# above the untraced loop and its ratio to the first row's, then the ns
-# per firing spent in the BPF program and what that adds to the bare
-# uprobe's empty program; "not available" with the tool's first error
-# line when CMD fails.
-firing_row() {
-	local label=$1 t ns p
-	shift
-	ROW_NS=- ROW_PROG=-
-	t=$(firing_loop_ns "$@")
+# The rows of a table are measured in rotated rounds: row LABEL PROG WORD
+# CMD... registers one (its index in ROW_I), and rows_run runs each row
+# registered since the last rows_run once a round, RUNS rounds, each round
+# starting one row further, then prints them in order.  A drift of the
+# machine's load over the minutes of a table then falls on every row
+# alike, where runs of one row after another gave it to the rows measured
+# last, and a goal that compares two rows compares runs taken side by
+# side.  A row's line: ns per firing above the untraced loop and its
+# ratio to the first row's, then the ns per firing spent in the BPF
+# program and what that adds to the bare uprobe's empty program; "not
+# available" with the tool's first error line when CMD failed.  Its
+# figures are left in RNS[i] and RPROG[i], the last row's also in ROW_NS
+# and ROW_PROG.  firing_row LABEL PROG WORD CMD... is a row run alone.
+ROW_LABEL=() ROW_PNAME=() ROW_WORD=() ROW_CMD=() RNS=() RPROG=()
+ROW_FIRST=0
+
+row() {
+	local cmd
+	ROW_I=${#ROW_LABEL[@]}
+	ROW_LABEL[ROW_I]=$1 ROW_PNAME[ROW_I]=$2 ROW_WORD[ROW_I]=$3
+	shift 3
+	printf -v cmd '%q ' "$@"
+	ROW_CMD[ROW_I]=$cmd
+}
+
+# row_once I: one run of row I; a failed run leaves its error in
+# $W/err.I, and the row is not run again.
+row_once() {
+	local i=$1 rc t
+	eval "\"\$PROGSTAT\" -- ${ROW_CMD[i]}" >"$W/out" 2>"$W/err" \
+		</dev/null
+	rc=$?
+	t=$(awk -v p="${ROW_PNAME[i]}" -v w="${ROW_WORD[i]}" \
+		'$1 == p && $3 == w { print $4 }' "$W/out")
 	if [ -z "$t" ]; then
-		printf '%-44s not available: %s\n' "$label" \
-			"$(grep -v RLIMIT_MEMLOCK "$W/err" | head -n 1)"
+		[ -s "$W/err" ] || tail -n 3 "$W/out" >"$W/err"
+		[ -s "$W/err" ] || echo "exit status $rc" >"$W/err"
+		mv "$W/err" "$W/err.$i"
 		return
 	fi
+	echo "$t" >>"$W/times.$i"
+	awk '$1 == "progstat" && $2 > 0 { print $3 / $2 }' "$W/out" \
+		>>"$W/ptimes.$i"
+}
+
+# row_print I: row I's line, from the medians of its runs.
+row_print() {
+	local i=$1 t ns p
+	ROW_NS=- ROW_PROG=-
+	RNS[i]=- RPROG[i]=-
+	if [ -e "$W/err.$i" ]; then
+		[ -z "$BARE" ] && BARE=-	# no ratios without the first
+		printf '%-44s not available: %s\n' "${ROW_LABEL[i]}" \
+			"$(grep -v RLIMIT_MEMLOCK "$W/err.$i" | head -n 1)"
+		return
+	fi
+	t=$(median <"$W/times.$i")
 	ns=$(awk -v t="$t" -v b="$BASE" -v n="$N" \
 		'BEGIN { printf "%.1f", (t - b) / n }')
-	p=$(awk '{ printf "%.0f", $1 }' "$W/prog_median")
+	p=$(median <"$W/ptimes.$i" | awk '{ printf "%.0f", $1 }')
 	[ -z "$BARE" ] && BARE=$ns
 	[ -z "${PBARE:-}" ] && PBARE=$p
 	ROW_NS=$ns ROW_PROG=$p
-	printf '%-44s %10s %7s %9s %7s\n' "$label" "$ns" \
+	RNS[i]=$ns RPROG[i]=$p
+	printf '%-44s %10s %7s %9s %7s\n' "${ROW_LABEL[i]}" "$ns" \
 		"$(fmt_ratio "$ns" "$BARE")" "$p" \
 		"$(awk -v p="$p" -v b="$PBARE" 'BEGIN { printf "%+d", p - b }')"
+}
+
+rows_run() {
+	local n=${#ROW_LABEL[@]} k r j i
+	k=$((n - ROW_FIRST))
+	for ((i = ROW_FIRST; i < n; i++)); do
+		: >"$W/times.$i"
+		: >"$W/ptimes.$i"
+		rm -f "$W/err.$i"
+	done
+	for ((r = 0; r < RUNS; r++)); do
+		for ((j = 0; j < k; j++)); do
+			i=$((ROW_FIRST + (j + r) % k))
+			[ -e "$W/err.$i" ] || row_once "$i"
+		done
+	done
+	for ((i = ROW_FIRST; i < n; i++)); do
+		row_print "$i"
+	done
+	ROW_FIRST=$n
+}
+
+firing_row() {
+	row "$@"
+	rows_run
 }

@@ -14,7 +14,7 @@
 # site's argument specification looked up by attach cookie, as sites placed
 # while tracing and programs of many sites have it, rather than carried as
 # code (usdt_tramp.c).  Medians of RUNS runs (default
-# 3): ns per firing above the untraced loop and the ratio to the bare
+# 3, in rotated rounds: lib.sh, rows_run): ns per firing above the untraced loop and the ratio to the bare
 # uprobe, measured in this one run, and the time spent in the BPF program
 # per firing (bench/progstat.c, see firing.sh).  The dispatch and count()
 # are held to bpftrace's BPF time for the same work (the dispatch also to
@@ -52,41 +52,44 @@ table() {
 	printf 'untraced loop: %.2f ns per iteration\n' "$(awk -v t="$BASE" \
 		-v n="$N" 'BEGIN { print t / n }')"
 	firing_header
-	firing_row "bare uprobe, empty BPF program" "$prog" firings \
+	row "bare uprobe, empty BPF program" "$prog" firings \
 		"$FLOOR" run "$bin" "sdt:$prov:tick" -- "$bin" "$N"
-	if [ -z "$BARE" ]; then
-		echo "(no bare uprobe figure: ratios are not shown)"
-		BARE=-
-	fi
-	firing_row "dtrace $prov\$target:::tick { }" "$prog" firings \
+	local bare_row=$ROW_I
+	row "dtrace $prov\$target:::tick { }" "$prog" firings \
 		"$DTRACE" -q -n "$prov\$target:::tick { }" -c "$bin $N"
-	firing_row "dtrace $prov\$target:::tick /arg0 < 0/ { }" "$prog" \
+	row "dtrace $prov\$target:::tick /arg0 < 0/ { }" "$prog" \
 		firings "$DTRACE" -q -n "$prov\$target:::tick /arg0 < 0/ { }" \
 		-c "$bin $N"
-	disp=$ROW_PROG
-	firing_row "  the same, no prefilter" "$prog" firings \
+	local disp_row=$ROW_I
+	row "  the same, no prefilter" "$prog" firings \
 		env DTRACE_BENCH_NOPREFILTER=1 "$DTRACE" -q \
 		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
-	firing_row "  the same, the site's spec looked up" "$prog" firings \
+	row "  the same, the site's spec looked up" "$prog" firings \
 		env DTRACE_BENCH_USDT_LOOKUP=1 "$DTRACE" -q \
 		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
-	firing_row "dtrace $prov\$target:::tick { @ = count(); }" "$prog" \
+	row "dtrace $prov\$target:::tick { @ = count(); }" "$prog" \
 		firings "$DTRACE" -q \
 		-n "$prov\$target:::tick { @ = count(); }" -c "$bin $N"
-	count=$ROW_PROG
+	local count_row=$ROW_I bt_row=-1
 	if have_bpftrace; then
-		firing_row "bpftrace usdt:...:$prov:tick { }" "$prog" \
+		row "bpftrace usdt:...:$prov:tick { }" "$prog" \
 			firings bpftrace \
 			-e "usdt:$bin:$prov:tick { }" -c "$bin $N"
-		bdisp=$ROW_PROG
-		firing_row "bpftrace usdt:...:$prov:tick /arg0 < 0/ { }" \
+		bt_row=$ROW_I
+		row "bpftrace usdt:...:$prov:tick /arg0 < 0/ { }" \
 			"$prog" firings bpftrace \
 			-e "usdt:$bin:$prov:tick /arg0 < 0/ { }" -c "$bin $N"
-		bpred=$ROW_PROG
-		firing_row "bpftrace usdt:...:$prov:tick { @ = count(); }" \
+		row "bpftrace usdt:...:$prov:tick { @ = count(); }" \
 			"$prog" firings bpftrace \
 			-e "usdt:$bin:$prov:tick { @ = count(); }" -c "$bin $N"
-		bcount=$ROW_PROG
+	fi
+	rows_run
+	[ "${RNS[bare_row]}" = - ] &&
+		echo "(no bare uprobe figure: ratios are not shown)"
+	disp=${RPROG[disp_row]} count=${RPROG[count_row]}
+	if [ "$bt_row" -ge 0 ]; then
+		bdisp=${RPROG[bt_row]} bpred=${RPROG[bt_row + 1]}
+		bcount=${RPROG[bt_row + 2]}
 		usdt_goal "dispatch alone against bpftrace /arg0 < 0/ { }" \
 			"$disp" "$bpred"
 		usdt_goal "dispatch alone against bpftrace { }" "$disp" "$bdisp"
