@@ -2246,13 +2246,13 @@ static int prefilter_inline_reg(const dt_as_t *pf)
 	return -1;
 }
 
-/* Where each exit of the prefilter pf jumps when pf runs inline: to the
- * test of its return (-1), or, returning a known truth
- * (dt_opt_exit_truths()), past the test to the firing's end (0) or its
- * full path (1).  Threaded so only when exits of both truths are known
- * or some exit needs the test: every instruction stays reachable.
- * Returns whether some exit needs the test; truth: NULL when out of
- * memory (every exit tests its return). */
+/* Where each exit of the prefilter pf jumps when pf runs inline, in
+ * truth[]: -1, to the test of its return; or, when the exit returns a
+ * known truth (dt_opt_exit_truths()), past the test, to the firing's end
+ * (0) or to its full path (1).  The verifier refuses code it cannot
+ * reach, so exits skip the test only while some exit still needs it, or
+ * exits of both truths are known.  Returns whether the test stays;
+ * truth is NULL when out of memory, and then every exit tests. */
 static bool prefilter_exit_paths(const dt_as_t *pf, int8_t *truth)
 {
 	uint32_t n[3] = { 0, 0, 0 };	/* exits returning -1, 0, 1 */
