@@ -375,6 +375,11 @@ dtrace_map_t *dt_bpf_map_pinned(dtrace_hdl_t *dtp, const char *path)
 	return m;
 }
 
+/* The kernel's own ENOTSUPP (524), which libc has no text for: what the
+ * instruction decoder says of an instruction a uprobe cannot replace, and
+ * what a map without batches answers a batch. */
+#define DT_KERNEL_ENOTSUPP	524
+
 int dt_bpf_map_update(const dtrace_map_t *map, const void *key,
 		      const void *val)
 {
@@ -382,6 +387,31 @@ int dt_bpf_map_update(const dtrace_map_t *map, const void *key,
 		return -EBADF;
 	return bpf_map_update_elem(map->fd, key, val, BPF_ANY) < 0 ? -errno
 								   : 0;
+}
+
+int dt_bpf_map_update_many(const dtrace_map_t *map, const void *keys,
+			   const void *vals, uint32_t n)
+{
+	const char *k = keys, *v = vals;
+	uint32_t count = n;
+
+	if (map->fd < 0)
+		return -EBADF;
+	if (n == 0 || bpf_map_update_batch(map->fd, keys, vals, &count,
+					   NULL) == 0)
+		return 0;
+	if (errno != EINVAL && errno != DT_KERNEL_ENOTSUPP &&
+	    errno != EOPNOTSUPP)
+		return -errno;
+	/* Batches refused: the elements one by one (those the batch
+	 * wrote are written again, to the same values). */
+	for (uint32_t i = 0; i < n; i++) {
+		int err = dt_bpf_map_update(map, k + (size_t)i * map->ksize,
+					    v + (size_t)i * map->vsize);
+		if (err < 0)
+			return err;
+	}
+	return 0;
 }
 
 int dt_bpf_map_lookup(const dtrace_map_t *map, const void *key, void *val)
@@ -871,10 +901,6 @@ typedef struct site_report {
 	int first_err;
 	uint64_t first_off;
 } site_report_t;
-
-/* The kernel's own ENOTSUPP (524), which libc has no text for, is what the
- * instruction decoder says of an instruction a uprobe cannot replace. */
-#define DT_KERNEL_ENOTSUPP	524
 
 static const char *site_strerror(int err)
 {

@@ -125,6 +125,12 @@ int dt_bpf_maps_create(dtrace_hdl_t *dtp);
 int dt_bpf_map_update(const dtrace_map_t *map, const void *key,
 		      const void *val);
 int dt_bpf_map_lookup(const dtrace_map_t *map, const void *key, void *val);
+/* n elements at once: keys and vals, map->ksize and map->vsize bytes
+ * each, one after the other.  One system call for many elements where the
+ * kernel takes batches (Linux 5.6 for hashes, 5.7 for arrays), else one
+ * each.  0 or -errno (no message). */
+int dt_bpf_map_update_many(const dtrace_map_t *map, const void *keys,
+			   const void *vals, uint32_t n);
 
 /* Whether uprobes are attached with uprobe_multi links (feature present
  * and not forced off by -x uprobe=perf).  dt_bpf_prog_load() loads every

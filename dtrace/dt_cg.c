@@ -761,6 +761,7 @@ static void check_clause(dt_cg_t *cx, const dt_clause_ast_t *c)
 	check_init(cx, &ck);
 	ck.probes = cx->probes;
 	ck.nprobes = cx->nprobes;
+	ck.probe_ctypes = dt_probe_ctypes;
 	ck.in_clause = true;
 	dt_check_clause(&ck, c);
 	/* a clause records when it has an action that records, or nothing

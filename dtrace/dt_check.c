@@ -892,6 +892,8 @@ static dt_type_t *check_args(dt_check_t *cx, dt_node_t *n)
 	dt_type_t *t = NULL;
 	for (int k = 0; k < cx->nprobes; k++) {
 		dtrace_probe_t *p = cx->probes[k];
+		if (cx->probe_ctypes != NULL)
+			cx->probe_ctypes(cx->dtp, p);
 		if (i < 0 || i >= p->nargs || i >= DTRACE_ARGS_MAX ||
 		    p->argtypes[i] == NULL)
 			ERR(cx, D_ARGS_IDX, n, "index %lld is out of range for "

@@ -25,6 +25,10 @@ typedef struct dt_check {
 	dt_idtab_t *idents;	/* the session's variables, aggregations */
 	dtrace_probe_t **probes;	/* the clause's probes, their args */
 	int nprobes;
+	/* Resolves the C types of a probe's arguments, asked for where
+	 * args[] is used: the probe table's dt_probe_ctypes(), which the
+	 * checker does not reach itself (NULL: the types are as they are) */
+	void (*probe_ctypes)(dtrace_hdl_t *dtp, dtrace_probe_t *p);
 	bool in_clause;		/* false: declarations (an inline's
 				   definition has no clause to run in) */
 	uint32_t strsize;	/* -x strsize: a string's NUL is within it */

@@ -133,6 +133,7 @@ struct dtrace_probe {
 	dt_provider_t *provider;
 	void *priv;
 	int nargs;		/* -1 until probe_args was asked */
+	bool ctypes_read;	/* dt_probe_ctypes() ran */
 	dtrace_argdesc_t args[DTRACE_ARGS_MAX];
 	dt_type_t *argtypes[DTRACE_ARGS_MAX];	/* of args[N] */
 	dt_type_t *nativetypes[DTRACE_ARGS_MAX];	/* of argN */
@@ -260,6 +261,11 @@ bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
 		      const dtrace_probedesc_t *d);
 /* Fill prp->args/argtypes from its provider (once). */
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
+/* dt_probe_args(), then the C types of prp's arguments (once): a pid
+ * probe's from its function's DWARF, a kernel probe's from the kernel's
+ * BTF.  Asked only where args[] is used, or the types are listed: a
+ * library's DWARF costs more than matching all its functions. */
+void dt_probe_ctypes(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
 /* The probe of PRID id, those made at run time included; NULL if none. */
 dtrace_probe_t *dt_probe_by_id(dtrace_hdl_t *dtp, uint32_t id);
 /* Put p, made outside dt_probe_insert() with its id set, in the hash. */

@@ -546,7 +546,7 @@ static void list_verbose(dtrace_hdl_t *dtp, dtrace_probe_t *p)
 	if (p->provider->ops->probe_stability)
 		p->provider->ops->probe_stability(p->provider, p->provider->data, p,
 						  attr);
-	dt_probe_args(dtp, p);
+	dt_probe_ctypes(dtp, p);
 	fprintf(out, "\n\tProbe Description Attributes\n"
 		"\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n"
 		"\t\tDependency Class: %s\n", stability_name(attr[0]),

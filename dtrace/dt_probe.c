@@ -180,11 +180,11 @@ static dt_type_t *arg_type(dtrace_hdl_t *dtp, const char *name)
 
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
-	const dtrace_provider_ops_t *ops = prp->provider->ops;
-
 	if (prp->nargs >= 0)
 		return 0;
 	prp->nargs = 0;
+
+	const dtrace_provider_ops_t *ops = prp->provider->ops;
 	if (ops->probe_args == NULL)
 		return 0;
 
@@ -200,9 +200,16 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 		prp->nativetypes[i] = arg_type(dtp, a->native);
 		prp->argtypes[i] = arg_type(dtp, a->xlate ? a->xlate : a->native);
 	}
+	return 0;
+}
+
+void dt_probe_ctypes(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
+{
+	if (dt_probe_args(dtp, prp) < 0 || prp->ctypes_read)
+		return;
+	prp->ctypes_read = true;
 	dt_dwarf_probe_args(dtp, prp);	/* C types of pid probes */
 	dt_btf_probe_args(dtp, prp);	/* kernel types of kernel probes */
-	return 0;
 }
 
 static void probe_free(dtrace_probe_t *p)

@@ -441,6 +441,8 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 static int prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp);
 static void generic_only(dtrace_hdl_t *dtp);
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
+static int overlays_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
+			  uint32_t n);
 static int overlay_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o);
 static void emit_entry_trampoline(dt_as_t *as, const int *tramps, int ent,
 				  int next);
@@ -3298,6 +3300,19 @@ static void copy_name(char *dst, size_t len, const char *src)
 	dst[len - 1] = '\0';
 }
 
+/* The elements map writes take at a time, at most. */
+#define DT_MAP_BATCH	256
+
+/* The names of probe p as the programs read them. */
+static void probedesc_value(const dtrace_probe_t *p, dt_probedesc_rt_t *d)
+{
+	memset(d, 0, sizeof(*d));
+	copy_name(d->prv, sizeof(d->prv), p->prv);
+	copy_name(d->mod, sizeof(d->mod), p->mod);
+	copy_name(d->fun, sizeof(d->fun), p->fun);
+	copy_name(d->prb, sizeof(d->prb), p->prb);
+}
+
 /* The names probeprov.. read at run time for probe p; a probe created
  * while tracing gets its entry when first overlaid (room for
  * DT_LATE_PROBES_MAX of them; beyond, its names read as ""). */
@@ -3311,34 +3326,48 @@ static int probedesc_store(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
 	if (pd == NULL || pd->fd < 0 || id >= pd->nentries ||
 	    (dtp->inst_base != 0 && id >= dtp->inst_base))
 		return 0;
-	memset(&d, 0, sizeof(d));
-	copy_name(d.prv, sizeof(d.prv), p->prv);
-	copy_name(d.mod, sizeof(d.mod), p->mod);
-	copy_name(d.fun, sizeof(d.fun), p->fun);
-	copy_name(d.prb, sizeof(d.prb), p->prb);
+	probedesc_value(p, &d);
 	return bpf_map_update_elem(pd->fd, &id, &d, BPF_ANY);
+}
+
+/* The names of every probe enabled, and of ERROR, written in batches of
+ * DT_MAP_BATCH.  0 or -errno. */
+static int probedescs_write(dtrace_hdl_t *dtp)
+{
+	dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");
+	uint32_t *ids = dt_zalloc(DT_MAP_BATCH * sizeof(*ids));
+	dt_probedesc_rt_t *names = dt_zalloc(DT_MAP_BATCH * sizeof(*names));
+	uint32_t k = 0;
+	int err = 0;
+
+	for (uint32_t id = 1; id <= dtp->nprobes && err == 0; id++) {
+		const dtrace_probe_t *p = dtp->probes[id];
+		if (!p->enabled && p != dtp->error_probe)
+			continue;
+		ids[k] = id;
+		probedesc_value(p, &names[k]);
+		if (++k == DT_MAP_BATCH) {
+			err = dt_bpf_map_update_many(pd, ids, names, k);
+			k = 0;
+		}
+	}
+	if (err == 0)
+		err = dt_bpf_map_update_many(pd, ids, names, k);
+	free(ids);
+	free(names);
+	return err;
 }
 
 static int fill_maps(dtrace_hdl_t *dtp, struct dt_progset *ps)
 {
-	dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");
 	dtrace_map_t *st = dt_bpf_map_find(dtp, "state");
+	int err;
 
-	for (uint32_t i = 0; i < ps->novls; i++)
-		if (overlay_update(dtp, &ps->ovls[i]) < 0)
-			return -1;
-	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
-		dtrace_probe_t *p = dtp->probes[id];
-		dt_probedesc_rt_t d;
-		if (!p->enabled && p != dtp->error_probe)
-			continue;
-		memset(&d, 0, sizeof(d));
-		copy_name(d.prv, sizeof(d.prv), p->prv);
-		copy_name(d.mod, sizeof(d.mod), p->mod);
-		copy_name(d.fun, sizeof(d.fun), p->fun);
-		copy_name(d.prb, sizeof(d.prb), p->prb);
-		if (bpf_map_update_elem(pd->fd, &id, &d, BPF_ANY) < 0)
-			goto fail;
+	if (overlays_write(dtp, ps->ovls, ps->novls) < 0)
+		return -1;
+	if ((err = probedescs_write(dtp)) < 0) {
+		errno = -err;
+		goto fail;
 	}
 	uint32_t k = DT_STATE_WALL_OFFSET;
 	uint64_t v = dt_wall_ns() - dt_now_ns();
@@ -3557,22 +3586,20 @@ static bool overlay_has(const dt_overlay_ent_t *o, uint32_t prid)
 }
 
 /*
- * Write the value of overlay o: its probes, and for a process's overlay
- * those of every process (0, cookie) too, since a firing that finds the
- * process's overlay looks no further: a pid probe of every process and a
- * USDT probe of one process on one instruction both run.  A template of
- * every process gives way to the process's own probe of it.
+ * The value of overlay o in v (dt_ovl_size() bytes, zeroed): its probes,
+ * and for a process's overlay those of every process (0, cookie) too,
+ * since a firing that finds the process's overlay looks no further: a pid
+ * probe of every process and a USDT probe of one process on one
+ * instruction both run.  A template of every process gives way to the
+ * process's own probe of it.
  */
-static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+static void overlay_value(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
+			  char *v)
 {
-	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
 	const uint32_t words = dt_clause_words(dtp->nclauses);
-	char *v = dt_zalloc((size_t)dt_ovl_size(words));
 	const dt_overlay_ent_t *all = o->pid != 0 ?
 		overlay_of(dtp->progs, 0, o->cookie) : NULL;
 	dt_overlay_t hdr = { .n = 0 };
-	uint32_t key[2] = { o->pid, o->cookie };
-	int err = 0;
 
 	for (uint32_t j = 0; j < o->n; j++)
 		overlay_fill_ent(v, dt_ovl_ent_off(words, (int)hdr.n++), words,
@@ -3594,12 +3621,41 @@ static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 				 p, overlay_user_flags(dtp->progs, all, j));
 	}
 	memcpy(v, &hdr, sizeof(hdr));
-	if (bpf_map_update_elem(ovl->fd, key, v, BPF_ANY) < 0) {
-		err = -errno;
-		dt_warn(dtp, "failed to record an overlay: %s", strerror(errno));
+}
+
+/* The overlays o[0 .. n) written: their keys (pid, cookie) and values
+ * (overlay_value()) in batches of DT_MAP_BATCH. */
+static int overlays_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
+			  uint32_t n)
+{
+	dtrace_map_t *ovl = dt_bpf_map_find(dtp, "overlay");
+	const size_t vsize = (size_t)dt_ovl_size(dt_clause_words(
+		dtp->nclauses));
+	uint32_t batch = n < DT_MAP_BATCH ? n : DT_MAP_BATCH;
+	uint32_t (*keys)[2] = dt_zalloc(batch * sizeof(*keys) + 1);
+	char *vals = dt_zalloc(batch * vsize + 1);
+	int err = 0;
+
+	for (uint32_t done = 0; done < n && err == 0; done += batch) {
+		uint32_t k = n - done < batch ? n - done : batch;
+		memset(vals, 0, k * vsize);
+		for (uint32_t i = 0; i < k; i++) {
+			keys[i][0] = o[done + i].pid;
+			keys[i][1] = o[done + i].cookie;
+			overlay_value(dtp, &o[done + i], vals + i * vsize);
+		}
+		err = dt_bpf_map_update_many(ovl, keys, vals, k);
 	}
-	free(v);
+	if (err < 0)
+		dt_warn(dtp, "failed to record an overlay: %s", strerror(-err));
+	free(keys);
+	free(vals);
 	return err;
+}
+
+static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+{
+	return overlays_write(dtp, o, 1);
 }
 
 /* overlay_update(), and for the overlay of every process, the overlays of

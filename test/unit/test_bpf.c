@@ -364,6 +364,47 @@ static void test_maps(void)
 	CHECK(h.bpf == NULL, "fini");
 }
 
+/* Many elements at once: in batches on an array and a hash, one by one
+ * on a map that takes no batches (an LPM trie); each then reads back. */
+static void test_map_batches(void)
+{
+	dtrace_hdl_t h;
+	uint32_t keys[6] = { 5, 0, 3, 1, 4, 2 };
+	uint64_t vals[6] = { 50, 0, 30, 10, 40, 20 }, got = 0;
+
+	memset(&h, 0, sizeof(h));
+	dt_bpf_init(&h);
+	dtrace_map_t *a = dt_bpf_map(&h, "batch-a", BPF_MAP_TYPE_ARRAY, 4, 8,
+				     6);
+	dtrace_map_t *m = dt_bpf_map(&h, "batch-h", BPF_MAP_TYPE_HASH, 4, 8,
+				     8);
+	CHECK(dt_bpf_maps_create(&h) == 0, "%s", h.errmsg);
+	CHECK(dt_bpf_map_update_many(a, keys, vals, 6) == 0, "array batch");
+	CHECK(dt_bpf_map_update_many(m, keys, vals, 6) == 0, "hash batch");
+	CHECK(dt_bpf_map_update_many(m, keys, vals, 0) == 0, "no elements");
+	for (int i = 0; i < 6; i++) {
+		CHECK(dt_bpf_map_lookup(a, &keys[i], &got) == 0 &&
+		      got == vals[i], "array %u: %llu", keys[i],
+		      (unsigned long long)got);
+		CHECK(dt_bpf_map_lookup(m, &keys[i], &got) == 0 &&
+		      got == vals[i], "hash %u: %llu", keys[i],
+		      (unsigned long long)got);
+	}
+
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_NO_PREALLOC);
+	struct { uint32_t prefixlen, addr; } lk[2] = { { 32, 1 }, { 32, 2 } };
+	dtrace_map_t lpm = { .fd = bpf_map_create(BPF_MAP_TYPE_LPM_TRIE,
+		"batch_lpm", 8, 8, 4, &o), .type = BPF_MAP_TYPE_LPM_TRIE,
+		.ksize = 8, .vsize = 8, .nentries = 4 };
+	CHECK(lpm.fd >= 0, "LPM trie: %s", strerror(errno));
+	CHECK(dt_bpf_map_update_many(&lpm, lk, vals, 2) == 0,
+	      "one by one where batches are refused");
+	CHECK(dt_bpf_map_lookup(&lpm, &lk[1], &got) == 0 && got == vals[1],
+	      "LPM trie: %llu", (unsigned long long)got);
+	close(lpm.fd);
+	dt_bpf_fini(&h);
+}
+
 static void test_features(void)
 {
 	dtrace_hdl_t h;
@@ -579,6 +620,7 @@ int main(void)
 	}
 	test_features();
 	test_maps();
+	test_map_batches();
 	test_load_error();
 	for (int perf = 0; perf <= 1; perf++) {
 		test_attach(perf);
