@@ -114,28 +114,35 @@ firing_setup() {
 	trap 'rm -rf "$W"' EXIT
 }
 
+# loop_run TIMES PTIMES PROG WORD CMD...: one run of CMD, whose loop's T
+# is appended to the file TIMES and its busiest BPF program's ns per run
+# to PTIMES; status 1 when the run gave no T, with its error in $W/err.
+loop_run() {
+	local times=$1 ptimes=$2 prog=$3 word=$4 t rc
+	shift 4
+	"$PROGSTAT" -- "$@" >"$W/out" 2>"$W/err" </dev/null
+	rc=$?
+	t=$(awk -v p="$prog" -v w="$word" '$1 == p && $3 == w { print $4 }' \
+		"$W/out")
+	if [ -z "$t" ]; then
+		[ -s "$W/err" ] || tail -n 3 "$W/out" >"$W/err"
+		[ -s "$W/err" ] || echo "exit status $rc" >"$W/err"
+		return 1
+	fi
+	echo "$t" >>"$times"
+	awk '$1 == "progstat" && $2 > 0 { print $3 / $2 }' "$W/out" \
+		>>"$ptimes"
+}
+
 # firing_loop_ns PROG WORD CMD...: the median T of RUNS runs of CMD; empty
 # when a run fails, with its error in $W/err.
 firing_loop_ns() {
-	local prog=$1 word=$2 i t rc
-	shift 2
+	local i
 	: >"$W/times"
 	: >"$W/ptimes"
 	for ((i = 0; i < RUNS; i++)); do
-		"$PROGSTAT" -- "$@" >"$W/out" 2>"$W/err" </dev/null
-		rc=$?
-		t=$(awk -v p="$prog" -v w="$word" '$1 == p && $3 == w { print $4 }' \
-			"$W/out")
-		if [ -z "$t" ]; then
-			[ -s "$W/err" ] || tail -n 3 "$W/out" >"$W/err"
-			[ -s "$W/err" ] || echo "exit status $rc" >"$W/err"
-			return
-		fi
-		echo "$t" >>"$W/times"
-		awk '$1 == "progstat" && $2 > 0 { print $3 / $2 }' "$W/out" \
-			>>"$W/ptimes"
+		loop_run "$W/times" "$W/ptimes" "$@" || return
 	done
-	median <"$W/ptimes" >"$W/prog_median"
 	median <"$W/times"
 }
 
@@ -186,21 +193,10 @@ row() {
 # row_once I: one run of row I; a failed run leaves its error in
 # $W/err.I, and the row is not run again.
 row_once() {
-	local i=$1 rc t
-	eval "\"\$PROGSTAT\" -- ${ROW_CMD[i]}" >"$W/out" 2>"$W/err" \
-		</dev/null
-	rc=$?
-	t=$(awk -v p="${ROW_PNAME[i]}" -v w="${ROW_WORD[i]}" \
-		'$1 == p && $3 == w { print $4 }' "$W/out")
-	if [ -z "$t" ]; then
-		[ -s "$W/err" ] || tail -n 3 "$W/out" >"$W/err"
-		[ -s "$W/err" ] || echo "exit status $rc" >"$W/err"
+	local i=$1
+	eval "loop_run \"\$W/times.$i\" \"\$W/ptimes.$i\" \
+		${ROW_PNAME[i]@Q} ${ROW_WORD[i]@Q} ${ROW_CMD[i]}" ||
 		mv "$W/err" "$W/err.$i"
-		return
-	fi
-	echo "$t" >>"$W/times.$i"
-	awk '$1 == "progstat" && $2 > 0 { print $3 / $2 }' "$W/out" \
-		>>"$W/ptimes.$i"
 }
 
 # row_print I: row I's line, from the medians of its runs.

@@ -30,10 +30,11 @@
  *
  * Both are conservative.  A call (helper or subprogram) may read and write
  * the whole stack and the context it was given, but for a few helpers
- * whose arguments cannot point to the stack (call_plain_args()); a value a conditional jump
- * tested is not forwarded (the verifier knows its bounds from the test,
- * and would not know them of a new load); memory reached through a
- * register not known to hold the frame or the context may be the stack.
+ * whose arguments cannot point to the stack (call_plain_args()); a value
+ * a conditional jump tested is not forwarded (the verifier knows its
+ * bounds from the test, and would not know them of a new load); memory
+ * reached through a register not known to hold the frame or the context
+ * may be the stack.
  * Jumps, calls, exits, map loads, atomics and stores outside the frame
  * are never dropped.  A function with an instruction not understood here,
  * or a jump out of it, is left as it is.

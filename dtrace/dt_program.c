@@ -2265,9 +2265,12 @@ static bool prefilter_exit_paths(const dt_as_t *pf, int8_t *truth)
 	for (uint32_t i = 0; i < pf->ninsns; i++)
 		if (pf->insns[i].code == (BPF_JMP | BPF_EXIT))
 			n[truth[i] + 1]++;
-	if (n[0] == 0 && (n[1] == 0 || n[2] == 0))
-		memset(truth, -1, pf->ninsns);
-	return n[0] > 0 || n[1] == 0 || n[2] == 0;
+	if (n[0] > 0)
+		return true;	/* the test stays, for the exits not known */
+	if (n[1] > 0 && n[2] > 0)
+		return false;	/* both paths past it are taken */
+	memset(truth, -1, pf->ninsns);	/* one path only: every exit tests */
+	return true;
 }
 
 /* The prefilter pf run inline at the program's entry, the context kept in
@@ -3632,10 +3635,12 @@ static int overlays_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
 	const size_t vsize = (size_t)dt_ovl_size(dt_clause_words(
 		dtp->nclauses));
 	uint32_t batch = n < DT_MAP_BATCH ? n : DT_MAP_BATCH;
-	uint32_t (*keys)[2] = dt_zalloc(batch * sizeof(*keys) + 1);
-	char *vals = dt_zalloc(batch * vsize + 1);
 	int err = 0;
 
+	if (n == 0)
+		return 0;
+	uint32_t (*keys)[2] = dt_zalloc(batch * sizeof(*keys));
+	char *vals = dt_zalloc(batch * vsize);
 	for (uint32_t done = 0; done < n && err == 0; done += batch) {
 		uint32_t k = n - done < batch ? n - done : batch;
 		memset(vals, 0, k * vsize);
