@@ -2,16 +2,17 @@
 /*
  * dtp_msg.c: a registration message, untrusted, turned into a registration.
  *
- * Isolation.  The message is parsed in a child forked for that message,
- * which first closes every descriptor but one pipe and enters seccomp strict
- * mode (read, write, exit only): whatever a message does to the parser, the
- * child can only write to the pipe and die.  The child writes a small binary
- * prefix (op, base) and then the registration in the state-file text format;
- * the parent reads at most DTP_OUT_MAX bytes, waits at most DTP_TIMEOUT_MS,
- * requires exit status 0 and parses the text with usdt_reg_parse(), which is
- * total.  So a hostile message gets at most a killed child and a refusal.
- * The child never allocates (malloc could need brk or mmap, forbidden): it
- * writes through a static buffer.
+ * Isolation.  The message is parsed in a process of its own (the parser,
+ * below), one per message, which holds only two pipes (the message in, its
+ * output out) and is in seccomp strict mode (read, write, exit only) before
+ * it reads the message: whatever a message does to the parser, the parser
+ * can only write to its pipe and die.  It writes a small binary prefix (op,
+ * base) and then the registration in the state-file text format; the
+ * daemon reads at most DTP_OUT_MAX bytes, waits at most DTP_TIMEOUT_MS,
+ * requires exit status 0 and parses the text with usdt_reg_parse(), which
+ * is total.  So a hostile message gets at most a killed parser and a
+ * refusal.  The parser never allocates (malloc could need brk or mmap,
+ * forbidden): it reads and writes through static buffers.
  *
  * Checks (dtp_msg_convert): size bounds, magic and version, size field equal
  * to the packet's, every table inside the message (64-bit arithmetic, no
@@ -26,11 +27,14 @@
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,6 +42,7 @@
 
 #define DTP_OUT_MAX	(16u << 20)
 #define DTP_TIMEOUT_MS	2000
+#define DTP_PARSER_WARM	(128u << 10)
 
 typedef struct msg_out {
 	int fd;
@@ -46,7 +51,17 @@ typedef struct msg_out {
 	char buf[65536];
 } msg_out_t;
 
-static msg_out_t msg_out;	/* static: the jailed child cannot allocate */
+static msg_out_t msg_out;	/* static: the jailed parser cannot allocate */
+
+/*
+ * The sites of each probe, in the message's order: a list per probe through
+ * site_next[], built in one pass, so that the conversion is linear in the
+ * message (a scan of every site for every probe took seconds for a provider
+ * of 100,000 probes).  Static, as the output buffer is.
+ */
+#define MSG_NO_SITE	UINT32_MAX
+static uint32_t probe_sites[DTPV_PROBES_MAX];	/* first site, or none */
+static uint32_t site_next[DTPV_SITES_MAX];
 
 static void out_flush(msg_out_t *o)
 {
@@ -225,14 +240,32 @@ static int msg_probe(msg_ctx_t *c, msg_out_t *o, uint32_t i)
 			return msg_fail(c, "argument mapping out of range");
 		out_fmt(o, "xlate\t%u\t%s\t%u\n", a, t, p.mapping[a]);
 	}
-	for (uint32_t s = 0; s < c->h.nsites; s++) {
+	for (uint32_t s = probe_sites[i]; s != MSG_NO_SITE; s = site_next[s]) {
 		dtpv_site_t st;
 
 		memcpy(&st, c->m + c->h.sites_off + (size_t)s * sizeof(st),
 		       sizeof(st));
-		if (st.probe == i)
-			out_fmt(o, "site\t0x%" PRIx64 "\t0x0\t0x%" PRIx64
-				"\t0x0\n", st.addr, st.sema);
+		out_fmt(o, "site\t0x%" PRIx64 "\t0x0\t0x%" PRIx64 "\t0x0\n",
+			st.addr, st.sema);
+	}
+	return 0;
+}
+
+/* Check every site's probe and link the sites into their probe's list. */
+static int msg_link_sites(msg_ctx_t *c)
+{
+	for (uint32_t i = 0; i < c->h.nprobes; i++)
+		probe_sites[i] = MSG_NO_SITE;
+	/* Backwards, each pushed in front: the lists keep the message's order. */
+	for (uint32_t s = c->h.nsites; s-- > 0;) {
+		dtpv_site_t st;
+
+		memcpy(&st, c->m + c->h.sites_off + (size_t)s * sizeof(st),
+		       sizeof(st));
+		if (st.probe >= c->h.nprobes || st.addr == 0)
+			return msg_fail(c, "site of no probe");
+		site_next[s] = probe_sites[st.probe];
+		probe_sites[st.probe] = s;
 	}
 	return 0;
 }
@@ -247,16 +280,8 @@ int dtp_msg_convert(const unsigned char *msg, size_t len, int fd,
 	o->fd = fd;
 	o->len = 0;
 	o->failed = false;
-	if (msg_check_header(&c) != 0)
+	if (msg_check_header(&c) != 0 || msg_link_sites(&c) != 0)
 		return -1;
-	for (uint32_t s = 0; s < c.h.nsites; s++) {
-		dtpv_site_t st;
-
-		memcpy(&st, msg + c.h.sites_off + (size_t)s * sizeof(st),
-		       sizeof(st));
-		if (st.probe >= c.h.nprobes || st.addr == 0)
-			return msg_fail(&c, "site of no probe");
-	}
 	prefix[0] = c.h.op;
 	prefix[1] = c.h.base;
 	out_put(o, "K", 1);
@@ -280,34 +305,202 @@ int dtp_msg_convert(const unsigned char *msg, size_t len, int fd,
 	return o->failed ? msg_fail(&c, "output failed") : 0;
 }
 
-/* The jailed child: never returns. */
-static _Noreturn void msg_child(const void *msg, size_t len, int fd)
+bool dtp_msg_is_unregistration(const void *msg, size_t len)
+{
+	dtpv_msg_t h;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, msg, sizeof(h));
+	return h.op == DTPV_OP_UNREGISTER;
+}
+
+/*
+ * An unregistration ends the registration of the same provider whose first
+ * site is the same (dtp_state.c): those two are all the daemon reads of it,
+ * here, after the header's checks, which are arithmetic on the header.
+ * The rest (probes, types, names) is not looked at, so no parser is
+ * started for what every registered program sends as it exits.  The first
+ * site is the first, in the message's order, of the lowest-numbered probe
+ * that has sites, as the registration's lists give it.
+ */
+int dtp_msg_unregistration(const void *msg, size_t len,
+			   char provider[DTPV_NAME_MAX], uint64_t *site,
+			   char *why, size_t whysz)
+{
+	msg_ctx_t c = { msg, len, { { 0 } }, why, whysz };
+	uint32_t first_probe = UINT32_MAX;
+
+	*site = 0;
+	if (msg_check_header(&c) != 0)
+		return -1;
+	if (c.h.op != DTPV_OP_UNREGISTER)
+		return msg_fail(&c, "not an unregistration");
+	for (uint32_t s = 0; s < c.h.nsites; s++) {
+		dtpv_site_t st;
+
+		memcpy(&st, c.m + c.h.sites_off + (size_t)s * sizeof(st),
+		       sizeof(st));
+		if (st.probe >= c.h.nprobes || st.addr == 0)
+			return msg_fail(&c, "site of no probe");
+		if (st.probe < first_probe) {
+			first_probe = st.probe;
+			*site = st.addr;
+		}
+	}
+	/* msg_check_header() checked the name: an identifier, shorter. */
+	snprintf(provider, DTPV_NAME_MAX, "%s", msg_str(&c, c.h.provider));
+	return 0;
+}
+
+/*
+ * The parser.  A process of its own, started ahead of the message it will
+ * check (dtp_msg_prepare(), between messages) by running the daemon's own
+ * file again (/proc/self/exe DTP_PARSER_ARG), with the message's pipe as
+ * its standard input and the output's as its standard output.  A child
+ * forked for the message shared the daemon's pages copy-on-write: every
+ * page either of them wrote afterwards cost a fault and a TLB shootdown,
+ * and the fork copied the daemon's page tables, all of it on the time of
+ * the program waiting for its registration.  One parser checks one message,
+ * as the forked child did.
+ */
+typedef struct parser {
+	pid_t pid;		/* 0: none */
+	int in, out;		/* the message's pipe, the output's */
+} parser_t;
+
+static parser_t spare;
+static unsigned char msg_in[DTPV_MSG_MAX];	/* the parser's copy */
+
+/* Read n bytes, or fewer at the end of the input. */
+static size_t read_full(int fd, void *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t k = read(fd, (char *)buf + done, n - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+	}
+	return done;
+}
+
+_Noreturn void dtp_msg_parser_main(void)
 {
 	char why[128] = "";
-	int rc;
+	uint32_t len = 0;
+	int rc = -1;
 
-	if (dup2(fd, 3) < 0)
-		syscall(SYS_exit_group, 2);
-	syscall(SYS_close_range, 4, ~0u, 0);
-	close(0);
-	close(1);
-	/* stderr stays for nothing: closed too, the child says nothing. */
-	close(2);
+	/* The pages a message of a few thousand probes uses, faulted in now,
+	 * while the parser waits for its message, not once it has it. */
+	memset(msg_in, 0, DTP_PARSER_WARM < sizeof(msg_in) ? DTP_PARSER_WARM :
+	       sizeof(msg_in));
+	memset(msg_out.buf, 0, sizeof(msg_out.buf));
+	/* stderr too: the parser says nothing but its output. */
+	syscall(SYS_close_range, 2, ~0u, 0);
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_STRICT) != 0)
 		syscall(SYS_exit_group, 2);
-	rc = dtp_msg_convert(msg, len, 3, why, sizeof(why));
+	if (read_full(0, &len, sizeof(len)) == sizeof(len) &&
+	    len <= sizeof(msg_in) && read_full(0, msg_in, len) == len)
+		rc = dtp_msg_convert(msg_in, len, 1, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "message not received whole");
 	if (rc != 0) {
 		/* Nothing was written yet: 'E' and the reason. */
-		(void)!write(3, "E", 1);
-		(void)!write(3, why, strlen(why));
+		(void)!write(1, "E", 1);
+		(void)!write(1, why, strlen(why));
 	}
 	syscall(SYS_exit, rc == 0 ? 0 : 1);	/* exit_group is forbidden */
 	for (;;)
 		;
 }
 
-/* Read the child's output (bounded in size and time). */
-static int msg_collect(int fd, pid_t child, char **buf, size_t *len)
+static int parser_spawn(parser_t *p, char *why, size_t whysz)
+{
+	static char name[] = "dtprobed", arg[] = DTP_PARSER_ARG;
+	char *const argv[] = { name, arg, NULL }, *const envp[] = { NULL };
+	posix_spawn_file_actions_t fa;
+	int in[2], out[2], rc;
+
+	if (pipe2(in, O_CLOEXEC) != 0)
+		goto fail;
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		close(in[0]);
+		close(in[1]);
+		goto fail;
+	}
+	rc = posix_spawn_file_actions_init(&fa);
+	if (rc == 0 && (rc = posix_spawn_file_actions_adddup2(&fa, in[0], 0)) == 0 &&
+	    (rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1)) == 0)
+		rc = posix_spawn(&p->pid, "/proc/self/exe", &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	if (rc != 0) {
+		close(in[1]);
+		close(out[0]);
+		p->pid = 0;
+		snprintf(why, whysz, "cannot start the parser: %s", strerror(rc));
+		return -1;
+	}
+	/* Written with a deadline: a parser that stops reading is killed. */
+	(void)fcntl(in[1], F_SETFL, O_NONBLOCK);
+	p->in = in[1];
+	p->out = out[0];
+	return 0;
+fail:
+	snprintf(why, whysz, "pipe: %s", strerror(errno));
+	return -1;
+}
+
+void dtp_msg_prepare(void)
+{
+	char why[128];
+
+	if (spare.pid == 0 && parser_spawn(&spare, why, sizeof(why)) != 0)
+		dtp_log(LOG_ERR, "%s", why);
+}
+
+/* Send the parser the message's length and the message, within
+ * DTP_TIMEOUT_MS. */
+static int parser_send(const parser_t *p, const void *msg, uint32_t len)
+{
+	struct iovec iov[2] = { { &len, sizeof(len) }, { (void *)msg, len } };
+	int waited = 0;
+
+	while (iov[0].iov_len + iov[1].iov_len > 0) {
+		struct pollfd pfd = { p->in, POLLOUT, 0 };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 100) == 0) {
+			if ((waited += 100) >= DTP_TIMEOUT_MS)
+				return -ETIMEDOUT;
+			continue;
+		}
+		n = writev(p->in, iov[0].iov_len ? iov : iov + 1,
+			   iov[0].iov_len ? 2 : 1);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		for (int i = 0; i < 2 && n > 0; i++) {
+			size_t k = (size_t)n < iov[i].iov_len ? (size_t)n :
+				iov[i].iov_len;
+
+			iov[i].iov_base = (char *)iov[i].iov_base + k;
+			iov[i].iov_len -= k;
+			n -= (ssize_t)k;
+		}
+	}
+	return 0;
+}
+
+/* Read the parser's output (bounded in size and time). */
+static int msg_collect(int fd, char **buf, size_t *len)
 {
 	size_t cap = 0;
 	int waited = 0;
@@ -337,50 +530,68 @@ static int msg_collect(int fd, pid_t child, char **buf, size_t *len)
 			return n == 0 ? 0 : -errno;
 		*len += (size_t)n;
 	}
-	(void)child;
+}
+
+static void parser_end(parser_t *p, bool kill_it, int *status)
+{
+	close(p->in);
+	close(p->out);
+	if (kill_it)
+		kill(p->pid, SIGKILL);
+	while (waitpid(p->pid, status, 0) < 0 && errno == EINTR)
+		;
+	p->pid = 0;
+}
+
+/* Give the message to a parser and read what it says; the parser is then
+ * gone (reaped, killed first when it overran a bound).  A spare that died
+ * while it waited (killed by someone) is replaced once. */
+static int parser_run(const void *msg, size_t len, int *status, char **buf,
+		      size_t *blen, char *why, size_t whysz)
+{
+	parser_t p = spare;
+	int rc;
+
+	*buf = NULL;
+	*blen = 0;
+	spare.pid = 0;
+	if (p.pid == 0 && parser_spawn(&p, why, whysz) != 0)
+		return -1;
+	rc = parser_send(&p, msg, (uint32_t)len);
+	if (rc == -EPIPE) {
+		parser_end(&p, true, status);
+		if (parser_spawn(&p, why, whysz) != 0)
+			return -1;
+		rc = parser_send(&p, msg, (uint32_t)len);
+	}
+	if (rc == 0)
+		rc = msg_collect(p.out, buf, blen);
+	parser_end(&p, rc != 0, status);
+	if (rc != 0)
+		snprintf(why, whysz, "parser %s", rc == -ETIMEDOUT ?
+			 "timed out" : rc == -E2BIG ? "output too large" :
+			 "failed");
+	return rc;
 }
 
 int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		  usdt_reg_t **reg, char *why, size_t whysz)
 {
-	int pfd[2], status = 0, rc;
-	char *buf = NULL, *mark;
+	char *buf = NULL;
 	size_t blen = 0;
 	uint64_t prefix[2];
-	pid_t child;
+	int status = 0;
 
 	*reg = NULL;
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		snprintf(why, whysz, "pipe: %s", strerror(errno));
+	if (len > DTPV_MSG_MAX) {
+		snprintf(why, whysz, "message too large");
 		return -1;
 	}
-	child = fork();
-	if (child == 0) {
-		close(pfd[0]);
-		msg_child(msg, len, pfd[1]);
-	}
-	close(pfd[1]);
-	if (child < 0) {
-		close(pfd[0]);
-		snprintf(why, whysz, "fork: %s", strerror(errno));
-		return -1;
-	}
-	rc = msg_collect(pfd[0], child, &buf, &blen);
-	close(pfd[0]);
-	if (rc != 0)
-		kill(child, SIGKILL);
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
-	if (rc != 0) {
-		snprintf(why, whysz, "parser %s", rc == -ETIMEDOUT ?
-			 "timed out" : rc == -E2BIG ? "output too large" :
-			 "failed");
+	if (parser_run(msg, len, &status, &buf, &blen, why, whysz) != 0)
 		goto fail;
-	}
 	if (blen > 0 && buf[0] == 'E') {
-		mark = buf + 1;
 		snprintf(why, whysz, "%.*s", (int)(blen - 1 > 100 ? 100 : blen - 1),
-			 mark);
+			 buf + 1);
 		goto fail;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||

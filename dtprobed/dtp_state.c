@@ -221,6 +221,14 @@ static int map_open(const char *path)
 
 /* ---- state files ---- */
 
+/*
+ * Written whole and renamed into place, so that a reader (a dtrace session,
+ * the daemon restarted) sees the old file or the new one.  Not synced: a
+ * state file describes running processes, and a crash of the machine ends
+ * them all (at start a damaged file is skipped, and a stale one dropped as
+ * its process's start time tells); a restart of the daemon finds the file in the page
+ * cache.  fsync() cost a millisecond and more of every registration.
+ */
 static void state_write(const dtp_proc_t *p)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
@@ -238,7 +246,7 @@ static void state_write(const dtp_proc_t *p)
 		return;
 	}
 	usdt_reg_write(f, p->regs);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+	if (fflush(f) != 0) {
 		dtp_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
 		fclose(f);
 		unlink(tmp);
@@ -398,16 +406,14 @@ static uint64_t first_site(const usdt_reg_t *r)
 /* Unregistration needs no /proc lookup (the process may be exiting and its
  * mappings gone): the registration of the same provider whose first site is
  * the message's first site is removed.  Unknown ones are ignored. */
-static void unregister(pid_t pid, usdt_reg_t *msg)
+void dtp_state_unregister(pid_t pid, const char *provider, uint64_t site)
 {
 	dtp_proc_t *p = proc_get(pid, false);
-	uint64_t site = first_site(msg);
 
 	for (usdt_reg_t **rp = p ? &p->regs : NULL; rp && *rp; rp = &(*rp)->next) {
 		usdt_reg_t *r = *rp;
 
-		if (strcmp(r->provider, msg->provider) != 0 ||
-		    first_site(r) != site)
+		if (strcmp(r->provider, provider) != 0 || first_site(r) != site)
 			continue;
 		map_del(pid, r);
 		*rp = r->next;
@@ -419,7 +425,6 @@ static void unregister(pid_t pid, usdt_reg_t *msg)
 			state_write(p);
 		break;
 	}
-	usdt_reg_free(msg);
 }
 
 int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
@@ -429,7 +434,8 @@ int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 	dtp_proc_t *p;
 
 	if (op == DTPV_OP_UNREGISTER) {
-		unregister(pid, reg);
+		dtp_state_unregister(pid, reg->provider, first_site(reg));
+		usdt_reg_free(reg);
 		return 0;
 	}
 	start = proc_start_time(pid);

@@ -11,7 +11,7 @@
  *
  * Trust.  The sender's pid comes from SO_PEERCRED, never from the message;
  * a message is at most DTPV_MSG_MAX bytes (a longer one is seen truncated
- * through MSG_TRUNC and refused); it is parsed in a jailed child
+ * through MSG_TRUNC and refused); it is parsed in a jailed parser process
  * (dtp_msg.c); a pid sending more than its share is refused until the next
  * window.  A refusal is logged with the pid and the reason, and the daemon
  * goes on.  Connections are accepted at once and served as their messages
@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -61,7 +62,7 @@ void dtp_log(int prio, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The reason text may come from the jailed child: printable only. */
+/* The reason text may come from the jailed parser: printable only. */
 static void sanitize(char *s)
 {
 	for (; *s != '\0'; s++)
@@ -244,16 +245,49 @@ static void subs_notify(pid_t pid)
 	subs_compact();
 }
 
-/* Read and apply the message waiting on cfd.  Returns true if the
- * connection became a subscriber (kept open), false when it is done with. */
-static bool serve_message(int cfd, unsigned char *buf, pid_t pid,
-			  const struct ucred *cred)
+static void unregister(const unsigned char *msg, size_t len, pid_t pid)
+{
+	char provider[DTPV_NAME_MAX], why[256] = "";
+	uint64_t site;
+
+	if (dtp_msg_unregistration(msg, len, provider, &site, why,
+				   sizeof(why)) != 0)
+		refuse(pid, why);
+	else
+		dtp_state_unregister(pid, provider, site);
+}
+
+static void register_message(const unsigned char *msg, size_t len, pid_t pid)
 {
 	char why[256] = "";
 	usdt_reg_t *reg;
 	uint64_t base;
-	ssize_t n;
 	int op;
+
+	if (dtp_msg_parse(msg, len, &op, &base, &reg, why, sizeof(why)) != 0 ||
+	    dtp_state_apply(pid, op, base, reg, why, sizeof(why)) != 0) {
+		refuse(pid, why);
+		return;
+	}
+	if (op == DTPV_OP_REGISTER)
+		subs_notify(pid);
+}
+
+static void answer(int cfd, pid_t pid)
+{
+	bool failed;
+
+	notice_send(cfd, DTPV_OP_DONE, pid, &failed);
+}
+
+/* Serve one connection whose message arrived: apply it and answer with
+ * DTPV_OP_DONE, unless it was a subscription.  Returns true if cfd is kept
+ * as a subscriber. */
+static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
+{
+	pid_t pid = cred->pid;
+	char why[256] = "";
+	ssize_t n;
 
 	n = recv(cfd, buf, DTPV_MSG_MAX, MSG_DONTWAIT | MSG_TRUNC);
 	if (n <= 0)
@@ -262,31 +296,14 @@ static bool serve_message(int cfd, unsigned char *buf, pid_t pid,
 		snprintf(why, sizeof(why), "message of %zd bytes exceeds %u",
 			 n, DTPV_MSG_MAX);
 		refuse(pid, why);
-		return false;
-	}
-	if (is_subscribe(buf, n))
+	} else if (is_subscribe(buf, n)) {
 		return sub_add(cfd, cred);
-	if (dtp_msg_parse(buf, (size_t)n, &op, &base, &reg, why,
-			  sizeof(why)) != 0 ||
-	    dtp_state_apply(pid, op, base, reg, why, sizeof(why)) != 0) {
-		refuse(pid, why);
-		return false;
+	} else if (dtp_msg_is_unregistration(buf, (size_t)n)) {
+		unregister(buf, (size_t)n, pid);
+	} else {
+		register_message(buf, (size_t)n, pid);
 	}
-	if (op == DTPV_OP_REGISTER)
-		subs_notify(pid);
-	return false;
-}
-
-/* Serve one connection whose message arrived: answered with DTPV_OP_DONE
- * unless it was a subscription.  Returns true if cfd is kept as a
- * subscriber. */
-static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
-{
-	bool failed;
-
-	if (serve_message(cfd, buf, cred->pid, cred))
-		return true;
-	notice_send(cfd, DTPV_OP_DONE, cred->pid, &failed);
+	answer(cfd, pid);
 	return false;
 }
 
@@ -449,6 +466,8 @@ int main(int argc, char **argv)
 	time_t last_check = 0;
 	int opt, lfd;
 
+	if (argc == 2 && strcmp(argv[1], DTP_PARSER_ARG) == 0)
+		dtp_msg_parser_main();
 	while ((opt = getopt(argc, argv, "Fs:d:m:h")) != -1) {
 		switch (opt) {
 		case 'F': foreground = true; break;
@@ -462,6 +481,11 @@ int main(int argc, char **argv)
 		usage();
 	if (!foreground)
 		openlog("dtprobed", LOG_PID, LOG_DAEMON);
+	/* Each message's buffers are of the same sizes as the last one's:
+	 * keep them, instead of faulting fresh pages in every time (a
+	 * registration of 1,000 probes took a hundred page faults more). */
+	mallopt(M_MMAP_THRESHOLD, 16 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
@@ -490,6 +514,7 @@ int main(int argc, char **argv)
 			if (pfd[0].revents & POLLIN)
 				conns_accept(lfd);
 		}
+		dtp_msg_prepare();
 		if (time(NULL) != last_check) {
 			last_check = time(NULL);
 			dtp_state_check();

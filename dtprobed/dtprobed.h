@@ -4,7 +4,7 @@
  *
  *   dtprobed.c	options, the socket, the main loop, logging
  *   dtp_msg.c	checks a registration message and turns it into the state
- *		text format (usdt_reg.c), in a forked child jailed with
+ *		text format (usdt_reg.c), in a parser process jailed with
  *		seccomp strict mode
  *   dtp_state.c	processes and their registrations: /proc lookups (the
  *		mappings through libdtcommon's dt_proc_maps), state
@@ -30,12 +30,25 @@
 void dtp_log(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* dtp_msg.c.  Check msg (len bytes, untrusted) in a jailed child: on success
+/* dtp_msg.c.  The argument that makes dtprobed the parser of one message
+ * (dtp_msg_parser_main()), not a daemon. */
+#define DTP_PARSER_ARG	"--parse-one-message"
+_Noreturn void dtp_msg_parser_main(void);
+/* Start the parser of the next message, if none is waiting. */
+void dtp_msg_prepare(void);
+/* Check msg (len bytes, untrusted) in a jailed parser: on success
  * *op, *base and *reg (one registration, pid and module not filled) are set;
  * else -1 and why says what is wrong. */
 int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		  usdt_reg_t **reg, char *why, size_t whysz);
-/* The same check, in the calling process (for the child and the fuzzer):
+/* Is msg (len bytes, untrusted) an unregistration? */
+bool dtp_msg_is_unregistration(const void *msg, size_t len);
+/* Read what an unregistration names: its provider and first site, in the
+ * calling process (no child); 0, or -1 with why. */
+int dtp_msg_unregistration(const void *msg, size_t len,
+			   char provider[DTPV_NAME_MAX], uint64_t *site,
+			   char *why, size_t whysz);
+/* The same check, in the calling process (for the parser and the fuzzer):
  * writes the state text to fd; 0 or -1 with why. */
 int dtp_msg_convert(const unsigned char *msg, size_t len, int fd,
 		    char *why, size_t whysz);
@@ -47,6 +60,8 @@ int dtp_state_init(const char *statedir, const char *mappath);
 /* Apply a checked message of process pid; -1 with why when refused. */
 int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 		    char *why, size_t whysz);
+/* End pid's registration of provider whose first site is site, if any. */
+void dtp_state_unregister(pid_t pid, const char *provider, uint64_t site);
 /* Forget processes that exited or exec'd. */
 void dtp_state_check(void);
 /* Messages of pid in the current window: false when over the limit. */

@@ -208,6 +208,25 @@ typedef struct reg_parser {
 	int nnative, nxlate;
 } reg_parser_t;
 
+/*
+ * Room for item n of *arr (items of size sz): the array doubles when n is a
+ * power of two, so that reading is linear in the number of items (one
+ * realloc() per item moved the array of a large provider again and again).
+ * The capacity follows from n and needs no field of its own.
+ */
+static int reg_grow(void *arr, int n, size_t sz)
+{
+	void **ap = arr, *p;
+
+	if ((n & (n - 1)) != 0)
+		return 0;
+	p = realloc(*ap, (n ? 2 * (size_t)n : 1) * sz);
+	if (p == NULL)
+		return -ENOMEM;
+	*ap = p;
+	return 0;
+}
+
 static int reg_line_reg(reg_parser_t *ps, char **f, int n)
 {
 	usdt_reg_t *r;
@@ -242,10 +261,9 @@ static int reg_line_probe(reg_parser_t *ps, char **f, int n)
 	if (ps->probe && (ps->nnative != ps->probe->nargs ||
 			  ps->nxlate != ps->probe->nxargs))
 		return -1;
-	np = realloc(r->probes, (size_t)(r->nprobes + 1) * sizeof(*np));
-	if (np == NULL)
+	if (reg_grow(&r->probes, r->nprobes, sizeof(*np)) != 0)
 		return -ENOMEM;
-	r->probes = np;
+	np = r->probes;
 	p = &np[r->nprobes++];
 	memset(p, 0, sizeof(*p));
 	ps->probe = p;
@@ -290,11 +308,9 @@ static int reg_line_site(reg_parser_t *ps, char **f, int n)
 
 	if (p == NULL || n != 5 || p->nsites >= 200000)
 		return -1;
-	s = realloc(p->sites, (size_t)(p->nsites + 1) * sizeof(*s));
-	if (s == NULL)
+	if (reg_grow(&p->sites, p->nsites, sizeof(*s)) != 0)
 		return -ENOMEM;
-	p->sites = s;
-	s = &s[p->nsites++];
+	s = &p->sites[p->nsites++];
 	if (reg_u64(f[1], &s->addr) || reg_u64(f[2], &s->offset) ||
 	    reg_u64(f[3], &s->sema_addr) || reg_u64(f[4], &s->sema_offset))
 		return -1;

@@ -8,7 +8,7 @@
 # of dtprobed rebuilds the same state and map; malformed, truncated,
 # oversized and lying messages sent straight to the socket are refused and
 # logged with the sender's pid while the daemon goes on serving; a flood is
-# cut off.
+# cut off; a parser killed while it waits for a message is replaced.
 set -u
 gen=$B/test/unit/test_usdt_gen
 [ -x "$B/dtprobed" ] || { echo "no $B/dtprobed"; exit 77; }
@@ -88,7 +88,8 @@ nref=$(grep -c "refused registration from pid $spid: " dtprobed.log)
 for why in "bad magic" "size field does not match" "table outside" \
 	   "string table not terminated" "bad provider name" "exceeds" \
 	   "is not in the code" "not in a mapped file" \
-	   "argument mapping out of range" "too many arguments"; do
+	   "argument mapping out of range" "too many arguments" \
+	   "site of no probe"; do
 	grep "pid $spid: " dtprobed.log | grep -q "$why" || fail "no refusal for: $why"
 done
 [ -f "state/$spid" ] && fail "a hostile message was recorded"
@@ -110,6 +111,13 @@ wait_for 10 grep -q "refused registration from pid $fl: too many messages" dtpro
 # --- still serving ---
 "$W/bin/app" 10 100 & apid=$!; bgpids+=("$apid")
 wait_for 3 test -f "state/$apid" || fail "not serving after the attacks"
+wait "$apid"
+
+# --- the parser waiting for the next message dies: a new one takes it ---
+wait_for 3 pgrep -P "$dpid" >/dev/null || fail "no parser waiting"
+pkill -KILL -P "$dpid"
+"$W/bin/app" 10 100 & apid=$!; bgpids+=("$apid")
+wait_for 3 test -f "state/$apid" || fail "not serving after its parser died"
 wait "$apid"
 
 [ $status = 0 ] || { echo "--- dtprobed log"; tail -40 dtprobed.log; }

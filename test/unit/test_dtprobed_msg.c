@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_dtprobed_msg.c: dtprobed's message checker (dtp_msg_convert, the
- * code that runs in the jailed child) and the state-file parser
+ * code that runs in the jailed parser; dtp_msg_unregistration, which the
+ * daemon runs itself) and the state-file parser
  * (usdt_reg_parse, which dtprobed runs on the child's output and the usdt
  * plugin on state files): a valid message round-trips, then both are fuzzed
  * with random mutations and truncations of valid input for a bounded time.
@@ -103,6 +104,123 @@ static void check_valid(void)
 	usdt_reg_free(r);
 }
 
+/*
+ * A provider of three probes a, b, c without arguments, whose five sites
+ * name probes 2, 0, 2, 1, 0 in that order (addresses 0x1000 to 0x5000): a
+ * module's sites come in the order of its section, not grouped by probe.
+ */
+static size_t make_sites_message(unsigned char *m, uint16_t op)
+{
+	static const char strtab[] = "\0pyprov\0a\0b\0c";
+	static const uint32_t site_probe[5] = { 2, 0, 2, 1, 0 };
+	dtpv_msg_t h = { .magic = "DTPV", .version = DTPV_VERSION, .op = op };
+	size_t off;
+
+	h.provider = 1;
+	h.nprobes = 3;
+	h.probes_off = sizeof(h);
+	h.strtab_off = h.probes_off + 3 * sizeof(dtpv_probe_t);
+	h.strtab_size = sizeof(strtab);
+	off = (h.strtab_off + sizeof(strtab) + 7) & ~(size_t)7;
+	h.nsites = 5;
+	h.sites_off = (uint32_t)off;
+	h.size = (uint32_t)(off + 5 * sizeof(dtpv_site_t));
+	h.base = 0x400000;
+	memset(m, 0, h.size);
+	memcpy(m, &h, sizeof(h));
+	for (uint32_t i = 0; i < 3; i++) {
+		dtpv_probe_t p = { .name = 8 + 2 * i };
+
+		memcpy(m + h.probes_off + i * sizeof(p), &p, sizeof(p));
+	}
+	memcpy(m + h.strtab_off, strtab, sizeof(strtab));
+	for (uint32_t i = 0; i < 5; i++) {
+		dtpv_site_t st = { .addr = 0x1000 * (i + 1), .sema = 0x9000,
+				   .probe = site_probe[i] };
+
+		memcpy(m + off + i * sizeof(st), &st, sizeof(st));
+	}
+	return h.size;
+}
+
+static bool sites_are(const usdt_reg_probe_t *p, int n, uint64_t a0,
+		      uint64_t a1)
+{
+	return p->nsites == n && (n < 1 || p->sites[0].addr == a0) &&
+	       (n < 2 || p->sites[1].addr == a1);
+}
+
+/* Each probe gets its own sites in the message's order; an unregistration
+ * names the first site of the lowest-numbered probe, as dtp_state.c's
+ * first_site() finds it in the registration. */
+static void check_sites_and_unregistration(void)
+{
+	unsigned char m[512];
+	size_t len = make_sites_message(m, DTPV_OP_REGISTER);
+	char provider[DTPV_NAME_MAX], why[128] = "";
+	uint64_t site = 0;
+	usdt_reg_t *r;
+
+	CHECK(convert_and_parse(m, len, &r) == 0);
+	CHECK(r != NULL && r->nprobes == 3);
+	if (r != NULL && r->nprobes == 3) {
+		CHECK(sites_are(&r->probes[0], 2, 0x2000, 0x5000));
+		CHECK(sites_are(&r->probes[1], 1, 0x4000, 0));
+		CHECK(sites_are(&r->probes[2], 2, 0x1000, 0x3000));
+	}
+	usdt_reg_free(r);
+	CHECK(!dtp_msg_is_unregistration(m, len));
+	CHECK(dtp_msg_unregistration(m, len, provider, &site, why,
+				     sizeof(why)) == -1);
+	CHECK(strcmp(why, "not an unregistration") == 0);
+
+	len = make_sites_message(m, DTPV_OP_UNREGISTER);
+	CHECK(dtp_msg_is_unregistration(m, len));
+	CHECK(dtp_msg_unregistration(m, len, provider, &site, why,
+				     sizeof(why)) == 0);
+	CHECK(strcmp(provider, "pyprov") == 0 && site == 0x2000);
+	/* A site of a probe the message does not have: refused. */
+	m[((dtpv_msg_t *)m)->sites_off + 2 * sizeof(dtpv_site_t) + 16] = 7;
+	CHECK(dtp_msg_unregistration(m, len, provider, &site, why,
+				     sizeof(why)) == -1);
+	CHECK(strcmp(why, "site of no probe") == 0);
+	CHECK(dtp_msg_unregistration(m, 40, provider, &site, why,
+				     sizeof(why)) == -1);
+}
+
+/* A state text of many probes and sites reads back whole (the arrays grow
+ * by doubling as they are read). */
+static void check_many_probes(void)
+{
+	size_t cap = 1 << 20, len;
+	char *t = malloc(cap);
+	FILE *f = fmemopen(t, cap, "w");
+	usdt_reg_t *r = NULL;
+
+	fprintf(f, "dtprobed-state\t1\nproc\t42\t1000\n"
+		"reg\t7\tbig\t1\t2\t0x0\t/bin/big\n");
+	for (int i = 0; i < 1000; i++) {
+		fprintf(f, "probe\tp%d\t0\t0\n", i);
+		for (int j = 0; j <= i % 5; j++)
+			fprintf(f, "site\t0x%x\t0x0\t0x0\t0x0\n", 16 * i + j + 1);
+	}
+	len = (size_t)ftell(f);
+	fclose(f);
+	CHECK(usdt_reg_parse(t, len, &r) == 0);
+	CHECK(r != NULL && r->nprobes == 1000);
+	for (int i = 0; r != NULL && i < r->nprobes; i++) {
+		const usdt_reg_probe_t *p = &r->probes[i];
+		char name[16];
+
+		snprintf(name, sizeof(name), "p%d", i);
+		CHECK(strcmp(p->name, name) == 0 && p->nsites == i % 5 + 1);
+		CHECK(p->sites[p->nsites - 1].addr ==
+		      (uint64_t)(16 * i + p->nsites));
+	}
+	usdt_reg_free(r);
+	free(t);
+}
+
 static double now(void)
 {
 	struct timespec ts;
@@ -135,6 +253,8 @@ static void fuzz_messages(double seconds)
 	size_t vlen = make_message(valid);
 	double end = now() + seconds;
 	long runs = 0, accepted = 0;
+	char provider[DTPV_NAME_MAX], why[128];
+	uint64_t site;
 	usdt_reg_t *r;
 
 	while (now() < end) {
@@ -144,6 +264,8 @@ static void fuzz_messages(double seconds)
 			memcpy(m, valid, vlen);
 			memset(m + vlen, 0, sizeof(m) - vlen);
 			mutate(m, &len, sizeof(m));
+			(void)dtp_msg_unregistration(m, len, provider, &site,
+						     why, sizeof(why));
 			if (convert_and_parse(m, len, &r) == 0) {
 				accepted++;
 				CHECK(r != NULL && r->next == NULL);
@@ -196,6 +318,8 @@ int main(void)
 {
 	srand((unsigned)time(NULL));
 	check_valid();
+	check_sites_and_unregistration();
+	check_many_probes();
 	fuzz_messages(1.5);
 	fuzz_state_text(1.0);
 	return failures ? 1 : 0;

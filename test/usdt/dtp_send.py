@@ -44,7 +44,8 @@ def own_code():
 
 
 def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
-            nargs=1, mapping=0, op=1, argtype=b'int', **override):
+            nargs=1, mapping=0, op=1, argtype=b'int', site_probe=0,
+            **override):
     code = own_code() if base is None or site is None else 0
     base = code if base is None else base
     site = code + 16 if site is None else site
@@ -56,7 +57,7 @@ def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
     types = struct.pack('<I', s_int) * 2
     strtab_off = types_off + len(types)
     sites_off = (strtab_off + len(strtab) + 7) & ~7
-    sites = SITE.pack(site, 0, 0, 0)
+    sites = SITE.pack(site, 0, site_probe, 0)
     size = sites_off + len(sites)
     f = dict(magic=b'DTPV', version=1, op=op, size=size, provider_off=s_prov,
              nprobes=1, probes_off=probes_off, ntypes=2, types_off=types_off,
@@ -109,6 +110,8 @@ def bad_cases():
         ('lying site', message(site=0x1000)),
         ('lying base', message(base=0x10)),
         ('oversized', good + b'\0' * (2 << 20)),
+        ('unregistration, sites outside', message(op=2, sites_off=0xfffffff0)),
+        ('unregistration, site of no probe', message(op=2, site_probe=3)),
     ]
 
 
