@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt_debuginfo.h"
 #include "dt_dwarf.h"
 #include "dt_elf.h"
 
@@ -69,7 +70,7 @@ struct dt_dwarf {
 };
 
 static Dwfl_Callbacks dt_dwarf_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dt_debuginfo_find,
 	.section_address = dwfl_offline_section_address,
 };
 

@@ -467,35 +467,35 @@ static int read_elf_symbols(Elf *e, bool want_symtab, bool want_dynsym,
 	return err;
 }
 
-static bool same_file(const char *path, const dt_elf_file_t *f)
+static bool same_file(const char *path, const dt_elf_debug_key_t *k)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && st.st_dev == f->dev &&
-	       st.st_ino == f->ino;
+	return stat(path, &st) == 0 && st.st_dev == k->dev &&
+	       st.st_ino == k->ino;
 }
 
-/* A candidate debug file: it exists, is not f itself, and carries f's
- * build-id when f has one. */
-static Elf *open_debug_candidate(const dt_elf_file_t *f, const char *path,
-				 int *fdp)
+/* A candidate debug file: it exists, is not the file itself, and carries
+ * the file's build-id when the file has one.  Its descriptor in *fdp. */
+static Elf *open_debug_candidate(const dt_elf_debug_key_t *k,
+				 const char *path, int *fdp)
 {
 	uint8_t id[64];
 	size_t idlen;
 	Elf *e;
 	int fd;
 
-	if (access(path, R_OK) != 0 || same_file(path, f))
+	if (access(path, R_OK) != 0 || same_file(path, k))
 		return NULL;
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (e == NULL || elf_kind(e) != ELF_K_ELF)
 		goto fail;
-	if (f->build_id_len) {
+	if (k->build_id_len) {
 		read_build_id(e, id, &idlen, sizeof(id));
-		if (idlen != f->build_id_len ||
-		    memcmp(id, f->build_id, idlen) != 0)
+		if (idlen != k->build_id_len ||
+		    memcmp(id, k->build_id, idlen) != 0)
 			goto fail;
 	}
 	*fdp = fd;
@@ -507,53 +507,69 @@ fail:
 	return NULL;
 }
 
-/* Find the separate debug file of f: by build-id under the debug
- * directory, then by .gnu_debuglink next to f, in .debug/ next to f and
- * under the debug directory. */
-static Elf *open_debug_file(const dt_elf_cache_t *c, dt_elf_file_t *f,
-			    int *fdp)
+/* Find the separate debug file of k: by build-id under debug_dir, then by
+ * .gnu_debuglink next to the file, in .debug/ next to it and under
+ * debug_dir.  Its path (malloc'ed) in *found. */
+static Elf *open_debug_file(const char *debug_dir, const dt_elf_debug_key_t *k,
+			    int *fdp, char **found)
 {
 	char path[PATH_MAX], dir[PATH_MAX], *slash;
 	Elf *e;
 	size_t i;
 	int n;
 
-	if (f->build_id_len > 1) {
+	if (k->build_id_len > 1) {
 		n = snprintf(path, sizeof(path), "%s/.build-id/%02x/",
-			     c->debug_dir, f->build_id[0]);
-		for (i = 1; i < f->build_id_len && n < (int)sizeof(path) - 8;
+			     debug_dir, k->build_id[0]);
+		for (i = 1; i < k->build_id_len && n < (int)sizeof(path) - 8;
 		     i++)
 			n += snprintf(path + n, sizeof(path) - n, "%02x",
-				      f->build_id[i]);
+				      k->build_id[i]);
 		snprintf(path + n, sizeof(path) - n, ".debug");
-		if ((e = open_debug_candidate(f, path, fdp)) != NULL)
+		if ((e = open_debug_candidate(k, path, fdp)) != NULL)
 			goto found;
 	}
-	if (f->debuglink == NULL)
+	if (k->debuglink == NULL)
 		return NULL;
-	snprintf(dir, sizeof(dir), "%s", f->path);
+	snprintf(dir, sizeof(dir), "%s", k->path);
 	slash = strrchr(dir, '/');
 	if (slash)
 		*slash = '\0';
 	else
 		snprintf(dir, sizeof(dir), ".");
-	n = snprintf(path, sizeof(path), "%s/%s", dir, f->debuglink);
+	n = snprintf(path, sizeof(path), "%s/%s", dir, k->debuglink);
 	if (n < (int)sizeof(path) &&
-	    (e = open_debug_candidate(f, path, fdp)) != NULL)
+	    (e = open_debug_candidate(k, path, fdp)) != NULL)
 		goto found;
-	n = snprintf(path, sizeof(path), "%s/.debug/%s", dir, f->debuglink);
+	n = snprintf(path, sizeof(path), "%s/.debug/%s", dir, k->debuglink);
 	if (n < (int)sizeof(path) &&
-	    (e = open_debug_candidate(f, path, fdp)) != NULL)
+	    (e = open_debug_candidate(k, path, fdp)) != NULL)
 		goto found;
-	n = snprintf(path, sizeof(path), "%s%s%s/%s", c->debug_dir,
-		     dir[0] == '/' ? "" : "/", dir, f->debuglink);
+	n = snprintf(path, sizeof(path), "%s%s%s/%s", debug_dir,
+		     dir[0] == '/' ? "" : "/", dir, k->debuglink);
 	if (n < (int)sizeof(path) &&
-	    (e = open_debug_candidate(f, path, fdp)) != NULL)
+	    (e = open_debug_candidate(k, path, fdp)) != NULL)
 		goto found;
 	return NULL;
 found:
-	f->debug_path = strdup(path);
+	*found = strdup(path);
 	return e;
+}
+
+int dt_elf_debug_open(const char *debug_dir, const dt_elf_debug_key_t *key,
+		      char **path)
+{
+	int fd = -1;
+	Elf *e = open_debug_file(debug_dir, key, &fd, path);
+
+	if (e == NULL)
+		return -1;
+	elf_end(e);
+	if (*path == NULL) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 static int cmp_addr_name(const void *a, const void *b)
@@ -676,7 +692,13 @@ int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *cf,
 	if (err == 0 && !had_symtab) {
 		/* Stripped: the local and hidden functions are only in the
 		 * debug file, whose addresses are the same as f's. */
-		Elf *de = open_debug_file(cache, f, &dfd);
+		dt_elf_debug_key_t k = {
+			.path = f->path, .dev = f->dev, .ino = f->ino,
+			.build_id = f->build_id,
+			.build_id_len = f->build_id_len,
+			.debuglink = f->debuglink };
+		Elf *de = open_debug_file(cache->debug_dir, &k, &dfd,
+					  &f->debug_path);
 
 		if (de != NULL) {
 			err = read_elf_symbols(de, true, false, &sb, NULL);

@@ -110,6 +110,22 @@ typedef struct dt_elf_cache dt_elf_cache_t;
 const char *dt_elf_debug_dir(void);
 char **dt_elf_debuginfo_path(void);
 
+/* What a file's separate debug file is found by. */
+typedef struct dt_elf_debug_key {
+	const char *path;		/* the file */
+	dev_t dev;			/* its device and inode: the file is */
+	ino_t ino;			/* not its own debug file */
+	const uint8_t *build_id;	/* a candidate must carry it, if any */
+	size_t build_id_len;
+	const char *debuglink;		/* .gnu_debuglink name, or NULL */
+} dt_elf_debug_key_t;
+
+/* Open the separate debug file of key under debug_dir, where the symbols'
+ * reader finds it (by build-id, then by .gnu_debuglink): its descriptor,
+ * and its path (malloc'ed) in *path; -1 when there is none. */
+int dt_elf_debug_open(const char *debug_dir, const dt_elf_debug_key_t *key,
+		      char **path);
+
 dt_elf_cache_t *dt_elf_cache_create(void);
 void dt_elf_cache_destroy(dt_elf_cache_t *cache);
 /* Where separate debug files are looked for (default /usr/lib/debug). */

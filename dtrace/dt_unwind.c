@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt_debuginfo.h"
 #include "dt_unwind.h"
 
 /* x86_64 DWARF register numbers. */
@@ -46,7 +47,7 @@ struct dt_unwind {
 
 static Dwfl_Callbacks dt_unwind_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = dt_debuginfo_find,
 };
 
 static pid_t uw_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
