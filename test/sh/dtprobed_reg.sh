@@ -4,7 +4,8 @@
 # dtprobed with real registrations, on its own socket, state directory and
 # pinned map: programs built with -h/-G (C, C++, -flto, a dlopen'ed library)
 # register at start and are forgotten at exit; dlclose takes a library's
-# registration back; a forked child registers under its own pid; a restart
+# registration back; a forked child registers under its own pid, also when
+# its parent started before the daemon; a restart
 # of dtprobed rebuilds the same state and map; malformed, truncated,
 # oversized and lying messages sent straight to the socket are refused and
 # logged with the sender's pid while the daemon goes on serving; a flood is
@@ -76,6 +77,20 @@ child=$(pgrep -P "$fpid" | head -1)
 [ -n "$child" ] && [ "$(map_entries "$child")" = 3 ] ||
 	fail "child map entries"
 wait "$fpid"
+
+# --- fork after the daemon came: the child registers, its parent never
+#     did (no daemon at its start; found by the daemon's discovery) ---
+stop_daemon
+"$W/bin/app" 20 300 fork "$W/go" & lpid=$!; bgpids+=("$lpid")
+sleep 1				# the registration code gives up after 0.5 s
+start_daemon
+wait_for 3 test -f "state/$lpid" || fail "started before the daemon: not found"
+touch "$W/go"
+wait_for 3 pgrep -P "$lpid" >/dev/null || fail "no child of $lpid"
+child=$(pgrep -P "$lpid" | head -1)
+[ -n "$child" ] && { wait_for 3 test -f "state/$child" ||
+	fail "child forked after the daemon came not registered"; }
+kill "$lpid"
 
 # --- hostile messages ---
 python3 "$TESTDIR/usdt/dtp_send.py" "$DTPROBED_SOCKET" bad >sent &

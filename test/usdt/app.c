@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* app.c: a program with myapp probes, for the -h/-G, dtprobed and tracing
  * tests.  Usage: app [loops [sleep_ms [fork|dlopen LIB]]]
- *   fork	the child fires fire(100..102), sleep_ms apart, and exits
+ *   fork	the child fires fire(100..102), sleep_ms apart, and exits;
+ *		with FILE, the fork waits until FILE exists
  *   dlopen	LIB is loaded first; each loop also calls its lib_func(i);
  *		it is closed after the loops
  *   wait	FILE: the first firing waits until FILE exists (a test's
@@ -42,6 +43,9 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	if (argc > 4 && argv[3][0] == 'f')
+		while (access(argv[4], F_OK) != 0)
+			usleep(1000);
 	if (argc > 3 && argv[3][0] == 'f' && fork() == 0) {
 		for (int i = 100; i < 103; i++) {
 			usleep(ms * 1000);
