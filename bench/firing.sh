@@ -127,8 +127,10 @@ above_bare "all (one overlay: straight-line)" "$NOPRE"
 above_bare "all, prefilter (predicates on arguments)" \
 	"${DPROG['/arg0 < 0/ { }']}"
 # The prefilter as it was built before dt_opt.c (a call, the arguments
-# copied to its stack and read back), and optimized but still a call.
-for knob in NOPREOPT NOPREINLINE; do
+# copied to its stack and read back), optimized but still a call, and
+# inline with the full path in the entry's function (which then saves the
+# registers the full path uses).
+for knob in NOPREOPT NOPREINLINE NOSPLIT; do
 	above_bare "  the same, DTRACE_BENCH_$knob" "$(printf '%.0f' \
 		"$(export "DTRACE_BENCH_$knob=1"; prog_ns "$DTRACE" -q \
 		-n "pid\$target:a.out:bench_fn:entry /arg0 < 0/ { }" \

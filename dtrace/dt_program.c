@@ -2248,6 +2248,82 @@ static int prefilter_inline_reg(const dt_as_t *pf)
 	return -1;
 }
 
+/* The registers insn in writes, as a mask. */
+static unsigned insn_writes(const struct bpf_insn *in)
+{
+	switch (BPF_CLASS(in->code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+	case BPF_LD:
+	case BPF_LDX:
+		return 1u << in->dst_reg;
+	default:
+		return 0;	/* stores and jumps read their dst_reg */
+	}
+}
+
+/*
+ * The prefilter pf, to run inline at the entry of a program whose full
+ * path is a function of its own: its uses of r6 to r9 moved to the
+ * caller-saved registers it leaves free, so that the entry saves none on
+ * the stack (the JIT saves the callee-saved registers a function uses, in
+ * its prologue).  Only for a prefilter that calls nothing, which then
+ * clobbers no caller-saved register.  *spare: where the context is kept
+ * meanwhile, r1 itself when pf does not write it.  false when pf keeps
+ * what it had.
+ */
+static bool prefilter_caller_saved(dt_as_t *pf, int *spare)
+{
+	unsigned used = 0, written = 0;
+	int map[DT_FP + 1], next = DT_R2;
+
+	for (uint32_t i = 0; i < pf->ninsns; i++) {
+		const struct bpf_insn *in = &pf->insns[i];
+
+		if (BPF_CLASS(in->code) == BPF_JMP &&
+		    BPF_OP(in->code) == BPF_CALL)
+			return false;
+		used |= 1u << in->dst_reg;
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
+			i++;	/* src_reg is a kind, not a register */
+		else
+			used |= 1u << in->src_reg;
+		written |= insn_writes(in);
+	}
+	if (used & 1u << DT_FP)
+		return false;
+	for (int r = 0; r <= DT_FP; r++)
+		map[r] = r;
+	for (int r = DT_R6; r <= DT_R9; r++) {
+		if (!(used & 1u << r))
+			continue;
+		while (next <= DT_R5 && (used & 1u << next))
+			next++;
+		if (next > DT_R5)
+			return false;
+		map[r] = next++;
+	}
+	if (written & 1u << DT_R1) {
+		while (next <= DT_R5 && (used & 1u << next))
+			next++;
+		if (next > DT_R5)
+			return false;
+		*spare = next;
+	} else {
+		*spare = DT_R1;
+	}
+	for (uint32_t i = 0; i < pf->ninsns; i++) {
+		struct bpf_insn *in = &pf->insns[i];
+
+		in->dst_reg = map[in->dst_reg];
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
+			i++;
+		else
+			in->src_reg = map[in->src_reg];
+	}
+	return true;
+}
+
 /* Where each exit of the prefilter pf jumps when pf runs inline, in
  * truth[]: -1, to the test of its return; or, when the exit returns a
  * known truth (dt_opt_exit_truths()), past the test, to the firing's end
@@ -2282,7 +2358,8 @@ static void emit_prefilter_inline(dt_as_t *as, const dt_as_t *pf, int spare)
 	int8_t *truth = malloc(pf->ninsns);
 	bool test = prefilter_exit_paths(pf, truth);
 
-	EMIT(as, DT_MOV64_REG(spare, DT_R1));
+	if (spare != DT_R1)
+		EMIT(as, DT_MOV64_REG(spare, DT_R1));
 	uint32_t base = dt_as_append(as, pf), join = as->ninsns;
 	uint32_t end = test ? join + 1 : join;	/* the firing's exit */
 	uint32_t paths[3] = { join, end, end + 1 };
@@ -2300,7 +2377,8 @@ static void emit_prefilter_inline(dt_as_t *as, const dt_as_t *pf, int spare)
 	if (test)
 		EMIT(as, DT_INSN(BPF_JMP | BPF_JNE | BPF_K, DT_R0, 0, 1, 0));
 	EMIT(as, DT_EXIT());
-	EMIT(as, DT_MOV64_REG(DT_R1, spare));
+	if (spare != DT_R1)
+		EMIT(as, DT_MOV64_REG(DT_R1, spare));
 }
 
 /* prog_build() with the sets of clauses called and needed (those and the
@@ -2337,8 +2415,26 @@ static int prog_emit_with(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 
 	if (stop == DT_STAGE_EMPTY)
 		goto leave;
-	if (spare >= 0)
+	if (spare >= 0) {
+		/*
+		 * The full path, a function of its own that the entry calls
+		 * when a predicate holds: the entry then saves no register
+		 * and makes no frame where the prefilter needs neither (a pid
+		 * probe's), and a filtered firing runs the prefilter's
+		 * instructions and returns, as an empty program would.
+		 */
+		bool split = !getenv("DTRACE_BENCH_NOSPLIT");
+		int full = dt_as_label(as), keep = spare;
+
+		if (split && prefilter_caller_saved(pf, &keep))
+			spare = keep;
 		emit_prefilter_inline(as, pf, spare);
+		if (split) {
+			dt_as_call(as, full);
+			EMIT(as, DT_EXIT());
+			dt_as_place(as, full);
+		}
+	}
 	if (prefilter >= 0) {
 		EMIT(as, DT_MOV64_REG(DT_R6, DT_R1));
 		dt_as_call(as, prefilter);

@@ -38,11 +38,12 @@ acterr=$(grep '^dtrace: error' err | sed -E 's/ID [0-9]+/ID N/g; s/pid[0-9]+/pid
 # the arguments from the registers (the listing's first lines, up to the
 # first exit, read di and si, call nothing, and jump from the predicate's
 # tests to the firing's end or its full path, without testing a returned
-# r0).  The same firings run
-# with the prefilter as a call, with its copy of the arguments kept, and
-# without it.
-for env in X=1 DTRACE_BENCH_NOPREINLINE=1 DTRACE_BENCH_NOPREOPT=1 \
-	DTRACE_BENCH_NOPREFILTER=1; do
+# r0), in caller-saved registers only: the full path is a function of its
+# own, and the entry saves no register.  The same firings run with the
+# full path in the entry's function, with the prefilter as a call, with
+# its copy of the arguments kept, and without it.
+for env in X=1 DTRACE_BENCH_NOSPLIT=1 DTRACE_BENCH_NOPREINLINE=1 \
+	DTRACE_BENCH_NOPREOPT=1 DTRACE_BENCH_NOPREFILTER=1; do
 	env $env "$DTRACE" -q -S -c "$T 8" \
 		-n 'pid$target:a.out:add:entry /arg1 - arg0 == 1 && (arg0 == 3 || arg1 == 6)/ { printf("b %d %d\n", arg0, arg1); }' \
 		>out 2>err
@@ -58,8 +59,15 @@ b 5 6'
 	   ! tail -n 2 <<<"$entry" | grep -q 'if r0'; then
 		inline=yes
 	fi
-	[ "$inline" = "$([ "$env" = X=1 ] && echo yes || echo no)" ] ||
+	case $env in X=1|DTRACE_BENCH_NOSPLIT=1) want=yes ;; *) want=no ;; esac
+	[ "$inline" = "$want" ] ||
 		fail "one clause, $env: prefilter inline: $inline" "$expected"
+	saved=no
+	grep -Eq '\<r[6-9]\>' <<<"$entry" && saved=yes
+	[ "$env" = X=1 ] && [ $saved = yes ] &&
+		fail "one clause: the entry uses callee-saved registers" "$expected"
+	[ "$env" = DTRACE_BENCH_NOSPLIT=1 ] && [ $saved = no ] &&
+		fail "one clause, $env: no callee-saved register" "$expected"
 done
 
 # exit() in one firing: the next firings, whose predicates hold, run
