@@ -459,10 +459,18 @@ fail:
 
 void dtp_msg_prepare(void)
 {
+	static bool failing;	/* said once, until a parser starts again */
 	char why[128];
 
-	if (spare.pid == 0 && parser_spawn(&spare, why, sizeof(why)) != 0)
-		dtp_log(LOG_ERR, "%s", why);
+	if (spare.pid != 0)
+		return;
+	if (parser_spawn(&spare, why, sizeof(why)) != 0) {
+		if (!failing)
+			dtp_log(LOG_ERR, "%s", why);
+		failing = true;
+	} else {
+		failing = false;
+	}
 }
 
 /* Send the parser the message's length and the message, within
@@ -577,6 +585,7 @@ static int parser_run(const void *msg, size_t len, int *status, char **buf,
 int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		  usdt_reg_t **reg, char *why, size_t whysz)
 {
+	msg_ctx_t c = { msg, len, { { 0 } }, why, whysz };
 	char *buf = NULL;
 	size_t blen = 0;
 	uint64_t prefix[2];
@@ -587,6 +596,10 @@ int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		snprintf(why, whysz, "message too large");
 		return -1;
 	}
+	/* The header's checks (arithmetic on its 88 bytes) first, here: a
+	 * message that fails them, garbage or a flood, costs no parser. */
+	if (msg_check_header(&c) != 0)
+		return -1;
 	if (parser_run(msg, len, &status, &buf, &blen, why, whysz) != 0)
 		goto fail;
 	if (blen > 0 && buf[0] == 'E') {
