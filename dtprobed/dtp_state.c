@@ -226,8 +226,9 @@ static int map_open(const char *path)
  * the daemon restarted) sees the old file or the new one.  Not synced: a
  * state file describes running processes, and a crash of the machine ends
  * them all (at start a damaged file is skipped, and a stale one dropped as
- * its process's start time tells); a restart of the daemon finds the file in the page
- * cache.  fsync() cost a millisecond and more of every registration.
+ * its process's start time tells); a restarted daemon finds the file in
+ * the page cache.  fsync() cost a millisecond and more of every
+ * registration.
  */
 static void state_write(const dtp_proc_t *p)
 {
