@@ -212,6 +212,17 @@ static const char *msg_type(msg_ctx_t *c, uint32_t idx)
 	return msg_str(c, off);
 }
 
+/* Site s of the message (msg_check_header() checked the table's bounds)
+ * in *st; -1 when it names no probe. */
+static int msg_site(msg_ctx_t *c, uint32_t s, dtpv_site_t *st)
+{
+	memcpy(st, c->m + c->h.sites_off + (size_t)s * sizeof(*st),
+	       sizeof(*st));
+	if (st->probe >= c->h.nprobes || st->addr == 0)
+		return msg_fail(c, "site of no probe");
+	return 0;
+}
+
 static int msg_probe(msg_ctx_t *c, msg_out_t *o, uint32_t i)
 {
 	dtpv_probe_t p;
@@ -243,8 +254,7 @@ static int msg_probe(msg_ctx_t *c, msg_out_t *o, uint32_t i)
 	for (uint32_t s = probe_sites[i]; s != MSG_NO_SITE; s = site_next[s]) {
 		dtpv_site_t st;
 
-		memcpy(&st, c->m + c->h.sites_off + (size_t)s * sizeof(st),
-		       sizeof(st));
+		(void)msg_site(c, s, &st);	/* checked by msg_link_sites() */
 		out_fmt(o, "site\t0x%" PRIx64 "\t0x0\t0x%" PRIx64 "\t0x0\n",
 			st.addr, st.sema);
 	}
@@ -260,10 +270,8 @@ static int msg_link_sites(msg_ctx_t *c)
 	for (uint32_t s = c->h.nsites; s-- > 0;) {
 		dtpv_site_t st;
 
-		memcpy(&st, c->m + c->h.sites_off + (size_t)s * sizeof(st),
-		       sizeof(st));
-		if (st.probe >= c->h.nprobes || st.addr == 0)
-			return msg_fail(c, "site of no probe");
+		if (msg_site(c, s, &st) != 0)
+			return -1;
 		site_next[s] = probe_sites[st.probe];
 		probe_sites[st.probe] = s;
 	}
@@ -339,10 +347,8 @@ int dtp_msg_unregistration(const void *msg, size_t len,
 	for (uint32_t s = 0; s < c.h.nsites; s++) {
 		dtpv_site_t st;
 
-		memcpy(&st, c.m + c.h.sites_off + (size_t)s * sizeof(st),
-		       sizeof(st));
-		if (st.probe >= c.h.nprobes || st.addr == 0)
-			return msg_fail(&c, "site of no probe");
+		if (msg_site(&c, s, &st) != 0)
+			return -1;
 		if (st.probe < first_probe) {
 			first_probe = st.probe;
 			*site = st.addr;
@@ -371,6 +377,7 @@ typedef struct parser {
 
 static parser_t spare;
 static unsigned char msg_in[DTPV_MSG_MAX];	/* the parser's copy */
+_Static_assert(DTP_PARSER_WARM <= DTPV_MSG_MAX, "warmed within msg_in");
 
 /* Read n bytes, or fewer at the end of the input. */
 static size_t read_full(int fd, void *buf, size_t n)
@@ -397,8 +404,7 @@ _Noreturn void dtp_msg_parser_main(void)
 
 	/* The pages a message of a few thousand probes uses, faulted in now,
 	 * while the parser waits for its message, not once it has it. */
-	memset(msg_in, 0, DTP_PARSER_WARM < sizeof(msg_in) ? DTP_PARSER_WARM :
-	       sizeof(msg_in));
+	memset(msg_in, 0, DTP_PARSER_WARM);
 	memset(msg_out.buf, 0, sizeof(msg_out.buf));
 	/* stderr too: the parser says nothing but its output. */
 	syscall(SYS_close_range, 2, ~0u, 0);

@@ -2215,6 +2215,34 @@ static int prefilter_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 	return 0;
 }
 
+/* What the prefilter pf calls (prefilter_regs()). */
+enum { PF_CALLS_HELPER = 1, PF_CALLS_SUBPROG = 2 };
+
+/* The registers pf's instructions name, as a mask (the src_reg of a 64-bit
+ * immediate load is a kind, not a register); in *calls, what it calls (a
+ * function's address taken counts as a subprogram called). */
+static unsigned prefilter_regs(const dt_as_t *pf, unsigned *calls)
+{
+	unsigned used = 0;
+
+	*calls = 0;
+	for (uint32_t i = 0; i < pf->ninsns; i++) {
+		const struct bpf_insn *in = &pf->insns[i];
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM)) {
+			if (in->src_reg == BPF_PSEUDO_FUNC)
+				*calls |= PF_CALLS_SUBPROG;
+			used |= 1u << in->dst_reg;
+			i++;	/* its second half */
+			continue;
+		}
+		if (in->code == (BPF_JMP | BPF_CALL))
+			*calls |= in->src_reg != 0 ? PF_CALLS_SUBPROG :
+						     PF_CALLS_HELPER;
+		used |= 1u << in->dst_reg | 1u << in->src_reg;
+	}
+	return used;
+}
+
 /* A register of r6 to r9 that the prefilter pf leaves alone, to keep the
  * context in while pf runs inline at the program's entry; -1 when pf may
  * not run there: it calls a subprogram (its exits are then not all its
@@ -2223,24 +2251,12 @@ static int prefilter_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
  * too long for a jump from its exits to its end. */
 static int prefilter_inline_reg(const dt_as_t *pf)
 {
-	unsigned used = 0;
+	unsigned calls, used;
 
 	if (getenv("DTRACE_BENCH_NOPREINLINE") || pf->ninsns > INT16_MAX - 2)
 		return -1;
-	for (uint32_t i = 0; i < pf->ninsns; i++) {
-		const struct bpf_insn *in = &pf->insns[i];
-		if (in->code == (BPF_LD | BPF_DW | BPF_IMM)) {
-			if (in->src_reg == BPF_PSEUDO_FUNC)
-				return -1;
-			used |= 1u << in->dst_reg;
-			i++;	/* its second half */
-			continue;
-		}
-		if (in->code == (BPF_JMP | BPF_CALL) && in->src_reg != 0)
-			return -1;
-		used |= 1u << in->dst_reg | 1u << in->src_reg;
-	}
-	if (used & 1u << DT_FP)
+	used = prefilter_regs(pf, &calls);
+	if ((calls & PF_CALLS_SUBPROG) || (used & 1u << DT_FP))
 		return -1;
 	for (int r = DT_R6; r <= DT_R9; r++)
 		if (!(used & 1u << r))
@@ -2262,6 +2278,18 @@ static unsigned insn_writes(const struct bpf_insn *in)
 	}
 }
 
+/* A caller-saved register of r2 to r5 not in *used, then added to it;
+ * -1 when none is left. */
+static int caller_saved_free(unsigned *used)
+{
+	for (int r = DT_R2; r <= DT_R5; r++)
+		if (!(*used & 1u << r)) {
+			*used |= 1u << r;
+			return r;
+		}
+	return -1;
+}
+
 /*
  * The prefilter pf, to run inline at the entry of a program whose full
  * path is a function of its own: its uses of r6 to r9 moved to the
@@ -2274,44 +2302,21 @@ static unsigned insn_writes(const struct bpf_insn *in)
  */
 static bool prefilter_caller_saved(dt_as_t *pf, int *spare)
 {
-	unsigned used = 0, written = 0;
-	int map[DT_FP + 1], next = DT_R2;
+	unsigned calls, written = 0, used = prefilter_regs(pf, &calls);
+	int map[DT_FP + 1];
 
-	for (uint32_t i = 0; i < pf->ninsns; i++) {
-		const struct bpf_insn *in = &pf->insns[i];
-
-		if (BPF_CLASS(in->code) == BPF_JMP &&
-		    BPF_OP(in->code) == BPF_CALL)
-			return false;
-		used |= 1u << in->dst_reg;
-		if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
-			i++;	/* src_reg is a kind, not a register */
-		else
-			used |= 1u << in->src_reg;
-		written |= insn_writes(in);
-	}
-	if (used & 1u << DT_FP)
+	if (calls != 0 || (used & 1u << DT_FP))
 		return false;
+	for (uint32_t i = 0; i < pf->ninsns; i++)
+		written |= insn_writes(&pf->insns[i]);
 	for (int r = 0; r <= DT_FP; r++)
 		map[r] = r;
-	for (int r = DT_R6; r <= DT_R9; r++) {
-		if (!(used & 1u << r))
-			continue;
-		while (next <= DT_R5 && (used & 1u << next))
-			next++;
-		if (next > DT_R5)
+	for (int r = DT_R6; r <= DT_R9; r++)
+		if ((used & 1u << r) && (map[r] = caller_saved_free(&used)) < 0)
 			return false;
-		map[r] = next++;
-	}
-	if (written & 1u << DT_R1) {
-		while (next <= DT_R5 && (used & 1u << next))
-			next++;
-		if (next > DT_R5)
-			return false;
-		*spare = next;
-	} else {
-		*spare = DT_R1;
-	}
+	*spare = written & 1u << DT_R1 ? caller_saved_free(&used) : DT_R1;
+	if (*spare < 0)
+		return false;
 	for (uint32_t i = 0; i < pf->ninsns; i++) {
 		struct bpf_insn *in = &pf->insns[i];
 

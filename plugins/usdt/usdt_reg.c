@@ -254,17 +254,16 @@ static int reg_line_reg(reg_parser_t *ps, char **f, int n)
 static int reg_line_probe(reg_parser_t *ps, char **f, int n)
 {
 	usdt_reg_t *r = ps->cur;
-	usdt_reg_probe_t *p, *np;
+	usdt_reg_probe_t *p;
 
 	if (n != 4 || r == NULL || r->nprobes >= 100000)
 		return -1;
 	if (ps->probe && (ps->nnative != ps->probe->nargs ||
 			  ps->nxlate != ps->probe->nxargs))
 		return -1;
-	if (reg_grow(&r->probes, r->nprobes, sizeof(*np)) != 0)
+	if (reg_grow(&r->probes, r->nprobes, sizeof(*p)) != 0)
 		return -ENOMEM;
-	np = r->probes;
-	p = &np[r->nprobes++];
+	p = &r->probes[r->nprobes++];
 	memset(p, 0, sizeof(*p));
 	ps->probe = p;
 	ps->nnative = ps->nxlate = 0;
