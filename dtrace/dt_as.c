@@ -165,6 +165,20 @@ void dt_as_place(dt_as_t *as, int label)
 				      : (int32_t)as->ninsns;
 }
 
+static bool fixups_name(const dt_fixup_t *fixups, int n, int label)
+{
+	for (int i = 0; i < n; i++)
+		if (fixups[i].label == label)
+			return true;
+	return false;
+}
+
+bool dt_as_label_used(const dt_as_t *as, int label)
+{
+	return fixups_name(as->fixups, as->nfixups, label) ||
+	       fixups_name(as->other.fixups, as->other.nfixups, label);
+}
+
 static void as_fixup(dt_as_t *as, int label)
 {
 	if (!as_grow(as, (void **)&as->fixups, &as->fixups_cap, as->nfixups,

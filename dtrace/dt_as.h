@@ -64,6 +64,8 @@ void dt_as_fini(dt_as_t *as);
 void dt_as_emit(dt_as_t *as, struct bpf_insn insn);
 int dt_as_label(dt_as_t *as);
 void dt_as_place(dt_as_t *as, int label);
+/* Whether a jump or call emitted so far names label. */
+bool dt_as_label_used(const dt_as_t *as, int label);
 /* Conditional jump: if (reg op imm) goto label; op BPF_JA: always. */
 void dt_as_jump(dt_as_t *as, int op, int reg, int32_t imm, int label);
 /* Conditional jump comparing two registers. */

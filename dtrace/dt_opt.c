@@ -804,6 +804,159 @@ int dt_opt_function(dt_as_t *as, uint32_t start, bool ctx_in_r1)
 	return n;
 }
 
+/*
+ * Caller-saved registers past the last call.
+ *
+ * The JIT saves, in a function's prologue, each callee-saved register the
+ * function writes.  A predicate keeps its values in r6 to r9, which the
+ * prefilter then writes after its last call (the attach cookie's helper),
+ * where no call can clobber r2 to r5.  Such a value, with its uses, moves
+ * to a caller-saved register free there.
+ */
+
+/* The registers in names, as a mask (a jump's offset, a call's kind and a
+ * 64-bit load's kind are not registers). */
+static uint16_t insn_regs(const struct bpf_insn *in)
+{
+	uint8_t cls = BPF_CLASS(in->code);
+	bool x = BPF_SRC(in->code) == BPF_X;
+	uint16_t m = 0;
+
+	if (is_ld_imm64(in))
+		return (uint16_t)(1u << in->dst_reg);
+	if (is_call(in) || is_exit(in) || is_goto(in))
+		return 0;
+	m = (uint16_t)(1u << in->dst_reg);
+	if (cls == BPF_LDX || cls == BPF_STX ||
+	    ((cls == BPF_ALU || cls == BPF_ALU64 || is_jump_class(cls)) && x))
+		m |= (uint16_t)(1u << in->src_reg);
+	return m;
+}
+
+static void insn_rename(struct bpf_insn *in, int from, int to)
+{
+	uint16_t regs = insn_regs(in);
+
+	if ((regs >> from & 1) && in->dst_reg == from)
+		in->dst_reg = (uint8_t)to;
+	if ((regs >> from & 1) && in->src_reg == from && !is_ld_imm64(in))
+		in->src_reg = (uint8_t)to;
+}
+
+/* The registers live on entry to [p, n) of f: at p, and where a jump from
+ * before p lands in it; live[] holds each instruction's. */
+static uint16_t tail_live_in(const opt_fn_t *f, const uint16_t *live,
+			     uint32_t p)
+{
+	uint16_t m = live[p];
+
+	for (uint32_t j = 0; j < p; j += insn_len(&f->insns[j])) {
+		const struct bpf_insn *in = &f->insns[j];
+		if (is_jump_class(BPF_CLASS(in->code)) && !is_call(in) &&
+		    !is_exit(in) && jump_target(in, j) >= p)
+			m |= live[jump_target(in, j)];
+	}
+	return m;
+}
+
+/* The registers [p, n) of f names. */
+static uint16_t tail_regs(const opt_fn_t *f, uint32_t p)
+{
+	uint16_t m = 0;
+
+	for (uint32_t i = p; i < f->n; i += insn_len(&f->insns[i]))
+		m |= insn_regs(&f->insns[i]);
+	return m;
+}
+
+/* r, a register of r6 to r9, moved to one of r2 to r5 from the first
+ * instruction past tail where the values it holds are all made there;
+ * whether it moved. */
+static bool move_to_caller_saved(opt_fn_t *f, const uint16_t *live,
+				 uint32_t tail, int r)
+{
+	for (uint32_t p = tail; p < f->n; p += insn_len(&f->insns[p])) {
+		uint16_t regs = tail_regs(f, p), in = tail_live_in(f, live, p);
+		if (!(regs >> r & 1))
+			return false;	/* not used from p on */
+		if (in >> r & 1)
+			continue;	/* a value made before p is used */
+		for (int to = DT_R2; to <= DT_R5; to++) {
+			if ((regs | in) >> to & 1)
+				continue;
+			for (uint32_t i = p; i < f->n;
+			     i += insn_len(&f->insns[i]))
+				insn_rename(&f->insns[i], r, to);
+			return true;
+		}
+		return false;
+	}
+	return false;
+}
+
+/* The registers live before each instruction of f, in live[]. */
+static void live_regs(const opt_fn_t *f, const opt_live_t *out,
+		      uint16_t *live)
+{
+	for (uint32_t i = 0; i < f->n; i++) {
+		opt_live_t l;
+		if (is_dead(f, i, &out[i]))
+			l = out[i];
+		else
+			live_before(f, i, &out[i], &l);
+		live[i] = l.regs;
+	}
+}
+
+/* Whether every jump of f goes forward. */
+static bool jumps_forward(const opt_fn_t *f)
+{
+	for (uint32_t i = 0; i < f->n; i += insn_len(&f->insns[i])) {
+		const struct bpf_insn *in = &f->insns[i];
+		if (is_jump_class(BPF_CLASS(in->code)) && !is_call(in) &&
+		    !is_exit(in) && jump_target(in, i) <= i)
+			return false;
+	}
+	return true;
+}
+
+int dt_opt_caller_saved_tail(dt_as_t *as, uint32_t start, bool ctx_in_r1)
+{
+	opt_fn_t f = { as->insns + start, function_end(as, start) - start,
+		       NULL };
+	uint32_t tail = 0;
+	int n = 0;
+
+	if (as->err != 0 || f.n == 0 || f.n > OPT_MAX_INSNS ||
+	    !fn_understood(&f) || !jumps_forward(&f))
+		return 0;
+	for (uint32_t i = 0; i < f.n; i += insn_len(&f.insns[i]))
+		if (is_call(&f.insns[i]))
+			tail = i + 1;
+	if (tail >= f.n)
+		return 0;
+	f.in = malloc(f.n * sizeof(*f.in));
+	opt_live_t *out = malloc(f.n * sizeof(*out));
+	uint16_t *live = malloc(f.n * sizeof(*live));
+	if (f.in != NULL && out != NULL && live != NULL) {
+		forward(&f, ctx_in_r1);
+		backward(&f, out);
+		for (int r = DT_R6; r <= DT_R9; r++) {
+			/* Each move changes what is live: measure again. */
+			live_regs(&f, out, live);
+			if (move_to_caller_saved(&f, live, tail, r)) {
+				n++;
+				forward(&f, ctx_in_r1);
+				backward(&f, out);
+			}
+		}
+	}
+	free(f.in);
+	free(out);
+	free(live);
+	return n;
+}
+
 /* Whether in sets r0 to the number in its immediate. */
 static bool sets_r0_number(const struct bpf_insn *in)
 {

@@ -17,6 +17,13 @@
  * instructions changed (0 when the function is left as it is). */
 int dt_opt_function(dt_as_t *as, uint32_t start, bool ctx_in_r1);
 
+/* The function of as (finished) that starts at start, its jumps all going
+ * forward: past its last call, each of r6 to r9 whose values there are all
+ * made there moved, with their uses, to a register of r2 to r5 it leaves
+ * free, so that the function saves fewer registers in its prologue.
+ * Returns the number of registers moved. */
+int dt_opt_caller_saved_tail(dt_as_t *as, uint32_t start, bool ctx_in_r1);
+
 /* What each exit of as (finished) returns, as a truth, when it is known
  * there: truth[i] (as->ninsns of them) is 0 or 1 where the exit at i is
  * reached only from the instruction before, which sets r0 to a number,

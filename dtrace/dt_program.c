@@ -2121,6 +2121,17 @@ static void insns_nop(dt_as_t *as, uint32_t from, uint32_t to)
 		as->insns[i] = nop;
 }
 
+/* r0 = ret; exit; at label, when a jump names it: the verifier refuses code
+ * it cannot reach. */
+static void emit_return_at(dt_as_t *as, int label, int ret)
+{
+	if (!dt_as_label_used(as, label))
+		return;
+	dt_as_place(as, label);
+	EMIT(as, DT_MOV64_IMM(DT_R0, ret));
+	EMIT(as, DT_EXIT());
+}
+
 /* prefilter(ctx) at label: non-zero when a predicate of clauses holds, 0
  * when none does or the trampoline skips the firing.  The last predicate
  * runs inline (its return is the prefilter's), the others as subprograms
@@ -2129,7 +2140,6 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 			  const dt_clauseset_t *clauses, int label)
 {
 	int skip = dt_as_label(as), pass = dt_as_label(as);
-	int test = dt_as_label(as);
 	int preds[DT_PREFILTER_MAX], labels[DT_PREFILTER_MAX], n = 0;
 
 	/* The copy lies below the predicate's frame (DT_FRAME_*: the
@@ -2169,19 +2179,8 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 		insns_nop(as, key.pid, key.cookie);
 	if (!(used & DT_KEY_COOKIE))
 		insns_nop(as, key.cookie, key.end);
-	/* Conditional jumps over the skip and pass paths, which stay
-	 * reachable for the verifier's walk of the code when nothing else
-	 * jumps there. */
-	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
-	dt_as_jump(as, BPF_JEQ, DT_R0, 0, test);
-	dt_as_jump(as, BPF_JNE, DT_R0, 0, pass);
-	dt_as_place(as, skip);
-	EMIT(as, DT_MOV64_IMM(DT_R0, 0));
-	EMIT(as, DT_EXIT());
-	dt_as_place(as, pass);
-	EMIT(as, DT_MOV64_IMM(DT_R0, 1));
-	EMIT(as, DT_EXIT());
-	dt_as_place(as, test);
+	/* The trampoline falls through to the predicates; its skip and pass
+	 * paths follow the last one. */
 	for (int i = 0; i < n; i++) {
 		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 		EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));
@@ -2192,6 +2191,8 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 		dt_as_call(as, labels[i]);
 		dt_as_jump(as, BPF_JNE, DT_R0, 0, pass);
 	}
+	emit_return_at(as, skip, 0);
+	emit_return_at(as, pass, 1);
 	for (int i = 0; i + 1 < n; i++) {
 		dt_as_place(as, labels[i]);
 		dt_as_append(as, &dtp->clauses[preds[i]]->pred);
@@ -2210,8 +2211,10 @@ static int prefilter_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 		return -1;
 	if (kp_finish(dtp, kp, pf, "prefilter") < 0)
 		return -1;
-	if (!getenv("DTRACE_BENCH_NOPREOPT"))
+	if (!getenv("DTRACE_BENCH_NOPREOPT")) {
 		dt_opt_function(pf, 0, true);
+		dt_opt_caller_saved_tail(pf, 0, true);
+	}
 	return 0;
 }
 
@@ -2243,7 +2246,47 @@ static unsigned prefilter_regs(const dt_as_t *pf, unsigned *calls)
 	return used;
 }
 
-/* A register of r6 to r9 that the prefilter pf leaves alone, to keep the
+/* The registers insn in writes, as a mask. */
+static unsigned insn_writes(const struct bpf_insn *in)
+{
+	switch (BPF_CLASS(in->code)) {
+	case BPF_ALU:
+	case BPF_ALU64:
+	case BPF_LD:
+	case BPF_LDX:
+		return 1u << in->dst_reg;
+	default:
+		return 0;	/* stores and jumps read their dst_reg */
+	}
+}
+
+/* The register of r6 to r9 that the prefilter pf copies the context into
+ * by its first instruction and writes nowhere else, so that it holds the
+ * context all through pf; -1 when there is none. */
+static int prefilter_ctx_reg(const dt_as_t *pf)
+{
+	const struct bpf_insn *first = pf->insns;
+
+	if (pf->ninsns == 0 ||
+	    first->code != (BPF_ALU64 | BPF_MOV | BPF_X) || first->off != 0 ||
+	    first->src_reg != DT_R1 || first->dst_reg < DT_R6 ||
+	    first->dst_reg > DT_R9)
+		return -1;
+	for (uint32_t i = 1; i < pf->ninsns; i++) {
+		const struct bpf_insn *in = &pf->insns[i];
+		if (BPF_CLASS(in->code) == BPF_STX &&
+		    BPF_MODE(in->code) == BPF_ATOMIC)
+			return -1;	/* the fetching forms write src_reg */
+		if (insn_writes(in) >> first->dst_reg & 1)
+			return -1;
+		if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
+			i++;
+	}
+	return first->dst_reg;
+}
+
+/* A register of r6 to r9 that the prefilter pf leaves alone, or that holds
+ * the context all through it (prefilter_ctx_reg()), to keep the
  * context in while pf runs inline at the program's entry; -1 when pf may
  * not run there: it calls a subprogram (its exits are then not all its
  * own), uses the stack (the program's whole call chain shares 512 bytes
@@ -2258,24 +2301,13 @@ static int prefilter_inline_reg(const dt_as_t *pf)
 	used = prefilter_regs(pf, &calls);
 	if ((calls & PF_CALLS_SUBPROG) || (used & 1u << DT_FP))
 		return -1;
+	int ctx = prefilter_ctx_reg(pf);
+	if (ctx >= 0)
+		return ctx;
 	for (int r = DT_R6; r <= DT_R9; r++)
 		if (!(used & 1u << r))
 			return r;
 	return -1;
-}
-
-/* The registers insn in writes, as a mask. */
-static unsigned insn_writes(const struct bpf_insn *in)
-{
-	switch (BPF_CLASS(in->code)) {
-	case BPF_ALU:
-	case BPF_ALU64:
-	case BPF_LD:
-	case BPF_LDX:
-		return 1u << in->dst_reg;
-	default:
-		return 0;	/* stores and jumps read their dst_reg */
-	}
 }
 
 /* A caller-saved register of r2 to r5 not in *used, then added to it;
@@ -2329,13 +2361,14 @@ static bool prefilter_caller_saved(dt_as_t *pf, int *spare)
 	return true;
 }
 
-/* Where each exit of the prefilter pf jumps when pf runs inline, in
- * truth[]: -1, to the test of its return; or, when the exit returns a
- * known truth (dt_opt_exit_truths()), past the test, to the firing's end
- * (0) or to its full path (1).  The verifier refuses code it cannot
- * reach, so exits skip the test only while some exit still needs it, or
- * exits of both truths are known.  Returns whether the test stays;
- * truth is NULL when out of memory, and then every exit tests. */
+/* What each exit of the prefilter pf does when pf runs inline, in
+ * truth[]: -1, jump to the test of its return; or, when the exit returns
+ * a known truth (dt_opt_exit_truths()), without the test: end the firing
+ * where it is (0) or jump to the full path (1).  The verifier refuses code
+ * it cannot reach, so exits skip the test only while some exit still
+ * needs it, or an exit of truth 1 reaches the full path.  Returns whether
+ * the test stays; truth is NULL when out of memory, and then every exit
+ * tests. */
 static bool prefilter_exit_paths(const dt_as_t *pf, int8_t *truth)
 {
 	uint32_t n[3] = { 0, 0, 0 };	/* exits returning -1, 0, 1 */
@@ -2348,40 +2381,44 @@ static bool prefilter_exit_paths(const dt_as_t *pf, int8_t *truth)
 			n[truth[i] + 1]++;
 	if (n[0] > 0)
 		return true;	/* the test stays, for the exits not known */
-	if (n[1] > 0 && n[2] > 0)
-		return false;	/* both paths past it are taken */
-	memset(truth, -1, pf->ninsns);	/* one path only: every exit tests */
+	if (n[2] > 0)
+		return false;	/* an exit reaches the full path */
+	memset(truth, -1, pf->ninsns);	/* none would: every exit tests */
 	return true;
 }
 
 /* The prefilter pf run inline at the program's entry, the context kept in
  * spare meanwhile: its exits jump to the test of its return, which ends
- * the firing when no predicate holds, or past it when the return is
- * known there (prefilter_exit_paths()). */
+ * the firing when no predicate holds; or, when the return is known there
+ * (prefilter_exit_paths()), end the firing or jump past the test. */
 static void emit_prefilter_inline(dt_as_t *as, const dt_as_t *pf, int spare)
 {
 	int8_t *truth = malloc(pf->ninsns);
 	bool test = prefilter_exit_paths(pf, truth);
 
-	if (spare != DT_R1)
+	if (spare != DT_R1 && spare != prefilter_ctx_reg(pf))
 		EMIT(as, DT_MOV64_REG(spare, DT_R1));
 	uint32_t base = dt_as_append(as, pf), join = as->ninsns;
-	uint32_t end = test ? join + 1 : join;	/* the firing's exit */
-	uint32_t paths[3] = { join, end, end + 1 };
+	uint32_t full = test ? join + 2 : join;	/* past the test */
 	for (uint32_t i = base; i < join && as->err == 0; i++) {
 		struct bpf_insn *in = &as->insns[i];
 		if (in->code == (BPF_LD | BPF_DW | BPF_IMM))
 			i++;
 		else if (in->code == (BPF_JMP | BPF_EXIT)) {
+			/* An exit known to return 0 ends the firing as it
+			 * stands; the others jump. */
 			int8_t t = truth != NULL ? truth[i - base] : -1;
-			*in = DT_INSN(BPF_JMP | BPF_JA, 0, 0,
-				      (int16_t)(paths[t + 1] - i - 1), 0);
+			if (t != 0)
+				*in = DT_INSN(BPF_JMP | BPF_JA, 0, 0,
+					      (int16_t)((t < 0 ? join : full) -
+							i - 1), 0);
 		}
 	}
 	free(truth);
-	if (test)
+	if (test) {
 		EMIT(as, DT_INSN(BPF_JMP | BPF_JNE | BPF_K, DT_R0, 0, 1, 0));
-	EMIT(as, DT_EXIT());
+		EMIT(as, DT_EXIT());
+	}
 	if (spare != DT_R1)
 		EMIT(as, DT_MOV64_REG(DT_R1, spare));
 }

@@ -428,6 +428,9 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 
 	if (nsites > USDT_INLINE_SITES)
 		nsites = 0;
+	/* In the prefilter, the last site's code follows the test of its
+	 * cookie, which goes to the full path when it fails. */
+	int direct = pass >= 0 && nsites > 0 ? nsites - 1 : -1;
 	/* The firing cookie chooses its site's code; others go to the
 	 * lookup, or from the prefilter to the full path. */
 	if (nsites > 0)
@@ -435,11 +438,15 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 				 offsetof(dtrace_mstate_t, key.cookie)));
 	for (int s = 0; s < nsites; s++) {
 		labels[s] = host->label_new(em);
-		host->jump(em, BPF_JEQ, DT_R1, (int32_t)sites[s].cookie,
-			   labels[s]);
+		if (s == direct)
+			host->jump(em, BPF_JNE, DT_R1,
+				   (int32_t)sites[s].cookie, pass);
+		else
+			host->jump(em, BPF_JEQ, DT_R1,
+				   (int32_t)sites[s].cookie, labels[s]);
 	}
-	if (pass >= 0 && nsites > 0) {
-		host->jump(em, BPF_JA, 0, 0, pass);
+	if (direct >= 0) {
+		/* falls through to its site */
 	} else if (nsites > 0 && can_call_cold(&t)) {
 		/* Sites placed while tracing: the lookup, a function at the
 		 * program's end. */
@@ -457,8 +464,9 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		if (nsites > 0)
 			host->jump(em, BPF_JA, 0, 0, done);
 	}
-	for (int s = 0; s < nsites; s++) {
-		if (s > 0)
+	for (int k = 0; k < nsites; k++) {
+		int s = direct >= 0 ? (direct + k) % nsites : k;
+		if (k > 0)
 			host->jump(em, BPF_JA, 0, 0, done);
 		host->label_place(em, labels[s]);
 		emit_site(&t, sites[s].spec, procs, args_read);

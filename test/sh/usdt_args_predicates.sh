@@ -36,7 +36,8 @@ done
 # One clause: the prefilter reads the attach cookie from the helper's
 # return, not back from the firing key's copy on the stack, so it runs
 # inline at the program's entry (the listing's first lines, up to the
-# first exit, use no stack and call no subprogram).  The same firings run
+# first exit, use no stack and call no subprogram, and of r6 to r9 only
+# r6, which holds the context).  The same firings run
 # with it as a call and with its copy of the key kept.
 expected='t 5
 t 7'
@@ -55,5 +56,13 @@ for env in X=1 DTRACE_BENCH_NOPREINLINE=1 DTRACE_BENCH_NOPREOPT=1; do
 	fi
 	[ "$inline" = "$([ "$env" = X=1 ] && echo yes || echo no)" ] ||
 		fail "one clause, $env: prefilter inline: $inline"
+	# Inline, the context stays in r6 across the helper, and the values
+	# made after it live in caller-saved registers: the entry saves one
+	# register.
+	if [ "$env" = X=1 ] &&
+	   { grep -Eq '\<r[7-9]\>' <<<"$entry" ||
+	     [ "$(grep -c 'r6 = ' <<<"$entry")" != 1 ]; }; then
+		fail "one clause: the entry uses more than r6 of r6 to r9"
+	fi
 done
 exit 0

@@ -7,8 +7,10 @@
  * not known, paths that disagree, values a jump tested, moves of numbers,
  * stores outside the frame, code not understood, and the function's end
  * at the next subprogram; helpers that leave the stack alone, and a word
- * read back at once from where it was stored; then the truths its exits return, where known
- * (dt_opt_exit_truths()).
+ * read back at once from where it was stored; then the truths its exits
+ * return, where known (dt_opt_exit_truths()), and the values made past
+ * the last call moved to caller-saved registers
+ * (dt_opt_caller_saved_tail()).
  */
 #include <string.h>
 
@@ -26,10 +28,13 @@
 #define STDW(d, o, s) DT_STORE(BPF_DW, d, o, s)
 #define CALL_SUB(o) DT_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, o)
 
-/* Run dt_opt_function() at start over n instructions (r1: the context);
- * check the result against want (n of them) and the count of changes. */
-static void check_opt(const struct bpf_insn *code, uint32_t n, uint32_t start,
-		      const struct bpf_insn *want, int changes, int line)
+typedef int opt_pass_t(dt_as_t *as, uint32_t start, bool ctx_in_r1);
+
+/* Run pass at start over n instructions (r1: the context); check the
+ * result against want (n of them) and the count of changes. */
+static void check_pass(opt_pass_t *pass, const struct bpf_insn *code,
+		       uint32_t n, uint32_t start,
+		       const struct bpf_insn *want, int changes, int line)
 {
 	dt_as_t as;
 
@@ -37,7 +42,7 @@ static void check_opt(const struct bpf_insn *code, uint32_t n, uint32_t start,
 	for (uint32_t i = 0; i < n; i++)
 		dt_as_emit(&as, code[i]);
 	CHECK(dt_as_finish(&as) == 0);
-	int got = dt_opt_function(&as, start, true);
+	int got = pass(&as, start, true);
 	if (got != changes) {
 		fprintf(stderr, "line %d: %d changes, not %d\n", line, got,
 			changes);
@@ -56,8 +61,11 @@ static void check_opt(const struct bpf_insn *code, uint32_t n, uint32_t start,
 }
 
 #define CHECK_OPT(code, start, want, changes) \
-	check_opt(code, sizeof(code) / sizeof(code[0]), start, want, changes, \
-		  __LINE__)
+	check_pass(dt_opt_function, code, sizeof(code) / sizeof(code[0]), \
+		   start, want, changes, __LINE__)
+#define CHECK_TAIL(code, want, changes) \
+	check_pass(dt_opt_caller_saved_tail, code, \
+		   sizeof(code) / sizeof(code[0]), 0, want, changes, __LINE__)
 
 /* The prefilter of /arg0 < 0/ on a pid entry probe: the trampoline
  * copies arg0 (di) and the pc to the copy at fp - 200, the predicate's
@@ -444,6 +452,88 @@ static void test_exit_truths(void)
 	dt_as_fini(&as);
 }
 
+#define CALL_COOKIE DT_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, \
+			    BPF_FUNC_get_attach_cookie)
+
+/* The USDT prefilter's shape: the context kept in r6 across the cookie's
+ * helper, read once more after it, then r6 reused for the argument.  The
+ * argument moves to r2 (r1 is still read there), and r6 then holds the
+ * context all through. */
+static void test_tail_moved(void)
+{
+	const struct bpf_insn code[] = {
+		DT_MOV64_REG(DT_R6, DT_R1),
+		CALL_COOKIE,
+		JNE0(DT_R0, 5),			/* to the pass path */
+		DT_MOV64_REG(DT_R1, DT_R6),
+		LDDW(DT_R6, DT_R1, 80),
+		JSLT0(DT_R6, 2),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),
+		DT_MOV64_IMM(DT_R0, 1),		/* the predicate holds */
+		DT_EXIT(),
+	};
+	struct bpf_insn want[sizeof(code) / sizeof(code[0])];
+
+	memcpy(want, code, sizeof(code));
+	want[4] = LDDW(DT_R2, DT_R1, 80);
+	want[5] = JSLT0(DT_R2, 2);
+	CHECK_TAIL(code, want, 1);
+}
+
+/* What stays: a value made before the call and read after it, a register
+ * live where a jump from before the call lands, a function with a jump
+ * backwards, and one that leaves no caller-saved register free. */
+static void test_tail_kept(void)
+{
+	const struct bpf_insn across[] = {
+		LDDW(DT_R7, DT_R1, 80),
+		CALL_COOKIE,
+		JSLT0(DT_R7, 2),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),
+		DT_MOV64_IMM(DT_R0, 1),
+		DT_EXIT(),
+	};
+	const struct bpf_insn jumped_in[] = {
+		LDDW(DT_R7, DT_R1, 80),
+		JSLT0(DT_R7, 3),		/* into the tail, r7 live */
+		CALL_COOKIE,
+		LDDW(DT_R7, DT_R6, 80),
+		JSLT0(DT_R7, 1),
+		DT_MOV64_REG(DT_R0, DT_R7),
+		DT_EXIT(),
+	};
+	const struct bpf_insn backwards[] = {
+		DT_MOV64_REG(DT_R6, DT_R1),
+		CALL_COOKIE,
+		LDDW(DT_R7, DT_R6, 80),
+		JSLT0(DT_R7, -2),
+		DT_MOV64_IMM(DT_R0, 0),
+		DT_EXIT(),
+	};
+	const struct bpf_insn all_free[] = {
+		DT_MOV64_REG(DT_R6, DT_R1),
+		LDDW(DT_R2, DT_R6, 80),
+		LDDW(DT_R3, DT_R6, 88),
+		LDDW(DT_R4, DT_R6, 96),
+		LDDW(DT_R5, DT_R6, 104),
+		LDDW(DT_R7, DT_R6, 112),
+		DT_ALU64_REG(BPF_ADD, DT_R7, DT_R2),
+		DT_ALU64_REG(BPF_ADD, DT_R7, DT_R3),
+		DT_ALU64_REG(BPF_ADD, DT_R7, DT_R4),
+		DT_ALU64_REG(BPF_ADD, DT_R7, DT_R5),
+		DT_MOV64_REG(DT_R0, DT_R7),
+		DT_EXIT(),
+	};
+
+	CHECK_TAIL(across, across, 0);
+	CHECK_TAIL(jumped_in, jumped_in, 0);
+	CHECK_TAIL(backwards, backwards, 0);
+	/* No call, and no register of r2 to r5 left free. */
+	CHECK_TAIL(all_free, all_free, 0);
+}
+
 int main(void)
 {
 	test_prefilter();
@@ -461,5 +551,7 @@ int main(void)
 	test_not_understood();
 	test_function_end();
 	test_exit_truths();
+	test_tail_moved();
+	test_tail_kept();
 	return failures ? 1 : 0;
 }
