@@ -588,6 +588,21 @@ static int parser_run(const void *msg, size_t len, int *status, char **buf,
 	return rc;
 }
 
+int dtp_msg_header(const void *msg, size_t len, uint64_t *base, char *why,
+		   size_t whysz)
+{
+	msg_ctx_t c = { msg, len, { { 0 } }, why, whysz };
+
+	if (len > DTPV_MSG_MAX) {
+		snprintf(why, whysz, "message too large");
+		return -1;
+	}
+	if (msg_check_header(&c) != 0)
+		return -1;
+	*base = c.h.base;
+	return 0;
+}
+
 int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		  usdt_reg_t **reg, char *why, size_t whysz)
 {

@@ -323,60 +323,80 @@ static int reg_count(const usdt_reg_t *r)
 	return n;
 }
 
-/* Fill the module, file offsets and bias of reg from pid's mappings; -1
- * with why when a site is not in the module's code. */
-static int resolve(pid_t pid, uint64_t base, usdt_reg_t *reg, char *why,
+/* What a registration needs of its process, read while the process lives
+ * (see dtprobed.c, "Answer"): its start time, its mappings, and the module
+ * mapped at the message's base address with the module's load bias. */
+int dtp_state_snap(pid_t pid, uint64_t base, dtp_snap_t *s, char *why,
 		   size_t whysz)
 {
-	dt_mapping_t *maps;
-	const dt_mapping_t *bm;
-	size_t n;
-	int rc = -1;
-
-	if (dt_proc_maps(pid, &maps, &n) != 0) {
+	memset(s, 0, sizeof(*s));
+	s->start = proc_start_time(pid);
+	if (s->start == 0 || dt_proc_maps(pid, &s->maps, &s->nmaps) != 0) {
 		snprintf(why, whysz, "process vanished");
 		return -1;
 	}
-	bm = dt_proc_map_at(maps, n, base);
-	if (bm == NULL || !dt_mapping_is_file(bm)) {
+	s->module = dt_proc_map_at(s->maps, s->nmaps, base);
+	if (s->module == NULL || !dt_mapping_is_file(s->module)) {
 		snprintf(why, whysz, "base address 0x%" PRIx64 " is not in a "
 			 "mapped file", base);
-		goto out;
+		dtp_state_snap_free(s);
+		return -1;
 	}
+	for (size_t i = 0; i < s->nmaps; i++) {
+		const dt_mapping_t *m = &s->maps[i];
+		if (m->dev == s->module->dev && m->ino == s->module->ino &&
+		    m->pgoff == 0) {
+			s->bias = m->start - elf_vaddr_of_offset0(pid, m);
+			break;
+		}
+	}
+	return 0;
+}
+
+void dtp_state_snap_free(dtp_snap_t *s)
+{
+	dt_proc_maps_free(s->maps, s->nmaps);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Fill the module, file offsets and bias of reg from the mappings of s;
+ * -1 with why when a site is not in the module's code. */
+static int resolve(const dtp_snap_t *s, usdt_reg_t *reg, char *why,
+		   size_t whysz)
+{
+	const dt_mapping_t *bm = s->module;
+
 	free(reg->module);
 	reg->module = strdup(bm->path);
 	reg->dev = bm->dev;
 	reg->ino = bm->ino;
-	for (size_t i = 0; i < n; i++) {
-		if (maps[i].dev == bm->dev && maps[i].ino == bm->ino &&
-		    maps[i].pgoff == 0) {
-			reg->bias = maps[i].start - elf_vaddr_of_offset0(pid, &maps[i]);
-			break;
-		}
-	}
+	reg->bias = s->bias;
 	for (int i = 0; i < reg->nprobes; i++) {
 		for (int j = 0; j < reg->probes[i].nsites; j++) {
-			usdt_reg_site_t *s = &reg->probes[i].sites[j];
-			const dt_mapping_t *m = dt_proc_map_at(maps, n, s->addr);
-			const dt_mapping_t *sm = dt_proc_map_at(maps, n, s->sema_addr);
+			usdt_reg_site_t *site = &reg->probes[i].sites[j];
+			const dt_mapping_t *m =
+				dt_proc_map_at(s->maps, s->nmaps, site->addr);
+			const dt_mapping_t *sm =
+				dt_proc_map_at(s->maps, s->nmaps,
+					       site->sema_addr);
 
-			if (m == NULL || !(m->prot & PROT_EXEC) || m->dev != bm->dev ||
-			    m->ino != bm->ino) {
-				snprintf(why, whysz, "site 0x%" PRIx64 " is not in "
-					 "the code of %s", s->addr, bm->path);
-				goto out;
+			if (m == NULL || !(m->prot & PROT_EXEC) ||
+			    m->dev != bm->dev || m->ino != bm->ino) {
+				snprintf(why, whysz, "site 0x%" PRIx64 " is not "
+					 "in the code of %s", site->addr,
+					 bm->path);
+				return -1;
 			}
-			s->offset = s->addr - m->start + m->pgoff;
-			if (sm != NULL && sm->dev == bm->dev && sm->ino == bm->ino)
-				s->sema_offset = s->sema_addr - sm->start + sm->pgoff;
+			site->offset = site->addr - m->start + m->pgoff;
+			if (sm != NULL && sm->dev == bm->dev &&
+			    sm->ino == bm->ino)
+				site->sema_offset = site->sema_addr -
+						    sm->start + sm->pgoff;
 			else
-				s->sema_addr = s->sema_offset = 0;
+				site->sema_addr = site->sema_offset = 0;
 		}
 	}
-	rc = reg->module ? 0 : -1;
-out:
-	dt_proc_maps_free(maps, n);
-	return rc;
+	return reg->module ? 0 : -1;
 }
 
 /* A window opens at a pid's first message and lasts DTP_RATE_WINDOW
@@ -428,26 +448,15 @@ void dtp_state_unregister(pid_t pid, const char *provider, uint64_t site)
 	}
 }
 
-int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
-		    char *why, size_t whysz)
+int dtp_state_apply_snap(pid_t pid, const dtp_snap_t *snap, usdt_reg_t *reg,
+			 char *why, size_t whysz)
 {
-	uint64_t start;
 	dtp_proc_t *p;
 
-	if (op == DTPV_OP_UNREGISTER) {
-		dtp_state_unregister(pid, reg->provider, first_site(reg));
-		usdt_reg_free(reg);
-		return 0;
-	}
-	start = proc_start_time(pid);
-	if (start == 0) {
-		snprintf(why, whysz, "process vanished");
-		goto refuse;
-	}
-	if (resolve(pid, base, reg, why, whysz) != 0)
+	if (resolve(snap, reg, why, whysz) != 0)
 		goto refuse;
 	p = proc_get(pid, true);
-	if (p != NULL && p->start != start && p->start != 0) {
+	if (p != NULL && p->start != snap->start && p->start != 0) {
 		proc_forget(p);		/* a recycled pid */
 		p = proc_get(pid, true);
 	}
@@ -455,7 +464,7 @@ int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 		snprintf(why, whysz, "too many processes");
 		goto refuse;
 	}
-	p->start = start;
+	p->start = snap->start;
 	proc_remove(p, reg->dev, reg->ino, reg->provider);
 	if (reg_count(p->regs) >= DTP_REGS_PER_PROC) {
 		snprintf(why, whysz, "too many registrations");
@@ -464,7 +473,7 @@ int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 		goto refuse;
 	}
 	reg->pid = pid;
-	reg->start_time = start;
+	reg->start_time = snap->start;
 	reg->id = st.next_id++;
 	reg->next = p->regs;
 	p->regs = reg;
@@ -475,6 +484,26 @@ int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 refuse:
 	usdt_reg_free(reg);
 	return -1;
+}
+
+int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
+		    char *why, size_t whysz)
+{
+	dtp_snap_t snap;
+	int rc;
+
+	if (op == DTPV_OP_UNREGISTER) {
+		dtp_state_unregister(pid, reg->provider, first_site(reg));
+		usdt_reg_free(reg);
+		return 0;
+	}
+	if (dtp_state_snap(pid, base, &snap, why, whysz) != 0) {
+		usdt_reg_free(reg);
+		return -1;
+	}
+	rc = dtp_state_apply_snap(pid, &snap, reg, why, whysz);
+	dtp_state_snap_free(&snap);
+	return rc;
 }
 
 /* Is every registration's first site still mapped from the same file? */

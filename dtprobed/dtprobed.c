@@ -18,7 +18,8 @@
  * arrive, each given at most DTP_RECV_MS to deliver it, within bounds per
  * user and in all (see "Connections waiting"), so silent clients delay
  * nobody.  A registration is answered (DTPV_OP_DONE) once every subscribed
- * dtrace session has acked it or DTP_ACK_MS have passed.
+ * dtrace session has acked it or DTP_ACK_MS have passed; with no session
+ * subscribed, before it is parsed (see register_message()).
  *
  * Options override the environment (DTPROBED_SOCKET, DTPROBED_STATEDIR,
  * DTPROBED_MAP), which overrides the defaults of usdt_reg.h.  An empty map
@@ -177,7 +178,8 @@ static int sub_read(subscriber_t *s, pid_t pid)
 	return acked;
 }
 
-static bool is_subscribe(const unsigned char *buf, ssize_t n)
+/* Is buf a bare header of operation op (a subscription, a sync)? */
+static bool is_bare(const unsigned char *buf, ssize_t n, uint16_t op)
 {
 	dtpv_msg_t h;
 
@@ -185,7 +187,7 @@ static bool is_subscribe(const unsigned char *buf, ssize_t n)
 		return false;
 	memcpy(&h, buf, sizeof(h));
 	return memcmp(h.magic, DTPV_MAGIC, 4) == 0 &&
-	       h.version == DTPV_VERSION && h.op == DTPV_OP_SUBSCRIBE &&
+	       h.version == DTPV_VERSION && h.op == op &&
 	       h.size == sizeof(h);
 }
 
@@ -257,22 +259,6 @@ static void unregister(const unsigned char *msg, size_t len, pid_t pid)
 		dtp_state_unregister(pid, provider, site);
 }
 
-static void register_message(const unsigned char *msg, size_t len, pid_t pid)
-{
-	char why[256] = "";
-	usdt_reg_t *reg;
-	uint64_t base;
-	int op;
-
-	if (dtp_msg_parse(msg, len, &op, &base, &reg, why, sizeof(why)) != 0 ||
-	    dtp_state_apply(pid, op, base, reg, why, sizeof(why)) != 0) {
-		refuse(pid, why);
-		return;
-	}
-	if (op == DTPV_OP_REGISTER)
-		subs_notify(pid);
-}
-
 static void answer(int cfd, pid_t pid)
 {
 	bool failed;
@@ -280,9 +266,74 @@ static void answer(int cfd, pid_t pid)
 	notice_send(cfd, DTPV_OP_DONE, pid, &failed);
 }
 
+/*
+ * The answer to a registration.  The registering process waits for it in
+ * its start-up.  With a session subscribed, it comes once the sessions
+ * placed the process's probes (subs_notify()).  With none, nothing needs
+ * the registration before the process goes on: the daemon reads what it
+ * needs of the live process (dtp_state_snap(): its start time and
+ * mappings), answers, and only then parses and applies the message, off
+ * the process's start-up.  A reader of the state sends DTPV_OP_SYNC first:
+ * the daemon serves one message at a time, so whatever it answered before
+ * is applied by the time it answers the sync.
+ */
+/*
+ * A fault for tests: with DTPROBED_FAULT_PARSE_DELAY=MS in the daemon's
+ * environment, each registration's parse starts MS milliseconds late, as
+ * on a loaded machine, so that a test sees what waits for it and what does
+ * not (test/sh/dtprobed_answer.sh).
+ */
+static void fault_parse_delay(void)
+{
+	static long ms = -1;
+
+	if (ms < 0) {
+		const char *s = getenv("DTPROBED_FAULT_PARSE_DELAY");
+		ms = s != NULL ? strtol(s, NULL, 10) : 0;
+		if (ms < 0 || ms > 10000)
+			ms = 0;
+	}
+	if (ms > 0) {
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void register_message(int cfd, const unsigned char *msg, size_t len,
+			     pid_t pid)
+{
+	char why[256] = "";
+	usdt_reg_t *reg;
+	uint64_t base, parsed_base;
+	dtp_snap_t snap;
+	bool answered = false;
+	int op;
+
+	if (dtp_msg_header(msg, len, &base, why, sizeof(why)) != 0 ||
+	    dtp_state_snap(pid, base, &snap, why, sizeof(why)) != 0) {
+		refuse(pid, why);
+		answer(cfd, pid);
+		return;
+	}
+	if (nsubs == 0) {
+		answer(cfd, pid);
+		answered = true;
+	}
+	fault_parse_delay();
+	if (dtp_msg_parse(msg, len, &op, &parsed_base, &reg, why,
+			  sizeof(why)) != 0 ||
+	    dtp_state_apply_snap(pid, &snap, reg, why, sizeof(why)) != 0)
+		refuse(pid, why);
+	else
+		subs_notify(pid);
+	dtp_state_snap_free(&snap);
+	if (!answered)
+		answer(cfd, pid);
+}
+
 /* Serve one connection whose message arrived: apply it and answer with
- * DTPV_OP_DONE, unless it was a subscription.  Returns true if cfd is kept
- * as a subscriber. */
+ * DTPV_OP_DONE, unless it was a subscription; a sync is only answered.
+ * Returns true if cfd is kept as a subscriber. */
 static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 {
 	pid_t pid = cred->pid;
@@ -296,12 +347,15 @@ static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 		snprintf(why, sizeof(why), "message of %zd bytes exceeds %u",
 			 n, DTPV_MSG_MAX);
 		refuse(pid, why);
-	} else if (is_subscribe(buf, n)) {
+	} else if (is_bare(buf, n, DTPV_OP_SUBSCRIBE)) {
 		return sub_add(cfd, cred);
+	} else if (is_bare(buf, n, DTPV_OP_SYNC)) {
+		/* answered below, after all that came before */
 	} else if (dtp_msg_is_unregistration(buf, (size_t)n)) {
 		unregister(buf, (size_t)n, pid);
 	} else {
-		register_message(buf, (size_t)n, pid);
+		register_message(cfd, buf, (size_t)n, pid);
+		return false;
 	}
 	answer(cfd, pid);
 	return false;

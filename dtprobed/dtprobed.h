@@ -41,6 +41,10 @@ void dtp_msg_prepare(void);
  * else -1 and why says what is wrong. */
 int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		  usdt_reg_t **reg, char *why, size_t whysz);
+/* The header's checks of msg (len bytes, untrusted), in the calling
+ * process: 0 with the module's base address, or -1 with why. */
+int dtp_msg_header(const void *msg, size_t len, uint64_t *base, char *why,
+		   size_t whysz);
 /* Is msg (len bytes, untrusted) an unregistration? */
 bool dtp_msg_is_unregistration(const void *msg, size_t len);
 /* Read what an unregistration names: its provider and first site, in the
@@ -60,6 +64,22 @@ int dtp_state_init(const char *statedir, const char *mappath);
 /* Apply a checked message of process pid; -1 with why when refused. */
 int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 		    char *why, size_t whysz);
+/* What a registration needs of its process, read while it lives. */
+typedef struct dtp_snap {
+	uint64_t start;			/* the process's start time */
+	dt_mapping_t *maps;		/* its mappings */
+	size_t nmaps;
+	const dt_mapping_t *module;	/* the one at the message's base */
+	uint64_t bias;			/* the module's load bias */
+} dtp_snap_t;
+/* Take pid's snapshot for a registration of base; 0, or -1 with why. */
+int dtp_state_snap(pid_t pid, uint64_t base, dtp_snap_t *s, char *why,
+		   size_t whysz);
+void dtp_state_snap_free(dtp_snap_t *s);
+/* Apply a checked registration of pid, against its snapshot (whether or
+ * not pid still lives); -1 with why when refused. */
+int dtp_state_apply_snap(pid_t pid, const dtp_snap_t *snap, usdt_reg_t *reg,
+			 char *why, size_t whysz);
 /* End pid's registration of provider whose first site is site, if any. */
 void dtp_state_unregister(pid_t pid, const char *provider, uint64_t site);
 /* Forget processes that exited or exec'd. */

@@ -28,6 +28,11 @@
  * (op DTPV_OP_NOTICE, the pid from SO_PEERCRED) and waits a bounded time
  * for each one's DTPV_OP_ACK with the same pid before it answers the
  * registering process, so probes are placed before its first firing.
+ * With no session subscribed, the daemon answers a registration as soon as
+ * it has read the process's mappings, and records it afterwards; a reader
+ * of the state files sends a bare header with op DTPV_OP_SYNC and waits
+ * for its DTPV_OP_DONE, which comes once every registration answered
+ * before is recorded.
  */
 #ifndef DTPROBED_PROTO_H
 #define DTPROBED_PROTO_H
@@ -49,6 +54,7 @@ enum dtpv_op {
 	DTPV_OP_NOTICE = 4,	/* daemon -> subscriber: pid registered */
 	DTPV_OP_ACK = 5,	/* subscriber -> daemon: pid's probes placed */
 	DTPV_OP_DONE = 6,	/* daemon -> registering process */
+	DTPV_OP_SYNC = 7,	/* reader of the state -> daemon, bare header */
 };
 
 /* The handshake's short messages, one per packet. */

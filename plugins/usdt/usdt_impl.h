@@ -246,5 +246,9 @@ int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);
 int usdt_sub_open(void);
 int usdt_sub_next(int fd, pid_t *pid);
 void usdt_sub_ack(int fd, pid_t pid);
+/* Wait until dtprobed recorded every registration it answered before
+ * (dtprobed_proto.h, Handshake), USDT_SYNC_MS at most. */
+#define USDT_SYNC_MS	1000
+void usdt_sub_sync(void);
 
 #endif /* USDT_IMPL_H */

@@ -402,6 +402,7 @@ static void regs_load(usdt_state_t *st)
 	if (st->regs_read)
 		return;
 	st->regs_read = true;
+	usdt_sub_sync();
 	if (usdt_reg_read_all(NULL, &st->regs) < 0)
 		st->regs = NULL;	/* no dtprobed: notes alone */
 }

@@ -9,11 +9,16 @@
  * placed the process's probes.  So a program started after tracing began
  * is traced from its first firing, ahead of the exec watch.
  *
+ * Before it reads the state files, the plugin syncs with the daemon: with
+ * no session subscribed, dtprobed answers a registration before it records
+ * it, and answers a sync only once what came before is recorded.
+ *
  * Invariants: the socket is non-blocking and close-on-exec; nothing here
- * blocks or raises SIGPIPE; no daemon (or an old one) means no subscription
- * and no error.
+ * blocks but the sync, for USDT_SYNC_MS at most, or raises SIGPIPE; no
+ * daemon (or an old one) means no subscription and no error.
  */
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -23,12 +28,14 @@
 #include "usdt_reg.h"
 #include "../../dtprobed/dtprobed_proto.h"
 
-int usdt_sub_open(void)
+/* A connection to dtprobed that sent it a bare header of operation op;
+ * -1 when there is no daemon to send it to. */
+static int bare_send(uint16_t op)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	const char *path = usdt_reg_socket_path();
 	dtpv_msg_t h = { .magic = DTPV_MAGIC, .version = DTPV_VERSION,
-			 .op = DTPV_OP_SUBSCRIBE, .size = sizeof(h) };
+			 .op = op, .size = sizeof(h) };
 	int fd;
 
 	if (path == NULL || strlen(path) >= sizeof(sun.sun_path))
@@ -44,6 +51,21 @@ int usdt_sub_open(void)
 		return -1;
 	}
 	return fd;
+}
+
+int usdt_sub_open(void)
+{
+	return bare_send(DTPV_OP_SUBSCRIBE);
+}
+
+void usdt_sub_sync(void)
+{
+	struct pollfd pfd = { .fd = bare_send(DTPV_OP_SYNC), .events = POLLIN };
+
+	if (pfd.fd < 0)
+		return;
+	(void)poll(&pfd, 1, USDT_SYNC_MS);
+	close(pfd.fd);
 }
 
 int usdt_sub_next(int fd, pid_t *pid)

@@ -6,6 +6,14 @@
                                messages, one per connection; print how many
     dtp_send.py SOCKET good    register a well-formed provider "pyprov" for
                                this process (its own code), then sleep 3 s
+    dtp_send.py SOCKET answer STATEDIR
+                               register "pyprov" as good does and wait
+                               for the answer, then send a sync and wait
+                               for its answer; print "early" when STATEDIR
+                               had no state file of this process at the
+                               first answer, else "recorded", then
+                               "synced" when it had one at the second,
+                               else "unsynced"
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
     dtp_send.py SOCKET idle N SECONDS
                                open N connections, send nothing, hold
@@ -22,6 +30,7 @@
 
 The message layout is dtprobed/dtprobed_proto.h, version 1.
 """
+import os
 import socket
 import struct
 import sys
@@ -86,6 +95,16 @@ def send(sock_path, data, pause=0.05):
     s.send(data)
     s.close()
     time.sleep(pause)
+
+
+def ask(sock_path, data):
+    """Send data on a connection of its own and wait for the answer."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sock_path)
+    s.send(data)
+    s.settimeout(5)
+    s.recv(64)
+    s.close()
 
 
 def bad_cases():
@@ -157,6 +176,14 @@ def main():
     elif what == 'good':
         send(path, message())
         time.sleep(3)
+    elif what == 'answer':
+        state = '%s/%d' % (sys.argv[3], os.getpid())
+        ask(path, message())
+        said = 'recorded' if os.path.exists(state) else 'early'
+        ask(path, HDR.pack(b'DTPV', 1, 7, HDR.size, 0, 0, 0, 0, 0, 0,
+                           0, 0, 0, 0, 0, 0, 0, 0, 0, 0))   # DTPV_OP_SYNC
+        said += ' synced' if os.path.exists(state) else ' unsynced'
+        print(said, flush=True)
     elif what == 'map':
         import mmap
         with open(sys.argv[3], 'rb') as f:
