@@ -873,6 +873,16 @@ static int inline_sites(dtrace_provider_t *dtp, usdt_state_t *st,
 	return n;
 }
 
+/* Whether a description remembered for the processes to come covers
+ * every process. */
+static bool descs_every(const usdt_state_t *st)
+{
+	for (int i = 0; i < st->ndescs; i++)
+		if (st->descs[i].pid == 0)
+			return true;
+	return false;
+}
+
 static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 			   dtrace_emitter_t *em, int kind, int skip)
 {
@@ -885,8 +895,11 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	if (err < 0)
 		return err;
 	/* dtprobed's map names the processes that registered a site, when a
-	 * probe for every process is traced and a daemon made the map. */
-	if (st->any_every && st->procs == NULL &&
+	 * probe for every process is traced, or may be once a process maps
+	 * a matching file (a description of every process that matched
+	 * nothing yet, -Z), and a daemon made the map.  This program serves
+	 * the sites placed later too. */
+	if ((st->any_every || descs_every(st)) && st->procs == NULL &&
 	    access(usdt_reg_map_path(), F_OK) == 0)
 		st->procs = host->map_pinned(dtp, usdt_reg_map_path());
 	usdt_rtspec_t buf[USDT_INLINE_SITES];

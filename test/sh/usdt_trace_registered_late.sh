@@ -49,11 +49,13 @@ grep -q "^tick myapp$early $early " out || fail "early process not traced"
 [ $status = 0 ] || { echo "--- out"; grep -v "^[a-z]* myapp$early " out;
 	echo "--- err"; cat err; }
 
-# The same with -Z, on a file that no process mapped when tracing began:
-# the first process of it gets it probed, the next one registers while
-# dtrace is stopped.  In JSON, the probe of each record is named as
-# probeprov reads.
+# The same with -Z, on a file that no process mapped when tracing began,
+# nor any registration named (the early process forgotten first: the
+# program built then must look registrations up all the same): the first
+# process of it gets it probed, the next one registers while dtrace is
+# stopped.  In JSON, the probe of each record is named as probeprov reads.
 kill $early; wait $early 2>/dev/null
+wait_for 5 test ! -f "state/$early" || fail "the early process not forgotten"
 cp app app_z
 "$DTRACE" -Z -q -x oformat=json -n 'BEGIN { printf("ready\n"); }
 myapp*:::tick /execname == "app_z"/ {
