@@ -52,6 +52,8 @@
 #endif
 
 #define OPT_MAX_INSNS	4096	/* larger functions are left alone */
+#define OPT_TAIL_MAX_INSNS 1024	/* dt_opt_caller_saved_tail()'s scan is
+				   quadratic; prefilters are short */
 #define OPT_STACK	512	/* the frame: fp - 512 .. fp - 1 */
 #define OPT_SLOTS	(OPT_STACK / 8)
 #define OPT_NREGS	11	/* r0 .. r9, r10 (the frame pointer) */
@@ -927,7 +929,7 @@ int dt_opt_caller_saved_tail(dt_as_t *as, uint32_t start, bool ctx_in_r1)
 	uint32_t tail = 0;
 	int n = 0;
 
-	if (as->err != 0 || f.n == 0 || f.n > OPT_MAX_INSNS ||
+	if (as->err != 0 || f.n == 0 || f.n > OPT_TAIL_MAX_INSNS ||
 	    !fn_understood(&f) || !jumps_forward(&f))
 		return 0;
 	for (uint32_t i = 0; i < f.n; i += insn_len(&f.insns[i]))
