@@ -267,17 +267,6 @@ static void answer(int cfd, pid_t pid)
 }
 
 /*
- * The answer to a registration.  The registering process waits for it in
- * its start-up.  With a session subscribed, it comes once the sessions
- * placed the process's probes (subs_notify()).  With none, nothing needs
- * the registration before the process goes on: the daemon reads what it
- * needs of the live process (dtp_state_snap(): its start time and
- * mappings), answers, and only then parses and applies the message, off
- * the process's start-up.  A reader of the state sends DTPV_OP_SYNC first:
- * the daemon serves one message at a time, so whatever it answered before
- * is applied by the time it answers the sync.
- */
-/*
  * A fault for tests: with DTPROBED_FAULT_PARSE_DELAY=MS in the daemon's
  * environment, each registration's parse starts MS milliseconds late, as
  * on a loaded machine, so that a test sees what waits for it and what does
@@ -299,6 +288,17 @@ static void fault_parse_delay(void)
 	}
 }
 
+/*
+ * The answer to a registration.  The registering process waits for it in
+ * its start-up.  With a session subscribed, it comes once the sessions
+ * placed the process's probes (subs_notify()).  With none, nothing needs
+ * the registration before the process goes on: the daemon reads what it
+ * needs of the live process (dtp_state_snap(): its start time and
+ * mappings), answers, and only then parses and applies the message, off
+ * the process's start-up.  A reader of the state sends DTPV_OP_SYNC first:
+ * the daemon serves one message at a time, so whatever it answered before
+ * is applied by the time it answers the sync.
+ */
 static void register_message(int cfd, const unsigned char *msg, size_t len,
 			     pid_t pid)
 {
