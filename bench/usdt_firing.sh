@@ -13,7 +13,9 @@
 # usdt: with the same work when installed; the dispatch alone also with the
 # site's argument specification looked up by attach cookie, as sites placed
 # while tracing and programs of many sites have it, rather than carried as
-# code (usdt_tramp.c).  Medians of RUNS runs (default 3, in rotated
+# code (usdt_tramp.c), and in a program that may serve sites placed
+# later, which calls the attach cookie's helper and tests the cookie
+# (DTRACE_BENCH_NOSOLE, dt_program.c's sole_cookie_of()).  Medians of RUNS runs (default 3, in rotated
 # rounds: lib.sh, rows_run): ns per firing above the untraced loop and the
 # ratio to the bare uprobe, measured in this one run, and the time spent in
 # the BPF program per firing (bench/progstat.c, see firing.sh).  The
@@ -71,6 +73,9 @@ table() {
 		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
 	row "  the same, the site's spec looked up" "$prog" firings \
 		env DTRACE_BENCH_USDT_LOOKUP=1 "$DTRACE" -q \
+		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
+	row "  the same, a program open to later sites" "$prog" firings \
+		env DTRACE_BENCH_NOSOLE=1 "$DTRACE" -q \
 		-n "$prov\$target:::tick /arg0 < 0/ { }" -c "$bin $N"
 	row "dtrace $prov\$target:::tick { @ = count(); }" "$prog" \
 		firings "$DTRACE" -q \

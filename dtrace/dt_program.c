@@ -6,7 +6,8 @@
  * probe applies in which process (host->overlay) while they enable probes.
  * Cookies are indices into ps->ups plus one; the kernel hands the cookie of
  * the firing site to the program (bpf_get_attach_cookie), which looks the
- * overlay up by (pid, cookie), then (0, cookie).  There is one underlying
+ * overlay up by (pid, cookie), then (0, cookie); a program built for one
+ * site knows its cookie (sole_cookie_of()).  There is one underlying
  * probe per (flags, file, offset) whatever the providers and processes its
  * overlays name: its links (one for every process, or one per process,
  * with disjoint pid filters) run its program once per firing, and only the
@@ -143,7 +144,9 @@ typedef struct dt_kprog {
 				   BPF_PROG_TEST_RUN) for this one probe */
 	dtrace_event_type_t kev; /* a kernel event's program (dt_kevent.c) */
 	int64_t fixed_cookie;	/* > 0: a program of that one underlying
-				   probe, which has no attach cookie */
+				   probe: a kernel event's own (it has no
+				   attach cookie), or a uprobe program
+				   built for one site (sole_cookie_of()) */
 	const char *kname;	/* its event (function, tracepoint) */
 	dt_clauseset_t clauses;	/* union of the sets of its overlays */
 	int fd;
@@ -899,9 +902,9 @@ static void emit_args_clear(dt_as_t *as)
 }
 
 /* The mstate's regs_ip: the probe site's address, 0 without pt_regs. */
-static void emit_key_ip(dt_as_t *as, int64_t soft_cookie, bool regs)
+static void emit_key_ip(dt_as_t *as, bool regs)
 {
-	if (soft_cookie > 0 || !regs) {
+	if (!regs) {
 		EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7,
 				      OFF(dtrace_mstate_t, regs_ip), 0));
 		return;
@@ -919,13 +922,13 @@ static void emit_key_pid(dt_as_t *as)
 }
 
 /* The mstate's key.cookie: the underlying probe, the attach cookie's or
- * the program's own (soft_cookie > 0). */
-static void emit_key_cookie(dt_as_t *as, int64_t soft_cookie)
+ * the program's own (cookie > 0: it serves that one). */
+static void emit_key_cookie(dt_as_t *as, int64_t cookie)
 {
-	if (soft_cookie > 0) {
+	if (cookie > 0) {
 		EMIT(as, DT_STORE_IMM(BPF_W, DT_R7,
 				      OFF(dtrace_mstate_t, key.cookie),
-				      (int32_t)soft_cookie));
+				      (int32_t)cookie));
 		return;
 	}
 	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
@@ -943,28 +946,28 @@ typedef struct dt_key_insns {
 /* The public mstate's (r7) regs_ip and default overlay key (tgid, cookie),
  * which trampolines read, each field's instructions apart, for the caller
  * to leave out or move those a trampoline does not use. */
-static dt_key_insns_t emit_firing_key(dt_as_t *as, int64_t soft_cookie,
+static dt_key_insns_t emit_firing_key(dt_as_t *as, int64_t cookie,
 				      bool regs)
 {
 	dt_key_insns_t at;
 
 	at.ip = as->ninsns;
-	emit_key_ip(as, soft_cookie, regs);
+	emit_key_ip(as, regs);
 	at.pid = as->ninsns;
 	emit_key_pid(as);
 	at.cookie = as->ninsns;
-	emit_key_cookie(as, soft_cookie);
+	emit_key_cookie(as, cookie);
 	at.end = as->ninsns;
 	return at;
 }
 
-/* soft_cookie > 0: the program is run directly, not from a probe: its
- * context is no pt_regs and it has no attach cookie.  regs: the context
- * is a pt_regs (DTRACE_EVENT_HAS_REGS), which gives regs_ip.  The firing
- * key ends it: where its fields' instructions are is returned, for
- * prog_emit() to move key.pid's where the overlay is looked up. */
+/* cookie > 0: the one underlying probe the program serves (kp_cookie()),
+ * which then needs no attach cookie.  regs: the context is a pt_regs
+ * (kp_has_regs()), which gives regs_ip.  The firing key ends it: where its
+ * fields' instructions are is returned, for prog_emit() to move key.pid's
+ * where the overlay is looked up. */
 static dt_key_insns_t emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as,
-				    unsigned flags, int64_t soft_cookie,
+				    unsigned flags, int64_t cookie,
 				    bool regs, int out, dt_stage_t stop)
 {
 	dt_key_insns_t none = { 0, 0, 0, 0 };
@@ -994,7 +997,7 @@ static dt_key_insns_t emit_prologue(dtrace_hdl_t *dtp, dt_as_t *as,
 		       "instance and errnum share a double word");
 	EMIT(as, DT_STORE_IMM(BPF_DW, DT_R7, OFF(dtrace_mstate_t, instance),
 			      0));
-	return emit_firing_key(as, soft_cookie, regs);
+	return emit_firing_key(as, cookie, regs);
 }
 
 /* r8 = the overlay of (pid, cookie), else of (0, cookie), else leave.
@@ -1504,6 +1507,30 @@ size_t dt_prog_cookies(dtrace_provider_t *pv, int64_t *cookies, size_t max)
 		n++;
 	}
 	return n;
+}
+
+/* The one underlying probe kp serves for as long as it lives, or 0: a
+ * soft program's, a kernel event's own program's, or that of a uprobe
+ * program built for one site (fixed_cookie, see load_programs()). */
+static int64_t kp_cookie(const dt_kprog_t *kp)
+{
+	return kp->soft_cookie > 0 ? kp->soft_cookie : kp->fixed_cookie;
+}
+
+/* Whether kp's context is a pt_regs, which gives the site's address: not
+ * when the engine runs it itself (soft), nor on a tracepoint's record or
+ * a kernel event without registers. */
+static bool kp_has_regs(const dt_kprog_t *kp)
+{
+	return kp->soft_cookie <= 0 && !kp->tracepoint &&
+	       dt_kevent_has_regs(kp->kev);
+}
+
+int64_t dt_prog_sole_cookie(dtrace_provider_t *pv)
+{
+	const dt_kprog_t *kp = pv->dtp->cur_kprog;
+
+	return kp != NULL ? kp_cookie(kp) : 0;
 }
 
 int dt_prog_prefilter_pass(dtrace_provider_t *pv)
@@ -2167,8 +2194,8 @@ static int emit_prefilter(dtrace_hdl_t *dtp, dt_kprog_t *kp, dt_as_t *as,
 					      DTRACE_MSTATE_ARG(i), 0));
 	/* The key's fields, each left out after the trampoline when it
 	 * uses it not: their helper calls are most of the prefilter. */
-	dt_key_insns_t key = emit_firing_key(as, kp->fixed_cookie,
-			!kp->tracepoint && dt_kevent_has_regs(kp->kev));
+	dt_key_insns_t key = emit_firing_key(as, kp_cookie(kp),
+					     kp_has_regs(kp));
 	if (emit_trampoline_of(dtp, kp, &kp->users[0], as, skip, pass,
 			       args) < 0)
 		return -1;
@@ -2488,10 +2515,8 @@ static int prog_emit_with(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 		dt_as_place(as, run);
 		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 	}
-	dt_key_insns_t key = emit_prologue(dtp, as, kp->flags,
-			kp->soft_cookie > 0 ? kp->soft_cookie : kp->fixed_cookie,
-			!kp->tracepoint && dt_kevent_has_regs(kp->kev), out,
-			stop);
+	dt_key_insns_t key = emit_prologue(dtp, as, kp->flags, kp_cookie(kp),
+					   kp_has_regs(kp), out, stop);
 	if (stop < DT_STAGE_TRAMPOLINE)
 		goto leave;
 	int skip = dt_as_label(as);
@@ -2643,18 +2668,19 @@ static bool same_users(const dt_kprog_t *kp, const dt_uprobe_ent_t *u)
 	return true;
 }
 
-/* Whether program i is one of u's (users, flags). */
+/* Whether program i is one of u's (users, flags).  A program of one
+ * underlying probe (fixed_cookie) is no other's. */
 static bool kprog_fits(const struct dt_progset *ps, int i,
 		       const dt_uprobe_ent_t *u)
 {
+	const dt_kprog_t *kp = &ps->progs[i];
 	unsigned f = u->flags & DT_PROG_FLAGS;
-	int64_t fixed = dt_kevent_per_probe(u->kev) ? u - ps->ups + 1 : 0;
+	bool own = kp->fixed_cookie == 0 ? !dt_kevent_per_probe(u->kev)
+					 : kp->fixed_cookie == u - ps->ups + 1;
 
-	return same_users(&ps->progs[i], u) &&
-	       ps->progs[i].flags == f && ps->progs[i].perf == u->perf &&
-	       ps->progs[i].tracepoint == ent_is_tracepoint(u) &&
-	       ps->progs[i].kev == u->kev &&
-	       ps->progs[i].fixed_cookie == fixed;
+	return own && same_users(kp, u) && kp->flags == f &&
+	       kp->perf == u->perf && kp->tracepoint == ent_is_tracepoint(u) &&
+	       kp->kev == u->kev;
 }
 
 /* The program of u's (users, flags), or -1. */
@@ -2792,21 +2818,49 @@ static const char *dis_mapname(void *arg, uint32_t insn)
 	return "?";
 }
 
-/* The one underlying probe of a soft program, or 0 if it has several or
- * any that is not soft. */
-static int64_t soft_cookie_of(const struct dt_progset *ps, int prog)
+/* The one underlying probe of program prog, or 0 if it has several. */
+static int64_t one_cookie_of(const struct dt_progset *ps, int prog)
 {
 	int64_t cookie = 0;
 
 	for (uint32_t i = 0; i < ps->nups; i++) {
-		const dt_uprobe_ent_t *u = &ps->ups[i];
-		if (u->prog != prog)
+		if (ps->ups[i].prog != prog)
 			continue;
-		if (cookie != 0 || !(u->flags & DTRACE_UPROBE_SOFT) || u->perf)
+		if (cookie != 0)
 			return 0;
 		cookie = i + 1;
 	}
 	return cookie;
+}
+
+/* The one underlying probe of a soft program, or 0 if it has several or
+ * one that is not soft. */
+static int64_t soft_cookie_of(const struct dt_progset *ps, int prog)
+{
+	int64_t cookie = one_cookie_of(ps, prog);
+	const dt_uprobe_ent_t *u = cookie > 0 ? &ps->ups[cookie - 1] : NULL;
+
+	return u != NULL && (u->flags & DTRACE_UPROBE_SOFT) && !u->perf ?
+	       cookie : 0;
+}
+
+/*
+ * The one site of a uprobe program built when tracing starts, or 0.  Such
+ * a program serves that site alone for as long as it lives, in every
+ * process it comes to fire in: sites placed later go to another program
+ * (kprog_fits()).  It then knows its cookie, and needs neither the attach
+ * cookie's helper call nor, in a trampoline of per-site code, a test of
+ * the cookie (host->prog_sole_cookie).  A probe on one function or one
+ * USDT site is the common case.
+ */
+static int64_t sole_cookie_of(const struct dt_progset *ps, int prog)
+{
+	const dt_kprog_t *kp = &ps->progs[prog];
+
+	if (kp->perf || kp->kev || (kp->flags & DTRACE_UPROBE_SOFT) ||
+	    getenv("DTRACE_BENCH_NOSOLE"))
+		return 0;
+	return one_cookie_of(ps, prog);
 }
 
 /*
@@ -2936,6 +2990,8 @@ static int load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 
 		if (kp->flags & DTRACE_UPROBE_SOFT)
 			kp->soft_cookie = soft_cookie_of(ps, i);
+		else if (kp->fixed_cookie == 0)
+			kp->fixed_cookie = sole_cookie_of(ps, i);
 
 		if (prog_build(dtp, kp) < 0)
 			return -1;

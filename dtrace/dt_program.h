@@ -30,6 +30,7 @@ int dt_prog_fire(dtrace_hdl_t *dtp, int64_t cookie);
 uint64_t dt_prog_args_read(dtrace_provider_t *pv);
 size_t dt_prog_cookies(dtrace_provider_t *pv, int64_t *cookies, size_t max);
 int dt_prog_prefilter_pass(dtrace_provider_t *pv);
+int64_t dt_prog_sole_cookie(dtrace_provider_t *pv);
 /* While tracing: pv's provide() again for every description of the
  * program, and enable() of the probes that creates that clauses match
  * (host->provide_again).  The count enabled, or -1 after dt_set_error(). */

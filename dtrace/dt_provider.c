@@ -1032,4 +1032,5 @@ const dtrace_host_t dt_host = {
 	.prefilter_pass = dt_prog_prefilter_pass,
 	.cold = host_cold,
 	.call = dt_as_call,
+	.prog_sole_cookie = dt_prog_sole_cookie,
 };

@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	7
+#define DTRACE_PROVIDER_MINOR	8
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -687,6 +687,13 @@ typedef struct dtrace_host {
 	/* Added in 3.7.  BPF emission: a BPF-to-BPF call of the function
 	 * that starts at label (cold code). */
 	void (*call)(dtrace_emitter_t *em, int label);
+
+	/* Added in 3.8.  While trampoline() runs: the one underlying probe
+	 * (cookie) the program being built serves for as long as it lives,
+	 * or 0 when it may come to serve others.  A trampoline of per-site
+	 * code (prog_cookies) then runs that site's code without testing
+	 * mstate.key.cookie. */
+	int64_t (*prog_sole_cookie)(dtrace_provider_t *pv);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

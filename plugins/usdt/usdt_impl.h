@@ -231,10 +231,11 @@ typedef struct usdt_tramp_site {
  * sites[] are read by code of their own, only the arguments in args_read
  * (bit i: argv[i]); any other cookie by its entry in specs, or with pass
  * (host->prefilter_pass(), else -1) and sites of its own, by a jump to
- * pass. */
+ * pass.  closed: the program serves sites[] and never another
+ * (host->prog_sole_cookie), whose cookie then goes untested. */
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		     dtrace_map_t *specs, dtrace_map_t *procs,
-		     const usdt_tramp_site_t *sites, int nsites,
+		     const usdt_tramp_site_t *sites, int nsites, bool closed,
 		     uint64_t args_read, int skip, int pass);
 /* Write one spec into the map (fd); 0 or -errno. */
 int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);

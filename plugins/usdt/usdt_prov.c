@@ -873,6 +873,14 @@ static int inline_sites(dtrace_provider_t *dtp, usdt_state_t *st,
 	return n;
 }
 
+/* The one site the program being built serves for good, or 0. */
+static int64_t sole_cookie(dtrace_provider_t *dtp)
+{
+	return host->size >= offsetof(dtrace_host_t, prog_sole_cookie) +
+			     sizeof(host->prog_sole_cookie) &&
+	       host->prog_sole_cookie ? host->prog_sole_cookie(dtp) : 0;
+}
+
 /* Whether a description remembered for the processes to come covers
  * every process. */
 static bool descs_every(const usdt_state_t *st)
@@ -909,8 +917,9 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 			     host->args_read ? host->args_read(dtp) : ~0ull;
 	int pass = host->size > offsetof(dtrace_host_t, prefilter_pass) &&
 		   host->prefilter_pass ? host->prefilter_pass(dtp) : -1;
-	usdt_tramp_emit(host, em, specs, st->procs, sites, nsites, args_read,
-			skip, pass);
+	usdt_tramp_emit(host, em, specs, st->procs, sites, nsites,
+			nsites == 1 && sole_cookie(dtp) == sites[0].cookie,
+			args_read, skip, pass);
 	return 0;
 }
 

@@ -28,8 +28,11 @@
  * each and runs that site's own straight-line code, which reads only the
  * arguments the clauses may read.  The map lookup (the hash of the
  * cookie, then its bucket and element, two more pages touched) cost about
- * half of a firing's time in BPF.  Sites placed after the program was
- * built, and programs of many sites, take the lookup.  Beside sites of
+ * half of a firing's time in BPF.  A program that serves one site for
+ * good (host->prog_sole_cookie: the engine gives sites placed later a
+ * program of their own) runs that site's code untested.  Sites placed
+ * after the program was built, and programs of many sites, take the
+ * lookup.  Beside sites of
  * its own, the lookup is a function at the end of the program
  * (host->cold, host->call): its code, some ten kilobytes once compiled,
  * would otherwise stand between the pages a firing runs through.  In the
@@ -419,7 +422,7 @@ static void emit_lookup_function(tramp_t *t, int label, dtrace_map_t *specs,
 
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		     dtrace_map_t *specs, dtrace_map_t *procs,
-		     const usdt_tramp_site_t *sites, int nsites,
+		     const usdt_tramp_site_t *sites, int nsites, bool closed,
 		     uint64_t args_read, int skip, int pass)
 {
 	tramp_t t = { host, em };
@@ -428,6 +431,11 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 
 	if (nsites > USDT_INLINE_SITES)
 		nsites = 0;
+	/* A program of one site for good fires at no other. */
+	if (closed && nsites == 1) {
+		emit_site(&t, sites[0].spec, procs, args_read);
+		return;
+	}
 	/* In the prefilter, the last site's code follows the test of its
 	 * cookie, which goes to the full path when it fails. */
 	int direct = pass >= 0 && nsites > 0 ? nsites - 1 : -1;

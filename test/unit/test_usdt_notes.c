@@ -452,7 +452,8 @@ static void emit_test_program(const dtrace_host_t *host, dt_as_t *as,
 	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
 	dt_as_emit(as, DT_STORE(BPF_W, DT_R7,
 				offsetof(dtrace_mstate_t, key.cookie), DT_R0));
-	usdt_tramp_emit(host, as, specs, NULL, sites, nsites, ~0ull, out, -1);
+	usdt_tramp_emit(host, as, specs, NULL, sites, nsites, false, ~0ull,
+			out, -1);
 	dt_as_load_map(as, DT_R1, results);
 	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_R7));
 	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2,
