@@ -25,8 +25,9 @@
                                size of each message, then exit
     dtp_send.py SOCKET map FILE PROVIDER PROBE TYPE
                                map FILE executable and register PROBE of
-                               PROVIDER in it with one argument of TYPE,
-                               then sleep 30 s
+                               PROVIDER in it with one argument of TYPE;
+                               print "registered" once answered, then
+                               sleep 30 s
 
 The message layout is dtprobed/dtprobed_proto.h, version 1.
 """
@@ -194,7 +195,7 @@ def main():
                 parts = line.split()
                 if len(parts) >= 6 and parts[5] == sys.argv[3] and 'x' in parts[1]:
                     start = int(parts[0].split('-')[0], 16)
-        send(path, message(
+        ask(path, message(
             provider=sys.argv[4].encode(), probe=sys.argv[5].encode(),
             argtype=sys.argv[6].encode(), base=start, site=start + 16))
         print('registered', flush=True)
