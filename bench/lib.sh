@@ -8,8 +8,8 @@
 # $B/bench/ when missing or older than their source, and exports
 # DTRACE_PLUGIN_PATH.  Helpers:
 #   need_root, need_dtrace, have_bpftrace, median, now_us, fmt_ratio, and
-#   firing_setup, firing_loop_ns, row, rows_run and firing_row for the
-#   firing tables (below).
+#   firing_setup, firing_loop_ns, row, rows_run, firing_row, rows_cv and
+#   below_or_noise for the firing tables (below).
 # Nothing here is timed; each script prints its own figures.
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -240,7 +240,59 @@ rows_run() {
 	for ((i = ROW_FIRST; i < n; i++)); do
 		row_print "$i"
 	done
+	RUN_CV=$(rows_cv "$ROW_FIRST" "$n")
 	ROW_FIRST=$n
+}
+
+# The runs' noise.  Runs of one configuration differ in BPF time by a few
+# per cent, however many firings each counts: what differs is where the
+# program and the traced process land, and what the machine's other
+# tenants do meanwhile (a program attached beside the measured one, in the
+# same firings, does not swing with it).  Two configurations whose
+# programs do the same work then come out a few ns apart either way, and a
+# goal that holds one at or below the other is decided by chance unless
+# the comparison knows the noise.  rows_cv FIRST END: the standard
+# deviation of a run's BPF time relative to its row's mean, pooled over
+# rows FIRST to END - 1; rows_run leaves the table's in RUN_CV.
+rows_cv() {
+	local i files=()
+	for ((i = $1; i < $2; i++)); do
+		[ -e "$W/err.$i" ] || files+=("$W/ptimes.$i")
+	done
+	[ ${#files[@]} -gt 0 ] || { echo 0; return; }
+	awk 'FNR == 1 && NR > 1 { row() }
+	     { x[++k] = $1; sum += $1 }
+	     function row(   j, m) {
+		if (k > 1) {
+			m = sum / k
+			for (j = 1; j <= k; j++)
+				ss += ((x[j] - m) / m) ^ 2
+			df += k - 1
+		}
+		k = 0; sum = 0
+	     }
+	     END { row(); printf "%.4f", df ? sqrt(ss / df) : 0 }' "${files[@]}"
+}
+
+# noise_line CV: the line that shows the runs' noise beside the goals.
+noise_line() {
+	awk -v cv="$1" 'BEGIN { printf "the runs'"'"' noise: %.1f%% (standard deviation of a run'"'"'s BPF time)\n", 100 * cv }'
+}
+
+# below_or_noise D B CV: the verdict on D <= B for two rows' medians of
+# RUNS runs each, of relative noise CV: "met" when D <= B, "met within the
+# noise (M)" when D exceeds B by at most M, twice the standard error of
+# the difference of two such medians (a median's error taken as 1.25
+# times a mean's), "missed" beyond, "unknown" when one is missing.
+below_or_noise() {
+	awk -v d="$1" -v b="$2" -v cv="$3" -v r="$RUNS" 'BEGIN {
+		if (d == "-" || b == "-" || d == "" || b == "") {
+			print "unknown"; exit
+		}
+		m = 2 * 1.25 * cv * (d + b) / 2 * sqrt(2 / r)
+		if (d + 0 <= b + 0) print "met"
+		else if (d - b <= m) printf "met within the noise (%.1f)\n", m
+		else printf "missed (the noise: %.1f)\n", m }'
 }
 
 firing_row() {
