@@ -7,7 +7,8 @@
 #      program that returns at once, with a dtprobed running (test-owned
 #      socket and state directory), with none, and of the same program
 #      built without the -G object's registration (its constructor disabled
-#      by linking a stub), as the baseline; in rotated rounds.
+#      by linking a stub), as the baseline; in rotated rounds, each cost
+#      the median of the rounds' differences from the baseline.
 #   2. PROV_PROBE_ENABLED() in a tight loop: ns per check, untraced, and
 #      traced (bpftrace attached to the probe, which raises its semaphore)
 #      when bpftrace is installed.
