@@ -8,7 +8,9 @@
 # program bpftrace makes of /arg0 < 0/ { }), under dtrace with an empty
 # clause, the dispatch alone and aggregating clauses, and under bpftrace's
 # uprobe with the same work when installed (for the dispatch,
-# /(int64)arg0 < 0/ with an action: bpftrace's arg0 is unsigned).  Each
+# /(int64)arg0 < 0/ with an action: bpftrace's arg0 is unsigned; for the
+# empty clause, which records the firing, a printf of the CPU and the
+# probe, what dtrace prints of the record).  Each
 # configuration runs RUNS times (default 3), in rotated rounds (lib.sh,
 # rows_run); the medians give:
 #
@@ -73,7 +75,10 @@ NOPRE_ROW=$ROW_I
 # with no action left its program tests nothing.  The same test, signed and
 # with an action it never reaches, is the dispatch's work.
 BPRED='/(int64)arg0 < 0/ { @ = count(); }'
-BCLAUSES=('{ }' '/arg0 < 0/ { }' "$BPRED" '{ @ = count(); }'
+# D's empty clause records the firing for the consumer, which prints the
+# CPU and the probe: in bpftrace, a printf of those two.
+BREC='{ printf("%d %s\n", cpu, probe); }'
+BCLAUSES=('{ }' "$BREC" '/arg0 < 0/ { }' "$BPRED" '{ @ = count(); }'
 	'{ @[func] = count(); }' '{ @ = hist(arg0); }')
 if have_bpftrace; then
 	for clause in "${BCLAUSES[@]}"; do
@@ -101,7 +106,9 @@ echo "arg0 is unsigned, so that its /arg0 < 0/ is false when compiled and"
 echo "its program for /arg0 < 0/ { } tests nothing (a load, r0 = 0, exit):"
 echo "it is compared with $BPRED, the same"
 echo "test.  The bare uprobe also runs bpftrace's program for /arg0 < 0/ { }"
-echo "attached as dtrace attaches its own."
+echo "attached as dtrace attaches its own.  D's { } is compared with"
+echo "bpftrace's printf of what the consumer prints of the record, the CPU and"
+echo "the probe."
 
 # The dispatch of /arg0 < 0/ { }, stage by stage: BPF ns per firing of a
 # program that stops after each stage, and what the stage adds.
@@ -204,7 +211,7 @@ for g in '/arg0 < 0/ { }:1.1' '{ @ = count(); }:1.1' \
 		"$(model "$c")" "<=" "${g##*:}"
 done
 if have_bpftrace; then
-	for g in "/arg0 < 0/ { }|$BPRED" \
+	for g in "{ }|$BREC" "/arg0 < 0/ { }|$BPRED" \
 		'{ @ = count(); }|{ @ = count(); }' \
 		'{ @[probefunc] = count(); }|{ @[func] = count(); }' \
 		'{ @ = quantize(arg0); }|{ @ = hist(arg0); }'; do

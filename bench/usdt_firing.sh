@@ -21,9 +21,11 @@
 # the BPF program per firing (bench/progstat.c, see firing.sh).  The
 # dispatch and count() are held to bpftrace's BPF time for the same work
 # (for the dispatch, /(int64)arg0 < 0/ { @ = count(); }: bpftrace's arg0 is
-# unsigned, and its /arg0 < 0/ { } compiles to an empty program) and to
-# 1.1x the bare uprobe (modelled, as in firing.sh), the first within the
-# runs' noise (lib.sh, below_or_noise); the status is 1 when one misses.  The dispatch is also shown without the prefilter
+# unsigned, and its /arg0 < 0/ { } compiles to an empty program), within
+# the runs' noise (lib.sh, below_or_noise), and to 1.1x the bare uprobe
+# (modelled, as in firing.sh); the empty clause, which records the firing,
+# to bpftrace's printf of the CPU and the probe.  The status is 1 when a
+# goal is missed.  The dispatch is also shown without the prefilter
 # (DTRACE_BENCH_NOPREFILTER, dt_program.c).
 #
 #   sudo bench/usdt_firing.sh [N [RUNS]]     (B=build-dir, default build/)
@@ -44,6 +46,9 @@ STATUS=0
 # The dispatch's work in bpftrace: a signed test (its arg0 is unsigned, and
 # /arg0 < 0/ false when compiled) and an action, which it never reaches.
 BPRED='/(int64)arg0 < 0/ { @ = count(); }'
+# The empty clause's work in bpftrace: D's { } records the firing, of
+# which the consumer prints the CPU and the probe.
+BREC='{ printf("%d %s\n", cpu, probe); }'
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 
@@ -52,7 +57,7 @@ table() {
 	local prog=$1 prov=$2 bin=$PROGS/$1
 	BASE=$(firing_loop_ns "$prog" firings "$bin" "$N")
 	BARE= PBARE=
-	local disp=- count=- bcount=- bpred=-
+	local disp=- count=- rec=- bcount=- bpred=-
 	echo
 	printf '%s:tick in %s (%d firings, median of %d runs)\n' "$prov" \
 		"$prog" "$N" "$RUNS"
@@ -64,6 +69,7 @@ table() {
 	local bare_row=$ROW_I
 	row "dtrace $prov\$target:::tick { }" "$prog" firings \
 		"$DTRACE" -q -n "$prov\$target:::tick { }" -c "$bin $N"
+	local rec_row=$ROW_I
 	row "dtrace $prov\$target:::tick /arg0 < 0/ { }" "$prog" \
 		firings "$DTRACE" -q -n "$prov\$target:::tick /arg0 < 0/ { }" \
 		-c "$bin $N"
@@ -92,12 +98,16 @@ table() {
 		row "bpftrace usdt:...:$prov:tick { @ = count(); }" \
 			"$prog" firings bpftrace \
 			-e "usdt:$bin:$prov:tick { @ = count(); }" -c "$bin $N"
+		row "bpftrace usdt:...:$prov:tick $BREC" \
+			"$prog" firings bpftrace \
+			-e "usdt:$bin:$prov:tick $BREC" -c "$bin $N"
 	fi
 	rows_run
 	[ "${RNS[bare_row]}" = - ] &&
 		echo "(no bare uprobe figure: ratios are not shown)"
 	local cv=$RUN_CV
 	disp=${RPROG[disp_row]} count=${RPROG[count_row]}
+	rec=${RPROG[rec_row]}
 	noise_line "$cv"
 	if [ "$bt_row" -ge 0 ]; then
 		bpred=${RPROG[bt_row + 1]}
@@ -105,6 +115,8 @@ table() {
 		usdt_goal "dispatch alone against bpftrace $BPRED" \
 			"$disp" "$bpred" "$cv"
 		usdt_goal "@ = count()" "$count" "$bcount" "$cv"
+		usdt_goal "{ } against bpftrace $BREC" "$rec" \
+			"${RPROG[bt_row + 3]}" "$cv"
 	fi
 	bare_goal "dispatch alone" "$disp"
 	bare_goal "@ = count()" "$count"
