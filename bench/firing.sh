@@ -11,7 +11,7 @@
 # /(int64)arg0 < 0/ with an action: bpftrace's arg0 is unsigned; for the
 # empty clause, which records the firing, a printf of the CPU and the
 # probe, what dtrace prints of the record).  Each
-# configuration runs RUNS times (default 3), in rotated rounds (lib.sh,
+# configuration runs RUNS times (default 5), in rotated rounds (lib.sh,
 # rows_run); the medians give:
 #
 #   ns/firing	the loop's time per call above the untraced loop
@@ -43,7 +43,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${1:-200000}
-RUNS=${2:-3}
+RUNS=${2:-5}
 # the measured program runs once per call: others' programs are not it
 export PROGSTAT_RUNS=$N
 firing_setup

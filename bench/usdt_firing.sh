@@ -15,7 +15,7 @@
 # while tracing and programs of many sites have it, rather than carried as
 # code (usdt_tramp.c), and in a program that may serve sites placed
 # later, which calls the attach cookie's helper and tests the cookie
-# (DTRACE_BENCH_NOSOLE, dt_program.c's sole_cookie_of()).  Medians of RUNS runs (default 3, in rotated
+# (DTRACE_BENCH_NOSOLE, dt_program.c's sole_cookie_of()).  Medians of RUNS runs (default 5, in rotated
 # rounds: lib.sh, rows_run): ns per firing above the untraced loop and the
 # ratio to the bare uprobe, measured in this one run, and the time spent in
 # the BPF program per firing (bench/progstat.c, see firing.sh).  The
@@ -36,7 +36,7 @@
 set -u
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 N=${1:-200000}
-RUNS=${2:-3}
+RUNS=${2:-5}
 # the measured program runs once per call: others' programs are not it
 export PROGSTAT_RUNS=$N
 need_root
