@@ -57,7 +57,7 @@ table() {
 	local prog=$1 prov=$2 bin=$PROGS/$1
 	BASE=$(firing_loop_ns "$prog" firings "$bin" "$N")
 	BARE= PBARE=
-	local disp=- count=- rec=- bcount=- bpred=-
+	local disp=- count=- rec=- bcount=- bpred=- brec=-
 	echo
 	printf '%s:tick in %s (%d firings, median of %d runs)\n' "$prov" \
 		"$prog" "$N" "$RUNS"
@@ -112,11 +112,11 @@ table() {
 	if [ "$bt_row" -ge 0 ]; then
 		bpred=${RPROG[bt_row + 1]}
 		bcount=${RPROG[bt_row + 2]}
+		brec=${RPROG[bt_row + 3]}
 		usdt_goal "dispatch alone against bpftrace $BPRED" \
 			"$disp" "$bpred" "$cv"
 		usdt_goal "@ = count()" "$count" "$bcount" "$cv"
-		usdt_goal "{ } against bpftrace $BREC" "$rec" \
-			"${RPROG[bt_row + 3]}" "$cv"
+		usdt_goal "{ } against bpftrace $BREC" "$rec" "$brec" "$cv"
 	fi
 	bare_goal "dispatch alone" "$disp"
 	bare_goal "@ = count()" "$count"
