@@ -57,8 +57,13 @@ uint32_t dt_cg_key_size(dt_cg_state_t *st, dt_type_t **keys, int nkeys,
 	return size;
 }
 
+/* The most elements a hash map may hold: the kernel gives it a power of
+ * two of 16-byte buckets and refuses more than 4 GiB of them (E2BIG). */
+#define VAR_NENTRIES_MAX (1u << 27)
+
 /* The elements a dynamic variable's map holds: DT_VAR_NENTRIES, or as
- * many as -x dynvarsize bytes hold (key and value), at least one. */
+ * many as -x dynvarsize bytes hold (key and value), at least one and at
+ * most what the kernel takes. */
 static uint32_t var_nentries(const dt_cg_state_t *st, const dt_ident_t *id)
 {
 	uint64_t size = st->dtp->opt.dynvarsize, n;
@@ -66,7 +71,7 @@ static uint32_t var_nentries(const dt_cg_state_t *st, const dt_ident_t *id)
 	if (size == 0)
 		return DT_VAR_NENTRIES;
 	n = size / (id->ksize + id->vsize);
-	return n == 0 ? 1 : n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	return n == 0 ? 1 : n > VAR_NENTRIES_MAX ? VAR_NENTRIES_MAX : (uint32_t)n;
 }
 
 /* Whether -x dynvarsize holds one element (key and value) of each

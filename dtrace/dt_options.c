@@ -248,8 +248,10 @@ static int parse_time(const char *s, uint64_t *v)
 /*
  * The values each size option may take.  bufsize: the output ring buffer
  * is a power-of-two number of pages whose size the kernel takes in 32
- * bits; aggsize: a map's memory, which the kernel bounds at 4 GiB;
- * strsize: a string lives on the BPF stack and in map values.
+ * bits; aggsize and dynvarsize: a map's memory, which the kernel bounds
+ * at 4 GiB (0, dynvarsize's default, leaves each variable its usual
+ * number of elements); strsize: a string lives on the BPF stack and in
+ * map values.
  */
 static const struct {
 	size_t off;
@@ -258,6 +260,7 @@ static const struct {
 } size_limits[] = {
 	{ O(bufsize), 1, 1ull << 31, "between 1 and 2g" },
 	{ O(aggsize), 1, 1ull << 32, "between 1 and 4g" },
+	{ O(dynvarsize), 0, 1ull << 32, "at most 4g" },
 	{ O(strsize), 2, 4096, "between 2 and 4096" },
 };
 
