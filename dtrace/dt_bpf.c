@@ -29,6 +29,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/perf_event.h>
 
 #include <bpf/bpf.h>
@@ -549,6 +550,42 @@ int dt_bpf_check_features(dtrace_hdl_t *dtp)
 		return 0;
 	dt_set_error(dtp, "%s", dtp->bpf->feat_msg);
 	return -ENOTSUP;
+}
+
+/*
+ * Privilege.  The kernel answers a process without it EPERM at the first
+ * map, which the feature probe would mistake for a kernel without the ring
+ * buffer; so the effective capabilities are read first (capget(2), version
+ * 3: two 32-bit words), and what lacks is named before any work.  CAP_BPF
+ * and CAP_PERFMON are 39 and 38, newer than some headers.
+ */
+#define DT_CAP_PERFMON	38
+#define DT_CAP_BPF	39
+
+static bool cap_effective(const struct __user_cap_data_struct d[2], int cap)
+{
+	return (d[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+int dt_bpf_check_privilege(dtrace_hdl_t *dtp)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct d[2] = { 0 };
+
+	if (syscall(SYS_capget, &hdr, d) < 0)
+		return 0;	/* let the kernel itself say */
+	bool admin = cap_effective(d, CAP_SYS_ADMIN);
+	bool bpf = admin || cap_effective(d, DT_CAP_BPF);
+	bool perfmon = admin || cap_effective(d, DT_CAP_PERFMON);
+	if (bpf && perfmon)
+		return 0;
+	dt_set_error(dtp, "tracing needs root, or the capabilities CAP_BPF and "
+		     "CAP_PERFMON (with CAP_SYS_PTRACE for other users' "
+		     "processes): this process lacks %s", !bpf && !perfmon ?
+		     "CAP_BPF and CAP_PERFMON" : !bpf ? "CAP_BPF" :
+		     "CAP_PERFMON");
+	return -EPERM;
 }
 
 bool dt_bpf_use_multi(dtrace_hdl_t *dtp)

@@ -177,4 +177,9 @@ int dt_bpf_attach_perf_event(dtrace_hdl_t *dtp, int prog_fd, uint32_t type,
  * lacks. */
 int dt_bpf_check_features(dtrace_hdl_t *dtp);
 
+/* 0 when this process may trace: root, or the capabilities the kernel asks
+ * of BPF tracing programs and uprobes (CAP_BPF and CAP_PERFMON, or
+ * CAP_SYS_ADMIN); else -EPERM with a message naming those it lacks. */
+int dt_bpf_check_privilege(dtrace_hdl_t *dtp);
+
 #endif /* DT_BPF_H */

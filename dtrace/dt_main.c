@@ -774,6 +774,11 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		usage(stderr);
 		return E_USAGE;
 	}
+	/* Listing and compiling need no privilege; tracing is told what it
+	 * lacks before a process is started or a file written. */
+	if (!dtp->opt.list && !cmd->compile_only &&
+	    dt_bpf_check_privilege(dtp) < 0)
+		return E_ERROR;
 	FILE *out = dt_output_open(dtp, cmd->outpath);
 	if (out == NULL && cmd->outpath != NULL) {
 		dt_set_error(dtp, "failed to open output file '%s': %s",
