@@ -220,8 +220,9 @@ void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
 	} else {
 		print_value(out, t, p, rec->size, 0, &ps);
 	}
-	if (dtp->opt.quiet)
-		fputc('\n', out);
+	/* one value a line, after the probe line too: values printed one
+	 * after another must not run together */
+	fputc('\n', out);
 }
 
 /*
