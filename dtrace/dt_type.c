@@ -151,6 +151,31 @@ static const struct {
 	{ "ipaddr_t", "unsigned int" },	/* inet_ntoa()'s, as in DTrace */
 };
 
+/*
+ * struct in6_addr and its typedef in6_addr_t, the type inet_ntoa6() takes,
+ * laid out as Linux declares it (a union of the address as 16 bytes, 8
+ * shorts or 4 ints), so that scripts name it without a header; the
+ * kernel's BTF, when read, finds the tag complete and keeps it.
+ */
+static void in6_addr_new(dt_typetab_t *tt)
+{
+	dt_member_t u[3] = {
+		{ .name = "u6_addr8",
+		  .type = dt_type_array(tt, tt->uints[1], 16), .next = &u[1] },
+		{ .name = "u6_addr16",
+		  .type = dt_type_array(tt, tt->uints[2], 8), .next = &u[2] },
+		{ .name = "u6_addr32",
+		  .type = dt_type_array(tt, tt->uints[4], 4) },
+	};
+	dt_type_t *un = dt_type_tag(tt, DT_TK_UNION, NULL);
+	dt_type_t *st = dt_type_tag(tt, DT_TK_STRUCT, "in6_addr");
+
+	dt_type_complete_sou(tt, un, u);
+	dt_member_t s = { .name = "in6_u", .type = un };
+	dt_type_complete_sou(tt, st, &s);
+	name_add(tt, "in6_addr_t", st, true);
+}
+
 dt_typetab_t *dt_typetab_create(void)
 {
 	dt_typetab_t *tt = calloc(1, sizeof(*tt));
@@ -180,6 +205,7 @@ dt_typetab_t *dt_typetab_create(void)
 
 		name_add(tt, builtin_typedefs[i].name, t, true);
 	}
+	in6_addr_new(tt);
 	return tt;
 }
 
