@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# JSON lines stay whole when the program run with -c writes to the same
+# standard output (a pipe here): each line of the mixed stream is either
+# one of the program's lines or one parseable record.  Before, a record
+# cut by stdio's buffer let the program's line into its middle (every
+# run of this test failed).
+set -u
+[ -x "$DTRACE" ] || exit 77
+command -v python3 >/dev/null || exit 77
+
+"$DTRACE" -x oformat=json -n 'pid$target:libc.so.6:write:entry {
+	printf("%s %d", "write of", arg2); }' -c "python3 -u -c 'import os
+for i in range(20000): os.write(1, b\"p\" * 60 + b\"\\n\")'" 2>err | cat >out
+python3 - <<'EOF_PY' || { echo "stderr:"; head -5 err; exit 1; }
+import json, sys
+mine = records = 0
+for n, line in enumerate(open("out", encoding="utf-8"), 1):
+    line = line.rstrip("\n")
+    if line == "p" * 60:
+        mine += 1
+        continue
+    try:
+        json.loads(line)
+    except ValueError:
+        sys.exit("line %d is neither the program's nor a record: %r" % (n, line[:200]))
+    records += 1
+if mine != 20000 or records < 20000:
+    sys.exit("%d lines of the program, %d records" % (mine, records))
+EOF_PY
