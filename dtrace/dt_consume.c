@@ -192,8 +192,8 @@ static void symproc_read(struct dt_consumer *c, dt_symproc_t *sp)
 	dt_elf_proc_t *proc = NULL;
 	char msg[256];
 
-	if (c->elf == NULL)
-		c->elf = dt_elf_cache_create();
+	if (c->elf == NULL && (c->elf = dt_elf_cache_create()) != NULL)
+		dt_elf_cache_with_vdso(c->elf);
 	if (c->elf == NULL ||
 	    dt_elf_proc_modules(c->elf, sp->pid, &proc, msg, sizeof(msg)) != 0)
 		return;
@@ -290,11 +290,14 @@ static void read_targets(dtrace_hdl_t *dtp, struct dt_consumer *c)
 }
 
 /* The name DTrace prints for a module: its file name (the executable's
- * too, where dt_elf calls it "a.out" for probe descriptions). */
+ * too, where dt_elf calls it "a.out" for probe descriptions), or the
+ * kernel's for the vDSO, "[vdso]". */
 static const char *module_print_name(const dt_elf_module_t *m)
 {
 	const char *base = strrchr(m->path, '/');
 
+	if (m->is_vdso)
+		return m->name;
 	return base != NULL ? base + 1 : m->path;
 }
 

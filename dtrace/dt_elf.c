@@ -31,7 +31,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -45,6 +47,7 @@
 struct dt_elf_cache {
 	dt_elf_file_t *files;
 	char *debug_dir;
+	bool with_vdso;		/* processes' modules include the vDSO */
 };
 
 static void msgf(char *msg, size_t len, const char *fmt, ...)
@@ -828,6 +831,70 @@ ssize_t dt_elf_read(const dt_elf_file_t *f, uint64_t off, void *buf,
 
 /* ---- modules of a process ---------------------------------------------- */
 
+/*
+ * The vDSO, the kernel's small library in every process ("[vdso]" in its
+ * maps), is no file to open.  But the kernel maps one image into every
+ * process of an ABI, this one's included: its symbols and call frame
+ * information are read from a copy of dtrace's own, kept in a memory
+ * file, when the process's mapping has the image's size.  Only for the
+ * caches that ask (stacks and symbols): no uprobe can be placed in it.
+ */
+static struct {
+	pthread_once_t once;
+	char path[64];		/* "/proc/self/fd/N", "" when unavailable */
+	uint64_t size;		/* the image's bytes, page-rounded */
+	ino_t ino;
+} vdso = { .once = PTHREAD_ONCE_INIT };
+
+/* The bytes of the ELF image at eh: its headers, segments and sections. */
+static uint64_t vdso_image_size(const Elf64_Ehdr *eh)
+{
+	uint64_t size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	const Elf64_Phdr *ph = (const void *)((const char *)eh + eh->e_phoff);
+
+	for (int i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_offset + ph[i].p_filesz > size)
+			size = ph[i].p_offset + ph[i].p_filesz;
+	return size;
+}
+
+static void vdso_copy(void)
+{
+	const Elf64_Ehdr *eh = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct stat st;
+
+	if (eh == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return;
+	uint64_t size = vdso_image_size(eh);
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = memfd_create("dtrace-vdso", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (write(fd, eh, size) != (ssize_t)size || fstat(fd, &st) != 0) {
+		close(fd);
+		return;
+	}
+	vdso.size = (size + pg - 1) & ~(uint64_t)(pg - 1);
+	vdso.ino = st.st_ino;
+	snprintf(vdso.path, sizeof(vdso.path), "/proc/self/fd/%d", fd);
+}
+
+/* Whether m is a vDSO whose image is dtrace's own; sets up the copy. */
+static bool vdso_mapping(const dt_mapping_t *m)
+{
+	if (m->ino != 0 || strcmp(m->path, "[vdso]") != 0)
+		return false;
+	pthread_once(&vdso.once, vdso_copy);
+	return vdso.path[0] != '\0' && m->end - m->start == vdso.size;
+}
+
+void dt_elf_cache_with_vdso(dt_elf_cache_t *cache)
+{
+	cache->with_vdso = true;
+}
+
 /* A mapping that can make a module: a file still there under its path (a
  * file deleted or replaced since it was mapped cannot be probed through
  * it). */
@@ -860,6 +927,30 @@ static int add_range(dt_elf_module_t *m, const dt_mapping_t *ml)
 		m->lo = ml->start;
 	if (ml->end > m->hi)
 		m->hi = ml->end;
+	return 0;
+}
+
+static int add_module(dt_elf_proc_t *proc, const dt_mapping_t *ml,
+		      const char *exe);
+
+/* The vDSO as a module named as the kernel names it, read from the copy. */
+static int add_vdso_module(dt_elf_proc_t *proc, const dt_mapping_t *ml)
+{
+	dt_mapping_t copy = *ml;
+	int err;
+
+	copy.path = vdso.path;
+	copy.ino = vdso.ino;
+	if ((err = add_module(proc, &copy, NULL)) != 0)
+		return err;
+	dt_elf_module_t *m = &proc->mods[proc->nmods - 1];
+	char *name = strdup("[vdso]");
+
+	if (name == NULL)
+		return -ENOMEM;
+	free(m->name);
+	m->name = name;
+	m->is_vdso = true;
 	return 0;
 }
 
@@ -956,13 +1047,17 @@ static void resolve_modules(dt_elf_cache_t *cache, dt_elf_proc_t *proc)
 
 /* The modules of proc from its mappings: one per path, with its ranges. */
 static int modules_of_maps(dt_elf_proc_t *proc, const dt_mapping_t *maps,
-			   size_t nmaps, const char *exe)
+			   size_t nmaps, const char *exe, bool with_vdso)
 {
 	int err = 0;
 
 	for (size_t i = 0; err == 0 && i < nmaps; i++) {
 		dt_elf_module_t *m;
 
+		if (with_vdso && vdso_mapping(&maps[i])) {
+			err = add_vdso_module(proc, &maps[i]);
+			continue;
+		}
 		if (!module_mapping(&maps[i]))
 			continue;
 		if ((m = find_module(proc, maps[i].path)) != NULL)
@@ -996,7 +1091,8 @@ int dt_elf_proc_modules(dt_elf_cache_t *cache, pid_t pid,
 		return -ENOMEM;
 	}
 	proc->pid = pid;
-	err = modules_of_maps(proc, maps, nmaps, n > 0 ? exe : NULL);
+	err = modules_of_maps(proc, maps, nmaps, n > 0 ? exe : NULL,
+			      cache->with_vdso);
 	dt_proc_maps_free(maps, nmaps);
 	if (err == 0)
 		resolve_modules(cache, proc);

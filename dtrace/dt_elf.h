@@ -198,6 +198,8 @@ typedef struct dt_elf_module {
 	const dt_elf_file_t *file;	/* file->path: where to open it from
 					   here (for uprobes) */
 	bool is_exe;
+	bool is_vdso;		/* the vDSO: name "[vdso]", path dtrace's copy
+				   (dt_elf_cache_with_vdso()) */
 	uint64_t bias;		/* run-time address - link-time address */
 	uint64_t lo, hi;	/* lowest and highest mapped address */
 	dt_elf_range_t *ranges;
@@ -209,6 +211,11 @@ typedef struct dt_elf_proc {
 	dt_elf_module_t *mods;	/* in address order; the exe among them */
 	int nmods;
 } dt_elf_proc_t;
+
+/* Processes' modules read through cache include their vDSO, named
+ * "[vdso]", when it is the kernel's image that dtrace also maps (its
+ * symbols and call frame information, for stacks). */
+void dt_elf_cache_with_vdso(dt_elf_cache_t *cache);
 
 /* Read the modules of process pid.  Deleted and anonymous mappings and
  * files that are not ELF are skipped.  Returns 0 or -errno (-ESRCH: no such
