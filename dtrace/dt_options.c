@@ -164,6 +164,81 @@ static const dt_optdesc_t options[] = {
 	{ "zone",	   OPT_REFUSED, 0, "Linux has no zones" },
 };
 
+/*
+ * A line of help for each option -x help lists, by name; a test checks
+ * that none is missing (options_help.sh).  Kept apart from the table
+ * above, whose rows say how an option is parsed.
+ */
+static const struct {
+	const char *name, *help;
+} option_help[] = {
+	{ "aggpercpu", "follow each aggregation entry with its value on each CPU" },
+	{ "aggrate", "how often aggregations are read while tracing (time)" },
+	{ "aggsize", "bytes of each aggregation's map" },
+	{ "aggsortkey", "sort aggregations by key rather than by value" },
+	{ "aggsortkeypos", "the key that sorts first (from 0)" },
+	{ "aggsortpos", "the aggregation that sorts printa()'s entries (from 0)" },
+	{ "aggsortrev", "sort aggregations in reverse order" },
+	{ "argref", "allow macro arguments ($1...) the script does not use" },
+	{ "bufpolicy", "what the output buffer does when full: switch, fill or ring" },
+	{ "bufresize", "manual: the buffer is never resized (the one choice)" },
+	{ "bufsize", "bytes of the output buffer (-b)" },
+	{ "cleanrate", "accepted: a dynamic variable is freed when assigned 0" },
+	{ "core", "lift the core size limit, so that a crash of dtrace dumps core" },
+	{ "cpp", "run the C preprocessor on scripts (-C)" },
+	{ "cppargs", "arguments for the C preprocessor" },
+	{ "cpphdrs", "print the headers the preprocessor includes (-H)" },
+	{ "cpppath", "the C preprocessor to run" },
+	{ "define", "define a preprocessor macro (-D)" },
+	{ "defaultargs", "a macro argument not given reads as 0 (or \"\")" },
+	{ "destructive", "allow destructive actions (-w)" },
+	{ "droptags", "start each drop message with DTrace's tag of its kind" },
+	{ "dynvarsize", "bytes of each dynamic variable's map (keys and values)" },
+	{ "empty", "run even when no clause is left to enable" },
+	{ "errtags", "start each compile error with its tag ([D_SYNTAX])" },
+	{ "evaltime", "where a -c process waits for its probes: exec or preinit" },
+	{ "execgate", "hold new programs at exec until their probes are placed: on or off" },
+	{ "flowindent", "indent entry and return probes by call depth (-F)" },
+	{ "help", "list the options, the plugins' with them (this list)" },
+	{ "incdir", "a directory for the preprocessor's includes (-I)" },
+	{ "late", "static: translators are chosen at compile time (the one choice)" },
+	{ "libdir", "a directory of D libraries (-L)" },
+	{ "linktype", "elf: -G writes an ELF object (the one choice)" },
+	{ "nolibs", "read no D library" },
+	{ "noresolve", "print user addresses unresolved, as module:0xoffset" },
+	{ "nspec", "speculations that may be active at once" },
+	{ "oformat", "the output format: text or json (JSON Lines)" },
+	{ "plugindir", "load provider plugins from this directory too, first" },
+	{ "procprobes", "probes the programs may make for registered processes not seen yet" },
+	{ "quiet", "print only what the script traces (-q)" },
+	{ "rawbytes", "print traced data as bytes" },
+	{ "setenv", "set a variable in the environment of -c commands (NAME=VALUE)" },
+	{ "specsize", "bytes of records a speculation holds" },
+	{ "stackframes", "frames of stack() when not told" },
+	{ "stackindent", "columns before each frame of a printed stack" },
+	{ "statusrate", "how often the session's status is read (time)" },
+	{ "strsize", "bytes of a string" },
+	{ "strip", "accepted: -G writes no D source into its object" },
+	{ "syslibdir", "the installed directory of D libraries" },
+	{ "switchrate", "how often the output buffer is read (time)" },
+	{ "temporal", "accepted: records are always read in the order written" },
+	{ "undef", "undefine a preprocessor macro (-U)" },
+	{ "unsetenv", "remove a variable from the environment of -c commands" },
+	{ "uprobe", "how uprobes are attached: multi or perf" },
+	{ "ustackbytes", "bytes of user stack ustack() copies for unwinding" },
+	{ "ustackframes", "frames of ustack() when not told" },
+	{ "verbose", "report stability attributes and argument types (-v)" },
+	{ "zdefs", "allow descriptions that match no probe (-Z)" },
+};
+
+static const char *option_help_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(option_help) / sizeof(*option_help); i++)
+		if (strcmp(option_help[i].name, name) == 0)
+			return option_help[i].help;
+	return "";
+}
+
 void dt_opt_defaults(dt_options_t *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -627,7 +702,8 @@ void dt_opt_list(dtrace_hdl_t *dtp, FILE *fp)
 	fprintf(fp, "Options (-x name[=value], #pragma D option):\n");
 	for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
 		if (options[i].kind != OPT_REFUSED)
-			fprintf(fp, "  %s\n", options[i].name);
+			fprintf(fp, "  %-24s %s\n", options[i].name,
+				option_help_of(options[i].name));
 	fprintf(fp, "Options of the provider plugins (-x plugin.name[=value]):"
 		"\n");
 	dt_provider_options_list(dtp, fp);
