@@ -77,8 +77,8 @@ typedef struct dt_options {
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
 				   when assigned 0, there is nothing to clean */
 	int bufpolicy;		/* dt_bufpolicy_t */
-	bool evaltime_exec;	/* -c processes stop right after exec, not
-				   at their entry point (dt_proc.c) */
+	int evaltime;		/* dt_evaltime_t: where -c processes stop
+				   for their probes (dt_proc.c) */
 	bool droptags;		/* drop messages start with their tag */
 	bool empty;		/* an empty program compiles */
 	const char *syslibdir;	/* the installed D libraries, else
@@ -96,6 +96,16 @@ typedef enum dt_bufpolicy {
 	DT_BUFPOLICY_RING,	/* the oldest records make room for it;
 				   printed when tracing ends */
 } dt_bufpolicy_t;
+
+/* -x evaltime: where a -c process stops for its probes to be placed. */
+typedef enum {
+	DT_EVALTIME_PREINIT,	/* its libraries mapped, not initialized (the
+				   default, as DTrace's) */
+	DT_EVALTIME_EXEC,	/* right after its exec; the libraries'
+				   probes once the loader mapped them */
+	DT_EVALTIME_POSTINIT,	/* its entry point: the libraries
+				   initialized, none of its own code run */
+} dt_evaltime_t;
 
 #define DT_NSPEC_MAX	64	/* speculation() tries each: unrolled */
 /* Processes' own probes the programs may make (-x procprobes): each takes

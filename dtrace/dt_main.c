@@ -704,9 +704,16 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	install_signals();
 	if (dt_exec_start(dtp) < 0 || dt_prog_start(dtp) < 0)
 		return -1;
+	dtp->tracing = true;
+	/* -x evaltime=exec: the libraries' probes, once they are mapped */
+	if (cmd->ncmds > 0 && dtp->opt.evaltime == DT_EVALTIME_EXEC) {
+		int ran = dt_proc_load_libraries(dtp);
+
+		if (ran < 0 || (ran > 0 && dt_prog_poll_providers(dtp) < 0))
+			return -1;
+	}
 	if (cmd->ncmds > 0 && dt_proc_release(dtp) < 0)
 		return -1;
-	dtp->tracing = true;
 	int rc = trace_loop(dtp, cmd);
 	dt_exec_stop(dtp);
 	report_proc_exits(dtp);

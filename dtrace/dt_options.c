@@ -196,7 +196,7 @@ static const struct {
 	{ "dynvarsize", "bytes of each dynamic variable's map (keys and values)" },
 	{ "empty", "run even when no clause is left to enable" },
 	{ "errtags", "start each compile error with its tag ([D_SYNTAX])" },
-	{ "evaltime", "where a -c process waits for its probes: exec or preinit" },
+	{ "evaltime", "where a -c process waits for its probes: exec, preinit or postinit" },
 	{ "execgate", "hold new programs at exec until their probes are placed: on or off" },
 	{ "flowindent", "indent entry and return probes by call depth (-F)" },
 	{ "help", "list the options, the plugins' with them (this list)" },
@@ -381,25 +381,35 @@ static int opt_only(dtrace_hdl_t *dtp, const dt_optdesc_t *d, const char *val)
 }
 
 /*
- * evaltime: where a -c process stops for its probes to be placed: right
- * after its exec (only the program and the dynamic linker are mapped), or
- * at its entry point (preinit: the libraries are loaded, their
- * initializers have not run; dt_proc.c).  DTrace's postinit and main
- * (after the initializers) are refused by name.
+ * evaltime: where a -c process stops for its probes to be placed
+ * (dt_evaltime_t, dt_proc.c): preinit, its libraries mapped and not
+ * initialized; exec, right after its exec, and again once the loader
+ * mapped its libraries; postinit, its entry point, the libraries
+ * initialized.  DTrace's main (a stop at main(), whose symbol a stripped
+ * program lacks) is refused by name.
  */
 static int opt_evaltime(dtrace_hdl_t *dtp, const char *val)
 {
-	if (val != NULL && (strcmp(val, "postinit") == 0 ||
-			    strcmp(val, "main") == 0)) {
+	static const char *const names[] = {
+		[DT_EVALTIME_PREINIT] = "preinit",
+		[DT_EVALTIME_EXEC] = "exec",
+		[DT_EVALTIME_POSTINIT] = "postinit",
+	};
+
+	if (val != NULL && strcmp(val, "main") == 0) {
 		dt_set_error(dtp, "failed to set option -x evaltime=%s: only "
-			     "evaltime=exec and evaltime=preinit are "
+			     "evaltime=exec, preinit and postinit are "
 			     "supported", val);
 		return -2;
 	}
-	if (val == NULL || (strcmp(val, "exec") && strcmp(val, "preinit")))
-		return -1;
-	dtp->opt.evaltime_exec = strcmp(val, "exec") == 0;
-	return 0;
+	for (size_t i = 0; val != NULL && i < sizeof(names) / sizeof(*names);
+	     i++) {
+		if (strcmp(val, names[i]) == 0) {
+			dtp->opt.evaltime = (int)i;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 /* bufpolicy: switch (a record that finds the buffer full is dropped and

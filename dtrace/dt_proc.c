@@ -7,20 +7,27 @@
  * execs the command; a close-on-exec pipe tells the parent whether the exec
  * worked (the child writes errno into it when it did not).  The kernel stops
  * the child with SIGTRAP right after the exec, when only the dynamic linker
- * is mapped.  To get past the loading of libraries without running any code
- * of the program, the parent plants an int3 at the program's entry point
- * (AT_ENTRY from /proc/PID/auxv), lets the child run into it, then puts the
- * original byte and the instruction pointer back.  The child then stays
- * stopped until dt_proc_release().
+ * is mapped.  To get to where -x evaltime places the probes, the parent
+ * plants an int3 at that place, lets the child run into it, then puts the
+ * original byte and the instruction pointer back: for preinit (the
+ * default), the loader's debugger hook, until a call of it says the initial
+ * libraries are mapped (their initializers have not run); for postinit,
+ * the program's entry point (AT_ENTRY from /proc/PID/auxv: the libraries
+ * are initialized, none of the program's own code has run).  exec stops
+ * right after the exec, and goes to the loader's hook once its probes are
+ * placed (dt_proc_load_libraries()).  The child then stays stopped until
+ * dt_proc_release().
  *
  * All ptrace requests come from the thread that forked the child, as ptrace
  * requires.
  */
 #include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +39,7 @@
 #include <unistd.h>
 
 #include "dt_proc.h"
+#include "dt_procmaps.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -210,12 +218,13 @@ static _Noreturn void child_exec(char **argv, char **envp, int errfd)
 	_exit(127);
 }
 
-/* AT_ENTRY of a process, or 0. */
-static uint64_t auxv_entry(pid_t pid)
+/* The value of auxiliary vector entry type (AT_ENTRY...) of a process,
+ * or 0. */
+static uint64_t auxv_value(pid_t pid, uint64_t type)
 {
 	char path[64];
 	Elf64_auxv_t av;
-	uint64_t entry = 0;
+	uint64_t value = 0;
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
@@ -223,13 +232,13 @@ static uint64_t auxv_entry(pid_t pid)
 		return 0;
 	while (read(fd, &av, sizeof(av)) == (ssize_t)sizeof(av) &&
 	       av.a_type != AT_NULL) {
-		if (av.a_type == AT_ENTRY) {
-			entry = av.a_un.a_val;
+		if (av.a_type == type) {
+			value = av.a_un.a_val;
 			break;
 		}
 	}
 	close(fd);
-	return entry;
+	return value;
 }
 
 /* Wait for the child to stop with SIGTRAP, passing on any other signal it
@@ -250,10 +259,10 @@ static int wait_trap(pid_t pid, int *status)
 }
 
 /* Run the stopped child up to its entry point (see the top of the file).
- * Returns 0 or a message describing the failure. */
+ * Returns NULL or a message describing the failure. */
 static const char *run_to_entry(pid_t pid, int *status)
 {
-	uint64_t entry = auxv_entry(pid);
+	uint64_t entry = auxv_value(pid, AT_ENTRY);
 	struct user_regs_struct regs;
 	long word;
 
@@ -277,6 +286,197 @@ static const char *run_to_entry(pid_t pid, int *status)
 	    ptrace(PTRACE_SETREGS, pid, NULL, &regs) != 0)
 		return "cannot restore its entry point";
 	return NULL;
+}
+
+/*
+ * The loader's progress, watched from the child's system calls.  A child
+ * stopped right after its exec maps only the program and the dynamic
+ * loader; the libraries come next.  The loader publishes its progress in
+ * its r_debug (the one the program's DT_DEBUG entry points to, filled in
+ * before the libraries are looked for): r_state is RT_ADD while it maps
+ * them and RT_CONSISTENT once they are all mapped, before it relocates
+ * them (mprotect() of their RELRO) and runs their initializers.  The child
+ * runs from system call to system call (PTRACE_SYSCALL) until one comes
+ * after RT_ADD gave way to RT_CONSISTENT, or from outside the loader's
+ * code (a library's code runs: nothing was loaded, or no call came in
+ * between); it stays stopped there.  Nothing is written into its code: an
+ * int3 at the loader's hook would meet any uprobe another session placed
+ * there, and the kernel would take the int3 for that uprobe's.
+ */
+
+/* len bytes of the child's memory at addr; 0 or -1. */
+static int peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	ssize_t n = pread(fd, buf, len, (off_t)addr);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* The address of the program's dynamic section in the child, or 0. */
+static uint64_t child_dynamic(pid_t pid)
+{
+	uint64_t phdr = auxv_value(pid, AT_PHDR);
+	uint64_t phnum = auxv_value(pid, AT_PHNUM);
+	uint64_t bias = 0, dyn = 0;
+	Elf64_Phdr ph;
+
+	for (uint64_t i = 0; phdr != 0 && i < phnum && i < 128; i++) {
+		if (peek(pid, phdr + i * sizeof(ph), &ph, sizeof(ph)) != 0)
+			return 0;
+		if (ph.p_type == PT_PHDR)
+			bias = phdr - ph.p_vaddr;
+		else if (ph.p_type == PT_DYNAMIC)
+			dyn = ph.p_vaddr;
+	}
+	return dyn != 0 ? bias + dyn : 0;
+}
+
+/* The loader's r_state in the child (RT_CONSISTENT, RT_ADD...), or -1
+ * while its r_debug is not known yet. */
+static int child_r_state(pid_t pid, uint64_t dyn)
+{
+	Elf64_Dyn d;
+	int state;
+
+	for (int i = 0; dyn != 0 && i < 1024; i++) {
+		if (peek(pid, dyn + i * sizeof(d), &d, sizeof(d)) != 0 ||
+		    d.d_tag == DT_NULL)
+			return -1;
+		if (d.d_tag != DT_DEBUG)
+			continue;
+		if (d.d_un.d_val == 0 ||
+		    peek(pid, d.d_un.d_val + offsetof(struct r_debug, r_state),
+			 &state, sizeof(state)) != 0)
+			return -1;
+		return state;
+	}
+	return -1;
+}
+
+/* The addresses the loader's file is mapped at in the child. */
+static bool loader_range(pid_t pid, uint64_t base, uint64_t *lo,
+			 uint64_t *hi)
+{
+	dt_mapping_t *maps;
+	size_t n;
+
+	if (dt_proc_maps(pid, &maps, &n) != 0)
+		return false;
+	const dt_mapping_t *at = dt_proc_map_at(maps, n, base);
+	*lo = *hi = 0;
+	for (size_t i = 0; at != NULL && i < n; i++) {
+		if (maps[i].ino != at->ino || maps[i].dev != at->dev)
+			continue;
+		if (*lo == 0 || maps[i].start < *lo)
+			*lo = maps[i].start;
+		if (maps[i].end > *hi)
+			*hi = maps[i].end;
+	}
+	dt_proc_maps_free(maps, n);
+	return *hi != 0;
+}
+
+/* Stops of the loader's system calls, entry and exit, before giving up. */
+#define LOADER_SYSCALL_STOPS	4096
+
+/* Wait for the child's next system call stop, passing on any signal it
+ * receives meanwhile: 0, or -1 when it died. */
+static int wait_syscall(pid_t pid, int *status)
+{
+	for (;;) {
+		if (waitpid(pid, status, 0) < 0 || !WIFSTOPPED(*status))
+			return -1;
+		if (WSTOPSIG(*status) == (SIGTRAP | 0x80))
+			return 0;
+		int sig = WSTOPSIG(*status) == SIGTRAP ? 0 : WSTOPSIG(*status);
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig) != 0)
+			return -1;
+	}
+}
+
+/* Run the child stopped after its exec until its initial libraries are
+ * mapped (see above): NULL with *ran set, or a message.  *ran is false
+ * for a program without a loader (static), which has no libraries. */
+static const char *run_to_libraries(pid_t pid, bool *ran)
+{
+	uint64_t base = auxv_value(pid, AT_BASE), dyn = child_dynamic(pid);
+	uint64_t lo, hi;
+	bool adding = false;
+	int status;
+
+	*ran = false;
+	if (base == 0 || dyn == 0 || !loader_range(pid, base, &lo, &hi))
+		return NULL;
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)
+		   (PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)) != 0)
+		return "cannot follow its system calls";
+	for (int i = 0; i < LOADER_SYSCALL_STOPS; i++) {
+		struct user_regs_struct regs;
+
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) != 0 ||
+		    wait_syscall(pid, &status) != 0)
+			return "it exited while its libraries were loaded";
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0)
+			return "cannot read its registers";
+		int state = child_r_state(pid, dyn);
+		if (state == RT_ADD)
+			adding = true;
+		if ((adding && state == RT_CONSISTENT) || regs.rip < lo ||
+		    regs.rip >= hi)
+			break;
+	}
+	*ran = true;
+	return NULL;
+}
+
+/* Run the child stopped after its exec to where -x evaltime says its
+ * probes are placed: NULL, or why it could not.  preinit is the entry
+ * point when the loader's hook cannot be found (a static program, another
+ * loader), where there are no libraries or nothing is known of them. */
+static const char *run_to_evaltime(pid_t pid, int evaltime, int *status)
+{
+	const char *why;
+	bool ran;
+
+	switch (evaltime) {
+	case DT_EVALTIME_EXEC:
+		return NULL;
+	case DT_EVALTIME_PREINIT:
+		if ((why = run_to_libraries(pid, &ran)) != NULL || ran)
+			return why;
+		return run_to_entry(pid, status);
+	default:
+		return run_to_entry(pid, status);
+	}
+}
+
+int dt_proc_load_libraries(dtrace_hdl_t *dtp)
+{
+	struct dt_proc_state *ps = dtp->proc;
+	int ran_any = 0;
+
+	for (int i = 0; ps != NULL && i < ps->nprocs; i++) {
+		dt_proc_t *p = &ps->procs[i];
+		bool ran;
+
+		if (!p->stopped || !p->at_exec)
+			continue;
+		const char *why = run_to_libraries(p->pid, &ran);
+		if (why != NULL) {
+			dt_set_error(dtp, "failed to run pid %d to its "
+				     "libraries: %s", (int)p->pid, why);
+			return -1;
+		}
+		p->at_exec = false;
+		ran_any |= ran;
+	}
+	return ran_any;
 }
 
 static void kill_and_reap(pid_t pid)
@@ -354,13 +554,12 @@ int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp)
 		goto fail;
 	}
 	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL);
-	/* -x evaltime=exec: the probes are placed right after the exec */
-	if (!dtp->opt.evaltime_exec &&
-	    (why = run_to_entry(pid, &status)) != NULL)
+	if ((why = run_to_evaltime(pid, dtp->opt.evaltime, &status)) != NULL)
 		goto fail;
 	dt_proc_argv_free(argv);
 	p = add_target(dtp, pid, pidfd_open(pid), true);
 	p->stopped = true;
+	p->at_exec = dtp->opt.evaltime == DT_EVALTIME_EXEC;
 	*pidp = pid;
 	return 0;
 fail:

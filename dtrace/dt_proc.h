@@ -2,10 +2,11 @@
 /*
  * dt_proc.h: the processes a session targets (-c and -p).
  *
- * -c CMD: dt_proc_create() starts CMD stopped at its entry point (every
- * library the dynamic linker loads is mapped, none of the program's own code
- * has run) under ptrace, so that probes can be attached before it runs;
- * dt_proc_release() lets it go.  -p PID: dt_proc_grab() only checks that
+ * -c CMD: dt_proc_create() starts CMD under ptrace, stopped where -x
+ * evaltime says (by default when the dynamic linker has mapped its
+ * libraries, before their initializers and the program's own code run), so
+ * that probes can be attached before it runs; dt_proc_release() lets it
+ * go.  -p PID: dt_proc_grab() only checks that
  * the process exists; it is never stopped.
  *
  * Exit tracking.  Each target has a pidfd (pidfd_open); all of them are in
@@ -35,7 +36,9 @@ typedef struct dt_proc {
 	pid_t pid;
 	int pidfd;		/* -1 when pidfd_open is not available */
 	bool created;		/* by -c: our child */
-	bool stopped;		/* under ptrace, stopped at its entry point */
+	bool stopped;		/* under ptrace, stopped (-x evaltime) */
+	bool at_exec;		/* stopped right after its exec, before its
+				   libraries (-x evaltime=exec) */
 	bool exited;		/* exit seen (the process is reaped) */
 	bool reported;		/* and returned by dt_proc_check() */
 	int status;		/* wait status of a created child */
@@ -47,14 +50,21 @@ struct dt_proc_state {
 	int epfd;		/* epoll set of every target's pidfd */
 };
 
-/* -c: start cmd (split on white space; '...', "..." and \ quote) stopped at
- * its entry point.  Sets *pidp and, if unset, dtp->target.  Returns 0, or
+/* -c: start cmd (split on white space; '...', "..." and \ quote) stopped
+ * where -x evaltime says.  Sets *pidp and, if unset, dtp->target.  Returns 0, or
  * -1 after dt_set_error() ("failed to execute CMD: REASON"). */
 int dt_proc_create(dtrace_hdl_t *dtp, const char *cmd, pid_t *pidp);
 
 /* -p: a running process.  Sets dtp->target if unset.  Returns 0, or -1
  * after dt_set_error() ("failed to grab pid N: No such process"). */
 int dt_proc_grab(dtrace_hdl_t *dtp, pid_t pid);
+
+/* -x evaltime=exec: run every -c child stopped after its exec until its
+ * loader has mapped its initial libraries, before their initializers; it
+ * stays stopped there, for the probes of those libraries to be placed.
+ * Returns 1 when a child ran so, 0 when none had libraries to load, -1
+ * after dt_set_error(). */
+int dt_proc_load_libraries(dtrace_hdl_t *dtp);
 
 /* Let every stopped -c child run (after the probes are attached). */
 int dt_proc_release(dtrace_hdl_t *dtp);
