@@ -7,7 +7,10 @@
 # plugins, headers, man pages and dtrace-provider.pc; its dependencies are
 # satisfiable here (apt-get -s); unpacked into a scratch root, its dtrace
 # runs with its own plugins and reports the packaged plugin directory, and
-# systemctl --root enables the unit there.
+# systemctl --root enables the unit there.  With Debian's systemtap-sdt-dev
+# on a scratch dpkg root, in either order, /usr/bin/dtrace and dtrace(1)
+# are ours and systemtap's are diverted to dtrace.systemtap names, back in
+# place once ours is purged (skips when that package cannot be had).
 #
 # The package compiles its own tree (build-deb/), whatever build is under
 # test: the sanitizer pass skips it.
@@ -79,5 +82,97 @@ if command -v systemctl >/dev/null; then
 	[ -L "$R/etc/systemd/system/multi-user.target.wants/dtprobed.service" ] ||
 		fail "the unit is not wanted by multi-user.target once enabled"
 fi
+
+# Side by side with Debian's systemtap-sdt-dev, which ships /usr/bin/dtrace
+# (its -h/-G) and dtrace(1): ours diverts them to dtrace.systemtap names,
+# whichever package comes first, and puts them back when it goes.  Each
+# order runs dpkg on a scratch root (the scripts run outside it, with
+# DPKG_ROOT set), a systemctl that does nothing first on PATH.
+stap_deb=$(ls /var/cache/apt/archives/systemtap-sdt-dev_*.deb 2>/dev/null | tail -n 1)
+if [ -z "$stap_deb" ] && command -v apt-get >/dev/null &&
+   apt-get download systemtap-sdt-dev >download.log 2>&1; then
+	stap_deb=$(ls "$PWD"/systemtap-sdt-dev_*.deb 2>/dev/null | tail -n 1)
+fi
+if [ -z "$stap_deb" ]; then
+	echo "no systemtap-sdt-dev package (apt-get download): coexistence not checked"
+	[ $status = 0 ] && exit 77
+	exit $status
+fi
+dpkg-deb -x "$stap_deb" stap || exit 1
+mkdir stub && printf '#!/bin/sh\nexit 0\n' >stub/systemctl && chmod +x stub/systemctl
+
+run_dpkg() {
+	local root=$1; shift
+	PATH=$PWD/stub:$PATH dpkg --root="$root" --force-script-chrootless \
+		--force-depends "$@" >>dpkg.log 2>&1
+}
+scratch_dpkg() { run_dpkg "$@" || { fail "dpkg $*"; tail -n 5 dpkg.log; }; }
+new_root() {
+	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates" "$1/var/log"
+	touch "$1/var/lib/dpkg/status"
+}
+diversions() { dpkg-divert --root="$1" --list | sort; }
+expected_diversions='diversion of /usr/bin/dtrace to /usr/bin/dtrace.systemtap by dtrace
+diversion of /usr/share/man/man1/dtrace.1.gz to /usr/share/man/man1/dtrace.systemtap.1.gz by dtrace'
+
+# Both installed: dtrace and man dtrace are ours, systemtap's files kept.
+check_both() {
+	local root=$1 order=$2
+	[ "$(readlink "$root/usr/bin/dtrace")" = ../sbin/dtrace ] ||
+		fail "$order: /usr/bin/dtrace is not ours: $(ls -l "$root/usr/bin/dtrace")"
+	"$root/usr/bin/dtrace" -V >/dev/null 2>&1 || fail "$order: /usr/bin/dtrace -V"
+	[ "$(readlink "$root/usr/share/man/man1/dtrace.1.gz")" = ../man8/dtrace.8.gz ] ||
+		fail "$order: dtrace.1.gz: $(ls -l "$root/usr/share/man/man1/dtrace.1.gz")"
+	zcat "$root/usr/share/man/man1/dtrace.1.gz" 2>/dev/null | grep -q '^\.TH DTRACE 8' ||
+		fail "$order: dtrace(1) does not lead to dtrace(8)"
+	cmp -s stap/usr/bin/dtrace "$root/usr/bin/dtrace.systemtap" ||
+		fail "$order: systemtap's dtrace not kept as /usr/bin/dtrace.systemtap"
+	cmp -s stap/usr/share/man/man1/dtrace.1.gz "$root/usr/share/man/man1/dtrace.systemtap.1.gz" ||
+		fail "$order: systemtap's dtrace(1) not kept as dtrace.systemtap.1.gz"
+	[ "$(diversions "$root")" = "$expected_diversions" ] ||
+		fail "$order: diversions: $(diversions "$root")"
+}
+# Ours gone: systemtap's files are back under their names.
+check_restored() {
+	local root=$1 order=$2
+	cmp -s stap/usr/bin/dtrace "$root/usr/bin/dtrace" ||
+		fail "$order: /usr/bin/dtrace is not systemtap's"
+	cmp -s stap/usr/share/man/man1/dtrace.1.gz "$root/usr/share/man/man1/dtrace.1.gz" ||
+		fail "$order: dtrace.1.gz is not systemtap's"
+	[ -e "$root/usr/bin/dtrace.systemtap" ] &&
+		fail "$order: /usr/bin/dtrace.systemtap left"
+	[ -z "$(diversions "$root")" ] ||
+		fail "$order: diversions left: $(diversions "$root")"
+}
+
+S=$PWD/stap-first
+new_root "$S"
+scratch_dpkg "$S" --install "$stap_deb"
+scratch_dpkg "$S" --install "$deb"
+scratch_dpkg "$S" --install "$deb"	# upgrade: the diversions are already there
+check_both "$S" "systemtap-sdt-dev first"
+scratch_dpkg "$S" --purge dtrace
+check_restored "$S" "systemtap-sdt-dev first, dtrace purged"
+
+# An install that fails while unpacking (a file of another package's)
+# takes its diversions back (postrm abort-install).
+mkdir -p clash/DEBIAN clash/usr/lib/dtrace/plugins
+echo clash >clash/usr/lib/dtrace/plugins/dtrace.so
+printf 'Package: clash\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: clash\n' \
+	>clash/DEBIAN/control
+dpkg-deb -b clash clash.deb >/dev/null || exit 1
+scratch_dpkg "$S" --install clash.deb
+run_dpkg "$S" --install "$deb" && fail "dtrace installed over a file of another package's"
+grep -q "trying to overwrite '/usr/lib/dtrace/plugins/dtrace.so'" dpkg.log ||
+	{ fail "the install did not fail on the clash"; tail -n 5 dpkg.log; }
+check_restored "$S" "install aborted"
+
+D=$PWD/dtrace-first
+new_root "$D"
+scratch_dpkg "$D" --install "$deb"
+scratch_dpkg "$D" --install "$stap_deb"
+check_both "$D" "dtrace first"
+scratch_dpkg "$D" --purge dtrace
+check_restored "$D" "dtrace first, dtrace purged"
 
 exit $status
