@@ -16,6 +16,10 @@
  * accepted unchecked.  Objects without probes are accepted when another
  * input has some (build systems such as PostgreSQL's pass every object);
  * when no input has any probe of the declared providers, that is an error.
+ * No object at all is accepted too, as systemtap's -G accepts it (glib's
+ * build calls it so): the registration code finds the sites at run time
+ * (dtrace_usdt_sites), so the object serves whatever objects it is linked
+ * with, unchecked.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -689,10 +693,8 @@ static int link_check_inputs(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 	for (const dt_providerdecl_t *pv = prog->providers; pv; pv = pv->next)
 		if (link_check_decls(dtp, pv) != 0)
 			return -1;
-	if (nobjs == 0) {
-		dt_set_error(dtp, "failed to link: no object files given");
-		return -1;
-	}
+	if (nobjs == 0)		/* the script alone, as systemtap's -G */
+		return 0;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		dt_set_error(dtp, "failed to link: libelf: %s", elf_errmsg(-1));
 		return -1;

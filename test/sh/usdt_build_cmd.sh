@@ -4,7 +4,8 @@
 # dtrace -h and dtrace -G as build systems call them: default output names
 # next to the script, C and C++ at -O2, -O3 -flto, PIE and non-PIE, a shared
 # library; the stapsdt notes (readelf) and bpftrace see the probes; -G runs
-# twice, leaves its inputs untouched, accepts -64, and fails clearly on an
+# twice, leaves its inputs untouched, accepts -64 and no object at all
+# (systemtap's -G does), and fails clearly on an
 # input that is not ELF, has no probes or uses an undeclared probe, and on a
 # provider file with a mistake (with its line).
 set -u
@@ -60,6 +61,16 @@ if command -v bpftrace >/dev/null; then
 		echo "$l" | grep -q ":myapp:$pr\$" || fail "bpftrace does not list $pr"
 	done
 fi
+
+# -G of the script alone, as systemtap's -G and the builds that call it
+# (glib's): the object defines the semaphores and registers the sites it
+# finds at run time
+"$DTRACE" -G -s prov.d -o alone_prov.o || fail "-G without objects"
+cc -O2 -I"$INC" -I. -o app_alone app.c alone_prov.o -ldl ||
+	fail "link with the object of -G without objects"
+nm alone_prov.o | grep -q ' myapp_tick_semaphore$' ||
+	fail "-G without objects defines no semaphore"
+out=$(DTPROBED_SOCKET=$PWD/none ./app_alone 2 2>&1) || fail "app_alone exit status"
 
 # -G default output: prov.o next to the script
 rm -f prov.o
