@@ -30,6 +30,7 @@
 #include <bpf/bpf.h>
 
 #include "dt_bpf.h"
+#include "unit_proc.h"
 #include "dt_impl.h"
 
 #define N_CALLS		10	/* target_fn calls per round */
@@ -72,7 +73,7 @@ static int target_start(target_t *t)
 
 	if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0)
 		return -1;
-	t->pid = fork();
+	t->pid = unit_fork();
 	if (t->pid == 0) {
 		dup2(to[0], 0);
 		dup2(from[1], 1);
@@ -580,7 +581,7 @@ static void test_killed(bool perf)
 	if (session_open(&s, perf, PT_REGS_DI) < 0 ||
 	    pipe2(ready, O_CLOEXEC) < 0)
 		goto out;
-	pid_t child = fork();
+	pid_t child = unit_fork();
 	if (child == 0) {
 		/* the child shares the maps, attaches and waits to die */
 		int rc = attach_both(&s, 0, false, NULL);

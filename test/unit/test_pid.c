@@ -32,6 +32,7 @@
 #include <bpf/bpf.h>
 #include <dtrace/provider.h>
 #include "unit_check.h"
+#include "unit_proc.h"
 #include "dt_elf.h"
 #include "dt_hostsvc.h"
 
@@ -585,7 +586,7 @@ static pid_t start_target(const char *prog, int *tochild)
 
 	if (pipe(fds) != 0)
 		return -1;
-	if ((pid = fork()) == 0) {
+	if ((pid = unit_fork()) == 0) {
 		dup2(fds[0], 0);
 		close(fds[1]);
 		execl(prog, prog, "-w", "-v", "3", (char *)NULL);

@@ -17,6 +17,7 @@
 #include "dt_impl.h"
 #include "dt_proc.h"
 #include "unit_check.h"
+#include "unit_proc.h"
 
 static void test_split(void)
 {
@@ -149,7 +150,7 @@ static void test_grab(void)
 {
 	dtrace_hdl_t dtp = { 0 };
 	char msg[128], want[128];
-	pid_t child = fork();
+	pid_t child = unit_fork();
 
 	if (child == 0) {
 		pause();

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "unit_elfhost.h"
+#include "unit_proc.h"
 #include "../../plugins/usdt/usdt_args.c"
 #include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
@@ -243,7 +244,7 @@ static bool build(const char *src, const char *bin)
 
 static pid_t spawn(char *const argv[])
 {
-	pid_t pid = fork();
+	pid_t pid = unit_fork();
 	if (pid == 0) {
 		execv(argv[0], argv);
 		_exit(127);
@@ -308,8 +309,11 @@ static void test_provider(const char *sdt_bin, pid_t sdt_pid,
 		      args[i].xlate == NULL && args[i].mapping == i,
 		      "consts arg %d: %s", i, args[i].native);
 
-	/* A glob: probes without pid, one per site family. */
-	dtrace_probedesc_t glob = { "sdt_te*", module, "", "guarded" };
+	/* A glob: probes without pid, one per site family.  The module is
+	 * the binary's path, which only this test's processes map: by its
+	 * name it would also match any other sdt_args on the machine (the
+	 * test suite's own). */
+	dtrace_probedesc_t glob = { "sdt_te*", sdt_bin, "", "guarded" };
 	n = ops->provide(dtp, data, &glob);
 	CHECK(n == 1, "sdt_te*: %d probes", n);
 	dtrace_probe_t *g = probe_named(dtp, "sdt_test", "guarded");
