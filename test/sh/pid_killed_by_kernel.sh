@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @alone
 # A traced process that the kernel kills with SIGILL because a uprobe
 # could not be handled (si_code SI_KERNEL, from the uprobe code) is
 # reported on stderr, with -q too, under -c and -p; a SIGILL that the
@@ -7,6 +8,8 @@
 # uretprobe system call made outside the uretprobe trampoline: the same
 # force_sig(SIGILL) of the uprobe code as for a return it cannot follow,
 # reliable and needing no return probe that the pid provider would refuse.
+# Alone: a session of another test whose uprobes cover every process
+# would report the SIGILL of this test's program too.
 set -u
 [ -x "$DTRACE" ] || exit 77
 T=$B/test/progs/kernel_sigill
