@@ -57,8 +57,11 @@
 #include "dt_impl.h"
 #include "dt_sigwatch.h"
 
-#define SIG_TP_ID_PATH \
-	"/sys/kernel/tracing/events/signal/signal_generate/id"
+/* the tracepoint's id file, under either mount point of tracefs */
+static const char *const sig_tp_id_paths[] = {
+	"/sys/kernel/tracing/events/signal/signal_generate/id",
+	"/sys/kernel/debug/tracing/events/signal/signal_generate/id",
+};
 #define SIG_FILTER	"sig == 4 && code == 128"	/* SIGILL, SI_KERNEL */
 /* the raw record's fields, stable since the tracepoint was added (the
  * format file: common fields, sig, errno, code, comm[16], pid, ...) */
@@ -106,16 +109,21 @@ void dt_sigwatch_cover(dtrace_hdl_t *dtp, pid_t pid)
 		sw->covered[sw->ncovered++] = pid;
 }
 
-static long read_id(const char *path)
+/* The tracepoint's id, or -1. */
+static long read_id(void)
 {
-	FILE *fp = fopen(path, "r");
 	long id = -1;
 
-	if (fp == NULL)
-		return -1;
-	if (fscanf(fp, "%ld", &id) != 1)
-		id = -1;
-	fclose(fp);
+	for (size_t i = 0; id < 0 && i < sizeof(sig_tp_id_paths) /
+					 sizeof(*sig_tp_id_paths); i++) {
+		FILE *fp = fopen(sig_tp_id_paths[i], "r");
+
+		if (fp == NULL)
+			continue;
+		if (fscanf(fp, "%ld", &id) != 1)
+			id = -1;
+		fclose(fp);
+	}
 	return id;
 }
 
@@ -153,7 +161,7 @@ static int open_cpu(struct dt_sigwatch *sw, long id, int cpu)
 /* Open the events of every CPU that is online; -errno when none opened. */
 static int open_events(struct dt_sigwatch *sw)
 {
-	long id = read_id(SIG_TP_ID_PATH);
+	long id = read_id();
 	int opened = 0, err = -ENOENT;
 
 	if (id < 0)
