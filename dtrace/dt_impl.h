@@ -226,6 +226,8 @@ struct dtrace_hdl {
 	int desc_errtag;	/* host->error_tag()'s, D_UNKNOWN: none */
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
+	struct dt_sigwatch *sigwatch;	/* dt_sigwatch.h: kernel-sent SIGILLs
+					   to traced processes, or NULL */
 	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */
 	struct dt_elf_cache *elf;	/* dt_hostsvc.c: the plugins' ELF files */
 	struct btf *kbtf;		/* dt_btf.c: the kernel's BTF, read at

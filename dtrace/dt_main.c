@@ -35,6 +35,7 @@
 #include "dt_program.h"
 #include "dt_progdesc.h"
 #include "dt_runtime.h"
+#include "dt_sigwatch.h"
 #include "dt_usdt_gen.h"
 
 enum { E_SUCCESS = 0, E_ERROR = 1, E_USAGE = 2 };
@@ -139,6 +140,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_prog_fini(dtp);
 	dt_bpf_fini(dtp);
 	dt_proc_fini(dtp);
+	dt_sigwatch_fini(dtp);
 	dt_cg_fini(dtp);
 	dt_btf_fini(dtp);
 	dt_compile_fini(dtp);
@@ -640,11 +642,14 @@ static int poll_period_ms(dtrace_hdl_t *dtp)
 	return ms ? (int)ms : 1;
 }
 
-/* "dtrace: pid N has exited" for each target that went away. */
+/* "dtrace: pid N has exited" for each target that went away; with -q
+ * too, each process that the kernel killed for a uprobe it could not
+ * handle (dt_sigwatch.c). */
 static void report_proc_exits(dtrace_hdl_t *dtp)
 {
 	char msg[256];
 
+	dt_sigwatch_poll(dtp);
 	while (dt_proc_check(dtp, msg, sizeof(msg)) > 0)
 		if (!dtp->opt.quiet)
 			dt_warn(dtp, "%s", msg);
@@ -704,6 +709,7 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	install_signals();
 	if (dt_exec_start(dtp) < 0 || dt_prog_start(dtp) < 0)
 		return -1;
+	dt_sigwatch_start(dtp);
 	dtp->tracing = true;
 	/* -x evaltime=exec: the libraries' probes, once they are mapped */
 	if (cmd->ncmds > 0 && dtp->opt.evaltime == DT_EVALTIME_EXEC) {

@@ -55,6 +55,7 @@
 #include "dt_opt.h"
 #include "dt_rec.h"
 #include "dt_runtime.h"
+#include "dt_sigwatch.h"
 
 /* A process an underlying probe fires in, and whether its link exists. */
 typedef struct dt_uprobe_pid {
@@ -619,6 +620,8 @@ int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	if (up == NULL || up->path == NULL)
 		return -EINVAL;
 	uint32_t cookie = uprobe_find_or_add(dtp, ps, pv, up, NULL, &added);
+	/* the kernel may kill the process for it: watch for that */
+	dt_sigwatch_cover(dtp, up->pid);
 	return uprobe_result(dtp, ps, cookie, added);
 }
 

@@ -13,7 +13,12 @@
  * replaces the word at [sp], the return address, with its trampoline's.  A
  * function that is not entered by a call has no return address there, and
  * the replaced word is the program's own data (at _start, argc): such
- * return probes are refused, and named in one warning.
+ * return probes are refused, and named in one warning.  So are those of
+ * functions that read that word, which is the trampoline's address once
+ * replaced: setjmp and getcontext would return to it again after their
+ * pending return is gone, killing the thread or resuming another caller;
+ * dlsym and the unwinder would take it for their caller
+ * (pid_insn_reads_return_address, pid_insn.c).
  *
  * Trampolines (a uprobe's pt_regs in the context register, read through
  * provider.h's DTRACE_CTX_* offsets):
@@ -110,43 +115,52 @@ static bool never_called(const dtrace_probe_t *prp, const pid_probe_t *pp)
 	return false;
 }
 
-/* Remember a return probe refused because its function is never called. */
-static void refuse_uncalled(pid_session_t *ps, const dtrace_probe_t *prp)
+/* Remember a refused return probe in list r. */
+static void refuse_return(pid_session_t *ps, pid_refused_t *r,
+			  const dtrace_probe_t *prp)
 {
-	size_t len = strlen(ps->uncalled);
+	size_t len = strlen(r->names);
 	char name[512];
 
 	full_name(prp, name, sizeof(name));
-	ps->nuncalled++;
+	r->n++;
 	ps->skip_reported = false;
-	if (len + strlen(name) + 8 < sizeof(ps->uncalled))
-		snprintf(ps->uncalled + len, sizeof(ps->uncalled) - len,
-			 "%s%s", len ? ", " : "", name);
-	else if (len > 0 && strcmp(ps->uncalled + len - 3, "...") != 0)
-		snprintf(ps->uncalled + len, sizeof(ps->uncalled) - len,
-			 ", ...");
+	if (len + strlen(name) + 8 < sizeof(r->names))
+		snprintf(r->names + len, sizeof(r->names) - len, "%s%s",
+			 len ? ", " : "", name);
+	else if (len > 0 && strcmp(r->names + len - 3, "...") != 0)
+		snprintf(r->names + len, sizeof(r->names) - len, ", ...");
 }
 
-static void report_uncalled(dtrace_provider_t *pv, pid_session_t *ps)
+/* "dtrace: N return probes not placed: WHY: NAMES", WHY in the singular
+ * (one) or the plural (many); the list is emptied. */
+static void report_refused(dtrace_provider_t *pv, pid_refused_t *r,
+			   const char *one, const char *many)
 {
-	if (ps->nuncalled == 0)
+	if (r->n == 0)
 		return;
-	pid_host->warn(pv, "%d return %s not placed: %s never called, so "
-		       "%s no return address to replace: %s", ps->nuncalled,
-		       ps->nuncalled == 1 ? "probe" : "probes",
-		       ps->nuncalled == 1 ? "its function is" :
-					    "their functions are",
-		       ps->nuncalled == 1 ? "its stack holds" :
-					    "their stacks hold", ps->uncalled);
-	ps->nuncalled = 0;
-	ps->uncalled[0] = '\0';
+	pid_host->warn(pv, "%d return %s not placed: %s: %s", r->n,
+		       r->n == 1 ? "probe" : "probes", r->n == 1 ? one : many,
+		       r->names);
+	r->n = 0;
+	r->names[0] = '\0';
 }
 
 void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps)
 {
 	if (ps->skip_reported)
 		return;
-	report_uncalled(pv, ps);
+	report_refused(pv, &ps->uncalled, "its function is never called, so "
+		       "its stack holds no return address to replace",
+		       "their functions are never called, so their stacks "
+		       "hold no return address to replace");
+	report_refused(pv, &ps->ra_readers, "its function reads its own "
+		       "return address (to return there again, as setjmp and "
+		       "getcontext do, or to know its caller), which a return "
+		       "probe replaces", "their functions read their own "
+		       "return address (to return there again, as setjmp and "
+		       "getcontext do, or to know their callers), which a "
+		       "return probe replaces");
 	if (ps->nskipped == 0)
 		return;
 	ps->skip_reported = true;
@@ -208,7 +222,13 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	if (pp->site == PID_SITE_OFFSET)
 		addr += pp->off;
 	if (pp->site == PID_SITE_RETURN && never_called(prp, pp)) {
-		refuse_uncalled(ps, prp);
+		refuse_return(ps, &ps->uncalled, prp);
+		return 0;
+	}
+	if (pp->site == PID_SITE_RETURN &&
+	    pid_insn_reads_return_address(ps, pp->file, pp->func_addr,
+					  pp->func_size)) {
+		refuse_return(ps, &ps->ra_readers, prp);
 		return 0;
 	}
 	if (!site_ok(ps, prp, pp, addr))

@@ -8,7 +8,8 @@
  *   pid_enable.c	enable() (placing uprobes and overlays, refusing
  *			unsafe sites), the trampolines, probe arguments
  *   pid_insn.c		instruction decoding with Zydis: boundaries inside a
- *			function, and which instructions uprobes mishandle
+ *			function, which instructions uprobes mishandle, and
+ *			which functions read their return address
  *   pid_late.c		while tracing: libraries loaded later (dlopen)
  */
 #ifndef PID_IMPL_H
@@ -59,6 +60,12 @@ typedef struct pid_target {
 	bool gone;		/* exited while tracing */
 } pid_target_t;
 
+/* Return probes refused for one reason, named in one warning. */
+typedef struct pid_refused {
+	int n;
+	char names[1024];	/* their names, as many as fit */
+} pid_refused_t;
+
 /* A description provide() saw for one pid, kept to be matched again
  * against the libraries the process loads while tracing. */
 typedef struct pid_session {
@@ -71,9 +78,10 @@ typedef struct pid_session {
 	int nskipped_vex;	/* of which on VEX/EVEX/XOP instructions */
 	char first_skipped[1024]; /* the first refusal, in full */
 	bool skip_reported;
-	/* return probes refused on functions that are never called */
-	int nuncalled;
-	char uncalled[1024];	/* their names, as many as fit */
+	/* return probes refused on functions that are never called, and
+	 * on functions that read their return address */
+	pid_refused_t uncalled;
+	pid_refused_t ra_readers;
 
 	bool tracing;		/* start() was called */
 } pid_session_t;
@@ -108,6 +116,12 @@ bool pid_insn_is_boundary(pid_session_t *ps, const dtrace_elf_t *f,
  * then mis-execute). */
 const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 			    uint64_t addr, const char **mnem, bool *vex);
+
+/* Whether the function at link-time address addr of f (size bytes, 0 if
+ * unknown) reads its own return address, the word a return probe replaces
+ * (setjmp, getcontext, dlsym...); see pid_insn.c. */
+bool pid_insn_reads_return_address(pid_session_t *ps, const dtrace_elf_t *f,
+				   uint64_t addr, uint64_t size);
 
 /* pid_enable.c */
 int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);
