@@ -36,10 +36,18 @@
  *     (WD_STOP), and on any error.
  *   - It runs at a higher priority than anything at the default one (nice
  *     -20, SCHED_OTHER even when dtrace was started under SCHED_IDLE or
- *     SCHED_BATCH), ignores the terminal's signals (Ctrl-C, Ctrl-Z reach
- *     dtrace, not it), and keeps no descriptor of dtrace's but the group
- *     and its socket.  It allocates nothing after fork(): its tables were
- *     made before.
+ *     SCHED_BATCH), and keeps no descriptor of dtrace's but the group and
+ *     its socket.  It allocates nothing after fork(): its tables were made
+ *     before.
+ *   - It runs in a session of its own (setsid()), so that no signal sent to
+ *     dtrace's process group or coming from its terminal reaches it:
+ *     `kill -STOP %1` or `kill -STOP -PGID` stops dtrace's whole group, and
+ *     a watchdog in that group stopped with it and held every exec for as
+ *     long as the job stayed stopped; Ctrl-C, Ctrl-Z and a hangup reach
+ *     dtrace alone (it ignores those signals all the same, should they be
+ *     sent to its pid).  It has no controlling terminal and opens none.
+ *     Only what names its pid, or every process (root's `kill -STOP -1`,
+ *     which stops dtrace's whole world anyway), reaches it.
  *   - When dtrace is stopped (its state in /proc is 'T' or 't') or missed a
  *     deadline and has not answered anything since, an exec that is not in
  *     the cache goes on at once; it is still sent to dtrace, marked
@@ -55,7 +63,8 @@
  *     which ends it: the kernel then lets every pending exec go, and the
  *     gate is closed for the rest of the session (the exec watch remains).
  *
- * Not covered: dtrace and the watchdog both stopped, a cgroup CPU limit
+ * Not covered: dtrace and the watchdog both stopped (each by its pid, or
+ * every process by `kill -STOP -1`), a cgroup CPU limit
  * that starves both processes, the watchdog's pages being swapped out.
  */
 #include <errno.h>
@@ -512,10 +521,19 @@ static void wd_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* Out of dtrace's process group and session (see the top); it still ends
+ * with dtrace: PR_SET_PDEATHSIG, checked against the parent's having died
+ * before it was set (the watchdog then has another parent).  setsid()
+ * keeps both the parent and the death signal. */
+static bool wd_detach(pid_t parent)
+{
+	return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() == parent &&
+	       setsid() >= 0;
+}
+
 static void __attribute__((noreturn)) wd_main(wd_t *w, int fan_fd, int sock)
 {
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != w->parent ||
-	    !wd_descriptors(fan_fd, sock))
+	if (!wd_detach(w->parent) || !wd_descriptors(fan_fd, sock))
 		_exit(1);
 	w->fan_fd = WD_FAN;
 	w->sock = WD_SOCK;
