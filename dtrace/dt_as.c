@@ -241,6 +241,15 @@ void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map)
 	dt_as_emit(as, DT_LD_IMM64_HI(0));
 }
 
+void dt_as_array_lookup(dt_as_t *as, dtrace_map_t *map, int32_t key)
+{
+	dt_as_emit(as, DT_STORE_IMM(BPF_W, DT_FP, -8, key));
+	dt_as_load_map(as, DT_R1, map);
+	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_FP));
+	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+}
+
 int dt_as_finish(dt_as_t *as)
 {
 	if (as->in_cold || as->other.ninsns > 0)

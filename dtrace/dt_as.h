@@ -77,6 +77,9 @@ void dt_as_ld_imm64(dt_as_t *as, int reg, uint64_t value);
  * helpers that take a callback such as bpf_loop. */
 void dt_as_ld_func(dt_as_t *as, int reg, int label);
 void dt_as_load_map(dt_as_t *as, int reg, dtrace_map_t *map);
+/* r0 = lookup(map, &key), the 4-byte key staged at fp-8 (the caller's
+ * stack slot for keys); r0 may be NULL.  Clobbers r1-r5. */
+void dt_as_array_lookup(dt_as_t *as, dtrace_map_t *map, int32_t key);
 /* Emit into the cold block (on) or back into the code.  The cold block's
  * instructions go where dt_as_cold_place() puts them, away from the
  * pages a firing runs through: code that rarely runs (the program's

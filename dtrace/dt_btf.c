@@ -61,6 +61,46 @@ struct btf *dt_btf_kernel(dtrace_hdl_t *dtp)
 	return dtp->kbtf;
 }
 
+/* The byte offset of member in the struct or union t, looking into
+ * anonymous members; -1 when it has none of that name. */
+static int32_t btf_member_off(const struct btf *btf, const struct btf_type *t,
+			      const char *member)
+{
+	const struct btf_member *m = btf_members(t);
+
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		uint32_t bits = btf_member_bit_offset(t, (uint32_t)i);
+		const char *name = btf__name_by_offset(btf, m->name_off);
+		if (name != NULL && strcmp(name, member) == 0)
+			return (int32_t)(bits / 8);
+		if (name == NULL || *name == '\0') {	/* anonymous union */
+			const struct btf_type *u =
+				btf__type_by_id(btf, m->type);
+			while (u != NULL && (btf_is_mod(u) || btf_is_typedef(u)))
+				u = btf__type_by_id(btf, u->type);
+			if (u == NULL || !btf_is_composite(u))
+				continue;
+			int32_t o = btf_member_off(btf, u, member);
+			if (o >= 0)
+				return (int32_t)(bits / 8) + o;
+		}
+	}
+	return -1;
+}
+
+int32_t dt_btf_member_offset(dtrace_hdl_t *dtp, const char *sou,
+			     const char *member)
+{
+	const struct btf *btf = dt_btf_kernel(dtp);
+
+	if (btf == NULL)
+		return -1;
+	int id = btf__find_by_name_kind(btf, sou, BTF_KIND_STRUCT);
+	if (id <= 0)
+		return -1;
+	return btf_member_off(btf, btf__type_by_id(btf, (uint32_t)id), member);
+}
+
 /* The name of a BTF type, or NULL when it has none. */
 static const char *btf_name(const struct btf *btf, const struct btf_type *t)
 {

@@ -22,6 +22,11 @@ bool dt_btf_complete(dtrace_hdl_t *dtp, dt_type_t *t);
 /* The kernel's BTF, read once per session (dtp->kbtf); NULL without it. */
 struct btf *dt_btf_kernel(dtrace_hdl_t *dtp);
 
+/* The byte offset of member in the kernel's struct sou (members of
+ * anonymous members included), or -1 when it is unknown. */
+int32_t dt_btf_member_offset(dtrace_hdl_t *dtp, const char *sou,
+			     const char *member);
+
 /* Free the kernel's BTF and its index. */
 void dt_btf_fini(dtrace_hdl_t *dtp);
 

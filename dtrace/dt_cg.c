@@ -403,42 +403,10 @@ dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad)
 
 /* ---- kernel BTF ---- */
 
-static int32_t btf_member_off(const struct btf *btf, const struct btf_type *t,
-			      const char *member)
-{
-	const struct btf_member *m = btf_members(t);
-
-	for (int i = 0; i < btf_vlen(t); i++, m++) {
-		uint32_t bits = btf_member_bit_offset(t, (uint32_t)i);
-		const char *name = btf__name_by_offset(btf, m->name_off);
-		if (name != NULL && strcmp(name, member) == 0)
-			return (int32_t)(bits / 8);
-		if (name == NULL || *name == '\0') {	/* anonymous union */
-			const struct btf_type *u =
-				btf__type_by_id(btf, m->type);
-			while (u != NULL && (btf_is_mod(u) || btf_is_typedef(u)))
-				u = btf__type_by_id(btf, u->type);
-			if (u == NULL || !btf_is_composite(u))
-				continue;
-			int32_t o = btf_member_off(btf, u, member);
-			if (o >= 0)
-				return (int32_t)(bits / 8) + o;
-		}
-	}
-	return -1;
-}
-
 int32_t dt_cg_btf_offset(dt_cg_state_t *st, const char *sou,
 			 const char *member)
 {
-	const struct btf *btf = dt_btf_kernel(st->dtp);
-
-	if (btf == NULL)
-		return -1;
-	int id = btf__find_by_name_kind(btf, sou, BTF_KIND_STRUCT);
-	if (id <= 0)
-		return -1;
-	return btf_member_off(btf, btf__type_by_id(btf, (uint32_t)id), member);
+	return dt_btf_member_offset(st->dtp, sou, member);
 }
 
 /* ---- statements ---- */

@@ -1404,6 +1404,23 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 	c->spec_failed_seen = failed;
 }
 
+/* Return probe firings the kernel omitted (dt_uretdepth.c): uret in all,
+ * of which those not reported yet. */
+static void report_uret_drops(dtrace_hdl_t *dtp, struct dt_consumer *c,
+			      uint64_t uret)
+{
+	if (uret <= c->uret_seen)
+		return;
+	uint64_t n = uret - c->uret_seen;
+	if (dtp->opt.json)
+		dt_json_drop(dtp, "return", -1, n);
+	fprintf(stderr, "dtrace: %s%" PRIu64 " return probe firing%s lost: "
+		"calls nested deeper than the kernel's 64 pending return "
+		"probes per thread\n", drop_tag(dtp, "URETDEPTH"), n,
+		n == 1 ? "" : "s");
+	c->uret_seen = uret;
+}
+
 /* A drop: the usual message on stderr, and a "drop" line with JSON. */
 
 void dt_consume_report_drops(dtrace_hdl_t *dtp)
@@ -1412,7 +1429,7 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 	dtrace_map_t *m = dt_bpf_map_find(dtp, "cpuinfo");
 	dt_cpuinfo_t *ci;
 	uint32_t key = 0;
-	uint64_t dyn = 0;
+	uint64_t dyn = 0, uret = 0;
 	int ncpus;
 
 	if (m == NULL)
@@ -1439,8 +1456,10 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 		seen[0] = ci[cpu].buf_drops;
 		seen[1] = ci[cpu].agg_drops;
 		dyn += ci[cpu].dyn_drops;
+		uret += ci[cpu].uret_drops;
 	}
 	report_spec_drops(dtp, c);
+	report_uret_drops(dtp, c, uret);
 	if (dyn > c->dyn_seen && dtp->opt.json)
 		dt_json_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
 	if (dyn > c->dyn_seen)

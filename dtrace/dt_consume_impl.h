@@ -71,6 +71,7 @@ struct dt_consumer {
 	int ncpus;		/* possible CPUs, for per-CPU maps */
 	uint64_t *drops_seen;	/* ncpus * 3 counters already reported */
 	uint64_t dyn_seen;
+	uint64_t uret_seen;	/* return probe firings omitted, reported */
 	dt_aggstate_t *aggs;
 	int naggs;
 	struct dt_agg_pname *pnames;	/* probes' names met in aggregation

@@ -68,8 +68,8 @@
  * programs of other namespaces (no loader), and programs exec'ed there
  * through a descriptor (fexecve).  LD_LIBRARY_PATH is read from the process that calls exec,
  * which is where the new program's usually comes from.  While dtrace is
- * stopped (SIGSTOP, Ctrl-Z, a debugger) or too starved to answer in time,
- * execs of files not yet seen go on unheld (dt_gatewd.c).
+ * stopped (SIGSTOP, Ctrl-Z, its job stopped, a debugger) or too starved to
+ * answer in time, execs of files not yet seen go on unheld (dt_gatewd.c).
  *
  * The fanotify descriptor belongs to the watchdog, which ends with dtrace:
  * the kernel then lets every pending exec through.

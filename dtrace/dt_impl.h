@@ -234,6 +234,9 @@ struct dtrace_hdl {
 					   its first use (dt_btf_kernel()) */
 	struct dt_btf_names *kbtf_names; /* dt_btf.c: its named types, sorted */
 	struct dt_lib_state *lib;	/* dt_lib.c: the D libraries */
+	int uret_depth_fd;		/* dt_uretdepth.c: its program, or -1, */
+	bool uret_depth_tried;		/*   once tried */
+	bool uret_depth_warned;		/* it said what it cannot count */
 	/* Programs whose declarations serve the programs compiled after them
 	 * (D libraries, programs with inlines or translators), in order;
 	 * dt_lib.c keeps their parse trees for the session. */

@@ -100,8 +100,9 @@
  *
  *   {"type":"drop", ...}	data was lost; also reported on stderr
  *     kind		"buffer" (output records), "aggregation" (a full
- *			aggregation buffer), "dynamic" (dynamic variables)
- *     cpu		the CPU; absent for "dynamic"
+ *			aggregation buffer), "dynamic" (dynamic variables),
+ *			"return" (return probe firings the kernel omitted)
+ *     cpu		the CPU; absent for "dynamic" and "return"
  *     count		how many since the last report
  *
  * Invariants: every line is one complete JSON object, written with one

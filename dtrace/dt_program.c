@@ -56,6 +56,7 @@
 #include "dt_rec.h"
 #include "dt_runtime.h"
 #include "dt_sigwatch.h"
+#include "dt_uretdepth.h"
 
 /* A process an underlying probe fires in, and whether its link exists. */
 typedef struct dt_uprobe_pid {
@@ -793,16 +794,6 @@ static void mstate_set_all(struct dt_progset *ps, size_t off, uint32_t v)
 /* Field offsets as int, for offsets relative to the frame pointer. */
 #define OFF(type, field)	((int)offsetof(type, field))
 
-/* r0 = lookup(map, &key) with a 4-byte key staged at fp-8; r0 may be NULL. */
-static void emit_array_lookup(dt_as_t *as, dtrace_map_t *map, int32_t key)
-{
-	EMIT(as, DT_STORE_IMM(BPF_W, DT_FP, -8, key));
-	dt_as_load_map(as, DT_R1, map);
-	EMIT(as, DT_MOV64_REG(DT_R2, DT_FP));
-	EMIT(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
-	EMIT(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-}
-
 /* Which activity lets this program run: BEGIN runs before the session is
  * active, END while it drains (both read the session's own state), and
  * everything else only while it is active, which it reads in this CPU's
@@ -812,7 +803,7 @@ static void emit_activity_check(dt_as_t *as, dtrace_map_t *state,
 {
 	if (!(flags & (DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END)))
 		return;
-	emit_array_lookup(as, state, DT_STATE_ACTIVITY);
+	dt_as_array_lookup(as, state, DT_STATE_ACTIVITY);
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, out);
 	EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
 	if (flags & DTRACE_UPROBE_BEGIN)
@@ -839,7 +830,7 @@ static void emit_set_activity(dt_as_t *as, dtrace_map_t *state, int from,
 {
 	int skip = dt_as_label(as);
 
-	emit_array_lookup(as, state, DT_STATE_ACTIVITY);
+	dt_as_array_lookup(as, state, DT_STATE_ACTIVITY);
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, skip);
 	if (from >= 0) {
 		EMIT(as, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
@@ -1423,7 +1414,7 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 	EMIT(as, DT_MOV64_REG(DT_R7, DT_R2));
 
 	int nocount = dt_as_label(as);
-	emit_array_lookup(as, dt_bpf_map_find(dtp, "cpuinfo"), 0);
+	dt_as_array_lookup(as, dt_bpf_map_find(dtp, "cpuinfo"), 0);
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, nocount);
 	EMIT(as, DT_MOV64_IMM(DT_R1, 1));
 	EMIT(as, DT_XADD(BPF_DW, DT_R0, OFF(dt_cpuinfo_t, errors), DT_R1));
@@ -1462,7 +1453,7 @@ static void emit_error_handler(dtrace_hdl_t *dtp, dt_as_t *as,
 	EMIT(as, DT_MOV64_IMM(DT_R4, 0));
 	EMIT(as, DT_CALL_HELPER(BPF_FUNC_ringbuf_output));
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, sent);
-	emit_array_lookup(as, dt_bpf_map_find(dtp, "cpuinfo"), 0);
+	dt_as_array_lookup(as, dt_bpf_map_find(dtp, "cpuinfo"), 0);
 	dt_as_jump(as, BPF_JEQ, DT_R0, 0, sent);
 	EMIT(as, DT_MOV64_IMM(DT_R1, 1));
 	EMIT(as, DT_XADD(BPF_DW, DT_R0, OFF(dt_cpuinfo_t, buf_drops),
@@ -3250,6 +3241,8 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 		.errs = b->errs,
 	};
 	int rc = dt_bpf_attach_uprobes(dtp, &req);
+	if (rc == 0)
+		dt_uretdepth_attach(dtp, &req);	/* returns: what is omitted */
 	uint32_t refused = request_report(dtp, ps, pid, b, n, u->path,
 					  rc < 0 && !late);
 	if (rc < 0 && late && refused > 0) {

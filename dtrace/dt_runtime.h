@@ -73,6 +73,8 @@ typedef struct dt_cpuinfo {
 	uint64_t agg_drops;	/* aggregation entries that found no room */
 	uint64_t dyn_drops;	/* dynamic variables that found no room */
 	uint64_t errors;	/* faults */
+	uint64_t uret_drops;	/* return probe firings the kernel omitted
+				   (calls too deeply nested: dt_uretdepth.c) */
 } dt_cpuinfo_t;
 
 #define DT_OVERLAY_MAX	4	/* overlying probes per (pid, site) */

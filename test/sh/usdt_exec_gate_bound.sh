@@ -11,10 +11,16 @@
 #      fresh programs are named as having run before their probes were
 #      placed, and once dtrace continues, a fresh program is traced from its
 #      first instruction again;
-#   2. dtrace starved of CPU (SCHED_IDLE, pinned with six busy loops to one
+#   2. dtrace's process group stopped (`kill -STOP -PGID`, what `kill -STOP
+#      %1` does to a job): the same, the watchdog being out of the group
+#      (its own session); before, it stopped with dtrace and an exec waited
+#      as long as the group stayed stopped;
+#   3. dtrace starved of CPU (SCHED_IDLE, pinned with six busy loops to one
 #      CPU that its watchdog shares): every exec ends within a few bounds;
-#   3. the watchdog stopped by SIGSTOP: dtrace ends it, and every exec ends
+#   4. the watchdog stopped by SIGSTOP: dtrace ends it, and every exec ends
 #      within a few bounds.
+# dtrace runs in a session and process group of its own (setsid), so that
+# its group can be stopped without the test, and ends with status 0.
 # The margin (4 bounds per exec) is tied to the bound, not to the machine:
 # an exec of /bin/true takes a few milliseconds, and before the watchdog an
 # exec waited as long as dtrace was stopped.
@@ -84,19 +90,24 @@ int main(void)
 C
 gcc -O2 -o spawn spawn.c && gcc -O2 -o prog prog.c || exit 1
 
-DTRACE_EXEC_STATS=1 "$DTRACE" -Z -q -n '
+DTRACE_EXEC_STATS=1 setsid "$DTRACE" -Z -q -n '
 BEGIN { printf("ready\n"); }
 exb_prog*:::first { printf("first %s\n", execname); }' >out 2>err &
 dt=$!
 busy=""
 cleanup() {
 	[ -n "$busy" ] && kill $busy 2>/dev/null
-	kill -CONT $dt 2>/dev/null
+	[ -n "$dt" ] || return
+	kill -CONT -- -$dt 2>/dev/null
+	kill -INT $dt 2>/dev/null	# a test that failed early
 }
 
 trap cleanup EXIT
 for _ in $(seq 100); do grep -q ready out 2>/dev/null && break; sleep 0.1; done
 grep -q ready out || { cat err; exit 1; }
+# setsid execs dtrace itself when the shell's child leads no group, as here.
+pgid=$(sed 's/.*) [A-Za-z] [0-9]* \([0-9]*\) .*/\1/' /proc/$dt/stat)
+[ "$pgid" = "$dt" ] || { echo "dtrace leads no process group ($pgid)"; exit 1; }
 watchdog=$(cat /proc/$dt/task/*/children 2>/dev/null | tr ' ' '\n' |
 	   grep -m1 .)
 [ -n "$watchdog" ] || fail "dtrace has no watchdog process"
@@ -143,24 +154,36 @@ unstarve() {
 	busy=""
 }
 
+# after_stopping NAME: a fresh program run once dtrace continued is traced
+# from its first instruction, and the programs of the storm NAME, which
+# ran unheld, were named.
+after_stopping() {
+	cp prog "after_$1" && "./after_$1"
+	for i in 1 2 3; do
+		grep -q "pid [0-9]* (.*/$1$i) started before its probes were placed" \
+			err || fail "$1$i ran unheld without a word"
+	done
+}
+
 # 1. SIGSTOP
 storm stopped "was stopped" "kill -STOP $dt" "kill -CONT $dt" 100
-cp prog after_stop && ./after_stop
-for i in 1 2 3; do
-	grep -q "pid [0-9]* (.*/stopped$i) started before its probes were placed" \
-		err || fail "stopped$i ran unheld without a word"
-done
+after_stopping stopped
 
-# 2. Starvation: dtrace idle-class on CPU 0, six busy loops there, and the
+# 2. dtrace's process group stopped, as the shell's `kill -STOP %1` does.
+storm pgstopped "was stopped as a job (its group)" "kill -STOP -- -$dt" \
+	"kill -CONT -- -$dt" 30
+after_stopping pgstopped
+
+# 3. Starvation: dtrace idle-class on CPU 0, six busy loops there, and the
 # watchdog pinned there too.
 taskset -a -p -c 0 $dt >/dev/null && chrt -a -i -p 0 $dt &&
 	taskset -p -c 0 "$watchdog" >/dev/null || fail "cannot starve dtrace"
 storm starved "was starved of CPU" starve unstarve 30
 chrt -a -o -p 0 $dt
 
-# 3. The watchdog itself stopped by SIGSTOP: dtrace ends it, which lets
+# 4. The watchdog itself stopped by SIGSTOP: dtrace ends it, which lets
 # every exec go, and says so.
-storm wdstopped "'s watchdog was stopped" "kill -STOP $watchdog" \
+storm wdstopped "had its watchdog stopped" "kill -STOP $watchdog" \
 	"kill -CONT $watchdog" 30
 grep -q "the exec gate's watchdog was stopped: it was ended" err ||
 	fail "the watchdog's stop was not reported"
@@ -168,7 +191,12 @@ grep -q "the exec gate's watchdog was stopped: it was ended" err ||
 sleep 0.5
 kill -INT $dt
 wait $dt
-grep -qx "first after_stop" out ||
-	fail "a fresh program after SIGCONT was not traced from its start"
+rc=$?
+dt=""
+[ $rc = 0 ] || fail "dtrace ended with status $rc"
+for name in stopped pgstopped; do
+	grep -qx "first after_$name" out ||
+		fail "a fresh program after SIGCONT ($name) was not traced from its start"
+done
 [ $status = 0 ] || { echo "--- out"; cat out; echo "--- err"; cat err; }
 exit $status
