@@ -20,6 +20,11 @@
  * directories the user names, -x plugindir and DTRACE_PLUGIN_PATH, are
  * ignored with a message.
  *
+ * Every operation of a plugin, its constructors and init function too,
+ * runs between dt_plugin_enter() and dt_plugin_leave() (dt_plugcall.c):
+ * should it crash dtrace, the last line names the plugin's file and the
+ * operation.
+ *
  * A plugin's table is checked before anything else is asked of it: its
  * major version must be this engine's (any minor version loads: the fields
  * past its size read as NULL), its required operations present, and its
@@ -54,6 +59,7 @@
 #include "dt_program.h"
 #include "dt_progdesc.h"
 #include "dt_kevent.h"
+#include "dt_plugcall.h"
 #include "dt_trust.h"
 
 #ifndef DT_PLUGINDIR
@@ -213,7 +219,10 @@ static const dtrace_provider_ops_t *plugin_init(dtrace_hdl_t *dtp,
 			DTRACE_PROVIDER_INIT);
 		return NULL;
 	}
+	dt_plugin_call_t saved = dt_plugcall_watch(path,
+						   DTRACE_PROVIDER_INIT "()");
 	const dtrace_provider_ops_t *ops = init(&dt_host);
+	dt_plugcall_unwatch(saved);
 	if (ops == NULL) {
 		dt_warn(dtp, "plugin %s refused to serve this dtrace (provider "
 			"interface version %d.%d): not loaded", path,
@@ -241,7 +250,9 @@ static void *plugin_open(dtrace_hdl_t *dtp, const char *path)
 		dt_warn(dtp, "plugin %s: %s: not loaded", path, why);
 		return NULL;
 	}
+	dt_plugin_call_t saved = dt_plugcall_watch(path, "its constructors");
 	void *dlh = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	dt_plugcall_unwatch(saved);
 	if (dlh == NULL)
 		dt_warn(dtp, "failed to load plugin %s: %s", path, dlerror());
 	return dlh;
@@ -273,10 +284,10 @@ static int provider_load(dtrace_hdl_t *dtp, const char *path)
 		return -1;
 	}
 	if (pv->ops->attach_session != NULL) {
-		dt_provider_t *saved_pv = dtp->cur_provider;
-		dtp->cur_provider = pv;
+		dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
+							"attach_session()");
 		pv->data = pv->ops->attach_session(pv);
-		dtp->cur_provider = saved_pv;
+		dt_plugin_leave(dtp, call);
 		if (pv->data == NULL) {
 			dt_warn(dtp, "plugin %s failed to start: %s: not loaded",
 				path, dtp->errmsg[0] ? dtp->errmsg
@@ -468,6 +479,7 @@ static void provider_load_user_dirs(dtrace_hdl_t *dtp)
 
 int dt_provider_load_all(dtrace_hdl_t *dtp)
 {
+	dt_plugcall_install();
 	engine_probes_create(dtp);
 	provider_load_user_dirs(dtp);
 	/* Beside the command (build/dtrace and build/plugins/), so that a
@@ -566,10 +578,9 @@ int dt_provider_option(dtrace_hdl_t *dtp, const char *name, const char *val)
 			     "no option %s", name, pv->path, dot + 1);
 		return -1;
 	}
-	dt_provider_t *saved_pv = dtp->cur_provider;
-	dtp->cur_provider = pv;
+	dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "set_option()");
 	int rc = pv->ops->set_option(pv, pv->data, dot + 1, val);
-	dtp->cur_provider = saved_pv;
+	dt_plugin_leave(dtp, call);
 	if (rc < 0 && dtp->errmsg[0] == '\0')
 		dt_set_error(dtp, "failed to set option -x %s: plugin %s "
 			     "refused it: %s", name, pv->path, strerror(-rc));
@@ -597,8 +608,12 @@ void dt_provider_fini(dtrace_hdl_t *dtp)
 	dtp->providers = NULL;
 	while (pv != NULL) {
 		dt_provider_t *next = pv->next;
-		if (pv->ops->detach_session)
+		if (pv->ops->detach_session) {
+			dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
+							"detach_session()");
 			pv->ops->detach_session(pv, pv->data);
+			dt_plugin_leave(dtp, call);
+		}
 		/* Plugins stay mapped: probes' private data may point into
 		 * them until the session is gone, and exit is near. */
 		provider_free(pv);
@@ -608,6 +623,7 @@ void dt_provider_fini(dtrace_hdl_t *dtp)
 		provider_free(dtp->engine_provider);
 	dtp->engine_provider = NULL;
 	dt_hostsvc_fini(dtp);
+	dt_plugcall_remove();
 }
 
 /* The host table.  Every function is given the provider handle of the
