@@ -12,9 +12,9 @@
  *
  * dlopen() runs a plugin's constructors with all of dtrace's privilege
  * before anything can be asked of it, so a file is opened only when
- * nobody but root or the user running dtrace could have put it there or
- * changed it, it and every directory above it (dt_trust.c); else a
- * message names the file, its owner and why.  In a process with more
+ * nobody but root, the user running dtrace or the owner of its executable
+ * could have put it there or changed it, it and every directory above it
+ * (dt_trust.c); else a message names the file, its owner and why.  In a process with more
  * privilege than its user (a setuid dtrace, or one given file
  * capabilities: AT_SECURE) only root's files are trusted, and the
  * directories the user names, -x plugindir and DTRACE_PLUGIN_PATH, are
@@ -240,7 +240,7 @@ static void provider_free(dt_provider_t *pv)
 }
 
 /* dlopen() the plugin found at path, once dt_trust_file() has said that
- * nobody but root or the user running dtrace could have put it there;
+ * nobody but a trusted user could have put it there;
  * NULL after a warning naming the file and why. */
 static void *plugin_open(dtrace_hdl_t *dtp, const char *path)
 {

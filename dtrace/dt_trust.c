@@ -8,9 +8,12 @@
  * for its plugins and ssh for its keys, a file is loaded only when nobody
  * but a trusted user could have put it there or changed it:
  *
- * - trusted users are root and the real user running dtrace; under secure
- *   execution (setuid, setgid or file capabilities: AT_SECURE) root only,
- *   since the real user is the one the privilege is kept from;
+ * - trusted users are root, the real user running dtrace, and the owner
+ *   of dtrace's executable, whose code runs already (a tree built as a
+ *   user, then run with sudo: build/plugins is that user's, as
+ *   build/dtrace is); under secure execution (setuid, setgid or file
+ *   capabilities: AT_SECURE) root only, since the real user is the one
+ *   the privilege is kept from;
  * - the file, as it resolves through symbolic links, is a regular file
  *   owned by a trusted user and writable by neither its group nor others;
  * - the directory it is in, and the directory it was found in, are owned
@@ -44,17 +47,23 @@ bool dt_trust_secure_exec(void)
 	return getauxval(AT_SECURE) != 0;
 }
 
-static bool owner_trusted(uid_t uid)
+/* The owner of the running executable (root when it cannot be read). */
+static uid_t exe_owner(void)
 {
-	return uid == 0 || (!dt_trust_secure_exec() && uid == getuid());
+	static uid_t owner;
+	static bool known;
+	struct stat st;
+
+	if (!known)
+		owner = stat("/proc/self/exe", &st) == 0 ? st.st_uid : 0;
+	known = true;
+	return owner;
 }
 
-/* Who may own what is loaded, as the messages say it. */
-static const char *trusted_owners(void)
+static bool owner_trusted(uid_t uid)
 {
-	if (dt_trust_secure_exec())
-		return "root (dtrace runs with more privilege than its user)";
-	return getuid() == 0 ? "root" : "root or the user running dtrace";
+	return uid == 0 || (!dt_trust_secure_exec() &&
+			    (uid == getuid() || uid == exe_owner()));
 }
 
 /* "alice (uid 1001)", or "uid 1001" for a uid without a name. */
@@ -68,6 +77,28 @@ static void owner_name(uid_t uid, char *buf, size_t len)
 		snprintf(buf, len, "uid %u", (unsigned)uid);
 }
 
+/* Who may own what is loaded, as the messages say it: "root", "root or
+ * the user running dtrace", "root or alice (uid 1000), the owner of
+ * dtrace's executable"... */
+static void trusted_owners(char *buf, size_t len)
+{
+	uid_t exe = exe_owner();
+	char name[96];
+
+	if (dt_trust_secure_exec()) {
+		snprintf(buf, len, "root (dtrace runs with more privilege than "
+			 "its user)");
+		return;
+	}
+	int n = snprintf(buf, len, "root%s", getuid() != 0 ?
+			 " or the user running dtrace" : "");
+	if (exe != 0 && exe != getuid() && n > 0 && (size_t)n < len) {
+		owner_name(exe, name, sizeof(name));
+		snprintf(buf + n, len - n, " or %s, the owner of dtrace's "
+			 "executable", name);
+	}
+}
+
 /* Whether st, of the file or directory path, may be changed by trusted
  * users only; else why[].  above: a directory above the one that holds
  * the file, which may be writable by all with the sticky bit. */
@@ -77,12 +108,13 @@ static bool stat_trusted(const char *kind, const char *path,
 {
 	mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
 	bool sticky = above && (st->st_mode & S_ISVTX);
-	char owner[96];
+	char owner[96], trusted[192];
 
 	owner_name(st->st_uid, owner, sizeof(owner));
 	if (!owner_trusted(st->st_uid)) {
+		trusted_owners(trusted, sizeof(trusted));
 		snprintf(why, len, "%s %s is owned by %s, not by %s", kind,
-			 path, owner, trusted_owners());
+			 path, owner, trusted);
 		return false;
 	}
 	if (w != 0 && !sticky) {

@@ -14,8 +14,7 @@ ulimit -c 0	# no core file for the crash this test makes
 
 mkdir -p crash
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$TESTDIR/../include" \
-	-DEVIL_MARKER="\"$PWD/crash/evil.marker\"" -DEVIL_CRASH \
-	-o crash/evil.so "$TESTDIR/plugins/evil.c" || exit 1
+	-DEVIL_CRASH -o crash/evil.so "$TESTDIR/plugins/evil.c" || exit 1
 
 "$DTRACE" -q -x plugindir="$PWD/crash" \
 	-n 'BEGIN { printf("begin\n"); exit(0); }' >out 2>err

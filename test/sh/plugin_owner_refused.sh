@@ -9,7 +9,9 @@
 # by -x plugindir; a file another user owns in root's directory, and a
 # link in root's directory to it; a root-owned file every user may write;
 # a root-owned directory every user may write.  From root's own directory
-# it loads (its marker made).
+# it loads (its marker made), and from plugins/ beside a dtrace that the
+# user owns (a tree built as the user and run with sudo: its code runs
+# already).
 set -u
 [ -x "$DTRACE" ] || exit 77
 command -v cc >/dev/null || { echo "no cc"; exit 77; }
@@ -19,20 +21,22 @@ status=0
 HERE=$(pwd -P)
 NOT_ROOT="is owned by $TUSER (uid $TUID), not by root"
 
-# build_evil DIR: DIR/evil.so, whose constructor creates DIR/evil.marker.
+# Its constructor creates the file $EVIL_MARKER.
+cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$TESTDIR/../include" \
+	-o evil.so "$TESTDIR/plugins/evil.c" || exit 1
+# build_evil DIR: DIR/evil.so, root's, mode 755.
 build_evil() {
-	cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$TESTDIR/../include" \
-		-DEVIL_MARKER="\"$1/evil.marker\"" -o "$1/evil.so" \
-		"$TESTDIR/plugins/evil.c" || exit 1
+	install -m 755 evil.so "$1/evil.so" || exit 1
 }
 
 # refused WHAT DIR MESSAGE DTRACE-ARGS...: the BEGIN clause runs, stderr
-# is the one message, and DIR/evil.marker does not exist.
+# is the one message, and no DIR/evil.marker was made.
 refused() {
 	local what=$1 dir=$2 msg=$3 out
 	shift 3
 	rm -f "$dir/evil.marker"
-	out=$("$@" -q -n 'BEGIN { printf("begin\n"); exit(0); }' 2>err)
+	out=$(EVIL_MARKER=$dir/evil.marker "$@" -q \
+		-n 'BEGIN { printf("begin\n"); exit(0); }' 2>err)
 	if [ "$out" != begin ] || [ "$(cat err)" != "$msg" ] ||
 	   [ -e "$dir/evil.marker" ]; then
 		echo "$what: got '$out', marker: $(ls "$dir/evil.marker" 2>&1)"
@@ -76,10 +80,26 @@ refused "a directory every user may write" "$PWD/dirw" \
 # root's own directory: loaded, its constructor ran
 mkdir -p mine
 build_evil "$PWD/mine"
-out=$("$DTRACE" -q -x plugindir="$PWD/mine" \
+out=$(EVIL_MARKER=$PWD/mine/evil.marker "$DTRACE" -q \
+	-x plugindir="$PWD/mine" \
 	-n 'BEGIN { printf("begin\n"); exit(0); }' 2>err)
 if [ "$out" != begin ] || [ -s err ] || [ ! -e mine/evil.marker ]; then
 	echo "root's own plugin: got '$out', marker: $(ls mine 2>&1)"
+	cat err; status=1
+fi
+
+# a dtrace the user owns, its plugins beside it the user's: loaded
+built=$(user_dir built) || exit 1
+cp "$DTRACE" "$built/dtrace" && cp -r "$B/plugins" "$built/plugins" || exit 1
+build_evil "$built/plugins"
+chown -R "$TUSER" "$built"
+out=$(env -u DTRACE_PLUGIN_PATH EVIL_MARKER="$built/plugins/evil.marker" \
+	"$built/dtrace" -q \
+	-n 'BEGIN { printf("begin\n"); exit(0); }' 2>err)
+if [ "$out" != begin ] || [ -s err ] || [ ! -e "$built/plugins/evil.marker" ]
+then
+	echo "plugins beside the user's dtrace: got '$out', marker:" \
+		"$(ls "$built/plugins" 2>&1)"
 	cat err; status=1
 fi
 exit $status

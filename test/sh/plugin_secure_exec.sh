@@ -23,12 +23,11 @@ setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep cap/dtrace 2>setcap.err || {
 	echo "cannot set file capabilities here:"; cat setcap.err; exit 77; }
 user=$(user_dir user) || exit 1
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$TESTDIR/../include" \
-	-DEVIL_MARKER="\"$user/evil.marker\"" -o "$user/evil.so" \
-	"$TESTDIR/plugins/evil.c" || exit 1
+	-o "$user/evil.so" "$TESTDIR/plugins/evil.c" || exit 1
 chown "$TUSER" "$user/evil.so"
 
-as_user env DTRACE_PLUGIN_PATH="$user" "$PWD/cap/dtrace" -x plugindir="$user" \
-	-l -n 'dtrace:::BEGIN' >out 2>err
+as_user env EVIL_MARKER="$user/evil.marker" DTRACE_PLUGIN_PATH="$user" \
+	"$PWD/cap/dtrace" -x plugindir="$user" -l -n 'dtrace:::BEGIN' >out 2>err
 why="dtrace runs with more privilege than its user (setuid or file capabilities)"
 if [ -e "$user/evil.marker" ]; then
 	echo "the user's plugin ran in the privileged dtrace"; status=1
