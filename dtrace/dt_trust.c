@@ -24,13 +24,16 @@
  *   nobody but an entry's owner, the directory's owner or root renames or
  *   removes the entry, so the trusted directory below stays where it is.
  *
- * A group-writable directory is refused even when the group is trusted
- * (an old Debian's root:staff /usr/local): a group's members are not known
- * to be trusted users.  The check is made on the resolved path, which is
+ * A file or directory its group may write is refused (an old Debian's
+ * root:staff /usr/local: a group's members are not known to be trusted
+ * users), unless the group is its owner's private group, as Debian's
+ * OpenSSH judges: the owner's primary group, with no other member listed
+ * (a user's files under a umask of 002).  The check is made on the resolved path, which is
  * then the path loaded: as nobody else may change any directory of it or
  * the file, what dlopen() opens after the check is the file checked.
  */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -99,6 +102,22 @@ static void trusted_owners(char *buf, size_t len)
 	}
 }
 
+/* Whether the group gid is the private group of the user uid: that user's
+ * primary group, with no other member listed.  Its write permission then
+ * gives nobody else anything (a umask of 002, as Ubuntu's users have). */
+static bool private_group(gid_t gid, uid_t uid)
+{
+	struct passwd *pw = getpwuid(uid);
+	struct group *gr = getgrgid(gid);
+
+	if (pw == NULL || gr == NULL || pw->pw_gid != gid)
+		return false;
+	for (char **m = gr->gr_mem; *m != NULL; m++)
+		if (strcmp(*m, pw->pw_name) != 0)
+			return false;
+	return true;
+}
+
 /* Whether st, of the file or directory path, may be changed by trusted
  * users only; else why[].  above: a directory above the one that holds
  * the file, which may be writable by all with the sticky bit. */
@@ -107,6 +126,9 @@ static bool stat_trusted(const char *kind, const char *path,
 			 size_t len)
 {
 	mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
+
+	if (w == S_IWGRP && private_group(st->st_gid, st->st_uid))
+		w = 0;
 	bool sticky = above && (st->st_mode & S_ISVTX);
 	char owner[96], trusted[192];
 

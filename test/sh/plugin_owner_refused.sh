@@ -8,10 +8,11 @@
 # plugins: a directory another user owns, named by DTRACE_PLUGIN_PATH and
 # by -x plugindir; a file another user owns in root's directory, and a
 # link in root's directory to it; a root-owned file every user may write;
-# a root-owned directory every user may write.  From root's own directory
-# it loads (its marker made), and from plugins/ beside a dtrace that the
-# user owns (a tree built as the user and run with sudo: its code runs
-# already).
+# a root-owned file group nogroup may write; a root-owned directory every
+# user may write.  From root's own directory it loads (its marker made),
+# also when root's own group (gid 0, no members) may write it and its
+# directory, and from plugins/ beside a dtrace that the user owns (a tree
+# built as the user and run with sudo: its code runs already).
 set -u
 [ -x "$DTRACE" ] || exit 77
 command -v cc >/dev/null || { echo "no cc"; exit 77; }
@@ -65,28 +66,41 @@ refused "a file of another user" "$PWD/owned" \
 	"dtrace: plugin $PWD/owned/evil.so: file $HERE/owned/evil.so $NOT_ROOT: not loaded" \
 	"$DTRACE" -x plugindir="$PWD/owned"
 
-mkdir -p filew dirw
+mkdir -p filew groupw dirw
 build_evil "$PWD/filew"
 chmod 666 filew/evil.so
 refused "a file every user may write" "$PWD/filew" \
 	"dtrace: plugin $PWD/filew/evil.so: file $HERE/filew/evil.so, owned by root (uid 0), is writable by every user (mode 0666): not loaded" \
 	"$DTRACE" -x plugindir="$PWD/filew"
+build_evil "$PWD/groupw"
+chgrp nogroup groupw/evil.so && chmod 775 groupw/evil.so
+refused "a file group nogroup may write" "$PWD/groupw" \
+	"dtrace: plugin $PWD/groupw/evil.so: file $HERE/groupw/evil.so, owned by root (uid 0), is writable by its group (mode 0775): not loaded" \
+	"$DTRACE" -x plugindir="$PWD/groupw"
 build_evil "$PWD/dirw"
 chmod 777 dirw
 refused "a directory every user may write" "$PWD/dirw" \
 	"dtrace: plugin directory $PWD/dirw: directory $HERE/dirw, owned by root (uid 0), is writable by every user (mode 0777): its plugins are not loaded" \
 	"$DTRACE" -x plugindir="$PWD/dirw"
 
-# root's own directory: loaded, its constructor ran
-mkdir -p mine
+# root's own directories: loaded, its constructor ran
+mkdir -p mine rootgroup
 build_evil "$PWD/mine"
-out=$(EVIL_MARKER=$PWD/mine/evil.marker "$DTRACE" -q \
-	-x plugindir="$PWD/mine" \
-	-n 'BEGIN { printf("begin\n"); exit(0); }' 2>err)
-if [ "$out" != begin ] || [ -s err ] || [ ! -e mine/evil.marker ]; then
-	echo "root's own plugin: got '$out', marker: $(ls mine 2>&1)"
-	cat err; status=1
-fi
+build_evil "$PWD/rootgroup"
+chgrp 0 rootgroup rootgroup/evil.so && chmod 775 rootgroup rootgroup/evil.so
+# (root's group must list no members to be root's private group)
+dirs="mine rootgroup"
+[ -z "$(getent group 0 | cut -d: -f4)" ] || dirs=mine
+for d in $dirs; do
+	out=$(EVIL_MARKER=$PWD/$d/evil.marker "$DTRACE" -q \
+		-x plugindir="$PWD/$d" \
+		-n 'BEGIN { printf("begin\n"); exit(0); }' 2>err)
+	if [ "$out" != begin ] || [ -s err ] || [ ! -e $d/evil.marker ]; then
+		echo "root's own plugin in $d: got '$out', marker:" \
+			"$(ls $d 2>&1)"
+		cat err; status=1
+	fi
+done
 
 # a dtrace the user owns, its plugins beside it the user's: loaded
 built=$(user_dir built) || exit 1
