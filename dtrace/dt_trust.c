@@ -28,9 +28,11 @@
  * root:staff /usr/local: a group's members are not known to be trusted
  * users), unless the group is its owner's private group, as Debian's
  * OpenSSH judges: the owner's primary group, with no other member listed
- * (a user's files under a umask of 002).  The check is made on the resolved path, which is
- * then the path loaded: as nobody else may change any directory of it or
- * the file, what dlopen() opens after the check is the file checked.
+ * (a user's files under a umask of 002).
+ *
+ * The check is made on the resolved path, which is then the path loaded:
+ * as nobody else may change any directory of it or the file, what
+ * dlopen() opens after the check is the file checked.
  */
 #include <errno.h>
 #include <grp.h>
