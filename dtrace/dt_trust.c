@@ -132,23 +132,23 @@ static bool stat_trusted(const char *kind, const char *path,
 	if (w == S_IWGRP && private_group(st->st_gid, st->st_uid))
 		w = 0;
 	bool sticky = above && (st->st_mode & S_ISVTX);
-	char owner[96], trusted[192];
+	bool trusted = owner_trusted(st->st_uid);
+	char owner[96], owners[192];
 
+	if (trusted && (w == 0 || sticky))
+		return true;
 	owner_name(st->st_uid, owner, sizeof(owner));
-	if (!owner_trusted(st->st_uid)) {
-		trusted_owners(trusted, sizeof(trusted));
+	if (!trusted) {
+		trusted_owners(owners, sizeof(owners));
 		snprintf(why, len, "%s %s is owned by %s, not by %s", kind,
-			 path, owner, trusted);
-		return false;
-	}
-	if (w != 0 && !sticky) {
+			 path, owner, owners);
+	} else {
 		snprintf(why, len, "%s %s, owned by %s, is writable by %s "
 			 "(mode %04o)", kind, path, owner,
 			 (w & S_IWOTH) ? "every user" : "its group",
 			 (unsigned)(st->st_mode & 07777));
-		return false;
 	}
-	return true;
+	return false;
 }
 
 /* Whether path is a directory (type S_IFDIR) or a regular file (S_IFREG)
