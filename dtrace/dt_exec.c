@@ -56,6 +56,7 @@
 #include "dt_exec.h"
 #include "dt_gate.h"
 #include "dt_gatewd.h"
+#include "dt_plugcall.h"
 #include "dt_program.h"
 #include "dt_rtld.h"
 
@@ -533,16 +534,17 @@ typedef struct exec_notice {
 static int notify(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		  const exec_notice_t *n)
 {
-	dt_provider_t *saved = dtp->cur_provider;
+	dt_plugin_call_t call = dt_plugin_enter(dtp, pv, n->paths ?
+						"notice_files()" :
+						"notice_process()");
 
-	dtp->cur_provider = pv;
 	dt_prog_batch_begin(dtp);
 	int rc = n->paths ?
 		pv->ops->notice_files(pv, pv->data, n->pid, n->paths,
 				      n->npaths) :
 		pv->ops->notice_process(pv, pv->data, n->pid, n->what);
 	dt_prog_batch_end(dtp);
-	dtp->cur_provider = saved;
+	dt_plugin_leave(dtp, call);
 	if (rc < 0 && dtp->errmsg[0] == '\0')
 		dt_set_error(dtp, "provider %s failed: %s", pv->ops->name,
 			     strerror(-rc));

@@ -17,6 +17,7 @@
 #include "dt_dwarf.h"
 #include "dt_btf.h"
 #include "dt_instance.h"
+#include "dt_plugcall.h"
 
 static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
 			  const char *prb)
@@ -129,10 +130,10 @@ bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
 	dt_provider_t *pv = p->provider;
 
 	if (pv && pv->ops->probe_match) {
-		dt_provider_t *saved_pv = dtp->cur_provider;
-		dtp->cur_provider = pv;
+		dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
+							"probe_match()");
 		int rc = pv->ops->probe_match(pv, pv->data, p, d);
-		dtp->cur_provider = saved_pv;
+		dt_plugin_leave(dtp, call);
 		return rc == 1;
 	}
 	return dt_glob_match(d->prv, p->prv) && dt_glob_match(d->mod, p->mod) &&
@@ -146,10 +147,9 @@ int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 	int matched = 0;
 
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
-		dt_provider_t *saved_pv = dtp->cur_provider;
-		dtp->cur_provider = pv;
+		dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "provide()");
 		int rc = pv->ops->provide(pv, pv->data, pdp);
-		dtp->cur_provider = saved_pv;
+		dt_plugin_leave(dtp, call);
 		if (rc < 0) {
 			if (dtp->errmsg[0] == '\0')
 				dt_set_error(dtp, "plugin %s failed to provide "
@@ -188,10 +188,10 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	if (ops->probe_args == NULL)
 		return 0;
 
-	dt_provider_t *saved_pv = dtp->cur_provider;
-	dtp->cur_provider = prp->provider;
+	dt_plugin_call_t call = dt_plugin_enter(dtp, prp->provider,
+						"probe_args()");
 	int n = ops->probe_args(prp->provider, prp->provider->data, prp, prp->args);
-	dtp->cur_provider = saved_pv;
+	dt_plugin_leave(dtp, call);
 	if (n < 0)
 		return n;
 	prp->nargs = n > DTRACE_ARGS_MAX ? DTRACE_ARGS_MAX : n;

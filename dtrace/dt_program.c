@@ -53,6 +53,7 @@
 #include "dt_instance.h"
 #include "dt_kevent.h"
 #include "dt_opt.h"
+#include "dt_plugcall.h"
 #include "dt_rec.h"
 #include "dt_runtime.h"
 #include "dt_sigwatch.h"
@@ -1552,15 +1553,15 @@ static int emit_trampoline_of(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			      const dt_site_user_t *user, dt_as_t *as,
 			      int skip, int pass, uint64_t args_read)
 {
-	dt_provider_t *saved_pv = dtp->cur_provider, *pv = user->pv;
+	dt_provider_t *pv = user->pv;
+	dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "trampoline()");
 
-	dtp->cur_provider = pv;
 	dtp->cur_args_read = args_read;
 	dtp->cur_kprog = kp;
 	dtp->cur_pass = pass + 1;
 	int rc = pv->ops->trampoline(pv, pv->data, as, user->kind, skip);
 	dt_as_cold(as, false);
-	dtp->cur_provider = saved_pv;
+	dt_plugin_leave(dtp, call);
 	dtp->cur_args_read = ~0ull;
 	dtp->cur_kprog = NULL;
 	dtp->cur_pass = 0;
@@ -2628,11 +2629,10 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	dt_provider_t *pv = prp->provider;
 
-	dt_provider_t *saved_pv = dtp->cur_provider;
-	dtp->cur_provider = pv;
+	dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "enable()");
 	dtp->errmsg[0] = '\0';
 	int rc = pv->ops->enable(pv, pv->data, prp);
-	dtp->cur_provider = saved_pv;
+	dt_plugin_leave(dtp, call);
 	if (rc < 0) {
 		if (dtp->errmsg[0] == '\0')
 			dt_set_error(dtp, "failed to enable %s:%s:%s:%s: %s",
@@ -3878,11 +3878,11 @@ int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
 
 	for (int c = 0; c < dtp->nclauses; c++) {
 		for (int i = 0; i < dtp->clause_ndescs[c]; i++) {
-			dt_provider_t *saved_pv = dtp->cur_provider;
-			dtp->cur_provider = pv;
+			dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
+								"provide()");
 			int rc = pv->ops->provide(pv, pv->data,
 						  &dtp->clause_descs[c][i]);
-			dtp->cur_provider = saved_pv;
+			dt_plugin_leave(dtp, call);
 			if (rc < 0) {
 				provider_failed(dtp, pv, "provide", rc);
 				return -1;
@@ -3986,10 +3986,10 @@ static int call_providers(dtrace_hdl_t *dtp, bool start, unsigned flag,
 			start ? pv->ops->start : pv->ops->stop;
 		if (fn == NULL || provider_has(dtp, pv, flag) != want)
 			continue;
-		dt_provider_t *saved_pv = dtp->cur_provider;
-		dtp->cur_provider = pv;
+		dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
+						start ? "start()" : "stop()");
 		int rc = fn(pv, pv->data);
-		dtp->cur_provider = saved_pv;
+		dt_plugin_leave(dtp, call);
 		if (rc < 0) {
 			provider_failed(dtp, pv, start ? "start" : "stop", rc);
 			return -1;
@@ -4124,12 +4124,11 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
 		if (pv->ops->poll == NULL)
 			continue;
-		dt_provider_t *saved_pv = dtp->cur_provider;
-		dtp->cur_provider = pv;
+		dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "poll()");
 		dt_prog_batch_begin(dtp);
 		int rc = pv->ops->poll(pv, pv->data);
 		dt_prog_batch_end(dtp);
-		dtp->cur_provider = saved_pv;
+		dt_plugin_leave(dtp, call);
 		if (rc < 0) {
 			if (dtp->errmsg[0] == '\0')
 				dt_set_error(dtp, "provider %s failed: %s",

@@ -10,6 +10,21 @@
  * shadow the installed plugins.  A plugin built for another interface
  * version is refused with a message and the others are loaded.
  *
+ * dlopen() runs a plugin's constructors with all of dtrace's privilege
+ * before anything can be asked of it, so a file is opened only when
+ * nobody but root, the user running dtrace or the owner of its executable
+ * could have put it there or changed it, it and every directory above it
+ * (dt_trust.c); else a message names the file, its owner and why.  In a process with more
+ * privilege than its user (a setuid dtrace, or one given file
+ * capabilities: AT_SECURE) only root's files are trusted, and the
+ * directories the user names, -x plugindir and DTRACE_PLUGIN_PATH, are
+ * ignored with a message.
+ *
+ * Every operation of a plugin, its constructors and init function too,
+ * runs between dt_plugin_enter() and dt_plugin_leave() (dt_plugcall.c):
+ * should it crash dtrace, the last line names the plugin's file and the
+ * operation.
+ *
  * A plugin's table is checked before anything else is asked of it: its
  * major version must be this engine's (any minor version loads: the fields
  * past its size read as NULL), its required operations present, and its
@@ -28,6 +43,7 @@
 #include <dlfcn.h>
 #include <stddef.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +59,8 @@
 #include "dt_program.h"
 #include "dt_progdesc.h"
 #include "dt_kevent.h"
+#include "dt_plugcall.h"
+#include "dt_trust.h"
 
 #ifndef DT_PLUGINDIR
 #define DT_PLUGINDIR "/usr/local/lib/dtrace/plugins"
@@ -201,7 +219,10 @@ static const dtrace_provider_ops_t *plugin_init(dtrace_hdl_t *dtp,
 			DTRACE_PROVIDER_INIT);
 		return NULL;
 	}
+	dt_plugin_call_t saved = dt_plugcall_watch(path,
+						   DTRACE_PROVIDER_INIT "()");
 	const dtrace_provider_ops_t *ops = init(&dt_host);
+	dt_plugcall_unwatch(saved);
 	if (ops == NULL) {
 		dt_warn(dtp, "plugin %s refused to serve this dtrace (provider "
 			"interface version %d.%d): not loaded", path,
@@ -218,13 +239,30 @@ static void provider_free(dt_provider_t *pv)
 	free(pv);
 }
 
+/* dlopen() the plugin found at path, once dt_trust_file() has said that
+ * nobody but a trusted user could have put it there;
+ * NULL after a warning naming the file and why. */
+static void *plugin_open(dtrace_hdl_t *dtp, const char *path)
+{
+	char real[PATH_MAX], why[PATH_MAX + 256];
+
+	if (!dt_trust_file(path, real, sizeof(real), why, sizeof(why))) {
+		dt_warn(dtp, "plugin %s: %s: not loaded", path, why);
+		return NULL;
+	}
+	dt_plugin_call_t saved = dt_plugcall_watch(path, "its constructors");
+	void *dlh = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	dt_plugcall_unwatch(saved);
+	if (dlh == NULL)
+		dt_warn(dtp, "failed to load plugin %s: %s", path, dlerror());
+	return dlh;
+}
+
 static int provider_load(dtrace_hdl_t *dtp, const char *path)
 {
-	void *dlh = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (dlh == NULL) {
-		dt_warn(dtp, "failed to load plugin %s: %s", path, dlerror());
+	void *dlh = plugin_open(dtp, path);
+	if (dlh == NULL)
 		return -1;
-	}
 	const dtrace_provider_ops_t *ops = plugin_init(dtp, path, dlh);
 	if (ops == NULL) {
 		dlclose(dlh);
@@ -246,10 +284,10 @@ static int provider_load(dtrace_hdl_t *dtp, const char *path)
 		return -1;
 	}
 	if (pv->ops->attach_session != NULL) {
-		dt_provider_t *saved_pv = dtp->cur_provider;
-		dtp->cur_provider = pv;
+		dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
+							"attach_session()");
 		pv->data = pv->ops->attach_session(pv);
-		dtp->cur_provider = saved_pv;
+		dt_plugin_leave(dtp, call);
 		if (pv->data == NULL) {
 			dt_warn(dtp, "plugin %s failed to start: %s: not loaded",
 				path, dtp->errmsg[0] ? dtp->errmsg
@@ -272,10 +310,17 @@ static int cmp_names(const void *a, const void *b)
 /* Load every *.so of dir not loaded yet, in name order. */
 static void provider_load_dir(dtrace_hdl_t *dtp, const char *dir)
 {
-	DIR *d = opendir(dir);
+	char why[PATH_MAX + 256];
 	char **names = NULL;
 	size_t n = 0;
 
+	if (!dt_trust_dir(dir, why, sizeof(why))) {
+		if (why[0] != '\0')
+			dt_warn(dtp, "plugin directory %s: %s: its plugins are "
+				"not loaded", dir, why);
+		return;
+	}
+	DIR *d = opendir(dir);
 	if (d == NULL)
 		return;
 	for (struct dirent *de; (de = readdir(d)) != NULL;) {
@@ -405,22 +450,45 @@ static int plugin_opts_apply(dtrace_hdl_t *dtp)
 	return rc;
 }
 
-int dt_provider_load_all(dtrace_hdl_t *dtp)
+/* The directories the user names, -x plugindir and $DTRACE_PLUGIN_PATH;
+ * ignored, with a message, in a process with more privilege than its
+ * user, who would otherwise choose the code it runs. */
+static void provider_load_user_dirs(dtrace_hdl_t *dtp)
 {
-	engine_probes_create(dtp);
-	for (const char **d = dtp->plugin_dirs; d && *d; d++)
-		provider_load_dir(dtp, *d);
-
+	static const char why[] = "dtrace runs with more privilege than its "
+				  "user (setuid or file capabilities)";
+	bool secure = dt_trust_secure_exec();
 	const char *env = getenv("DTRACE_PLUGIN_PATH");
-	if (env != NULL) {
+
+	for (const char **d = dtp->plugin_dirs; d && *d; d++) {
+		if (secure)
+			dt_warn(dtp, "-x plugindir=%s ignored: %s", *d, why);
+		else
+			provider_load_dir(dtp, *d);
+	}
+	if (env != NULL && secure) {
+		dt_warn(dtp, "DTRACE_PLUGIN_PATH ignored: %s", why);
+	} else if (env != NULL) {
 		char *copy = dt_strdup(env), *save = NULL;
 		for (char *dir = strtok_r(copy, ":", &save); dir;
 		     dir = strtok_r(NULL, ":", &save))
 			provider_load_dir(dtp, dir);
 		free(copy);
 	}
+}
+
+int dt_provider_load_all(dtrace_hdl_t *dtp)
+{
+	dt_plugcall_install();
+	engine_probes_create(dtp);
+	provider_load_user_dirs(dtp);
 	/* Beside the command (build/dtrace and build/plugins/), so that a
-	 * build runs from its tree without installing. */
+	 * build runs from its tree without installing.  Kept under secure
+	 * execution: only root's directories pass dt_trust_dir() there, and
+	 * a user cannot put a privileged dtrace into one of theirs (a copy
+	 * loses its capabilities and setuid bit; a hard link to a file they
+	 * cannot write is refused by fs.protected_hardlinks, and if made, sits
+	 * in a directory of theirs, which is refused). */
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 16);
 	if (n > 0) {
@@ -510,10 +578,9 @@ int dt_provider_option(dtrace_hdl_t *dtp, const char *name, const char *val)
 			     "no option %s", name, pv->path, dot + 1);
 		return -1;
 	}
-	dt_provider_t *saved_pv = dtp->cur_provider;
-	dtp->cur_provider = pv;
+	dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "set_option()");
 	int rc = pv->ops->set_option(pv, pv->data, dot + 1, val);
-	dtp->cur_provider = saved_pv;
+	dt_plugin_leave(dtp, call);
 	if (rc < 0 && dtp->errmsg[0] == '\0')
 		dt_set_error(dtp, "failed to set option -x %s: plugin %s "
 			     "refused it: %s", name, pv->path, strerror(-rc));
@@ -541,8 +608,12 @@ void dt_provider_fini(dtrace_hdl_t *dtp)
 	dtp->providers = NULL;
 	while (pv != NULL) {
 		dt_provider_t *next = pv->next;
-		if (pv->ops->detach_session)
+		if (pv->ops->detach_session) {
+			dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
+							"detach_session()");
 			pv->ops->detach_session(pv, pv->data);
+			dt_plugin_leave(dtp, call);
+		}
 		/* Plugins stay mapped: probes' private data may point into
 		 * them until the session is gone, and exit is near. */
 		provider_free(pv);
@@ -552,6 +623,7 @@ void dt_provider_fini(dtrace_hdl_t *dtp)
 		provider_free(dtp->engine_provider);
 	dtp->engine_provider = NULL;
 	dt_hostsvc_fini(dtp);
+	dt_plugcall_remove();
 }
 
 /* The host table.  Every function is given the provider handle of the
