@@ -302,6 +302,9 @@ while IFS= read -r t; do
 done <<<"$SELECTED"
 printf '%s' "$TOGETHER" | run_tests "$DT_JOBS"
 printf '%s' "$ALONE" | run_tests 1
+# the throwaway users of tests the time limit killed before they could
+# remove them (test/sh/lib/user_lib.sh)
+(. "$TESTDIR/sh/lib/user_lib.sh" && remove_orphaned_users)
 
 passed=$(grep -c '^PASS$' "$DT_RESULTS")
 failed=$(grep -c '^FAIL$' "$DT_RESULTS")

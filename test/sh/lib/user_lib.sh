@@ -15,13 +15,30 @@
 throwaway_user() {
 	command -v useradd >/dev/null && command -v runuser >/dev/null ||
 		{ echo "no useradd or runuser"; exit 77; }
+	remove_orphaned_users
 	TUSER=dtt$$_$RANDOM
 	TUSER=${TUSER:0:31}
 	useradd --no-create-home --home-dir "$PWD" --shell /usr/sbin/nologin \
 		--no-user-group --gid nogroup "$TUSER" 2>/dev/null ||
 		{ echo "cannot create a throwaway user"; exit 77; }
 	TUID=$(id -u "$TUSER")
+	# the runner's timeout ends a test with SIGTERM: exit, so that the
+	# EXIT trap still removes the user
 	trap remove_throwaway_user EXIT
+	trap 'exit 143' TERM INT HUP
+}
+
+# remove_orphaned_users: the users of tests that were killed before their
+# EXIT trap ran (SIGKILL), known by the pid in their name (dttPID_N) that
+# no longer runs.
+remove_orphaned_users() {
+	local u pid
+	for u in $(awk -F: '/^dtt[0-9]+_[0-9]+:/ { print $1 }' /etc/passwd); do
+		pid=${u#dtt}; pid=${pid%%_*}
+		kill -0 "$pid" 2>/dev/null && continue
+		pkill -KILL -u "$u" 2>/dev/null
+		userdel "$u" 2>/dev/null
+	done
 }
 
 # remove_throwaway_user: ends the user's processes, then removes the user.
