@@ -15,6 +15,9 @@
  *    debug file of its file): it is opened by dt_open_untrusted() only,
  *    which never blocks on a FIFO swapped in and opens nothing but a
  *    regular file; reads stop at the size the open descriptor had.
+ *    libelf reads it with pread() (ELF_C_READ), never through a mapping:
+ *    the file's owner may truncate it while it is read, and a mapped page
+ *    past the new end would raise SIGBUS in dtrace.
  *  - Opening a file reads only its headers (ELF, program and section);
  *    symbols, and the build-id and debug link that lead to a stripped
  *    file's debug file, are read on the first dt_elf_symbols() call (a
@@ -276,7 +279,7 @@ const dt_elf_scn_t *dt_elf_section(const dt_elf_file_t *f, const char *name)
 
 static int read_headers(dt_elf_file_t *f, char *msg, size_t msglen)
 {
-	Elf *e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(f->fd, ELF_C_READ, NULL);
 	GElf_Ehdr eh;
 	int err;
 
@@ -492,7 +495,7 @@ static Elf *open_debug_candidate(const dt_elf_debug_key_t *k,
 		close(fd);
 		return NULL;
 	}
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e == NULL || elf_kind(e) != ELF_K_ELF)
 		goto fail;
 	if (k->build_id_len) {
@@ -679,7 +682,7 @@ int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *cf,
 
 	if (f->syms_loaded)
 		return 0;
-	e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	e = elf_begin(f->fd, ELF_C_READ, NULL);
 	if (e == NULL) {
 		msgf(msg, msglen, "%s: %s", f->path, elf_errmsg(-1));
 		return -EINVAL;
