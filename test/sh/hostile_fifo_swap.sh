@@ -19,12 +19,13 @@
 #     provider.  The session gets SIGINT after a few seconds and must end
 #     soon after.
 #
-# Bounds: a run ends in well under a second here; a hung run never ends.
-# Each gets 20 s (30 s after SIGINT for the session), far above what a
-# loaded machine needs and far below forever.  Without the fix, part 2
-# hangs on nearly every run (the gate meets the FIFO on half the execs,
-# dozens a second); part 1 on a few percent of its runs (the window is
-# between a stat() and an open()).
+# Bounds: a run ends in well under a second here (the session 0.3 to
+# 0.5 s after SIGINT); a hung run never ends.  Each gets 20 s (the session
+# 20 s after SIGINT, and is killed 30 s after), far above what a loaded
+# machine needs and far below forever.  Without the fix, part 2 hung in
+# each of 5 runs (the gate meets the FIFO on half the execs, dozens a
+# second); part 1 in a few percent of its runs (the window is between a
+# stat() and an open()).
 # @timeout: 120
 # @alone
 set -u
@@ -68,11 +69,11 @@ if ! as_user unshare -Urm true 2>/dev/null; then
 fi
 as_user ./swap "$d/prog" "$d/fifo" 60 &
 swapper=$!
-as_user unshare -Urm sh -c 'while :; do ./prog 1 0; done' >/dev/null 2>&1 &
-execs=$!
+as_user unshare -Urm sh -c 'while :; do ./prog 1 0 && echo >>runs; done' \
+	>/dev/null 2>&1 &
 start=$(date +%s)
-timeout --preserve-status -s INT -k 30 4 "$DTRACE" -Z -q -n 'zzznomatch*:::tick' \
-	>trace.out 2>trace.err
+timeout --preserve-status -s INT -k 30 4 \
+	"$DTRACE" -Z -q -n 'zzznomatch*:::tick' >trace.out 2>trace.err
 rc=$?
 took=$(($(date +%s) - start))
 ended $rc && [ $took -le 24 ] ||
@@ -81,4 +82,6 @@ ended $rc && [ $took -le 24 ] ||
 [ $rc = 0 ] || { fail "the tracing session failed ($rc)"; cat trace.err; }
 kill "$swapper" 2>/dev/null
 wait "$swapper" 2>/dev/null
+# the case was played: the user's program ran in its namespace
+[ -s runs ] || fail "the user's program never ran in its namespace"
 exit $status
