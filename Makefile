@@ -86,10 +86,11 @@ DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
 	       -lZydis -ldl -lz
 
 # Objects shared with the plugins and dtprobed (ELF and symbol handling,
-# /proc/PID/maps):
+# /proc/PID/maps, opening the files other processes name):
 # compiled once more into a static library.  Everything is built -fPIC, so
 # the same flags serve; the separate directory keeps the two copies apart.
-COMMON_SRCS := dtrace/dt_elf.c dtrace/dt_elf_stapsdt.c dtrace/dt_procmaps.c
+COMMON_SRCS := dtrace/dt_elf.c dtrace/dt_elf_stapsdt.c dtrace/dt_procmaps.c \
+	       dtrace/dt_untrusted.c
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(O)/common/%.o)
 COMMON_LIB  := $(B)/libdtcommon.a
 

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "dtprobed.h"
+#include "dt_untrusted.h"	/* dt_open_untrusted(), from libdtcommon.a */
 
 #define DTP_PROCS_MAX		16384
 #define DTP_REGS_PER_PROC	256
@@ -111,7 +112,9 @@ static uint64_t elf_vaddr_of_offset0(pid_t pid, const dt_mapping_t *m)
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
 		 (int)pid, m->start, m->end);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the mapped file itself, which may be any file the process could
+	 * map (a device): opened only if regular, never blocking */
+	fd = dt_open_untrusted(path, NULL);
 	if (fd < 0)
 		return 0;
 	if (pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&

@@ -27,10 +27,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt_debuginfo.h"
 #include "dt_dwarf.h"
 #include "dt_elf.h"
+#include "dt_untrusted.h"
 
 #define DT_DWARF_DEPTH	32	/* nesting of types followed at most */
 
@@ -99,7 +101,12 @@ static dw_file_t *dwarf_of(dtrace_hdl_t *dtp, const char *path)
 	d->dwfl = dwfl_begin(&dt_dwarf_callbacks);
 	if (d->dwfl == NULL)
 		return NULL;
-	d->mod = dwfl_report_offline(d->dwfl, "", path, -1);
+	/* a process's module: opened as another process names it, never
+	 * blocking (dt_untrusted.h); the fd is consumed on success only */
+	int fd = dt_open_untrusted(path, NULL);
+	d->mod = fd < 0 ? NULL : dwfl_report_offline(d->dwfl, "", path, fd);
+	if (fd >= 0 && d->mod == NULL)
+		close(fd);
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (d->mod == NULL ||
 	    (d->dw = dwfl_module_getdwarf(d->mod, &bias)) == NULL) {

@@ -11,6 +11,13 @@
  *  - A file is parsed at most once per cache, keyed on (device, inode); its
  *    descriptor stays open for dt_elf_read() until the cache is destroyed,
  *    so a file replaced on disk keeps being read consistently.
+ *  - A path may come from another process (its mappings, its root, the
+ *    debug file of its file): it is opened by dt_open_untrusted() only,
+ *    which never blocks on a FIFO swapped in and opens nothing but a
+ *    regular file; reads stop at the size the open descriptor had.
+ *    libelf reads it with pread() (ELF_C_READ), never through a mapping:
+ *    the file's owner may truncate it while it is read, and a mapped page
+ *    past the new end would raise SIGBUS in dtrace.
  *  - Opening a file reads only its headers (ELF, program and section);
  *    symbols, and the build-id and debug link that lead to a stripped
  *    file's debug file, are read on the first dt_elf_symbols() call (a
@@ -41,6 +48,7 @@
 
 #include "dt_elf.h"
 #include "dt_procmaps.h"
+#include "dt_untrusted.h"
 
 #define DT_ELF_DEBUG_DIR "/usr/lib/debug"
 
@@ -274,7 +282,7 @@ const dt_elf_scn_t *dt_elf_section(const dt_elf_file_t *f, const char *name)
 
 static int read_headers(dt_elf_file_t *f, char *msg, size_t msglen)
 {
-	Elf *e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(f->fd, ELF_C_READ, NULL);
 	GElf_Ehdr eh;
 	int err;
 
@@ -305,13 +313,15 @@ int dt_elf_open(dt_elf_cache_t *cache, const char *path,
 	dt_elf_file_t *f;
 	int fd, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		err = -errno;
-		msgf(msg, msglen, "cannot open %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return err;
+	/* the path may come from a process: never blocks (dt_untrusted.h) */
+	fd = dt_open_untrusted(path, &st);
+	if (fd < 0) {
+		if (fd == -ENXIO)
+			msgf(msg, msglen, "%s is not a regular file", path);
+		else
+			msgf(msg, msglen, "cannot open %s: %s", path,
+			     strerror(-fd));
+		return fd;
 	}
 	for (f = cache->files; f != NULL; f = f->next) {
 		if (f->dev == st.st_dev && f->ino == st.st_ino &&
@@ -470,29 +480,25 @@ static int read_elf_symbols(Elf *e, bool want_symtab, bool want_dynsym,
 	return err;
 }
 
-static bool same_file(const char *path, const dt_elf_debug_key_t *k)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && st.st_dev == k->dev &&
-	       st.st_ino == k->ino;
-}
-
-/* A candidate debug file: it exists, is not the file itself, and carries
- * the file's build-id when the file has one.  Its descriptor in *fdp. */
+/* A candidate debug file: a regular file, not the file itself, that
+ * carries the file's build-id when the file has one.  Its descriptor in
+ * *fdp.  Its path derives from the file's, which a process may name. */
 static Elf *open_debug_candidate(const dt_elf_debug_key_t *k,
 				 const char *path, int *fdp)
 {
+	struct stat st;
 	uint8_t id[64];
 	size_t idlen;
 	Elf *e;
 	int fd;
 
-	if (access(path, R_OK) != 0 || same_file(path, k))
+	if ((fd = dt_open_untrusted(path, &st)) < 0)
 		return NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+	if (st.st_dev == k->dev && st.st_ino == k->ino) {
+		close(fd);
 		return NULL;
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (e == NULL || elf_kind(e) != ELF_K_ELF)
 		goto fail;
 	if (k->build_id_len) {
@@ -679,7 +685,7 @@ int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *cf,
 
 	if (f->syms_loaded)
 		return 0;
-	e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	e = elf_begin(f->fd, ELF_C_READ, NULL);
 	if (e == NULL) {
 		msgf(msg, msglen, "%s: %s", f->path, elf_errmsg(-1));
 		return -EINVAL;
@@ -824,8 +830,15 @@ int dt_elf_offset_to_vaddr(const dt_elf_file_t *f, uint64_t off,
 ssize_t dt_elf_read(const dt_elf_file_t *f, uint64_t off, void *buf,
 		    size_t len)
 {
-	ssize_t n = pread(f->fd, buf, len, (off_t)off);
+	ssize_t n;
 
+	/* no further than the file was when opened: it may be another
+	 * process's, which may make it grow */
+	if (off >= (uint64_t)f->size)
+		return 0;
+	if (len > (uint64_t)f->size - off)
+		len = (size_t)((uint64_t)f->size - off);
+	n = pread(f->fd, buf, len, (off_t)off);
 	return n < 0 ? -errno : n;
 }
 

@@ -249,7 +249,7 @@ static int symtab_value(Elf *e, uint32_t type, const char *name,
 int dt_elf_sym_value(const dt_elf_file_t *f, const char *name,
 		     uint64_t *valuep)
 {
-	Elf *e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	Elf *e = elf_begin(f->fd, ELF_C_READ, NULL);
 	int err;
 
 	if (e == NULL)

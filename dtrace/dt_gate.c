@@ -98,6 +98,7 @@
 #include "dt_gatewd.h"
 #include "dt_ldso.h"
 #include "dt_rtld.h"
+#include "dt_untrusted.h"
 
 #define GATE_ENVIRON_MAX	(256 * 1024)
 
@@ -208,6 +209,7 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 {
 	struct stat sb;
 
+	/* a stat() tells a file already known, at the cost of one call */
 	if ((fd >= 0 ? fstat(fd, &sb) : stat(path, &sb)) != 0 ||
 	    !S_ISREG(sb.st_mode))
 		return false;
@@ -216,7 +218,13 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 	if (f == NULL || (f->flags & (GF_PLAIN | GF_SEEN)))
 		return false;
 
-	int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	/* path comes from the loader's search in the exec'ing process's
+	 * files: what stat() saw may be a FIFO by now; the open never
+	 * blocks and is of that file or fails (dt_untrusted.h) */
+	int own = fd < 0 ? dt_open_untrusted_id(path, sb.st_dev, sb.st_ino,
+						NULL) : -1;
+	if (fd < 0 && own < 0)
+		return false;
 	int noted = file_has_sections(g, fd >= 0 ? fd : own);
 	if (own >= 0)
 		close(own);
@@ -550,7 +558,10 @@ static int exec_target_open(int pid, char *out, size_t len)
 		     arg[0] == '/' ? "root" : "cwd",
 		     arg + (arg[0] == '/')) >= (int)len)
 		return -1;
-	return open(out, O_RDONLY | O_CLOEXEC);
+	/* the process's own path, which its owner may have swapped for a
+	 * FIFO since the exec: never waits (dt_untrusted.h) */
+	int fd = dt_open_untrusted(out, NULL);
+	return fd < 0 ? -1 : fd;
 }
 
 /* The loader opened by a process of another mount namespace (WD_INTERP):

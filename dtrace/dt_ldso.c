@@ -59,8 +59,9 @@
  *
  * Safety: files are read with pread() only, never mapped; every count,
  * offset and string is bounded (see the LDSO_MAX_* caps); candidates are
- * stat()ed first and opened O_NONBLOCK so that a FIFO never blocks;
- * a resolution stops after LDSO_MAX_PROBES file probes.  File entries are
+ * stat()ed (a file known costs no more) and opened by dt_open_untrusted_id()
+ * only, which opens no FIFO or device, never blocks and opens the file
+ * stat() saw or none; a resolution stops after LDSO_MAX_PROBES file probes.  File entries are
  * never freed during a resolution (a changed file's old entry is retired
  * to a list freed at its end), so pointers into them stay valid.
  */
@@ -77,6 +78,7 @@
 #include <unistd.h>
 
 #include "dt_ldso.h"
+#include "dt_untrusted.h"
 
 #define LDSO_MAX_PHNUM		512	/* program headers of one file */
 #define LDSO_MAX_DYN		8192	/* dynamic entries read */
@@ -662,14 +664,11 @@ static ldso_file_t *ldso_file_at(ldso_run_t *run, const char *path)
 	f = ldso_file_find(run->ld, &st, &pp);
 	if (f && ldso_file_current(f, &st))
 		return f;
-	/* O_NONBLOCK: if it was swapped for a FIFO since stat, do not wait. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	/* what stat() saw, or nothing: swapped for a FIFO since, the name
+	 * is not waited on (dt_untrusted.h) */
+	fd = dt_open_untrusted_id(path, st.st_dev, st.st_ino, &st);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return NULL;
-	}
 	f = ldso_file_get(run->ld, fd, &st);
 	close(fd);
 	if (!f)

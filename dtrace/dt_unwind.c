@@ -25,8 +25,10 @@
  */
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt_debuginfo.h"
 #include "dt_unwind.h"
@@ -146,9 +148,15 @@ dt_unwind_t *dt_unwind_create(const dt_elf_proc_t *proc)
 	for (int i = 0; i < proc->nmods; i++) {
 		const dt_elf_module_t *m = &proc->mods[i];
 
-		/* base + the first segment's address is where it loaded */
-		dwfl_report_elf(uw->dwfl, m->name, m->file->path, -1, m->bias,
-				true);
+		/* base + the first segment's address is where it loaded.
+		 * The file is the one dt_elf opened, never its path again:
+		 * the process's owner may have put a FIFO there since. */
+		int fd = fcntl(m->file->fd, F_DUPFD_CLOEXEC, 0);
+
+		if (fd >= 0 && dwfl_report_elf(uw->dwfl, m->name,
+					       m->file->path, fd, m->bias,
+					       true) == NULL)
+			close(fd);	/* consumed on success only */
 	}
 	dwfl_report_end(uw->dwfl, NULL, NULL);
 	return uw;
