@@ -467,9 +467,10 @@ static dt_type_t *parse_tagged_nested(dt_pcb_t *pcb)
 	t = dt_type_tag(TT(pcb), kind, tag);
 	if (!accept(pcb, T_LBRACE))
 		return t;
-	if (t->complete)
+	if (t->complete && !t->builtin)
 		dt_pcb_error(pcb, D_DECL_TYPERED, kw.line, "type redeclared: "
 			     "%s", t->name);
+	t->complete = t->builtin = false;	/* a built-in body replaced */
 	if (kind == DT_TK_ENUM)
 		rc = dt_type_complete_enum(TT(pcb), t,
 					   parse_enumerators(pcb));

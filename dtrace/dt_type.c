@@ -173,6 +173,7 @@ static void in6_addr_new(dt_typetab_t *tt)
 	dt_type_complete_sou(tt, un, u);
 	dt_member_t s = { .name = "in6_u", .type = un };
 	dt_type_complete_sou(tt, st, &s);
+	st->builtin = true;	/* <netinet/in.h> has its own */
 	name_add(tt, "in6_addr_t", st, true);
 }
 

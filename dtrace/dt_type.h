@@ -54,6 +54,8 @@ struct dt_type {
 	uint32_t align;
 	bool is_signed;		/* DT_TK_INT, DT_TK_ENUM */
 	bool complete;		/* struct/union/enum has a body */
+	bool builtin;		/* a body of D's own, which a script's (a C
+				   header's, under -C) replaces */
 	dt_type_t *base;	/* PTR, ARRAY */
 	uint64_t nelems;	/* ARRAY */
 	dt_member_t *members;	/* STRUCT, UNION, in declaration order */
