@@ -4,7 +4,8 @@
 #   make              build everything into build/
 #   make check        run every test, then again under ASan/UBSan (build-san/)
 #   make check-fast   run the tests on the normal build only
-#   make modcycle     the module graph of dtrace/ has no cycle (part of both)
+#   make modcycle     the module graph of dtrace/ has no cycle and its folders
+#                     keep their order (part of both)
 #   make check-vm     the kernel-side tests in a qemu virtual machine
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make deb          a Debian package (debian/) into build/deb/
@@ -27,8 +28,8 @@
 #   $(B)/obj/...                objects, mirroring the source tree
 #
 # Objects live under $(B)/obj/ because $(B)/dtrace is the command itself;
-# `make build/dtrace/dt_foo.o` still works as an alias of
-# build/obj/dtrace/dt_foo.o.
+# `make build/dtrace/runtime/dt_foo.o` still works as an alias of
+# build/obj/dtrace/runtime/dt_foo.o.
 
 PREFIX     ?= /usr/local
 DESTDIR    ?=
@@ -74,13 +75,21 @@ ifeq ($(WERROR),1)
 WARNINGS   += -Werror
 endif
 
+# The engine lives in the folders of its layers, dtrace/FOLDER/ (the table
+# of scripts/layers.sh says which file goes where; HACKING.md has the map).
+# Every folder is on the include path, so a source includes a header by
+# its name alone ("dt_x.h") wherever either lives.  Found, not listed: the
+# same lines build the tree before and after scripts/layers.sh move.
+DTRACE_SRCS := $(wildcard dtrace/*.c dtrace/*/*.c)
+DTRACE_DIRS := $(patsubst %/,%,$(sort $(dir $(wildcard dtrace/*.[ch] dtrace/*/*.[ch]))))
+DTRACE_INCS := $(DTRACE_DIRS:%=-I%)
+
 OPT        ?= -O2 -g
-CPPFLAGS   += -Iinclude -Idtrace -D_GNU_SOURCE \
+CPPFLAGS   += -Iinclude $(DTRACE_INCS) -D_GNU_SOURCE \
 	      -DDT_PLUGINDIR='"$(PLUGINDIR)"' -DDT_LIBRARYDIR='"$(DLIBDIR)"'
 CFLAGS     += -std=gnu11 $(OPT) $(WARNINGS) $(SANFLAGS) -fPIC
 LDFLAGS    += $(SANFLAGS)
 
-DTRACE_SRCS := $(wildcard dtrace/*.c)
 DTRACE_OBJS := $(DTRACE_SRCS:%.c=$(O)/%.o)
 DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
 	       -lZydis -ldl -lz
@@ -89,8 +98,8 @@ DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
 # /proc/PID/maps, opening the files other processes name):
 # compiled once more into a static library.  Everything is built -fPIC, so
 # the same flags serve; the separate directory keeps the two copies apart.
-COMMON_SRCS := dtrace/dt_elf.c dtrace/dt_elf_stapsdt.c dtrace/dt_procmaps.c \
-	       dtrace/dt_untrusted.c
+COMMON_SRCS := $(filter %/dt_elf.c %/dt_elf_stapsdt.c %/dt_procmaps.c \
+		%/dt_untrusted.c,$(DTRACE_SRCS))
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(O)/common/%.o)
 COMMON_LIB  := $(B)/libdtcommon.a
 
@@ -127,7 +136,7 @@ TEST_PROGS     := $(TEST_PROG_SRCS:test/progs/%.c=$(B)/test/progs/%)
 # Unit tests in C (test/unit/*.c), linked with the engine's objects.
 UNIT_SRCS := $(wildcard test/unit/*.c)
 UNIT_BINS := $(UNIT_SRCS:test/unit/%.c=$(B)/test/unit/%)
-ENGINE_OBJS_NOMAIN := $(filter-out $(O)/dtrace/dt_main.o,$(DTRACE_OBJS))
+ENGINE_OBJS_NOMAIN := $(filter-out %/dt_main.o,$(DTRACE_OBJS))
 
 all: $(TARGETS) test-programs
 
@@ -169,10 +178,11 @@ USDT_TEXT := $(O)/gen/dt_usdt_text.h
 $(USDT_TEXT): include/dtrace/usdt.h
 	@mkdir -p $(dir $@)
 	sed -e 's/[\\"]/\\&/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
-$(O)/dtrace/dt_header.o: $(USDT_TEXT)
-$(O)/dtrace/dt_header.o: CPPFLAGS += -I$(O)/gen
+DT_HEADER_OBJ := $(filter %/dt_header.o,$(DTRACE_OBJS))
+$(DT_HEADER_OBJ): $(USDT_TEXT)
+$(DT_HEADER_OBJ): CPPFLAGS += -I$(O)/gen
 
-# Alias: `make build/dtrace/dt_foo.o` builds build/obj/dtrace/dt_foo.o.
+# Alias: `make build/dtrace/F/dt_foo.o` builds build/obj/dtrace/F/dt_foo.o.
 $(B)/dtrace/%.o: $(O)/dtrace/%.o
 	@:
 $(B)/plugins/%.o: $(O)/plugins/%.o
@@ -190,8 +200,8 @@ $(B)/dtrace: $(DTRACE_OBJS)
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(DTRACE_LIBS)
 
 # A plugin sees the engine through include/dtrace only, as a third
-# party's would: no -Idtrace.
-PLUGIN_CPPFLAGS  := $(filter-out -Idtrace,$(CPPFLAGS))
+# party's would: none of the engine's folders.
+PLUGIN_CPPFLAGS  := $(filter-out $(DTRACE_INCS),$(CPPFLAGS))
 $(foreach p,$(PLUGINS_BUILT),\
 	$(eval $(O)/plugins/$(p)/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS)))
 
@@ -299,8 +309,9 @@ check-san: all unit-tests fuzz-replay
 check-fast: all unit-tests fuzz-replay modcycle
 	B=$(B) test/run.sh
 
-# The module graph of dtrace/ has no cycle, and the compiler and the
-# consumer meet only in the program description (scripts/modcycle.sh).
+# The module graph of dtrace/ has no cycle, the compiler and the consumer
+# meet only in the program description, and no folder of the engine
+# depends on one above it (scripts/modcycle.sh, scripts/layers.sh).
 modcycle: all
 	scripts/modcycle.sh $(B)
 

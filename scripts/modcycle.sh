@@ -3,7 +3,9 @@
 #
 # scripts/modcycle.sh [BUILD_DIR]: the module graph of dtrace/, derived from
 # what each file includes and what each object calls; fails when the graph
-# has a cycle, printing it.
+# has a cycle, printing it, or when a file depends on a file of a folder
+# above its own (the folders and their order: scripts/layers.sh), printing
+# the edge.
 #
 # A module is a source file and its header (dt_foo.c, dt_foo.h), except for
 # the groups below, whose files form one unit behind one interface:
@@ -21,7 +23,8 @@
 #
 # Edges:
 #   calls      an object's undefined symbol defined by another object of
-#              dtrace/ (nm over BUILD_DIR/obj/dtrace/*.o, built first)
+#              dtrace/ (nm over the objects of the engine's sources,
+#              BUILD_DIR/obj/dtrace/FOLDER/dt_x.o, built first)
 #   includes   #include "dt_x.h" of a header that belongs to a module with
 #              sources; headers without a source file (dt_impl.h, dt_ast.h,
 #              dt_runtime.h ...) are the shared vocabulary and no module
@@ -35,11 +38,20 @@
 # nothing but the AST and types (dt_ast.h, dt_type, dt_btf), identifiers
 # (dt_ident), the compile's arena and errors (dt_pcb, dt_subr) and the
 # program description.
+#
+# The folder order: the same edges, file to file (the includes of every
+# file, headers without sources too), each from the folder of its file to
+# the folder of the file it reaches, per the table of scripts/layers.sh
+# (so the order holds before the files are moved into their folders as
+# after); no edge may go up.  A circle of files therefore stays inside one
+# folder.  The includes of dt_impl.h, the session handle every file
+# includes, are not edges: it includes compiler/dt_ast.h.
 set -eu
 
 B=${1:-${B:-build}}
 src=dtrace
 objdir=$B/obj/$src
+vocabulary=dt_impl
 
 mod() {
 	case $1 in
@@ -57,40 +69,61 @@ mod() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
+# The engine's files, wherever they are (dtrace/ or dtrace/FOLDER/).
+find "$src" -maxdepth 2 -name 'dt_*.[ch]' -type f | sort >"$tmp/files"
+grep '\.c$' "$tmp/files" >"$tmp/sources"
 # Module of each stem with a source file.
-for c in "$src"/*.c; do
+while read -r c; do
 	s=$(basename "$c" .c)
 	echo "$s $(mod "$s")"
-done >"$tmp/stems"
+done <"$tmp/sources" >"$tmp/stems"
 # Headers belong to the module of their stem when it has sources, or to a
 # group named in mod().
-for h in "$src"/*.h; do
+grep '\.h$' "$tmp/files" | while read -r h; do
 	s=$(basename "$h" .h)
 	m=$(mod "$s")
-	if [ -f "$src/$s.c" ] || [ "$m" != "$s" ]; then
+	if grep -q "/$s\.c\$" "$tmp/sources" || [ "$m" != "$s" ]; then
 		echo "$s.h $m"
 	fi
 done >"$tmp/headers"
 
-# calls: symbol -> defining module, then each use (one nm for all: the
-# lines are "path/dt_x.o:address type symbol", or "path/dt_x.o: U symbol").
-awk '{ print $1, $2 }' "$tmp/stems" >"$tmp/mods"
-nm -A "$objdir"/*.o | awk 'NR == FNR { mod[$1] = $2; next }
-	{ f = $1; sub(/:.*/, "", f); sub(/.*\//, "", f); sub(/\.o$/, "", f)
-	  m = mod[f] }
-	NF == 3 && $2 ~ /^[TDBRC]$/ { print "D", $3, m }
-	NF == 3 && $2 == "U" { print "U", $3, m }' "$tmp/mods" - >"$tmp/syms"
+# File edges, "from to what": calls (symbol -> defining file, then each
+# use; one nm for all: the lines are "path/dt_x.o:address type symbol",
+# or "path/dt_x.o: U symbol"), then includes of every file.
+objs=$(sed "s|^|$B/obj/|; s|\.c\$|.o|" "$tmp/sources")
+for o in $objs; do
+	[ -f "$o" ] || { echo "modcycle: no $o (build first)" >&2; exit 2; }
+done
+# shellcheck disable=SC2086 # one word per object
+nm -A $objs | awk '
+	{ f = $1; sub(/:.*/, "", f); sub(/.*\//, "", f); sub(/\.o$/, "", f) }
+	NF == 3 && $2 ~ /^[TDBRC]$/ { print "D", $3, f }
+	NF == 3 && $2 == "U" { print "U", $3, f }' >"$tmp/filesyms"
 awk '$1 == "D" { def[$2] = $3 }
-     $1 == "U" && ($2 in def) && def[$2] != $3 { print $3, def[$2] }' \
-	"$tmp/syms" "$tmp/syms" >"$tmp/edges"
-
-# includes
-for f in "$src"/*.c $(awk '{ print "'"$src"'/" $1 }' "$tmp/headers"); do
+     $1 == "U" && ($2 in def) && def[$2] != $3 { print $3, def[$2], $2 }' \
+	"$tmp/filesyms" "$tmp/filesyms" >"$tmp/fedges"
+while read -r f; do
 	s=$(basename "$f"); s=${s%.*}
-	sed -n "s/^#include \"\(dt_[a-z0-9_]*\.h\)\".*/$(mod "$s") \1/p" "$f"
-done | awk 'NR == FNR { hmod[$1] = $2; next }
-	    ($2 in hmod) && hmod[$2] != $1 { print $1, hmod[$2] }' \
-	"$tmp/headers" - >>"$tmp/edges"
+	sed -n "s/^#include \"\(dt_[a-z0-9_]*\)\.h\".*/$s \1 #include/p" "$f"
+done <"$tmp/files" | awk '$1 != $2' >>"$tmp/fedges"
+
+# Module edges: calls between modules, and includes of a header that
+# belongs to a module (from a source, or from a module's header).
+awk '{ print $1, $2 }' "$tmp/stems" >"$tmp/mods"
+awk 'NR == FNR { mod[$1] = $2; next }
+	{ print $1, $2, mod[$3] }' "$tmp/mods" "$tmp/filesyms" >"$tmp/syms"
+awk 'NR == FNR { mod[$1] = $2; next }
+	$3 != "#include" && mod[$1] != mod[$2] { print mod[$1], mod[$2] }' \
+	"$tmp/mods" "$tmp/fedges" >"$tmp/edges"
+awk 'FILENAME == ARGV[1] { hmod[$1] = $2; next }
+	FILENAME == ARGV[2] { smod[$1] = $2; next }
+	$3 == "#include" {
+		if ($1 in smod) m = smod[$1]
+		else if (($1 ".h") in hmod) m = hmod[$1 ".h"]
+		else next
+		h = $2 ".h"
+		if ((h in hmod) && hmod[h] != m) print m, hmod[h]
+	}' "$tmp/headers" "$tmp/mods" "$tmp/fedges" >>"$tmp/edges"
 
 sort -u -o "$tmp/edges" "$tmp/edges"
 cp "$tmp/edges" "$tmp/graph"
@@ -149,6 +182,28 @@ if [ -n "$bad" ]; then
 	exit 1
 fi
 
+# The folder order: no file depends on a file of a folder above its own.
+# Files the table does not name fail layers.sh check, before anything.
+layers=$(dirname "$0")/layers.sh
+"$layers" check >/dev/null
+"$layers" order >"$tmp/folders"
+"$layers" table >"$tmp/table"
+awk -v voc="$vocabulary" '
+	FILENAME == ARGV[1] { rank[$1] = FNR; next }
+	FILENAME == ARGV[2] { fo[$1] = $2; next }
+	$1 == voc && $3 == "#include" { next }
+	!($1 in fo) || !($2 in fo) || fo[$1] == fo[$2] { next }
+	{ how = $3 == "#include" ? "#include \"" $2 ".h\"" : "calls " $3
+	  print (rank[fo[$1]] < rank[fo[$2]] ? "up" : "down"), fo[$1], fo[$2],
+		"    " fo[$1] "/" $1 " -> " fo[$2] "/" $2 ": " how }' \
+	"$tmp/folders" "$tmp/table" "$tmp/fedges" | sort -u >"$tmp/across"
+if grep -q '^up ' "$tmp/across"; then
+	echo "modcycle: a folder depends on one above it" \
+		"($(tr '\n' ' ' <"$tmp/folders" | sed 's/ $//; s/ / < /g')):" >&2
+	sed -n 's/^up [^ ]* [^ ]* //p' "$tmp/across" >&2
+	exit 1
+fi
+
 for m in checker codegen; do
 	echo "modcycle: $m -> $(awk -v m=$m '$1 == m { print $2 }' \
 		"$tmp/edges" | tr '\n' ' ' | sed 's/ $//')"
@@ -156,3 +211,6 @@ done
 echo "modcycle: $(wc -l <"$tmp/edges" | tr -d ' ') edges," \
 	"$(awk '{ print $2 }' "$tmp/stems" | sort -u | wc -l | tr -d ' ')" \
 	"modules, no cycle"
+echo "modcycle: folders $(tr '\n' ' ' <"$tmp/folders" | sed 's/ $//; s/ / < /g'):" \
+	"$(awk '{ print $2, $3 }' "$tmp/across" | sort -u | wc -l | tr -d ' ')" \
+	"folder pairs with edges, none upward"
