@@ -36,21 +36,25 @@ layers() {
 # The session handle and the vocabulary every layer speaks.
 # dt_impl.h holds every piece of a session's state; beside it:
 # allocation and messages (dt_subr), the (tag, name) map, clause sets,
-# D types, compile error tags, and the compile control block's arena and
-# error exit (dt_pcb), which the handle embeds.
+# D types, compile error tags, the compile control block's arena and
+# error exit (dt_pcb), which the handle embeds, and the guard around
+# every call into a plugin, which names it when it crashes (dt_plugcall).
 # May call: no other folder.  dt_impl.h includes compiler/dt_ast.h (the
 # compile control block holds the parse tree): the one include across
 # the order, until the handle is split.
 base      dt_impl dt_subr dt_strmap dt_clauseset dt_error dt_type dt_pcb
+base      dt_plugcall
 
 # Files, symbols and processes.
 # ELF files, their symbols and <sys/sdt.h> notes, /proc/PID/maps, D types
 # from DWARF and from the kernel's BTF, separate debug files, and the
-# processes of -c and -p.  dt_elf.c, dt_elf_stapsdt.c and dt_procmaps.c are
-# also compiled into libdtcommon.a for dtprobed, and use nothing of the
-# engine.
+# processes of -c and -p; the one way to open a file another process
+# names (dt_untrusted: never blocking, regular files only).  dt_elf.c,
+# dt_elf_stapsdt.c, dt_procmaps.c and dt_untrusted.c are also compiled
+# into libdtcommon.a for dtprobed, and use nothing of the engine.
 # May call: base.
 symbols   dt_elf dt_elf_stapsdt dt_procmaps dt_dwarf dt_btf dt_debuginfo dt_proc
+symbols   dt_untrusted
 
 # BPF code and objects.
 # The assembler, the disassembler (-S), the optimizer of finished code,
@@ -91,9 +95,11 @@ compiler  dt_regs dt_lib dt_cpp
 # Underlying probes, overlays, the per-kind programs (prologue,
 # trampolines, overlay lookup, clause calls), the prefilter, building,
 # loading, attaching and retiring them; kernel events (kprobes,
-# fentry/fexit, raw tracepoints).
+# fentry/fexit, raw tracepoints); the return firings the kernel omits
+# past its depth, counted (dt_uretdepth); the traced processes the kernel
+# kills for a uprobe it cannot handle, reported (dt_sigwatch).
 # May call: every folder below it.
-runtime   dt_program dt_kevent
+runtime   dt_program dt_kevent dt_uretdepth dt_sigwatch
 
 # Records, formatted as DTrace does.
 # Records out of the output ring buffer: buffer policies, aggregations
@@ -115,9 +121,10 @@ gate      dt_gate dt_gatewd dt_ldso dt_rtld dt_exec
 
 # The door of the provider plugins.
 # Plugins found, loaded and checked, the host table they call
-# (dt_provider), and its ELF and process services (dt_hostsvc).
+# (dt_provider), its ELF and process services (dt_hostsvc), and which
+# plugin files may be loaded at all (dt_trust: their owners).
 # May call: every folder below it.
-host      dt_provider dt_hostsvc
+host      dt_provider dt_hostsvc dt_trust
 
 # The command.
 # Options and the session (dt_main), -x and #pragma D option
