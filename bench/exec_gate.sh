@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# bench/exec_gate.sh: what the exec gate (dtrace/dt_gate.c) costs and buys.
+# bench/exec_gate.sh: what the exec gate (dtrace/gate/dt_gate.c) costs and buys.
 #
 #   sudo bench/exec_gate.sh [EXECS [FRESH]]      (B=build-dir, default build/)
 #

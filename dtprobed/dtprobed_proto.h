@@ -3,7 +3,7 @@
  * dtprobed_proto.h: the registration message, version 1.
  *
  * Written by the registration code that `dtrace -G` links into a program
- * (dtrace/dt_link.c generates it) and read by dtprobed, which trusts none of
+ * (dtrace/cmd/dt_link.c generates it) and read by dtprobed, which trusts none of
  * it.  One message per SOCK_SEQPACKET packet, at most DTPV_MSG_MAX bytes.
  * All integers native (little-endian x86_64), all offsets relative to the
  * start of the message, every string NUL-terminated inside the string table.

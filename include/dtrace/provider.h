@@ -497,7 +497,7 @@ typedef struct dtrace_host {
 	 * uprobe()).  Returns its cookie (> 0) or a negative errno. */
 	int64_t (*perf_probe)(dtrace_provider_t *pv, const dtrace_perfprobe_t *pp);
 
-	/* Ask to be told of processes while tracing (dtrace/dt_exec.c).
+	/* Ask to be told of processes while tracing (dtrace/gate/dt_exec.c).
 	 * From then on the engine calls the plugin's notice_process() for
 	 * every exec on the machine (DTRACE_NOTICE_EXEC) and every change
 	 * of a process's set of loaded libraries made by the dynamic loader
@@ -517,7 +517,7 @@ typedef struct dtrace_host {
 	/* Besides watch_exec(), hold each exec on the
 	 * machine until the plugin's notice_files() has seen the files the
 	 * new program maps at start and placed its uprobes on them, so that
-	 * the program's first instruction is covered (dtrace/dt_gate.c).
+	 * the program's first instruction is covered (dtrace/gate/dt_gate.c).
 	 * Only execs that map a file with one of the ELF sections the
 	 * plugin names in ops->gate_sections, not shown before, are held;
 	 * each file is shown once, and no exec is held longer than a

@@ -31,7 +31,7 @@
  * right: the probe without a pid is a DTRACE_PROBE_TEMPLATE, and the
  * trampoline finds (pid, site) in dtprobed's pinned map and has the engine
  * run the firing under the process's own probe, which the engine makes in
- * BPF if need be (dtrace/dt_instance.c); probe_get() then adopts it.  Only
+ * BPF if need be (dtrace/probes/dt_instance.c); probe_get() then adopts it.  Only
  * a process that did not register (a <sys/sdt.h> program, a child forked
  * without exec that does not register) fires as the probe without a pid
  * until the plugin hears of it.  A process's probe answers to the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# The exec gate (dtrace/dt_gate.c): with "provider*" descriptions, programs
+# The exec gate (dtrace/gate/dt_gate.c): with "provider*" descriptions, programs
 # whose files no process had mapped when tracing began are traced from their
 # first instruction.  Each run uses fresh copies of a program and of the
 # library it needs (found through RUNPATH $ORIGIN); the program fires first

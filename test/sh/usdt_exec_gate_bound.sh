@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # @alone
 # @timeout: 90
-# No state of dtrace makes the exec gate (dtrace/dt_gate.c, dt_gatewd.c)
+# No state of dtrace makes the exec gate (dtrace/gate/dt_gate.c, dt_gatewd.c)
 # hold an exec longer than its bound (GATE_HOLD_MAX_MS).  While an exec storm
 # runs (100 execs of /bin/true, and fresh programs whose USDT notes nobody
 # has seen, which the gate hands to dtrace; 30 execs of /bin/true only while
@@ -34,7 +34,7 @@ status=0
 fail() { echo "$*"; status=1; }
 
 bound_ms=$(awk '/define GATE_HOLD_MAX_MS/ { print $3 }' \
-	"$TESTDIR/../dtrace/dt_gatewd.h")
+	"$TESTDIR/../dtrace/gate/dt_gatewd.h")
 [ -n "$bound_ms" ] || { echo "no GATE_HOLD_MAX_MS"; exit 1; }
 limit_ms=$((4 * bound_ms))
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # @alone
-# The exec watch (dtrace/dt_exec.c) with a "provider*" description, the
+# The exec watch (dtrace/gate/dt_exec.c) with a "provider*" description, the
 # exec gate turned off (usdt_exec_gate.sh tests the gate):
 #  1. a program file that no process had mapped when tracing began (copied
 #     after dtrace started) is noticed at exec and traced;

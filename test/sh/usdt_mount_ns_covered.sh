@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # A program of another mount namespace, started from a private tmpfs that
-# the exec gate does not mark (dtrace/dt_gate.c marks the filesystems of
+# the exec gate does not mark (dtrace/gate/dt_gate.c marks the filesystems of
 # its own namespace), is covered from its first instruction all the same:
 # the gate holds it when the kernel opens the loader (on a marked
 # filesystem) and finds the program through /proc/PID (WD_INTERP).  Every
 # firing of its first run and of a second one is seen, and nothing is
 # reported.  A static program there, which opens no loader, is traced from
-# a few milliseconds after its exec (the exec watch, dtrace/dt_exec.c), and
+# a few milliseconds after its exec (the exec watch, dtrace/gate/dt_exec.c), and
 # dtrace names it, so that the firings it made before are not lost without
 # a word.
 set -u
