@@ -227,10 +227,15 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 		return false;
 
 	int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	/* Out of descriptors or memory, the file is not known to be plain:
+	 * it is handed over all the same, and a provider that cannot read
+	 * it says so by name. */
+	if (fd < 0 && own < 0 && (errno == EMFILE || errno == ENFILE))
+		return true;
 	int noted = file_has_sections(g, fd >= 0 ? fd : own);
 	if (own >= 0)
 		close(own);
-	if (noted == 1)
+	if (noted == 1 || noted == -ENOMEM)
 		return true;
 	if ((f = file_entry(g, key)) != NULL)
 		f->flags |= GF_PLAIN;
