@@ -1118,7 +1118,9 @@ static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
 	}
 	if (wanted > 0)
 		file_dropped(dtp, st, f);
-	usdt_filecache_forget(&st->fc, f);	/* out of memory: too */
+	else if (wanted < 0)
+		file_unreadable(dtp, f->path, -wanted);
+	usdt_filecache_forget(&st->fc, f);
 	return false;
 }
 
