@@ -346,10 +346,23 @@ static void file_keep(usdt_state_t *st, usdt_file_t *f)
 	f->kept = true;
 }
 
+/* Whether one of f's notes answers to the query: 1, 0, or -ENOMEM. */
+static int query_wants_file(const usdt_query_t *q, const usdt_file_t *f)
+{
+	if (!query_names_file(q, f))
+		return 0;
+	for (int i = 0; i < f->nnotes; i++) {
+		int match = note_matches(q, &f->notes[i]);
+		if (match != 0)
+			return match;
+	}
+	return 0;
+}
+
 /* Files read while tracing (see "Late"): whether f, read for the first
- * time, is kept; one that is not is forgotten. */
+ * time for query q, is kept; one that is not is forgotten. */
 static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
-		       usdt_file_t *f);
+		       const usdt_query_t *q, usdt_file_t *f);
 
 /* A file that cannot be read for want of descriptors or memory is said
  * by name: its probes go untraced.  A file that is gone (the process
@@ -365,7 +378,7 @@ static void file_unreadable(dtrace_provider_t *dtp, const char *path, int err)
  * before tracing, every file read waits for usdt_start(); while tracing, a
  * file read for the first time must be admitted. */
 static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
-			    const char *path)
+			    const usdt_query_t *q, const char *path)
 {
 	usdt_file_t *f = usdt_file_get(&st->fc, host, dtp, path);
 
@@ -375,7 +388,7 @@ static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
 	}
 	if (f->kept || !st->tracing)
 		return f;
-	return file_admit(dtp, st, f) ? f : NULL;
+	return file_admit(dtp, st, q, f) ? f : NULL;
 }
 
 /* Create the probes of one file that match the query, those of process
@@ -438,7 +451,7 @@ static int provide_mappings(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	int total = 0;
 	for (int i = 0; i < n; i++) {
-		usdt_file_t *f = file_of(dtp, st, m[i].path);
+		usdt_file_t *f = file_of(dtp, st, q, m[i].path);
 		if (f == NULL)
 			continue;	/* gone, unreadable, or no probes */
 		pid_t pid = q->pid ? q->pid : m[i].pid;
@@ -508,7 +521,7 @@ static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (!q->by_path || q->pid != 0 || q->ino == 0 ||
 	    realpath(q->pdp->mod, path) == NULL)
 		return 0;
-	f = file_of(dtp, st, path);
+	f = file_of(dtp, st, q, path);
 	if (f == NULL)
 		return 0;
 	return provide_file(dtp, st, q, path, f, 0);
@@ -1085,13 +1098,9 @@ static int file_wanted(const usdt_state_t *st, const usdt_file_t *f)
 		usdt_query_t q;
 
 		desc_query(&st->descs[i], &pd, &q);
-		if (!query_names_file(&q, f))
-			continue;
-		for (int j = 0; j < f->nnotes; j++) {
-			int match = note_matches(&q, &f->notes[j]);
-			if (match != 0)
-				return match;
-		}
+		int match = query_wants_file(&q, f);
+		if (match != 0)
+			return match;
 	}
 	return 0;
 }
@@ -1108,10 +1117,14 @@ static void file_dropped(dtrace_provider_t *dtp, usdt_state_t *st,
 }
 
 static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
-		       usdt_file_t *f)
+		       const usdt_query_t *q, usdt_file_t *f)
 {
-	int wanted = file_wanted(st, f);
+	/* the query's own description may be one provide() is given again
+	 * while tracing (host->provide_again) that was not kept */
+	int wanted = query_wants_file(q, f);
 
+	if (wanted == 0)
+		wanted = file_wanted(st, f);
 	if (wanted > 0 && st->nkept < st->files_max) {
 		file_keep(st, f);
 		return true;

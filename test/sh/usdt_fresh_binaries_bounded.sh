@@ -26,7 +26,9 @@
 #   - nothing on stderr says that probes went untraced.
 # Then -x usdtfiles: with room for two files, five fresh programs whose
 # notes match: the first two are traced, dtrace names the third once and
-# counts the three it left out when it ends.
+# counts the three it left out when it ends.  Each fires 5 times over
+# 80 ms, so that a program the gate could not hold on a loaded machine
+# (the exec watch places its probes a few ms late) still shows.
 set -u
 [ -x "${DTRACE:-}" ] || exit 77
 command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
@@ -40,10 +42,18 @@ FD_GROWTH_MAX=24
 RSS_GROWTH_MAX_KB=3072
 
 cat >prog.c <<'C'
+#include <stdlib.h>
 #include <sys/sdt.h>
-int main(void)
+#include <time.h>
+int main(int argc, char **argv)
 {
-	DTRACE_PROBE(flood, tick);
+	int n = argc > 1 ? atoi(argv[1]) : 1;
+	struct timespec ts = { 0, 20 * 1000000 };
+	for (int i = 0; i < n; i++) {
+		if (i > 0)
+			nanosleep(&ts, NULL);
+		DTRACE_PROBE(flood, tick);
+	}
 	return 0;
 }
 C
@@ -168,7 +178,7 @@ grep -i "not traced\|cannot read" err && fail "a drop claimed, none happened"
 # -x usdtfiles=2: programs whose notes match, past the bound.
 start_dtrace -x usdtfiles=2 -Z -q -n 'BEGIN { printf("ready\n"); }
 flood*:::tick { printf("flood %s\n", execname); }'
-for i in 1 2 3 4 5; do cp prog "lim$i" && ./"lim$i" || fail "lim$i"; done
+for i in 1 2 3 4 5; do cp prog "lim$i" && ./"lim$i" 5 || fail "lim$i"; done
 stop_dtrace
 for i in 1 2; do grep -qx "flood lim$i" out || fail "lim$i not traced"; done
 for i in 3 4 5; do grep -qx "flood lim$i" out && fail "lim$i traced past the bound"; done
