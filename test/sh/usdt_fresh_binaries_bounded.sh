@@ -115,6 +115,11 @@ C
 gcc -O2 -o prog prog.c && gcc -O2 -o mine mine.c &&
 	gcc -O2 -o flood flood.c || exit 1
 throwaway_user
+# A test ended by its timeout leaves no session behind (its exec gate
+# would hold the machine's execs).
+dt=
+trap 'exit 1' TERM INT
+trap '[ -n "$dt" ] && kill -KILL $dt 2>/dev/null; remove_throwaway_user' EXIT
 U=$(user_dir u) || exit 1
 cp prog flood "$U/" && chmod 755 "$U/prog" "$U/flood" || exit 1
 
