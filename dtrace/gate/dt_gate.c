@@ -26,10 +26,11 @@
  * trace loop as one request (the slot below), which hands them
  * to the providers; the gate thread answers the watchdog when the loop is
  * done, or at the deadline.  Every other exec is answered at once.  What
- * was learnt is remembered per file (dev, inode, mtime): each file is
- * handed over once per session, and an executable whose files were all
- * seen is settled: the watchdog lets its later execs go after one fstat();
- * one that the loader does not start (the loader itself, opened by every
+ * was learnt is remembered per file (dev, inode, mtime), for
+ * GATE_FILES_MAX files (then the table starts over: a machine that makes
+ * programs all day costs it no more): each file is handed over once, and
+ * an executable whose files were all seen is settled: the watchdog lets
+ * its later execs go after one fstat(); one that the loader does not start (the loader itself, opened by every
  * dynamic exec; static programs; scripts) gets an ignore mark, and its
  * execs no event at all (the kernel drops the mark when the file is
  * modified).  A covered exec is marked in a BPF map before it goes on, so
@@ -101,6 +102,10 @@
 #include "dt_untrusted.h"
 
 #define GATE_ENVIRON_MAX	(256 * 1024)
+/* Files the gate remembers: when as many are, it starts over (a file it
+ * forgot is looked at again, and shown to the providers again, which know
+ * it by identity): 512 KB at most, however many programs are made. */
+#define GATE_FILES_MAX		8192
 
 /* What the gate knows of a file (flags of gate_file_t). */
 #define GF_USED		0x1	/* the hash slot holds a file */
@@ -162,6 +167,11 @@ static gate_file_t *files_slot(gate_file_t *v, size_t cap,
 
 static bool files_grow(dt_gate_t *g)
 {
+	if (g->files_cap >= 2 * GATE_FILES_MAX) {
+		memset(g->files, 0, g->files_cap * sizeof(*g->files));
+		g->nfiles = 0;
+		return true;
+	}
 	size_t cap = g->files_cap ? g->files_cap * 2 : 256;
 	gate_file_t *v = calloc(cap, sizeof(*v));
 
@@ -223,12 +233,17 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 	 * blocks and is of that file or fails (dt_untrusted.h) */
 	int own = fd < 0 ? dt_open_untrusted_id(path, sb.st_dev, sb.st_ino,
 						NULL) : -1;
+	/* Out of descriptors or memory, the file is not known to be plain:
+	 * it is handed over all the same, and a provider that cannot read
+	 * it says so by name. */
+	if (fd < 0 && (own == -EMFILE || own == -ENFILE || own == -ENOMEM))
+		return true;
 	if (fd < 0 && own < 0)
 		return false;
 	int noted = file_has_sections(g, fd >= 0 ? fd : own);
 	if (own >= 0)
 		close(own);
-	if (noted == 1)
+	if (noted == 1 || noted == -ENOMEM)
 		return true;
 	if ((f = file_entry(g, key)) != NULL)
 		f->flags |= GF_PLAIN;

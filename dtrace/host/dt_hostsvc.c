@@ -124,6 +124,17 @@ int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
 				   msglen);
 }
 
+void dt_hostsvc_elf_release(dt_elf_cache_t *cache, const dtrace_elf_t *f)
+{
+	if (cache != NULL && f != NULL)
+		dt_elf_release(cache, (const dt_elf_file_t *)(const void *)f);
+}
+
+void dt_host_elf_release(dtrace_provider_t *pv, const dtrace_elf_t *f)
+{
+	dt_hostsvc_elf_release(session_cache(pv->dtp), f);
+}
+
 int dt_hostsvc_elf_stapsdt(dt_elf_cache_t *cache, const dtrace_elf_t *f,
 			   const dtrace_stapsdt_t **notes, size_t *n,
 			   char *msg, size_t msglen)

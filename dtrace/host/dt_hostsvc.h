@@ -17,6 +17,7 @@ int dt_hostsvc_proc_grab(struct dt_elf_cache *cache, pid_t pid,
 			 dtrace_proc_t **pp, char *msg, size_t msglen);
 int dt_hostsvc_elf_open(struct dt_elf_cache *cache, const char *path,
 			const dtrace_elf_t **fp, char *msg, size_t msglen);
+void dt_hostsvc_elf_release(struct dt_elf_cache *cache, const dtrace_elf_t *f);
 int dt_hostsvc_elf_stapsdt(struct dt_elf_cache *cache, const dtrace_elf_t *f,
 			   const dtrace_stapsdt_t **notes, size_t *n,
 			   char *msg, size_t msglen);
@@ -48,6 +49,7 @@ ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
 struct btf *dt_host_kernel_btf(dtrace_provider_t *pv);
 int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
 		     const dtrace_elf_t **fp, char *msg, size_t msglen);
+void dt_host_elf_release(dtrace_provider_t *pv, const dtrace_elf_t *f);
 int dt_host_elf_stapsdt(dtrace_provider_t *pv, const dtrace_elf_t *f,
 			const dtrace_stapsdt_t **notes, size_t *n, char *msg,
 			size_t msglen);

@@ -1105,4 +1105,5 @@ const dtrace_host_t dt_host = {
 	.cold = host_cold,
 	.call = dt_as_call,
 	.prog_sole_cookie = dt_prog_sole_cookie,
+	.elf_release = dt_host_elf_release,
 };

@@ -10,7 +10,11 @@
  * Invariants.
  *  - A file is parsed at most once per cache, keyed on (device, inode); its
  *    descriptor stays open for dt_elf_read() until the cache is destroyed,
- *    so a file replaced on disk keeps being read consistently.
+ *    so a file replaced on disk keeps being read consistently.  A file
+ *    that every holder released (dt_elf_release(), counted per
+ *    dt_elf_open()) goes at once: a reader that only looks at files, as
+ *    usdt looks at each one an exec maps, holds no descriptor nor memory
+ *    for those it does not keep.
  *  - A path may come from another process (its mappings, its root, the
  *    debug file of its file): it is opened by dt_open_untrusted() only,
  *    which never blocks on a FIFO swapped in and opens nothing but a
@@ -329,6 +333,7 @@ int dt_elf_open(dt_elf_cache_t *cache, const char *path,
 		    f->mtime.tv_sec == st.st_mtim.tv_sec &&
 		    f->mtime.tv_nsec == st.st_mtim.tv_nsec) {
 			close(fd);
+			f->refs++;
 			*fp = f;
 			return 0;
 		}
@@ -340,6 +345,7 @@ int dt_elf_open(dt_elf_cache_t *cache, const char *path,
 		return -ENOMEM;
 	}
 	f->fd = fd;
+	f->refs = 1;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
 	f->size = st.st_size;
@@ -352,6 +358,22 @@ int dt_elf_open(dt_elf_cache_t *cache, const char *path,
 	cache->files = f;
 	*fp = f;
 	return 0;
+}
+
+void dt_elf_release(dt_elf_cache_t *cache, const dt_elf_file_t *f)
+{
+	dt_elf_file_t **pp;
+
+	for (pp = &cache->files; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp != f)
+			continue;
+		if (--(*pp)->refs > 0)
+			return;
+		dt_elf_file_t *gone = *pp;
+		*pp = gone->next;
+		file_free(gone);
+		return;
+	}
 }
 
 /* ---- symbols ---------------------------------------------------------- */

@@ -62,7 +62,9 @@ typedef struct dt_elf_seg {
 
 typedef struct dt_elf_file {
 	char *path;		/* as opened */
-	int fd;			/* open for reads until the cache goes */
+	int fd;			/* open for reads until the cache goes, or
+				   the last holder releases the file */
+	int refs;		/* dt_elf_open()s not dt_elf_release()d */
 	dev_t dev;
 	ino_t ino;
 	off_t size;		/* with mtime: a file rewritten in place is */
@@ -132,9 +134,16 @@ void dt_elf_cache_destroy(dt_elf_cache_t *cache);
 int dt_elf_cache_set_debug_dir(dt_elf_cache_t *cache, const char *dir);
 
 /* Open (or find in the cache) the ELF file at path.  The file stays valid
- * until the cache is destroyed.  Returns 0 or -errno with msg filled. */
+ * until the cache is destroyed, or until each dt_elf_open() that returned
+ * it was matched by a dt_elf_release().  Returns 0 or -errno with msg
+ * filled. */
 int dt_elf_open(dt_elf_cache_t *cache, const char *path,
 		const dt_elf_file_t **fp, char *msg, size_t msglen);
+/* One holder of f no longer needs it: when it was the last, f leaves the
+ * cache, its descriptor is closed and its memory freed (a reader that
+ * opens it only to look, as usdt does for every file a process maps, then
+ * keeps nothing). */
+void dt_elf_release(dt_elf_cache_t *cache, const dt_elf_file_t *f);
 
 /* Load the function symbols of f (once).  Returns 0 or -errno. */
 int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *f,

@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	8
+#define DTRACE_PROVIDER_MINOR	9
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -694,6 +694,15 @@ typedef struct dtrace_host {
 	 * code (prog_cookies) then runs that site's code without testing
 	 * mstate.key.cookie. */
 	int64_t (*prog_sole_cookie)(dtrace_provider_t *pv);
+
+	/* Added in 3.9.  The plugin is done with f, which elf_open() gave
+	 * it: f is no longer valid for it, nor what was read through it
+	 * (elf_stapsdt()'s sites, elf_symbols()...).  When no one else
+	 * holds the file (each elf_open() and each process module counts),
+	 * the engine closes it and frees what it read of it: a plugin that
+	 * looks at every file processes map keeps neither a descriptor nor
+	 * memory for those it has no use for. */
+	void (*elf_release)(dtrace_provider_t *pv, const dtrace_elf_t *f);
 } dtrace_host_t;
 
 /* What notice_process() is told. */

@@ -19,9 +19,12 @@
  *   usdt_prov.c	the provider operations: naming, provide, enable,
  *			argument types.
  *
- * Invariant: everything decoded from a file is kept in its usdt_file_t for
- * the whole session and never changes after usdt_file_get() returned it, so
- * probes may point into it.
+ * Invariant: everything decoded from a file is kept in its usdt_file_t,
+ * which never changes after usdt_file_get() returned it and, once the
+ * provider kept it (usdt_file_t.kept), stays for the whole session, so
+ * probes may point into it.  A file the provider does not keep (its notes
+ * match no description, or -x usdtfiles files are kept already) is
+ * forgotten but for its identity (usdt_notes.c).
  */
 #ifndef USDT_IMPL_H
 #define USDT_IMPL_H
@@ -77,7 +80,7 @@ int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
 int usdt_reg_offset(const char *name, size_t len);
 
 /* One probe site, as a note describes it. */
-typedef struct usdt_note {	/* strings: the engine's, for the session */
+typedef struct usdt_note {	/* strings: the file's text */
 	const char *provider;
 	const char *name;	/* as in the note ("function__entry") */
 	const char *argstr;	/* the argument specifications, as written */
@@ -137,27 +140,47 @@ typedef struct usdt_file {
 	off_t size;		/* with mtime: the same inode number may */
 	struct timespec mtime;	/* name another file later (rebuilt, reused) */
 	char *path;		/* as first opened */
-	const dtrace_elf_t *elf;	/* the engine's; NULL: not ELF */
+	const dtrace_elf_t *elf;	/* the engine's, while being read */
 	char *module;		/* the file's name, the probes' module */
+	bool kept;		/* by the provider, for the session */
 	bool pie;		/* ET_DYN: addresses move at load time */
 	int nnotes;
 	usdt_note_t *notes;
+	char *text;		/* the notes' strings */
 	int ndecls;		/* providers declared in .dtrace_prov */
 	usdt_decl_t *decls;
 	struct usdt_file *next;
 } usdt_file_t;
 
+/* A file known to hold nothing to trace, by identity. */
+typedef struct usdt_fileid {
+	bool used;		/* the slot holds one */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+} usdt_fileid_t;
+
+/* Files remembered as holding nothing to trace (a power of two): some
+ * 160 KB at most; when three quarters are taken, the set starts over. */
+#define USDT_IGNORED_MAX	4096
+
 typedef struct usdt_filecache {
-	usdt_file_t *files;
+	usdt_file_t *files;	/* with notes */
+	usdt_fileid_t *ignored;	/* USDT_IGNORED_MAX slots, open addressing */
+	int nignored;
 } usdt_filecache_t;
 
 /* The file's notes, read once per (dev, inode, size, mtime) as stat(path)
  * gives them (a file replaced while tracing is read again: its old entry
- * stays for the probes that point into it); a file without notes or not ELF
- * has nnotes 0.  Returns NULL with errno set
- * when the file cannot be read. */
+ * stays for the probes that point into it).  Returns NULL with errno 0
+ * for a file without notes, not ELF, or forgotten, and with errno set when
+ * the file cannot be read. */
 usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const dtrace_host_t *h,
 			   dtrace_provider_t *pv, const char *path);
+/* f, which the provider did not keep, goes: only its identity stays, so
+ * that usdt_file_get() does not read it again. */
+void usdt_filecache_forget(usdt_filecache_t *fc, usdt_file_t *f);
 /* Read notes straight from a file, without cache (tests). */
 usdt_file_t *usdt_file_read(const dtrace_host_t *h, dtrace_provider_t *pv,
 			    const char *path, int *err);

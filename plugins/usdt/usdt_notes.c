@@ -8,12 +8,22 @@
  * ELF reader.  Here each site's argument specifications are decoded
  * (usdt_args.c; a specification naming a symbol asks host->elf_sym_value),
  * and the provider declarations of a `dtrace -G` object are read from the
- * section .dtrace_prov (usdt_decl.c).
+ * section .dtrace_prov (usdt_decl.c).  The strings are then copied and the
+ * engine's file released (host->elf_release): a usdt_file_t holds no
+ * descriptor, and the engine keeps nothing of a file only usdt looked at.
  *
- * Invariant: a usdt_file_t is complete when returned and never changes; the
- * cache (keyed on dev, inode, size, mtime) lives for the session.  A file
- * that is not ELF or has no notes is cached too, with nnotes 0, so it is
- * opened once.
+ * Invariant: a usdt_file_t is complete when returned and never changes.
+ * The cache (keyed on dev, inode, size, mtime) holds two kinds of files:
+ *  - files with notes, in a list: each stays for the session once the
+ *    provider kept it (usdt_file_t.kept, since probes may point into it);
+ *    one it did not keep goes with usdt_filecache_forget();
+ *  - files known to hold nothing to trace (not ELF, no notes, or
+ *    forgotten: notes that no description matches), by identity only, in
+ *    a set of USDT_IGNORED_MAX entries that starts over when full (a
+ *    file it forgot costs one more read when seen again).
+ * So a machine that makes fresh programs (a build, a CI runner, a user
+ * copying binaries) costs a session a few dozen bytes per file at most,
+ * and a bounded amount in all, for files it has no use for.
  */
 #include <elf.h>
 #include <errno.h>
@@ -78,15 +88,38 @@ static void note_parse_args(usdt_note_t *note, bool pie,
 	free(copy);
 }
 
-/* A site as the engine read it, with its arguments decoded. */
+/* The room the strings of the engine's sites take, each with its NUL. */
+static size_t sites_text_size(const dtrace_stapsdt_t *sd, size_t n)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += strlen(sd[i].provider) + strlen(sd[i].name) +
+		       strlen(sd[i].args) + strlen(sd[i].func) + 4;
+	return len;
+}
+
+/* s copied at *cursor, which moves past it. */
+static const char *text_put(char **cursor, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	char *at = *cursor;
+
+	memcpy(at, s, len);
+	*cursor += len;
+	return at;
+}
+
+/* A site as the engine read it, with its arguments decoded; its strings
+ * copied at *text. */
 static void note_from(usdt_note_t *n, const dtrace_stapsdt_t *sd, bool pie,
-		      const usdt_symtab_t *st)
+		      const usdt_symtab_t *st, char **text)
 {
 	memset(n, 0, sizeof(*n));
-	n->provider = sd->provider;
-	n->name = sd->name;
-	n->argstr = sd->args;
-	n->func = sd->func;
+	n->provider = text_put(text, sd->provider);
+	n->name = text_put(text, sd->name);
+	n->argstr = text_put(text, sd->args);
+	n->func = text_put(text, sd->func);
 	n->pc = sd->pc;
 	n->sema = sd->sema;
 	n->offset = sd->offset;
@@ -130,11 +163,25 @@ static int file_read_elf(const dtrace_host_t *h, dtrace_provider_t *pv,
 	if (n == 0)
 		return 0;
 	f->pie = h->elf_type(f->elf) == ET_DYN;
-	if (n > INT32_MAX || (f->notes = calloc(n, sizeof(*f->notes))) == NULL)
+	if (n > INT32_MAX || (f->notes = calloc(n, sizeof(*f->notes))) == NULL ||
+	    (f->text = malloc(sites_text_size(sd, n))) == NULL)
 		return -ENOMEM;
+	char *cursor = f->text;
 	for (size_t i = 0; i < n; i++)
-		note_from(&f->notes[f->nnotes++], &sd[i], f->pie, &st);
+		note_from(&f->notes[f->nnotes++], &sd[i], f->pie, &st, &cursor);
 	return decls_read(h, f);
+}
+
+/* The engine's file goes when no one else holds it (interface 3.9; an
+ * older engine keeps it for the session). */
+static void file_release_elf(const dtrace_host_t *h, dtrace_provider_t *pv,
+			     usdt_file_t *f)
+{
+	if (f->elf != NULL &&
+	    h->size >= offsetof(dtrace_host_t, elf_release) +
+		       sizeof(h->elf_release) && h->elf_release != NULL)
+		h->elf_release(pv, f->elf);
+	f->elf = NULL;
 }
 
 static usdt_file_t *file_new(const char *path, const struct stat *sb)
@@ -178,6 +225,7 @@ static usdt_file_t *file_open_read(const dtrace_host_t *h,
 	}
 	if (*err == 0)
 		*err = file_read_elf(h, pv, f);
+	file_release_elf(h, pv, f);
 	if (*err != 0) {
 		usdt_file_free(f);
 		return NULL;
@@ -197,11 +245,72 @@ usdt_file_t *usdt_file_read(const dtrace_host_t *h, dtrace_provider_t *pv,
 	return file_open_read(h, pv, path, &sb, err);
 }
 
+/* --- the set of files with nothing to trace --- */
+
+static bool same_identity(const usdt_fileid_t *id, const struct stat *sb)
+{
+	return id->dev == sb->st_dev && id->ino == sb->st_ino &&
+	       id->size == sb->st_size &&
+	       id->mtime.tv_sec == sb->st_mtim.tv_sec &&
+	       id->mtime.tv_nsec == sb->st_mtim.tv_nsec;
+}
+
+static size_t identity_slot(const usdt_filecache_t *fc, const struct stat *sb)
+{
+	uint64_t h = (uint64_t)sb->st_ino * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)sb->st_dev + (uint64_t)sb->st_mtim.tv_nsec *
+				    0xff51afd7ed558ccdull;
+	size_t i = (size_t)(h ^ (h >> 29)) & (USDT_IGNORED_MAX - 1);
+	while (fc->ignored[i].used && !same_identity(&fc->ignored[i], sb))
+		i = (i + 1) & (USDT_IGNORED_MAX - 1);
+	return i;
+}
+
+static bool is_ignored(const usdt_filecache_t *fc, const struct stat *sb)
+{
+	return fc->ignored != NULL &&
+	       fc->ignored[identity_slot(fc, sb)].used;
+}
+
+/* Remember that the file of identity sb has nothing to trace.  Out of
+ * memory, it is merely read again next time. */
+static void ignore(usdt_filecache_t *fc, const struct stat *sb)
+{
+	if (fc->ignored == NULL &&
+	    (fc->ignored = calloc(USDT_IGNORED_MAX,
+				  sizeof(*fc->ignored))) == NULL)
+		return;
+	if ((fc->nignored + 1) * 4 > USDT_IGNORED_MAX * 3) {
+		memset(fc->ignored, 0, USDT_IGNORED_MAX * sizeof(*fc->ignored));
+		fc->nignored = 0;
+	}
+	usdt_fileid_t *id = &fc->ignored[identity_slot(fc, sb)];
+	if (id->used)
+		return;
+	*id = (usdt_fileid_t){ .used = true, .dev = sb->st_dev,
+			       .ino = sb->st_ino, .size = sb->st_size,
+			       .mtime = sb->st_mtim };
+	fc->nignored++;
+}
+
+static struct stat identity_of(const usdt_file_t *f)
+{
+	struct stat sb = { .st_dev = f->dev, .st_ino = f->ino,
+			   .st_size = f->size, .st_mtim = f->mtime };
+	return sb;
+}
+
+/* --- the cache --- */
+
 usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const dtrace_host_t *h,
 			   dtrace_provider_t *pv, const char *path)
 {
 	struct stat sb;
 	if (stat(path, &sb) != 0)
+		return NULL;
+	errno = 0;
+	if (is_ignored(fc, &sb))
 		return NULL;
 	for (usdt_file_t *f = fc->files; f != NULL; f = f->next)
 		if (f->dev == sb.st_dev && f->ino == sb.st_ino &&
@@ -215,9 +324,28 @@ usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const dtrace_host_t *h,
 		errno = -err;
 		return NULL;
 	}
+	if (f->nnotes == 0) {
+		ignore(fc, &sb);
+		usdt_file_free(f);
+		errno = 0;
+		return NULL;
+	}
 	f->next = fc->files;
 	fc->files = f;
 	return f;
+}
+
+void usdt_filecache_forget(usdt_filecache_t *fc, usdt_file_t *f)
+{
+	for (usdt_file_t **pp = &fc->files; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp != f)
+			continue;
+		struct stat sb = identity_of(f);
+		*pp = f->next;
+		ignore(fc, &sb);
+		usdt_file_free(f);
+		return;
+	}
 }
 
 void usdt_file_free(usdt_file_t *f)
@@ -227,6 +355,7 @@ void usdt_file_free(usdt_file_t *f)
 	for (int i = 0; i < f->nnotes; i++)
 		free(f->notes[i].bad_spec);
 	free(f->notes);
+	free(f->text);
 	usdt_decls_free(f->decls, f->ndecls);
 	free(f->path);
 	free(f->module);
@@ -240,4 +369,7 @@ void usdt_filecache_free(usdt_filecache_t *fc)
 		fc->files = f->next;
 		usdt_file_free(f);
 	}
+	free(fc->ignored);
+	fc->ignored = NULL;
+	fc->nignored = 0;
 }

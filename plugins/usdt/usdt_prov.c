@@ -64,6 +64,9 @@
 
 static const dtrace_host_t *host;
 
+/* Files with USDT probes a session keeps by default (-x usdtfiles). */
+#define USDT_FILES_MAX	1024
+
 /* A description provide() was given, kept to match processes and libraries
  * that appear while tracing. */
 typedef struct usdt_desc {
@@ -131,6 +134,9 @@ typedef struct usdt_state {
 	usdt_desc_t *descs;	/* the descriptions provide() was given */
 	int ndescs;
 	bool tracing;
+	int nkept;		/* files kept, with probes or that may have */
+	int files_max;		/* -x usdtfiles: how many may be kept */
+	int ndropped;		/* files with matching notes not kept */
 	bool matched;		/* the running provide() matched a note */
 	usdt_probe_t **touched;	/* probes a late provide created or grew */
 	int ntouched, touched_cap;
@@ -315,32 +321,97 @@ static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 	}
 }
 
+/* Whether a note answers to the query's provider, function and name (its
+ * module is its file's: query_names_file()): 1, 0, or -ENOMEM. */
+static int note_matches(const usdt_query_t *q, const usdt_note_t *note)
+{
+	if (q->pid ? strcmp(q->prvpat, note->provider) != 0 :
+		     !host->glob_match(q->prvpat, note->provider))
+		return 0;
+	if (!host->glob_match(q->pdp->fun, note->func))
+		return 0;
+	char *name = usdt_probe_name(note->name);
+	if (name == NULL)
+		return -ENOMEM;
+	int match = host->glob_match(q->pdp->prb, name);
+	free(name);
+	return match != 0;
+}
+
+/* The file is the provider's for the session: probes may point into it. */
+static void file_keep(usdt_state_t *st, usdt_file_t *f)
+{
+	if (!f->kept)
+		st->nkept++;
+	f->kept = true;
+}
+
+/* Whether one of f's notes answers to the query: 1, 0, or -ENOMEM. */
+static int query_wants_file(const usdt_query_t *q, const usdt_file_t *f)
+{
+	if (!query_names_file(q, f))
+		return 0;
+	for (int i = 0; i < f->nnotes; i++) {
+		int match = note_matches(q, &f->notes[i]);
+		if (match != 0)
+			return match;
+	}
+	return 0;
+}
+
+/* Files read while tracing (see "Late"): whether f, read for the first
+ * time for query q, is kept; one that is not is forgotten. */
+static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
+		       const usdt_query_t *q, usdt_file_t *f);
+
+/* A file that cannot be read for want of descriptors or memory is said
+ * by name: its probes go untraced.  A file that is gone (the process
+ * exited, the program was removed) is not. */
+static void file_unreadable(dtrace_provider_t *dtp, const char *path, int err)
+{
+	if (err == EMFILE || err == ENFILE || err == ENOMEM)
+		host->warn(dtp, "cannot read the USDT notes of %s: %s", path,
+			   strerror(err));
+}
+
+/* The file at path, when it has notes the provider keeps or may keep:
+ * before tracing, every file read waits for usdt_start(); while tracing, a
+ * file read for the first time must be admitted. */
+static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
+			    const usdt_query_t *q, const char *path)
+{
+	usdt_file_t *f = usdt_file_get(&st->fc, host, dtp, path);
+
+	if (f == NULL) {
+		file_unreadable(dtp, path, errno);
+		return NULL;
+	}
+	if (f->kept || !st->tracing)
+		return f;
+	return file_admit(dtp, st, q, f) ? f : NULL;
+}
+
 /* Create the probes of one file that match the query, those of process
  * pid (0: the probes of the processes not seen yet, see "Naming").
  * Returns how many were created, or -errno. */
 static int provide_file(dtrace_provider_t *dtp, usdt_state_t *st,
 			const usdt_query_t *q, const char *path,
-			const usdt_file_t *f, pid_t pid)
+			usdt_file_t *f, pid_t pid)
 {
-	const dtrace_probedesc_t *pdp = q->pdp;
 	int created = 0;
 	if (!query_names_file(q, f))
 		return 0;
 	for (int i = 0; i < f->nnotes; i++) {
 		const usdt_note_t *note = &f->notes[i];
 		char prv[300];
-		if (q->pid ? strcmp(q->prvpat, note->provider) != 0 :
-			     !host->glob_match(q->prvpat, note->provider))
-			continue;
-		if (!host->glob_match(pdp->fun, note->func))
+		int match = note_matches(q, note);
+		if (match < 0)
+			return match;
+		if (match == 0)
 			continue;
 		char *name = usdt_probe_name(note->name);
 		if (name == NULL)
 			return -ENOMEM;
-		if (!host->glob_match(pdp->prb, name)) {
-			free(name);
-			continue;
-		}
 		if (pid)
 			snprintf(prv, sizeof(prv), "%s%d", note->provider,
 				 (int)pid);
@@ -357,6 +428,7 @@ static int provide_file(dtrace_provider_t *dtp, usdt_state_t *st,
 			return -errno;
 		}
 		st->matched = true;
+		file_keep(st, f);
 		pr->base = note->provider;
 		pr->every |= q->pid == 0;
 		if (isnew && st->tracing)
@@ -379,8 +451,8 @@ static int provide_mappings(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	int total = 0;
 	for (int i = 0; i < n; i++) {
-		usdt_file_t *f = usdt_file_get(&st->fc, host, dtp, m[i].path);
-		if (f == NULL || f->nnotes == 0)
+		usdt_file_t *f = file_of(dtp, st, q, m[i].path);
+		if (f == NULL)
 			continue;	/* gone, unreadable, or no probes */
 		pid_t pid = q->pid ? q->pid : m[i].pid;
 		int rc = 0;
@@ -449,8 +521,8 @@ static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (!q->by_path || q->pid != 0 || q->ino == 0 ||
 	    realpath(q->pdp->mod, path) == NULL)
 		return 0;
-	f = usdt_file_get(&st->fc, host, dtp, path);
-	if (f == NULL || f->nnotes == 0)
+	f = file_of(dtp, st, q, path);
+	if (f == NULL)
 		return 0;
 	return provide_file(dtp, st, q, path, f, 0);
 }
@@ -923,6 +995,8 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	return 0;
 }
 
+static void files_sweep(usdt_state_t *st);
+
 /* Tracing starts: from now on, processes that exec and libraries that the
  * loader maps are matched against the descriptions (see "Late"). */
 static int usdt_start(dtrace_provider_t *dtp, void *data)
@@ -932,6 +1006,7 @@ static int usdt_start(dtrace_provider_t *dtp, void *data)
 
 	if (err < 0)
 		return err;
+	files_sweep(st);
 	st->tracing = true;
 	if (st->ndescs > 0 && st->sub_fd < 0)
 		st->sub_fd = usdt_sub_open();
@@ -947,9 +1022,16 @@ static int usdt_start(dtrace_provider_t *dtp, void *data)
  * mapped files are then matched against the kept descriptions that apply to
  * it (every "provider*" description; a "name1234" description only for
  * process 1234) exactly as provide() does; the probes this creates, and the
- * sites it adds to enabled probes, are enabled at once.  Files without notes
- * cost one stat(): usdt_file_get() caches every file it read.  Nothing is
- * done for a process none of whose files carry matching notes.  The exec
+ * sites it adds to enabled probes, are enabled at once.  Nothing is done for
+ * a process none of whose files carry matching notes, and nothing is kept
+ * of such files but their identity (usdt_notes.c): a file seen again costs
+ * one stat(), and a machine making fresh programs whose notes match no
+ * description (a build, a CI runner, a user copying binaries) costs the
+ * session neither descriptors nor memory that grows with them.  A file
+ * whose notes match is kept for the session (probes point into it), up to
+ * -x usdtfiles files (files_max, counted from those kept when tracing
+ * began); past it, its probes are not made, and dtrace says so once, then
+ * how many went untraced when the session ends.  The exec
  * watch runs a few milliseconds behind the process, so when a description
  * covers every process the plugin also asks for the exec gate: the engine
  * holds an exec that maps files with notes it has not shown yet and passes
@@ -995,6 +1077,82 @@ static int desc_remember(usdt_state_t *st, const usdt_query_t *q)
 	st->descs = nd;
 	st->descs[st->ndescs++] = d;
 	return 0;
+}
+
+/* The query of a kept description, as processes that appear are matched
+ * against it (the module by its glob); q->pdp points to *pd. */
+static void desc_query(const usdt_desc_t *d, dtrace_probedesc_t *pd,
+		       usdt_query_t *q)
+{
+	*pd = (dtrace_probedesc_t){ d->prv, d->mod, d->fun, d->prb };
+	*q = (usdt_query_t){ .pdp = pd, .pid = d->pid };
+	snprintf(q->prvpat, sizeof(q->prvpat), "%s", d->prv);
+}
+
+/* Whether one of f's notes matches a kept description, whatever process
+ * the description names: 1, 0, or -ENOMEM. */
+static int file_wanted(const usdt_state_t *st, const usdt_file_t *f)
+{
+	for (int i = 0; i < st->ndescs; i++) {
+		dtrace_probedesc_t pd;
+		usdt_query_t q;
+
+		desc_query(&st->descs[i], &pd, &q);
+		int match = query_wants_file(&q, f);
+		if (match != 0)
+			return match;
+	}
+	return 0;
+}
+
+/* A file with matching notes past -x usdtfiles: said once by name, and
+ * counted for the end of the session. */
+static void file_dropped(dtrace_provider_t *dtp, usdt_state_t *st,
+			 const usdt_file_t *f)
+{
+	if (st->ndropped++ == 0)
+		host->warn(dtp, "%s has USDT probes that are not traced: %d "
+			   "files with USDT probes are kept already, as many "
+			   "as they may (-x usdtfiles)", f->path, st->files_max);
+}
+
+static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
+		       const usdt_query_t *q, usdt_file_t *f)
+{
+	/* the query's own description may be one provide() is given again
+	 * while tracing (host->provide_again) that was not kept */
+	int wanted = query_wants_file(q, f);
+
+	if (wanted == 0)
+		wanted = file_wanted(st, f);
+	if (wanted > 0 && st->nkept < st->files_max) {
+		file_keep(st, f);
+		return true;
+	}
+	if (wanted > 0)
+		file_dropped(dtp, st, f);
+	else if (wanted < 0)
+		file_unreadable(dtp, f->path, -wanted);
+	usdt_filecache_forget(&st->fc, f);
+	return false;
+}
+
+/* As tracing starts: the files read for the descriptions are kept when
+ * probes point into them or their notes match one, whatever their number;
+ * the others are forgotten. */
+static void files_sweep(usdt_state_t *st)
+{
+	usdt_file_t *next;
+
+	for (usdt_file_t *f = st->fc.files; f != NULL; f = next) {
+		next = f->next;
+		if (f->kept)
+			continue;
+		if (file_wanted(st, f) > 0)
+			file_keep(st, f);
+		else
+			usdt_filecache_forget(&st->fc, f);
+	}
 }
 
 static int touch(usdt_state_t *st, usdt_probe_t *pr)
@@ -1062,14 +1220,14 @@ static int provide_late(dtrace_provider_t *dtp, usdt_state_t *st, pid_t pid,
 
 	for (int i = 0; i < st->ndescs && rc >= 0; i++) {
 		const usdt_desc_t *d = &st->descs[i];
-		dtrace_probedesc_t pd = { d->prv, d->mod, d->fun, d->prb };
-		usdt_query_t q = { .pdp = &pd, .pid = d->pid };
+		dtrace_probedesc_t pd;
+		usdt_query_t q;
 
 		if (d->pid != 0 && (!with_pid || d->pid != pid))
 			continue;
 		if (n < 0 && (n = get(pid, arg, &m)) < 0)
 			return 0;
-		snprintf(q.prvpat, sizeof(q.prvpat), "%s", d->prv);
+		desc_query(d, &pd, &q);
 		rc = provide_mappings(dtp, st, &q, m, n);
 	}
 	if (n >= 0)
@@ -1162,10 +1320,12 @@ static int usdt_poll(dtrace_provider_t *dtp, void *data)
 static void *usdt_attach_session(dtrace_provider_t *dtp)
 {
 	usdt_state_t *st = calloc(1, sizeof(*st));
-	if (st == NULL)
+	if (st == NULL) {
 		host->error(dtp, "usdt: out of memory");
-	else
-		st->sub_fd = -1;
+		return NULL;
+	}
+	st->sub_fd = -1;
+	st->files_max = USDT_FILES_MAX;
 	return st;
 }
 
@@ -1185,6 +1345,10 @@ static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 	usdt_state_t *st = data;
 	if (st == NULL)
 		return;
+	if (st->ndropped > 0)
+		host->warn(dtp, "%d files with USDT probes not traced: more "
+			   "than %d (-x usdtfiles)", st->ndropped,
+			   st->files_max);
 	usdt_filecache_free(&st->fc);
 	usdt_mappings_free(st->all, st->nall);
 	usdt_reg_free(st->regs);
@@ -1246,6 +1410,32 @@ static int usdt_probe_match(dtrace_provider_t *dtp, void *data,
 	       host->glob_match(q.prvpat, pr->base);
 }
 
+static const dtrace_option_t usdt_options[] = {
+	{ "files", "how many files with USDT probes a session keeps, those "
+		   "of processes that start while tracing included (1024 by "
+		   "default); past it, the probes of other such files are "
+		   "not traced, and dtrace says so" },
+	{ NULL, NULL },
+};
+
+static int usdt_set_option(dtrace_provider_t *dtp, void *data,
+			   const char *name, const char *value)
+{
+	usdt_state_t *st = data;
+	char *end = NULL;
+	long n = value != NULL ? strtol(value, &end, 10) : -1;
+
+	(void)name;
+	if (value == NULL || *value == '\0' || *end != '\0' || n < 0 ||
+	    n > INT_MAX) {
+		host->error(dtp, "usdt: -x usdt.files=%s: expected a count",
+			    value ? value : "");
+		return -EINVAL;
+	}
+	st->files_max = (int)n;
+	return 0;
+}
+
 /* USDT providers are named by the programs that carry them. */
 static const char *const usdt_names[] = { "*", NULL };
 /* The files the exec gate must show us: those with USDT notes. */
@@ -1269,6 +1459,8 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.event_fd = usdt_event_fd,
 	.poll = usdt_poll,
 	.probe_match = usdt_probe_match,
+	.options = usdt_options,
+	.set_option = usdt_set_option,
 
 	.gate_sections = usdt_gate_sections,
 };

@@ -3,7 +3,8 @@
  * test_elf.c: dt_elf against the running process and copies of this test's
  * own binary: modules from /proc/self/maps, libc's symbols, address <-> file
  * offset, address -> symbol round trips, and separate debug files found by
- * build-id and by .gnu_debuglink for a stripped copy.
+ * build-id and by .gnu_debuglink for a stripped copy; a file released by
+ * each of its holders leaves the cache.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -17,6 +18,7 @@
 
 #include "dt_elf.h"
 #include "unit_check.h"
+#include "unit_fds.h"
 
 /* A local function: in .symtab only, never in .dynsym. */
 __attribute__((noinline)) static int elf_test_local_marker(int x)
@@ -215,6 +217,29 @@ static void test_debug_file(const char *self, const char *dir, bool by_id)
 	dt_elf_cache_destroy(c);
 }
 
+/* A file goes from the cache, its descriptor closed, when each open of it
+ * was released, and not before. */
+static void test_release(const char *self)
+{
+	dt_elf_cache_t *c = dt_elf_cache_create();
+	const dt_elf_file_t *f, *g;
+	char msg[256];
+	int before = unit_open_fds();
+
+	CHECK(dt_elf_open(c, self, &f, msg, sizeof(msg)) == 0);
+	CHECK(dt_elf_open(c, self, &g, msg, sizeof(msg)) == 0);
+	CHECK(f == g && f->refs == 2);
+	CHECK(unit_open_fds() == before + 1);
+	dt_elf_release(c, g);
+	CHECK(f->refs == 1 && f->fd >= 0);
+	CHECK(dt_elf_read(f, 0, msg, 4) == 4 && memcmp(msg, ELFMAG, 4) == 0);
+	dt_elf_release(c, f);
+	CHECK(unit_open_fds() == before);
+	CHECK(dt_elf_open(c, self, &f, msg, sizeof(msg)) == 0 && f->refs == 1);
+	dt_elf_cache_destroy(c);
+	CHECK(unit_open_fds() == before);
+}
+
 /* Files that are not ELF and missing files give errors, not crashes. */
 static void test_bad_files(dt_elf_cache_t *c)
 {
@@ -249,6 +274,8 @@ int main(void)
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	CHECK(n > 0);
 	self[n > 0 ? n : 0] = '\0';
+	if (n > 0)
+		test_release(self);
 	if (n > 0 && mkdtemp(dir) != NULL) {
 		char cmd[PATH_MAX + 32];
 

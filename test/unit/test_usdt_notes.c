@@ -14,6 +14,9 @@
  *     every site of both builds with the engine's dt_bpf; the program runs
  *     once and every argument value is compared with what it passed.  The
  *     semaphore-guarded code must run only while attached.
+ *  5. The file cache: a file rewritten in place is read again; a file
+ *     read holds no descriptor; files without notes, and files forgotten,
+ *     are remembered by identity alone.
  *
  * The plugin is not linked with the engine, so its sources are included.
  * Needs gcc and <sys/sdt.h>; part 4 needs root and BPF (skipped otherwise).
@@ -31,6 +34,7 @@
 #include <unistd.h>
 
 #include "unit_elfhost.h"
+#include "unit_fds.h"
 #include "../../plugins/usdt/usdt_args.c"
 #include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
@@ -680,6 +684,43 @@ static void test_cache_rewrite(const char *bins[2], usdt_file_t *files[2])
 	unlink(path);
 }
 
+/* What the cache keeps: a file with notes, read, holds no descriptor (the
+ * engine's file released); a file without notes and a file forgotten are
+ * remembered by identity alone, and not read again. */
+static void test_cache_keeps(const char *bin)
+{
+	char path[4200];
+	usdt_filecache_t fc = { 0 };
+	int before = unit_open_fds();
+
+	usdt_file_t *f = usdt_file_get(&fc, &test_host, NULL, bin);
+	CHECK(f != NULL && f->nnotes > 0 && f->elf == NULL, "%s", bin);
+	CHECK(unit_open_fds() == before, "%s: a descriptor stayed open", bin);
+	CHECK(f != NULL && strcmp(f->notes[0].provider, "sdt_test") == 0,
+	      "%s: the notes' strings", bin);
+	usdt_filecache_forget(&fc, f);
+	CHECK(fc.files == NULL && fc.nignored == 1, "%s", bin);
+	errno = EBADF;
+	CHECK(usdt_file_get(&fc, &test_host, NULL, bin) == NULL && errno == 0,
+	      "%s: forgotten, read again", bin);
+	CHECK(fc.files == NULL && fc.nignored == 1, "%s", bin);
+
+	snprintf(path, sizeof(path), "%s/plain", tmpdir);
+	FILE *plain = fopen(path, "w");
+	CHECK(plain != NULL && fputs("not ELF\n", plain) >= 0, "%s", path);
+	if (plain)
+		fclose(plain);
+	CHECK(usdt_file_get(&fc, &test_host, NULL, path) == NULL && errno == 0,
+	      "%s", path);
+	CHECK(usdt_file_get(&fc, &test_host, NULL, path) == NULL && errno == 0,
+	      "%s", path);
+	CHECK(fc.files == NULL && fc.nignored == 2, "%s", path);
+	CHECK(usdt_file_get(&fc, &test_host, NULL, "/nonexistent") == NULL &&
+	      errno == ENOENT, "a missing file");
+	usdt_filecache_free(&fc);
+	unlink(path);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -708,6 +749,7 @@ int main(void)
 		test_trampoline(&test_host_cold, bins, files,
 				USDT_INLINE_SITES);
 		test_cache_rewrite(bins, files);
+		test_cache_keeps(bins[0]);
 	}
 	for (int b = 0; b < 2; b++) {
 		usdt_file_free(files[b]);

@@ -38,6 +38,12 @@ static int unit_elf_stapsdt(dtrace_provider_t *pv, const dtrace_elf_t *f,
 				      msglen);
 }
 
+static void unit_elf_release(dtrace_provider_t *pv, const dtrace_elf_t *f)
+{
+	(void)pv;
+	dt_hostsvc_elf_release(unit_elf_cache_get(), f);
+}
+
 /* The files read so far go (a file rewritten under the same identity is
  * then read again). */
 static inline void unit_elf_cache_drop(void)
@@ -48,6 +54,7 @@ static inline void unit_elf_cache_drop(void)
 
 #define UNIT_ELF_HOST \
 	.elf_open = unit_elf_open, .elf_stapsdt = unit_elf_stapsdt, \
+	.elf_release = unit_elf_release, \
 	.elf_section = dt_host_elf_section, \
 	.elf_sym_value = dt_host_elf_sym_value, \
 	.elf_type = dt_host_elf_type, .elf_read = dt_host_elf_read, \
