@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -554,6 +555,51 @@ static int poll_timeout(void)
 	return next > now ? (int)(next - now) : 0;
 }
 
+/*
+ * One daemon a socket.  A second dtprobed on the same paths once ran
+ * without complaint, and SIGTERM to the older one unlinked the newer
+ * one's socket, every registration lost unlogged.  The daemon takes an
+ * flock on SOCKET.lock before it touches the state, the map or the
+ * socket, and holds it while it runs (through the fork of detach(): the
+ * lock belongs to the open file); a second one finds it taken and refuses
+ * to start, naming the pid written in the file.  The file stays after
+ * exit: removing it would race with a daemon starting.
+ */
+static int lock_socket_path(const char *sock)
+{
+	char path[PATH_MAX], pid[32] = "";
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s.lock", sock);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		dtp_log(LOG_ERR, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		dtp_log(LOG_ERR, "another dtprobed (pid %s) serves %s: %s is "
+			"locked", *pid ? pid : "unknown", sock, path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Write the daemon's pid (after detach()) into the lock file. */
+static void lock_note_pid(int fd)
+{
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		dtp_log(LOG_WARNING, "cannot write the lock file: %s",
+			strerror(errno));
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -599,7 +645,7 @@ int main(int argc, char **argv)
 	const char *mappath = usdt_reg_map_path();
 	unsigned char *buf;
 	time_t last_check = 0;
-	int opt, lfd;
+	int opt, lfd, lockfd;
 
 	if (argc == 2 && strcmp(argv[1], DTP_PARSER_ARG) == 0)
 		dtp_msg_parser_main();
@@ -631,6 +677,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	lockfd = lock_socket_path(sock);
+	if (lockfd < 0)
+		return 1;
 	buf = malloc(DTPV_MSG_MAX);
 	if (buf == NULL || dtp_state_init(statedir, mappath) != 0)
 		return 1;
@@ -640,6 +689,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (!foreground && detach() != 0)
 		return 1;
+	lock_note_pid(lockfd);
 	dtp_log(LOG_INFO, "listening on %s, state in %s", sock, statedir);
 	while (!quit) {
 		struct pollfd pfd[1 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
@@ -670,6 +720,7 @@ int main(int argc, char **argv)
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
 	close(lfd);
+	close(lockfd);
 	free(buf);
 	return 0;
 }
