@@ -5,6 +5,10 @@
  * written atomically, format in usdt_reg.c) and the pinned BPF map keyed on
  * (pid, site address) (layout in usdt_reg.h).
  *
+ * Privacy.  The state directory is 0700 and its files 0600: they show
+ * where every registered process, root's too, maps what.  Readers are
+ * root or dtrace with CAP_DAC_READ_SEARCH (which tracefs needs too).
+ *
  * Invariants.  A process is known iff its state file exists; the map holds
  * an entry for (pid, site) iff the state file of pid lists the site.  Every
  * change goes: memory, then file, then map.  At start the files are the
@@ -298,6 +302,17 @@ static uint64_t reg_sites(const usdt_reg_t *r)
 	return n;
 }
 
+/* A state file, new, for root's eyes only (mode 0600). */
+static FILE *state_create(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (f == NULL && fd >= 0)
+		close(fd);
+	return f;
+}
+
 /*
  * Written whole and renamed into place, so that a reader (a dtrace session,
  * the daemon restarted) sees the old file or the new one.  Not synced: a
@@ -322,7 +337,7 @@ static void state_write(dtp_proc_t *p)
 		return;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/.%d.tmp", st.statedir, (int)p->pid);
-	f = fopen(tmp, "we");
+	f = state_create(tmp);
 	if (f == NULL) {
 		dtp_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
 		return;
@@ -823,11 +838,17 @@ int dtp_state_init(const char *statedir, const char *mappath)
 {
 	st.statedir = statedir;
 	st.mappath = mappath;
-	if (mkdir(statedir, 0755) != 0 && errno != EEXIST) {
+	/* 0700: the files show the paths, inodes, load addresses and
+	 * probe sites of every registered process, root's too.  A
+	 * directory an older daemon made 0755 is closed as well. */
+	if (mkdir(statedir, 0700) != 0 && errno != EEXIST) {
 		dtp_log(LOG_ERR, "cannot create %s: %s", statedir,
 			strerror(errno));
 		return -1;
 	}
+	if (chmod(statedir, 0700) != 0)
+		dtp_log(LOG_WARNING, "cannot make %s mode 0700: %s", statedir,
+			strerror(errno));
 	if (mappath != NULL && *mappath != '\0')
 		st.mapfd = map_open(mappath);
 	state_rebuild();
