@@ -25,6 +25,9 @@
  * dtrace session has acked it or DTP_ACK_MS have passed; with no session
  * subscribed, before it is parsed (see register_message()).
  *
+ * One daemon serves a socket: it holds a lock on SOCKET.lock while it runs
+ * (lock_socket_path()), and a second one refuses to start.
+ *
  * Options override the environment (DTPROBED_SOCKET, DTPROBED_STATEDIR,
  * DTPROBED_MAP), which overrides the defaults of usdt_reg.h.  An empty map
  * path (-m '') runs without the BPF map.
