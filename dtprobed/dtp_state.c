@@ -5,6 +5,10 @@
  * written atomically, format in usdt_reg.c) and the pinned BPF map keyed on
  * (pid, site address) (layout in usdt_reg.h).
  *
+ * Privacy.  The state directory is 0700 and its files 0600: they show
+ * where every registered process, root's too, maps what.  Readers are
+ * root or dtrace with CAP_DAC_READ_SEARCH (which tracefs needs too).
+ *
  * Invariants.  A process is known iff its state file exists; the map holds
  * an entry for (pid, site) iff the state file of pid lists the site.  Every
  * change goes: memory, then file, then map.  At start the files are the
@@ -28,6 +32,15 @@
  *
  * Fork: the registration code sends its registration again in the child
  * (pthread_atfork), under the child's own pid.
+ *
+ * Budgets (dtp_budget.c).  Each process records its user, its sites and the
+ * bytes of its state file as last written; a user's holdings are the sums
+ * over its processes, taken when a registration comes (at most
+ * DTP_PROCS_MAX processes: no table to keep in step).  A registration is
+ * measured before anything changes (its sites, the bytes its text adds to
+ * the file) and refused whole, leaving the process's other registrations,
+ * its file and the map as they were.  A registration whose sites the map
+ * cannot all take is taken back from the map and refused.
  */
 #include <bpf/bpf.h>
 #include <elf.h>
@@ -41,6 +54,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <dirent.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +70,9 @@
 typedef struct dtp_proc {
 	pid_t pid;
 	uint64_t start;
+	uid_t uid;		/* whose budget it counts against */
+	uint64_t nsites;	/* of all its registrations: its map entries */
+	uint64_t bytes;		/* of its state file as last written */
 	usdt_reg_t *regs;
 	struct dtp_proc *next;
 } dtp_proc_t;
@@ -99,6 +116,17 @@ static uint64_t proc_start_time(pid_t pid)
 	return start;
 }
 
+/* The owner of /proc/PID: the process's effective uid, or root for one
+ * that is not dumpable (uid 0 when gone, so nothing is charged). */
+static uid_t proc_owner(pid_t pid)
+{
+	char path[64];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return stat(path, &sb) == 0 ? sb.st_uid : 0;
+}
+
 /* Link-time address of file offset 0: the first PT_LOAD's p_vaddr - p_offset,
  * read from the mapped file itself (through /proc/PID/map_files, which
  * also works across mount namespaces).  0 if unknown. */
@@ -136,7 +164,12 @@ static uint64_t elf_vaddr_of_offset0(pid_t pid, const dt_mapping_t *m)
 
 /* ---- the BPF map ---- */
 
-static void map_put(pid_t pid, const usdt_reg_t *r)
+static void map_del(pid_t pid, const usdt_reg_t *r);
+
+/* Put r's sites in the map; 0, or -1 with errno when one did not go in
+ * (the map full): then none of r's are left in it.  Logged by the
+ * caller, once: a line per site filled the disk. */
+static int map_put(pid_t pid, const usdt_reg_t *r)
 {
 	for (int i = 0; st.mapfd >= 0 && i < r->nprobes; i++) {
 		for (int j = 0; j < r->probes[i].nsites; j++) {
@@ -144,11 +177,16 @@ static void map_put(pid_t pid, const usdt_reg_t *r)
 						r->probes[i].sites[j].addr };
 			usdt_reg_mapval_t v = { r->id, (uint32_t)i, 0 };
 
-			if (bpf_map_update_elem(st.mapfd, &k, &v, BPF_ANY) != 0)
-				dtp_log(LOG_WARNING, "pid %d: map update: %s",
-					(int)pid, strerror(errno));
+			if (bpf_map_update_elem(st.mapfd, &k, &v, BPF_ANY) != 0) {
+				int err = errno;
+
+				map_del(pid, r);
+				errno = err;
+				return -1;
+			}
 		}
 	}
+	return 0;
 }
 
 static void map_del(pid_t pid, const usdt_reg_t *r)
@@ -224,6 +262,60 @@ static int map_open(const char *path)
 
 /* ---- state files ---- */
 
+static ssize_t count_write(void *cookie, const char *buf, size_t n)
+{
+	(void)buf;
+	*(uint64_t *)cookie += n;
+	return (ssize_t)n;
+}
+
+/* The bytes of the state text of list, not written anywhere (UINT64_MAX
+ * if it cannot be told). */
+static uint64_t text_bytes(const usdt_reg_t *list)
+{
+	cookie_io_functions_t io = { .write = count_write };
+	uint64_t n = 0;
+	FILE *f = fopencookie(&n, "w", io);
+
+	if (f == NULL)
+		return UINT64_MAX;
+	usdt_reg_write(f, list);
+	fclose(f);
+	return n;
+}
+
+/* The same of r alone (with the file's header lines). */
+static uint64_t reg_text_bytes(usdt_reg_t *r)
+{
+	usdt_reg_t *next = r->next;
+	uint64_t n;
+
+	r->next = NULL;
+	n = text_bytes(r);
+	r->next = next;
+	return n;
+}
+
+static uint64_t reg_sites(const usdt_reg_t *r)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < r->nprobes; i++)
+		n += (uint64_t)r->probes[i].nsites;
+	return n;
+}
+
+/* A state file, new, for root's eyes only (mode 0600). */
+static FILE *state_create(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (f == NULL && fd >= 0)
+		close(fd);
+	return f;
+}
+
 /*
  * Written whole and renamed into place, so that a reader (a dtrace session,
  * the daemon restarted) sees the old file or the new one.  Not synced: a
@@ -233,18 +325,22 @@ static int map_open(const char *path)
  * the page cache.  fsync() cost a millisecond and more of every
  * registration.
  */
-static void state_write(const dtp_proc_t *p)
+static void state_write(dtp_proc_t *p)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	FILE *f;
 
+	p->nsites = 0;
+	for (const usdt_reg_t *r = p->regs; r != NULL; r = r->next)
+		p->nsites += reg_sites(r);
 	snprintf(path, sizeof(path), "%s/%d", st.statedir, (int)p->pid);
 	if (p->regs == NULL) {
+		p->bytes = 0;
 		unlink(path);
 		return;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/.%d.tmp", st.statedir, (int)p->pid);
-	f = fopen(tmp, "we");
+	f = state_create(tmp);
 	if (f == NULL) {
 		dtp_log(LOG_ERR, "%s: %s", tmp, strerror(errno));
 		return;
@@ -256,6 +352,7 @@ static void state_write(const dtp_proc_t *p)
 		unlink(tmp);
 		return;
 	}
+	p->bytes = (uint64_t)ftell(f);
 	fclose(f);
 	if (rename(tmp, path) != 0)
 		dtp_log(LOG_ERR, "%s: %s", path, strerror(errno));
@@ -298,23 +395,29 @@ static void proc_forget(dtp_proc_t *p)
 	free(p);
 }
 
-/* Remove the registration (module dev/ino, provider) of p; true if found. */
-static bool proc_remove(dtp_proc_t *p, uint64_t dev, uint64_t ino,
-			const char *provider)
+/* The registration of p that reg would replace (same module dev/ino, same
+ * provider), or NULL. */
+static usdt_reg_t *proc_find(const dtp_proc_t *p, const usdt_reg_t *reg)
+{
+	for (usdt_reg_t *r = p->regs; r != NULL; r = r->next)
+		if (r->dev == reg->dev && r->ino == reg->ino &&
+		    strcmp(r->provider, reg->provider) == 0)
+			return r;
+	return NULL;
+}
+
+/* Remove the registration old of p, from the map too. */
+static void proc_remove(dtp_proc_t *p, usdt_reg_t *old)
 {
 	for (usdt_reg_t **rp = &p->regs; *rp != NULL; rp = &(*rp)->next) {
-		usdt_reg_t *r = *rp;
-
-		if (r->dev == dev && r->ino == ino &&
-		    strcmp(r->provider, provider) == 0) {
-			map_del(p->pid, r);
-			*rp = r->next;
-			r->next = NULL;
-			usdt_reg_free(r);
-			return true;
+		if (*rp == old) {
+			map_del(p->pid, old);
+			*rp = old->next;
+			old->next = NULL;
+			usdt_reg_free(old);
+			return;
 		}
 	}
-	return false;
 }
 
 static int reg_count(const usdt_reg_t *r)
@@ -333,6 +436,7 @@ int dtp_state_snap(pid_t pid, uint64_t base, dtp_snap_t *s, char *why,
 		   size_t whysz)
 {
 	memset(s, 0, sizeof(*s));
+	s->uid = proc_owner(pid);
 	s->start = proc_start_time(pid);
 	if (s->start == 0 || dt_proc_maps(pid, &s->maps, &s->nmaps) != 0) {
 		snprintf(why, whysz, "process vanished");
@@ -451,10 +555,125 @@ void dtp_state_unregister(pid_t pid, const char *provider, uint64_t site)
 	}
 }
 
+/* What uid holds in processes other than skip's: sites and bytes of
+ * state; and what all unprivileged users hold so, in sites. */
+typedef struct holdings {
+	uint64_t sites, bytes;
+	uint64_t unprivileged_sites;
+} holdings_t;
+
+static holdings_t holdings_of(uid_t uid, pid_t skip)
+{
+	holdings_t h = { 0, 0, 0 };
+
+	for (const dtp_proc_t *p = st.procs; p != NULL; p = p->next) {
+		if (p->pid == skip)
+			continue;
+		if (p->uid == uid) {
+			h.sites += p->nsites;
+			h.bytes += p->bytes;
+		}
+		if (!dtp_privileged(p->uid))
+			h.unprivileged_sites += p->nsites;
+	}
+	return h;
+}
+
+/* Would uid, holding sites and bytes in all, go past a budget?  why
+ * says which. */
+static bool past_budget(uid_t uid, const holdings_t *h, char *why,
+			size_t whysz)
+{
+	uint64_t share = USDT_REG_MAP_ENTRIES - DTP_MAP_RESERVE;
+
+	if (dtp_privileged(uid))
+		return false;
+	if (h->sites > dtp_limits.user_sites)
+		snprintf(why, whysz, "uid %u over its budget: %" PRIu64
+			 " sites, of %" PRIu64, (unsigned)uid, h->sites,
+			 dtp_limits.user_sites);
+	else if (h->bytes > dtp_limits.user_bytes)
+		snprintf(why, whysz, "uid %u over its budget: %" PRIu64
+			 " bytes of state, of %" PRIu64, (unsigned)uid,
+			 h->bytes, dtp_limits.user_bytes);
+	else if (h->unprivileged_sites > share)
+		snprintf(why, whysz, "uid %u: the users' share of the map is "
+			 "full (%" PRIu64 " entries)", (unsigned)uid, share);
+	else
+		return false;
+	return true;
+}
+
+bool dtp_state_over_budget(uid_t uid, pid_t pid, uint64_t nsites, char *why,
+			   size_t whysz)
+{
+	holdings_t h = holdings_of(uid, pid);
+
+	h.sites += nsites;
+	h.unprivileged_sites += nsites;
+	return past_budget(uid, &h, why, whysz);
+}
+
+/* May p, of uid, take reg in place of old (NULL: none)?  0, or
+ * DTP_OVER_BUDGET with why.  Measured before anything changes. */
+static int budget_check(const dtp_proc_t *p, uid_t uid, usdt_reg_t *old,
+			usdt_reg_t *reg, char *why, size_t whysz)
+{
+	uint64_t add = reg_text_bytes(reg), sub = old ? reg_text_bytes(old) : 0;
+	/* The header lines are in add: counted twice beside other
+	 * registrations, a few bytes. */
+	uint64_t kept = p->bytes >= sub ? p->bytes - sub : 0;
+	uint64_t file = add == UINT64_MAX ? UINT64_MAX : kept + add;
+	uint64_t nsites = p->nsites + reg_sites(reg) -
+			  (old ? reg_sites(old) : 0);
+	holdings_t h = holdings_of(uid, p->pid);
+
+	if (file > dtp_limits.file_max) {
+		snprintf(why, whysz, "its state file would be %" PRIu64
+			 " bytes, past the largest, %" PRIu64, file,
+			 dtp_limits.file_max);
+		return DTP_OVER_BUDGET;
+	}
+	h.sites += nsites;
+	h.bytes += file;
+	if (!dtp_privileged(uid))
+		h.unprivileged_sites += nsites;
+	return past_budget(uid, &h, why, whysz) ? DTP_OVER_BUDGET : 0;
+}
+
+/* Put reg in p, in place of old: the map first (a state file on disk
+ * means the sites are found), then the file.  0, or DTP_REFUSED with why
+ * when the map cannot take its sites (old is gone all the same). */
+static int proc_take(dtp_proc_t *p, usdt_reg_t *old, usdt_reg_t *reg,
+		     char *why, size_t whysz)
+{
+	int rc = 0;
+
+	if (old != NULL)
+		proc_remove(p, old);
+	reg->id = st.next_id++;
+	if (map_put(p->pid, reg) != 0) {
+		snprintf(why, whysz, "the BPF map took not all of its %" PRIu64
+			 " sites: %s", reg_sites(reg), strerror(errno));
+		usdt_reg_free(reg);
+		rc = DTP_REFUSED;
+	} else {
+		reg->next = p->regs;
+		p->regs = reg;
+	}
+	if (p->regs == NULL)
+		proc_forget(p);
+	else
+		state_write(p);
+	return rc;
+}
+
 int dtp_state_apply_snap(pid_t pid, const dtp_snap_t *snap, usdt_reg_t *reg,
 			 char *why, size_t whysz)
 {
 	dtp_proc_t *p;
+	usdt_reg_t *old;
+	int rc = DTP_REFUSED;
 
 	if (resolve(snap, reg, why, whysz) != 0)
 		goto refuse;
@@ -468,25 +687,20 @@ int dtp_state_apply_snap(pid_t pid, const dtp_snap_t *snap, usdt_reg_t *reg,
 		goto refuse;
 	}
 	p->start = snap->start;
-	proc_remove(p, reg->dev, reg->ino, reg->provider);
-	if (reg_count(p->regs) >= DTP_REGS_PER_PROC) {
-		snprintf(why, whysz, "too many registrations");
-		if (p->regs == NULL)
-			proc_forget(p);
-		goto refuse;
-	}
 	reg->pid = pid;
 	reg->start_time = snap->start;
-	reg->id = st.next_id++;
-	reg->next = p->regs;
-	p->regs = reg;
-	/* The map first: a state file on disk means the sites are found. */
-	map_put(pid, reg);
-	state_write(p);
-	return 0;
+	old = proc_find(p, reg);
+	if (old == NULL && reg_count(p->regs) >= DTP_REGS_PER_PROC)
+		snprintf(why, whysz, "too many registrations");
+	else if ((rc = budget_check(p, snap->uid, old, reg, why, whysz)) == 0) {
+		p->uid = snap->uid;
+		return proc_take(p, old, reg, why, whysz);
+	}
+	if (p->regs == NULL)
+		proc_forget(p);
 refuse:
 	usdt_reg_free(reg);
-	return -1;
+	return rc;
 }
 
 int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
@@ -562,6 +776,32 @@ bool dtp_state_has_file(pid_t pid, uint64_t dev, uint64_t ino)
 	return false;
 }
 
+/* Remove the files of the state directory that no known process owns:
+ * those of dead processes, damaged or oversized ones (which no reader
+ * takes), and temporary files a crash left.  The check drops exec'd
+ * processes later. */
+static void state_drop_strays(void)
+{
+	DIR *d = opendir(st.statedir);
+	struct dirent *de;
+
+	while (d != NULL && (de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		char *end, path[PATH_MAX];
+		long pid = strtol(n, &end, 10);
+		bool pidfile = *n >= '0' && *n <= '9' && *end == '\0';
+		bool tmpfile = n[0] == '.' && strstr(n, ".tmp") != NULL;
+
+		if ((pidfile && proc_get((pid_t)pid, false) == NULL) ||
+		    tmpfile) {
+			snprintf(path, sizeof(path), "%s/%s", st.statedir, n);
+			unlink(path);
+		}
+	}
+	if (d != NULL)
+		closedir(d);
+}
+
 /* Rebuild from the state files: keep live processes, refill the map. */
 static void state_rebuild(void)
 {
@@ -583,22 +823,15 @@ static void state_rebuild(void)
 			continue;
 		}
 		p->start = r->start_time;
+		p->uid = proc_owner(r->pid);
 		r->next = p->regs;
 		p->regs = r;
-		map_put(p->pid, r);
+		if (map_put(p->pid, r) != 0)
+			dtp_log(LOG_WARNING, "pid %d: the BPF map took not all "
+				"of registration %" PRIu64 ": %s", (int)p->pid,
+				r->id, strerror(errno));
 	}
-	/* Drop files of dead processes; the check drops exec'd ones. */
-	usdt_reg_read_all(st.statedir, &all);
-	for (r = all; r != NULL; r = r->next) {
-		if (proc_get(r->pid, false) == NULL) {
-			char path[PATH_MAX];
-
-			snprintf(path, sizeof(path), "%s/%d", st.statedir,
-				 (int)r->pid);
-			unlink(path);
-		}
-	}
-	usdt_reg_free(all);
+	state_drop_strays();
 	for (dtp_proc_t *p = st.procs; p != NULL; p = p->next)
 		state_write(p);
 	dtp_state_check();
@@ -608,11 +841,17 @@ int dtp_state_init(const char *statedir, const char *mappath)
 {
 	st.statedir = statedir;
 	st.mappath = mappath;
-	if (mkdir(statedir, 0755) != 0 && errno != EEXIST) {
+	/* 0700: the files show the paths, inodes, load addresses and
+	 * probe sites of every registered process, root's too.  A
+	 * directory an older daemon made 0755 is closed as well. */
+	if (mkdir(statedir, 0700) != 0 && errno != EEXIST) {
 		dtp_log(LOG_ERR, "cannot create %s: %s", statedir,
 			strerror(errno));
 		return -1;
 	}
+	if (chmod(statedir, 0700) != 0)
+		dtp_log(LOG_WARNING, "cannot make %s mode 0700: %s", statedir,
+			strerror(errno));
 	if (mappath != NULL && *mappath != '\0')
 		st.mapfd = map_open(mappath);
 	state_rebuild();

@@ -3,6 +3,7 @@
  * dtprobed.c: the USDT registration daemon.
  *
  *	dtprobed [-F] [-s socket] [-d statedir] [-m mappath]
+ *		 [-S sites] [-B bytes] [-M bytes] [-L lines] [-T lines]
  *
  * Programs built with `dtrace -G` send their provider descriptions here over
  * a SOCK_SEQPACKET Unix socket (one message per connection, format in
@@ -13,13 +14,19 @@
  * a message is at most DTPV_MSG_MAX bytes (a longer one is seen truncated
  * through MSG_TRUNC and refused); it is parsed in a jailed parser process
  * (dtp_msg.c); a pid sending more than its share is refused until the next
- * window.  A refusal is logged with the pid and the reason, and the daemon
- * goes on.  Connections are accepted at once and served as their messages
+ * window; a user's registrations are bounded by its budget (dtp_budget.c:
+ * sites, bytes of state, its log lines).  A refusal is logged with the pid
+ * and the reason, within the log's bounds, and the daemon goes on.  The
+ * privileged (root, dtprobed's user) are served first (see "Serving
+ * order").  Connections are accepted at once and served as their messages
  * arrive, each given at most DTP_RECV_MS to deliver it, within bounds per
  * user and in all (see "Connections waiting"), so silent clients delay
  * nobody.  A registration is answered (DTPV_OP_DONE) once every subscribed
  * dtrace session has acked it or DTP_ACK_MS have passed; with no session
  * subscribed, before it is parsed (see register_message()).
+ *
+ * One daemon serves a socket: it holds a lock on SOCKET.lock while it runs
+ * (lock_socket_path()), and a second one refuses to start.
  *
  * Options override the environment (DTPROBED_SOCKET, DTPROBED_STATEDIR,
  * DTPROBED_MAP), which overrides the defaults of usdt_reg.h.  An empty map
@@ -35,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -72,8 +80,12 @@ static void sanitize(char *s)
 			*s = '?';
 }
 
-static void refuse(pid_t pid, char *why)
+/* Log the refusal of a message of pid, sent as uid, within the log's
+ * bounds (dtp_budget.c); budget: refused for uid's budget. */
+static void refuse(uid_t uid, pid_t pid, char *why, bool budget)
 {
+	if (!dtp_log_ok(uid, budget))
+		return;
 	sanitize(why);
 	dtp_log(LOG_WARNING, "refused registration from pid %d: %s", (int)pid,
 		why);
@@ -248,23 +260,25 @@ static void subs_notify(pid_t pid)
 	subs_compact();
 }
 
-static void unregister(const unsigned char *msg, size_t len, pid_t pid)
+static void unregister(const unsigned char *msg, size_t len, uid_t uid,
+		       pid_t pid)
 {
 	char provider[DTPV_NAME_MAX], why[256] = "";
 	uint64_t site;
 
 	if (dtp_msg_unregistration(msg, len, provider, &site, why,
 				   sizeof(why)) != 0)
-		refuse(pid, why);
+		refuse(uid, pid, why, false);
 	else
 		dtp_state_unregister(pid, provider, site);
 }
 
-static void answer(int cfd, pid_t pid)
+/* Answer a message of pid: op DTPV_OP_DONE, or DTPV_OP_REFUSED. */
+static void answer(int cfd, pid_t pid, int op)
 {
 	bool failed;
 
-	notice_send(cfd, DTPV_OP_DONE, pid, &failed);
+	notice_send(cfd, op, pid, &failed);
 }
 
 /*
@@ -289,6 +303,16 @@ static void fault_parse_delay(void)
 	}
 }
 
+/* The count of sites of a message whose header was checked (untrusted:
+ * the parse checks it against the message). */
+static uint64_t header_sites(const unsigned char *msg)
+{
+	dtpv_msg_t h;
+
+	memcpy(&h, msg, sizeof(h));
+	return h.nsites;
+}
+
 /*
  * The answer to a registration.  The registering process waits for it in
  * its start-up.  With a session subscribed, it comes once the sessions
@@ -301,23 +325,37 @@ static void fault_parse_delay(void)
  * is applied by the time it answers the sync.
  */
 static void register_message(int cfd, const unsigned char *msg, size_t len,
-			     pid_t pid)
+			     const struct ucred *cred)
 {
 	char why[256] = "";
+	pid_t pid = cred->pid;
 	usdt_reg_t *reg;
 	uint64_t base, parsed_base;
 	dtp_snap_t snap;
 	bool answered = false;
-	int op;
+	int op, rc;
 
-	if (dtp_msg_header(msg, len, &base, why, sizeof(why)) != 0 ||
-	    dtp_state_snap(pid, base, &snap, why, sizeof(why)) != 0) {
-		refuse(pid, why);
-		answer(cfd, pid);
+	if (dtp_msg_header(msg, len, &base, why, sizeof(why)) != 0) {
+		refuse(cred->uid, pid, why, false);
+		answer(cfd, pid, DTPV_OP_DONE);
 		return;
 	}
+	/* Past its budget, told from the header alone: refused at once, at
+	 * no cost of a parse. */
+	if (dtp_state_over_budget(cred->uid, pid, header_sites(msg), why,
+				  sizeof(why))) {
+		refuse(cred->uid, pid, why, true);
+		answer(cfd, pid, DTPV_OP_REFUSED);
+		return;
+	}
+	if (dtp_state_snap(pid, base, &snap, why, sizeof(why)) != 0) {
+		refuse(cred->uid, pid, why, false);
+		answer(cfd, pid, DTPV_OP_DONE);
+		return;
+	}
+	snap.uid = cred->uid;
 	if (nsubs == 0) {
-		answer(cfd, pid);
+		answer(cfd, pid, DTPV_OP_DONE);
 		answered = true;
 		/* The answer woke the process with the hint that its waker
 		 * would sleep, which put it on this CPU, where it waited for
@@ -326,15 +364,17 @@ static void register_message(int cfd, const unsigned char *msg, size_t len,
 		sched_yield();
 	}
 	fault_parse_delay();
-	if (dtp_msg_parse(msg, len, &op, &parsed_base, &reg, why,
-			  sizeof(why)) != 0 ||
-	    dtp_state_apply_snap(pid, &snap, reg, why, sizeof(why)) != 0)
-		refuse(pid, why);
+	rc = dtp_msg_parse(msg, len, &op, &parsed_base, &reg, why,
+			   sizeof(why));
+	if (rc == 0)
+		rc = dtp_state_apply_snap(pid, &snap, reg, why, sizeof(why));
+	if (rc != 0)
+		refuse(cred->uid, pid, why, rc == DTP_OVER_BUDGET);
 	else
 		subs_notify(pid);
 	dtp_state_snap_free(&snap);
 	if (!answered)
-		answer(cfd, pid);
+		answer(cfd, pid, DTPV_OP_DONE);
 }
 
 /* Serve one connection whose message arrived: apply it and answer with
@@ -352,18 +392,18 @@ static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 	if ((size_t)n > DTPV_MSG_MAX) {
 		snprintf(why, sizeof(why), "message of %zd bytes exceeds %u",
 			 n, DTPV_MSG_MAX);
-		refuse(pid, why);
+		refuse(cred->uid, pid, why, false);
 	} else if (is_bare(buf, n, DTPV_OP_SUBSCRIBE)) {
 		return sub_add(cfd, cred);
 	} else if (is_bare(buf, n, DTPV_OP_SYNC)) {
 		/* answered below, after all that came before */
 	} else if (dtp_msg_is_unregistration(buf, (size_t)n)) {
-		unregister(buf, (size_t)n, pid);
+		unregister(buf, (size_t)n, cred->uid, pid);
 	} else {
-		register_message(cfd, buf, (size_t)n, pid);
+		register_message(cfd, buf, (size_t)n, cred);
 		return false;
 	}
-	answer(cfd, pid);
+	answer(cfd, pid, DTPV_OP_DONE);
 	return false;
 }
 
@@ -392,6 +432,7 @@ typedef struct conn {
 	int fd;
 	struct ucred cred;
 	uint64_t deadline;	/* now_ms() after which it is refused */
+	bool ready;		/* its message came (the last poll) */
 } conn_t;
 
 static conn_t conns[DTP_CONNS_MAX];
@@ -426,7 +467,7 @@ static void conns_accept(int lfd)
 		}
 		if (!dtp_state_rate_ok(cred.pid)) {
 			snprintf(why, sizeof(why), "too many messages");
-			refuse(cred.pid, why);
+			refuse(cred.uid, cred.pid, why, false);
 			close(cfd);
 			continue;
 		}
@@ -434,11 +475,12 @@ static void conns_accept(int lfd)
 		    conns_of_uid(cred.uid) >= DTP_CONNS_PER_UID) {
 			snprintf(why, sizeof(why), "too many connections of "
 				 "uid %u", (unsigned)cred.uid);
-			refuse(cred.pid, why);
+			refuse(cred.uid, cred.pid, why, false);
 			close(cfd);
 			continue;
 		}
-		conns[nconns++] = (conn_t){ cfd, cred, now_ms() + DTP_RECV_MS };
+		conns[nconns++] = (conn_t){ cfd, cred, now_ms() + DTP_RECV_MS,
+					    false };
 	}
 }
 
@@ -447,27 +489,62 @@ static void conn_drop(int i)
 	conns[i] = conns[--nconns];
 }
 
-/* Serve the connections whose message came (revents of their pollfd),
- * refuse those past their time. */
-static void conns_serve(const struct pollfd *pfd, int n, unsigned char *buf)
+/*
+ * Serving order.  The messages of the privileged (dtp_privileged(): root,
+ * dtprobed's user) are served first in each round of poll(), then at most
+ * DTP_SERVE_UNPRIVILEGED of the others; those left wait for the next round,
+ * after the listening socket was read again, so that a root program
+ * starting among a flood of other users' registrations waits for a few
+ * of them, not for all.
+ */
+#define DTP_SERVE_UNPRIVILEGED	4
+
+/* Serve the ready connections of the privileged, or (privileged false)
+ * up to DTP_SERVE_UNPRIVILEGED of the others. */
+static void conns_serve_pass(unsigned char *buf, bool privileged)
+{
+	int served = 0;
+
+	/* Backwards: conn_drop() moves the last entry into the hole. */
+	for (int i = nconns - 1; i >= 0; i--) {
+		if (!conns[i].ready ||
+		    dtp_privileged(conns[i].cred.uid) != privileged)
+			continue;
+		if (!privileged && served++ == DTP_SERVE_UNPRIVILEGED)
+			break;
+		if (!serve(conns[i].fd, buf, &conns[i].cred))
+			close(conns[i].fd);
+		conn_drop(i);
+	}
+}
+
+/* Refuse the connections past their time with no message. */
+static void conns_expire(void)
 {
 	uint64_t now = now_ms();
 	char why[128];
 
-	/* Backwards: conn_drop() moves the last entry into the hole. */
-	for (int i = (n < nconns ? n : nconns) - 1; i >= 0; i--) {
-		if (pfd[i].revents != 0) {
-			if (!serve(conns[i].fd, buf, &conns[i].cred))
-				close(conns[i].fd);
-			conn_drop(i);
-		} else if (now >= conns[i].deadline) {
-			snprintf(why, sizeof(why), "no message within %d ms",
-				 DTP_RECV_MS);
-			refuse(conns[i].cred.pid, why);
-			close(conns[i].fd);
-			conn_drop(i);
-		}
+	for (int i = nconns - 1; i >= 0; i--) {
+		if (conns[i].ready || now < conns[i].deadline)
+			continue;
+		snprintf(why, sizeof(why), "no message within %d ms",
+			 DTP_RECV_MS);
+		refuse(conns[i].cred.uid, conns[i].cred.pid, why, false);
+		close(conns[i].fd);
+		conn_drop(i);
 	}
+}
+
+/* Serve the connections whose message came (revents of their pollfd, one
+ * per connection in order), in the serving order; refuse those past their
+ * time. */
+static void conns_serve(const struct pollfd *pfd, int n, unsigned char *buf)
+{
+	for (int i = 0; i < n && i < nconns; i++)
+		conns[i].ready = pfd[i].revents != 0;
+	conns_serve_pass(buf, true);
+	conns_serve_pass(buf, false);
+	conns_expire();
 }
 
 /* How long poll() may sleep: until the next deadline, at most 1 s. */
@@ -481,6 +558,51 @@ static int poll_timeout(void)
 	return next > now ? (int)(next - now) : 0;
 }
 
+/*
+ * One daemon a socket.  A second dtprobed on the same paths once ran
+ * without complaint, and SIGTERM to the older one unlinked the newer
+ * one's socket, every registration lost unlogged.  The daemon takes an
+ * flock on SOCKET.lock before it touches the state, the map or the
+ * socket, and holds it while it runs (through the fork of detach(): the
+ * lock belongs to the open file); a second one finds it taken and refuses
+ * to start, naming the pid written in the file.  The file stays after
+ * exit: removing it would race with a daemon starting.
+ */
+static int lock_socket_path(const char *sock)
+{
+	char path[PATH_MAX], pid[32] = "";
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s.lock", sock);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		dtp_log(LOG_ERR, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		dtp_log(LOG_ERR, "another dtprobed (pid %s) serves %s: %s is "
+			"locked", *pid ? pid : "unknown", sock, path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Write the daemon's pid (after detach()) into the lock file. */
+static void lock_note_pid(int fd)
+{
+	char pid[32];
+	int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		dtp_log(LOG_WARNING, "cannot write the lock file: %s",
+			strerror(errno));
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -490,7 +612,9 @@ static void on_signal(int sig)
 static void usage(void)
 {
 	fprintf(stderr, "usage: dtprobed [-F] [-s socket] [-d statedir] "
-		"[-m mappath]\n");
+		"[-m mappath]\n"
+		"                [-S sites] [-B bytes] [-M bytes] [-L lines] "
+		"[-T lines]\n");
 	exit(2);
 }
 
@@ -524,16 +648,23 @@ int main(int argc, char **argv)
 	const char *mappath = usdt_reg_map_path();
 	unsigned char *buf;
 	time_t last_check = 0;
-	int opt, lfd;
+	int opt, lfd, lockfd;
 
 	if (argc == 2 && strcmp(argv[1], DTP_PARSER_ARG) == 0)
 		dtp_msg_parser_main();
-	while ((opt = getopt(argc, argv, "Fs:d:m:h")) != -1) {
+	while ((opt = getopt(argc, argv, "Fs:d:m:S:B:M:L:T:h")) != -1) {
 		switch (opt) {
 		case 'F': foreground = true; break;
 		case 's': sock = optarg; break;
 		case 'd': statedir = optarg; break;
 		case 'm': mappath = optarg; break;
+		case 'S': case 'B': case 'M': case 'L': case 'T':
+			if (dtp_limits_option(opt, optarg) != 0) {
+				fprintf(stderr, "dtprobed: -%c %s: not a "
+					"number in range\n", opt, optarg);
+				usage();
+			}
+			break;
 		default: usage();
 		}
 	}
@@ -549,6 +680,9 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
+	lockfd = lock_socket_path(sock);
+	if (lockfd < 0)
+		return 1;
 	buf = malloc(DTPV_MSG_MAX);
 	if (buf == NULL || dtp_state_init(statedir, mappath) != 0)
 		return 1;
@@ -558,6 +692,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (!foreground && detach() != 0)
 		return 1;
+	lock_note_pid(lockfd);
 	dtp_log(LOG_INFO, "listening on %s, state in %s", sock, statedir);
 	while (!quit) {
 		struct pollfd pfd[1 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
@@ -578,6 +713,7 @@ int main(int argc, char **argv)
 		if (time(NULL) != last_check) {
 			last_check = time(NULL);
 			dtp_state_check();
+			dtp_log_tick();
 		}
 	}
 	for (int i = 0; i < nconns; i++)
@@ -587,6 +723,7 @@ int main(int argc, char **argv)
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
 	close(lfd);
+	close(lockfd);
 	free(buf);
 	return 0;
 }

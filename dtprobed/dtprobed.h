@@ -11,6 +11,8 @@
  *		files, the pinned BPF map, liveness checks
  *   dtp_discover.c	at start, registers the running programs whose
  *		registration was sent while no daemon listened
+ *   dtp_budget.c	what each user may hold (sites, bytes of state) and
+ *		log; who is privileged
  */
 #ifndef DTPROBED_H
 #define DTPROBED_H
@@ -29,6 +31,32 @@
 /* Log a message: to stderr in -F mode, else to syslog. */
 void dtp_log(int prio, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* dtp_budget.c.  The limits in force (dtprobed's options). */
+typedef struct dtp_limits {
+	uint64_t user_sites;	/* -S: sites (map entries) of a user */
+	uint64_t user_bytes;	/* -B: bytes of state files of a user */
+	uint64_t file_max;	/* -M: bytes of one state file, for anyone */
+	int log_lines;		/* -L: lines of a user a log window */
+	int log_total;		/* -T: lines of all users a log window */
+} dtp_limits_t;
+extern dtp_limits_t dtp_limits;
+/* Entries of the pinned map that unprivileged users never take. */
+#define DTP_MAP_RESERVE		(USDT_REG_MAP_ENTRIES / 4)
+/* Root and dtprobed's own user: no budget, served first. */
+bool dtp_privileged(uid_t uid);
+/* Set the limit of option opt (S, B, M, L, T) from arg; 0 or -1. */
+int dtp_limits_option(int opt, const char *arg);
+/* May a line about uid be logged now?  budget: it is a refusal for the
+ * user's budget (logged once a window).  Counts it if not. */
+bool dtp_log_ok(uid_t uid, bool budget);
+/* Log the counts of lines suppressed in the windows that ended. */
+void dtp_log_tick(void);
+
+/* What dtp_state_apply*() return on a refusal: the registration is
+ * wrong, or it would take its user past a budget. */
+#define DTP_REFUSED		(-1)
+#define DTP_OVER_BUDGET		(-2)
 
 /* dtp_msg.c.  The argument that makes dtprobed the parser of one message
  * (dtp_msg_parser_main()), not a daemon. */
@@ -61,7 +89,9 @@ int dtp_msg_convert(const unsigned char *msg, size_t len, int fd,
 /* Has pid a registration of the file (dev, ino)? */
 bool dtp_state_has_file(pid_t pid, uint64_t dev, uint64_t ino);
 int dtp_state_init(const char *statedir, const char *mappath);
-/* Apply a checked message of process pid; -1 with why when refused. */
+/* Apply a checked message of process pid; DTP_REFUSED or
+ * DTP_OVER_BUDGET with why when refused.  Its user is the owner of
+ * /proc/PID. */
 int dtp_state_apply(pid_t pid, int op, uint64_t base, usdt_reg_t *reg,
 		    char *why, size_t whysz);
 /* What a registration needs of its process, read while it lives. */
@@ -71,19 +101,29 @@ typedef struct dtp_snap {
 	size_t nmaps;
 	const dt_mapping_t *module;	/* the one at the message's base */
 	uint64_t bias;			/* the module's load bias */
+	uid_t uid;			/* whose budget it counts against */
 } dtp_snap_t;
-/* Take pid's snapshot for a registration of base; 0, or -1 with why. */
+/* Take pid's snapshot for a registration of base; 0, or -1 with why.
+ * Its uid is the owner of /proc/PID: a caller that knows the sender's
+ * credentials sets it. */
 int dtp_state_snap(pid_t pid, uint64_t base, dtp_snap_t *s, char *why,
 		   size_t whysz);
 void dtp_state_snap_free(dtp_snap_t *s);
 /* Apply a checked registration of pid, against its snapshot (whether or
- * not pid still lives); -1 with why when refused. */
+ * not pid still lives); DTP_REFUSED or DTP_OVER_BUDGET with why when
+ * refused. */
 int dtp_state_apply_snap(pid_t pid, const dtp_snap_t *snap, usdt_reg_t *reg,
 			 char *why, size_t whysz);
 /* End pid's registration of provider whose first site is site, if any. */
 void dtp_state_unregister(pid_t pid, const char *provider, uint64_t site);
 /* Forget processes that exited or exec'd. */
 void dtp_state_check(void);
+/* Would nsites more sites take uid (sending from pid) past its budget?
+ * An early look, from the message's header, before it is parsed: the
+ * sites pid holds already are not counted, since they may be replaced.
+ * true with why when so. */
+bool dtp_state_over_budget(uid_t uid, pid_t pid, uint64_t nsites, char *why,
+			   size_t whysz);
 /* Messages of pid in the current window: false when over the limit. */
 bool dtp_state_rate_ok(pid_t pid);
 

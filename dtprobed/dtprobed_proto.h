@@ -32,7 +32,10 @@
  * it has read the process's mappings, and records it afterwards; a reader
  * of the state files sends a bare header with op DTPV_OP_SYNC and waits
  * for its DTPV_OP_DONE, which comes once every registration answered
- * before is recorded.
+ * before is recorded.  A registration refused before it is answered (its
+ * user past a budget, told by the header's count of sites) is answered
+ * with DTPV_OP_REFUSED; the registration code takes any answer as the
+ * end of its wait.
  */
 #ifndef DTPROBED_PROTO_H
 #define DTPROBED_PROTO_H
@@ -55,6 +58,9 @@ enum dtpv_op {
 	DTPV_OP_ACK = 5,	/* subscriber -> daemon: pid's probes placed */
 	DTPV_OP_DONE = 6,	/* daemon -> registering process */
 	DTPV_OP_SYNC = 7,	/* reader of the state -> daemon, bare header */
+	DTPV_OP_REFUSED = 8,	/* daemon -> registering process, instead of
+				   DTPV_OP_DONE: refused before it was
+				   answered (its user's budget) */
 };
 
 /* The handshake's short messages, one per packet. */

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "usdt_reg.h"
 #include "usdt_reg_impl.h"
@@ -440,34 +441,49 @@ void usdt_reg_write(FILE *f, const usdt_reg_t *list)
 
 /* ---- reading the directory ---- */
 
+/* The whole of f, whose size is told first, so that a file past
+ * USDT_REG_FILE_MAX is refused unread; 0 with *buf (NUL-terminated) and
+ * *len, or a negative errno. */
+static int reg_slurp(FILE *f, char **buf, size_t *len)
+{
+	struct stat sb;
+	size_t cap, n;
+
+	if (fstat(fileno(f), &sb) != 0)
+		return -errno;
+	if (sb.st_size > (off_t)USDT_REG_FILE_MAX)
+		return -EFBIG;
+	/* One byte more than told, to see a file that grew meanwhile. */
+	cap = (size_t)sb.st_size + 2;
+	*buf = malloc(cap);
+	if (*buf == NULL)
+		return -ENOMEM;
+	*len = 0;
+	while ((n = fread(*buf + *len, 1, cap - 1 - *len, f)) > 0)
+		*len += n;
+	(*buf)[*len] = '\0';
+	if (*len == cap - 1) {
+		free(*buf);
+		*buf = NULL;
+		return -EAGAIN;	/* rewritten while read: the caller skips it */
+	}
+	return 0;
+}
+
 static int reg_read_file(const char *path, usdt_reg_t **out)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
-	size_t cap = 0, len = 0, n;
+	size_t len = 0;
 	int rc;
 
 	*out = NULL;
 	if (f == NULL)
 		return errno == ENOENT ? 0 : -errno;
-	for (;;) {
-		if (len + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 65536);
-
-			if (nb == NULL || cap > (64u << 20)) {
-				free(nb ? nb : buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		if (n == 0)
-			break;
-		len += n;
-	}
+	rc = reg_slurp(f, &buf, &len);
 	fclose(f);
-	rc = usdt_reg_parse(buf ? buf : "", len, out);
+	if (rc == 0)
+		rc = usdt_reg_parse(buf, len, out);
 	free(buf);
 	return rc;
 }

@@ -107,6 +107,11 @@ typedef struct usdt_reg {
 	struct usdt_reg *next;
 } usdt_reg_t;
 
+/* The largest state file a reader takes: a larger one is skipped
+ * unread (a reader once took 1.6 s and 240 MB over one of 64 MB), and
+ * dtprobed never writes one (it refuses the registration). */
+#define USDT_REG_FILE_MAX		(16u << 20)
+
 /* The state directory, socket and map paths in effect (environment or
  * default).  Never NULL. */
 const char *usdt_reg_statedir(void);
@@ -115,11 +120,13 @@ const char *usdt_reg_map_path(void);
 
 /* Read every registration of the state directory (statedir NULL: the one in
  * effect) into a list, ordered by pid then id.  A missing directory gives an
- * empty list; a damaged file is skipped.  Returns 0 or a negative errno;
+ * empty list; a damaged file, or one larger than USDT_REG_FILE_MAX, is
+ * skipped.  Returns 0 or a negative errno;
  * *out is NULL or a list to free with usdt_reg_free(). */
 int usdt_reg_read_all(const char *statedir, usdt_reg_t **out);
 
-/* Read the registrations of one process (empty list if it has none). */
+/* Read the registrations of one process (empty list if it has none);
+ * -EFBIG for a file larger than USDT_REG_FILE_MAX. */
 int usdt_reg_read_pid(const char *statedir, pid_t pid, usdt_reg_t **out);
 
 /* Free a list returned by the functions above. */

@@ -7,7 +7,7 @@
 # DTPROBED_MAP).  Its log is dtprobed.log in the test's directory.
 #
 # Provides: W (scratch dir, the current one), status, fail, wait_for, bg
-# (start a process killed at exit; bgpids), start_daemon, stop_daemon,
+# (start a process killed at exit; bgpids), start_daemon [OPTION...], stop_daemon,
 # map_entries PID.
 W=$PWD
 export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
@@ -47,8 +47,9 @@ map_entries() {
 		grep -c "^key: $hex 00 00 00 00"
 }
 
+# start_daemon [OPTION...]: dtprobed -F with the options.
 start_daemon() {
-	"$B/dtprobed" -F 2>>"$W/dtprobed.log" &
+	"$B/dtprobed" -F "$@" 2>>"$W/dtprobed.log" &
 	dpid=$!
 	# Its start-up walk of every process takes seconds in a sanitizer
 	# build beside other sessions; the wait ends as soon as it listens.

@@ -23,6 +23,11 @@
                                the first connection unanswered, answer the
                                second with DTPV_OP_DONE; print the op and
                                size of each message, then exit
+    dtp_send.py SOCKET sites NSITES NREGS SECONDS
+                               register NREGS providers (flood0, flood1...)
+                               of one probe with NSITES sites each in this
+                               process's code, each waiting for its answer;
+                               print "answered NREGS", then sleep SECONDS
     dtp_send.py SOCKET map FILE PROVIDER PROBE TYPE
                                map FILE executable and register PROBE of
                                PROVIDER in it with one argument of TYPE;
@@ -55,7 +60,7 @@ def own_code():
 
 def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
             nargs=1, mapping=0, op=1, argtype=b'int', site_probe=0,
-            **override):
+            nsites=1, **override):
     code = own_code() if base is None or site is None else 0
     base = code if base is None else base
     site = code + 16 if site is None else site
@@ -67,11 +72,12 @@ def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
     types = struct.pack('<I', s_int) * 2
     strtab_off = types_off + len(types)
     sites_off = (strtab_off + len(strtab) + 7) & ~7
-    sites = SITE.pack(site, 0, site_probe, 0)
+    sites = b''.join(SITE.pack(site + i, 0, site_probe, 0)
+                     for i in range(nsites))
     size = sites_off + len(sites)
     f = dict(magic=b'DTPV', version=1, op=op, size=size, provider_off=s_prov,
              nprobes=1, probes_off=probes_off, ntypes=2, types_off=types_off,
-             nsites=1, sites_off=sites_off, strtab_off=strtab_off,
+             nsites=nsites, sites_off=sites_off, strtab_off=strtab_off,
              strtab_size=len(strtab), base=base)
     f.update(override)
     hdr = HDR.pack(f['magic'], f['version'], f['op'], f['size'],
@@ -201,6 +207,14 @@ def main():
         print('registered', flush=True)
         time.sleep(30)
         m.close()
+    elif what == 'sites':
+        nsites, nregs = int(sys.argv[3]), int(sys.argv[4])
+        code = own_code()
+        for i in range(nregs):
+            ask(path, message(provider=b'flood%d' % i, nsites=nsites,
+                              base=code, site=code + 16 + i * nsites))
+        print('answered', nregs, flush=True)
+        time.sleep(float(sys.argv[5]))
     elif what == 'idle':
         idle(path, int(sys.argv[3]), float(sys.argv[4]))
     elif what == 'refuse-once':
