@@ -307,8 +307,10 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Load every *.so of dir not loaded yet, in name order. */
-static void provider_load_dir(dtrace_hdl_t *dtp, const char *dir)
+/* Load every *.so of dir not loaded yet, in name order.  A directory the
+ * user named (named) that is not there is said so: a typo would only show
+ * later, as a description that matches no probe. */
+static void provider_load_dir(dtrace_hdl_t *dtp, const char *dir, bool named)
 {
 	char why[PATH_MAX + 256];
 	char **names = NULL;
@@ -318,6 +320,9 @@ static void provider_load_dir(dtrace_hdl_t *dtp, const char *dir)
 		if (why[0] != '\0')
 			dt_warn(dtp, "plugin directory %s: %s: its plugins are "
 				"not loaded", dir, why);
+		else if (named)
+			dt_warn(dtp, "plugin directory %s: %s", dir,
+				strerror(errno));
 		return;
 	}
 	DIR *d = opendir(dir);
@@ -464,7 +469,7 @@ static void provider_load_user_dirs(dtrace_hdl_t *dtp)
 		if (secure)
 			dt_warn(dtp, "-x plugindir=%s ignored: %s", *d, why);
 		else
-			provider_load_dir(dtp, *d);
+			provider_load_dir(dtp, *d, true);
 	}
 	if (env != NULL && secure) {
 		dt_warn(dtp, "DTRACE_PLUGIN_PATH ignored: %s", why);
@@ -472,7 +477,7 @@ static void provider_load_user_dirs(dtrace_hdl_t *dtp)
 		char *copy = dt_strdup(env), *save = NULL;
 		for (char *dir = strtok_r(copy, ":", &save); dir;
 		     dir = strtok_r(NULL, ":", &save))
-			provider_load_dir(dtp, dir);
+			provider_load_dir(dtp, dir, true);
 		free(copy);
 	}
 }
@@ -496,10 +501,10 @@ int dt_provider_load_all(dtrace_hdl_t *dtp)
 		char *slash = strrchr(exe, '/');
 		if (slash != NULL) {
 			strcpy(slash + 1, "plugins");
-			provider_load_dir(dtp, exe);
+			provider_load_dir(dtp, exe, false);
 		}
 	}
-	provider_load_dir(dtp, DT_PLUGINDIR);
+	provider_load_dir(dtp, DT_PLUGINDIR, false);
 
 	if (dtp->providers == NULL) {
 		dt_set_error(dtp, "no provider plugins found (looked in "
