@@ -140,7 +140,6 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_prog_fini(dtp);
 	dt_bpf_fini(dtp);
 	dt_proc_fini(dtp);
-	dt_sigwatch_fini(dtp);
 	dt_cg_fini(dtp);
 	dt_btf_fini(dtp);
 	dt_compile_fini(dtp);

@@ -4069,6 +4069,8 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 {
 	struct dt_progset *ps = dtp->progs;
 
+	/* the watch the uprobes placed made (dt_sigwatch_cover()) */
+	dt_sigwatch_fini(dtp);
 	if (ps == NULL)
 		return;
 	if (ps->mst != NULL)
