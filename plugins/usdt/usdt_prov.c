@@ -579,11 +579,15 @@ static int usdt_provide(dtrace_provider_t *dtp, void *data,
 	if (rc < 0)
 		return rc;
 	/* Kept for processes that appear later: what matched a usdt probe,
-	 * and provider globs ("myapp*"), which may match only later.  Other
-	 * descriptions (BEGIN, pid1234::malloc:entry) do not turn the exec
-	 * watch on. */
-	if (!st->tracing && (st->matched || (is_glob(q.prvpat) &&
-					     pdp->prv && *pdp->prv))) {
+	 * provider globs ("myapp*"), which may match only later, and the
+	 * provider of one process ("myapp1234", myapp$target), which may
+	 * dlopen() the library with the probes later (a JVM loads libjvm
+	 * so).  Other descriptions (BEGIN, pid1234::malloc:entry: DTrace
+	 * reserves the provider name pid for the pid provider) do not turn
+	 * the exec watch on. */
+	bool one_process = q.pid != 0 && strcmp(q.prvpat, "pid") != 0;
+	if (!st->tracing && (st->matched || one_process ||
+			     (is_glob(q.prvpat) && pdp->prv && *pdp->prv))) {
 		if (desc_remember(st, &q) < 0)
 			return -ENOMEM;
 		int err = watch_processes(dtp, &q);
