@@ -63,6 +63,7 @@ typedef struct dt_cmd {
 	int nobjs;
 	char **args;		/* the operands, wherever they stood */
 	int nargs;
+	int nmatched;		/* probes the specs matched, all together */
 } dt_cmd_t;
 
 static volatile sig_atomic_t interrupted;
@@ -488,6 +489,7 @@ static char *resolve_probe_id(dtrace_hdl_t *dtp, const char *arg)
 
 static int compile_specs(dtrace_hdl_t *dtp, dt_cmd_t *cmd, bool generate)
 {
+	cmd->nmatched = 0;
 	for (int i = 0; i < cmd->nspecs; i++) {
 		dt_spec_t *s = &cmd->specs[i];
 		dt_compile_result_t res = { 0 };
@@ -520,6 +522,7 @@ static int compile_specs(dtrace_hdl_t *dtp, dt_cmd_t *cmd, bool generate)
 			return -1;
 		if (!generate && !dtp->opt.list)
 			print_description_match(dtp, s, &res);
+		cmd->nmatched += res.nprobes;
 	}
 	return 0;
 }
@@ -811,6 +814,12 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		return list_probes(dtp, cmd) < 0 ? E_ERROR : E_SUCCESS;
 	if (cmd->compile_only)
 		return E_SUCCESS;
+	/* nothing to trace (-x empty, a script of declarations): DTrace says
+	 * so rather than waiting for nothing, unless told to (-Z) */
+	if (cmd->nmatched == 0 && !dtp->opt.zdefs) {
+		dt_set_error(dtp, "no probes matched");
+		return E_ERROR;
+	}
 	if (trace(dtp, cmd) < 0)
 		return E_ERROR;
 	return dtp->exitstatus;

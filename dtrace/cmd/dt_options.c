@@ -24,7 +24,7 @@
 #include "dt_options.h"
 
 typedef enum {
-	OPT_BOOL,	/* no value, or a value: set; "-x name=0"? still set */
+	OPT_BOOL,	/* no value or yes/on/...: set; no/off/...: unset */
 	OPT_SIZE,
 	OPT_TIME,
 	OPT_INT,
@@ -257,6 +257,29 @@ void dt_opt_defaults(dt_options_t *o)
 	o->procprobes = DT_INST_DEFAULT;
 	o->aggsortpos = 0;
 	o->aggsortkeypos = 0;
+}
+
+/* A boolean option's value, as DTrace reads it, in any case: none or
+ * yes, true, on, enable(d), set, 1 sets it; no, false, off, disable(d),
+ * unset, 0 unsets it; anything else is invalid (-1). */
+static int parse_bool(const char *s, bool *v)
+{
+	static const char *const on[] = { "yes", "true", "on", "enable",
+					  "enabled", "set", "1" };
+	static const char *const off[] = { "no", "false", "off", "disable",
+					   "disabled", "unset", "0" };
+
+	if (s == NULL) {
+		*v = true;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(on) / sizeof(*on); i++) {
+		if (strcasecmp(s, on[i]) == 0 || strcasecmp(s, off[i]) == 0) {
+			*v = strcasecmp(s, on[i]) == 0;
+			return 0;
+		}
+	}
+	return -1;
 }
 
 static int parse_u64(const char *s, char **end, uint64_t *v)
@@ -612,7 +635,7 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 	int rc = 0;
 	switch (d->kind) {
 	case OPT_BOOL:
-		*(bool *)(base + d->off) = true;
+		rc = parse_bool(val, (bool *)(base + d->off));
 		break;
 	case OPT_SIZE:
 		rc = val ? parse_size(val, &v) : -1;

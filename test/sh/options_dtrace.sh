@@ -72,11 +72,28 @@ mkdir -p syslib && echo 'inline int syslib_answer = 42;' >syslib/a.d
 	exit(0); }' >out 2>err; check syslibdir 0 $?
 has syslibdir out "^42$"
 
-# empty: a program with nothing in it compiles
+# empty: a program with nothing in it compiles; with no probe to trace,
+# dtrace says so and ends (it used to wait forever), unless -Z
 : >empty.d
 "$DTRACE" -s empty.d -c true >out 2>err; check empty-off 1 $?
 has empty-off err "empty D program translation unit"
-"$DTRACE" -x empty -s empty.d -c true >out 2>err; check empty 0 $?
+timeout 20 "$DTRACE" -x empty -s empty.d >out 2>err; check empty 1 $?
+has empty err "^dtrace: no probes matched$"
+"$DTRACE" -x empty -Z -s empty.d -c true >out 2>err; check empty-Z 0 $?
+
+# a boolean option's value, as DTrace reads it: yes/true/on/enable(d)/set
+# set it, no/false/off/disable(d)/unset unset it, in any case; anything
+# else is refused
+printf '#pragma D option quiet=YES\n#pragma D option flowindent=no\nBEGIN { printf("q\\n"); exit(0); }\n' >bool.d
+"$DTRACE" -s bool.d >out 2>err; check bool-pragmas 0 $?
+[ "$(grep -v '^$' out)" = q ] || { echo "bool-pragmas:"; cat out; fails=$((fails + 1)); }
+for v in no false off disable disabled unset 0 Off; do
+	"$DTRACE" -x quiet=$v -n 'BEGIN { exit(0); }' >out 2>err
+	check quiet=$v 0 $?
+	has quiet=$v out "FUNCTION:NAME"
+done
+"$DTRACE" -x quiet=maybe -n 'BEGIN { exit(0); }' >out 2>err
+check quiet=maybe 1 $?
 
 # core: dtrace dumps core when it exits (none written: no core limit)
 (ulimit -H -c 0; exec "$DTRACE" -q -x core -n 'BEGIN { exit(0); }') \
