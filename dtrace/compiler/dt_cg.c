@@ -845,7 +845,7 @@ int dt_cg_check_space(dtrace_hdl_t *dtp)
 		if ((uint64_t)dtp->aggs[i]->keysize + dtp->aggs[i]->valsize >
 		    dtp->opt.aggsize)
 			fits = false;
-	if (fits && dt_cg_dynvars_fit(dtp))
+	if (fits)
 		return 0;
 	dt_set_error(dtp, "could not enable tracing: Enabling exceeds size "
 		     "of buffer");

@@ -262,9 +262,6 @@ dt_actdesc_t *dt_cg_act_new(dt_cg_t *cx, dt_actkind_t kind, int line);
 dt_recdesc_t *dt_cg_rec_new(dt_cg_t *cx, dt_actdesc_t *ad);
 
 /* dt_cg_var.c: the session's variables and aggregations */
-/* Whether -x dynvarsize holds an element of each dynamic variable. */
-bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp);
-
 /* Give the identifiers the checker declared since the last call their
  * storage, in the order of their declaration. */
 void dt_var_place_new(dt_cg_t *cx);

@@ -74,20 +74,14 @@ static uint32_t var_nentries(const dt_cg_state_t *st, const dt_ident_t *id)
 	return n == 0 ? 1 : n > VAR_NENTRIES_MAX ? VAR_NENTRIES_MAX : (uint32_t)n;
 }
 
-/* Whether -x dynvarsize holds one element (key and value) of each
- * dynamic variable: DTrace refuses to start when it does not. */
-bool dt_cg_dynvars_fit(dtrace_hdl_t *dtp)
+/* Whether -x dynvarsize has no room for one element (key and value) of
+ * dynamic variable id: DTrace then runs, and each store of the variable is
+ * a dynamic variable drop. */
+static bool var_no_room(const dt_cg_t *cx, const dt_ident_t *id)
 {
-	uint64_t size = dtp->opt.dynvarsize;
+	uint64_t size = cx->st->dtp->opt.dynvarsize;
 
-	if (size == 0 || dtp->cg == NULL)
-		return true;
-	for (const dt_ident_t *id = dt_cg_state(dtp)->idents.list; id;
-	     id = id->next)
-		if (id->map != NULL && id->ksize != 0 &&
-		    (uint64_t)id->ksize + id->vsize > size)
-			return false;
-	return true;
+	return size != 0 && (uint64_t)id->ksize + id->vsize > size;
 }
 
 static void var_map(dt_cg_t *cx, dt_ident_t *id, const char *prefix)
@@ -418,6 +412,13 @@ static void store_map(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg)
 	int del = dt_as_label(cx->as), done = dt_as_label(cx->as);
 
 	var_key(cx, id, keys);
+	if (var_no_room(cx, id)) {	/* storing 0 deletes: nothing to do */
+		dt_as_jump(cx->as, BPF_JEQ, reg, 0, done);
+		dt_cg_count_drop(cx, offsetof(dt_cpuinfo_t, dyn_drops));
+		dt_as_place(cx->as, del);
+		dt_as_place(cx->as, done);
+		return;
+	}
 	dt_as_jump(cx->as, BPF_JEQ, reg, 0, del);	/* 0 or a NULL string */
 	dt_as_load_map(cx->as, DT_R1, id->map);
 	if (dt_check_is_string(id->type)) {
