@@ -35,7 +35,10 @@
  * execs no event at all (the kernel drops the mark when the file is
  * modified).  A covered exec is marked in a BPF map before it goes on, so
  * that the exec watch leaves out the events it no longer needs
- * (dt_gate_arm(), dt_exec.c "Gated execs").  An exec the watchdog let go
+ * (dt_gate_arm(), dt_exec.c "Gated execs"); but not the exec of a program
+ * one of whose start-up files has notes (WD_WATCH): the exec watch's
+ * event is what tells the providers of each process that runs it, so
+ * that its probes are named with its pid.  An exec the watchdog let go
  * without dtrace's answer comes as well, marked answered: its files are
  * handed over all the same, nobody waiting, and when the providers placed
  * probes for it, the program ran before them and is named on stderr
@@ -114,6 +117,9 @@
 #define GF_SETTLED	0x8	/* an executable all of whose start-up files
 				 * are PLAIN or SEEN */
 #define GF_DYNAMIC	0x10	/* an executable the dynamic loader starts */
+#define GF_NOTED	0x20	/* an executable a start-up file of which has
+				 * notes: its execs keep their exec watch
+				 * event (WD_WATCH) */
 
 typedef struct gate_file {
 	gate_key_t key;
@@ -215,7 +221,7 @@ static int file_has_sections(const dt_gate_t *g, int fd)
  * providers asked for (USDT notes) and has not been shown to them; its key
  * in *key. */
 static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
-			      gate_key_t *key)
+			      gate_key_t *key, bool *noted_out)
 {
 	struct stat sb;
 
@@ -225,6 +231,8 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 		return false;
 	*key = gate_key_of(&sb);
 	gate_file_t *f = file_entry(g, key);
+	if (f != NULL && (f->flags & GF_SEEN))
+		*noted_out = true;	/* shown before */
 	if (f == NULL || (f->flags & (GF_PLAIN | GF_SEEN)))
 		return false;
 
@@ -237,14 +245,14 @@ static bool file_is_new_noted(dt_gate_t *g, const char *path, int fd,
 	 * it is handed over all the same, and a provider that cannot read
 	 * it says so by name. */
 	if (fd < 0 && (own == -EMFILE || own == -ENFILE || own == -ENOMEM))
-		return true;
+		return *noted_out = true;
 	if (fd < 0 && own < 0)
 		return false;
 	int noted = file_has_sections(g, fd >= 0 ? fd : own);
 	if (own >= 0)
 		close(own);
 	if (noted == 1 || noted == -ENOMEM)
-		return true;
+		return *noted_out = true;
 	if ((f = file_entry(g, key)) != NULL)
 		f->flags |= GF_PLAIN;
 	return false;
@@ -402,7 +410,8 @@ int dt_gate_serve(dt_gate_t *g, dtrace_hdl_t *dtp, dt_gate_serve_f serve)
  * in *keys.  Returns how many (0 when nothing is to be done, the
  * executable then settled). */
 static int new_noted_files(dt_gate_t *g, int fd, const char *shown, int pid,
-			   char ***out, gate_key_t **keys, bool *dynamic)
+			   char ***out, gate_key_t **keys, bool *dynamic,
+			   bool *noted)
 {
 	char path[PATH_MAX], self[64], libpath[4096];
 
@@ -427,7 +436,8 @@ static int new_noted_files(dt_gate_t *g, int fd, const char *shown, int pid,
 	int nnew = 0;
 	for (int i = 0; i < n && *out && *keys; i++) {
 		gate_key_t k;
-		if (!file_is_new_noted(g, files[i], i == 0 ? fd : -1, &k))
+		if (!file_is_new_noted(g, files[i], i == 0 ? fd : -1, &k,
+				       noted))
 			continue;
 		char *real = i == 0 && shown ? strdup(shown) :
 			     realpath(i == 0 ? path : files[i], NULL);
@@ -475,11 +485,12 @@ static bool gate_hold(dt_gate_t *g, const gatewd_req_t *r, char **paths,
  * not NULL) that carry notes not shown yet go to the providers.  Whether
  * that was done in time, or nothing was to be done. */
 static bool gate_program(dt_gate_t *g, int fd, const char *shown,
-			 const gatewd_req_t *r, bool *dynamic)
+			 const gatewd_req_t *r, bool *dynamic, bool *noted)
 {
 	char **paths = NULL;
 	gate_key_t *keys = NULL;
-	int n = new_noted_files(g, fd, shown, r->pid, &paths, &keys, dynamic);
+	int n = new_noted_files(g, fd, shown, r->pid, &paths, &keys, dynamic,
+				noted);
 	bool served = true, late = r->answered ||
 				   dt_now_ns() >= r->deadline_ns;
 	if (n > 0 && is_own_child(r->pid)) {
@@ -586,7 +597,7 @@ static int exec_target_open(int pid, char *out, size_t len)
 static unsigned gate_foreign(dt_gate_t *g, const gatewd_req_t *r)
 {
 	char path[PATH_MAX + 64];
-	bool dynamic = false;
+	bool dynamic = false, noted = false;
 	int fd = exec_target_open(r->pid, path, sizeof(path));
 
 	if (getenv("DTRACE_EXEC_DEBUG") != NULL)
@@ -594,13 +605,23 @@ static unsigned gate_foreign(dt_gate_t *g, const gatewd_req_t *r)
 			"namespace runs %s\n", r->pid, fd >= 0 ? path : "?");
 	if (fd < 0)
 		return 0;
-	gate_program(g, fd, path, r, &dynamic);
+	gate_program(g, fd, path, r, &dynamic, &noted);
 	close(fd);
 	return 0;
 }
 
+/* The watchdog's answer for a settled executable of these GF_ flags. */
+static unsigned settled_answer(unsigned flags)
+{
+	return WD_SETTLED | (flags & GF_DYNAMIC ? WD_DYNAMIC : 0) |
+	       (flags & GF_NOTED ? WD_WATCH : 0);
+}
+
 /* One exec the watchdog handed over (the executable open as fd): what to
- * answer, WD_SETTLED, WD_DYNAMIC and WD_INTERP flags. */
+ * answer, WD_SETTLED, WD_DYNAMIC, WD_WATCH and WD_INTERP flags.  An
+ * executable whose start-up files carry notes keeps its exec watch event
+ * at each exec (WD_WATCH): the providers hear of each process that runs
+ * it, and name its probes (myapp1234), not only of the first. */
 static unsigned gate_exec(dt_gate_t *g, int fd, const gatewd_req_t *r)
 {
 	if (r->foreign)
@@ -611,13 +632,15 @@ static unsigned gate_exec(dt_gate_t *g, int fd, const gatewd_req_t *r)
 	if (f == NULL)
 		return 0;
 	if (f->flags & GF_SETTLED)	/* the watchdog forgot it */
-		return WD_SETTLED | (f->flags & GF_DYNAMIC ? WD_DYNAMIC : 0);
+		return settled_answer(f->flags);
 
-	bool dynamic = false;
-	if (!gate_program(g, fd, NULL, r, &dynamic))
+	bool dynamic = false, noted = false;
+	if (!gate_program(g, fd, NULL, r, &dynamic, &noted))
 		return 0;
-	files_mark(g, &r->key, GF_SETTLED | (dynamic ? GF_DYNAMIC : 0));
-	return WD_SETTLED | (dynamic ? WD_DYNAMIC : 0);
+	unsigned flags = GF_SETTLED | (dynamic ? GF_DYNAMIC : 0) |
+			 (noted ? GF_NOTED : 0);
+	files_mark(g, &r->key, flags);
+	return settled_answer(flags);
 }
 
 /* Where the wait of an exec the watchdog held for us went: until the

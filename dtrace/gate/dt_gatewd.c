@@ -98,7 +98,8 @@
 
 typedef struct wd_entry {
 	gate_key_t key;
-	unsigned flags;		/* WE_USED | WD_SETTLED | WD_DYNAMIC */
+	unsigned flags;		/* WE_USED | WD_SETTLED | WD_DYNAMIC |
+				   WD_WATCH */
 } wd_entry_t;
 
 typedef struct wd_pending {
@@ -226,8 +227,9 @@ static void wd_allow(wd_t *w, int fd)
  * more (a static program, a script, the loader itself), until modified. */
 static void wd_settled(wd_t *w, int fd, int pid, unsigned flags)
 {
-	if (flags & WD_INTERP)
-		return;		/* its events are needed (wd_exec) */
+	if (flags & (WD_INTERP | WD_WATCH))
+		return;		/* its events are needed (wd_exec, the
+				   exec watch) */
 	if (flags & WD_DYNAMIC) {
 		uint32_t key = (uint32_t)pid, val = (uint32_t)w->arm_value;
 
@@ -384,8 +386,8 @@ static void wd_release(wd_t *w, wd_pending_t *p)
 static void wd_answer(wd_t *w, const gatewd_cmd_t *c)
 {
 	if (c->flags & WD_SETTLED)
-		cache_add(w, &c->key,
-			  c->flags & (WD_SETTLED | WD_DYNAMIC | WD_INTERP));
+		cache_add(w, &c->key, c->flags & (WD_SETTLED | WD_DYNAMIC |
+						  WD_INTERP | WD_WATCH));
 	for (int i = 0; i < WD_PENDING_MAX; i++) {
 		wd_pending_t *p = &w->pending[i];
 		if (p->fd < 0 || p->seq != c->seq)

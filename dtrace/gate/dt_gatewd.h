@@ -82,6 +82,10 @@ enum { WD_ANSWER = 1, WD_ARM, WD_STOP };
 				 * execs go at once */
 #define WD_DYNAMIC	0x2	/* started by the loader: mark covered (else
 				 * the kernel is told to drop its events) */
+#define WD_WATCH	0x8	/* its start-up files carry USDT notes: each
+				 * exec of it still needs the exec watch's
+				 * event, which names the process's probes
+				 * (neither marked covered nor ignored) */
 #define WD_INTERP	0x4	/* the loader itself, which every dynamic
 				 * exec opens after the program: its events
 				 * keep coming, answered at once but for a
