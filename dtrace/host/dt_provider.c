@@ -1009,13 +1009,20 @@ static int64_t host_event(dtrace_provider_t *pv, const dtrace_event_t *ev)
 	return -EOPNOTSUPP;
 }
 
-/* The field's name in a format line's declaration ("char comm[16]"). */
+/* Whether field is the name a format line's declaration declares: the
+ * last word, before an array's bounds ("char comm[16]") but after a type's
+ * ("__data_loc char[] filename", a string whose bytes follow the record). */
 static bool tp_decl_names(const char *decl, size_t len, const char *field)
 {
-	const char *end = memchr(decl, '[', len);
-	size_t n = end ? (size_t)(end - decl) : len;
-	size_t flen = strlen(field);
+	size_t n = len, flen = strlen(field);
 
+	while (n > 0 && decl[n - 1] == ' ')
+		n--;
+	if (n > 0 && decl[n - 1] == ']') {	/* the name's bounds */
+		while (n > 0 && decl[n - 1] != '[')
+			n--;
+		n = n > 0 ? n - 1 : 0;
+	}
 	return n > flen && strncmp(decl + n - flen, field, flen) == 0 &&
 	       (decl[n - flen - 1] == ' ' || decl[n - flen - 1] == '*');
 }

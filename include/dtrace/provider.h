@@ -534,7 +534,13 @@ typedef struct dtrace_host {
 	int64_t (*event)(dtrace_provider_t *pv, const dtrace_event_t *ev);
 	/* Added in 3.1.  Where the field of a tracepoint's record is: its
 	 * byte offset in the context and its size, from the tracefs format
-	 * file.  0, or a negative errno after saying why. */
+	 * file.  0, or a negative errno after saying why.  A string or
+	 * array of variable length ("__data_loc char[] filename") is found
+	 * by its name too: its 4 bytes hold where its data lies in the
+	 * record, the offset in the low 16 bits and the length (a string's
+	 * with its NUL) in the high 16; a trampoline reads the bytes at
+	 * DTRACE_REG_CTX plus that offset (bpf_probe_read_kernel_str() into
+	 * its own buffer, for a string). */
 	int (*tp_field)(dtrace_provider_t *pv, const char *category,
 			const char *name, const char *field,
 			uint32_t *offset, uint32_t *size);
