@@ -241,21 +241,30 @@ static uint64_t auxv_value(pid_t pid, uint64_t type)
 	return value;
 }
 
-/* Wait for the child to stop with SIGTRAP, passing on any other signal it
- * receives meanwhile.  Returns 0, or -1 with *status set if it died. */
-static int wait_trap(pid_t pid, int *status)
+/* Wait for the child to stop with signal stop (SIGTRAP; SIGTRAP | 0x80
+ * for a system call stop), resuming it with resume (PTRACE_CONT,
+ * PTRACE_SYSCALL) past any other stop and passing on the signal it
+ * received (not a stray SIGTRAP).  Returns 0, or -1 with *status set if it
+ * died. */
+static int wait_stop(pid_t pid, int *status, int stop,
+		     enum __ptrace_request resume)
 {
 	for (;;) {
 		if (waitpid(pid, status, 0) < 0)
 			return -1;
 		if (!WIFSTOPPED(*status))
 			return -1;
-		if (WSTOPSIG(*status) == SIGTRAP)
+		if (WSTOPSIG(*status) == stop)
 			return 0;
-		if (ptrace(PTRACE_CONT, pid, NULL,
-			   (void *)(long)WSTOPSIG(*status)) != 0)
+		int sig = WSTOPSIG(*status) == SIGTRAP ? 0 : WSTOPSIG(*status);
+		if (ptrace(resume, pid, NULL, (void *)(long)sig) != 0)
 			return -1;
 	}
+}
+
+static int wait_trap(pid_t pid, int *status)
+{
+	return wait_stop(pid, status, SIGTRAP, PTRACE_CONT);
 }
 
 /* Run the stopped child up to its entry point (see the top of the file).
@@ -304,22 +313,15 @@ static const char *run_to_entry(pid_t pid, int *status)
  * there, and the kernel would take the int3 for that uprobe's.
  */
 
-/* len bytes of the child's memory at addr; 0 or -1. */
-static int peek(pid_t pid, uint64_t addr, void *buf, size_t len)
+/* len bytes of the child's memory (mem: its /proc/PID/mem) at addr; 0 or
+ * -1. */
+static int peek(int mem, uint64_t addr, void *buf, size_t len)
 {
-	char path[64];
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	ssize_t n = pread(fd, buf, len, (off_t)addr);
-	close(fd);
-	return n == (ssize_t)len ? 0 : -1;
+	return pread(mem, buf, len, (off_t)addr) == (ssize_t)len ? 0 : -1;
 }
 
 /* The address of the program's dynamic section in the child, or 0. */
-static uint64_t child_dynamic(pid_t pid)
+static uint64_t child_dynamic(pid_t pid, int mem)
 {
 	uint64_t phdr = auxv_value(pid, AT_PHDR);
 	uint64_t phnum = auxv_value(pid, AT_PHNUM);
@@ -327,7 +329,7 @@ static uint64_t child_dynamic(pid_t pid)
 	Elf64_Phdr ph;
 
 	for (uint64_t i = 0; phdr != 0 && i < phnum && i < 128; i++) {
-		if (peek(pid, phdr + i * sizeof(ph), &ph, sizeof(ph)) != 0)
+		if (peek(mem, phdr + i * sizeof(ph), &ph, sizeof(ph)) != 0)
 			return 0;
 		if (ph.p_type == PT_PHDR)
 			bias = phdr - ph.p_vaddr;
@@ -337,26 +339,36 @@ static uint64_t child_dynamic(pid_t pid)
 	return dyn != 0 ? bias + dyn : 0;
 }
 
-/* The loader's r_state in the child (RT_CONSISTENT, RT_ADD...), or -1
- * while its r_debug is not known yet. */
-static int child_r_state(pid_t pid, uint64_t dyn)
+/* Where the value of the program's DT_DEBUG entry lies in the child (the
+ * loader writes its r_debug's address there), or 0 when it has none. */
+static uint64_t child_debug_slot(pid_t pid, int mem)
 {
+	uint64_t dyn = child_dynamic(pid, mem);
 	Elf64_Dyn d;
-	int state;
 
 	for (int i = 0; dyn != 0 && i < 1024; i++) {
-		if (peek(pid, dyn + i * sizeof(d), &d, sizeof(d)) != 0 ||
-		    d.d_tag == DT_NULL)
-			return -1;
-		if (d.d_tag != DT_DEBUG)
-			continue;
-		if (d.d_un.d_val == 0 ||
-		    peek(pid, d.d_un.d_val + offsetof(struct r_debug, r_state),
-			 &state, sizeof(state)) != 0)
-			return -1;
-		return state;
+		uint64_t at = dyn + (uint64_t)i * sizeof(d);
+
+		if (peek(mem, at, &d, sizeof(d)) != 0 || d.d_tag == DT_NULL)
+			return 0;
+		if (d.d_tag == DT_DEBUG)
+			return at + offsetof(Elf64_Dyn, d_un);
 	}
-	return -1;
+	return 0;
+}
+
+/* The loader's r_state in the child (RT_CONSISTENT, RT_ADD...), or -1
+ * while its r_debug is not known yet. */
+static int child_r_state(int mem, uint64_t slot)
+{
+	uint64_t r_debug;
+	int state;
+
+	if (peek(mem, slot, &r_debug, sizeof(r_debug)) != 0 || r_debug == 0 ||
+	    peek(mem, r_debug + offsetof(struct r_debug, r_state), &state,
+		 sizeof(state)) != 0)
+		return -1;
+	return state;
 }
 
 /* The addresses the loader's file is mapped at in the child. */
@@ -385,34 +397,15 @@ static bool loader_range(pid_t pid, uint64_t base, uint64_t *lo,
 /* Stops of the loader's system calls, entry and exit, before giving up. */
 #define LOADER_SYSCALL_STOPS	4096
 
-/* Wait for the child's next system call stop, passing on any signal it
- * receives meanwhile: 0, or -1 when it died. */
-static int wait_syscall(pid_t pid, int *status)
+/* Follow the child, at the system call stops of its loader (code between
+ * lo and hi), until the loader has mapped its libraries (see above): NULL,
+ * or a message. */
+static const char *follow_loader(pid_t pid, int mem, uint64_t slot,
+				 uint64_t lo, uint64_t hi)
 {
-	for (;;) {
-		if (waitpid(pid, status, 0) < 0 || !WIFSTOPPED(*status))
-			return -1;
-		if (WSTOPSIG(*status) == (SIGTRAP | 0x80))
-			return 0;
-		int sig = WSTOPSIG(*status) == SIGTRAP ? 0 : WSTOPSIG(*status);
-		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)(long)sig) != 0)
-			return -1;
-	}
-}
-
-/* Run the child stopped after its exec until its initial libraries are
- * mapped (see above): NULL with *ran set, or a message.  *ran is false
- * for a program without a loader (static), which has no libraries. */
-static const char *run_to_libraries(pid_t pid, bool *ran)
-{
-	uint64_t base = auxv_value(pid, AT_BASE), dyn = child_dynamic(pid);
-	uint64_t lo, hi;
 	bool adding = false;
 	int status;
 
-	*ran = false;
-	if (base == 0 || dyn == 0 || !loader_range(pid, base, &lo, &hi))
-		return NULL;
 	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)
 		   (PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD)) != 0)
 		return "cannot follow its system calls";
@@ -420,25 +413,49 @@ static const char *run_to_libraries(pid_t pid, bool *ran)
 		struct user_regs_struct regs;
 
 		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) != 0 ||
-		    wait_syscall(pid, &status) != 0)
+		    wait_stop(pid, &status, SIGTRAP | 0x80,
+			      PTRACE_SYSCALL) != 0)
 			return "it exited while its libraries were loaded";
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) != 0)
 			return "cannot read its registers";
-		int state = child_r_state(pid, dyn);
+		int state = child_r_state(mem, slot);
 		if (state == RT_ADD)
 			adding = true;
 		if ((adding && state == RT_CONSISTENT) || regs.rip < lo ||
 		    regs.rip >= hi)
 			break;
 	}
-	*ran = true;
 	return NULL;
+}
+
+/* Run the child stopped after its exec until its initial libraries are
+ * mapped (see above): NULL with *ran set, or a message.  *ran is false
+ * for a program without a loader (static), which has no libraries. */
+static const char *run_to_libraries(pid_t pid, bool *ran)
+{
+	uint64_t base = auxv_value(pid, AT_BASE), lo, hi;
+	const char *why = NULL;
+	char path[64];
+
+	*ran = false;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	int mem = open(path, O_RDONLY | O_CLOEXEC);
+	if (mem < 0)
+		return NULL;
+	uint64_t slot = child_debug_slot(pid, mem);
+	if (base != 0 && slot != 0 && loader_range(pid, base, &lo, &hi)) {
+		why = follow_loader(pid, mem, slot, lo, hi);
+		*ran = why == NULL;
+	}
+	close(mem);
+	return why;
 }
 
 /* Run the child stopped after its exec to where -x evaltime says its
  * probes are placed: NULL, or why it could not.  preinit is the entry
- * point when the loader's hook cannot be found (a static program, another
- * loader), where there are no libraries or nothing is known of them. */
+ * point when the loader's progress cannot be followed (a static program,
+ * one without DT_DEBUG), where there are no libraries or nothing is known
+ * of them. */
 static const char *run_to_evaltime(pid_t pid, int evaltime, int *status)
 {
 	const char *why;
