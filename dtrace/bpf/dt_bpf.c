@@ -588,6 +588,41 @@ int dt_bpf_check_privilege(dtrace_hdl_t *dtp)
 	return -EPERM;
 }
 
+/* Tracepoints.  Their files are under tracefs, mounted at one of these. */
+static const char *const tracefs_roots[] = {
+	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
+};
+
+FILE *dt_bpf_tracefs_open(const char *category, const char *name,
+			  const char *file)
+{
+	char path[512];
+
+	for (size_t i = 0; i < sizeof(tracefs_roots) / sizeof(*tracefs_roots);
+	     i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/%s",
+			 tracefs_roots[i], category, name, file);
+		FILE *fp = fopen(path, "r");
+		if (fp != NULL)
+			return fp;
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+long dt_bpf_tracepoint_id(const char *category, const char *name)
+{
+	FILE *fp = dt_bpf_tracefs_open(category, name, "id");
+	long id = -1;
+
+	if (fp == NULL)
+		return -1;
+	if (fscanf(fp, "%ld", &id) != 1)
+		id = -1;
+	fclose(fp);
+	return id;
+}
+
 bool dt_bpf_use_multi(dtrace_hdl_t *dtp)
 {
 	struct dt_bpf_state *st = bpf_state(dtp);

@@ -13,6 +13,7 @@
 #define DT_BPF_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include "dt_impl.h"
 #include "dt_as.h"
@@ -164,6 +165,14 @@ int dt_bpf_attach_perf_attr(dtrace_hdl_t *dtp, int prog_fd,
 			    uint64_t cookie);
 /* Keep a link until dt_bpf_fini() closes it. */
 void dt_bpf_link_keep(dtrace_hdl_t *dtp, int fd);
+
+/* tracefs's file ("id", "format") of the tracepoint category:name, under
+ * either mount point of tracefs, or NULL (errno ENOENT). */
+FILE *dt_bpf_tracefs_open(const char *category, const char *name,
+			  const char *file);
+/* The id of the tracepoint category:name (the perf event config of a
+ * PERF_TYPE_TRACEPOINT event), or -1. */
+long dt_bpf_tracepoint_id(const char *category, const char *name);
 
 /* Open a perf event (type, config, sample period) on one CPU for every
  * process and run prog_fd on each sample with cookie.  0 or -errno after

@@ -62,8 +62,6 @@
 
 #define EXEC_RING_SIZE		(256 * 1024)	/* ~16k events in flight */
 #define EXEC_WATCHERS_MAX	16
-#define EXEC_TP_ID_PATH \
-	"/sys/kernel/tracing/events/sched/sched_process_exec/id"
 #define EXEC_TP_PID_OFFSET	12	/* "pid_t pid" in the format file */
 #define RTLD_SITES_MAX		32	/* calls of the loader's hook */
 #define UPROBE_PMU_TYPE_PATH	"/sys/bus/event_source/devices/uprobe/type"
@@ -215,7 +213,7 @@ static int perf_attach(int efd, int prog_fd)
 /* The exec tracepoint, for every process on every CPU. */
 static int open_exec_event(void)
 {
-	long id = read_long_file(EXEC_TP_ID_PATH);
+	long id = dt_bpf_tracepoint_id("sched", "sched_process_exec");
 	struct perf_event_attr attr;
 
 	if (id < 0)

@@ -911,11 +911,7 @@ static int host_fire(dtrace_provider_t *pv, int64_t cookie)
 	return dt_prog_fire(pv->dtp, cookie);
 }
 
-/* Tracepoints.  Their files are under tracefs, mounted at one of these. */
-static const char *const tracefs_roots[] = {
-	"/sys/kernel/tracing", "/sys/kernel/debug/tracing",
-};
-
+/* Tracepoints (their files under tracefs: dt_bpf_tracefs_open()). */
 /* A category or event name: letters, digits and '_' only, so that it
  * names one directory of tracefs. */
 static bool tp_name_ok(const char *s)
@@ -934,22 +930,15 @@ static bool tp_name_ok(const char *s)
 static FILE *tp_open(dt_provider_t *pv, const char *cat, const char *name,
 		     const char *file)
 {
-	char path[512];
-
 	if (!tp_name_ok(cat) || !tp_name_ok(name)) {
 		dt_warn(pv->dtp, "plugin %s asked for the tracepoint %s:%s: "
 			"not a tracepoint name", pv->path, cat ? cat : "",
 			name ? name : "");
 		return NULL;
 	}
-	for (size_t i = 0; i < sizeof(tracefs_roots) / sizeof(*tracefs_roots);
-	     i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/%s",
-			 tracefs_roots[i], cat, name, file);
-		FILE *fp = fopen(path, "r");
-		if (fp != NULL)
-			return fp;
-	}
+	FILE *fp = dt_bpf_tracefs_open(cat, name, file);
+	if (fp != NULL)
+		return fp;
 	dt_warn(pv->dtp, "plugin %s asked for the tracepoint %s:%s, which this "
 		"kernel does not have (or tracefs is not mounted)", pv->path,
 		cat, name);

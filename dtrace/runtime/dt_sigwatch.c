@@ -55,13 +55,9 @@
 #include <bpf/libbpf.h>
 
 #include "dt_impl.h"
+#include "dt_bpf.h"
 #include "dt_sigwatch.h"
 
-/* the tracepoint's id file, under either mount point of tracefs */
-static const char *const sig_tp_id_paths[] = {
-	"/sys/kernel/tracing/events/signal/signal_generate/id",
-	"/sys/kernel/debug/tracing/events/signal/signal_generate/id",
-};
 #define SIG_FILTER	"sig == 4 && code == 128"	/* SIGILL, SI_KERNEL */
 /* the raw record's fields, stable since the tracepoint was added (the
  * format file: common fields, sig, errno, code, comm[16], pid, ...) */
@@ -109,24 +105,6 @@ void dt_sigwatch_cover(dtrace_hdl_t *dtp, pid_t pid)
 		sw->covered[sw->ncovered++] = pid;
 }
 
-/* The tracepoint's id, or -1. */
-static long read_id(void)
-{
-	long id = -1;
-
-	for (size_t i = 0; id < 0 && i < sizeof(sig_tp_id_paths) /
-					 sizeof(*sig_tp_id_paths); i++) {
-		FILE *fp = fopen(sig_tp_id_paths[i], "r");
-
-		if (fp == NULL)
-			continue;
-		if (fscanf(fp, "%ld", &id) != 1)
-			id = -1;
-		fclose(fp);
-	}
-	return id;
-}
-
 /* The filtered tracepoint on one CPU, its ring mapped; -errno. */
 static int open_cpu(struct dt_sigwatch *sw, long id, int cpu)
 {
@@ -161,7 +139,7 @@ static int open_cpu(struct dt_sigwatch *sw, long id, int cpu)
 /* Open the events of every CPU that is online; -errno when none opened. */
 static int open_events(struct dt_sigwatch *sw)
 {
-	long id = read_id();
+	long id = dt_bpf_tracepoint_id("signal", "signal_generate");
 	int opened = 0, err = -ENOENT;
 
 	if (id < 0)
