@@ -97,7 +97,8 @@ compiler  dt_regs dt_lib dt_cpp
 # loading, attaching and retiring them; kernel events (kprobes,
 # fentry/fexit, raw tracepoints); the return firings the kernel omits
 # past its depth, counted (dt_uretdepth); the traced processes the kernel
-# kills for a uprobe it cannot handle, reported (dt_sigwatch).
+# kills for a uprobe it cannot handle, reported (dt_sigwatch, whose
+# descriptors the session's event loop sleeps on).
 # May call: every folder below it.
 runtime   dt_program dt_kevent dt_uretdepth dt_sigwatch
 
@@ -114,9 +115,12 @@ consumer  dt_json dt_output dt_unwind
 # The exec gate (each exec held until the watching providers saw the
 # files it maps), its watchdog process, the loader model (dt_ldso: the
 # files ld.so maps, computed from the files), where the loader's debugger
-# hook is (dt_rtld), and the exec watch (dt_exec), which today also runs
-# the session's event loop (it polls the consumer).
-# May call: every folder below it.
+# hook is (dt_rtld), and the exec watch (dt_exec: its programs built with
+# the assembler and loaded, its maps created, through bpf/ like the
+# others').  The watch and the gate give the session's event loop (cmd/)
+# their descriptors, and it calls them.
+# May call: every folder below it; not the consumer, which a library
+# change reaches through the session's loop.
 gate      dt_gate dt_gatewd dt_ldso dt_rtld dt_exec
 
 # The door of the provider plugins.
@@ -127,12 +131,15 @@ gate      dt_gate dt_gatewd dt_ldso dt_rtld dt_exec
 host      dt_provider dt_hostsvc dt_trust
 
 # The command.
-# Options and the session (dt_main), -x and #pragma D option
+# Options and the session (dt_main), the session's event loop
+# (dt_session: one poll() on the output ring buffer, the exec watch's and
+# the exec gate's, the providers' and the signal watch's descriptors,
+# then each source called in turn), -x and #pragma D option
 # (dt_options), the compile driver (dt_compile: cpp, parse, pragmas, one
 # clause after the other through the code generator), and the USDT build
 # tooling, dtrace -h (dt_header) and -G (dt_link).
 # May call: every folder below it.
-cmd       dt_main dt_options dt_compile dt_header dt_link dt_usdt_gen
+cmd       dt_main dt_session dt_options dt_compile dt_header dt_link dt_usdt_gen
 TABLE
 }
 

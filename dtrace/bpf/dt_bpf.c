@@ -963,6 +963,26 @@ int dt_bpf_prog_load(dtrace_hdl_t *dtp, const char *name, dt_as_t *as)
 	return dt_bpf_prog_load_for(dtp, name, as, dt_bpf_use_multi(dtp));
 }
 
+/* The map a relocated instruction of the emitter arg loads, for dt_dis(). */
+static const char *maprel_name(void *arg, uint32_t insn)
+{
+	const dt_as_t *as = arg;
+
+	for (int i = 0; i < as->nmaprels; i++)
+		if (as->maprels[i].insn == insn)
+			return as->maprels[i].map->name;
+	return "?";
+}
+
+void dt_bpf_prog_show(dtrace_hdl_t *dtp, const char *title,
+		      const dt_as_t *as)
+{
+	if (!dtp->opt.show_bpf)
+		return;
+	fprintf(stderr, "\n%s (%u insns):\n", title, as->ninsns);
+	dt_dis(stderr, as->insns, as->ninsns, maprel_name, (void *)as);
+}
+
 /*
  * Attachment
  */

@@ -146,6 +146,13 @@ bool dt_bpf_use_multi(dtrace_hdl_t *dtp);
 int dt_bpf_prog_load_for(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 			 bool multi);
 
+/* Under -S: the finished program as, disassembled on stderr under a line
+ * "TITLE (N insns):", its map loads named by their maps.  The program
+ * builder prints its own programs; this serves the others (the exec
+ * watch's). */
+void dt_bpf_prog_show(dtrace_hdl_t *dtp, const char *title,
+		      const dt_as_t *as);
+
 /* Load as any program type (perf-event programs of the profile provider,
  * ...), with an expected attach type or 0. */
 int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,

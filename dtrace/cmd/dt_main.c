@@ -5,15 +5,14 @@
  * Reads the options in order (program texts are compiled in the order they
  * are given, after every option was seen, as DTrace does), then does one of:
  * generate a header (-h) or an object (-G), list probes (-l), compile only
- * (-e), or trace until exit(), the end of the -c/-p processes, or a signal.
+ * (-e), or trace until exit(), the end of the -c/-p processes, or a signal
+ * (the session's event loop: dt_session.c).
  *
  * Exit status: 0 on success (or the value of exit()), 1 on failure, 2 on
  * a usage error.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +34,7 @@
 #include "dt_program.h"
 #include "dt_progdesc.h"
 #include "dt_runtime.h"
+#include "dt_session.h"
 #include "dt_sigwatch.h"
 #include "dt_usdt_gen.h"
 
@@ -65,14 +65,6 @@ typedef struct dt_cmd {
 	int nargs;
 	int nmatched;		/* probes the specs matched, all together */
 } dt_cmd_t;
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted++;
-}
 
 static void usage(FILE *out)
 {
@@ -620,81 +612,6 @@ static void raise_memlock(void)
 	setrlimit(RLIMIT_MEMLOCK, &rl);
 }
 
-static void install_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
-/* The consumer's poll period: the switch rate, capped so that signals and
- * process exits are seen promptly. */
-static int poll_period_ms(dtrace_hdl_t *dtp)
-{
-	uint64_t ms = dtp->opt.switchrate / 1000000;
-
-	if (ms > 100)
-		ms = 100;
-	return ms ? (int)ms : 1;
-}
-
-/* "dtrace: pid N has exited" for each target that went away; with -q
- * too, each process that the kernel killed for a uprobe it could not
- * handle (dt_sigwatch.c). */
-static void report_proc_exits(dtrace_hdl_t *dtp)
-{
-	char msg[256];
-
-	dt_sigwatch_poll(dtp);
-	while (dt_proc_check(dtp, msg, sizeof(msg)) > 0)
-		if (!dtp->opt.quiet)
-			dt_warn(dtp, "%s", msg);
-}
-
-/* Flush the output; a write that failed (a full disk, /dev/full) is an
- * error that names the file, so that the exit status says data was lost. */
-static int flush_output(dtrace_hdl_t *dtp, const dt_cmd_t *cmd)
-{
-	if (fflush(dtp->out) == 0 && !ferror(dtp->out))
-		return 0;
-	int err = dtp->out_errno ? dtp->out_errno : EIO;
-	if (cmd->outpath != NULL)
-		dt_set_error(dtp, "failed to write output file '%s': %s",
-			     cmd->outpath, strerror(err));
-	else
-		dt_set_error(dtp, "failed to write standard output: %s",
-			     strerror(err));
-	return -1;
-}
-
-static int trace_loop(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
-{
-	bool have_procs = cmd->ncmds > 0 || cmd->npids > 0;
-
-	while (!interrupted) {
-		if (dt_exec_consume_poll(dtp, poll_period_ms(dtp)) < 0 ||
-		    flush_output(dtp, cmd) < 0)
-			return -1;
-		dt_consume_report_drops(dtp);
-		if (dt_consume_done(dtp))
-			break;
-		if (dt_prog_poll_providers(dtp) < 0)
-			return -1;
-		report_proc_exits(dtp);
-		if (have_procs && dt_proc_done(dtp))
-			break;
-		if (dt_prog_activity(dtp) >= DT_ACTIVITY_DRAINING)
-			break;
-	}
-	return 0;
-}
-
 static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
 	/* A kernel without the ring buffer or attach cookies gets a message
@@ -708,7 +625,7 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	 * user stacks and addresses are symbolized with */
 	if (dt_pd_uses_usyms(dtp) && dt_exec_watch(dtp) < 0)
 		return -1;
-	install_signals();
+	dt_session_signals();
 	if (dt_exec_start(dtp) < 0 || dt_prog_start(dtp) < 0)
 		return -1;
 	dt_sigwatch_start(dtp);
@@ -722,9 +639,10 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	}
 	if (cmd->ncmds > 0 && dt_proc_release(dtp) < 0)
 		return -1;
-	int rc = trace_loop(dtp, cmd);
+	int rc = dt_session_loop(dtp, cmd->outpath,
+				 cmd->ncmds > 0 || cmd->npids > 0);
 	dt_exec_stop(dtp);
-	report_proc_exits(dtp);
+	dt_session_report_exits(dtp);
 
 	/* END fires, then everything still in the buffer is printed. */
 	if (dt_prog_stop(dtp) < 0)
@@ -734,7 +652,7 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	dt_consume_report_drops(dtp);
 	if (dt_consume_final(dtp) < 0)
 		rc = -1;
-	if (flush_output(dtp, cmd) < 0)
+	if (dt_session_flush(dtp, cmd->outpath) < 0)
 		rc = -1;
 	return rc;
 }

@@ -14,45 +14,52 @@
  *     hook itself when its calls cannot be found, see dt_rtld.c), which the
  *     loader calls before and after it maps or unmaps libraries (start-up,
  *     dlopen, dlclose); it writes { pid, DTRACE_NOTICE_MAPS, time };
- *   - makes the trace loop sleep on that ring buffer and on the output ring
- *     buffer together, so an event wakes it at once (BPF_RB_FORCE_WAKEUP),
- *     and hands each event to the notice_process() of every watching
- *     provider.
+ *   - gives the session's event loop (cmd/dt_session.c) that ring
+ *     buffer's descriptor, which it sleeps on with the output ring buffer's
+ *     and the others, so an event wakes it at once (BPF_RB_FORCE_WAKEUP),
+ *     and when it is called, hands each event to the notice_process() of
+ *     every watching provider.
+ *
+ * Its programs are built with the assembler (dt_as.h) and loaded through
+ * dt_bpf.c like the others (-S shows them); its two maps, the ring buffer
+ * "dt_exec" and "dt_gated", are the session's (dtp->bpf->maps), and so are
+ * its programs and links: dt_bpf_fini() closes them.
  *
  * Providers that must see a new program before it runs also ask for the
  * exec gate (host->gate_exec(), dt_gate.c): execs that map files with USDT
  * notes not seen before wait until notice_files() of every gated provider
- * returned, in the same loop; the events of the execs it covered are left
- * out (see "Gated execs").
+ * returned, called by the same loop; the events of the execs it covered are
+ * left out (see "Gated execs").
  *
  * Invariants.  Nothing here stops or signals a traced process: without the
  * gate, the new process runs on while providers place their uprobes, so
  * what it fires in the few milliseconds before that is not seen (see the
  * README's USDT section for the measured window).  Events of one batch are
- * deduplicated per (pid, kind), keeping the order of first appearance.  Only the ld.so of
- * this dtrace's own mount namespace is watched for library changes.  All
- * descriptors are owned by struct dt_exec and closed in dt_exec_fini().
+ * deduplicated per (pid, kind), keeping the order of first appearance.
+ * Only the ld.so of this dtrace's own mount namespace is watched for
+ * library changes.  Nothing here calls the consumer: a library change is
+ * told to it by the session's loop, through the callback it passes to
+ * dt_exec_poll().  The ring buffer's reader and the gate are owned by
+ * struct dt_exec and freed in dt_exec_fini(); the BPF objects are the
+ * session's (dt_bpf.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <linux/perf_event.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "dt_impl.h"
+#include "dt_as.h"
 #include "dt_bpf.h"
-#include "dt_consume.h"
 #include "dt_exec.h"
 #include "dt_gate.h"
 #include "dt_gatewd.h"
@@ -91,11 +98,9 @@ typedef struct exec_event {
 #define GATED_MAX		8192	/* processes starting at once */
 
 struct dt_exec {
-	int map_fd;		/* BPF_MAP_TYPE_RINGBUF */
-	int gated_fd;		/* dt_gated: pid -> GATED_* */
-	int prog_fds[2];	/* tracepoint, uprobe */
-	int event_fds[2];	/* their perf events */
-	struct ring_buffer *rb;
+	dtrace_map_t *ring;	/* "dt_exec": BPF_MAP_TYPE_RINGBUF */
+	dtrace_map_t *gated_map; /* "dt_gated": pid -> GATED_* */
+	struct ring_buffer *rb;	/* the ring's reader, once all is attached */
 	dt_provider_t *watchers[EXEC_WATCHERS_MAX];
 	int nwatchers;
 	dt_gate_t *gate;	/* the exec gate, or NULL */
@@ -128,127 +133,126 @@ static long read_long_file(const char *path)
  * The event programs: ctx in R1.  The pid goes to the event at FP-16 (read
  * from the tracepoint's record, or the current tgid for the loader's hook);
  * then, when the exec gate covered this exec (dt_gated holds the pid, see
- * "Gated execs" below), the event is left out; else it is written to the
+ * "Gated execs" above), the event is left out; else it is written to the
  * ring buffer with a wakeup.
  */
-static int load_prog(int map_fd, int gated_fd, enum bpf_prog_type type,
-		     uint32_t what, int attach_type)
+static void emit_event_pid(dt_as_t *as, enum bpf_prog_type type)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		    .expected_attach_type = attach_type);
-	struct bpf_insn insns[48];
-	int n = 0, to_emit[3], nj = 0;
-
-	insns[n++] = DT_MOV64_REG(DT_R6, DT_R1);
+	dt_as_emit(as, DT_MOV64_REG(DT_R6, DT_R1));
 	if (type == BPF_PROG_TYPE_TRACEPOINT) {
-		insns[n++] = DT_LOAD(BPF_W, DT_R2, DT_R6, EXEC_TP_PID_OFFSET);
+		dt_as_emit(as, DT_LOAD(BPF_W, DT_R2, DT_R6, EXEC_TP_PID_OFFSET));
 	} else {
-		insns[n++] = DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid);
-		insns[n++] = DT_MOV64_REG(DT_R2, DT_R0);
-		insns[n++] = DT_ALU64_IMM(BPF_RSH, DT_R2, 32);
+		dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+		dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_R0));
+		dt_as_emit(as, DT_ALU64_IMM(BPF_RSH, DT_R2, 32));
 	}
-	insns[n++] = DT_STORE(BPF_W, DT_FP, -16, DT_R2);
+	dt_as_emit(as, DT_STORE(BPF_W, DT_FP, -16, DT_R2));
+}
 
-	/* r0 = dt_gated[pid]; none: emit */
-	insns[n++] = DT_LD_IMM64_LO(DT_R1, BPF_PSEUDO_MAP_FD, gated_fd);
-	insns[n++] = DT_LD_IMM64_HI(0);
-	insns[n++] = DT_MOV64_REG(DT_R2, DT_FP);
-	insns[n++] = DT_ALU64_IMM(BPF_ADD, DT_R2, -16);
-	insns[n++] = DT_CALL_HELPER(BPF_FUNC_map_lookup_elem);
-	to_emit[nj++] = n;
-	insns[n++] = DT_INSN(BPF_JMP | BPF_JEQ | BPF_K, DT_R0, 0, 0, 0);
-	insns[n++] = DT_LOAD(BPF_W, DT_R1, DT_R0, 0);
+/* r0 = dt_gated[pid]: none, or a value that does not fit, goes to
+ * l_emit; an event the gate covered returns 0 (its count down). */
+static void emit_gated_skip(dt_as_t *as, dtrace_map_t *gated, uint32_t what,
+			    int l_emit)
+{
+	dt_as_load_map(as, DT_R1, gated);
+	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_FP));
+	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -16));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	dt_as_jump(as, BPF_JEQ, DT_R0, 0, l_emit);
+	dt_as_emit(as, DT_LOAD(BPF_W, DT_R1, DT_R0, 0));
 	if (what == DTRACE_NOTICE_EXEC) {
 		/* armed by the gate: this exec's event is not needed */
-		to_emit[nj++] = n;
-		insns[n++] = DT_INSN(BPF_JMP | BPF_JNE | BPF_K, DT_R1, 0, 0,
-				     GATED_ARMED);
-		insns[n++] = DT_STORE_IMM(BPF_W, DT_R0, 0, GATED_STARTUP_HOOKS);
+		dt_as_jump(as, BPF_JNE, DT_R1, GATED_ARMED, l_emit);
+		dt_as_emit(as, DT_STORE_IMM(BPF_W, DT_R0, 0,
+					    GATED_STARTUP_HOOKS));
 	} else {
 		/* one of the start-up calls of the hook: not needed */
-		to_emit[nj++] = n;
-		insns[n++] = DT_INSN(BPF_JMP | BPF_JGT | BPF_K, DT_R1, 0, 0,
-				     GATED_STARTUP_HOOKS);
-		to_emit[nj++] = n;
-		insns[n++] = DT_INSN(BPF_JMP | BPF_JEQ | BPF_K, DT_R1, 0, 0, 0);
-		insns[n++] = DT_ALU64_IMM(BPF_SUB, DT_R1, 1);
-		insns[n++] = DT_STORE(BPF_W, DT_R0, 0, DT_R1);
+		dt_as_jump(as, BPF_JGT, DT_R1, GATED_STARTUP_HOOKS, l_emit);
+		dt_as_jump(as, BPF_JEQ, DT_R1, 0, l_emit);
+		dt_as_emit(as, DT_ALU64_IMM(BPF_SUB, DT_R1, 1));
+		dt_as_emit(as, DT_STORE(BPF_W, DT_R0, 0, DT_R1));
 	}
-	insns[n++] = DT_MOV64_IMM(DT_R0, 0);
-	insns[n++] = DT_EXIT();
-
-	int emit = n;
-	for (int i = 0; i < nj; i++)
-		insns[to_emit[i]].off = (int16_t)(emit - to_emit[i] - 1);
-	insns[n++] = DT_STORE_IMM(BPF_W, DT_FP, -12, (int32_t)what);
-	insns[n++] = DT_CALL_HELPER(BPF_FUNC_ktime_get_ns);
-	insns[n++] = DT_STORE(BPF_DW, DT_FP, -8, DT_R0);
-	insns[n++] = DT_LD_IMM64_LO(DT_R1, BPF_PSEUDO_MAP_FD, map_fd);
-	insns[n++] = DT_LD_IMM64_HI(0);
-	insns[n++] = DT_MOV64_REG(DT_R2, DT_FP);
-	insns[n++] = DT_ALU64_IMM(BPF_ADD, DT_R2, -16);
-	insns[n++] = DT_MOV64_IMM(DT_R3, (int32_t)sizeof(exec_event_t));
-	insns[n++] = DT_MOV64_IMM(DT_R4, BPF_RB_FORCE_WAKEUP);
-	insns[n++] = DT_CALL_HELPER(BPF_FUNC_ringbuf_output);
-	insns[n++] = DT_MOV64_IMM(DT_R0, 0);
-	insns[n++] = DT_EXIT();
-	return bpf_prog_load(type, what == DTRACE_NOTICE_EXEC ? "dt_exec" :
-			     "dt_rtld", DT_BPF_LICENSE, insns, (size_t)n, &opts);
+	dt_as_emit(as, DT_MOV64_IMM(DT_R0, 0));
+	dt_as_emit(as, DT_EXIT());
 }
 
-static int perf_open(struct perf_event_attr *attr)
+/* { pid, what, now } to the ring buffer, with a wakeup; return 0. */
+static void emit_ring_output(dt_as_t *as, dtrace_map_t *ring, uint32_t what)
 {
-	return (int)syscall(SYS_perf_event_open, attr, -1, 0, -1,
-			    PERF_FLAG_FD_CLOEXEC);
+	dt_as_emit(as, DT_STORE_IMM(BPF_W, DT_FP, -12, (int32_t)what));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_ktime_get_ns));
+	dt_as_emit(as, DT_STORE(BPF_DW, DT_FP, -8, DT_R0));
+	dt_as_load_map(as, DT_R1, ring);
+	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_FP));
+	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2, -16));
+	dt_as_emit(as, DT_MOV64_IMM(DT_R3, (int32_t)sizeof(exec_event_t)));
+	dt_as_emit(as, DT_MOV64_IMM(DT_R4, BPF_RB_FORCE_WAKEUP));
+	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_ringbuf_output));
+	dt_as_emit(as, DT_MOV64_IMM(DT_R0, 0));
+	dt_as_emit(as, DT_EXIT());
 }
 
-static int perf_attach(int efd, int prog_fd)
+/* Build and load the program of one kind of event (-S shows it, titled by
+ * title); its fd, or -1 after dt_set_error(). */
+static int load_prog(dtrace_hdl_t *dtp, struct dt_exec *ex,
+		     enum bpf_prog_type type, uint32_t what, int attach_type,
+		     const char *title)
 {
-	if (ioctl(efd, PERF_EVENT_IOC_SET_BPF, prog_fd) < 0 ||
-	    ioctl(efd, PERF_EVENT_IOC_ENABLE, 0) < 0)
-		return -errno;
-	return 0;
+	dt_as_t as;
+	int l_emit, fd = -1;
+
+	dt_as_init(&as);
+	l_emit = dt_as_label(&as);
+	emit_event_pid(&as, type);
+	emit_gated_skip(&as, ex->gated_map, what, l_emit);
+	dt_as_place(&as, l_emit);
+	emit_ring_output(&as, ex->ring, what);
+	if (dt_as_finish(&as) < 0)
+		dt_set_error(dtp, "cannot build the program of %s: %s", title,
+			     as.errmsg ? as.errmsg : strerror(-as.err));
+	else if ((fd = dt_bpf_prog_load_type(dtp, what == DTRACE_NOTICE_EXEC ?
+					     "dt_exec" : "dt_rtld", &as, type,
+					     attach_type)) >= 0)
+		dt_bpf_prog_show(dtp, title, &as);
+	dt_as_fini(&as);
+	return fd;
 }
 
 /* The exec tracepoint, for every process on every CPU. */
-static int open_exec_event(void)
+static int exec_event_attr(struct perf_event_attr *attr)
 {
 	long id = dt_bpf_tracepoint_id("sched", "sched_process_exec");
-	struct perf_event_attr attr;
 
 	if (id < 0)
 		return -ENOENT;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_TRACEPOINT;
-	attr.config = (uint64_t)id;
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-	int fd = perf_open(&attr);
-	return fd < 0 ? -errno : fd;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = PERF_TYPE_TRACEPOINT;
+	attr->config = (uint64_t)id;
+	attr->sample_period = 1;
+	return 0;
 }
 
-static int open_rtld_event(void)
+/* The loader's hook itself, as a perf-event uprobe; path must outlive the
+ * attachment's opening. */
+static int rtld_event_attr(struct perf_event_attr *attr, char *path,
+			   size_t pathlen)
 {
-	char path[PATH_MAX];
 	uint64_t offset;
 	long type = read_long_file(UPROBE_PMU_TYPE_PATH);
-	struct perf_event_attr attr;
-	int rc = dt_rtld_hook(path, sizeof(path), &offset);
+	int rc = dt_rtld_hook(path, pathlen, &offset);
 
 	if (rc < 0)
 		return rc;
 	if (type < 0)
 		return -ENOENT;
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = (uint32_t)type;
-	attr.config1 = (uint64_t)(uintptr_t)path;	/* uprobe_path */
-	attr.config2 = offset;				/* probe_offset */
-	attr.sample_period = 1;
-	attr.wakeup_events = 1;
-	int fd = perf_open(&attr);
-	return fd < 0 ? -errno : fd;
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = (uint32_t)type;
+	attr->config1 = (uint64_t)(uintptr_t)path;	/* uprobe_path */
+	attr->config2 = offset;				/* probe_offset */
+	attr->sample_period = 1;
+	return 0;
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -279,41 +283,30 @@ static void exec_close(struct dt_exec *ex)
 	dt_gate_close(ex->gate, getenv("DTRACE_EXEC_STATS") != NULL);
 	if (ex->rb)
 		ring_buffer__free(ex->rb);
-	for (int i = 0; i < 2; i++) {
-		if (ex->event_fds[i] >= 0)
-			close(ex->event_fds[i]);
-		if (ex->prog_fds[i] >= 0)
-			close(ex->prog_fds[i]);
-	}
-	if (ex->map_fd >= 0)
-		close(ex->map_fd);
-	if (ex->gated_fd >= 0)
-		close(ex->gated_fd);
 	free(ex->batch);
 	free(ex);
 }
 
-/* Load and attach one program; -errno with a message on failure. */
-static int exec_attach(dtrace_hdl_t *dtp, struct dt_exec *ex, int i,
+/* Load one program and attach it to its perf event (the session keeps
+ * the link); -errno with a message on failure. */
+static int exec_attach(dtrace_hdl_t *dtp, struct dt_exec *ex,
 		       enum bpf_prog_type type, uint32_t what)
 {
 	const char *what_s = what == DTRACE_NOTICE_EXEC ?
 		"the exec tracepoint" : "the dynamic loader's hook";
-	int rc;
+	char path[PATH_MAX];
+	struct perf_event_attr attr;
+	int rc, fd = load_prog(dtp, ex, type, what, 0, what ==
+			       DTRACE_NOTICE_EXEC ? "exec watch program, exec "
+			       "tracepoint" : "exec watch program, loader's "
+			       "hook");
 
-	ex->prog_fds[i] = load_prog(ex->map_fd, ex->gated_fd, type, what, 0);
-	if (ex->prog_fds[i] < 0) {
-		rc = -errno;
-		dt_set_error(dtp, "cannot load the program of %s: %s", what_s,
-			     strerror(-rc));
-		return rc;
-	}
-	rc = what == DTRACE_NOTICE_EXEC ? open_exec_event() :
-					  open_rtld_event();
-	if (rc >= 0) {
-		ex->event_fds[i] = rc;
-		rc = perf_attach(rc, ex->prog_fds[i]);
-	}
+	if (fd < 0)
+		return -EINVAL;	/* the message says why */
+	rc = what == DTRACE_NOTICE_EXEC ? exec_event_attr(&attr) :
+		rtld_event_attr(&attr, path, sizeof(path));
+	if (rc >= 0)
+		rc = dt_bpf_attach_perf_attr(dtp, fd, &attr, 0, 0);
 	if (rc < 0)
 		dt_set_error(dtp, "cannot attach to %s: %s", what_s,
 			     strerror(-rc));
@@ -333,23 +326,21 @@ static int rtld_attach_calls(dtrace_hdl_t *dtp, struct dt_exec *ex)
 	int n = dt_rtld_hook_sites(path, hook, sites, RTLD_SITES_MAX);
 	if (n < 0)
 		return n;
-	int fd = load_prog(ex->map_fd, ex->gated_fd, BPF_PROG_TYPE_KPROBE,
-			   DTRACE_NOTICE_MAPS, DT_BPF_TRACE_UPROBE_MULTI);
-	if (fd < 0)
-		return -errno;
+	int fd = load_prog(dtp, ex, BPF_PROG_TYPE_KPROBE, DTRACE_NOTICE_MAPS,
+			   DT_BPF_TRACE_UPROBE_MULTI, "exec watch program, "
+			   "calls of the loader's hook");
 	uint32_t nfailed = 0;
 	dt_attach_req_t req = {
 		.prog_fd = fd, .path = path, .n = (uint32_t)n,
 		.offsets = sites, .cookies = cookies, .nfailed = &nfailed,
 	};
-	if (dt_bpf_attach_uprobes(dtp, &req) < 0 || nfailed > 0) {
+	if (fd < 0 || dt_bpf_attach_uprobes(dtp, &req) < 0 || nfailed > 0) {
 		/* A call not probed would be a change not seen: all or
-		 * nothing (the links made stay harmless until the end). */
+		 * nothing (the links made, and the program, stay harmless
+		 * until the end). */
 		dtp->errmsg[0] = '\0';
-		close(fd);
 		return -EINVAL;
 	}
-	ex->prog_fds[1] = fd;
 	return 0;
 }
 
@@ -358,36 +349,28 @@ static struct dt_exec *exec_new(dtrace_hdl_t *dtp)
 {
 	struct dt_exec *ex = calloc(1, sizeof(*ex));
 
-	if (ex == NULL) {
+	if (ex == NULL)
 		dt_set_error(dtp, "out of memory");
-		return NULL;
-	}
-	ex->map_fd = ex->gated_fd = -1;
-	ex->prog_fds[0] = ex->prog_fds[1] = -1;
-	ex->event_fds[0] = ex->event_fds[1] = -1;
 	return ex;
 }
 
 /* The ring buffer and the two programs; 0 or -1 after dt_set_error(). */
 static int exec_open_kernel(dtrace_hdl_t *dtp, struct dt_exec *ex)
 {
-	ex->map_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "dt_exec", 0, 0,
-				    EXEC_RING_SIZE, NULL);
-	ex->gated_fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "dt_gated",
-				      sizeof(uint32_t), sizeof(uint32_t),
-				      GATED_MAX, NULL);
-	if (ex->map_fd < 0 || ex->gated_fd < 0) {
-		dt_set_error(dtp, "cannot create the exec watch's buffer: %s",
-			     strerror(errno));
+	ex->ring = dt_bpf_map(dtp, "dt_exec", BPF_MAP_TYPE_RINGBUF, 0, 0,
+			      EXEC_RING_SIZE);
+	ex->gated_map = dt_bpf_map(dtp, "dt_gated", BPF_MAP_TYPE_LRU_HASH,
+				   sizeof(uint32_t), sizeof(uint32_t),
+				   GATED_MAX);
+	if (ex->ring == NULL || ex->gated_map == NULL)
 		return -1;
-	}
-	if (exec_attach(dtp, ex, 0, BPF_PROG_TYPE_TRACEPOINT,
+	if (exec_attach(dtp, ex, BPF_PROG_TYPE_TRACEPOINT,
 			DTRACE_NOTICE_EXEC) < 0 ||
 	    (rtld_attach_calls(dtp, ex) < 0 &&
-	     exec_attach(dtp, ex, 1, BPF_PROG_TYPE_KPROBE,
+	     exec_attach(dtp, ex, BPF_PROG_TYPE_KPROBE,
 			 DTRACE_NOTICE_MAPS) < 0))
 		return -1;
-	ex->rb = ring_buffer__new(ex->map_fd, on_event, ex, NULL);
+	ex->rb = ring_buffer__new(ex->ring->fd, on_event, ex, NULL);
 	if (ex->rb == NULL) {
 		dt_set_error(dtp, "cannot read the exec watch's buffer: %s",
 			     strerror(errno));
@@ -443,7 +426,7 @@ static int exec_activate(dtrace_hdl_t *dtp, struct dt_exec *ex)
 		return -1;
 	if (ex->gate != NULL)
 		dt_gate_arm(ex->gate, ex->ngated == ex->nwatchers ?
-				      ex->gated_fd : -1, GATED_ARMED);
+				      ex->gated_map->fd : -1, GATED_ARMED);
 	return 0;
 }
 
@@ -615,16 +598,17 @@ static void exec_report_ungated(const struct dt_exec *ex,
 			ev->pid, n > 0 ? exe : "?", late_us);
 }
 
-/* Hand one event to every watcher. */
+/* Hand one event to every watcher, after maps_changed for a library
+ * change. */
 static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
-			 const exec_event_t *ev)
+			 const exec_event_t *ev, dt_exec_maps_f maps_changed)
 {
 	int placed = 0;
 	uint64_t woke = dt_now_ns() - ev->ktime;
 	exec_notice_t n = { .pid = (pid_t)ev->pid, .what = (int)ev->what };
 
-	if (ev->what == DTRACE_NOTICE_MAPS)
-		dt_consume_maps_changed(dtp, (pid_t)ev->pid);
+	if (ev->what == DTRACE_NOTICE_MAPS && maps_changed != NULL)
+		maps_changed(dtp, (pid_t)ev->pid);
 	for (int i = 0; i < ex->nwatchers; i++) {
 		int rc = notify(dtp, ex->watchers[i], &n);
 		if (rc < 0)
@@ -651,42 +635,35 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 	return 0;
 }
 
-/* Providers' event descriptors polled along (more are polled every period). */
-#define EXEC_EVENT_FDS_MAX	8
+int dt_exec_event_fd(const dtrace_hdl_t *dtp)
+{
+	const struct dt_exec *ex = dtp->exec;
 
-int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
+	return ex != NULL && ex->rb != NULL ? ex->ring->fd : -1;
+}
+
+int dt_exec_gate_fd(const dtrace_hdl_t *dtp)
+{
+	const struct dt_exec *ex = dtp->exec;
+
+	return ex != NULL && ex->gate != NULL ? dt_gate_fd(ex->gate) : -1;
+}
+
+int dt_exec_gate_serve(dtrace_hdl_t *dtp)
 {
 	struct dt_exec *ex = dtp->exec;
-	dtrace_map_t *out = dt_bpf_map_find(dtp, "output");
 
-	if (ex == NULL || out == NULL || !dtp->tracing)
-		return dt_consume_poll(dtp, timeout_ms);
+	if (ex == NULL || ex->gate == NULL)
+		return 0;
+	return dt_gate_serve(ex->gate, dtp, gate_serve) < 0 ? -1 : 0;
+}
 
-	/* Both ring buffer maps are pollable: sleep on them together, and on
-	 * the providers' event descriptors, whose poll() the trace loop calls
-	 * right after this returns. */
-	struct pollfd pfd[3 + EXEC_EVENT_FDS_MAX] = {
-		{ .fd = out->fd, .events = POLLIN },
-		{ .fd = ex->map_fd, .events = POLLIN },
-		{ .fd = ex->gate ? dt_gate_fd(ex->gate) : -1, .events = POLLIN },
-	};
-	nfds_t nfd = 3;
-	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
-		int fd = pv->ops->event_fd && pv->ops->poll ?
-			 pv->ops->event_fd(pv, pv->data) : -1;
-		if (fd >= 0 && nfd < 3 + EXEC_EVENT_FDS_MAX)
-			pfd[nfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
-	}
-	if (poll(pfd, nfd, timeout_ms) < 0 && errno != EINTR) {
-		dt_set_error(dtp, "poll: %s", strerror(errno));
-		return -1;
-	}
-	/* A held exec first: a process waits for it. */
-	if (ex->gate && pfd[2].revents &&
-	    dt_gate_serve(ex->gate, dtp, gate_serve) < 0)
-		return -1;
-	if (dt_consume_poll(dtp, 0) < 0)
-		return -1;
+int dt_exec_poll(dtrace_hdl_t *dtp, dt_exec_maps_f maps_changed)
+{
+	struct dt_exec *ex = dtp->exec;
+
+	if (ex == NULL || ex->rb == NULL)
+		return 0;
 	ex->nbatch = 0;
 	int n = ring_buffer__consume(ex->rb);
 	if (n < 0) {
@@ -695,7 +672,7 @@ int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 		return -1;
 	}
 	for (int i = 0; i < ex->nbatch; i++)
-		if (exec_dispatch(dtp, ex, &ex->batch[i]) < 0)
+		if (exec_dispatch(dtp, ex, &ex->batch[i], maps_changed) < 0)
 			return -1;
 	ex->nbatch = 0;
 	return 0;

@@ -27,15 +27,36 @@ int dt_exec_gate(dtrace_hdl_t *dtp);
  * from then on are covered.  0 or -1 after dt_set_error(). */
 int dt_exec_start(dtrace_hdl_t *dtp);
 
-/* Tracing stops (before END): the gate lets execs go, since the trace loop
- * no longer serves it.  The exec watch stays until dt_exec_fini(). */
+/* Tracing stops (before END): the gate lets execs go, since the session's
+ * loop no longer serves it.  The exec watch stays until dt_exec_fini(). */
 void dt_exec_stop(dtrace_hdl_t *dtp);
 
-/* The trace loop's wait: up to timeout_ms for output or an exec event,
- * then consume the output and hand the events to the providers.  Without
- * a watch, this is dt_consume_poll(dtp, timeout_ms).  0 or -1 after
+/*
+ * The session's event loop (cmd/dt_session.c) polls the watch's
+ * descriptors with the others and calls the watch when they are ready.
+ */
+
+/* The exec watch's ring buffer: readable when an event came; -1 when no
+ * watch runs. */
+int dt_exec_event_fd(const dtrace_hdl_t *dtp);
+
+/* The exec gate's descriptor: readable when an exec waits; -1 when no
+ * gate is open. */
+int dt_exec_gate_fd(const dtrace_hdl_t *dtp);
+
+/* Hand the exec the gate holds (if any) to the gated providers: called
+ * first when the gate's descriptor is readable, since a process waits.
+ * 0 or -1 after dt_set_error(). */
+int dt_exec_gate_serve(dtrace_hdl_t *dtp);
+
+/* Told first of each process whose loader mapped or unmapped libraries
+ * (the consumer, which symbolizes its addresses). */
+typedef void (*dt_exec_maps_f)(dtrace_hdl_t *dtp, pid_t pid);
+
+/* Read the events that came and hand each to the watching providers,
+ * after maps_changed (may be NULL) for a library change.  0 or -1 after
  * dt_set_error(). */
-int dt_exec_consume_poll(dtrace_hdl_t *dtp, int timeout_ms);
+int dt_exec_poll(dtrace_hdl_t *dtp, dt_exec_maps_f maps_changed);
 
 /* Events seen and the sum of their latencies (kernel event to the
  * provider's notice_process() return), for tests and benchmarks: printed

@@ -36,8 +36,9 @@
  * own; this needs neither, and no program to load.
  *
  * The watch starts once the session places a uprobe (before a -c command
- * runs), is polled with the targets' exits by the trace loop, and reports
- * a process once.  A kernel or tracefs without the tracepoint gets one
+ * runs), is polled with the targets' exits by the session's loop
+ * (cmd/dt_session.c), which a sample wakes (its descriptors are among those
+ * the loop sleeps on), and reports a process once.  A kernel or tracefs without the tracepoint gets one
  * warning; tracing goes on.  Its descriptors are owned by struct
  * dt_sigwatch and closed in dt_sigwatch_fini().
  */
@@ -117,6 +118,7 @@ static int open_cpu(struct dt_sigwatch *sw, long id, int cpu)
 	attr.config = (uint64_t)id;
 	attr.sample_period = 1;
 	attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_RAW;
+	attr.wakeup_events = 1;		/* a sample wakes the session's loop */
 	attr.disabled = 1;
 	fd = (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1,
 			  PERF_FLAG_FD_CLOEXEC);
@@ -257,6 +259,16 @@ void dt_sigwatch_poll(dtrace_hdl_t *dtp)
 	for (int cpu = 0; sw->started && cpu < sw->ncpus; cpu++)
 		if (sw->rings[cpu] != NULL)
 			drain(dtp, sw, sw->rings[cpu]);
+}
+
+int dt_sigwatch_fds(const dtrace_hdl_t *dtp, const int **fds)
+{
+	const struct dt_sigwatch *sw = dtp->sigwatch;
+
+	if (sw == NULL || !sw->started)
+		return 0;
+	*fds = sw->fds;
+	return sw->ncpus;
 }
 
 void dt_sigwatch_fini(dtrace_hdl_t *dtp)
