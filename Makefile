@@ -220,7 +220,7 @@ $(B)/dtprobed: $(DTPROBED_OBJS) $(COMMON_LIB)
 test-programs: $(TEST_PROGS)
 $(B)/test/progs/%: test/progs/%.c | $(DEPS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) -O1 -g -fno-inline -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $< -ldl -lpthread
+	$(CC) -Iinclude -O1 -g -fno-inline -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $< -ldl -lpthread
 
 unit-tests: $(UNIT_BINS)
 # Some unit tests include plugin sources: they depend on those too.

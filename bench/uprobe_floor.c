@@ -22,7 +22,8 @@
  *	status is returned.  SITE is a function symbol of BIN (its entry), or
  *	sdt:PROVIDER:NAME for a <sys/sdt.h> probe, whose semaphore (if any)
  *	is raised through the link's reference-counter offset as a tracer
- *	would.
+ *	would, or sdt5:PROVIDER:NAME, the 5-byte nop one byte past such a
+ *	probe's nop in sites of <dtrace/usdt.h>.
  *   uprobe_floor run-arg0 BIN SITE -- CMD [ARGS...]
  *	the same with the program bpftrace makes of `/arg0 < 0/ { }' (the
  *	first argument's register loaded, then r0 = 0; exit): what bpftrace's
@@ -403,22 +404,27 @@ static int cmd_attach(const char *lib, size_t max, const char *symfile,
 	return 0;
 }
 
-/* The site of SPEC in bin: a function symbol, or sdt:PROVIDER:NAME. */
+/* The site of SPEC in bin: a function symbol, sdt:PROVIDER:NAME, or
+ * sdt5:PROVIDER:NAME (the 5-byte nop after the note's nop, which sites of
+ * <dtrace/usdt.h> have). */
 static int resolve_site(const char *bin, const char *spec, uf_sites_t *s)
 {
 	int efd, rc = -1;
 	Elf *elf = elf_open(bin, &efd);
+	bool nop5 = strncmp(spec, "sdt5:", 5) == 0;
 	char buf[256];
 
 	if (elf == NULL)
 		return -1;
-	if (strncmp(spec, "sdt:", 4) == 0) {
-		snprintf(buf, sizeof(buf), "%s", spec + 4);
+	if (strncmp(spec, "sdt:", 4) == 0 || nop5) {
+		snprintf(buf, sizeof(buf), "%s", spec + (nop5 ? 5 : 4));
 		char *colon = strchr(buf, ':');
 		if (colon != NULL) {
 			*colon = '\0';
 			rc = sdt_site(elf, buf, colon + 1, s);
 		}
+		if (rc == 0 && nop5)
+			s->off[0] += 1;
 	} else {
 		Elf_Scn *tab = find_section(elf, SHT_SYMTAB, NULL);
 		if (tab == NULL)

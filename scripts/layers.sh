@@ -58,11 +58,12 @@ symbols   dt_untrusted
 
 # BPF code and objects.
 # The assembler, the disassembler (-S), the optimizer of finished code,
-# the session's maps, program loading and links, the kernel's features,
-# and the layout of the BPF-side state (dt_runtime.h: the maps every
-# session has, the machine state).
+# the session's maps, program loading and links, the kernel's features
+# (dt_nop5: what the kernel makes of a uprobe on a 5-byte nop, and whether
+# a forked child survives it), and the layout of the BPF-side state
+# (dt_runtime.h: the maps every session has, the machine state).
 # May call: base, symbols.
-bpf       dt_as dt_dis dt_opt dt_bpf dt_runtime
+bpf       dt_as dt_dis dt_opt dt_bpf dt_runtime dt_nop5
 
 # The probe table.
 # Providers' probes by PRID and by name, and the probes the programs make

@@ -57,6 +57,7 @@ typedef struct dt_options {
 	bool temporal;		/* always so: one buffer */
 	bool cpp;		/* -C */
 	bool verbose;		/* -v */
+	bool debug;		/* -x debug: the plugins' host->debug() lines */
 	bool show_bpf;		/* -S */
 	bool list;		/* -l */
 	bool json;		/* oformat=json */

@@ -51,7 +51,18 @@ struct dt_bpf_state {
 	bool realized;		/* dt_bpf_maps_create() ran: maps are now
 				   created as soon as they are asked for */
 	char feat_msg[256];	/* what the kernel lacks, "" if nothing */
+	int nop5;		/* dt_bpf_uprobe_nop5(), once nop5_known */
+	bool nop5_known;
 };
+
+/* What the kernel makes of a uprobe on a 5-byte nop (dt_nop5.c), asked
+ * once: a trap like any other, a call it optimizes into, or such a call
+ * that a child forked after it would crash on (which a provider must not
+ * make). */
+#define DT_NOP5_TRAP		0
+#define DT_NOP5_OPTIMIZED	1
+#define DT_NOP5_FORK_UNSAFE	(-1)
+int dt_bpf_uprobe_nop5(dtrace_hdl_t *dtp);
 
 int dt_bpf_init(dtrace_hdl_t *dtp);
 void dt_bpf_fini(dtrace_hdl_t *dtp);

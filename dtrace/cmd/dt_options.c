@@ -78,7 +78,7 @@ static const dt_optdesc_t options[] = {
 	{ "cpu",	   OPT_REFUSED, 0, "probes fire on every CPU" },
 	{ "ctfpath",	   OPT_REFUSED, 0, NO_CTF },
 	{ "ctypes",	   OPT_REFUSED, 0, NO_CTF },
-	{ "debug",	   OPT_REFUSED, 0, "there is no debugging output" },
+	{ "debug",	   OPT_BOOL,   O(debug) },
 	{ "debugassert",   OPT_REFUSED, 0, "there is no debugging output" },
 	{ "define",	   OPT_SPECIAL, 0 },	/* -D */
 	{ "defaultargs",   OPT_BOOL,   O(defaultargs) },
@@ -189,6 +189,7 @@ static const struct {
 	{ "cppargs", "arguments for the C preprocessor" },
 	{ "cpphdrs", "print the headers the preprocessor includes (-H)" },
 	{ "cpppath", "the C preprocessor to run" },
+	{ "debug", "print the plugins' choices on stderr (where each probe was placed)" },
 	{ "define", "define a preprocessor macro (-D)" },
 	{ "defaultargs", "a macro argument not given reads as 0 (or \"\")" },
 	{ "destructive", "allow destructive actions (-w)" },

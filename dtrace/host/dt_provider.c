@@ -668,6 +668,28 @@ static void host_warn(dtrace_provider_t *pv, const char *fmt, ...)
 	dt_warn(pv->dtp, "%s", buf);
 }
 
+static void host_debug(dtrace_provider_t *pv, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!pv->dtp->opt.debug)
+		return;
+	fprintf(stderr, "dtrace DEBUG: %s: ", pv->ops->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int host_uprobe_nop5(dtrace_provider_t *pv)
+{
+	_Static_assert(DTRACE_NOP5_TRAP == DT_NOP5_TRAP &&
+		       DTRACE_NOP5_OPTIMIZED == DT_NOP5_OPTIMIZED &&
+		       DTRACE_NOP5_FORK_UNSAFE == DT_NOP5_FORK_UNSAFE,
+		       "the door's nop5 answers are the engine's");
+	return dt_bpf_uprobe_nop5(pv->dtp);
+}
+
 /* Whether pv may take over the engine's placeholder p (BEGIN, END). */
 static bool may_claim(const dt_provider_t *pv, const dtrace_probe_t *p)
 {
@@ -1107,4 +1129,6 @@ const dtrace_host_t dt_host = {
 	.call = dt_as_call,
 	.prog_sole_cookie = dt_prog_sole_cookie,
 	.elf_release = dt_host_elf_release,
+	.debug = host_debug,
+	.uprobe_nop5 = host_uprobe_nop5,
 };

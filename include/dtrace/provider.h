@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	9
+#define DTRACE_PROVIDER_MINOR	10
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -709,7 +709,27 @@ typedef struct dtrace_host {
 	 * looks at every file processes map keeps neither a descriptor nor
 	 * memory for those it has no use for. */
 	void (*elf_release)(dtrace_provider_t *pv, const dtrace_elf_t *f);
+
+	/* Added in 3.10.  With -x debug, one line on stderr, prefixed
+	 * "dtrace DEBUG: " and the plugin's name, for what a user may want
+	 * to see of a plugin's choices (where a probe was placed, and why);
+	 * nothing without it. */
+	void (*debug)(dtrace_provider_t *pv, const char *fmt, ...)
+		__attribute__((format(printf, 2, 3)));
+
+	/* Added in 3.10.  What the kernel makes of a uprobe placed on a
+	 * 5-byte nop (0f 1f 44 00 00), asked of the kernel the first time:
+	 * DTRACE_NOP5_TRAP (a trap like any other instruction's),
+	 * DTRACE_NOP5_OPTIMIZED (a call, about four times cheaper), or
+	 * DTRACE_NOP5_FORK_UNSAFE (such a call, but a child that the
+	 * process forks while traced crashes on it: a provider must not
+	 * place probes on 5-byte nops then). */
+	int (*uprobe_nop5)(dtrace_provider_t *pv);
 } dtrace_host_t;
+
+#define DTRACE_NOP5_TRAP	0
+#define DTRACE_NOP5_OPTIMIZED	1
+#define DTRACE_NOP5_FORK_UNSAFE	(-1)
 
 /* What notice_process() is told. */
 #define DTRACE_NOTICE_EXEC	1	/* pid just called exec */

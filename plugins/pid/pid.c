@@ -572,6 +572,33 @@ static void pid_detach_session(dtrace_provider_t *pv, void *data)
  * the probes of a file named by its path. */
 static const char *const pid_names[] = { "pid[0-9]*", "pid", NULL };
 
+static const dtrace_option_t pid_options[] = {
+	{ "nop5", "refuse (default): a probe on a 5-byte nop is refused "
+		  "where the kernel turns it into a call that a child the "
+		  "process forks would crash on; place: placed all the same, "
+		  "with a warning (for programs that do not fork)" },
+	{ NULL, NULL },
+};
+
+static int pid_set_option(dtrace_provider_t *pv, void *data,
+			  const char *name, const char *value)
+{
+	pid_session_t *ps = data;
+
+	(void)name;		/* the engine passes only "nop5" */
+	if (value != NULL && strcmp(value, "refuse") == 0) {
+		ps->nop5_place = false;
+		return 0;
+	}
+	if (value != NULL && strcmp(value, "place") == 0) {
+		ps->nop5_place = true;
+		return 0;
+	}
+	pid_host->error(pv, "pid: -x pid.nop5=%s: expected refuse or place",
+			value ? value : "");
+	return -EINVAL;
+}
+
 static const dtrace_provider_ops_t pid_ops = {
 	DTRACE_PROVIDER_OPS_INIT,
 	.name = "pid",
@@ -586,6 +613,8 @@ static const dtrace_provider_ops_t pid_ops = {
 	.detach_session = pid_detach_session,
 	.poll = pid_poll,
 	.probe_match = pid_probe_match,
+	.options = pid_options,
+	.set_option = pid_set_option,
 };
 
 __attribute__((visibility("default")))

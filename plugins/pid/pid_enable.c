@@ -182,12 +182,53 @@ void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps)
 
 /* ---- enable ------------------------------------------------------------- */
 
-/* Whether the site of pp may carry a uprobe; if not, record why. */
-static bool site_ok(pid_session_t *ps, const dtrace_probe_t *prp,
-		    const pid_probe_t *pp, uint64_t addr)
+/* What the kernel makes of a uprobe on a 5-byte nop, asked of the engine
+ * once (interface 3.10; an older engine: DTRACE_NOP5_TRAP). */
+static int kernel_nop5(dtrace_provider_t *pv, pid_session_t *ps)
+{
+	if (!ps->nop5_known) {
+		ps->nop5 = pid_host->size >= offsetof(dtrace_host_t,
+						      uprobe_nop5) +
+					     sizeof(pid_host->uprobe_nop5) &&
+			   pid_host->uprobe_nop5 != NULL ?
+			   pid_host->uprobe_nop5(pv) : DTRACE_NOP5_TRAP;
+		ps->nop5_known = true;
+	}
+	return ps->nop5;
+}
+
+/* A probe on a 5-byte nop where the kernel's call would crash a forked
+ * child: refused, or with -x pid.nop5=place placed after one warning. */
+static bool nop5_placed(dtrace_provider_t *pv, pid_session_t *ps,
+			const dtrace_probe_t *prp)
+{
+	if (!ps->nop5_place) {
+		skip(ps, prp, false, "its instruction is a 5-byte nop, which "
+		     "this kernel turns into a call that a child the process "
+		     "forks would crash on (-x pid.nop5=place places it all "
+		     "the same)");
+		return false;
+	}
+	if (!ps->nop5_warned)
+		pid_host->warn(pv, "pid: -x pid.nop5=place: this kernel's "
+			       "optimized uprobes crash a child that a traced "
+			       "process forks: trace only programs that do "
+			       "not fork");
+	ps->nop5_warned = true;
+	return true;
+}
+
+/* Whether the site of pp may carry a uprobe; if not, record why.  A
+ * 5-byte nop (the entry of a function built with -pg -mnop-mcount, or
+ * -fpatchable-function-entry with Clang) is the kernel's to optimize into
+ * a call: refused where a child that the process forks would crash on it
+ * (dt_nop5.c). */
+static bool site_ok(dtrace_provider_t *pv, pid_session_t *ps,
+		    const dtrace_probe_t *prp, const pid_probe_t *pp,
+		    uint64_t addr)
 {
 	const char *why, *mnem;
-	bool vex;
+	bool vex, nop5;
 
 	if (pp->site == PID_SITE_OFFSET &&
 	    !pid_insn_is_boundary(ps, pp->file, pp->func_addr, pp->func_size,
@@ -196,7 +237,10 @@ static bool site_ok(pid_session_t *ps, const dtrace_probe_t *prp,
 		     "instruction boundary", pp->off);
 		return false;
 	}
-	why = pid_insn_unsafe(ps, pp->file, addr, &mnem, &vex);
+	why = pid_insn_unsafe(ps, pp->file, addr, &mnem, &vex, &nop5);
+	if (why == NULL && nop5 &&
+	    kernel_nop5(pv, ps) == DTRACE_NOP5_FORK_UNSAFE)
+		return nop5_placed(pv, ps, prp);
 	if (why == NULL)
 		return true;
 	if (vex)
@@ -231,7 +275,7 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 		refuse_return(ps, &ps->ra_readers, prp);
 		return 0;
 	}
-	if (!site_ok(ps, prp, pp, addr))
+	if (!site_ok(pv, ps, prp, pp, addr))
 		return 0;
 	if (pid_host->elf_vaddr_to_offset(pp->file, addr, &off) != 0) {
 		skip(ps, prp, false, "its address is not in %s", pp->path);

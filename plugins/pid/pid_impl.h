@@ -84,6 +84,10 @@ typedef struct pid_session {
 	pid_refused_t ra_readers;
 
 	bool tracing;		/* start() was called */
+	int nop5;		/* host->uprobe_nop5(), once nop5_known */
+	bool nop5_known;
+	bool nop5_place;	/* -x pid.nop5=place */
+	bool nop5_warned;
 } pid_session_t;
 
 extern const dtrace_host_t *pid_host;
@@ -113,9 +117,11 @@ bool pid_insn_is_boundary(pid_session_t *ps, const dtrace_elf_t *f,
  * (a static string: "VEX-encoded", "lock-prefixed", ...), or NULL if it
  * can.  mnem receives its mnemonic when known; vex whether it is refused
  * for its VEX/EVEX/XOP/MVEX encoding (which the kernel would accept and
- * then mis-execute). */
+ * then mis-execute); nop5 whether it is a 5-byte nop, which a kernel with
+ * the optimized uprobe turns into a call (host->uprobe_nop5). */
 const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
-			    uint64_t addr, const char **mnem, bool *vex);
+			    uint64_t addr, const char **mnem, bool *vex,
+			    bool *nop5);
 
 /* Whether the function at link-time address addr of f (size bytes, 0 if
  * unknown) reads its own return address, the word a return probe replaces

@@ -105,7 +105,8 @@ bool pid_insn_is_boundary(pid_session_t *ps, const dtrace_elf_t *f,
 }
 
 const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
-			    uint64_t addr, const char **mnem, bool *vex)
+			    uint64_t addr, const char **mnem, bool *vex,
+			    bool *nop5)
 {
 	ZydisDecodedInstruction insn;
 	uint8_t code[ZYDIS_MAX_INSTRUCTION_LENGTH];
@@ -114,6 +115,7 @@ const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 
 	*mnem = NULL;
 	*vex = false;
+	*nop5 = false;
 	if (pid_host->elf_vaddr_to_offset(f, addr, &off) != 0)
 		return "not in the file's loaded segments";
 	n = pid_host->elf_read(f, off, code, sizeof(code));
@@ -123,6 +125,7 @@ const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 			code, (size_t)n, &insn)))
 		return "not a valid instruction";
 	*mnem = ZydisMnemonicGetString(insn.mnemonic);
+	*nop5 = insn.mnemonic == ZYDIS_MNEMONIC_NOP && insn.length == 5;
 	*vex = true;
 	switch (insn.encoding) {
 	case ZYDIS_INSTRUCTION_ENCODING_VEX:

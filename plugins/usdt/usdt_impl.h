@@ -93,7 +93,45 @@ typedef struct usdt_note {	/* strings: the file's text */
 	usdt_arg_t args[USDT_NOTE_ARGS_MAX];
 	int bad_arg;		/* index of the first undecodable arg, -1 */
 	char *bad_spec;		/* and its text */
+	bool nop5;		/* a 5-byte nop follows the site's nop */
 } usdt_note_t;
+
+/* Which instruction of a site the probe goes on (usdt_place.c). */
+typedef enum usdt_sitemode {
+	USDT_SITE_AUTO,		/* the 5-byte nop when the kernel optimizes */
+	USDT_SITE_CLASSIC,	/* the nop the note names, always */
+	USDT_SITE_NOP5,		/* the 5-byte nop where there is one */
+} usdt_sitemode_t;
+
+/* Where the probes of a session go (usdt_place.c): mode is the option;
+ * the rest is decided once, at the first site with a 5-byte nop. */
+typedef struct usdt_placement {
+	usdt_sitemode_t mode;
+	bool known;		/* the kernel was asked */
+	int kernel;		/* host->uprobe_nop5(): DTRACE_NOP5_* */
+	bool on_nop5;		/* sites with a 5-byte nop get it */
+} usdt_placement_t;
+
+/* Whether the len bytes at code are a nop and a 5-byte nop. */
+bool usdt_site_has_nop5(const unsigned char *code, size_t len);
+/* "auto", "classic" or "nop5" into *mode: 0, or -EINVAL. */
+int usdt_sitemode_parse(const char *value, usdt_sitemode_t *mode);
+/* Ask the engine, once, what the kernel makes of a probe on a 5-byte
+ * nop, and decide pl->on_nop5 (a warning for a forced unsafe one). */
+void usdt_placement_decide(const dtrace_host_t *h, dtrace_provider_t *pv,
+			   usdt_placement_t *pl);
+/* The bytes from the note's address to the probe's: 1 or 0. */
+uint8_t usdt_site_shift(const usdt_placement_t *pl, const usdt_note_t *note);
+/* Which instruction the probe of note goes on, in words. */
+const char *usdt_placement_name(const usdt_placement_t *pl,
+				const usdt_note_t *note);
+
+/* The plugin's options (usdt_options.c), and -x usdt.NAME=value into
+ * *files_max or *place: 0, or -EINVAL after h->error(). */
+extern const dtrace_option_t usdt_option_list[];
+int usdt_option_set(const dtrace_host_t *h, dtrace_provider_t *pv,
+		    const char *name, const char *value, int *files_max,
+		    usdt_placement_t *place);
 
 /*
  * A probe as a provider file declared it (`dtrace -G` keeps the declaration
@@ -233,11 +271,17 @@ typedef struct usdt_rtspec {
  * site: the trampoline asks dtprobed's map whether the firing process
  * registered it (then its firing is its own probe's, myapp1234). */
 #define USDT_SPEC_EVERY		0x1
+/* The probe is on the 5-byte nop one byte past the note's address: the
+ * trampoline takes that byte off mstate.regs_ip (usdt_place.c). */
+#define USDT_SPEC_SHIFTED	0x2
 
 #define USDT_SPECS_MAP		"usdt_specs"
 #define USDT_SPECS_MAX		16384
 
-void usdt_rtspec_fill(const usdt_note_t *note, usdt_rtspec_t *rt);
+/* The spec of note's site with its probe shift bytes past the note's
+ * address (usdt_site_shift()): flags USDT_SPEC_SHIFTED when shift. */
+void usdt_rtspec_fill(const usdt_note_t *note, uint8_t shift,
+		      usdt_rtspec_t *rt);
 
 /* A site whose spec the trampoline carries as code (no lookup). */
 typedef struct usdt_tramp_site {

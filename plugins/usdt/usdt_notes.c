@@ -110,6 +110,16 @@ static const char *text_put(char **cursor, const char *s)
 	return at;
 }
 
+/* Whether the site at file offset off is a nop and a 5-byte nop, which
+ * <dtrace/usdt.h> makes (usdt_place.c). */
+static bool site_has_nop5(const usdt_symtab_t *st, uint64_t off)
+{
+	unsigned char code[6];
+
+	return st->host->elf_read(st->elf, off, code, sizeof(code)) ==
+	       (ssize_t)sizeof(code) && usdt_site_has_nop5(code, sizeof(code));
+}
+
 /* A site as the engine read it, with its arguments decoded; its strings
  * copied at *text. */
 static void note_from(usdt_note_t *n, const dtrace_stapsdt_t *sd, bool pie,
@@ -124,6 +134,7 @@ static void note_from(usdt_note_t *n, const dtrace_stapsdt_t *sd, bool pie,
 	n->sema = sd->sema;
 	n->offset = sd->offset;
 	n->sema_offset = sd->sema_offset;
+	n->nop5 = site_has_nop5(st, sd->offset);
 	note_parse_args(n, pie, st);
 }
 

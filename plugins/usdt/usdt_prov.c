@@ -136,6 +136,7 @@ typedef struct usdt_state {
 	bool tracing;
 	int nkept;		/* files kept, with probes or that may have */
 	int files_max;		/* -x usdtfiles: how many may be kept */
+	usdt_placement_t place;	/* -x usdt.sitemode (usdt_place.c) */
 	int ndropped;		/* files with matching notes not kept */
 	bool matched;		/* the running provide() matched a note */
 	usdt_probe_t **touched;	/* probes a late provide created or grew */
@@ -779,8 +780,8 @@ static int spec_queue(usdt_state_t *st, uint32_t cookie,
 	}
 	usdt_pending_t *p = &st->pending[st->npending++];
 	p->cookie = cookie;
-	usdt_rtspec_fill(note, &p->spec);
-	p->spec.flags = flags;
+	usdt_rtspec_fill(note, usdt_site_shift(&st->place, note), &p->spec);
+	p->spec.flags |= flags;
 	return 0;
 }
 
@@ -818,12 +819,13 @@ static void warn_args(dtrace_provider_t *dtp, usdt_probe_t *pr,
 }
 
 /* Whether two notes' arguments are read alike. */
-static bool same_spec(const usdt_note_t *a, const usdt_note_t *b)
+static bool same_spec(const usdt_state_t *st, const usdt_note_t *a,
+		      const usdt_note_t *b)
 {
 	usdt_rtspec_t ra, rb;
 
-	usdt_rtspec_fill(a, &ra);
-	usdt_rtspec_fill(b, &rb);
+	usdt_rtspec_fill(a, usdt_site_shift(&st->place, a), &ra);
+	usdt_rtspec_fill(b, usdt_site_shift(&st->place, b), &rb);
 	return memcmp(&ra, &rb, sizeof(ra)) == 0;
 }
 
@@ -836,11 +838,26 @@ static void warn_inlined_changed(dtrace_provider_t *dtp, usdt_state_t *st,
 	const usdt_cookie_t *c = &st->cookies[cookie];
 
 	if (!c->inlined || c->note == NULL || c->note == s->note ||
-	    same_spec(c->note, s->note))
+	    same_spec(st, c->note, s->note))
 		return;
 	host->warn(dtp, "the site at offset 0x%llx of %s changed while "
 		   "traced: its arguments are read as it was first seen",
 		   (unsigned long long)s->note->offset, s->path);
+}
+
+/* With -x debug (interface 3.10), where the probe went on the site. */
+static void debug_placement(dtrace_provider_t *dtp, const usdt_state_t *st,
+			    const dtrace_probe_t *prp, const usdt_site_t *s)
+{
+	char name[512];
+
+	if (host->size < offsetof(dtrace_host_t, debug) + sizeof(host->debug) ||
+	    host->debug == NULL)
+		return;
+	probe_fullname(prp, name, sizeof(name));
+	host->debug(dtp, "probe %s: the site at offset 0x%llx of %s: on %s",
+		    name, (unsigned long long)s->note->offset, s->path,
+		    usdt_placement_name(&st->place, s->note));
 }
 
 /* Place one site's uprobe, overlay the probe on it, queue its specs. */
@@ -850,9 +867,12 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	/* One link for every process, not one per process and another for
 	 * every process, which would run a firing twice (dt_program.c). */
+	if (s->note->nop5)
+		usdt_placement_decide(host, dtp, &st->place);
 	dtrace_uprobe_t up = {
 		.path = s->path,
-		.offset = s->note->offset,
+		.offset = s->note->offset +
+			  usdt_site_shift(&st->place, s->note),
 		.ref_ctr_offset = s->note->sema ? s->note->sema_offset : 0,
 		.pid = pr->every ? 0 : pr->pid,
 		.kind = 0,
@@ -864,6 +884,7 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 	int err = host->overlay(dtp, cookie, pr->pid, prp);
 	if (err < 0)
 		return err;
+	debug_placement(dtp, st, prp, s);
 	/* A site the probe for every process covered fired already. */
 	if ((uint32_t)cookie >= st->ncookies ||
 	    !(st->cookies[cookie].flags & USDT_SPEC_EVERY))
@@ -940,8 +961,9 @@ static int inline_sites(dtrace_provider_t *dtp, usdt_state_t *st,
 		if (c->note == NULL || (st->procs != NULL &&
 					!(c->flags & USDT_SPEC_EVERY)))
 			continue;
-		usdt_rtspec_fill(c->note, &buf[n]);
-		buf[n].flags = c->flags;
+		usdt_rtspec_fill(c->note, usdt_site_shift(&st->place,
+							  c->note), &buf[n]);
+		buf[n].flags |= c->flags;
 		c->inlined = true;
 		sites[n] = (usdt_tramp_site_t){ (uint32_t)cookies[i], &buf[n] };
 		n++;
@@ -1414,30 +1436,13 @@ static int usdt_probe_match(dtrace_provider_t *dtp, void *data,
 	       host->glob_match(q.prvpat, pr->base);
 }
 
-static const dtrace_option_t usdt_options[] = {
-	{ "files", "how many files with USDT probes a session keeps, those "
-		   "of processes that start while tracing included (1024 by "
-		   "default); past it, the probes of other such files are "
-		   "not traced, and dtrace says so" },
-	{ NULL, NULL },
-};
-
 static int usdt_set_option(dtrace_provider_t *dtp, void *data,
 			   const char *name, const char *value)
 {
 	usdt_state_t *st = data;
-	char *end = NULL;
-	long n = value != NULL ? strtol(value, &end, 10) : -1;
 
-	(void)name;
-	if (value == NULL || *value == '\0' || *end != '\0' || n < 0 ||
-	    n > INT_MAX) {
-		host->error(dtp, "usdt: -x usdt.files=%s: expected a count",
-			    value ? value : "");
-		return -EINVAL;
-	}
-	st->files_max = (int)n;
-	return 0;
+	return usdt_option_set(host, dtp, name, value, &st->files_max,
+			       &st->place);
 }
 
 /* USDT providers are named by the programs that carry them. */
@@ -1463,7 +1468,7 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.event_fd = usdt_event_fd,
 	.poll = usdt_poll,
 	.probe_match = usdt_probe_match,
-	.options = usdt_options,
+	.options = usdt_option_list,
 	.set_option = usdt_set_option,
 
 	.gate_sections = usdt_gate_sections,

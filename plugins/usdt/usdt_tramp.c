@@ -45,7 +45,10 @@
  * key followed by regs_ip: the key is read in place, its cookie half zeroed
  * for the lookup.  Found: the process registered the site, and its firing
  * is its own probe's (mstate.instance, DTRACE_PROBE_TEMPLATE), even before
- * the plugin heard of the registration.
+ * the plugin heard of the registration.  A site whose probe is on the
+ * 5-byte nop past the note's address (USDT_SPEC_SHIFTED, usdt_place.c)
+ * first takes that byte off regs_ip, so that the key is the note's address
+ * dtprobed recorded.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -57,9 +60,11 @@
 #include "usdt_impl.h"
 #include "usdt_reg.h"
 
-void usdt_rtspec_fill(const usdt_note_t *note, usdt_rtspec_t *rt)
+void usdt_rtspec_fill(const usdt_note_t *note, uint8_t shift,
+		      usdt_rtspec_t *rt)
 {
 	memset(rt, 0, sizeof(*rt));
+	rt->flags = shift ? USDT_SPEC_SHIFTED : 0;
 	rt->nargs = (uint32_t)(note->nargs < DTRACE_ARGS_MAX ?
 			       note->nargs : DTRACE_ARGS_MAX);
 	for (uint32_t i = 0; i < rt->nargs; i++) {
@@ -72,7 +77,9 @@ void usdt_rtspec_fill(const usdt_note_t *note, usdt_rtspec_t *rt)
 		r->base = a->base;
 		r->index = a->index;
 		r->scale_shift = a->scale_shift;
-		r->val = a->val;
+		/* %rip reads past the note's address by the shift. */
+		r->val = a->loc == USDT_LOC_MEM && a->base == DTRACE_CTX_IP ?
+			 a->val - shift : a->val;
 	}
 }
 
@@ -246,6 +253,29 @@ static void emit_registered(tramp_t *t, dtrace_map_t *procs)
 	t->h->label_place(t->em, no);
 }
 
+/* mstate.regs_ip -= 1: the note's address, where the probe is on the
+ * 5-byte nop after it (usdt_place.c). */
+static void emit_unshift_ip(tramp_t *t)
+{
+	const int16_t ip = offsetof(dtrace_mstate_t, regs_ip);
+
+	emit(t, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_MSTATE, ip));
+	emit(t, DT_ALU64_IMM(BPF_SUB, DT_R1, 1));
+	emit(t, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ip, DT_R1));
+}
+
+/* The same at a site whose spec (R9) says USDT_SPEC_SHIFTED. */
+static void emit_unshift_ip_if_shifted(tramp_t *t)
+{
+	int no = t->h->label_new(t->em);
+
+	emit(t, DT_LOAD(BPF_W, DT_R1, DT_R9, offsetof(usdt_rtspec_t, flags)));
+	emit(t, DT_ALU64_IMM(BPF_AND, DT_R1, USDT_SPEC_SHIFTED));
+	t->h->jump(t->em, BPF_JEQ, DT_R1, 0, no);
+	emit_unshift_ip(t);
+	t->h->label_place(t->em, no);
+}
+
 /* The registration check at a site whose spec (R9) says USDT_SPEC_EVERY. */
 static void emit_registered_if_every(tramp_t *t, dtrace_map_t *procs)
 {
@@ -273,6 +303,7 @@ static void emit_lookup(tramp_t *t, dtrace_map_t *specs, dtrace_map_t *procs,
 	emit(t, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	t->h->jump(t->em, BPF_JEQ, DT_R0, 0, skip);
 	emit(t, DT_MOV64_REG(DT_R9, DT_R0));
+	emit_unshift_ip_if_shifted(t);
 	if (procs != NULL)
 		emit_registered_if_every(t, procs);
 
@@ -387,6 +418,8 @@ static void emit_arg_known(tramp_t *t, int i, const usdt_rtarg_t *a)
 static void emit_site(tramp_t *t, const usdt_rtspec_t *spec,
 		      dtrace_map_t *procs, uint64_t args_read)
 {
+	if (spec->flags & USDT_SPEC_SHIFTED)
+		emit_unshift_ip(t);
 	if (procs != NULL && (spec->flags & USDT_SPEC_EVERY))
 		emit_registered(t, procs);
 	for (uint32_t i = 0; i < spec->nargs &&

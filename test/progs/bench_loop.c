@@ -3,7 +3,7 @@
  * bench_loop.c: the target of the per-firing and aggregation benchmarks
  * (bench/firing.sh, bench/aggsnap.sh).
  *
- *   bench_loop [N]
+ *   bench_loop [N [nop5]]
  *
  * Calls bench_fn(i) for i = 0 .. N-1 (default 2,000,000) in a tight loop and
  * prints "bench_loop N calls T ns (sum S) exit E", T being the loop's own
@@ -15,10 +15,15 @@
  * is "push %rbp", which the kernel's uprobe emulates, like the entry of
  * most compiled functions; an entry such as "lea" is single-stepped out of
  * line instead, about 35 times slower on these machines (14 us), and that
- * would dominate every figure.
+ * would dominate every figure.  With "nop5", bench_fn5 is called instead:
+ * the same function with a 5-byte nop first (as gcc -pg -mfentry
+ * -mnop-mcount makes entries), which a kernel with the optimized uprobe
+ * turns into a call.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 long bench_fn(long x);
@@ -36,15 +41,34 @@ __asm__(".text\n"
 	"	ret\n"
 	".size bench_fn, . - bench_fn\n");
 
+long bench_fn5(long x);
+
+__asm__(".text\n"
+	".globl bench_fn5\n"
+	".type bench_fn5, @function\n"
+	"bench_fn5:\n"
+	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	lea 1(%rdi), %rax\n"
+	"	pop %rbp\n"
+	"	ret\n"
+	".size bench_fn5, . - bench_fn5\n");
+
 int main(int argc, char **argv)
 {
 	long n = argc > 1 ? strtol(argv[1], NULL, 10) : 2000000;
+	bool nop5 = argc > 2 && strcmp(argv[2], "nop5") == 0;
 	struct timespec t0, t1, end;
 	long sum = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (long i = 0; i < n; i++)
-		sum += bench_fn(i);
+	if (nop5)
+		for (long i = 0; i < n; i++)
+			sum += bench_fn5(i);
+	else
+		for (long i = 0; i < n; i++)
+			sum += bench_fn(i);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	clock_gettime(CLOCK_REALTIME, &end);
 	printf("bench_loop %ld calls %lld ns (sum %ld) exit %lld\n", n,

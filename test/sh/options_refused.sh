@@ -11,7 +11,7 @@ fails=0
 . "$TESTDIR/sh/lib/status_lib.sh"
 
 # every option of DTrace's that is not implemented is refused by name
-for o in amin=x ctfpath=x ctypes=x debug debugassert disasm=x dtypes=x \
+for o in amin=x ctfpath=x ctypes=x debugassert disasm=x dtypes=x \
 	 encoding=utf8 grabanon iregs=8 jstackframes=10 jstackstrsize=10 \
 	 kdefs knodefs lazyload ldpath=/bin/ld linkmode=static lockmem=1m \
 	 maxframes=10 modpath=x pcapsize=1k pgmax=1 preallocate=1m pspec \

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # @alone
 # A pid probe and a USDT probe on one instruction (the site of myapp:::tick
-# in fire(), as pid$target:app:fire:OFFSET): each fires once per hit, its
+# in fire(), as pid$target:app:fire:OFFSET, OFFSET the instruction the
+# USDT probe is placed on): each fires once per hit, its
 # own arguments, whether the USDT probe is named for the target
 # (myapp$target) or for every process (myapp*); and both are served by one
 # underlying probe, whose one program (dtrace -S) runs each provider's
@@ -14,12 +15,14 @@ write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
 build_app app cc "$TESTDIR/usdt/app.c" "-O2" "" || exit 1
 
-# The tick site's offset in fire(): its note's location less fire's address.
+# The tick site's offset in fire(): its note's location less fire's
+# address, and past it the instruction its probe goes on (the 5-byte nop
+# after the note's where the kernel optimizes uprobes there).
 loc=$(readelf -n app | awk '/Name: tick$/ { getline; print $2; exit }' |
 	tr -d ,)
 fire=$(nm app | awk '$3 == "fire" { print $1 }')
 [ -n "$loc" ] && [ -n "$fire" ] || { fail "no tick note or fire symbol"; exit 1; }
-off=$(printf '%x' $((loc - 0x$fire)))
+off=$(printf '%x' $((loc - 0x$fire + $(usdt_site_shift "$W/app 1" 'myapp$target:::tick'))))
 
 for usdt in 'myapp$target' 'myapp*'; do
 	"$DTRACE" -S -q -n "pid\$target:app:fire:$off { @p[uregs[R_RBX]] = count(); }

@@ -29,6 +29,30 @@ missed() {
 		if (!(i in query)) printf(" query %d", i) } }' "$1"
 }
 
+# kernel_optimizes_uprobes: whether the kernel turns a uprobe on a 5-byte
+# nop into a call (its `uprobe` system call, 336 on x86-64, answers ENXIO
+# when called from anywhere but its trampoline; ENOSYS without it).
+kernel_optimizes_uprobes() {
+	[ "$(uname -m)" = x86_64 ] &&
+	python3 -c 'import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+sys.exit(0 if libc.syscall(336) == -1 and ctypes.get_errno() == 6 else 1)' \
+		2>/dev/null
+}
+
+# usdt_site_shift CMD DESC: the bytes from the note's address of DESC's
+# site (myapp$target:::tick) in CMD to the instruction the usdt provider
+# places its probe on by default: 1 on the 5-byte nop after the nop of
+# <dtrace/usdt.h>, else 0 (-x debug says which).
+usdt_site_shift() {
+	if "$DTRACE" -x debug -q -n "$2 { }" -c "$1" 2>&1 >/dev/null |
+		grep -q 'on the 5-byte nop'; then
+		echo 1
+	else
+		echo 0
+	fi
+}
+
 # The provider of test/usdt/prov.d with every stability attribute declared,
 # so that -l -v shows them combined as DTrace combines them.
 write_provider() {
