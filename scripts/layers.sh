@@ -95,9 +95,11 @@ compiler  dt_regs dt_lib dt_cpp
 
 # The programs that run the clauses.
 # The program builder, one file per job, called one way (dt_prog_impl.h
-# draws it): the host entry points and the session (dt_program), the
-# underlying probes and overlays recorded (dt_prog_sites), the session's
-# maps (dt_prog_maps), links, refused links and retiring (dt_prog_attach),
+# draws it): the host entry points and the session (dt_program), which
+# only record what the providers place, underlying probes and overlays
+# (dt_prog_sites); the one step that makes the kernel match the record,
+# at start and while tracing (dt_prog_reconcile); the session's maps
+# (dt_prog_maps), links, refused links and retiring (dt_prog_attach),
 # loading and the programs made while tracing (dt_prog_load), which
 # program serves which site and one program put together (dt_prog_build),
 # programs chained by tail calls (dt_prog_chain), the prefilter
@@ -107,9 +109,9 @@ compiler  dt_regs dt_lib dt_cpp
 # omits past its depth, counted (dt_uretdepth); the traced processes the
 # kernel kills for a uprobe it cannot handle, reported (dt_sigwatch).
 # May call: every folder below it.
-runtime   dt_program dt_prog_impl dt_prog_sites dt_prog_maps dt_prog_attach
-runtime   dt_prog_load dt_prog_build dt_prog_chain dt_prog_prefilter
-runtime   dt_prog_emit dt_kevent dt_uretdepth dt_sigwatch
+runtime   dt_program dt_prog_impl dt_prog_sites dt_prog_reconcile dt_prog_maps
+runtime   dt_prog_attach dt_prog_load dt_prog_build dt_prog_chain
+runtime   dt_prog_prefilter dt_prog_emit dt_kevent dt_uretdepth dt_sigwatch
 
 # Records, formatted as DTrace does.
 # Records out of the output ring buffer: buffer policies, aggregations

@@ -360,7 +360,8 @@ void dt_opt_inline_at_entry(dt_as_t *as, const dt_as_t *f, int spare)
 	}
 	free(truth);
 	if (test) {
-		dt_as_emit(as, DT_INSN(BPF_JMP | BPF_JNE | BPF_K, DT_R0, 0, 1, 0));
+		dt_as_emit(as, DT_INSN(BPF_JMP | BPF_JNE | BPF_K, DT_R0, 0, 1,
+				       0));
 		dt_as_emit(as, DT_EXIT());
 	}
 	if (spare != DT_R1)

@@ -218,6 +218,33 @@ static uint32_t request_report(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	return refused;
 }
 
+/* The refused links whose time has come made pending again: true when
+ * some are, for the caller to ask for them (a batch). */
+bool dt_refused_due(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	if (ps == NULL || ps->nrefused == 0 || dt_now_ns() < ps->retry_at)
+		return false;
+	for (uint32_t r = 0; r < ps->nrefused; r++) {
+		dt_uprobe_ent_t *u = &ps->ups[ps->refused[r].idx];
+		pid_t pid = ps->refused[r].pid;
+
+		if (pid == 0) {
+			u->all_attached = false;
+			u->all_group = -1;
+		}
+		for (uint32_t i = 0; i < u->npids; i++)
+			if (pid != 0 && u->pids[i].pid == pid) {
+				u->pids[i].attached = false;
+				u->pids[i].group = -1;
+			}
+	}
+	ps->nrefused = 0;
+	ps->links_pending = true;
+	return true;
+}
+
 /* One request: the links of process pid that the underlying probes from
  * index i on, of u's program, file and return flag, still need.  Late, the
  * sites refused are reported by name and the request goes on. */
@@ -442,20 +469,6 @@ static void sites_release(struct dt_progset *ps)
 		ps->ups[i].held = false;
 }
 
-/* The overlays held back while their sites were linked again. */
-static void overlays_flush(dtrace_hdl_t *dtp, struct dt_progset *ps)
-{
-	for (uint32_t i = 0; ps->ndeferred > 0 && i < ps->novls; i++) {
-		dt_overlay_ent_t *o = &ps->ovls[i];
-
-		if (!o->deferred)
-			continue;
-		o->deferred = false;
-		ps->ndeferred--;
-		dt_overlay_write(dtp, o);
-	}
-}
-
 /*
  * Make every link the underlying probes still need: one request per
  * (program, file, process, return flag), then retire the per-process
@@ -495,7 +508,6 @@ int dt_attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 			rc = attach_pass(dtp, ps, late, &b);
 	}
 	free(retire);
-	overlays_flush(dtp, ps);
 	free(b.offs);
 	free(b.refs);
 	free(b.cookies);

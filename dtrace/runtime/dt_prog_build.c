@@ -12,7 +12,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <linux/perf_event.h>
 
 #include "dt_prog_impl.h"
 #include "dt_instance.h"
@@ -84,7 +83,8 @@ static int prog_emit_with(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 		dt_as_place(as, run);
 		EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 	}
-	dt_key_insns_t key = dt_emit_prologue(dtp, as, kp->flags, dt_kp_cookie(kp),
+	dt_key_insns_t key = dt_emit_prologue(dtp, as, kp->flags,
+					      dt_kp_cookie(kp),
 					      dt_kp_has_regs(kp), out, stop);
 	if (stop < DT_STAGE_TRAMPOLINE)
 		goto leave;
@@ -199,12 +199,6 @@ int dt_prog_build(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 	return rc;
 }
 
-/* Whether u is a tracepoint, whose program's context is its record. */
-bool dt_ent_is_tracepoint(const dt_uprobe_ent_t *u)
-{
-	return u->perf && u->pp.type == PERF_TYPE_TRACEPOINT;
-}
-
 /* Whether kp's trampolines are u's users. */
 static bool same_users(const dt_kprog_t *kp, const dt_uprobe_ent_t *u)
 {
@@ -228,7 +222,8 @@ bool dt_kprog_fits(const struct dt_progset *ps, int i,
 					 : kp->fixed_cookie == u - ps->ups + 1;
 
 	return own && same_users(kp, u) && kp->flags == f &&
-	       kp->perf == u->perf && kp->tracepoint == dt_ent_is_tracepoint(u) &&
+	       kp->perf == u->perf &&
+	       kp->tracepoint == dt_ent_is_tracepoint(u) &&
 	       kp->kev == u->kev;
 }
 

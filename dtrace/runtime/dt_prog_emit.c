@@ -452,7 +452,8 @@ uint32_t dt_fast_prid(dtrace_hdl_t *dtp, const struct dt_progset *ps,
 {
 	uint32_t cookie;
 
-	if (ps->built || kp->soft_cookie > 0 || getenv("DTRACE_BENCH_GENERIC"))
+	if (ps->reconciled || kp->soft_cookie > 0 ||
+	    getenv("DTRACE_BENCH_GENERIC"))
 		return 0;
 	cookie = (uint32_t)dt_one_cookie_of(ps, (int)(kp - ps->progs));
 	if (cookie == 0)

@@ -5,17 +5,24 @@
  *
  * The session's underlying probes, overlays and programs (struct
  * dt_progset, dtp->progs), and the functions each file of the builder
- * gives the ones above it.  The files call one another one way:
+ * gives the ones above it.  The flow goes one way: the host entry points
+ * record what the session wants, one step makes the kernel match it.
  *
  *	dt_program.c		the host entry points and the session
- *	  dt_prog_attach.c	links, refused links, retiring
- *	  dt_prog_load.c	loading, programs made while tracing
- *	    dt_prog_build.c	which program serves which site; one program
- *	      dt_prog_chain.c	  programs chained by tail calls
- *	      dt_prog_prefilter.c the prefilter
- *	      dt_prog_emit.c	  the code of one program
- *	  dt_prog_maps.c	the session's maps: overlays, probe names
- *	  dt_prog_sites.c	the underlying probes and overlays recorded
+ *	  dt_prog_sites.c	  record: underlying probes, overlays, and
+ *				  the queues of what changed
+ *	  dt_prog_reconcile.c	  reconcile: the kernel made to match
+ *	    dt_prog_attach.c	    links, refused links, retiring
+ *	    dt_prog_maps.c	    the session's maps: overlays, probe names
+ *	    dt_prog_load.c	    loading, programs made while tracing
+ *	      dt_prog_build.c	      which program serves which site; one
+ *				      program put together
+ *		dt_prog_chain.c		programs chained by tail calls
+ *		dt_prog_prefilter.c	the prefilter
+ *		dt_prog_emit.c		the code of one program
+ *
+ * (the lower files read the record, dt_prog_sites.c's data, and the
+ * attach and maps steps ask it where a site's probes are).
  */
 #ifndef DT_PROG_IMPL_H
 #define DT_PROG_IMPL_H
@@ -85,6 +92,9 @@ typedef struct dt_uprobe_ent {
 	bool refresh;		/*   and with a semaphore: the site's links
 				   close before it is linked again */
 	bool held;		/* not linked until those are closed */
+	bool joined;		/* a user joined: it needs the program of
+				   its users (dt_reconcile()) */
+	bool queued;		/* on ps->queued_ups */
 	dt_uprobe_pid_t *pids;	/* else in these */
 	uint32_t npids;
 	int prog;		/* index in ps->progs, once built */
@@ -102,6 +112,9 @@ typedef struct dt_overlay_ent {
 	dt_site_user_t users[DT_OVERLAY_MAX];	/* whose trampoline */
 	uint32_t n;
 	bool deferred;		/* written once its site is linked again */
+	bool queued;		/* on ps->queued_ovls */
+	uint32_t described;	/* prids[0 .. described) have their names
+				   in the probedesc map */
 	uint32_t cookie_next;	/* the next overlay of the cookie, +1 */
 } dt_overlay_ent_t;
 
@@ -173,7 +186,9 @@ struct dt_progset {
 	dt_index_t ovls_index;
 	dt_kprog_t *progs;
 	int nprogs;
-	bool built;
+	bool live;		/* dt_prog_build_all() ran: the kernel is
+				   to match the record (dt_reconcile()) */
+	bool reconciled;	/* its first reconciliation is done */
 	bool batching;		/* see dt_prog_batch_begin() */
 	bool links_pending;	/* some underlying probe may need a link */
 	dt_provider_t *fire_refused; /* dt_prog_fire() said -ENOTSUP to it */
@@ -185,7 +200,12 @@ struct dt_progset {
 	uint64_t retry_at;	/* dt_now_ns() from which they are */
 	bool relinks;		/* some site has relink set */
 	uint32_t ndeferred;	/* overlays with deferred set */
-	/* The last file dt_uprobe_file_id() looked up: a provider places a
+	/* What changed since the last reconciliation (index + 1 each): the
+	 * sites that need a link, a program or their links moved, and the
+	 * overlays to write (dt_site_record(), dt_overlay_record()). */
+	uint32_t *queued_ups, nqueued_ups, queued_ups_cap;
+	uint32_t *queued_ovls, nqueued_ovls, queued_ovls_cap;
+	/* The last file uprobe_file_id() looked up: a provider places a
 	 * file's sites one after another (thousands for a libc glob), and one
 	 * stat() serves them all while it is fresh. */
 	char *id_path;
@@ -199,6 +219,7 @@ struct dt_progset {
 	uint32_t mst_ncpus;
 };
 
+/* The session's set (dtp->progs), made on first use. */
 static inline struct dt_progset *dt_progset_of(dtrace_hdl_t *dtp)
 {
 	if (dtp->progs == NULL)
@@ -210,7 +231,7 @@ static inline struct dt_progset *dt_progset_of(dtrace_hdl_t *dtp)
 #define DT_PROG_FLAGS \
 	(DTRACE_UPROBE_BEGIN | DTRACE_UPROBE_END | DTRACE_UPROBE_SOFT)
 
-/* Emission shorthands for this file. */
+/* Emission shorthands for the builder's files. */
 #define EMIT(as, insn)	dt_as_emit((as), (insn))
 /* Field offsets as int, for offsets relative to the frame pointer. */
 #define OFF(type, field)	((int)offsetof(type, field))
@@ -242,7 +263,8 @@ typedef struct dt_key_insns {
 	uint32_t ip, pid, cookie, end;
 } dt_key_insns_t;
 
-/* The fields of the firing key that a trampoline uses (dt_firing_key_used()). */
+/* The fields of the firing key that a trampoline uses
+ * (dt_firing_key_used()). */
 enum {
 	DT_KEY_IP = 1,		/* regs_ip */
 	DT_KEY_PID = 2,		/* key.pid */
@@ -263,29 +285,9 @@ typedef struct dt_maskref {
 } dt_maskref_t;
 
 /* dt_prog_sites.c */
-void dt_uprobe_file_id(struct dt_progset *ps, dt_uprobe_ent_t *u);
-uint64_t dt_overlay_hash(uint32_t pid, uint32_t cookie);
-uint32_t *dt_index_slot(dt_index_t *ix, uint64_t hash,
-			bool (*eq)(const void *, uint32_t, const void *),
-			const void *set, const void *key);
-void dt_index_grow(dt_index_t *ix, uint32_t nentries,
-		   uint64_t (*hash_of)(const void *, uint32_t),
-		   const void *set);
-void dt_site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx);
-void dt_site_ref_ctr_set(struct dt_progset *ps, dt_uprobe_ent_t *u,
-			 uint64_t ref_ctr);
-uint64_t dt_ovls_hash_of(const void *set, uint32_t i);
-bool dt_ovls_eq(const void *set, uint32_t i, const void *key);
-bool dt_uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid);
+bool dt_ent_is_tracepoint(const dt_uprobe_ent_t *u);
 int dt_user_index(const dt_site_user_t *users, uint32_t n,
 		  const dt_provider_t *pv, int kind);
-bool dt_site_user_fits(const dt_uprobe_ent_t *u, const dt_provider_t *pv,
-		       int kind);
-void dt_site_user_add(struct dt_progset *ps, dt_uprobe_ent_t *u,
-		      dt_provider_t *pv, int kind);
-dt_site_user_t dt_site_user_of(const dt_uprobe_ent_t *u,
-			       const dt_provider_t *pv);
-uint32_t *dt_uprobe_slot(struct dt_progset *ps, const dt_uprobe_ent_t *key);
 uint32_t dt_site_first(struct dt_progset *ps, const dt_uprobe_ent_t *u);
 const dt_overlay_ent_t *dt_overlay_of(const struct dt_progset *ps,
 				      uint32_t pid, uint32_t cookie);
@@ -356,7 +358,6 @@ int dt_prefilter_build(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 int dt_prefilter_inline_reg(const dt_as_t *pf);
 
 /* dt_prog_build.c */
-bool dt_ent_is_tracepoint(const dt_uprobe_ent_t *u);
 bool dt_kprog_fits(const struct dt_progset *ps, int i,
 		   const dt_uprobe_ent_t *u);
 int dt_kprog_lookup(const struct dt_progset *ps, const dt_uprobe_ent_t *u);
@@ -376,6 +377,20 @@ int dt_site_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 
 /* dt_prog_attach.c */
 int dt_attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late);
+bool dt_refused_due(dtrace_hdl_t *dtp);
+
+/* dt_prog_sites.c: the record */
+uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			dt_provider_t *pv, const dtrace_uprobe_t *up,
+			const dtrace_perfprobe_t *pp);
+int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
+		      uint32_t cookie, uint32_t pid, const dtrace_probe_t *prp);
+
+/* dt_prog_reconcile.c: the kernel made to match the record (at start,
+ * else after each host call; batch_end: the end of a batch, whose refused
+ * links are warnings).  0, or -1 at start after dt_set_error(), else
+ * -errno of a failed write, or -EINVAL when a link failed (warned). */
+int dt_reconcile(dtrace_hdl_t *dtp, bool batch_end);
 
 /* dt_prog_maps.c */
 int dt_mstate_map(dtrace_hdl_t *dtp, struct dt_progset *ps);

@@ -195,7 +195,8 @@ static uint32_t overlay_user_flags(const struct dt_progset *ps,
 	if (u->prog < 0)
 		return 0;
 	const dt_kprog_t *kp = &ps->progs[u->prog];
-	i = dt_user_index(kp->users, kp->nusers, o->users[j].pv, o->users[j].kind);
+	i = dt_user_index(kp->users, kp->nusers, o->users[j].pv,
+			  o->users[j].kind);
 	return i > 0 ? (uint32_t)i << DT_OVL_USER_SHIFT : 0;
 }
 

@@ -15,12 +15,20 @@
  *
  * Three open-addressing indexes find them: ups_index an underlying probe
  * by (file, offset, flags, solo provider), site_index the first underlying
- * probe at a (path, offset), whose semaphore they all share (dt_site_link()),
+ * probe at a (path, offset), whose semaphore they all share (site_link()),
  * and ovls_index an overlay by (pid, cookie).
+ *
+ * This is the record, which the host entry points (dt_program.c) write
+ * and nothing else: what changed since the kernel last matched it waits
+ * on two queues, sites that need a link, a program or their links moved
+ * (queued_ups), and overlays to write (queued_ovls), for the
+ * reconciliation (dt_prog_reconcile.c).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/perf_event.h>
 
 #include "dt_prog_impl.h"
 
@@ -47,7 +55,7 @@ static uint64_t str_hash(const char *s)
  * rebuilt at the same path later in the session is seen as a new file. */
 #define FILE_ID_FRESH_NS	(100 * 1000 * 1000ull)
 
-void dt_uprobe_file_id(struct dt_progset *ps, dt_uprobe_ent_t *u)
+static void uprobe_file_id(struct dt_progset *ps, dt_uprobe_ent_t *u)
 {
 	uint64_t now = dt_now_ns();
 	struct stat st;
@@ -86,16 +94,16 @@ static uint64_t uprobe_hash(const dt_uprobe_ent_t *u)
 	return mix(h, (uint64_t)u->solo_kind);
 }
 
-uint64_t dt_overlay_hash(uint32_t pid, uint32_t cookie)
+static uint64_t overlay_hash(uint32_t pid, uint32_t cookie)
 {
 	return mix(mix(0, pid), cookie);
 }
 
 /* Find the slot of an entry equal to the probe (eq(i) true), or the free
  * slot where it would go. */
-uint32_t *dt_index_slot(dt_index_t *ix, uint64_t hash,
-			bool (*eq)(const void *, uint32_t, const void *),
-			const void *set, const void *key)
+static uint32_t *index_slot(dt_index_t *ix, uint64_t hash,
+			    bool (*eq)(const void *, uint32_t, const void *),
+			    const void *set, const void *key)
 {
 	uint32_t mask = ix->size - 1;
 
@@ -108,9 +116,9 @@ uint32_t *dt_index_slot(dt_index_t *ix, uint64_t hash,
 
 /* Before adding one entry to the nentries there are: rebuild the index
  * twice as large when it would pass half full. */
-void dt_index_grow(dt_index_t *ix, uint32_t nentries,
-		   uint64_t (*hash_of)(const void *, uint32_t),
-		   const void *set)
+static void index_grow(dt_index_t *ix, uint32_t nentries,
+		       uint64_t (*hash_of)(const void *, uint32_t),
+		       const void *set)
 {
 	if ((nentries + 1) * 2 < ix->size)
 		return;
@@ -164,7 +172,7 @@ static bool site_eq(const void *set, uint32_t i, const void *key)
  * semaphore that any of them names: a pid probe on a USDT site shares the
  * USDT probe's counter (and so enables its guarded code while traced).
  */
-void dt_site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
+static void site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
 {
 	dt_uprobe_ent_t *u = &ps->ups[idx];
 
@@ -172,9 +180,9 @@ void dt_site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
 		return;
 	/* The entries before idx are in the site index (a rebuild puts
 	 * every entry in; lookups still find the first of each site). */
-	dt_index_grow(&ps->site_index, idx, site_hash_of, ps);
-	uint32_t *slot = dt_index_slot(&ps->site_index, site_hash_of(ps, idx),
-				       site_eq, ps, u);
+	index_grow(&ps->site_index, idx, site_hash_of, ps);
+	uint32_t *slot = index_slot(&ps->site_index, site_hash_of(ps, idx),
+				    site_eq, ps, u);
 	if (*slot == 0) {
 		*slot = idx + 1;
 		return;
@@ -183,7 +191,7 @@ void dt_site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
 	if (u->ref_ctr == 0) {
 		u->ref_ctr = first->ref_ctr;
 	} else if (first->ref_ctr != u->ref_ctr) {
-		if (ps->built || first->ref_ctr != 0)
+		if (first->prog >= 0 || first->ref_ctr != 0)
 			dt_warn(dtp, "%s:0x%llx: semaphores at 0x%llx and 0x%llx: "
 				"the kernel will refuse one", u->path,
 				(unsigned long long)u->offset,
@@ -197,27 +205,27 @@ void dt_site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
 }
 
 /* A provider that joins the underlying probe u names a semaphore that the
- * first did not: every underlying probe at the site uses it (dt_site_link). */
-void dt_site_ref_ctr_set(struct dt_progset *ps, dt_uprobe_ent_t *u,
-			 uint64_t ref_ctr)
+ * first did not: every underlying probe at the site uses it (site_link). */
+static void site_ref_ctr_set(struct dt_progset *ps, dt_uprobe_ent_t *u,
+			     uint64_t ref_ctr)
 {
-	uint32_t *slot = dt_index_slot(&ps->site_index, mix(str_hash(u->path),
-							    u->offset),
-				       site_eq, ps, u);
+	uint32_t *slot = index_slot(&ps->site_index, mix(str_hash(u->path),
+							 u->offset),
+				    site_eq, ps, u);
 
 	for (uint32_t i = *slot; i != 0; i = ps->ups[i - 1].site_next)
 		ps->ups[i - 1].ref_ctr = ref_ctr;
 	u->ref_ctr = ref_ctr;
 }
 
-uint64_t dt_ovls_hash_of(const void *set, uint32_t i)
+static uint64_t ovls_hash_of(const void *set, uint32_t i)
 {
 	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
 
-	return dt_overlay_hash(o->pid, o->cookie);
+	return overlay_hash(o->pid, o->cookie);
 }
 
-bool dt_ovls_eq(const void *set, uint32_t i, const void *key)
+static bool ovls_eq(const void *set, uint32_t i, const void *key)
 {
 	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
 	const dt_overlay_ent_t *k = key;
@@ -227,7 +235,7 @@ bool dt_ovls_eq(const void *set, uint32_t i, const void *key)
 
 /* Make u fire in process pid too (0: every process).  Returns whether
  * that needs a link it does not have yet. */
-bool dt_uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
+static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
 {
 	if (u->all)
 		return false;
@@ -255,8 +263,8 @@ int dt_user_index(const dt_site_user_t *users, uint32_t n,
 
 /* Whether (pv, kind) may read the arguments at u: it is one of its users,
  * or may become one (u has no program yet and room left). */
-bool dt_site_user_fits(const dt_uprobe_ent_t *u, const dt_provider_t *pv,
-		       int kind)
+static bool site_user_fits(const dt_uprobe_ent_t *u, const dt_provider_t *pv,
+			   int kind)
 {
 	if (dt_user_index(u->users, u->nusers, pv, kind) >= 0)
 		return true;
@@ -265,8 +273,8 @@ bool dt_site_user_fits(const dt_uprobe_ent_t *u, const dt_provider_t *pv,
 
 /* Make (pv, kind) a user of u, kept sorted so that the programs of two
  * sites with the same users are one; stamp it as placed last. */
-void dt_site_user_add(struct dt_progset *ps, dt_uprobe_ent_t *u,
-		      dt_provider_t *pv, int kind)
+static void site_user_add(struct dt_progset *ps, dt_uprobe_ent_t *u,
+			  dt_provider_t *pv, int kind)
 {
 	int i = dt_user_index(u->users, u->nusers, pv, kind);
 
@@ -288,8 +296,8 @@ void dt_site_user_add(struct dt_progset *ps, dt_uprobe_ent_t *u,
 
 /* The trampoline that reads prp's arguments at u: the kind pv placed u
  * with last (a provider places a probe's site, then overlays the probe). */
-dt_site_user_t dt_site_user_of(const dt_uprobe_ent_t *u,
-			       const dt_provider_t *pv)
+static dt_site_user_t site_user_of(const dt_uprobe_ent_t *u,
+				   const dt_provider_t *pv)
 {
 	dt_site_user_t best = u->users[0];
 	uint32_t when = 0;
@@ -304,17 +312,17 @@ dt_site_user_t dt_site_user_of(const dt_uprobe_ent_t *u,
 
 /* The slot of the underlying probe key in the index, or the free slot
  * where it goes. */
-uint32_t *dt_uprobe_slot(struct dt_progset *ps, const dt_uprobe_ent_t *key)
+static uint32_t *uprobe_slot(struct dt_progset *ps, const dt_uprobe_ent_t *key)
 {
-	dt_index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
-	return dt_index_slot(&ps->ups_index, uprobe_hash(key), ups_eq, ps, key);
+	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
+	return index_slot(&ps->ups_index, uprobe_hash(key), ups_eq, ps, key);
 }
 
 /* The first underlying probe at u's site (path, offset), +1. */
 uint32_t dt_site_first(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
-	return *dt_index_slot(&ps->site_index, mix(str_hash(u->path), u->offset),
-			      site_eq, ps, u);
+	return *index_slot(&ps->site_index, mix(str_hash(u->path), u->offset),
+			   site_eq, ps, u);
 }
 
 /* The overlay of (pid, cookie), or NULL. */
@@ -326,4 +334,190 @@ const dt_overlay_ent_t *dt_overlay_of(const struct dt_progset *ps,
 		if (ps->ovls[i - 1].pid == pid)
 			return &ps->ovls[i - 1];
 	return NULL;
+}
+
+/* Whether u is a tracepoint, whose program's context is its record. */
+bool dt_ent_is_tracepoint(const dt_uprobe_ent_t *u)
+{
+	return u->perf && u->pp.type == PERF_TYPE_TRACEPOINT;
+}
+
+/* Site u (index + 1) waits for the next reconciliation (dt_reconcile()):
+ * it needs a link, a program, or its links moved. */
+static void site_queue(struct dt_progset *ps, uint32_t cookie)
+{
+	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
+
+	if (u->queued)
+		return;
+	u->queued = true;
+	if (ps->nqueued_ups == ps->queued_ups_cap) {
+		ps->queued_ups_cap = ps->queued_ups_cap ? ps->queued_ups_cap * 2
+							: 64;
+		ps->queued_ups = dt_realloc(ps->queued_ups, ps->queued_ups_cap *
+					    sizeof(*ps->queued_ups));
+	}
+	ps->queued_ups[ps->nqueued_ups++] = cookie;
+}
+
+/* Overlay o waits for the next reconciliation, which writes it. */
+static void overlay_queue(struct dt_progset *ps, dt_overlay_ent_t *o)
+{
+	if (o->queued)
+		return;
+	o->queued = true;
+	if (ps->nqueued_ovls == ps->queued_ovls_cap) {
+		ps->queued_ovls_cap = ps->queued_ovls_cap ?
+				      ps->queued_ovls_cap * 2 : 64;
+		ps->queued_ovls = dt_realloc(ps->queued_ovls,
+					     ps->queued_ovls_cap *
+					     sizeof(*ps->queued_ovls));
+	}
+	ps->queued_ovls[ps->nqueued_ovls++] = (uint32_t)(o - ps->ovls) + 1;
+}
+
+/*
+ * (pv, kind) comes to the underlying probe u after its program was built:
+ * while tracing, a process that a pid probe of every process covers
+ * starts, with a USDT probe on the pid probe's instruction, say.  It
+ * joins u's users, last, so that the overlay entries written so far keep
+ * their trampoline's index; the reconciliation gives u a program of its
+ * new users and moves u's links to it (joined, then relink).  When pv
+ * names a semaphore that u's links lack, every link at the site is made
+ * again with it (refresh, sites_refresh_mark()).  Returns false when u
+ * cannot take pv: pv then gets an underlying probe of its own there.
+ */
+static bool site_join(struct dt_progset *ps, dt_uprobe_ent_t *u,
+		      dt_provider_t *pv, const dtrace_uprobe_t *up)
+{
+	if (u->prog < 0 || u->perf || u->nusers == DT_SITE_USERS ||
+	    (u->flags & DT_PROG_FLAGS) ||
+	    (u->ref_ctr != 0 && up->ref_ctr_offset != 0 &&
+	     u->ref_ctr != up->ref_ctr_offset))
+		return false;
+	u->users[u->nusers] = (dt_site_user_t){ pv, up->kind };
+	u->stamp[u->nusers++] = ++ps->stamp;
+	u->joined = true;
+	if (u->ref_ctr == 0 && up->ref_ctr_offset != 0) {
+		site_ref_ctr_set(ps, u, up->ref_ctr_offset);
+		u->refresh = true;
+	}
+	return true;
+}
+
+/* A new underlying probe like key, of pv; returns its slot's value. */
+static uint32_t site_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			 const dt_uprobe_ent_t *key, dt_provider_t *pv,
+			 const dtrace_uprobe_t *up,
+			 const dtrace_perfprobe_t *pp)
+{
+	if (ps->nups == ps->ups_cap) {
+		ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
+		ps->ups = dt_realloc(ps->ups, ps->ups_cap * sizeof(*ps->ups));
+	}
+	ps->ups[ps->nups] = (dt_uprobe_ent_t){
+		.solo_pv = key->solo_pv, .solo_kind = key->solo_kind,
+		.flags = up->flags,
+		.path = dt_strdup(up->path), .offset = up->offset,
+		.dev = key->dev, .ino = key->ino,
+		.ref_ctr = up->ref_ctr_offset, .prog = -1,
+		.all_group = -1, .perf = pp != NULL,
+		.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
+	};
+	ps->nups++;
+	site_user_add(ps, &ps->ups[ps->nups - 1], pv, up->kind);
+	site_link(dtp, ps, ps->nups - 1);
+	return ps->nups;
+}
+
+/*
+ * Record the underlying probe up, found or added (on a perf event when pp
+ * is not NULL), firing in up->pid.  Returns its cookie (index + 1).  A
+ * uprobe is shared by the providers at its site, also by one that comes
+ * after its program was built (site_join()); one that cannot take pv's
+ * trampoline any more leaves pv a probe of its own (solo).  What needs a
+ * link it has not got yet, or a program, is queued.
+ */
+uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			dt_provider_t *pv, const dtrace_uprobe_t *up,
+			const dtrace_perfprobe_t *pp)
+{
+	dt_uprobe_ent_t key = {
+		.flags = up->flags, .path = (char *)up->path,
+		.offset = up->offset,
+		.solo_pv = pp ? pv : NULL, .solo_kind = pp ? up->kind : 0,
+	};
+	uprobe_file_id(ps, &key);
+	uint32_t *slot = uprobe_slot(ps, &key);
+
+	if (*slot != 0 && !site_user_fits(&ps->ups[*slot - 1], pv, up->kind) &&
+	    !site_join(ps, &ps->ups[*slot - 1], pv, up)) {
+		key.solo_pv = pv;
+		key.solo_kind = up->kind;
+		slot = uprobe_slot(ps, &key);
+	}
+	if (*slot == 0) {
+		*slot = site_add(dtp, ps, &key, pv, up, pp);
+	} else {
+		dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
+
+		site_user_add(ps, u, pv, up->kind);
+		if (u->ref_ctr == 0 && up->ref_ctr_offset != 0 && u->prog < 0)
+			site_ref_ctr_set(ps, u, up->ref_ctr_offset);
+	}
+	dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
+	bool more = uprobe_add_pid(u, pp ? 0 : up->pid);
+	ps->links_pending |= more;
+	if (more || u->joined || u->relink)
+		site_queue(ps, *slot);
+	return *slot;
+}
+
+/* The overlay of (pid, cookie), made if there is none. */
+static dt_overlay_ent_t *overlay_find_or_add(struct dt_progset *ps,
+					     uint32_t pid, uint32_t cookie)
+{
+	dt_overlay_ent_t key = { .pid = pid, .cookie = cookie };
+
+	index_grow(&ps->ovls_index, ps->novls, ovls_hash_of, ps);
+	uint32_t *slot = index_slot(&ps->ovls_index,
+				    overlay_hash(pid, cookie), ovls_eq, ps,
+				    &key);
+	if (*slot != 0)
+		return &ps->ovls[*slot - 1];
+	if (ps->novls == ps->ovls_cap) {
+		ps->ovls_cap = ps->ovls_cap ? ps->ovls_cap * 2 : 64;
+		ps->ovls = dt_realloc(ps->ovls,
+				      ps->ovls_cap * sizeof(*ps->ovls));
+	}
+	dt_overlay_ent_t *o = &ps->ovls[ps->novls++];
+	*o = key;
+	*slot = ps->novls;
+	o->cookie_next = ps->ups[cookie - 1].ovl_first;
+	ps->ups[cookie - 1].ovl_first = ps->novls;
+	return o;
+}
+
+/* Record that probe prp applies at underlying probe cookie in process pid
+ * (0: every process), with the trampoline its provider placed the site
+ * with last; queued to be written.  0 (also when it was there), or
+ * -E2BIG when the site has DT_OVERLAY_MAX probes in that process. */
+int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
+		      uint32_t cookie, uint32_t pid, const dtrace_probe_t *prp)
+{
+	dt_overlay_ent_t *o = overlay_find_or_add(ps, pid, cookie);
+
+	for (uint32_t i = 0; i < o->n; i++)
+		if (o->prids[i] == prp->id)
+			return 0;
+	if (o->n == DT_OVERLAY_MAX) {
+		dt_warn(dtp, "more than %d probes on one site: %s:%s:%s:%s "
+			"left out", DT_OVERLAY_MAX, prp->prv, prp->mod,
+			prp->fun, prp->prb);
+		return -E2BIG;
+	}
+	o->users[o->n] = site_user_of(&ps->ups[cookie - 1], prp->provider);
+	o->prids[o->n++] = prp->id;
+	overlay_queue(ps, o);
+	return 0;
 }

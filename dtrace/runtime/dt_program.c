@@ -1,9 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_program.c: the program builder's entry points: what the providers
- * place (host->uprobe, host->perf_probe, host->event, host->overlay), the
- * build at start, start and stop, the batches of the trace loop, soft
- * probes fired.
+ * dt_program.c: the program builder's entry points and the session.
+ *
+ * What the providers place (host->uprobe, host->perf_probe, host->event,
+ * host->overlay) is only recorded (dt_prog_sites.c); each entry point then
+ * asks the one reconciliation step (dt_prog_reconcile.c) to make the kernel
+ * match the record, which does nothing before tracing starts: there,
+ * dt_prog_build_all() enables the probes and reconciles once, building,
+ * loading and attaching everything.  While tracing, each host call is
+ * reconciled at once, but within a batch of the trace loop
+ * (dt_prog_batch_begin()/end()) links wait for its end.  Also here: start
+ * and stop, the session's activity, soft probes fired, the providers'
+ * poll() and provide() again.
  *
  * The files of the builder and the way they call one another:
  * dt_prog_impl.h.
@@ -13,109 +21,42 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include <linux/perf_event.h>
 
 #include "dt_prog_impl.h"
-#include "dt_cg.h"
 #include "dt_instance.h"
 #include "dt_plugcall.h"
 #include "dt_sigwatch.h"
 
-
-static bool site_join(dtrace_hdl_t *dtp, struct dt_progset *ps,
-		      dt_uprobe_ent_t *u, dt_provider_t *pv,
-		      const dtrace_uprobe_t *up);
-static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
-				  uint32_t cookie);
-
 /*
- * Find the underlying probe up, or add it (on a perf event when pp is not
- * NULL), and make it fire in up->pid.  Returns its cookie (index + 1);
- * *more says whether it needs a link it has not got yet.  A uprobe is
- * shared by the providers at its site, also by one that comes after its
- * program was built (site_join()); one that cannot take pv's trampoline
- * any more leaves pv a probe of its own (solo).
+ * What host->uprobe(), host->perf_probe() and host->event() answer, once
+ * the site is recorded and reconciled (rc): the cookie; while tracing, for
+ * a site kept without a program, -ENOENT (asking again says the same), and
+ * for a link the kernel refused outside a batch, -EINVAL (warned).
  */
-static uint32_t uprobe_find_or_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
-				   dt_provider_t *pv, const dtrace_uprobe_t *up,
-				   const dtrace_perfprobe_t *pp, bool *more)
+static int64_t site_answer(const struct dt_progset *ps, uint32_t cookie,
+			   int rc)
 {
-	dt_uprobe_ent_t key = {
-		.flags = up->flags, .path = (char *)up->path,
-		.offset = up->offset,
-		.solo_pv = pp ? pv : NULL, .solo_kind = pp ? up->kind : 0,
-	};
-	dt_uprobe_file_id(ps, &key);
-	uint32_t *slot = dt_uprobe_slot(ps, &key);
-
-	if (*slot != 0 && !dt_site_user_fits(&ps->ups[*slot - 1], pv, up->kind) &&
-	    !site_join(dtp, ps, &ps->ups[*slot - 1], pv, up)) {
-		key.solo_pv = pv;
-		key.solo_kind = up->kind;
-		slot = dt_uprobe_slot(ps, &key);
-	}
-	if (*slot == 0) {
-		if (ps->nups == ps->ups_cap) {
-			ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
-			ps->ups = dt_realloc(ps->ups,
-					     ps->ups_cap * sizeof(*ps->ups));
-		}
-		ps->ups[ps->nups] = (dt_uprobe_ent_t){
-			.solo_pv = key.solo_pv, .solo_kind = key.solo_kind,
-			.flags = up->flags,
-			.path = dt_strdup(up->path), .offset = up->offset,
-			.dev = key.dev, .ino = key.ino,
-			.ref_ctr = up->ref_ctr_offset, .prog = -1,
-			.all_group = -1, .perf = pp != NULL,
-			.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
-		};
-		*slot = ++ps->nups;
-		dt_site_user_add(ps, &ps->ups[ps->nups - 1], pv, up->kind);
-		dt_site_link(dtp, ps, ps->nups - 1);
-	} else {
-		dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
-
-		dt_site_user_add(ps, u, pv, up->kind);
-		if (u->ref_ctr == 0 && up->ref_ctr_offset != 0 && !ps->built)
-			dt_site_ref_ctr_set(ps, u, up->ref_ctr_offset);
-	}
-	*more = dt_uprobe_add_pid(&ps->ups[*slot - 1], pp ? 0 : up->pid);
-	ps->links_pending |= *more;
-	return *slot;
-}
-
-/* What host->uprobe() and host->perf_probe() answer: while tracing, an
- * underlying probe that needs a new link (new, or for another process, or
- * to the program of a user that joined it) is attached at once, and one
- * kept without a program says so again. */
-static int64_t uprobe_result(dtrace_hdl_t *dtp, struct dt_progset *ps,
-			     uint32_t cookie, bool more)
-{
-	if (!ps->built)
-		return cookie;
-	if (more || ps->ups[cookie - 1].relink) {
-		dt_generic_only(dtp);
-		return uprobe_attach_late(dtp, ps, cookie);
-	}
-	return ps->ups[cookie - 1].prog < 0 ? -ENOENT : (int64_t)cookie;
+	if (rc < 0)
+		return -EINVAL;
+	if (ps->reconciled && ps->ups[cookie - 1].prog < 0)
+		return -ENOENT;
+	return cookie;
 }
 
 int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		       const dtrace_uprobe_t *up)
 {
 	struct dt_progset *ps = dt_progset_of(dtp);
-	bool added;
 
 	if (up == NULL || up->path == NULL)
 		return -EINVAL;
-	uint32_t cookie = uprobe_find_or_add(dtp, ps, pv, up, NULL, &added);
+	uint32_t cookie = dt_site_record(dtp, ps, pv, up, NULL);
 	/* the kernel may kill the process for it: watch for that */
 	dt_sigwatch_cover(dtp, up->pid);
-	return uprobe_result(dtp, ps, cookie, added);
+	return site_answer(ps, cookie, dt_reconcile(dtp, false));
 }
 
 int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
@@ -123,7 +64,6 @@ int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 {
 	struct dt_progset *ps = dt_progset_of(dtp);
 	char name[128];
-	bool added;
 
 	if (pp == NULL)
 		return -EINVAL;
@@ -133,8 +73,8 @@ int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		 (unsigned long long)pp->period, pp->cpu);
 	dtrace_uprobe_t up = { .path = name, .kind = pp->kind,
 			       .flags = pp->flags };
-	uint32_t cookie = uprobe_find_or_add(dtp, ps, pv, &up, pp, &added);
-	return uprobe_result(dtp, ps, cookie, added);
+	uint32_t cookie = dt_site_record(dtp, ps, pv, &up, pp);
+	return site_answer(ps, cookie, dt_reconcile(dtp, false));
 }
 
 /* A kernel event (dt_kevent.c): an underlying probe on a perf-like entry
@@ -143,75 +83,27 @@ int64_t dt_prog_kernel_event(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			     const dtrace_event_t *ev)
 {
 	struct dt_progset *ps = dt_progset_of(dtp);
-	bool added;
 
 	if (ev->name == NULL || ev->name[0] == '\0')
 		return -EINVAL;
 	dtrace_perfprobe_t pp = { .kind = ev->kind, .cpu = -1 };
 	dtrace_uprobe_t up = { .path = ev->name, .offset = (uint64_t)ev->type,
 			       .kind = ev->kind, .flags = ev->flags };
-	uint32_t cookie = uprobe_find_or_add(dtp, ps, pv, &up, &pp, &added);
+	uint32_t cookie = dt_site_record(dtp, ps, pv, &up, &pp);
 	ps->ups[cookie - 1].kev = ev->type;
-	return uprobe_result(dtp, ps, cookie, added);
-}
-
-/* An overlay of a site that a user joined: the program linked there now
- * may not know the trampoline of its new entry (a program of one user
- * runs every entry with its own), so the map gets it once the site is
- * linked to its new program (overlays_flush()). */
-static int overlay_defer(struct dt_progset *ps, dt_overlay_ent_t *o)
-{
-	if (!o->deferred)
-		ps->ndeferred++;
-	o->deferred = true;
-	return 0;
+	return site_answer(ps, cookie, dt_reconcile(dtp, false));
 }
 
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp)
 {
 	struct dt_progset *ps = dt_progset_of(dtp);
-	dt_overlay_ent_t *o = NULL;
 
 	if (cookie <= 0 || (uint64_t)cookie > ps->nups || prp == NULL)
 		return -EINVAL;
-	dt_overlay_ent_t key = { .pid = (uint32_t)pid,
-				 .cookie = (uint32_t)cookie };
-	dt_index_grow(&ps->ovls_index, ps->novls, dt_ovls_hash_of, ps);
-	uint32_t *slot = dt_index_slot(&ps->ovls_index,
-		dt_overlay_hash(key.pid, key.cookie), dt_ovls_eq, ps, &key);
-	if (*slot != 0) {
-		o = &ps->ovls[*slot - 1];
-	} else {
-		if (ps->novls == ps->ovls_cap) {
-			ps->ovls_cap = ps->ovls_cap ? ps->ovls_cap * 2 : 64;
-			ps->ovls = dt_realloc(ps->ovls,
-					ps->ovls_cap * sizeof(*ps->ovls));
-		}
-		o = &ps->ovls[ps->novls++];
-		*o = key;
-		*slot = ps->novls;
-		o->cookie_next = ps->ups[cookie - 1].ovl_first;
-		ps->ups[cookie - 1].ovl_first = ps->novls;
-	}
-	for (uint32_t i = 0; i < o->n; i++)
-		if (o->prids[i] == prp->id)
-			return 0;
-	if (o->n == DT_OVERLAY_MAX) {
-		dt_warn(dtp, "more than %d probes on one site: %s:%s:%s:%s "
-			"left out", DT_OVERLAY_MAX, prp->prv, prp->mod,
-			prp->fun, prp->prb);
-		return -E2BIG;
-	}
-	if (ps->built)
-		dt_generic_only(dtp);
-	o->users[o->n] = dt_site_user_of(&ps->ups[cookie - 1], prp->provider);
-	o->prids[o->n++] = prp->id;
-	if (ps->built && dt_probedesc_store(dtp, prp) < 0)
-		return -errno;
-	if (ps->built && ps->ups[cookie - 1].relink)
-		return overlay_defer(ps, o);
-	return ps->built ? dt_overlay_write(dtp, o) : 0;
+	int rc = dt_overlay_record(dtp, ps, (uint32_t)cookie, (uint32_t)pid,
+				   prp);
+	return rc < 0 ? rc : dt_reconcile(dtp, false);
 }
 
 static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
@@ -231,95 +123,6 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	}
 	prp->enabled = true;
 	return 0;
-}
-
-/* Ask again for the refused links whose time has come. */
-static void refused_retry(dtrace_hdl_t *dtp)
-{
-	struct dt_progset *ps = dtp->progs;
-
-	if (ps == NULL || ps->nrefused == 0 || dt_now_ns() < ps->retry_at)
-		return;
-	for (uint32_t r = 0; r < ps->nrefused; r++) {
-		dt_uprobe_ent_t *u = &ps->ups[ps->refused[r].idx];
-		pid_t pid = ps->refused[r].pid;
-
-		if (pid == 0) {
-			u->all_attached = false;
-			u->all_group = -1;
-		}
-		for (uint32_t i = 0; i < u->npids; i++)
-			if (pid != 0 && u->pids[i].pid == pid) {
-				u->pids[i].attached = false;
-				u->pids[i].group = -1;
-			}
-	}
-	ps->nrefused = 0;
-	ps->links_pending = true;
-	dt_prog_batch_begin(dtp);
-	dt_prog_batch_end(dtp);
-}
-
-/*
- * (pv, kind) comes to the underlying probe u after its program was built:
- * while tracing, a process that a pid probe of every process covers
- * starts, with a USDT probe on the pid probe's instruction, say.  It
- * joins u's users, last, so that the overlay entries written so far keep
- * their trampoline's index, and u gets a program of its new users; the
- * next dt_attach_pending() moves u's links to it (relink).  When pv names a
- * semaphore that u's links lack, every link at the site is made again
- * with it (refresh, sites_refresh()).  Returns false when u cannot take
- * pv: pv then gets an underlying probe of its own there.
- */
-static bool site_join(dtrace_hdl_t *dtp, struct dt_progset *ps,
-		      dt_uprobe_ent_t *u, dt_provider_t *pv,
-		      const dtrace_uprobe_t *up)
-{
-	int old = u->prog, prog;
-
-	if (!ps->built || old < 0 || u->perf || u->nusers == DT_SITE_USERS ||
-	    (u->flags & DT_PROG_FLAGS) ||
-	    (u->ref_ctr != 0 && up->ref_ctr_offset != 0 &&
-	     u->ref_ctr != up->ref_ctr_offset))
-		return false;
-	u->users[u->nusers] = (dt_site_user_t){ pv, up->kind };
-	u->stamp[u->nusers++] = ++ps->stamp;
-	if ((prog = dt_site_program(dtp, ps, u, old)) < 0) {
-		u->nusers--;
-		return false;
-	}
-	u->prog = prog;
-	u->relink = true;
-	ps->relinks = true;
-	ps->links_pending = true;
-	if (u->ref_ctr == 0 && up->ref_ctr_offset != 0) {
-		dt_site_ref_ctr_set(ps, u, up->ref_ctr_offset);
-		u->refresh = true;
-	}
-	return true;
-}
-
-/* An underlying probe placed while tracing, or made to fire in one more
- * process: attach it at once to the program of its kind, built now if need
- * be. */
-static int64_t uprobe_attach_late(dtrace_hdl_t *dtp, struct dt_progset *ps,
-				  uint32_t cookie)
-{
-	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
-	int prog = u->prog >= 0 ? u->prog : dt_kprog_lookup(ps, u);
-
-	if (prog < 0 && (prog = dt_late_program(dtp, ps, u)) < 0)
-		return -ENOENT;	/* kept, unattached: asking again says the same */
-	u->prog = prog;
-	if (ps->batching)
-		return cookie;	/* dt_prog_batch_end() attaches it */
-	if (dt_attach_pending(dtp, ps, false) < 0) {
-		int err = -EINVAL;
-		dt_warn(dtp, "%s", dtp->errmsg);
-		dtp->errmsg[0] = '\0';
-		return err;
-	}
-	return cookie;
 }
 
 static void provider_failed(dtrace_hdl_t *dtp, dt_provider_t *pv,
@@ -370,35 +173,9 @@ int dt_prog_build_all(dtrace_hdl_t *dtp)
 		    enable_probe(dtp, p) < 0)
 			return -1;
 	}
-	dt_group_programs(dtp, ps);
-
-	/* Room for overlays that providers add while tracing (libraries
-	 * and processes that appear); entries are allocated on use. */
-	uint32_t novl = ps->novls < 32768 ? 65536 : ps->novls * 2;
-	uint32_t ninst = 0;
-	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next)
-		if (pv->templates)	/* room for dt_instance.c */
-			ninst = (uint32_t)dtp->opt.procprobes;
-	dtp->inst_max = ninst;
-	if (ninst)
-		dtp->inst_base = dtp->nprobes + 1 + DT_LATE_PROBES_MAX;
-	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
-			dt_ovl_size(dt_clause_words(dtp->nclauses)), novl) ||
-	    !dt_bpf_map(dtp, "probedesc", BPF_MAP_TYPE_ARRAY, 4,
-			sizeof(dt_probedesc_rt_t),
-			dtp->nprobes + 1 + DT_LATE_PROBES_MAX + ninst) ||
-	    (ninst && dt_inst_maps_declare(dtp) < 0))
-		return -1;
-	dtrace_map_t *mst = dt_bpf_map_find(dtp, "mstate");
-	if (mst->vsize < dt_cg_mstate_size(dtp))
-		mst->vsize = dt_cg_mstate_size(dtp);
-	if (dt_bpf_maps_create(dtp) < 0 || dt_mstate_map(dtp, ps) < 0)
-		return -1;
-	if (dt_fill_maps(dtp, ps) < 0 || dt_load_programs(dtp, ps) < 0 ||
-	    dt_attach_pending(dtp, ps, false) < 0)
-		return -1;
-	ps->built = true;
-	return 0;
+	/* What the providers placed is the kernel's now. */
+	ps->live = true;
+	return dt_reconcile(dtp, false);
 }
 
 /* Whether pv placed an underlying probe with flag (BEGIN, END). */
@@ -550,6 +327,8 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 		free(ps->groups[g].fds);	/* closed by dt_bpf.c */
 	free(ps->groups);
 	free(ps->refused);
+	free(ps->queued_ups);
+	free(ps->queued_ovls);
 	free(ps);
 	dtp->progs = NULL;
 }
@@ -558,7 +337,7 @@ void dt_prog_batch_begin(dtrace_hdl_t *dtp)
 {
 	struct dt_progset *ps = dt_progset_of(dtp);
 
-	if (!ps->built || ps->batching)
+	if (!ps->reconciled || ps->batching)
 		return;
 	ps->batching = true;
 	/* Before a provider may create probes: those the programs made. */
@@ -572,7 +351,7 @@ void dt_prog_batch_end(dtrace_hdl_t *dtp)
 	if (ps == NULL || !ps->batching)
 		return;
 	ps->batching = false;
-	dt_attach_pending(dtp, ps, true);
+	dt_reconcile(dtp, true);
 }
 
 int dt_prog_poll_providers(dtrace_hdl_t *dtp)
@@ -592,7 +371,11 @@ int dt_prog_poll_providers(dtrace_hdl_t *dtp)
 			return -1;
 		}
 	}
-	refused_retry(dtp);
+	/* The refused links whose time has come, asked for again. */
+	if (dt_refused_due(dtp)) {
+		dt_prog_batch_begin(dtp);
+		dt_prog_batch_end(dtp);
+	}
 	return 0;
 }
 

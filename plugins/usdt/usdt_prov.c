@@ -849,7 +849,7 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 		       const usdt_site_t *s)
 {
 	/* One link for every process, not one per process and another for
-	 * every process, which would run a firing twice (dt_program.c). */
+	 * every process, which would run a firing twice (dt_prog_attach.c). */
 	dtrace_uprobe_t up = {
 		.path = s->path,
 		.offset = s->note->offset,
