@@ -57,13 +57,15 @@ symbols   dt_elf dt_elf_stapsdt dt_procmaps dt_dwarf dt_btf dt_debuginfo dt_proc
 symbols   dt_untrusted
 
 # BPF code and objects.
-# The assembler, the disassembler (-S), the optimizer of finished code,
-# the session's maps, program loading and links, the kernel's features
-# (dt_nop5: what the kernel makes of a uprobe on a 5-byte nop, and whether
-# a forked child survives it), and the layout of the BPF-side state
-# (dt_runtime.h: the maps every session has, the machine state).
+# The assembler, the disassembler (-S), the optimizer of finished code
+# (dt_opt; dt_opt_inline: dataflow over straight-line code and functions
+# run inline at a program's entry), the session's maps, program loading
+# and links, the kernel's features (dt_nop5: what the kernel makes of a
+# uprobe on a 5-byte nop, and whether a forked child survives it), and
+# the layout of the BPF-side state (dt_runtime.h: the maps every session
+# has, the machine state).
 # May call: base, symbols.
-bpf       dt_as dt_dis dt_opt dt_bpf dt_runtime dt_nop5
+bpf       dt_as dt_dis dt_opt dt_opt_inline dt_bpf dt_runtime dt_nop5
 
 # The probe table.
 # Providers' probes by PRID and by name, and the probes the programs make
@@ -93,15 +95,25 @@ compiler  dt_cg_sou dt_cg_spec dt_cg_str dt_cg_subr dt_cg_var dt_cg_xlate
 compiler  dt_regs dt_lib dt_cpp
 
 # The programs that run the clauses.
-# Underlying probes, overlays, the per-kind programs (prologue,
-# trampolines, overlay lookup, clause calls), the prefilter, building,
-# loading, attaching and retiring them; kernel events (kprobes,
-# fentry/fexit, raw tracepoints); the return firings the kernel omits
-# past its depth, counted (dt_uretdepth); the traced processes the kernel
-# kills for a uprobe it cannot handle, reported (dt_sigwatch, whose
+# The program builder, one file per job, called one way (dt_prog_impl.h
+# draws it): the host entry points and the session (dt_program), which
+# only record what the providers place, underlying probes and overlays
+# (dt_prog_sites); the one step that makes the kernel match the record,
+# at start and while tracing (dt_prog_reconcile); the session's maps
+# (dt_prog_maps), links, refused links and retiring (dt_prog_attach),
+# loading and the programs made while tracing (dt_prog_load), which
+# program serves which site and one program put together (dt_prog_build),
+# programs chained by tail calls (dt_prog_chain), the prefilter
+# (dt_prog_prefilter), the code of one program: prologue, trampolines,
+# overlay lookup, clause calls (dt_prog_emit).  Beside it: kernel events
+# (kprobes, fentry/fexit, raw tracepoints); the return firings the kernel
+# omits past its depth, counted (dt_uretdepth); the traced processes the
+# kernel kills for a uprobe it cannot handle, reported (dt_sigwatch, whose
 # descriptors the session's event loop sleeps on).
 # May call: every folder below it.
-runtime   dt_program dt_kevent dt_uretdepth dt_sigwatch
+runtime   dt_program dt_prog_impl dt_prog_sites dt_prog_reconcile dt_prog_maps
+runtime   dt_prog_attach dt_prog_load dt_prog_build dt_prog_chain
+runtime   dt_prog_prefilter dt_prog_emit dt_kevent dt_uretdepth dt_sigwatch
 
 # Records, formatted as DTrace does.
 # Records out of the output ring buffer: buffer policies, aggregations

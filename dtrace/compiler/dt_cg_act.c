@@ -471,13 +471,13 @@ static void mark_action(dt_cg_t *cx, int i)
  * exit(): besides its record, stop every probe but END from now on.  The
  * first exit() of the session wins, as in DTrace: it moves the activity
  * (active, or inactive in BEGIN) to draining atomically and marks the
- * firing, which then runs no further clause (dt_program.c) and drops the
+ * firing, which then runs no further clause (dt_prog_emit.c) and drops the
  * clause's later exit() records (they run with the action mask: see
  * check_action()).  An exit() in END, where the session already drains,
  * records its status.
  */
 /* The first exit() lowers every CPU's copy of the activity (cpu_active,
- * which the firings of other probes read; dt_program.c), after it moved
+ * which the firings of other probes read; dt_prog_emit.c), after it moved
  * the session's own. */
 static void act_exit_cpus(dt_cg_t *cx)
 {
