@@ -4,11 +4,10 @@
 # tracing began in its array by PRID and one made while tracing (a library
 # dlopen()ed, -Z) in its hash: printa() shows both, and merges them where
 # their keys are the same string.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v gcc >/dev/null || { echo "no gcc"; exit 77; }
 status=0
-fail() { echo "$*"; status=1; }
 
 cat >lib.c <<'C'
 int lib_fn(int i);

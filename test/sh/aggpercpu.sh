@@ -10,11 +10,11 @@
 # is only taken on a CPU that is not idle) but yield to anything else, so
 # that dtrace and the checks are not slowed down by them; and they stop
 # once the four sessions have run, before the checks.
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v python3 >/dev/null || exit 77
-command -v taskset >/dev/null || exit 77
-command -v chrt >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd python3
+need_cmd taskset
+need_cmd chrt
 [ "$(nproc)" -ge 2 ] || exit 77
 status=0
 tmp=$(mktemp -d)
@@ -29,8 +29,9 @@ trap 'stop_busy; rm -rf "$tmp"' EXIT
 prog='profile:::profile-997 { @[probename] = count(); @q = quantize(cpu); }
 profile:::tick-100ms { exit(0); }'
 
-fail() {
-	echo "$1: failed"; cat "$tmp/$2"; cat "$tmp/$2.err"; status=1
+# failed NAME SESSION: NAME failed; SESSION's output and stderr shown.
+failed() {
+	fail "$1"; cat "$tmp/$2"; cat "$tmp/$2.err"
 }
 
 # The four sessions at once, each in the background: NAME OPTIONS...
@@ -47,7 +48,7 @@ session plain-json -x oformat=json & pids="$pids $!"
 wait $pids
 stop_busy
 for name in text json plain plain-json; do
-	[ "$(cat "$tmp/$name.rc")" = 0 ] || fail "$name run" "$name"
+	[ "$(cat "$tmp/$name.rc")" = 0 ] || failed "$name run" "$name"
 done
 
 # One python3 checks both outputs (each start of python3 costs, and on
@@ -103,6 +104,6 @@ PY
 fi
 
 # without the option: no per-CPU output at all
-! grep -q 'CPU' "$tmp/plain" || fail "plain text" plain
-! grep -q 'percpu' "$tmp/plain-json" || fail "plain json" plain-json
+! grep -q 'CPU' "$tmp/plain" || failed "plain text" plain
+! grep -q 'percpu' "$tmp/plain-json" || failed "plain json" plain-json
 exit $status

@@ -3,12 +3,10 @@
 # alloca() gives zeroed D scratch memory; bcopy() copies user memory
 # into it (argv[0] of the traced program here); a destination outside
 # scratch memory faults.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 Tabs=$(cd "$(dirname "$T")" && pwd)/pidtarget
-fail=0
 
 out=$("$DTRACE" -q -c "$Tabs 1" -n 'pid$target:a.out:main:entry {
 	this->buf = (char *)alloca(16); printf("[%d]", this->buf[15]);
@@ -16,10 +14,10 @@ out=$("$DTRACE" -q -c "$Tabs 1" -n 'pid$target:a.out:main:entry {
 	printf("[%s]\n", stringof(this->buf)); }' 2>err | grep -v '^done ')
 expected="[0][${Tabs:0:8}]"
 [ "$out" = "$expected" ] ||
-	{ echo "FAIL: got '$out', expected '$expected'"; cat err; fail=1; }
+	{ echo "FAIL: got '$out', expected '$expected'"; cat err; status=1; }
 
 "$DTRACE" -q -c "$Tabs 1" -n 'pid$target:a.out:main:entry {
 	bcopy(arg1, arg1, 8); }' >out 2>err
 grep -q "invalid address" err ||
-	{ echo "FAIL: bcopy to user memory did not fault:"; cat err; fail=1; }
-exit $fail
+	{ echo "FAIL: bcopy to user memory did not fault:"; cat err; status=1; }
+exit $status

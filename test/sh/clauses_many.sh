@@ -7,8 +7,8 @@
 # exit().  Past some 240 clauses a probe's clauses run in a chain of BPF
 # programs.  It runs five sessions of up to 300 clauses, some 4 s each on a
 # loaded machine (their verification): 90 s.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 T=$B/test/progs/pidtarget
 status=0
 

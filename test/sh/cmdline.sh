@@ -1,21 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # The dtrace command's options and exit statuses, as a user sees them.
-set -u
-[ -x "$DTRACE" ] || exit 77
-fails=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 # expect NAME WANT-STATUS GOT-STATUS [file-with-output pattern]
 check() {
 	if [ "$2" != "$3" ]; then
 		echo "$1: exit status $3, expected $2"
-		fails=$((fails + 1))
+		status=1
 	fi
 }
 has() {
 	if ! grep -q -- "$3" "$2"; then
 		echo "$1: '$3' not found in:"; sed 's/^/    /' "$2" | head -20
-		fails=$((fails + 1))
+		status=1
 	fi
 }
 
@@ -87,4 +86,4 @@ has no-match err "does not match any probes"
 "$DTRACE" -Z -q -n 'nosuch:::probe { }' -n 'BEGIN { exit(0); }' >out 2>err
 check no-match-Z 0 $?
 
-[ $fails = 0 ]
+exit $status

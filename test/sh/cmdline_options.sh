@@ -6,9 +6,8 @@
 # say, an option of one value here (bufresize, late, linktype) refuses
 # DTrace's others by name, and anonymous tracing is refused by name
 # (DTrace's other options: options_dtrace.sh, options_refused.sh).
-set -u
-[ -x "$DTRACE" ] || exit 77
-fails=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 . "$TESTDIR/sh/lib/status_lib.sh"
 
@@ -46,7 +45,7 @@ check argref 0 $?
 "$DTRACE" -q -x stackframes=1 -n 'BEGIN { stack(); exit(0); }' >out 2>err
 check stackframes 0 $?
 [ "$(grep -c 0x out)" = 1 ] ||
-	{ echo "stackframes=1:"; cat out; fails=$((fails + 1)); }
+	{ echo "stackframes=1:"; cat out; status=1; }
 "$DTRACE" -x stackframes=0 -n BEGIN >out 2>err; check stackframes-0 1 $?
 
 # dynvarsize: a map of 16-byte elements (8-byte key, 8-byte value) holds
@@ -91,4 +90,4 @@ done
 "$DTRACE" -q --help >out 2>err; check help 0 $?
 has help out "^Usage: dtrace"
 
-exit $((fails > 0))
+exit $status

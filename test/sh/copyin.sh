@@ -4,11 +4,10 @@
 # pointers, printed with tracemem() and stringof(); copyinto(); a bad
 # address faults with DTrace's message and tracing goes on.  The memory
 # read is dlopen()'s path argument, a string the test chooses.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
+need_cmd cc
 
 printf 'int lib_square(int x) { return x * x; }\n' >libsq.c
 cc -shared -fPIC -O1 -o libsq.so libsq.c || exit 1

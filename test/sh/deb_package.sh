@@ -14,14 +14,12 @@
 #
 # The package compiles its own tree (build-deb/), whatever build is under
 # test: the sanitizer pass skips it.
-set -u
+. "$TESTDIR/sh/lib/test_lib.sh"
 [ -n "${DT_SANITIZED:-}" ] && { echo "the package does not use the build under test"; exit 77; }
 for t in dpkg-buildpackage dh dpkg-deb tar; do
 	command -v $t >/dev/null || { echo "no $t (dpkg-dev, debhelper)"; exit 77; }
 done
 ROOT=$(cd "$TESTDIR/.." && pwd)
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 # The tree as a source package holds it: no build directories, no .git.
 mkdir src

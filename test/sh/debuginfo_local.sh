@@ -4,11 +4,10 @@
 # on a program without any, with DEBUGINFOD_URLS set, loads no debuginfod
 # client (libdw's standard search would load it and its libcurl, and
 # download the program's and its libraries' debug information at start).
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-command -v objcopy >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
+need_cmd objcopy
 
 # The program stripped of its DWARF, its debug file nowhere to be found.
 objcopy --strip-debug "$T" pt || exit 1

@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The messages of declaration and control-line errors read as DTrace's,
 # word for word (the err.D_TAG tests check the tags only).
-set -u
-[ -x "$DTRACE" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 # want NAME SCRIPT EXPECTED-STDERR: compile the script from a file x.d
 want() {

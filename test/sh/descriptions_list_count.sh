@@ -6,16 +6,15 @@
 # matches nothing and goes on with the others, with status 0 (DTrace
 # reports it with error(), which leaves the status alone); and "matched N
 # probes" sums what each description matched.
-set -u
-[ -x "$DTRACE" ] || exit 77
-fails=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 # want NAME GOT EXPECTED
 want() {
 	if [ "$2" != "$3" ]; then
 		echo "$1: got"; printf '%s\n' "$2" | sed 's/^/    /'
 		echo "  expected"; printf '%s\n' "$3" | sed 's/^/    /'
-		fails=$((fails + 1))
+		status=1
 	fi
 }
 row() {		# ID NAME: a dtrace provider line of dtrace -l
@@ -61,4 +60,4 @@ want "matched, two descriptions" "$(cat err)" "dtrace: description 'BEGIN, END '
 "$DTRACE" -e -n 'BEGIN { x = 1; } BEGIN { x = 2; }' >out 2>err
 want "matched, one probe twice: status" $? 0
 want "matched, one probe twice" "$(cat err)" "dtrace: description 'BEGIN ' matched 2 probes"
-exit $((fails > 0))
+exit $status

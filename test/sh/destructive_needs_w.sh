@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: MIT
 # A destructive action compiles without -w, and the enabling is refused as
 # DTrace refuses it; with -w (or -x destructive) it runs.
-set -u
-[ -x "$DTRACE" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 "$DTRACE" -n 'BEGIN { system("echo ran"); exit(0); }' >out 2>err
 rc=$?

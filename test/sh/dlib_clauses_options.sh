@@ -7,10 +7,9 @@
 # library's `#pragma D option` sets the session's option (quiet, strsize),
 # which the program's own pragma overrides, and a bad one fails with the
 # library's path and line.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 
 echo 'BEGIN { exit(0); }' > e.d
 mkdir l5 l6
@@ -48,4 +47,4 @@ printf '#pragma D option nosuchoption\n' > l8/opt.d
 "$DTRACE" -x errtags -L l8 -s e.d >out 2>err
 check "bad option" "$(cat err)" \
 	'dtrace: failed to compile script e.d: \[D_PRAGMA_OPTSET\] "l8/opt.d", line 1: failed to set option .nosuchoption.: Invalid option name\|'
-exit $fail
+exit $status

@@ -12,12 +12,10 @@
 # hides a later one's; -x nolibs reads none; a program's inlines and
 # translators serve the programs given after it; dtrace -V names the
 # installed library directory.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/typed
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog typed
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 
 mkdir lib
 cat > lib/a_use.d <<'D'
@@ -92,7 +90,7 @@ check "override" "$out" '2\|'
 for v in skipped skipped2; do
 	"$DTRACE" -L lib -qn "BEGIN { trace($v); exit(0); }" >out 2>err
 	grep -q "failed to resolve $v: Unknown variable name" err ||
-		{ echo "FAIL: $v was declared"; cat err; fail=1; }
+		{ echo "FAIL: $v was declared"; cat err; status=1; }
 done
 
 # 4. errors of a library directory
@@ -127,4 +125,4 @@ check "later program" "$out" '20 40\|'
 # 6. the installed directory
 out=$("$DTRACE" -V | sed -n 3p)
 check "-V" "$out" 'dtrace: library directory: /.*/dtrace\|'
-exit $fail
+exit $status

@@ -11,10 +11,9 @@
 # many are kept too.  300 firings are enough: the test takes under a
 # second, where 200,000 firings of one small record took several seconds
 # of uprobe traps (tens under load) to drop a few hundred.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 firings=300
 clause='pid$target:a.out:add:entry { printf("%d %d %s\n", arg0, arg1, probefunc); }'

@@ -11,6 +11,7 @@
 # dtprobed's state holds, is listed by a dtrace -l started as soon as the
 # registration is answered, before it is recorded: the usdt plugin's sync
 # waits for the record.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

@@ -5,6 +5,7 @@
 # up for about 26 s, each given 200 ms in turn), a program linked with
 # `dtrace -G` that runs for three seconds registers and is recorded.  The
 # silent connections beyond a user's share are closed at once and logged.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 [ -x /usr/bin/python3 ] && command -v setpriv >/dev/null ||
 	{ echo "no /usr/bin/python3 or setpriv"; exit 77; }

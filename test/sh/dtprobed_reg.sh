@@ -10,7 +10,7 @@
 # oversized and lying messages sent straight to the socket are refused and
 # logged with the sender's pid while the daemon goes on serving; a flood is
 # cut off; a parser killed while it waits for a message is replaced.
-set -u
+. "$TESTDIR/sh/lib/test_lib.sh"
 gen=$B/test/unit/test_usdt_gen
 [ -x "$B/dtprobed" ] || { echo "no $B/dtprobed"; exit 77; }
 [ -x "$gen" ] || { echo "no $gen"; exit 77; }

@@ -5,7 +5,7 @@
 # serving: its socket stays, and a program started after registers.
 # (The second once ran without complaint, and SIGTERM to either unlinked
 # the socket both thought theirs: every later registration lost.)
-set -u
+. "$TESTDIR/sh/lib/test_lib.sh"
 gen=$B/test/unit/test_usdt_gen
 [ -x "$B/dtprobed" ] || { echo "no $B/dtprobed"; exit 77; }
 [ -x "$gen" ] || { echo "no $gen"; exit 77; }

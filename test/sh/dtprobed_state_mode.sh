@@ -7,6 +7,7 @@
 # them: dtrace as root, and dtrace run by another user with CAP_BPF,
 # CAP_PERFMON, CAP_SYS_PTRACE and CAP_DAC_READ_SEARCH list the program's
 # probes.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 . "$TESTDIR/sh/lib/user_lib.sh"
 command -v setpriv >/dev/null || { echo "no setpriv"; exit 77; }

@@ -14,6 +14,7 @@
 # root's registrations past it are refused; one left larger than readers
 # take (16 MB) is skipped by dtrace (which took 2 s over one of 18 MB)
 # and removed by dtprobed at start.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 . "$TESTDIR/sh/lib/user_lib.sh"
 [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3"; exit 77; }

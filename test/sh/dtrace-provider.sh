@@ -3,9 +3,8 @@
 # The dtrace provider seen from outside: its probes in dtrace -l (ids 1-3,
 # DTrace's column layout) and the message a run-time fault prints on stderr
 # while tracing goes on.
-set -u
+. "$TESTDIR/sh/lib/test_lib.sh"
 [ -x "$DTRACE" ] || { echo "no $DTRACE"; exit 1; }
-status=0
 
 expected=$(printf '%5s %10s %17s %33s %s\n' ID PROVIDER MODULE FUNCTION NAME
 	   printf '%5d %10s %17s %33s %s\n' 1 dtrace '' '' BEGIN 2 dtrace '' '' END \

@@ -5,11 +5,9 @@
 # later fault names its own probe, output without -q is labelled with it,
 # and arg0..arg5 (which ERROR's arguments take the place of) read the
 # probe's own values.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 # Two faults in one BEGIN firing, the ERROR clause between them.  DTrace:
 # "dtrace: error on enabled probe ID 2 (ID 1: dtrace:::BEGIN):

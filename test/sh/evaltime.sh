@@ -7,8 +7,8 @@
 # mapped and not initialized, so their constructors are traced too (before,
 # the process stopped at its entry point, after them).  postinit: the
 # entry point, the constructors have run, as in DTrace.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v cc >/dev/null || { echo "no cc"; exit 77; }
 cat >ctor.c <<'EOF_C'
 #include <unistd.h>
@@ -32,7 +32,6 @@ EOF_C
 cc -shared -fPIC -o libctor.so ctor.c &&
 	cc -o prog main.c -Wl,--no-as-needed -L. -lctor ||
 	exit 1
-fail=0
 for want in exec:8 preinit:8 postinit:5; do
 	LD_LIBRARY_PATH=$PWD "$DTRACE" -Z -x evaltime=${want%:*} -q \
 		-n 'pid$target::usleep:entry { @ = count(); }' \
@@ -42,7 +41,7 @@ for want in exec:8 preinit:8 postinit:5; do
 	if [ $rc != 0 ] || [ "$got" != "done ${want#*:} " ]; then
 		echo "evaltime=${want%:*}: exit $rc, output '$got'" \
 		     "(expected 'done ${want#*:} '); stderr:"
-		cat err; fail=1
+		cat err; status=1
 	fi
 done
-exit $fail
+exit $status

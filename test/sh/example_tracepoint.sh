@@ -6,13 +6,12 @@
 # traces: the shell that dtrace starts forks a child, whose pid the probe
 # gives with the parent's.  A clause that reads registers there, where the
 # context is the tracepoint's record, is refused with a message.
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 [ -r /sys/kernel/tracing/events/sched/sched_process_fork/id ] ||
 	[ -r /sys/kernel/debug/tracing/events/sched/sched_process_fork/id ] ||
 	exit 77
-status=0
 
 make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
 	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }

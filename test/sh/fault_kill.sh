@@ -7,10 +7,9 @@
 # from the program's code afterwards, no uprobe of the program is left in
 # uprobe_events, the program runs on and computes what it computes
 # untraced, and a later session traces it normally.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 N=2500			# iterations, 2 ms apart: about 5 s
 
 expected=$("$T" 20 2>/dev/null)	# "done TOTAL" for 20 iterations...
@@ -33,7 +32,6 @@ add_byte() {
 orig=$(add_byte)
 [ -n "$orig" ] && [ "$orig" != cc ] || { echo "cannot read add() in $pid: '$orig'"; exit 1; }
 status=0
-fail() { echo "$*"; status=1; }
 
 # while attaching: thousands of probes, killed at several moments
 for delay in 0.05 0.2 0.5 1; do

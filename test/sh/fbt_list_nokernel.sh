@@ -6,11 +6,10 @@
 # a forced mode the kernel lacks, and a bad mode; -x fbtmode=... is
 # -x fbt.mode=...).  Tracing itself is
 # tested in the virtual machine (make check-vm).
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 [ -r /sys/kernel/btf/vmlinux ] || exit 77
-. "$(dirname "$0")/lib/check_lib.sh"
-fail=0
+. "$TESTDIR/sh/lib/check_lib.sh"
 
 "$DTRACE" -l -n 'fbt::vfs_read:' >out 2>err
 check list "$(sed 's/  */ /g' out)" \
@@ -45,4 +44,4 @@ fi
 check undotted-unknown "$(cat err)" \
 'dtrace: failed to set option -x fbtmood: Invalid option name\|'
 
-exit $fail
+exit $status

@@ -5,11 +5,9 @@
 # probes "| func:name"; a second clause of the same entry or return
 # probe prints "| " instead of a second arrow, as in DTrace; a system
 # call's print "->func" and "<-func".
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-fail=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 # the CPU column varies: cut it, keep the rest of each line
 strip_cpu() { grep -v -e '^done ' -e '^$' | sed -E 's/^ *[0-9]+ //; s/ +$//'; }
@@ -31,7 +29,7 @@ expected="CPU FUNCTION
  <- main"
 if [ "$out" != "$expected" ]; then
 	echo "FAIL -F: got:"; printf '%s\n' "$out"
-	echo "expected:"; printf '%s\n' "$expected"; cat err; fail=1
+	echo "expected:"; printf '%s\n' "$expected"; cat err; status=1
 fi
 
 # -x flowindent is the same; with -q the lines keep their prefix and
@@ -44,7 +42,7 @@ expected="CPU FUNCTION
  <- add                                   [return]"
 if [ "$out" != "$expected" ]; then
 	echo "FAIL -x flowindent -q: got:"; printf '%s\n' "$out"; cat err
-	fail=1
+	status=1
 fi
 # A system call's probes (DTRACE_PROBE_SYSCALL, not the provider's name)
 # draw their arrows without the leading space, as DTrace draws them.
@@ -58,7 +56,7 @@ if [ -x "$S" ] && [ -d /sys/kernel/tracing/events/syscalls ]; then
 <-getppid"
 	if [ "$out" != "$expected" ]; then
 		echo "FAIL -F syscall: got:"; printf '%s\n' "$out"; cat err
-		fail=1
+		status=1
 	fi
 fi
-exit $fail
+exit $status

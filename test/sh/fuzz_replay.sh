@@ -4,11 +4,10 @@
 # crash-* files among them) replayed through each target's plain driver
 # (test/fuzz/replay.c): no input may crash, trip a sanitizer or leak (under
 # the sanitizer build).  make fuzz grows the corpus; see test/fuzz/README.md.
-set -u
+. "$TESTDIR/sh/lib/test_lib.sh"
 shopt -s nullglob
 drivers=("$B"/test/fuzz/*-replay)
 [ ${#drivers[@]} -gt 0 ] || { echo "no fuzz drivers in $B/test/fuzz"; exit 77; }
-status=0
 for d in "${drivers[@]}"; do
 	name=$(basename "$d" -replay)
 	corpus=$TESTDIR/fuzz/corpus/$name

@@ -28,14 +28,13 @@
 # stat() and an open()).
 # @timeout: 120
 # @alone
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 swap=$B/test/progs/path_swap
 prog=$B/test/progs/sdt_args	# USDT notes: the providers read it too
 [ -x "$swap" ] && [ -x "$prog" ] || { echo "no $swap or $prog"; exit 77; }
 . "$TESTDIR/sh/lib/user_lib.sh"
 status=0
-fail() { echo "$*"; status=1; }
 
 throwaway_user
 d=$(user_dir u) || { echo "cannot make the user's directory"; exit 1; }

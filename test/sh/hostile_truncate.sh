@@ -14,13 +14,12 @@
 # is its bound.
 # @timeout: 90
 # @alone
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 lib=$(ls /usr/lib/x86_64-linux-gnu/libstdc++.so.6 2>/dev/null)
 [ -n "$lib" ] || { echo "no libstdc++.so.6 to preload"; exit 77; }
 . "$TESTDIR/sh/lib/user_lib.sh"
 status=0
-fail() { echo "$*"; status=1; }
 
 throwaway_user
 d=$(user_dir u) || { echo "cannot make the user's directory"; exit 1; }

@@ -8,14 +8,12 @@
 # names; and the example of dtrace-provider(7), copied from the rendered
 # page, builds with `pkg-config --cflags dtrace-provider` against the
 # installed headers alone and its probe fires.
-set -u
-[ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 for t in make pkg-config cc man groff mandoc; do
 	command -v $t >/dev/null || { echo "no $t"; exit 77; }
 done
 ROOT=$(cd "$TESTDIR/.." && pwd)
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 # Install from a copy of the build directory: nothing is rebuilt when the
 # flags are the same, and $B is never touched when they are not.

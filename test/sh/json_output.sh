@@ -5,10 +5,9 @@
 # unsigned 64-bit values; every line of stdout must parse as one JSON
 # object, and the fields and values are checked with python3.  Also: the
 # text output of the same script is unchanged by the option's default.
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v python3 >/dev/null || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd python3
 
 # check NAME: run python3 code on the lines of file "out" (a list `objs`
 # of parsed objects); any exception or failed assert fails the test.

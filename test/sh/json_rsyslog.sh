@@ -7,8 +7,8 @@
 # port of 127.0.0.1; nothing of the system's rsyslog is touched), carry the
 # records of the traced demo program, and every record arrives intact, in
 # order, one valid JSON object a line.
-set -u
-[ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 RSYSLOGD=$(command -v rsyslogd || echo /usr/sbin/rsyslogd)
 [ -x "$RSYSLOGD" ] || { echo "no rsyslogd (apt-get install rsyslog)"; exit 77; }
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }

@@ -5,9 +5,9 @@
 # one of the program's lines or one parseable record.  Before, a record
 # cut by stdio's buffer let the program's line into its middle (every
 # run of this test failed).
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v python3 >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd python3
 
 "$DTRACE" -x oformat=json -b 16m -n 'pid$target:libc.so.6:write:entry {
 	printf("%s %d", "write of", arg2); }' -c "python3 -u -c 'import os

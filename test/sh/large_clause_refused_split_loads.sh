@@ -11,9 +11,8 @@
 # pending branches, loads because it leaves one per clause, not one per
 # assignment ("The sequence of 8193 jumps is too complex" before).
 # @timeout: 120
-set -u
-[ -x "$DTRACE" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 N=12000
 
 {

@@ -10,12 +10,9 @@
 #     firings are traced.
 #  2. Every request refused: the site is given up after 5 tries, the last
 #     line says "not traced", nothing is traced, tracing goes on (status 0).
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
-status=0
-fail() { echo "$*"; status=1; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 
 cat >prog.c <<'C'
 #include <stdlib.h>
@@ -33,7 +30,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-gcc -O2 -o prog prog.c || exit 1
+build_sdt prog prog.c
 
 # One session with N refusals; the program starts after tracing began.
 run() {

@@ -11,12 +11,10 @@
 #     traced by their own clauses.
 #  2. pid: clauses on the target's own function (there at start) and on a
 #     library it dlopen()s later (-Z): the library's clause fires too.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 status=0
-fail() { echo "$*"; status=1; }
 
 cat >prog.c <<'C'
 #include <sys/sdt.h>

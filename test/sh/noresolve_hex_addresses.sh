@@ -6,11 +6,9 @@
 # ufunc(), usym(), uaddr(), printf's %a and %A, aggregation keys and JSON
 # values; umod() still prints the module.  Without it, the same script
 # prints symbols.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-fail=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 I='              '	# DTrace's stack indent
 
 . "$TESTDIR/sh/lib/check_lib.sh"
@@ -48,7 +46,7 @@ out=$("$DTRACE" -x noresolve -q -c "$T -s 1000 0" -n "$ACTIONS" 2>err |
 check "noresolve" "$out" \
 	"\|${I}$A\|${I}pidtarget:0x[0-9a-f]+\|$(pad "$A")$(pad "pidtarget:0x$(printf '%x' $((0x$OFF + 1)))")$(pad pidtarget)$(pad "$A")$(pad 0x10)\|\|$A $A \[$(printf '%-20s' "$A")\]\|?"
 case $out in
-*'`'*) echo "FAIL noresolve: a symbol was printed: $out"; fail=1 ;;
+*'`'*) echo "FAIL noresolve: a symbol was printed: $out"; status=1 ;;
 esac
 
 # 3. aggregation keys, printed after the process is gone: a ufunc() key
@@ -65,4 +63,4 @@ out=$("$DTRACE" -x noresolve -x oformat=json -q -c "$T -s 1000 0" \
 	2>err | grep '"probe"')
 check "noresolve json" "$out" \
 	".*\"action\":\"uaddr\",\"pid\":[0-9]+,\"address\":[0-9]+,\"module\":\"pidtarget\",\"value\":\"$A\"\}.*"
-exit $fail
+exit $status

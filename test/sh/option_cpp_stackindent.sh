@@ -4,12 +4,10 @@
 # stackindent sets the columns before each frame of a printed stack (14
 # by default), and refuses a negative one; DTrace's options that are not
 # implemented here (cpu, aggzoom) are refused by name, with the reason.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/typed
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog typed
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 
 mkdir inc
 echo '#define FROM_INC 7' > inc/defs.h
@@ -43,4 +41,4 @@ check "cpu" "$(cat err)" \
 "$DTRACE" -x aggzoom -n 'BEGIN { exit(0); }' >out 2>err
 check "aggzoom" "$(cat err)" \
 	"dtrace: failed to set option -x aggzoom: not supported here: aggregations print in DTrace's default layout\\|"
-exit $fail
+exit $status

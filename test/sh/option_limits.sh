@@ -4,9 +4,8 @@
 # spin forever doubling the ring buffer's size; sizes above 4 GiB failed
 # with a map error, dynvarsize=2^64-1 with one at enabling), and a script larger than 16 MB (-s /dev/zero, which
 # used to grow memory without bound) is refused with a message.
-set -u
-[ -x "$DTRACE" ] || exit 77
-fails=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 refused() {	# STDERR-LINE dtrace-args...
 	local want=$1
@@ -16,7 +15,7 @@ refused() {	# STDERR-LINE dtrace-args...
 	if [ $rc != 1 ] || [ "$(cat err)" != "$want" ]; then
 		echo "dtrace $*: exit status $rc (expected 1); stderr:"
 		head -5 err; echo "expected: $want"
-		fails=$((fails + 1))
+		status=1
 	fi
 }
 
@@ -37,7 +36,7 @@ printf '#pragma D option bufsize=3g\nBEGIN { exit(0); }\n' >big.d
 timeout 20 "$DTRACE" -s big.d >out 2>err
 if [ $? != 1 ] || ! grep -q "option 'bufsize' to '3g': value must be between 1 and 2g" err; then
 	echo "pragma bufsize=3g not refused:"; head -5 err
-	fails=$((fails + 1))
+	status=1
 fi
 
 # the largest sizes are accepted (-e: compiled only, a 2 GiB ring buffer
@@ -46,9 +45,9 @@ timeout 20 "$DTRACE" -q -e -b 2g -x aggsize=4g -x dynvarsize=4g \
 	-n 'BEGIN { @ = count(); self->x = 1; exit(0); }' >out 2>err
 if [ $? != 0 ]; then
 	echo "-b 2g -x aggsize=4g -x dynvarsize=4g failed:"; head -5 err
-	fails=$((fails + 1))
+	status=1
 fi
 
 refused 'dtrace: failed to read /dev/zero: script is larger than 16 MB' \
 	-s /dev/zero
-[ $fails = 0 ]
+exit $status

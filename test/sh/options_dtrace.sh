@@ -3,9 +3,8 @@
 # DTrace's options droptags, setenv/unsetenv, cpphdrs, cppargs,
 # syslibdir, empty, core, evaltime and bufpolicy=fill's END room do what
 # they say (the others: options_refused.sh).
-set -u
-[ -x "$DTRACE" ] || exit 77
-fails=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 . "$TESTDIR/sh/lib/status_lib.sh"
 
@@ -42,7 +41,7 @@ for e in exec preinit postinit; do
 		has evaltime=exec out "^_dl_start$"
 	elif grep -q _dl_start out; then
 		echo "evaltime=$e: the loader ran traced"
-		fails=$((fails + 1))
+		status=1
 	fi
 done
 "$DTRACE" -x evaltime=main -n BEGIN >out 2>err; check evaltime=main 1 $?
@@ -53,7 +52,7 @@ has evaltime-bad err "Invalid value for specified option"
 FOO2=x "$DTRACE" -q -x setenv=FOO=bar -x setenv=FOO=baz -x unsetenv=FOO2 \
 	-c env -n 'BEGIN { }' >out 2>err; check setenv 0 $?
 [ "$(grep '^FOO' out)" = "FOO=baz" ] ||
-	{ echo "setenv:"; grep '^FOO' out; fails=$((fails + 1)); }
+	{ echo "setenv:"; grep '^FOO' out; status=1; }
 for o in setenv=FOO unsetenv=FOO=1 setenv==1; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?
 done
@@ -86,7 +85,7 @@ has empty err "^dtrace: no probes matched$"
 # else is refused
 printf '#pragma D option quiet=YES\n#pragma D option flowindent=no\nBEGIN { printf("q\\n"); exit(0); }\n' >bool.d
 "$DTRACE" -s bool.d >out 2>err; check bool-pragmas 0 $?
-[ "$(grep -v '^$' out)" = q ] || { echo "bool-pragmas:"; cat out; fails=$((fails + 1)); }
+[ "$(grep -v '^$' out)" = q ] || { echo "bool-pragmas:"; cat out; status=1; }
 for v in no false off disable disabled unset 0 Off; do
 	"$DTRACE" -x quiet=$v -n 'BEGIN { exit(0); }' >out 2>err
 	check quiet=$v 0 $?
@@ -100,4 +99,4 @@ check quiet=maybe 1 $?
 	>out 2>err; check core 134 $?
 has core err "^dtrace: forcing a core dump (-x core)$"
 
-exit $((fails > 0))
+exit $status

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # -x help lists every option with a line of help, the engine's as the
 # plugins' (the engine's used to be bare names).
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 "$DTRACE" -x help >out 2>err || { echo "-x help failed:"; cat err; exit 1; }
 bare=$(awk '/^Options \(-x name/ { engine = 1; next }
 	    /^Options of the provider plugins/ { engine = 0; next }

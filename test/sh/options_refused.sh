@@ -4,9 +4,8 @@
 # refused by name with the reason (never accepted and ignored, nor
 # refused as an unknown name; those that work: options_dtrace.sh, those
 # of one value here: cmdline_options.sh).
-set -u
-[ -x "$DTRACE" ] || exit 77
-fails=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 . "$TESTDIR/sh/lib/status_lib.sh"
 
@@ -26,4 +25,4 @@ has -X err "^dtrace: failed to set option -x stdc: not supported here: "
 # a name DTrace does not know either
 "$DTRACE" -x nosuchoption -n BEGIN >out 2>err; check unknown 1 $?
 has unknown err "^dtrace: failed to set option -x nosuchoption: Invalid option name$"
-exit $((fails > 0))
+exit $status

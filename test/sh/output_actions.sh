@@ -4,12 +4,10 @@
 # file (appended to) and freopen("") back; ftruncate() empties the -o
 # file; tracemem(addr, size, n) prints n of the size bytes; printm(size,
 # addr) prints size bytes as tracemem() does.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/netaddr
-[ -x "$T" ] || exit 77
-fail=0
-fails() { echo "FAIL $1: got:"; cat "$2"; echo "stderr:"; cat err; fail=1; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog netaddr
+fails() { echo "FAIL $1: got:"; cat "$2"; echo "stderr:"; cat err; status=1; }
 
 "$DTRACE" -wq -n 'BEGIN { printf("a\n"); freopen("fo%d.txt", 1);
 	printf("b\n"); freopen(""); printf("c\n"); exit(0); }' >out 2>err
@@ -37,4 +35,4 @@ expected="
          0: c0 a8 00 01                                      ...."
 [ "$(sed '/^$/d' out)" = "$(printf '%s\n' "$expected" | sed '/^$/d')" ] ||
 	fails "tracemem/printm" out
-exit $fail
+exit $status

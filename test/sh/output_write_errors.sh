@@ -5,16 +5,14 @@
 # 64 KiB tmpfs) each end with exit status 1 and a message naming the file
 # and "No space left on device"; what fits on the disk is written whole up
 # to the failure.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-fails=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 expect_failure() {	# NAME STATUS STDERR-PATTERN
 	if [ "$2" != 1 ] || ! grep -Eqx -- "$3" err; then
 		echo "$1: exit status $2 (expected 1); stderr:"; head -20 err
-		fails=$((fails + 1))
+		status=1
 	fi
 }
 
@@ -39,12 +37,12 @@ expect_failure "-o on a full tmpfs" $? \
 size=$(stat -c %s "$mnt/trace.txt")
 if [ "$size" -lt 32768 ]; then
 	echo "full tmpfs: only $size bytes written before the failure"
-	fails=$((fails + 1))
+	status=1
 fi
 # every line that was written whole is a record as printed
 bad=$(sed '$d' "$mnt/trace.txt" | awk '$1 != "add" || $3 != $2 + 1' | head -3)
 if [ -n "$bad" ]; then
 	echo "full tmpfs: damaged lines before the failure:"; echo "$bad"
-	fails=$((fails + 1))
+	status=1
 fi
-[ $fails = 0 ]
+exit $status

@@ -6,16 +6,9 @@
 # reported, exit() still ends the session at once, and a clause with
 # another predicate beside them keeps the general path.  A lone clause's
 # prefilter runs inline, reading the arguments where they are.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-
-fail() {
-	echo "$1: exit $rc; stdout:"; cat out; echo "stderr:"; cat err
-	echo "expected:"; echo "$2"
-	exit 1
-}
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 # add(i, i + 1) for i = 0 .. 7: two clauses filtered by arguments, the
 # first of them faulting when it runs.
@@ -29,10 +22,10 @@ expected='a 2 3
 a 6 7
 even 3'
 actual=$(grep -v -e '^done ' -e '^$' out)
-[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "arguments" "$expected"
+[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail_run "arguments" "$expected"
 experr='dtrace: error on enabled probe ID N (ID N: pidN:a.out:add:entry): invalid address (0x4) in action #1 at BPF pc N'
 acterr=$(grep '^dtrace: error' err | sed -E 's/ID [0-9]+/ID N/g; s/pid[0-9]+/pidN/; s/pc [0-9]+/pc N/')
-[ "$acterr" = "$experr" ] || fail "fault" "$experr"
+[ "$acterr" = "$experr" ] || fail_run "fault" "$experr"
 
 # One clause: its prefilter runs inline at the program's entry and reads
 # the arguments from the registers (the listing's first lines, up to the
@@ -51,7 +44,7 @@ for env in X=1 DTRACE_BENCH_NOSPLIT=1 DTRACE_BENCH_NOPREINLINE=1 \
 	expected='b 3 4
 b 5 6'
 	actual=$(grep '^b ' out)
-	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "one clause, $env" "$expected"
+	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail_run "one clause, $env" "$expected"
 	entry=$(sed -n '/^pid program/,/exit$/p' err)
 	inline=no
 	if grep -q 'r1 + 112' <<<"$entry" && grep -q 'r1 + 104' <<<"$entry" &&
@@ -61,13 +54,13 @@ b 5 6'
 	fi
 	case $env in X=1|DTRACE_BENCH_NOSPLIT=1) want=yes ;; *) want=no ;; esac
 	[ "$inline" = "$want" ] ||
-		fail "one clause, $env: prefilter inline: $inline" "$expected"
+		fail_run "one clause, $env: prefilter inline: $inline" "$expected"
 	saved=no
 	grep -Eq '\<r[6-9]\>' <<<"$entry" && saved=yes
 	[ "$env" = X=1 ] && [ $saved = yes ] &&
-		fail "one clause: the entry uses callee-saved registers" "$expected"
+		fail_run "one clause: the entry uses callee-saved registers" "$expected"
 	[ "$env" = DTRACE_BENCH_NOSPLIT=1 ] && [ $saved = no ] &&
-		fail "one clause, $env: no callee-saved register" "$expected"
+		fail_run "one clause, $env: no callee-saved register" "$expected"
 done
 
 # exit() in one firing: the next firings, whose predicates hold, run
@@ -80,6 +73,6 @@ for other in 'arg0 >= 1' 'pid == $target && arg0 >= 1'; do
 	rc=$?
 	expected='exit 1'
 	actual=$(grep -v -e '^done ' -e '^$' out)
-	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "exit ($other)" "$expected"
+	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail_run "exit ($other)" "$expected"
 done
 exit 0

@@ -3,11 +3,9 @@
 # Bad input: a pid that does not exist, a description that matches nothing
 # (an error unless -Z), a function the named module has not (an error even
 # with -Z, as in DTrace), a command that cannot run; nothing left behind.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 check() {	# check NAME WANT-STATUS WANT-STDERR-LINE RC STDERR-FILE
 	if [ "$4" != "$2" ] || ! grep -qxF -- "$3" "$5"; then

@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: MIT
 # -c: the command starts stopped before any of its code runs (main's entry
 # is seen), dtrace exits when it exits, END fires, and dtrace says so.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 "$DTRACE" -c "$T 2" -q \
 	-n 'pid$target:a.out:main:entry { printf("main %d\n", pid == $target); }' \

@@ -2,12 +2,10 @@
 # SPDX-License-Identifier: MIT
 # A library loaded with dlopen: traced by -p once loaded, and (-Z) with -c
 # when it is loaded while tracing.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-command -v cc >/dev/null || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
+need_cmd cc
 
 printf 'int lib_square(int x) { return x * x; }\n' >libsq.c
 cc -shared -fPIC -O1 -o libsq.so libsq.c || exit 1

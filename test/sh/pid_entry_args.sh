@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: MIT
 # pid entry probes: arg0..arg5 from registers, arg6.. from the stack, args[]
 # as uint64_t, probemod/probefunc; the traced program computes the same.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 "$DTRACE" -q -c "$T 3" \
 	-n 'pid$target:a.out:add:entry { printf("add %d %d %s %s\n", arg0, arg1, probemod, probefunc); }' \

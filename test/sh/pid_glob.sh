@@ -3,11 +3,9 @@
 # Globs across modules and functions, and module names: a.out, the file
 # name, the file name up to a '.'.  (A full path cannot be written in a D
 # probe description: D's lexer, like DTrace's, takes '/' for a predicate.)
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 "$DTRACE" -q -c "$T -s 1000 3" \
 	-n 'pid$target:*:usleep:entry, pid$target:a.out:a*:entry

@@ -10,30 +10,25 @@
 # reliable and needing no return probe that the pid provider would refuse.
 # Alone: a session of another test whose uprobes cover every process
 # would report the SIGILL of this test's program too.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/kernel_sigill
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog kernel_sigill
 "$T" kernel >/dev/null 2>&1
 [ $? = 132 ] || { echo "no uretprobe system call here (Linux < 6.11)"; exit 77; }
 
-fail() {
-	echo "$1 (exit $rc); stdout:"; cat out; echo "stderr:"; cat err
-	exit 1
-}
 report='^dtrace: pid [0-9]+ \(kernel_sigill\) was killed by SIGILL: the kernel could not follow a return probe or step over a probed instruction$'
 
 timeout 60 "$DTRACE" -q -n 'pid$target:a.out:main:entry { @ = count(); }' \
 	-c "$T kernel" >out 2>err
 rc=$?
-grep -qx dying out || fail "the program did not run (-c)"
-grep -Eq "$report" err || fail "no report of the kernel's SIGILL (-c)"
+grep -qx dying out || fail_run "the program did not run (-c)"
+grep -Eq "$report" err || fail_run "no report of the kernel's SIGILL (-c)"
 
 timeout 60 "$DTRACE" -q -n 'pid$target:a.out:main:entry { @ = count(); }' \
 	-c "$T user" >out 2>err
 rc=$?
-grep -qx dying out || fail "the program did not run (user)"
-grep -q 'killed by SIGILL' err && fail "a SIGILL the process sent itself reported"
+grep -qx dying out || fail_run "the program did not run (user)"
+grep -q 'killed by SIGILL' err && fail_run "a SIGILL the process sent itself reported"
 
 # -p: the program waits for dtrace to have attached (BEGIN touches go).
 "$T" kernel go >prog.out 2>&1 &
@@ -44,6 +39,6 @@ timeout 60 "$DTRACE" -w -q -p $pid \
 rc=$?
 touch go
 wait $pid
-grep -Eq "$report" err || fail "no report of the kernel's SIGILL (-p)"
-grep -q "pid $pid " err || fail "the report does not name pid $pid (-p)"
+grep -Eq "$report" err || fail_run "no report of the kernel's SIGILL (-p)"
+grep -q "pid $pid " err || fail_run "the report does not name pid $pid (-p)"
 exit 0

@@ -1,11 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # dtrace -l with pid probes: DTrace's columns, module a.out / libc.so.6.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 "$DTRACE" -l -c "$T 1" -n 'pid$target:a.out:add:entry' \
 	-n 'pid$target:libc.so.6:malloc:return' >out 2>err

@@ -4,12 +4,10 @@
 # file's functions under the provider "pid" and the file's name (through a
 # link too), and the same description traces every process that runs the
 # file; a file that is missing or not ELF is a clear error.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 EXE=$(readlink -f "$T")
-status=0
 
 # 1. -l of one function's entry and return, no -c or -p
 "$DTRACE" -l -n "pid:$EXE:add:" >out 2>err

@@ -4,8 +4,8 @@
 # no .symtab, no .dynsym) is grabbed without harm: its module offers no
 # pid probes, which the usual message says (the empty symbol table used to
 # reach qsort() with NULL, which UBSan aborts on).
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 printf 'int main(void) { return 0; }\n' >nosyms.c
 cc -static -s -o nosyms nosyms.c 2>/dev/null || exit 77
 if readelf -S nosyms | grep -Eq '\.(symtab|dynsym)'; then

@@ -3,12 +3,10 @@
 # Offset probes: "add:0" and "add:entry" share one uprobe and each fires once
 # per call; the offset of add's second instruction (from objdump) fires;
 # "add:" creates entry, return and one probe per instruction, named in hex.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-command -v objdump >/dev/null || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
+need_cmd objdump
 
 # offsets of add's instructions, in hex without 0x, as DTrace names them
 start=$(nm "$T" | awk '$3 == "add" { print $1 }')

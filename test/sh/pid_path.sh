@@ -4,14 +4,12 @@
 # entry, with and without a predicate right after the description (a '/'
 # in a field that starts with '/' is the path's, any other starts the
 # predicate), -l and tracing; the -n description echoed whole.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 LIBC=$(ldd "$T" | awk '$1 == "libc.so.6" { print $3 }')
 [ -n "$LIBC" ] || exit 77
 EXE=$(readlink -f "$T")
-status=0
 
 # 1. the executable by path, a predicate glued to the description
 out=$("$DTRACE" -c "$T 3" -n "pid\$target:$EXE:add:entry/arg0 >= 1/{ @ = count(); }" 2>err |

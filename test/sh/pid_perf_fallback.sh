@@ -4,10 +4,9 @@
 # perf-event uprobe per site, forced here with -x uprobe=perf.  Entry,
 # return and offset probes, a pid filter, and the same results as with the
 # multi link.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 run() {
 	"$DTRACE" -q "$@" -c "$T 3" \

@@ -3,10 +3,9 @@
 # pid return probes: arg1 (and args[1]) is the return value; arg0 is the
 # offset of the returning instruction in DTrace, which a uretprobe cannot
 # know: 0 here (documented).
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 "$DTRACE" -q -c "$T 3" \
 	-n 'pid$target:a.out:add:return { printf("%s %d %d %d\n", probename, arg0, arg1, args[1]); }' \

@@ -8,15 +8,10 @@
 # firing or one counted lost.  Before, a 1,000-deep recursion showed 1,001
 # entries and 64 returns without a word.  A recursion shallower than the
 # limit loses nothing and says nothing.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/recurse
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog recurse
 
-fail() {
-	echo "$1 (exit $rc); stdout:"; cat out; echo "stderr:"; cat err
-	exit 1
-}
 counts='pid$target:a.out:down:entry { @e = count(); }
 pid$target:a.out:down:return { @r = count(); }
 END { printa("entries %@d\n", @e); printa("returns %@d\n", @r); }'
@@ -32,17 +27,17 @@ run() {
 	shift 3
 	"$DTRACE" -q "$@" -n "$counts" -c "$T $depth $repeat" >out 2>err
 	rc=$?
-	[ $rc = 0 ] || fail "$what: dtrace failed"
+	[ $rc = 0 ] || fail_run "$what: dtrace failed"
 	grep -qx "done $((depth * repeat))" out ||
-		fail "$what: the program computed something else"
-	grep -q "will not be counted" err && fail "$what: not counted"
+		fail_run "$what: the program computed something else"
+	grep -q "will not be counted" err && fail_run "$what: not counted"
 	e=$(awk '$1 == "entries" { print $2 }' out)
 	r=$(awk '$1 == "returns" { print $2 }' out)
 	l=$(lost)
 	[ "$e" = $(((depth + 1) * repeat)) ] ||
-		fail "$what: $e entries, not $(((depth + 1) * repeat))"
+		fail_run "$what: $e entries, not $(((depth + 1) * repeat))"
 	[ $((r + l)) = "$e" ] ||
-		fail "$what: $r returns + $l lost != $e entries"
+		fail_run "$what: $r returns + $l lost != $e entries"
 	echo "$l"
 }
 

@@ -2,11 +2,10 @@
 # SPDX-License-Identifier: MIT
 # A stripped executable whose symbols are in a separate debug file (found
 # through .gnu_debuglink next to it): its functions are still traced.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-command -v objcopy >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
+need_cmd objcopy
 
 objcopy --only-keep-debug "$T" pt.debug || exit 1
 objcopy --strip-all --add-gnu-debuglink=pt.debug "$T" pt || exit 1

@@ -1,10 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Two processes of one binary: tracing one never shows the other's events.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 "$T" -s 1000 0 >/dev/null 2>&1 & a=$!
 "$T" -s 1000 0 >/dev/null 2>&1 & b=$!

@@ -7,13 +7,11 @@
 # types; the same through a separate debug file found by .gnu_debuglink,
 # and by build-id in a scratch debug tree; an unknown module type is
 # refused.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/typed
-[ -x "$T" ] || exit 77
-command -v objcopy >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog typed
+need_cmd objcopy
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 
 S='pid$target:a.out:area:entry {
 	printf("%d %d %d %d %d\n", args[0]->x, args[0]->y, args[1], args[2],
@@ -45,7 +43,7 @@ objcopy --only-keep-debug "$D/typed" "$D/typed.debug" &&
 	objcopy --strip-debug --add-gnu-debuglink="$D/typed.debug" "$D/typed" ||
 	{ echo "objcopy failed"; exit 1; }
 if readelf -S "$D/typed" | grep -q debug_info; then
-	echo "FAIL: $D/typed still has .debug_info"; fail=1
+	echo "FAIL: $D/typed still has .debug_info"; status=1
 fi
 out=$(cd "$D" && "$DTRACE" -q -c "./typed 2" -n "$S" 2>err | grep -v '^done ')
 check "debuglink" "$out" "$EXPECT"
@@ -66,12 +64,12 @@ out=$(cd "$D/b" && DTRACE_DEBUG_DIR="$D/debug" "$DTRACE" -q -c "./typed 2" \
 check "build-id" "$out" "$EXPECT"
 out=$(cd "$D/b" && "$DTRACE" -q -c "./typed 2" -n "$S" 2>&1 | grep -v '^done ')
 if [ "$out" = "$(printf '%s' "$EXPECT" | tr '|' '\n')" ]; then
-	echo "FAIL: the types were found without the debug tree"; fail=1
+	echo "FAIL: the types were found without the debug tree"; status=1
 fi
 
 # 6. a type the program does not have
 if "$DTRACE" -x errtags -c "$T 1" -n 'BEGIN { trace(sizeof(struct a.out`nope)); }' \
 	>out 2>err || ! grep -q 'D_UNKNOWN.*struct a.out`nope' err; then
-	echo "FAIL unknown type:"; cat out err; fail=1
+	echo "FAIL unknown type:"; cat out err; status=1
 fi
-exit $fail
+exit $status

@@ -4,12 +4,10 @@
 # naming the probe; the program computes what it computes untraced.  A glob
 # over libc's entries skips its AVX functions with one summary line and
 # never harms the program.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 grep -qw avx /proc/cpuinfo || exit 77
-status=0
 
 "$DTRACE" -q -c "$T -v 3" -n 'pid$target:a.out:vex_fn:entry { printf("fired\n"); }' \
 	-n 'pid$target:a.out:add:entry {}' >out 2>err

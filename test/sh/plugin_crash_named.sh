@@ -6,8 +6,8 @@
 # provide().  dtrace dies of it (killed by SIGSEGV, or in the sanitizer
 # build through AddressSanitizer's report, which must still come: the
 # handler gives the signal back to the action it displaced).
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v cc >/dev/null || { echo "no cc"; exit 77; }
 status=0
 ulimit -c 0	# no core file for the crash this test makes

@@ -3,10 +3,9 @@
 # The exec gate asks the plugins which files matter: a plugin that names
 # its own ELF section (.note.dtgatetest) is shown the files of a program
 # that carries one, when it execs, and not those of one without.
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 
 make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
 	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }

@@ -7,10 +7,9 @@
 # "output" is its own, not the engine's output buffer; one that declares
 # the provider name dtrace is not loaded at all; one that creates a probe
 # under a provider name it did not declare is refused.
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 
 make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
 	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }

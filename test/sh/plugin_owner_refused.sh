@@ -13,12 +13,11 @@
 # also when root's own group (gid 0, no members) may write it and its
 # directory, and from plugins/ beside a dtrace that the user owns (a tree
 # built as the user and run with sudo: its code runs already).
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v cc >/dev/null || { echo "no cc"; exit 77; }
 . "$TESTDIR/sh/lib/user_lib.sh"
 throwaway_user
-status=0
 HERE=$(pwd -P)
 NOT_ROOT="is owned by $TUSER (uid $TUID), not by root"
 

@@ -4,11 +4,10 @@
 # tracepoint (raw_syscalls' sys_enter): it fires for each of
 # bench_syscall's getppid() calls with the call's number in arg0, and
 # ustack() there is the calling thread's (DTRACE_PROBE_IN_KERNEL).
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
-. "$(dirname "$0")/lib/check_lib.sh"
-fail=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
+. "$TESTDIR/sh/lib/check_lib.sh"
 
 make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
 	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
@@ -24,4 +23,4 @@ rawtp:::sys_enter /pid == \$target && arg0 == $NR && !self->done/ { ustack(); se
 END { printa(\"count %@d\\n\", @); }" >out 2>err
 check raw-tracepoint "$(grep -E '^count |bench_syscall`main\+' out | sed 's/^ *//; s/+0x[0-9a-f]*$//')" \
 'bench_syscall`main\|count 7\|'
-exit $fail
+exit $status

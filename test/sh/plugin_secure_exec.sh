@@ -9,13 +9,12 @@
 # marker file) is not loaded, a message says that each was ignored, and
 # the plugins beside the executable, root's, still load (dtrace -l lists
 # dtrace:::BEGIN).  setcap is Debian's libcap2-bin.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v cc >/dev/null || { echo "no cc"; exit 77; }
 command -v setcap >/dev/null || { echo "no setcap (libcap2-bin)"; exit 77; }
 . "$TESTDIR/sh/lib/user_lib.sh"
 throwaway_user
-status=0
 
 mkdir -p cap
 cp "$DTRACE" cap/dtrace && cp -r "$B/plugins" cap/plugins || exit 1

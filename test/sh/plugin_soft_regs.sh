@@ -5,16 +5,15 @@
 # cannot run: dtrace says so, naming the plugin, rather than exiting 1 in
 # silence.  BEGIN, whose plugin has a real site to fall back on, still
 # gives ucaller.
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 
 make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
 	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
 mkdir -p p
 cc -shared -fPIC -O2 -I"$PWD/stage/usr/local/include" -o p/hello.so \
 	"$TESTDIR/plugins/hello.c" || exit 1
-status=0
 
 msg="dtrace: plugin $PWD/p/hello.so could not fire its probe: a clause reads the registers of the probe site (uregs, ucaller, ustack...), which a probe the plugin fires itself does not have"
 "$DTRACE" -q -x plugindir="$PWD/p" \

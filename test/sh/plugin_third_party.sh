@@ -8,11 +8,10 @@
 # a message naming the file and both versions, and dtrace goes on; the C
 # plugin's option -x hello.value is listed by -x help and taken, an
 # unknown one is refused by name.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v cc >/dev/null && command -v c++ >/dev/null || exit 77
 ROOT=$TESTDIR/..
-status=0
 
 make -s -C "$ROOT" install-files B="$B" DESTDIR="$PWD/stage" \
 	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }

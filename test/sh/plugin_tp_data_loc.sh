@@ -5,9 +5,9 @@
 # built against the installed headers reads its offset and length from
 # the record, and the exec of /bin/true gives 10 bytes with the NUL.
 # Before, the field was not found ("which has none").
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 fmt=/sys/kernel/tracing/events/sched/sched_process_exec/format
 [ -r "$fmt" ] || fmt=/sys/kernel/debug/tracing/events/sched/sched_process_exec/format
 [ -r "$fmt" ] || exit 77

@@ -2,10 +2,9 @@
 # SPDX-License-Identifier: MIT
 # A pointer held in a variable is subscripted: this->p[i], self->p[i] and
 # a global's p[i] read the traced program's memory (argv[0] here).
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 Tabs=$(cd "$(dirname "$T")" && pwd)/pidtarget
 
 out=$("$DTRACE" -q -c "$Tabs 1" -n 'pid$target:a.out:main:entry {

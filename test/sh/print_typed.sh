@@ -8,12 +8,10 @@
 # one prints NULL, one that cannot be read its address.  With
 # -x oformat=json, print() carries the type's name and those strings by
 # member path.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/typed
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog typed
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 
 out=$("$DTRACE" -q -c "$T 1" -n 'pid$target:a.out:area:entry {
 	print(*args[0]); print(args[2]); print(args[1]); }' 2>err |
@@ -45,4 +43,4 @@ out=$("$DTRACE" -q -x oformat=json -c "$L" -n 'pid$target:a.out:show:entry {
 	sed 's/.*"actions":\[//; s/"bytes":"[0-9a-f]*",//')
 check "json" "$out" \
 	'\{"action":"print","type":"struct label","strings":\{"name":"first","inner.note":"inner note"\}\}\]\}\|'
-exit $fail
+exit $status

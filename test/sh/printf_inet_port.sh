@@ -4,10 +4,9 @@
 # host name of an address (else the address), as the system's databases
 # have them (getent says what to expect); both take width and flags as
 # %s does; %P takes a 16-bit integer only.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 
 # what the system's databases say (getent), else the number or address
 service() {
@@ -27,5 +26,5 @@ check "%P %I" "$out" "\\[$svc\\] \\[$svc2\\] \\[$svc3\\]\\|\\[$host\\] \\[not an
 
 "$DTRACE" -qn 'BEGIN { printf("%P\n", 80); exit(0); }' >out 2>err
 grep -q 'prototype: uint16_t' err ||
-	{ echo "FAIL: %P of an int accepted"; cat err; fail=1; }
-exit $fail
+	{ echo "FAIL: %P of an int accepted"; cat err; status=1; }
+exit $status

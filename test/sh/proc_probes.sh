@@ -3,13 +3,11 @@
 # The proc provider on processes whose lives are known: systarget (a
 # fork whose child exits with 3, a thread, a signal to itself, a failed
 # exec) and a shell that runs /bin/true and kills a sleep.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/systarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog systarget
 [ -d /sys/kernel/tracing/events/task ] || exit 77
-. "$(dirname "$0")/lib/check_lib.sh"
-fail=0
+. "$TESTDIR/sh/lib/check_lib.sh"
 
 "$DTRACE" -q -c "$T" -n '
 proc:::create /pid == $target/ { child = args[0]; printf("create\n"); }
@@ -36,4 +34,4 @@ check shell "$(grep . out | sort)" \
 "$DTRACE" -l -P proc >out 2>err
 check list "$(awk 'NR > 1 { print $2, $3, $4 }' out)" \
 'proc vmlinux exec\|proc vmlinux exec-success\|proc vmlinux exec-failure\|proc vmlinux create\|proc vmlinux lwp-create\|proc vmlinux exit\|proc vmlinux lwp-exit\|proc vmlinux signal-send\|'
-exit $fail
+exit $status

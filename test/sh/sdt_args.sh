@@ -11,11 +11,9 @@
 # (DTRACE_BENCH_USDT_LOOKUP), the way of sites placed later.  Also the
 # naming: provider with the pid, module the program's file name, function
 # the containing function, and "dtrace -l" for sdt_test$target.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 
 script='
 sdt_test$target:::consts, sdt_test$target:::regs, sdt_test$target:::globals

@@ -7,28 +7,18 @@
 # provider followed by the pid of the process (sdt_test1234).  Also a
 # probe whose argument cannot be decoded (%xmm0): one warning naming the
 # probe, and its other argument still reads.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 bin=$PWD/sdt_args
-gcc -O2 -g -o "$bin" "$TESTDIR/progs/sdt_args.c" || exit 1
-
-wait_for() {
-	for _ in $(seq 100); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
+build_sdt "$bin" "$TESTDIR/progs/sdt_args.c" -g
 
 "$bin" 0 20 >/dev/null &
 old=$!
 sleep 0.2
 "$DTRACE" -q -n 'sdt_test*:::many { printf("%s %s %s %d %d\n", probeprov, probemod, probefunc, pid, arg0); }' >out 2>err &
 dt=$!
-wait_for out "^sdt_test$old sdt_args fire_many $old " ||
+wait_line out "^sdt_test$old sdt_args fire_many $old " ||
 	{ echo "the running process's probe did not fire:"; cat out err; status=1; }
 "$bin" 3 10 >/dev/null &
 new=$!
@@ -59,7 +49,7 @@ void fire_bad(long x)
 }
 int main(void) { fire_bad(42); fire_bad(43); return 0; }
 C
-gcc -O2 -o bad bad.c || exit 1
+build_sdt bad bad.c
 "$DTRACE" -q -n 'bad_test$target:::mixed { printf("%d %d\n", arg0, arg1); }' \
 	-c ./bad >out 2>err
 if [ "$(sed '/^$/d' out)" != "0 42

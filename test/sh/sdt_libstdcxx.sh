@@ -4,10 +4,9 @@
 # libstdc++'s <sys/sdt.h> probes (libstdcxx:::throw and catch, in a library
 # the program maps at start): libstdcxx$target:::throw / catch traced with
 # -c in a test C++ program, with the functions that hold the sites.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v g++ >/dev/null || { echo "no g++"; exit 77; }
-status=0
 
 cat >thrower.cc <<'CC'
 #include <cstdio>

@@ -6,14 +6,13 @@
 # postgresql*:::query-start, which must catch the queries of every backend:
 # one connected before dtrace started and one connecting afterwards (forked
 # by the postmaster while tracing runs).  Skips when PostgreSQL 15 is absent.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 pg=/usr/lib/postgresql/15/bin
 [ -x $pg/postgres ] && [ -x $pg/initdb ] && [ -x $pg/psql ] ||
 	{ echo "no PostgreSQL in $pg"; exit 77; }
 id nobody >/dev/null 2>&1 || { echo "no user nobody"; exit 77; }
 command -v runuser >/dev/null || { echo "no runuser"; exit 77; }
-status=0
 
 dir=$(mktemp -d /tmp/sdt_pg.XXXXXX)
 chown nobody "$dir"
@@ -36,14 +35,6 @@ psql() { as_pg $pg/psql -h "$dir" -U nobody -d postgres -X -q -t -A "$@"; }
 # (The fifo's writing end is fd 3 of this shell only: psql ends at its
 # close, so nothing else may inherit it.)
 
-wait_for() {
-	for _ in $(seq 200); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
-}
-
 # A session opened before dtrace starts; it sends its queries later.
 mkfifo "$dir/in"
 chmod 666 "$dir/in"
@@ -56,7 +47,7 @@ sleep 0.3
 "$DTRACE" -q -n 'BEGIN { printf("tracing\n"); }' \
 	-n 'postgresql*:::query-start { printf("query %s\n", copyinstr(arg0)); }' >out 2>err 3>&- &
 dt=$!
-if ! wait_for out "^tracing"; then
+if ! wait_line out "^tracing" 200; then
 	echo "dtrace did not start:"; cat out err
 	exit 1
 fi
@@ -65,7 +56,7 @@ exec 3>&-
 wait "$first"
 first=
 psql -c "select 'sdt_new_session';" >/dev/null
-wait_for out "sdt_new_session"
+wait_line out "sdt_new_session" 200
 kill -INT "$dt"
 wait "$dt"
 dt=

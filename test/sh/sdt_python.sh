@@ -6,11 +6,10 @@
 # path, which it takes while its line probe's semaphore is set, so the
 # script enables python$target:::line too (as users of these probes do).
 # Also dtrace -l -n 'python$target:::' and the argument types of -l -v.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 py=/usr/bin/python3.11
 [ -x $py ] || { echo "no $py"; exit 77; }
-status=0
 
 cat >calls.py <<'PY'
 def dt_alpha(n):

@@ -5,13 +5,11 @@
 # counter: the guarded code does not run before dtrace attaches, runs while
 # it traces (-p), and stops with the counter back to 0 once dtrace is gone,
 # after a normal exit and after kill -9.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 bin=$PWD/sdt_args
-gcc -O2 -g -o "$bin" "$TESTDIR/progs/sdt_args.c" || exit 1
+build_sdt "$bin" "$TESTDIR/progs/sdt_args.c" -g
 
 # The program's "guarded N semaphore S" line, asked for with SIGUSR1.
 state() {
@@ -23,15 +21,6 @@ state() {
 		sleep 0.05
 	done
 	tail -n 1 prog.out
-}
-
-# Wait until file has a line matching pattern (5 s at most).
-wait_for() {
-	for _ in $(seq 100); do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	return 1
 }
 
 for how in INT KILL; do
@@ -48,7 +37,7 @@ for how in INT KILL; do
 	fi
 	"$DTRACE" -q -p "$prog" -n 'sdt_test$target:::guarded { printf("fired %d\n", arg1); }' >dt.out 2>dt.err &
 	dt=$!
-	if ! wait_for dt.out '^fired [0-9]'; then
+	if ! wait_line dt.out '^fired [0-9]'; then
 		echo "$how: the guarded probe never fired:"; cat dt.out dt.err
 		status=1
 	fi

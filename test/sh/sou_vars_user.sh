@@ -5,12 +5,10 @@
 # a thread-local and an associative array element take copies of them,
 # members are changed in the copies only; an element indexed by a
 # member; a bad address to copy from faults.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/typed
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog typed
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 
 cat > s.d <<'D'
 struct point g;
@@ -39,5 +37,5 @@ check "copies" "$out" \
 "$DTRACE" -q -c "$T 1" -n 'struct point g; pid$target:a.out:area:entry {
 	g = *(struct point *)8; }' >out 2>err
 grep -q 'invalid address (0x8)' err ||
-	{ echo "FAIL: bad address not reported:"; cat err; fail=1; }
-exit $fail
+	{ echo "FAIL: bad address not reported:"; cat err; status=1; }
+exit $status

@@ -4,9 +4,8 @@
 # for one entry of an aggregation, is refused at start as DTrace refuses
 # it; a dynvarsize too small for one element of a dynamic variable runs,
 # and its stores are dynamic variable drops, as in DTrace.
-set -u
-[ -x "$DTRACE" ] || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 
 check() {	# check NAME RC OUT ERR: status 1, no output, DTrace's message
 	if [ "$2" != 1 ] || [ -s "$3" ] || [ "$(cat "$4")" != \

@@ -7,11 +7,9 @@
 # with its options, the man page renders without warnings); --check lists
 # what lacks the tag (exit 1) and passes after; a second run changes
 # nothing; a tag naming another licence is left alone.
-set -u
-[ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 SPDX=$TESTDIR/../scripts/spdx.sh
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 mkdir -p t/man t/src t/test && cd t || exit 1
 printf 'int main(void) { return 0; }\n' >src/a.c

@@ -5,11 +5,9 @@
 # a leaf without a frame (the caller comes from the top of the stack at the
 # entry), sum8() pushes one (the kernel adds the caller itself: it must not
 # show twice).  libc has no frame pointers: the walk may stop in it.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-fail=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 I='              '	# DTrace's stack indent
 
 . "$TESTDIR/sh/lib/check_lib.sh"
@@ -50,4 +48,4 @@ check "printa %k" "$out" \
 refused 'ustack(0)' 'ustack(x)' 'stack(2000)' 'x = ustack()' \
 	 '@[ustack(1)] = count(); @[ustack(2)] = count()' 'ustack(1, 2, 3)' \
 	 'printf("%k", 1)'
-exit $fail
+exit $status

@@ -6,11 +6,9 @@
 # port it passes in network byte order; another family or link type is
 # refused, or faults at run time; a strsize shorter than a text cuts it,
 # whatever strsize.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/netaddr
-[ -x "$T" ] || exit 77
-fail=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog netaddr
 
 out=$("$DTRACE" -q -c "$T" -n 'pid$target:a.out:addr4:entry {
 	printf("%s %s\n", inet_ntoa((ipaddr_t *)arg0), inet_ntop(2, arg0)); }
@@ -22,7 +20,7 @@ expected="192.168.0.1 192.168.0.1
 8080 1f90"
 if [ "$out" != "$expected" ]; then
 	echo "FAIL: got:"; printf '%s\n' "$out"; echo "expected:"
-	printf '%s\n' "$expected"; cat err; fail=1
+	printf '%s\n' "$expected"; cat err; status=1
 fi
 
 # IPv6: the longest run of two or more zero groups (the first of equal
@@ -47,7 +45,7 @@ fe12:3456:789a:bcde:214:4fff:fe0b:0|fe12:3456:789a:bcde:214:4fff:fe0b:0|fe12:345
 ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff|ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff|ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"
 if [ "$out" != "$expected" ]; then
 	echo "FAIL ipv6: got:"; printf '%s\n' "$out"; echo "expected:"
-	printf '%s\n' "$expected"; cat err; fail=1
+	printf '%s\n' "$expected"; cat err; status=1
 fi
 
 # link_ntop() of an Ethernet and an IPoIB address; a strsize shorter than
@@ -58,24 +56,24 @@ out=$("$DTRACE" -q -c "$T" -n 'pid$target:a.out:link:entry {
 expected="00:11:22:33:44:55
 00:11:22:33:44:55:66:77:88:99:aa:bb:cc:dd:ee:ff:10:21:32:43"
 if [ "$out" != "$expected" ]; then
-	echo "FAIL link: got:"; printf '%s\n' "$out"; cat err; fail=1
+	echo "FAIL link: got:"; printf '%s\n' "$out"; cat err; status=1
 fi
 out=$("$DTRACE" -q -x strsize=40 -c "$T" -n 'pid$target:a.out:link:entry
 	/arg0 == 20/ { printf("%s\n", link_ntop(DL_IPOIB, arg1)); }' \
 	2>err | grep -v '^done')
 if [ "$out" != "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:" ]; then
-	echo "FAIL link strsize: got: $out"; cat err; fail=1
+	echo "FAIL link strsize: got: $out"; cat err; status=1
 fi
 
 # another family or link type: refused when constant, an illegal
 # operation at run time
 if "$DTRACE" -e -n 'BEGIN { trace(inet_ntop(3, 0)); }' >out 2>err ||
    ! grep -q "inet_ntop( ) supports AF_INET (2) and AF_INET6 (10) only" err; then
-	echo "FAIL: inet_ntop(3) not refused:"; cat err; fail=1
+	echo "FAIL: inet_ntop(3) not refused:"; cat err; status=1
 fi
 "$DTRACE" -q -c "$T" -n 'pid$target:a.out:link:entry /arg0 == 6/ {
 	trace(link_ntop(7, arg1)); }' >out 2>err
-grep -q "illegal operation" err || { echo "FAIL link type 7:"; cat err; fail=1; }
+grep -q "illegal operation" err || { echo "FAIL link type 7:"; cat err; status=1; }
 
 # any strsize: the text is built whole and cut to strsize - 1 characters
 # (the least strsize, 2, keeps one)
@@ -87,12 +85,12 @@ out=$("$DTRACE" -q -x strsize=8 -c "$T" -n 'pid$target:a.out:addr6:entry
 expected="fe80::2 1080::8 00:11:2 00:11:2 "
 if [ "$out" != "$expected" ]; then
 	echo "FAIL strsize 8: got: $out"; echo "expected: $expected"
-	cat err; fail=1
+	cat err; status=1
 fi
 out=$("$DTRACE" -q -x strsize=2 -c "$T" -n 'pid$target:a.out:link:entry {
 	printf("[%s]\n", link_ntop(arg0 == 6 ? DL_ETHER : DL_IPOIB, arg1)); }' \
 	2>err | grep -v -e '^done' -e '^$' | tr '\n' ' ')
 if [ "$out" != "[0] [0] " ]; then
-	echo "FAIL strsize 2: got: $out"; cat err; fail=1
+	echo "FAIL strsize 2: got: $out"; cat err; status=1
 fi
-exit $fail
+exit $status

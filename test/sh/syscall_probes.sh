@@ -8,14 +8,12 @@
 # and -l; on the per-call tracepoints and on raw_syscalls (-x
 # syscall.mode=percall, =raw, and by default: syscall:::entry is raw, a
 # description of a few calls per call, as dtrace -S shows).
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/systarget
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog systarget
 [ -d /sys/kernel/tracing/events/syscalls ] ||
 	[ -d /sys/kernel/debug/tracing/events/syscalls ] || exit 77
-. "$(dirname "$0")/lib/check_lib.sh"
-fail=0
+. "$TESTDIR/sh/lib/check_lib.sh"
 
 for mode in "" percall raw; do
 opt=${mode:+-x syscall.mode=$mode}
@@ -78,4 +76,4 @@ check list "$(sed 's/  */ /g' out)" \
 "$DTRACE" -lv -n 'syscall::read:entry' >out 2>err
 check list-types "$(grep 'args\[' out | sed 's/^[[:space:]]*//')" \
 'args\[0\]: unsigned int\|args\[1\]: char \*\|args\[2\]: unsigned long\|'
-exit $fail
+exit $status

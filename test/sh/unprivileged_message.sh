@@ -4,12 +4,11 @@
 # once and before any work (no -c command is started), rather than that
 # the kernel lacks the BPF ring buffer; listing and compiling, which need
 # none, still work.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 . "$TESTDIR/sh/lib/user_lib.sh"
 throwaway_user
 dir=$(user_dir u)
-fail=0
 as_user test -x "$DTRACE" ||
 	{ echo "the build is out of an unprivileged user's reach"; exit 77; }
 
@@ -19,13 +18,13 @@ rc=$?
 want="dtrace: tracing needs root, or the capabilities CAP_BPF and CAP_PERFMON (with CAP_SYS_PTRACE for other users' processes): this process lacks CAP_BPF and CAP_PERFMON"
 if [ $rc != 1 ] || [ "$(cat err)" != "$want" ]; then
 	echo "unprivileged tracing: exit $rc, stderr:"; cat err
-	echo "expected: $want"; fail=1
+	echo "expected: $want"; status=1
 fi
-[ -e "$dir/started" ] && { echo "the -c command ran"; fail=1; }
+[ -e "$dir/started" ] && { echo "the -c command ran"; status=1; }
 
 as_user "$DTRACE" -e -n 'BEGIN { exit(0); }' >out 2>err ||
-	{ echo "-e refused:"; cat err; fail=1; }
+	{ echo "-e refused:"; cat err; status=1; }
 as_user "$DTRACE" -l -n 'dtrace:::BEGIN' >out 2>err ||
-	{ echo "-l refused:"; cat err; fail=1; }
-grep -q ':BEGIN\| BEGIN$' out || { echo "-l listed:"; cat out; fail=1; }
-exit $fail
+	{ echo "-l refused:"; cat err; status=1; }
+grep -q ':BEGIN\| BEGIN$' out || { echo "-l listed:"; cat out; status=1; }
+exit $status

@@ -4,10 +4,9 @@
 # for every process (a plugin's probe, test/plugins/widen.c) runs its
 # program once per hit in that process: the process's own link goes when
 # the link for every process is made.
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
-status=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 prog=$B/test/progs/uprobe_target
 
 make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \

@@ -6,15 +6,9 @@
 # semaphore: the clause runs exactly when its predicate holds, and reads
 # the same arguments and the same pid as without the prefilter; a lone
 # clause's prefilter runs inline.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 [ -x "$B/test/progs/bench_usdt" ] || exit 77
-
-fail() {
-	echo "$1: exit $rc; stdout:"; cat out; echo "stderr:"; cat err
-	echo "expected:"; echo "$expected"
-	exit 1
-}
 
 expected='t 3 1
 t 5 1
@@ -29,7 +23,7 @@ for prog in bench_usdt bench_usdt_sem; do
 			-n 'END { printa("even %@d\n", @even); }' >out 2>err
 		rc=$?
 		actual=$(grep -v -e '^bench_usdt' -e '^$' out)
-		[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "$prog $env"
+		[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail_run "$prog $env" "$expected"
 	done
 done
 
@@ -50,7 +44,7 @@ for env in X=1 DTRACE_BENCH_NOSOLE=1 DTRACE_BENCH_NOPREINLINE=1 \
 		>out 2>err
 	rc=$?
 	actual=$(grep '^t ' out)
-	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail "one clause, $env"
+	[ $rc = 0 ] && [ "$actual" = "$expected" ] || fail_run "one clause, $env" "$expected"
 	entry=$(sed -n '/^usdt program/,/exit$/p' err)
 	inline=no
 	grep -q -e 'call pc' -e r10 <<<"$entry" || inline=yes
@@ -59,18 +53,18 @@ for env in X=1 DTRACE_BENCH_NOSOLE=1 DTRACE_BENCH_NOPREINLINE=1 \
 	*) want=no ;;
 	esac
 	[ "$inline" = "$want" ] ||
-		fail "one clause, $env: prefilter inline: $inline"
+		fail_run "one clause, $env: prefilter inline: $inline" "$expected"
 	helper=no
 	grep -q 'call bpf_get_attach_cookie' <<<"$entry" && helper=yes
 	regs=$(grep -Eo '\<r[6-9]\>' <<<"$entry" | sort -u | tr '\n' ' ')
 	case $env in
 	X=1)
 		[ "$helper/$regs" = "no/" ] ||
-			fail "one clause: the sole site's entry: helper $helper, registers $regs" ;;
+			fail_run "one clause: the sole site's entry: helper $helper, registers $regs" "$expected" ;;
 	DTRACE_BENCH_NOSOLE=1)
 		[ "$helper/$regs" = "yes/r6 " ] &&
 		[ "$(grep -c 'r6 = ' <<<"$entry")" = 1 ] ||
-			fail "one clause, $env: the entry: helper $helper, registers $regs" ;;
+			fail_run "one clause, $env: the entry: helper $helper, registers $regs" "$expected" ;;
 	esac
 done
 exit 0

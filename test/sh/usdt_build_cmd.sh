@@ -8,12 +8,10 @@
 # (systemtap's -G does), and fails clearly on an
 # input that is not ELF, has no probes or uses an undeclared probe, and on a
 # provider file with a mistake (with its line).
-set -u
-[ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 command -v cc >/dev/null && command -v c++ >/dev/null || exit 77
 INC=$TESTDIR/../include
-status=0
-fail() { echo "FAIL: $*"; status=1; }
 
 cp "$TESTDIR/usdt/prov.d" "$TESTDIR/usdt/app.c" "$TESTDIR/usdt/lib.c" .
 cp app.c app.cc

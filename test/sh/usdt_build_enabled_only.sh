@@ -4,9 +4,9 @@
 # PROVIDER_PROBE_ENABLED() (references to the probes' semaphores, no probe
 # site), as DTrace does; the program links and runs, the test reading 0.
 # An object that uses no declared probe at all is still refused.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 INC=$TESTDIR/../include
 status=0
 cat >p.d <<'D'

@@ -4,9 +4,9 @@
 # of writing an x86-64 object to link with it: an object whose ELF header
 # says AArch64 (e_machine patched), and one that says big-endian.  Nothing
 # is written and the input is left alone.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 [ "$(uname -m)" = x86_64 ] || exit 77
 INC=$TESTDIR/../include
 cp "$TESTDIR/usdt/prov.d" "$TESTDIR/usdt/app.c" .

@@ -8,9 +8,9 @@
 # 100 ms after dlopen() before it fires, past the few milliseconds the
 # placement takes (README, "Processes and libraries that appear while
 # tracing").
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 INC=$TESTDIR/../include
 cat >shop.d <<'EOF_D'
 provider shop { probe order__start(int); };

@@ -10,12 +10,10 @@
 # events of gated execs' start-up only).  Then Ctrl-Z: a stopped dtrace
 # holds no exec (the program run meanwhile is named on stderr, as its first
 # firings are lost), and the gate works again once dtrace continues.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 status=0
-fail() { echo "$*"; status=1; }
 
 cat >lib.c <<'C'
 #include <sys/sdt.h>

@@ -24,14 +24,11 @@
 # The margin (4 bounds per exec) is tied to the bound, not to the machine:
 # an exec of /bin/true takes a few milliseconds, and before the watchdog an
 # exec waited as long as dtrace was stopped.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 command -v chrt >/dev/null && command -v taskset >/dev/null ||
 	{ echo "no chrt or taskset"; exit 77; }
-status=0
-fail() { echo "$*"; status=1; }
 
 bound_ms=$(awk '/define GATE_HOLD_MAX_MS/ { print $3 }' \
 	"$TESTDIR/../dtrace/gate/dt_gatewd.h")

@@ -7,12 +7,10 @@
 # again, its first firing must read 43, not the first version's 42 (the
 # gate knows files by device, inode and mtime; the provider re-reads a
 # file whose size or mtime changed and gives the site its new arguments).
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 status=0
-fail() { echo "$*"; status=1; }
 
 cat >prog.c <<'C'
 #include <sys/sdt.h>

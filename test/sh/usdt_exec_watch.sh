@@ -13,12 +13,11 @@
 # look at) the watch can lag further: so the test asks for the firings at
 # the end of each process's life, spaced well apart, and for the exec
 # watch's own statistics to show the attach.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 status=0
-gcc -O2 -g -o built "$TESTDIR/progs/sdt_args.c" || exit 1
+build_sdt built "$TESTDIR/progs/sdt_args.c" -g
 cat >lib.c <<'C'
 #include <sys/sdt.h>
 #include <time.h>

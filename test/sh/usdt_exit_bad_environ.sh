@@ -4,6 +4,7 @@
 # environment (environ is the program's to change): the registration code
 # read the socket's path once, at load, so its unregistration at exit
 # touches no environment.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

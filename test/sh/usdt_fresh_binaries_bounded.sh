@@ -29,13 +29,10 @@
 # counts the three it left out when it ends.  Each fires 5 times over
 # 80 ms, so that a program the gate could not hold on a loaded machine
 # (the exec watch places its probes a few ms late) still shows.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 . "$TESTDIR/sh/lib/user_lib.sh"
-status=0
-fail() { echo "$*"; status=1; }
 N=400
 FD_LIMIT=512
 FD_GROWTH_MAX=24

@@ -8,8 +8,8 @@
 # notes that other tools read are there too.  With DTRACE_USDT_DISABLE the
 # header compiles with the probes gone.
 . "$TESTDIR/usdt/daemon_lib.sh"
-set -u
-[ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 [ -x "$B/dtprobed" ] || { echo "no $B/dtprobed"; exit 77; }
 command -v cc >/dev/null && command -v c++ >/dev/null ||
 	{ echo "no C or C++ compiler"; exit 77; }

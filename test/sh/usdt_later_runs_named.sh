@@ -8,9 +8,9 @@
 # runs fired under the probe without the pid (lrn) for their whole life.
 # The program waits 100 ms before it fires, past the few milliseconds the
 # exec watch takes.  Without dtprobed (a socket that is not there).
-set -u
-[ -x "$DTRACE" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_cmd cc
 INC=$TESTDIR/../include
 printf 'provider lrn { probe tick(int); };\n' >lrn.d
 cat >prog.c <<'EOF_C'
@@ -40,11 +40,10 @@ for run in 1 2 3; do
 done
 sleep 0.5
 kill -INT $dt; wait $dt; trap - EXIT
-fail=0
 for p in $pids; do
 	n=$(grep -cx "lrn$p $p" out)
-	[ "$n" = 3 ] || { echo "pid $p: $n firings named lrn$p"; fail=1; }
+	[ "$n" = 3 ] || { echo "pid $p: $n firings named lrn$p"; status=1; }
 done
-if grep -q '^lrn [0-9]' out; then echo "firings under the probe without the pid"; fail=1; fi
-[ $fail = 0 ] || { echo "stdout:"; cat out; echo "stderr:"; cat err; }
-exit $fail
+if grep -q '^lrn [0-9]' out; then echo "firings under the probe without the pid"; status=1; fi
+[ $status = 0 ] || { echo "stdout:"; cat out; echo "stderr:"; cat err; }
+exit $status

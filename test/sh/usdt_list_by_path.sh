@@ -5,14 +5,13 @@
 # without a pid, module the file's name), through a symbolic link too; the
 # same description traces the program run afterwards; a path that names no
 # file with probes matches nothing.
-set -u
-[ -x "$DTRACE" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
 [ -x "$B/test/progs/sdt_args" ] || exit 77
 # A copy no other test runs, so that no process maps it: only the file's
 # own probes are listed.
 mkdir copy && cp "$B/test/progs/sdt_args" copy/sdt_args || exit 1
 S=$PWD/copy/sdt_args
-status=0
 
 # 1. every probe of the file, in note order, no -c or -p
 "$DTRACE" -l -n "sdt_test:$S::" >out 2>err

@@ -10,13 +10,10 @@
 # a few milliseconds after its exec (the exec watch, dtrace/gate/dt_exec.c), and
 # dtrace names it, so that the firings it made before are not lost without
 # a word.
-set -u
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_sdt
 command -v unshare >/dev/null || { echo "no unshare"; exit 77; }
-status=0
-fail() { echo "$*"; status=1; }
 
 cat >prog.c <<'C'
 #include <sys/sdt.h>

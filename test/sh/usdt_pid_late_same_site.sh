@@ -14,6 +14,7 @@
 # with the uprobe_multi links and with the perf-event fallback.  And a
 # pid probe that reaches a USDT site while tracing (a library loaded by
 # the target).
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] || { echo "no <sys/sdt.h>"; exit 77; }
 

@@ -9,6 +9,7 @@
 # trampoline for its own probe.  Also a pid probe of every process on the
 # site of a process's own USDT probe: both fire in that process.  With more clauses than one BPF program
 # may call (a chain of programs), each entry's trampoline still runs first.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

@@ -7,6 +7,7 @@
 # process fires as its own probe (myapp<pid>), the second under the probe
 # for every process (myapp), and dtrace says so once, naming the option.
 # A negative count is refused.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

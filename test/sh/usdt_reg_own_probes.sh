@@ -8,10 +8,10 @@
 # root's session sees that type on the registering process's own probe
 # only: the probes of root's process, and the probe of the processes not
 # seen yet, keep the types of the notes.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/daemon_lib.sh"
-[ -x "${DTRACE:-}" ] || exit 77
-command -v gcc >/dev/null && [ -r /usr/include/x86_64-linux-gnu/sys/sdt.h ] ||
-	{ echo "no gcc or <sys/sdt.h>"; exit 77; }
+need_dtrace
+need_sdt
 [ -x /usr/bin/python3 ] && command -v setpriv >/dev/null ||
 	{ echo "no /usr/bin/python3 or setpriv"; exit 77; }
 # The file, the sender and the socket where the other user reaches them.

@@ -6,6 +6,7 @@
 # daemon that closes the first connection unanswered and answers the
 # second, a program sends its registration twice, the same message both
 # times, and goes on.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 command -v python3 >/dev/null || { echo "no python3"; exit 77; }
 write_provider

@@ -8,6 +8,7 @@
 # entries of the running program are rebuilt while those of a program that
 # exited while no dtprobed ran are dropped, and the traced programs print
 # what they print untraced and exit with status 0.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

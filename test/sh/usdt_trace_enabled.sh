@@ -6,6 +6,7 @@
 # prints the macro's value every 20 ms; it must read 0, then 1 while a
 # dtrace traces isen*:::tick, 0 after that dtrace exits normally, 1 under a
 # second dtrace, and 0 again after that one is killed with SIGKILL.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 # A provider of its own: the myapp* sessions of tests running meanwhile
 # must not raise this program's semaphore.

@@ -7,6 +7,7 @@
 # until dtrace placed its probes, so the very first firing, at the start of
 # main, is seen.  Done a few times, since the exec watch alone wins the race
 # only by chance.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

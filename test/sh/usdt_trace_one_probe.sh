@@ -8,6 +8,7 @@
 # two uprobes on the one site, one for the process and one for every
 # process, and the second clause ran twice per firing.)  Alone, `myapp*`
 # and the plain `myapp` name the process's probe too.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

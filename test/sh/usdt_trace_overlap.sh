@@ -9,6 +9,7 @@
 # MYAPP_QUERY_START_ENABLED() stays true while the probes are traced.
 # (myapp* also covers other tests' programs running meanwhile: hence the
 # pid predicate.)
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 build_all
 

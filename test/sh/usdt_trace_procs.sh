@@ -9,6 +9,7 @@
 # Files that no process mapped when tracing began are placed by the exec
 # watch a few milliseconds after they appear (dt_exec.c), so for those only
 # the firings after the first 200 ms are required.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 build_all
 start_daemon

@@ -7,6 +7,7 @@
 # its arguments from its first firing: once while dtrace runs, and once
 # while dtrace is stopped (SIGSTOP), when only the programs can name it:
 # their trampoline finds the process's sites in dtprobed's pinned map.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

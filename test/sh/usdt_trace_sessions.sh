@@ -6,6 +6,7 @@
 # restarted while those sessions run: programs started after the restart
 # register again and are still traced, with args[] typed as declared.
 # `dtrace -l -P 'myapp*'` lists the probes of a running registered program.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 build_all
 start_daemon

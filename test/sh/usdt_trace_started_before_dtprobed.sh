@@ -9,6 +9,7 @@
 # lies is refused with the reason logged, and the daemon goes on; a file
 # over the size limit is not read (the files are read in a child under
 # limits, dtprobed/dtp_discover.c).
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 command -v python3 >/dev/null && [ -x /usr/bin/python3 ] ||
 	{ echo "no python3"; exit 77; }

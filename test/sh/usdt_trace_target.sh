@@ -7,6 +7,7 @@
 # is the string and args[1] the int while arg0/arg1 stay the raw native
 # arguments; -l -v shows the declared types and the stability that the
 # #pragma D attributes lines give.
+. "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 build_all
 start_daemon

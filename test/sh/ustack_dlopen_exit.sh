@@ -5,13 +5,11 @@
 # modules are read again on the loader's event (the exec watch), while the
 # process still runs.  pidtarget -w loads libsq.so, waits for a line, calls
 # lib_square once and exits at once.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-command -v cc >/dev/null || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
+need_cmd cc
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 I='              '	# DTrace's stack indent
 
 printf 'int lib_square(int x) { return x * x; }\n' >libsq.c
@@ -34,4 +32,4 @@ wait $dt
 out=$(grep -v '^done' out)
 check "dlopen then exit" "$out" \
 	"\|${I}libsq\.so\`lib_square\|${I}pidtarget\`main\+0x[0-9a-f]+\|${I}libc\.so\.6\`__libc_start_call_main\+0x[0-9a-f]+\|${I}libc\.so\.6\`__libc_start_main\+0x[0-9a-f]+\|${I}pidtarget\`_start\+0x[0-9a-f]+\|"
-exit $fail
+exit $status

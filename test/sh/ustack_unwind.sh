@@ -8,12 +8,10 @@
 # probes (which replace return addresses on the stack); -x ustackframes
 # and aggregation keys; ustackdepth; /bin/ls and python3.11 stacks have no frame
 # outside their modules (the garbage a frame-pointer walk finds there).
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/nofp
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog nofp
 . "$TESTDIR/sh/lib/check_lib.sh"
-fail=0
 I='              '	# DTrace's stack indent
 O='\+0x[0-9a-f]+'	# an offset
 # from main down, as every stack of nofp ends
@@ -68,7 +66,7 @@ garbage() {	# name, the stacks: frames outside every module fail
 		grep -Ev "^${I}[^ \`]+\`[^ ]+$" | head -3)
 	if [ -n "$bad" ] || ! grep -Eq "$3" <<<"$2"; then
 		echo "FAIL $1: frames outside modules or no $3:"
-		printf '%s\n' "$bad"; head -30 <<<"$2"; fail=1
+		printf '%s\n' "$bad"; head -30 <<<"$2"; status=1
 	fi
 }
 out=$("$DTRACE" -q -c '/bin/ls /' -n 'pid$target:libc.so.6:malloc:entry {
@@ -83,4 +81,4 @@ if [ -x /usr/bin/python3.11 ]; then
 		-n 'tick-2s { exit(0); }' 2>err)
 	garbage "python3.11" "$out" "python3\.11\`_PyEval_EvalFrameDefault$O"
 fi
-exit $fail
+exit $status

@@ -6,23 +6,18 @@
 # maps too, gives the symbols), and the unwinder goes on through them to
 # libc and main with the vDSO's call frame information.  Before, such
 # frames were bare addresses followed by garbage.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/vdso_loop
-[ -x "$T" ] || exit 77
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog vdso_loop
 
 "$DTRACE" -q -n 'profile-997 /pid == $target/ { @[ustack()] = count(); }' \
 	-c "$T" >out 2>err
 rc=$?
-fail() {
-	echo "$1 (exit $rc); stdout:"; head -40 out; echo "stderr:"; cat err
-	exit 1
-}
-[ $rc = 0 ] || fail "dtrace failed"
-grep -qx done out || fail "the program did not finish"
+[ $rc = 0 ] || fail_run "dtrace failed"
+grep -qx done out || fail_run "the program did not finish"
 # a stack from the vDSO's clock_gettime through libc's to main
 awk '/^ +\[vdso\]`__vdso_clock_gettime\+0x/ { v = NR }
      /^ +libc\.so\.6`(__)?clock_gettime\+0x/ && v == NR - 1 { l = NR }
      /^ +vdso_loop`main\+0x/ && l == NR - 1 { ok = 1 }
      END { exit !ok }' out ||
-	fail "no stack from [vdso]\`__vdso_clock_gettime through libc to main"
+	fail_run "no stack from [vdso]\`__vdso_clock_gettime through libc to main"

@@ -5,11 +5,9 @@
 # module`function+0xoff, the module alone; as actions ("  %-50s"), as
 # aggregation keys (ufunc/usym keys of one function merge; printed at the
 # end, after the process is gone), in text and in JSON.
-set -u
-[ -x "$DTRACE" ] || exit 77
-T=$B/test/progs/pidtarget
-[ -x "$T" ] || exit 77
-fail=0
+. "$TESTDIR/sh/lib/test_lib.sh"
+need_dtrace
+need_prog pidtarget
 
 . "$TESTDIR/sh/lib/check_lib.sh"
 pad() {	# the text DTrace's "  %-50s" makes of $1
@@ -61,10 +59,10 @@ assert st[1]["address"] == a["address"], st
 k = objs[1]["data"][0]["keys"][0]
 assert k["value"] == "pidtarget" and k["module"] == "pidtarget", k
 ' 2>pyerr; then
-	echo "FAIL json:"; cat pyerr out err; fail=1
+	echo "FAIL json:"; cat pyerr out err; status=1
 fi
 
 # 5. bad arguments are refused at compile time
 refused 'ufunc()' 'usym(1, 2)' 'umod("x")' 'x = uaddr(1)' \
 	 '@[ufunc(1, 2)] = count()'
-exit $fail
+exit $status

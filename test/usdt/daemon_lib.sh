@@ -6,14 +6,14 @@
 # dtrace's usdt plugin all read (DTPROBED_SOCKET, DTPROBED_STATEDIR,
 # DTPROBED_MAP).  Its log is dtprobed.log in the test's directory.
 #
-# Provides: W (scratch dir, the current one), status, fail, wait_for, bg
+# Sourced after test/sh/lib/test_lib.sh, whose status and fail it uses.
+# Provides: W (scratch dir, the current one), wait_for, bg
 # (start a process killed at exit; bgpids), start_daemon [OPTION...], stop_daemon,
 # map_entries PID.
 W=$PWD
 export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
 PINDIR=/sys/fs/bpf/dtprobed-test-$$
 export DTPROBED_MAP=$PINDIR/usdt_procs
-status=0
 dpid=
 bgpids=()
 
@@ -24,8 +24,6 @@ daemon_cleanup() {
 	rm -rf "$PINDIR"
 }
 trap daemon_cleanup EXIT
-
-fail() { echo "FAIL: $*"; status=1; }
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds.
 wait_for() {
