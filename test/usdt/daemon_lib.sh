@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # daemon_lib.sh: sourced by the tests that run their own dtprobed
-# (test/sh/dtprobed_reg.sh, and through trace_lib.sh the usdt_trace_*
+# (test/sh/dtprobed/dtprobed_reg.sh, and through trace_lib.sh the usdt_trace_*
 # tests): a daemon on the test's own socket, state directory and pinned map,
 # named by the environment variables dtprobed, the registration code and
 # dtrace's usdt plugin all read (DTPROBED_SOCKET, DTPROBED_STATEDIR,

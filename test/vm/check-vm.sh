@@ -112,8 +112,8 @@ build_initramfs() {
 # group_dead).
 SCRIPTS=("$@")
 [ $# -gt 0 ] || SCRIPTS=("$ROOT"/test/vm/tests/*.sh
-			 "$ROOT"/test/sh/syscall_probes.sh
-			 "$ROOT"/test/sh/proc_probes.sh)
+			 "$ROOT"/test/sh/providers/syscall_probes.sh
+			 "$ROOT"/test/sh/providers/proc_probes.sh)
 mkdir -p "$W"
 IMG=$(kernel_image) || { echo "check-vm: cannot fetch the kernel package $KPKG"; exit 1; }
 ${CC:-cc} -std=gnu11 -O2 -o "$B/bench/kernel_floor" "$ROOT/bench/kernel_floor.c" \

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# test_lib.sh: sourced first by every shell test (test/sh/NAME.sh), as
+# test_lib.sh: sourced first by every shell test (test/sh/AREA/NAME.sh), as
 #   . "$TESTDIR/sh/lib/test_lib.sh"
 # test/run.sh exports TESTDIR (the test/ directory), DTRACE, B and
 # DTRACE_PLUGIN_PATH, and runs the test in a scratch directory; a test
