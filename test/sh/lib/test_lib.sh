@@ -22,6 +22,10 @@
 #   build_sdt OUT SRC [GCC-OPTION...]
 #                 a program with <sys/sdt.h> probes, built with gcc -O2;
 #                 the test ends failed when it does not build
+#   stage_install what $B holds installed into ./stage (make install-files
+#                 DESTDIR=$PWD/stage PREFIX=/usr/local): the headers a
+#                 plugin is built against, as a third party's would be;
+#                 the test ends failed when it cannot
 #   wait_line FILE REGEX [TRIES]
 #                 until FILE has a line matching REGEX (TRIES of 50 ms,
 #                 100 by default); false when it never does
@@ -70,6 +74,11 @@ build_sdt() {
 	local out=$1 src=$2
 	shift 2
 	gcc -O2 "$@" -o "$out" "$src" || { echo "cannot build $out"; exit 1; }
+}
+
+stage_install() {
+	make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
+		PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
 }
 
 wait_line() {

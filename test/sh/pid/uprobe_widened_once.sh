@@ -9,8 +9,7 @@ need_dtrace
 need_cmd cc
 prog=$B/test/progs/uprobe_target
 
-make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
-	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
+stage_install
 mkdir -p p
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$PWD/stage/usr/local/include" \
 	-o p/widen.so "$TESTDIR/plugins/widen.c" || exit 1

@@ -13,8 +13,7 @@ need_cmd cc
 	[ -r /sys/kernel/debug/tracing/events/sched/sched_process_fork/id ] ||
 	exit 77
 
-make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
-	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
+stage_install
 EX=$PWD/stage/usr/local/share/dtrace/examples/tracepoint
 [ -f "$EX/Makefile" ] || { echo "example not installed"; exit 1; }
 cp -r "$EX" ex || exit 1

@@ -11,8 +11,7 @@
 need_dtrace
 need_cmd cc
 
-make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
-	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
+stage_install
 INC=$PWD/stage/usr/local/include
 mkdir -p glob decl undecl
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$INC" -o glob/hijack.so \

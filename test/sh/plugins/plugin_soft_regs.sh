@@ -9,8 +9,7 @@
 need_dtrace
 need_cmd cc
 
-make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
-	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
+stage_install
 mkdir -p p
 cc -shared -fPIC -O2 -I"$PWD/stage/usr/local/include" -o p/hello.so \
 	"$TESTDIR/plugins/hello.c" || exit 1

@@ -11,10 +11,8 @@
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 command -v cc >/dev/null && command -v c++ >/dev/null || exit 77
-ROOT=$TESTDIR/..
 
-make -s -C "$ROOT" install-files B="$B" DESTDIR="$PWD/stage" \
-	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
+stage_install
 INC=$PWD/stage/usr/local/include
 [ -f "$INC/dtrace/provider.h" ] || { echo "no installed header"; exit 1; }
 MAJOR=$(sed -n 's/^#define DTRACE_PROVIDER_MAJOR[[:space:]]*//p' \

@@ -12,8 +12,7 @@ fmt=/sys/kernel/tracing/events/sched/sched_process_exec/format
 [ -r "$fmt" ] || fmt=/sys/kernel/debug/tracing/events/sched/sched_process_exec/format
 [ -r "$fmt" ] || exit 77
 
-make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
-	PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }
+stage_install
 mkdir -p p
 cc -shared -fPIC -O2 -Wall -Wextra -Werror \
 	-I"$PWD/stage/usr/local/include" -o p/tpexec.so \
