@@ -6,10 +6,12 @@
 # dtrace's usdt plugin all read (DTPROBED_SOCKET, DTPROBED_STATEDIR,
 # DTPROBED_MAP).  Its log is dtprobed.log in the test's directory.
 #
-# Sourced after test/sh/lib/test_lib.sh, whose status and fail it uses.
+# Uses test/sh/lib/test_lib.sh's status and fail (and sources it when
+# the test has not).
 # Provides: W (scratch dir, the current one), wait_for, bg
 # (start a process killed at exit; bgpids), start_daemon [OPTION...], stop_daemon,
 # map_entries PID.
+declare -F fail >/dev/null || . "$TESTDIR/sh/lib/test_lib.sh"
 W=$PWD
 export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
 PINDIR=/sys/fs/bpf/dtprobed-test-$$
