@@ -89,7 +89,9 @@ contract  dt_progdesc dt_format dt_rec
 # cmd/dt_compile.c.
 # May call: base, symbols, bpf, probes, contract (the program description
 # only as its writer: `make modcycle`).
-compiler  dt_lex dt_parse dt_ast dt_check dt_check_agg dt_check_xlate
+compiler  dt_lex dt_parse dt_parse_decl dt_parse_impl dt_ast dt_ast_dump
+compiler  dt_check dt_check_impl dt_check_call dt_check_decl dt_check_agg
+compiler  dt_check_xlate
 compiler  dt_ident dt_cg dt_cg_impl dt_cg_act dt_cg_agg dt_cg_expr dt_cg_net
 compiler  dt_cg_sou dt_cg_spec dt_cg_str dt_cg_subr dt_cg_var dt_cg_xlate
 compiler  dt_regs dt_lib dt_cpp

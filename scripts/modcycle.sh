@@ -10,6 +10,9 @@
 # A module is a source file and its header (dt_foo.c, dt_foo.h), except for
 # the groups below, whose files form one unit behind one interface:
 #
+#   parser     the parser (dt_parse*.c, dt_parse_impl.h): its files call
+#              one another (expressions read type names, declarations
+#              constant expressions)
 #   checker    the type checker (dt_check*.c, dt_check.h): the typed AST,
 #              the identifiers it declares and its findings on a clause
 #   codegen    the code generator (dt_cg*.c, dt_regs.c, dt_cg_impl.h): reads
@@ -55,6 +58,7 @@ vocabulary=dt_impl
 
 mod() {
 	case $1 in
+	dt_parse|dt_parse_*) echo parser ;;
 	dt_check|dt_check_*) echo checker ;;
 	dt_cg|dt_cg_*|dt_regs) echo codegen ;;
 	dt_consume|dt_consume_*|dt_agg|dt_printf|dt_print|dt_json) echo consumer ;;

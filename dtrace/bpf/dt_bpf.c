@@ -1074,7 +1074,7 @@ static int multi_link(const dt_attach_req_t *req, uint32_t i, uint32_t cnt)
  * A fault for tests: with DTRACE_FAULT_ATTACH=N in the environment, the
  * first N uprobe links asked for while tracing are refused with ENOMEM, as
  * a kernel short of memory refuses them, so that a test sees late attaches
- * fail, be tried again and be reported (test/sh/late_attach_retry.sh).
+ * fail, be tried again and be reported (test/sh/pid/late_attach_retry.sh).
  */
 static bool fault_attach(const dtrace_hdl_t *dtp)
 {
