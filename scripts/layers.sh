@@ -117,11 +117,12 @@ consumer  dt_json dt_output dt_unwind
 # Processes as they exec.
 # The exec gate (each exec held until the watching providers saw the
 # files it maps), its watchdog process, the loader model (dt_ldso: the
-# files ld.so maps, computed from the files), where the loader's debugger
-# hook is (dt_rtld), and the exec watch (dt_exec), which today also runs
-# the session's event loop (it polls the consumer).
+# files ld.so maps, computed from the files; dt_ldso_sect: whether one
+# has a section), where the loader's debugger hook is (dt_rtld), and the
+# exec watch (dt_exec), which today also runs the session's event loop
+# (it polls the consumer).
 # May call: every folder below it.
-gate      dt_gate dt_gatewd dt_ldso dt_rtld dt_exec
+gate      dt_gate dt_gatewd dt_ldso dt_ldso_sect dt_rtld dt_exec
 
 # The door of the provider plugins.
 # Plugins found, loaded and checked, the host table they call
