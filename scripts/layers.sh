@@ -39,11 +39,15 @@ layers() {
 # D types, compile error tags, the compile control block's arena and
 # error exit (dt_pcb), which the handle embeds, and the guard around
 # every call into a plugin, which names it when it crashes (dt_plugcall).
+# The utility layer: the one hash function and hash table (dt_hash), the
+# growable array (dt_array), what is read of a process in /proc (its
+# stat, environment, root and mount namespace: dt_procfs); these three
+# use nothing of the engine and are also compiled into libdtcommon.a.
 # May call: no other folder.  dt_impl.h includes compiler/dt_ast.h (the
 # compile control block holds the parse tree): the one include across
 # the order, until the handle is split.
 base      dt_impl dt_subr dt_strmap dt_clauseset dt_error dt_type dt_pcb
-base      dt_plugcall
+base      dt_plugcall dt_hash dt_array dt_procfs
 
 # Files, symbols and processes.
 # ELF files, their symbols and <sys/sdt.h> notes, /proc/PID/maps, D types
@@ -129,14 +133,15 @@ consumer  dt_json dt_output dt_unwind
 # Processes as they exec.
 # The exec gate (each exec held until the watching providers saw the
 # files it maps), its watchdog process, the loader model (dt_ldso: the
-# files ld.so maps, computed from the files), where the loader's debugger
-# hook is (dt_rtld), and the exec watch (dt_exec: its programs built with
-# the assembler and loaded, its maps created, through bpf/ like the
-# others').  The watch and the gate give the session's event loop (cmd/)
-# their descriptors, and it calls them.
+# files ld.so maps, computed from the files; dt_ldso_sect: whether one
+# has a section), where the loader's debugger hook is (dt_rtld), and the
+# exec watch (dt_exec: its programs built with the assembler and loaded,
+# its maps created, through bpf/ like the others').  The watch and the
+# gate give the session's event loop (cmd/) their descriptors, and it
+# calls them.
 # May call: every folder below it; not the consumer, which a library
 # change reaches through the session's loop.
-gate      dt_gate dt_gatewd dt_ldso dt_rtld dt_exec
+gate      dt_gate dt_gatewd dt_ldso dt_ldso_sect dt_rtld dt_exec
 
 # The door of the provider plugins.
 # Plugins found, loaded and checked, the host table they call

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt_array.h"
 #include "dt_elf.h"
 
 #define NT_STAPSDT	3
@@ -42,7 +43,7 @@ static int text_add(notebuf_t *nb, const char *s, const char **slot)
 {
 	size_t n = strlen(s) + 1;
 
-	if (dt_elf_grow(&nb->text, &nb->tcap, nb->len + n, 1, 256) != 0)
+	if (DT_ARRAY_NEED(nb->text, nb->tcap, nb->len + n) != 0)
 		return -ENOMEM;
 	memcpy(nb->text + nb->len, s, n);
 	*slot = (const char *)(uintptr_t)nb->len;
@@ -106,7 +107,7 @@ static int note_add(notebuf_t *nb, const dt_elf_file_t *f,
 		n.sema = 0;	/* in .bss: the kernel cannot count it */
 	sym = f->syms_loaded ? dt_elf_sym_by_addr(f, n.pc) : NULL;
 	n.func = sym ? sym->name : "";
-	if (dt_elf_grow(&nb->v, &nb->cap, nb->n + 1, sizeof(*nb->v), 16) != 0)
+	if (DT_ARRAY_ROOM(nb->v, nb->n, nb->cap) != 0)
 		return -ENOMEM;
 	if (text_add(nb, strs[0], &n.provider) != 0 ||
 	    text_add(nb, strs[1], &n.name) != 0 ||
