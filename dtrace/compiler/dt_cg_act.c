@@ -335,6 +335,14 @@ void dt_cg_usample(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
 		EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R1, usample_regs[i]));
 		EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(o_regs + 8 * i), DT_R2));
 	}
+	/* The first frame is the address the probe stands for, which
+	 * the trampoline leaves in mstate.regs_ip (usdt's probe on a site's
+	 * 5-byte nop is one byte past it; uregs[R_PC] reads the same). */
+	if (!cx->uregs_task) {
+		EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R9, (int16_t)(DT_MST_OFF(pub) +
+			     offsetof(dtrace_mstate_t, regs_ip))));
+		EMIT(DT_STORE(BPF_DW, DT_R9, o_regs, DT_R2));
+	}
 	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R1, 152));	/* sp */
 	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, -DT_USAMPLE_BLOCK));
 	EMIT(DT_STORE(BPF_DW, DT_R9, o_base, DT_R3));

@@ -7,7 +7,8 @@
 # second (-x debug says where, and why not), and the kernel turns it into
 # a call while traced and back into the nop after.
 # In every placement (-x usdt.sitemode=auto, classic, nop5) the probe
-# reads the same arguments, one of them a global read relative to %rip;
+# reads the same arguments, one of them a global read relative to %rip,
+# and sees the same pc (uregs[R_PC], ustack()'s first frame);
 # a forked child fires too, two sessions at once both see every firing,
 # a process that registers with dtprobed while dtrace is stopped fires as
 # its own probe (the programs look the note's address up in dtprobed's
@@ -52,6 +53,16 @@ for mode in auto classic nop5; do
 	has_line err "^dtrace DEBUG: usdt: probe sites[0-9]+:usdt_sites:fire:tick: the site at offset 0x[0-9a-f]+ of .*/usdt_sites: $want" ||
 		{ cat err; fail "$mode: -x debug does not say: $want"; }
 	[ $mode = auto ] && has_line err '5-byte nop \(optimized\)' && fast=auto
+	# The pc is the note's address in every placement: uregs[R_PC] and
+	# the first frame of ustack().
+	"$DTRACE" -x usdt.sitemode=$mode -q -n 'sites$target:::tick /args[0] == 0/ {
+		printf("pc %A\n", uregs[R_PC]); ustack(1); }' \
+		-c "$PROG 1" 2>err | grep -v '^done' >pc.$mode ||
+		{ cat err; fail "$mode: pc: dtrace failed"; }
+	has_line pc.$mode '^pc usdt_sites`fire\+0x[0-9a-f]+$' ||
+		{ cat pc.$mode err; fail "$mode: no pc in fire()"; }
+	[ $mode = auto ] || cmp -s pc.auto pc.$mode ||
+		{ diff pc.auto pc.$mode; fail "$mode: another pc or first frame than auto's"; }
 done
 
 # While traced, the optimized 5-byte nop is a call; after, the nop again,
