@@ -339,9 +339,13 @@ void dt_cg_usample(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
 	 * the trampoline leaves in mstate.regs_ip (usdt's probe on a site's
 	 * 5-byte nop is one byte past it; uregs[R_PC] reads the same). */
 	if (!cx->uregs_task) {
+		int keep = dt_as_label(cx->as);
+
 		EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R9, (int16_t)(DT_MST_OFF(pub) +
 			     offsetof(dtrace_mstate_t, regs_ip))));
+		dt_as_jump(cx->as, BPF_JEQ, DT_R2, 0, keep);
 		EMIT(DT_STORE(BPF_DW, DT_R9, o_regs, DT_R2));
+		dt_as_place(cx->as, keep);
 	}
 	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R1, 152));	/* sp */
 	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, -DT_USAMPLE_BLOCK));

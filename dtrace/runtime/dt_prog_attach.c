@@ -38,8 +38,8 @@ static int attach_perf_entry(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		if (rc == -EACCES && dt_ent_is_tracepoint(u))
 			dt_set_error(dtp, "failed to attach to a tracepoint of "
 				     "plugin %s: a clause reads registers "
-				     "(uregs, ucaller...), which a tracepoint "
-				     "does not give", u->pv->path);
+				     "(uregs, ucaller, ustack()...), which a "
+				     "tracepoint does not give", u->pv->path);
 		if (rc < 0)
 			return rc;
 	}

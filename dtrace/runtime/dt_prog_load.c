@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/bpf.h>
 
 #include "dt_prog_impl.h"
@@ -118,6 +119,20 @@ static int chain_load(dtrace_hdl_t *dtp, dt_kprog_t *kp, const char *name)
 	return 0;
 }
 
+/* A clause that reads registers (uregs, ucaller, ustack()) on probes whose
+ * context has none, a tracepoint's record: the verifier refuses it as an
+ * "invalid bpf_context access", which is said in the user's words, as the
+ * kernel's refusal to attach such a program is (dt_prog_attach.c). */
+static void explain_no_regs(dtrace_hdl_t *dtp, const dt_kprog_t *kp)
+{
+	if (dt_kp_has_regs(kp) ||
+	    strstr(dtp->errmsg, "invalid bpf_context access") == NULL)
+		return;
+	dt_set_error(dtp, "failed to load the program of plugin %s: a clause "
+		     "reads registers (uregs, ucaller, ustack()...), which a "
+		     "tracepoint does not give", kp->pv->path);
+}
+
 static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 {
 	char name[16];
@@ -127,6 +142,8 @@ static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 		kp->fd = kprog_load_soft(dtp, kp, name);
 	else
 		kp->fd = kprog_load_as(dtp, kp, name, &kp->as);
+	if (kp->fd < 0 && kp->soft_cookie <= 0)
+		explain_no_regs(dtp, kp);
 	if (kp->fd >= 0 && kp->chain != NULL && chain_load(dtp, kp, name) < 0)
 		return -1;
 	return kp->fd;

@@ -35,7 +35,7 @@ fi
 	-n 'tp_sched:::process_fork { trace(uregs[R_SP]); exit(0); }' \
 	-c '/bin/sh -c "/bin/true; /bin/true"' >out 2>err
 rc=$?
-msg="dtrace: failed to attach to a tracepoint of plugin $PWD/ex/tp_sched.so: a clause reads registers (uregs, ucaller...), which a tracepoint does not give"
+msg="dtrace: failed to attach to a tracepoint of plugin $PWD/ex/tp_sched.so: a clause reads registers (uregs, ucaller, ustack()...), which a tracepoint does not give"
 if [ $rc = 0 ] || ! grep -qxF "$msg" err; then
 	echo "uregs at a tracepoint: exit $rc"; cat out err; status=1
 fi

@@ -4,7 +4,8 @@
 # (sched_process_exec's filename, "__data_loc char[] filename"): a plugin
 # built against the installed headers reads its offset and length from
 # the record, and the exec of /bin/true gives 10 bytes with the NUL.
-# Before, the field was not found ("which has none").
+# Before, the field was not found ("which has none").  A clause that
+# reads registers there (uregs, ustack()) is refused in words.
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_cmd cc
@@ -26,3 +27,13 @@ if [ $rc != 0 ] || [ "$(grep -v '^$' out)" != "len 10 off 1" ]; then
 	echo "exit $rc; stdout:"; cat out; echo "stderr:"; cat err
 	exit 1
 fi
+
+# A clause that reads registers on a tracepoint's probe is refused in
+# words, for ustack() as for uregs (not with the verifier's dump).
+for clause in 'ustack();' 'trace(uregs[R_PC]);'; do
+	"$DTRACE" -q -x plugindir="$PWD/p" -n "tpexec:::exec { $clause }" \
+		-c /bin/true >out 2>err && fail "$clause: accepted"
+	grep -q "reads registers (uregs, ucaller, ustack()...), which" err &&
+	! grep -q 'bpf_context' err || { cat err; fail "$clause: not refused in words"; }
+done
+exit $status
