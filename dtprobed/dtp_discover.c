@@ -50,8 +50,8 @@
 #include <unistd.h>
 
 #include "dtprobed.h"
-#include "dt_elf.h"
-#include "../plugins/usdt/usdt_impl.h"
+#include "dt_elf.h"		/* from libdtcommon.a */
+#include "usdt_decl.h"		/* libusdt: .dtrace_prov declarations */
 
 #define DISCOVER_NO_PROVIDERS	3		/* the child's status: the file
 						   declares no provider */

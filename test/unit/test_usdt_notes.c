@@ -36,7 +36,6 @@
 #include "unit_elfhost.h"
 #include "unit_fds.h"
 #include "../../plugins/usdt/usdt_args.c"
-#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
 #include "../../plugins/usdt/usdt_tramp.c"
 #include "../../plugins/usdt/usdt_proc.c"
