@@ -109,9 +109,10 @@ COMMON_INCS := $(patsubst %/,-I%,$(sort $(dir $(COMMON_SRCS))))
 
 # The USDT contract (libusdt/README.md): the registration message, the
 # state files, the pinned map's key and value, the .dtrace_prov
-# declarations.  A static archive that the -G linker (dt_link.c, in the
-# dtrace command), the usdt plugin and dtprobed link, each with
-# -Ilibusdt; it calls nothing but libc and sees no folder of the engine.
+# declarations, the probe site's note.  A static archive that the -G
+# linker (dt_link.c, in the dtrace command), the usdt plugin and dtprobed
+# link, each with -Ilibusdt; it calls nothing but libc and sees no folder
+# of the engine.
 LIBUSDT_SRCS := $(wildcard libusdt/*.c)
 LIBUSDT_OBJS := $(LIBUSDT_SRCS:%.c=$(O)/%.o)
 LIBUSDT      := $(B)/libusdt.a
@@ -227,8 +228,11 @@ $(foreach p,$(PLUGINS_BUILT),\
 
 # libusdt sees neither the engine nor include/: libc only.
 $(O)/libusdt/%.o: CPPFLAGS := $(filter-out $(DTRACE_INCS) -Iinclude,$(CPPFLAGS)) $(LIBUSDT_INC)
-# The -G linker writes the contract's images.
-$(filter %/dt_link.o,$(DTRACE_OBJS)): CPPFLAGS += $(LIBUSDT_INC)
+# The engine's files that use the contract: the -G linker writes its
+# images and checks its notes; the ELF reader decodes its notes (also in
+# libdtcommon.a, which is linked before libusdt.a).
+LIBUSDT_USERS := %/dt_link.o %/dt_elf_stapsdt.o
+$(filter $(LIBUSDT_USERS),$(DTRACE_OBJS) $(COMMON_OBJS)): CPPFLAGS += $(LIBUSDT_INC)
 # dtprobed: include/, the contract and libdtcommon.a's headers.
 $(O)/dtprobed/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS) $(LIBUSDT_INC) $(COMMON_INCS)
 
@@ -240,7 +244,7 @@ $(B)/plugins/$(1).so: $(patsubst %.c,$(O)/%.o,$(wildcard plugins/$(1)/*.c)) $(PL
 endef
 $(foreach p,$(PLUGINS_BUILT),$(eval $(call plugin_rule,$(p))))
 
-$(B)/dtprobed: $(DTPROBED_OBJS) $(LIBUSDT) $(COMMON_LIB)
+$(B)/dtprobed: $(DTPROBED_OBJS) $(COMMON_LIB) $(LIBUSDT)
 	@if [ -d $@ ]; then rm -rf $@; fi
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf
 

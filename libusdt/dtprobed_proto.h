@@ -4,7 +4,8 @@
  *
  * Written by the registration code that `dtrace -G` links into a program
  * (dtrace/cmd/dt_link.c generates it) and read by dtprobed, which trusts
- * none of it.  Part of the USDT contract (libusdt/README.md).  One message per SOCK_SEQPACKET packet, at most DTPV_MSG_MAX bytes.
+ * none of it.  Part of the USDT contract (libusdt/README.md).  One
+ * message per SOCK_SEQPACKET packet, at most DTPV_MSG_MAX bytes.
  * All integers native (little-endian x86_64), all offsets relative to the
  * start of the message, every string NUL-terminated inside the string table.
  *

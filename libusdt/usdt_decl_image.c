@@ -174,12 +174,13 @@ int usdt_decl_image(const usdt_decl_t *d, unsigned char **img, size_t *len)
 
 	if (ok)
 		decl_write_tables(d, &h, &probes, &types, &st);
-	/* Every stream is closed, whichever failed. */
-	ok = decl_buf_close(&probes) & decl_buf_close(&types) &
-	     decl_buf_close(&st.buf) & ok & !st.nomem;
+	/* Every stream is closed, whichever failed (the close comes first). */
+	ok = decl_buf_close(&probes) && ok;
+	ok = decl_buf_close(&types) && ok;
+	ok = decl_buf_close(&st.buf) && ok && !st.nomem;
 	if (ok)
 		decl_write_image(&h, &probes, &types, &st.buf, &out);
-	ok = decl_buf_close(&out) & ok;
+	ok = decl_buf_close(&out) && ok;
 	tdestroy(st.offsets, free);
 	free(probes.p);
 	free(types.p);

@@ -36,6 +36,7 @@
 #include "dt_usdt_gen.h"
 #include "dtprobed_proto.h"	/* libusdt: the registration message */
 #include "usdt_decl.h"		/* libusdt: the .dtrace_prov image */
+#include "usdt_note.h"		/* libusdt: a probe site's note */
 
 /* ---- checking the inputs ---- */
 
@@ -84,36 +85,31 @@ static int link_count_args(const char *spec)
 	return n;
 }
 
-/* One stapsdt note's descriptor: 3 addresses, provider, name, args. */
+/* One stapsdt note's descriptor (usdt_note.h); a malformed one is not
+ * ours to judge, and skipped. */
 static int link_check_note(link_check_t *lc, const char *desc, size_t size)
 {
-	const char *prov, *name, *args, *end = desc + size;
 	const dt_providerdecl_t *pv;
 	const dt_probedecl_t *pr;
+	usdt_note_desc_t d;
 
-	if (size < 24 + 3)
+	if (!usdt_note_decode(desc, size, 8, &d))
 		return 0;
-	prov = desc + 24;
-	name = memchr(prov, '\0', (size_t)(end - prov));
-	if (name == NULL || ++name >= end)
-		return 0;
-	args = memchr(name, '\0', (size_t)(end - name));
-	if (args == NULL || ++args >= end || !memchr(args, '\0', (size_t)(end - args)))
-		return 0;
-	pv = link_find_provider(lc->prog, prov);
+	pv = link_find_provider(lc->prog, d.provider);
 	if (pv == NULL)
 		return 0;	/* another provider's <sys/sdt.h> probe */
-	pr = link_find_probe(pv, name);
+	pr = link_find_probe(pv, d.name);
 	if (pr == NULL) {
 		dt_set_error(lc->dtp, "failed to link %s: probe %s:::%s is used "
-			     "but not declared by provider %s", lc->obj, prov,
-			     name, prov);
+			     "but not declared by provider %s", lc->obj,
+			     d.provider, d.name, d.provider);
 		return -1;
 	}
-	if (link_count_args(args) != pr->nargs) {
+	if (link_count_args(d.args) != pr->nargs) {
 		dt_set_error(lc->dtp, "failed to link %s: probe %s:::%s fired "
 			     "with %d arguments, declared with %d", lc->obj,
-			     prov, name, link_count_args(args), pr->nargs);
+			     d.provider, d.name, link_count_args(d.args),
+			     pr->nargs);
 		return -1;
 	}
 	lc->nprobes++;
@@ -128,8 +124,8 @@ static int link_check_notes(link_check_t *lc, Elf_Scn *scn)
 
 	while (data != NULL &&
 	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != 3 || nh.n_namesz != 8 ||
-		    memcmp((char *)data->d_buf + name_off, "stapsdt", 8) != 0)
+		if (!usdt_note_is_site((char *)data->d_buf + name_off,
+				       nh.n_namesz, nh.n_type))
 			continue;
 		if (link_check_note(lc, (char *)data->d_buf + desc_off,
 				    nh.n_descsz) != 0)
@@ -257,7 +253,7 @@ static int link_check_elf(link_check_t *lc, Elf *elf)
 			goto bad;
 		if (strncmp(name, ".gnu.lto_", 9) == 0)
 			lc->lto = true;
-		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.stapsdt") == 0 &&
+		if (sh.sh_type == SHT_NOTE && strcmp(name, USDT_NOTE_SECTION) == 0 &&
 		    link_check_notes(lc, scn) != 0)
 			return -1;
 		if (sh.sh_type == SHT_SYMTAB)
