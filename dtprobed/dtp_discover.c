@@ -50,10 +50,10 @@
 #include <unistd.h>
 
 #include "dtprobed.h"
-#include "dt_array.h"
+#include "dt_array.h"		/* from libdtcommon.a */
 #include "dt_elf.h"
 #include "dt_procfs.h"
-#include "../plugins/usdt/usdt_impl.h"
+#include "usdt_decl.h"		/* libusdt: .dtrace_prov declarations */
 
 #define DISCOVER_NO_PROVIDERS	3		/* the child's status: the file
 						   declares no provider */

@@ -2,7 +2,8 @@
 /*
  * usdt_reg.h: what dtprobed knows about registered USDT providers, as the
  * usdt plugin reads it.  This is the contract between dtprobed (writer) and
- * the usdt provider plugin (reader).  Stable: only additions, never changes.
+ * the usdt provider plugin (reader), part of libusdt (README.md), which
+ * both link.  Stable: only additions, never changes.
  *
  * Where the data live.
  *   State directory	one file per registering process, "<pid>", written

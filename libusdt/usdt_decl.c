@@ -2,19 +2,22 @@
 /*
  * usdt_decl.c: the provider declarations a `dtrace -G` object puts in the
  * section .dtrace_prov of the program or library it is linked into: one
- * registration message image per provider (dtprobed/dtprobed_proto.h,
- * with no sites), each 8-byte aligned.  Read by the usdt plugin with a
- * file's notes, so a probe is typed as declared even before its process
- * registered, and by dtprobed's discovery.  The section is data from a file
- * anyone may have written: every count, offset and string is checked
+ * registration message image per provider (dtprobed_proto.h, with no
+ * sites), each 8-byte aligned.  Written by the -G linker
+ * (usdt_decl_image.c); read here for the usdt plugin with a file's notes,
+ * so a probe is typed as declared even before its process registered, and
+ * for dtprobed's discovery (usdt_decls_parse).  The section is data from a
+ * file anyone may have written: every count, offset and string is checked
  * before use.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "usdt_impl.h"
-#include "../../dtprobed/dtprobed_proto.h"
+#include "usdt_decl.h"
+#include "dtprobed_proto.h"
 
 /* A string of the image's string table, or NULL when off is outside it or
  * the string is not terminated inside it. */

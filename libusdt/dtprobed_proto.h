@@ -3,8 +3,9 @@
  * dtprobed_proto.h: the registration message, version 1.
  *
  * Written by the registration code that `dtrace -G` links into a program
- * (dtrace/cmd/dt_link.c generates it) and read by dtprobed, which trusts none of
- * it.  One message per SOCK_SEQPACKET packet, at most DTPV_MSG_MAX bytes.
+ * (dtrace/cmd/dt_link.c generates it) and read by dtprobed, which trusts
+ * none of it.  Part of the USDT contract (libusdt/README.md).  One
+ * message per SOCK_SEQPACKET packet, at most DTPV_MSG_MAX bytes.
  * All integers native (little-endian x86_64), all offsets relative to the
  * start of the message, every string NUL-terminated inside the string table.
  *
@@ -17,7 +18,8 @@
  *
  * The part from probes_off on, except sites, is fixed per provider and
  * lives in the -G object's section .dtrace_prov (with a zero header), so
- * `readelf -x .dtrace_prov` shows what a program will register.
+ * `readelf -x .dtrace_prov` shows what a program will register
+ * (usdt_decl.h: its writer and reader).
  *
  * Handshake (same version).  After each REGISTER or UNREGISTER message the
  * daemon answers the sender with one dtpv_notice_t, op DTPV_OP_DONE; the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * usdt_reg_impl.h: the parts of usdt_reg.c that only dtprobed uses (it links
- * usdt_reg.c too): parse one state text and write one.
+ * usdt_reg_impl.h: the parts of usdt_reg.c that only dtprobed uses (the
+ * plugin reads through usdt_reg.h): parse one state text and write one.
  */
 #ifndef USDT_REG_IMPL_H
 #define USDT_REG_IMPL_H
