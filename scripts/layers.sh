@@ -78,6 +78,7 @@ probes    dt_probe dt_instance
 # tracing is enabled with.
 # May call: base, symbols, bpf, probes.
 contract  dt_progdesc dt_format dt_rec
+contract  dt_recval
 
 # D to BPF.
 # Lexer, parser and parse tree, type checker, identifiers, code generator
@@ -101,14 +102,25 @@ compiler  dt_regs dt_lib dt_cpp
 # May call: every folder below it.
 runtime   dt_program dt_kevent dt_uretdepth dt_sigwatch
 
-# Records, formatted as DTrace does.
-# Records out of the output ring buffer: buffer policies, aggregations
-# (snapshot, merge, sort, print, clear), printf, print(), JSON lines, the
-# output stream (-o), user stacks unwound.
+# Output: decoded records printed as text or JSON.
+# The one interface through which the consumer's decoded values are
+# printed (dt_output.h), its text implementation (dt_text, DTrace's
+# layout; dt_text_agg, aggregations and histograms) and its JSON one
+# (dt_json); the printf engine, print()'s typed layout, and the output
+# stream (-o).  It never calls the consumer: what it prints comes decoded.
+# May call: base, symbols, bpf, probes, contract.
+output    dt_output dt_text dt_text_agg dt_json dt_printf dt_print
+
+# Records, read and decoded once.
+# Records out of the output ring buffer: buffer policies, actions' effects,
+# records decoded into values (dt_decode: stacks unwound and symbolized),
+# aggregations (snapshot and merge in dt_agg, sorting and the printa walk
+# in dt_agg_print, clear, trunc and normalize in dt_agg_clear), user
+# stacks unwound; printed through output/.
 # May call: every folder below it; of the compiler's work it knows only
 # the program description (`make modcycle`).
-consumer  dt_consume dt_consume_impl dt_consume_buf dt_agg dt_printf dt_print
-consumer  dt_json dt_output dt_unwind
+consumer  dt_consume dt_consume_impl dt_consume_buf dt_decode dt_agg
+consumer  dt_agg_impl dt_agg_print dt_agg_clear dt_unwind
 
 # Processes as they exec.
 # The exec gate (each exec held until the watching providers saw the

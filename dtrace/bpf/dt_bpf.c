@@ -958,6 +958,26 @@ int dt_bpf_prog_load_btf(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 	return fd;
 }
 
+/* The map an instruction of as loads, by its relocation (-S). */
+static const char *show_mapname(void *arg, uint32_t insn)
+{
+	const dt_as_t *as = arg;
+
+	for (int i = 0; i < as->nmaprels; i++)
+		if (as->maprels[i].insn == insn)
+			return as->maprels[i].map->name;
+	return "?";
+}
+
+void dt_bpf_prog_show(dtrace_hdl_t *dtp, const char *title,
+		      const dt_as_t *as)
+{
+	if (!dtp->opt.show_bpf)
+		return;
+	fprintf(stderr, "\n%s (%u insns):\n", title, as->ninsns);
+	dt_dis(stderr, as->insns, as->ninsns, show_mapname, (void *)as);
+}
+
 int dt_bpf_prog_load(dtrace_hdl_t *dtp, const char *name, dt_as_t *as)
 {
 	return dt_bpf_prog_load_for(dtp, name, as, dt_bpf_use_multi(dtp));

@@ -151,6 +151,13 @@ int dt_bpf_prog_load_for(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 int dt_bpf_prog_load_type(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 			  enum bpf_prog_type type, int attach_type);
 
+/* Under -S: an assembled program, under a line that names it (title, and
+ * its length), disassembled on stderr with the names of its maps.  The
+ * programs of the session's own use (the consumer's aggregation zeroing)
+ * show this way before they load; nothing without -S. */
+void dt_bpf_prog_show(dtrace_hdl_t *dtp, const char *title,
+		      const dt_as_t *as);
+
 /* The same, for a program that attaches to the kernel's BTF type btf_id
  * (fentry, fexit). */
 int dt_bpf_prog_load_btf(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,

@@ -171,3 +171,8 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 		setvbuf(f, NULL, _IOLBF, 0);
 	return f;
 }
+
+dt_out_t *dt_output_create(dtrace_hdl_t *dtp)
+{
+	return dtp->opt.json ? dt_json_create(dtp) : dt_text_create(dtp);
+}
