@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_agg.c: the consumer's side of aggregations: snapshot the BPF maps,
- * merge the CPUs, sort, print as DTrace does; clear, trunc, normalize.
+ * dt_agg.c: the consumer's side of aggregations: the table, the snapshot
+ * of the BPF maps with the CPUs merged, and the samples the consumer
+ * aggregates itself.  Sorting and the printa walk are dt_agg_print.c's,
+ * clear, trunc and normalize dt_agg_clear.c's, the printing the output's
+ * (output/dt_text_agg.c, dt_json.c), the value words' layout
+ * contract/dt_recval.c's.
  *
  * Each aggregation is a hash keyed on its key tuple
  * (dt_rec.h), whose keys naming the probe are expanded here into the
@@ -37,13 +41,9 @@
  * -x aggpercpu: the snapshot also keeps, per entry, the value of each CPU
  * that recorded something in it (dt_agg_recorded(): a non-zero count, or
  * any non-zero word for count, sum and the histograms).  The default
- * printing then follows each row with one line per such CPU, in CPU
- * order: the key columns replaced by "    [CPU N]" (indented under the
- * key) and that CPU's value (its own avg, min, max or stddev) right-
- * aligned in the total's column; a histogram row is followed by, for each
- * CPU, the label alone on a line and that CPU's histogram under it.  A
- * joined printa(@a, @b) gives each CPU line every aggregation's value for
- * that CPU (0 where it recorded nothing).  For example:
+ * printing then follows each row with one line per such CPU
+ * (output/dt_text_agg.c), its own avg, min, max or stddev under the
+ * total.  For example:
  *
  *	  profile-997                                          598
  *	    [CPU 0]                                            299
@@ -303,7 +303,7 @@ size_t dt_agg_cpu_stride(const dt_aggdesc_t *d)
  * print (dt_usym_normalize()); returns whether any changed, so that the
  * entry may merge with another. */
 bool dt_agg_normalize_key(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
-			      uint8_t *key)
+			  uint8_t *key)
 {
 	bool changed = false;
 
@@ -359,7 +359,7 @@ static size_t *agg_index_slot(dt_agg_index_t *ix, const dt_aggstate_t *as,
 }
 
 void dt_agg_index_add(dt_agg_index_t *ix, const dt_aggstate_t *as,
-			  size_t ent)
+		      size_t ent)
 {
 	if ((ix->n + 1) * 2 > ix->cap) {
 		free(ix->slot);
@@ -373,7 +373,7 @@ void dt_agg_index_add(dt_agg_index_t *ix, const dt_aggstate_t *as,
 }
 
 dt_aggent_t *dt_agg_index_find(dt_agg_index_t *ix, dt_aggstate_t *as,
-				   const uint8_t *key)
+			       const uint8_t *key)
 {
 	size_t *sl = ix->cap ? agg_index_slot(ix, as, key) : NULL;
 
@@ -432,7 +432,7 @@ static bool agg_any_recorded(const dt_aggdesc_t *d, const uint8_t *vals,
 /* CPU cpu's value of d, kept in its mstate (d->mstoff): in the mapping
  * of the "mstate" map, made at the first use; NULL if it cannot be. */
 int64_t *dt_agg_mst_val(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
-			    int cpu)
+			int cpu)
 {
 	struct dt_consumer *c = dt_consumer_get(dtp);
 
@@ -668,7 +668,7 @@ static bool agg_prid_seen(const uint8_t *vals, int ncpus)
 /* Call fn for each entry of d's part by PRID that a CPU recorded, with
  * its values: the array is read in one batch. */
 int dt_agg_walk_byprid(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
-			   dt_agg_walk_fn *fn, void *arg)
+		       dt_agg_walk_fn *fn, void *arg)
 {
 	const dt_aggdesc_t *part = d->byprid;
 
@@ -703,7 +703,7 @@ int dt_agg_walk_byprid(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
 /* Call fn for each entry of d's map, then of its plain part's (not of its
  * part by PRID: dt_agg_walk_byprid()). */
 int dt_agg_walk(dtrace_hdl_t *dtp, const dt_aggdesc_t *d,
-		    dt_agg_walk_fn *fn, void *arg)
+		dt_agg_walk_fn *fn, void *arg)
 {
 	int err = agg_walk_part(dtp, d, d, fn, arg);
 

@@ -155,7 +155,7 @@ static int agg_rowcmp(const void *pa, const void *pb, void *arg)
 
 /* Build the sorted rows of the aggregations ids[0..n-1] joined on key. */
 dt_agg_row_t *dt_agg_rows(dtrace_hdl_t *dtp, dt_aggstate_t **aggs, int n,
-			   size_t *nrows)
+			  size_t *nrows)
 {
 	size_t cap = 0, rows = 0;
 	dt_agg_row_t *r = NULL;

@@ -899,14 +899,16 @@ static int consume_clause_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 	o->ops->record_begin(o, &r);
 	for (int i = 0; i < cl->nacts && err == 0; i++) {
 		dt_outact_t a;
+		int shown;
 
 		if (!dt_consume_action_ok(cl, i, data, dsize, &err))
 			continue;
 		err = dt_consume_effect(dtp, &cl->acts[i], data);
-		if (dt_outact_decode(dtp, &a, &cl->acts[i], data) != 0)
-			err = -1;
-		else if (err == 0)
-			err = o->ops->action(o, &a);
+		dt_outact_decode(dtp, &a, &cl->acts[i], data);
+		/* shown even when its effect failed (JSON names it) */
+		shown = o->ops->action(o, &a);
+		if (err == 0)
+			err = shown;
 		dt_outact_free(&a);
 	}
 	o->ops->record_end(o, err);

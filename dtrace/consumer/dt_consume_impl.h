@@ -233,8 +233,8 @@ dt_value_t *dt_values_decode(dtrace_hdl_t *dtp, const dt_recdesc_t *recs,
 			     int n, const uint8_t *data);
 void dt_values_free(dt_value_t *vals, int n);
 /* One action of a record, decoded after its effect ran. */
-int dt_outact_decode(dtrace_hdl_t *dtp, dt_outact_t *a,
-		     const dt_actdesc_t *act, const uint8_t *data);
+void dt_outact_decode(dtrace_hdl_t *dtp, dt_outact_t *a,
+		      const dt_actdesc_t *act, const uint8_t *data);
 void dt_outact_free(dt_outact_t *a);
 
 #endif /* DT_CONSUME_IMPL_H */

@@ -194,8 +194,8 @@ static void freopen_decode(dtrace_hdl_t *dtp, dt_outact_t *a)
 	fclose(f);
 }
 
-int dt_outact_decode(dtrace_hdl_t *dtp, dt_outact_t *a,
-		     const dt_actdesc_t *act, const uint8_t *data)
+void dt_outact_decode(dtrace_hdl_t *dtp, dt_outact_t *a,
+		      const dt_actdesc_t *act, const uint8_t *data)
 {
 	memset(a, 0, sizeof(*a));
 	a->desc = act;
@@ -213,7 +213,7 @@ int dt_outact_decode(dtrace_hdl_t *dtp, dt_outact_t *a,
 	case DT_ACT_PRINTA:
 		a->aggnames = agg_names(dtp, act);
 		dt_agg_printa_decode(dtp, a, dt_consume_out(dtp)->ops->each_alone);
-		return 0;	/* printa's values are the aggregations' */
+		return;		/* printa's values are the aggregations' */
 	case DT_ACT_CLEAR:
 	case DT_ACT_TRUNC:
 	case DT_ACT_NORMALIZE:
@@ -221,13 +221,12 @@ int dt_outact_decode(dtrace_hdl_t *dtp, dt_outact_t *a,
 		a->aggnames = agg_names(dtp, act);
 		break;
 	case DT_ACT_AGGSAMPLE:
-		return 0;	/* nothing to print */
+		return;		/* nothing to print */
 	default:
 		break;
 	}
 	a->nvals = act->nrecs;
 	a->vals = dt_values_decode(dtp, act->recs, act->nrecs, data);
-	return 0;
 }
 
 void dt_outact_free(dt_outact_t *a)
