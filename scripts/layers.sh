@@ -85,6 +85,7 @@ probes    dt_probe dt_instance
 # tracing is enabled with.
 # May call: base, symbols, bpf, probes.
 contract  dt_progdesc dt_format dt_rec
+contract  dt_recval
 
 # D to BPF.
 # Lexer, parser and parse tree, type checker, identifiers, code generator
@@ -121,14 +122,25 @@ runtime   dt_program dt_prog_impl dt_prog_sites dt_prog_reconcile dt_prog_maps
 runtime   dt_prog_attach dt_prog_load dt_prog_build dt_prog_chain
 runtime   dt_prog_prefilter dt_prog_emit dt_kevent dt_uretdepth dt_sigwatch
 
-# Records, formatted as DTrace does.
-# Records out of the output ring buffer: buffer policies, aggregations
-# (snapshot, merge, sort, print, clear), printf, print(), JSON lines, the
-# output stream (-o), user stacks unwound.
+# Output: decoded records printed as text or JSON.
+# The one interface through which the consumer's decoded values are
+# printed (dt_output.h), its text implementation (dt_text, DTrace's
+# layout; dt_text_agg, aggregations and histograms) and its JSON one
+# (dt_json); the printf engine, print()'s typed layout, and the output
+# stream (-o).  It never calls the consumer: what it prints comes decoded.
+# May call: base, symbols, bpf, probes, contract.
+output    dt_output dt_text dt_text_agg dt_json dt_printf dt_print
+
+# Records, read and decoded once.
+# Records out of the output ring buffer: buffer policies, actions' effects,
+# records decoded into values (dt_decode: stacks unwound and symbolized),
+# aggregations (snapshot and merge in dt_agg, sorting and the printa walk
+# in dt_agg_print, clear, trunc and normalize in dt_agg_clear), user
+# stacks unwound; printed through output/.
 # May call: every folder below it; of the compiler's work it knows only
 # the program description (`make modcycle`).
-consumer  dt_consume dt_consume_impl dt_consume_buf dt_agg dt_printf dt_print
-consumer  dt_json dt_output dt_unwind
+consumer  dt_consume dt_consume_impl dt_consume_buf dt_decode dt_agg
+consumer  dt_agg_impl dt_agg_print dt_agg_clear dt_unwind
 
 # Processes as they exec.
 # The exec gate (each exec held until the watching providers saw the

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dt_output.c: the stream that trace output is written to (-o FILE, or
- * standard output).
+ * standard output), and the output the session's options choose (text or
+ * JSON, dt_output_create()).
  *
  * stdio forgets why a write failed: the buffer is dropped with the error
  * flag set, and a later fflush() succeeds with nothing left to write.  This
@@ -170,4 +171,9 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 	if (isatty(o->fd))
 		setvbuf(f, NULL, _IOLBF, 0);
 	return f;
+}
+
+dt_out_t *dt_output_create(dtrace_hdl_t *dtp)
+{
+	return dtp->opt.json ? dt_json_create(dtp) : dt_text_create(dtp);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_printf.c: D's printf() run when its record is consumed; its format
- * was parsed and checked when the clause compiled (dt_format.c).
+ * dt_printf.c: D's printf() run over the values the consumer decoded from
+ * its record (dt_output.h); its format was parsed and checked when the
+ * clause compiled (dt_format.c).  printa() with a format runs it once per
+ * row, over the row's key and the aggregations' values (%@).
  *
  * The format's syntax and what each conversion accepts are described in
  * dt_format.c.
@@ -19,26 +21,25 @@
 #include <arpa/inet.h>
 #include <netdb.h>
 
-#include "dt_consume_impl.h"
+#include "dt_output.h"
 
 /* --- run time --- */
 
 typedef struct pf_run {
 	dtrace_hdl_t *dtp;
 	FILE *out;
-	const dt_recdesc_t *recs;
-	int nrecs, ri;
-	const uint8_t *data;
+	const dt_value_t *vals;
+	int nvals, vi;
 	const dt_pfagg_t *aggs;
 	int naggs, ai;
 	char err[256];
 } pf_run_t;
 
 /* An integer record's value, sign- or zero-extended from its size. */
-static uint64_t pf_int(const dt_recdesc_t *rec, const uint8_t *data,
-		       bool is_signed)
+static uint64_t pf_int(const dt_value_t *val, bool is_signed)
 {
-	const uint8_t *p = data + rec->offset;
+	const dt_recdesc_t *rec = val->rec;
+	const uint8_t *p = val->p;
 
 	switch (rec->size) {
 	case 1: {
@@ -94,29 +95,29 @@ static void pf_out_char(FILE *out, const char *cfmt, int c)
 }
 #pragma GCC diagnostic pop
 
-/* Take the next record, or fail with a message. */
-static const dt_recdesc_t *pf_next_rec(pf_run_t *r, int convno)
+/* Take the next value, or fail with a message. */
+static const dt_value_t *pf_next_val(pf_run_t *r, int convno)
 {
-	if (r->ri >= r->nrecs) {
+	if (r->vi >= r->nvals) {
 		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d "
 			 "has no recorded argument", convno);
 		return NULL;
 	}
-	return &r->recs[r->ri++];
+	return &r->vals[r->vi++];
 }
 
 static int pf_dyn(pf_run_t *r, int convno, int *v)
 {
-	const dt_recdesc_t *rec = pf_next_rec(r, convno);
+	const dt_value_t *val = pf_next_val(r, convno);
 
-	if (rec == NULL)
+	if (val == NULL)
 		return -1;
-	if (rec->kind != DT_RK_INT) {
+	if (val->rec->kind != DT_RK_INT) {
 		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d: "
 			 "'*' argument is not an integer", convno);
 		return -1;
 	}
-	*v = (int)(int64_t)pf_int(rec, r->data, true);
+	*v = (int)(int64_t)pf_int(val, true);
 	return 0;
 }
 
@@ -263,6 +264,7 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 {
 	pf_class_t cls = pf_class(sp->conv);
 	const dt_recdesc_t *rec;
+	const dt_value_t *val;
 	char cfmt[64], tmp[64];
 	bool is_signed;
 	uint64_t v;
@@ -298,9 +300,10 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		return 0;
 	}
 
-	rec = pf_next_rec(r, convno);
-	if (rec == NULL)
+	val = pf_next_val(r, convno);
+	if (val == NULL)
 		return -1;
+	rec = val->rec;
 	if (cls == PF_STR) {
 		if (rec->kind == DT_RK_INT) {
 			snprintf(r->err, sizeof(r->err), "printf( ) "
@@ -310,29 +313,27 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		}
 		if (sp->conv == 'I')
 			return pf_emit_host(r, sp, width, prec,
-					    (const char *)r->data + rec->offset,
-					    rec->size);
-		return pf_emit_str(r, sp, width, prec,
-				   (const char *)r->data + rec->offset,
+					    (const char *)val->p, rec->size);
+		return pf_emit_str(r, sp, width, prec, (const char *)val->p,
 				   rec->size);
 	}
 	if (sp->conv == 'k' && (rec->kind == DT_RK_USTACK ||
 				rec->kind == DT_RK_KSTACK)) {
 		/* as trace() prints it, width and precision ignored */
-		dt_print_stack(r->dtp, r->out, rec, r->data + rec->offset);
+		dt_text_stack(r->dtp, r->out, val);
 		return 0;
 	}
 	if (rec->kind == DT_RK_UADDR && (sp->conv == 'a' || sp->conv == 'A' ||
 					 sp->conv == 's')) {
-		char sym[1024];
+		const char *sym = val->usym != NULL ? val->usym : "";
 
-		dt_format_usym(r->dtp, rec, r->data + rec->offset, sym,
-			       sizeof(sym));
 		return pf_emit_str(r, sp, width, prec, sym, strlen(sym));
 	}
 	dt_recdesc_t addr = { .kind = DT_RK_INT, .size = 8 };
+	dt_value_t addrval = { .rec = &addr };
 	if (rec->kind == DT_RK_UADDR) {	/* another conversion: the address */
-		addr.offset = rec->offset + 8;
+		addrval.p = val->p + 8;
+		val = &addrval;
 		rec = &addr;
 	}
 	if (rec->kind != DT_RK_INT) {
@@ -344,37 +345,37 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 	case 'd':
 	case 'i':
 		is_signed = rec->is_signed || sp->len[0] == 'h';
-		v = pf_len_cut(sp, pf_int(rec, r->data, is_signed), is_signed);
+		v = pf_len_cut(sp, pf_int(val, is_signed), is_signed);
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll",
 			is_signed ? 'd' : 'u');
 		pf_out_int(r->out, cfmt, v);
 		return 0;
 	case 'c':
-		v = pf_int(rec, r->data, true);
+		v = pf_int(val, true);
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "", 'c');
 		pf_out_char(r->out, cfmt, (int)(int64_t)v);
 		return 0;
 	case 'C': {
-		char c = (char)pf_int(rec, r->data, true);
+		char c = (char)pf_int(val, true);
 		pf_spec_t str = *sp;
 
 		str.conv = 'S';		/* escaped as %S escapes */
 		return pf_emit_str(r, &str, width, prec, &c, 1);
 	}
 	case 'p':
-		v = pf_int(rec, r->data, false);
+		v = pf_int(val, false);
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll", 'x');
 		pf_out_int(r->out, cfmt, v);
 		return 0;
 	case 'a':
 	case 'A':
 		/* recorded without the pid (printa keys): the address */
-		v = pf_int(rec, r->data, false);
+		v = pf_int(val, false);
 		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
 	case 'Y':
 	case 'T':
-		v = pf_int(rec, r->data, false);
+		v = pf_int(val, false);
 		if (sp->conv == 'T')
 			pf_time822(tmp, sizeof(tmp), v);
 		else
@@ -382,25 +383,25 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
 	case 'P':
 		return pf_emit_port(r, sp, width, prec,
-				    (uint16_t)pf_int(rec, r->data, false));
+				    (uint16_t)pf_int(val, false));
 	case 'k':
 		snprintf(r->err, sizeof(r->err), "printf( ) %%k needs a "
 			 "stack( ) or ustack( ) argument");
 		return -1;
 	default:	/* u o x X */
-		v = pf_len_cut(sp, pf_int(rec, r->data, false), false);
+		v = pf_len_cut(sp, pf_int(val, false), false);
 		pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "ll", sp->conv);
 		pf_out_int(r->out, cfmt, v);
 		return 0;
 	}
 }
 
-int dt_printf_run(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
-		  const dt_recdesc_t *recs, int nrecs, const void *data,
-		  const dt_pfagg_t *aggs, int naggs)
+int dt_printf_values(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
+		     const dt_value_t *vals, int nvals,
+		     const dt_pfagg_t *aggs, int naggs)
 {
-	pf_run_t r = { .dtp = dtp, .out = out, .recs = recs, .nrecs = nrecs,
-		       .data = data, .aggs = aggs, .naggs = naggs };
+	pf_run_t r = { .dtp = dtp, .out = out, .vals = vals, .nvals = nvals,
+		       .aggs = aggs, .naggs = naggs };
 	const char *p = fmt;
 	int convno = 0;
 
@@ -444,10 +445,36 @@ fail:
 	return -1;
 }
 
-int dt_printf_format(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
-		     const dt_recdesc_t *recs, int nrecs, const void *data)
+int dt_printf_rows(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
+		   const dt_outagg_t *agg)
 {
-	return dt_printf_run(dtp, out, fmt, recs, nrecs, data, NULL, 0);
+	int n = agg->naggs, err = 0;
+	dt_pfagg_t *pa = dt_zalloc(sizeof(*pa) * (size_t)n);
+	/* what an aggregation without the row's key shows: its initial
+	 * value, one for each (a row may miss several) */
+	int64_t **init = dt_zalloc(sizeof(*init) * (size_t)n);
+
+	for (int a = 0; a < n; a++) {
+		init[a] = dt_zalloc(dt_agg_nwords(agg->descs[a]) * 8);
+		dt_agg_init_val(agg->descs[a], init[a]);
+	}
+	for (size_t i = 0; i < agg->nrows && err == 0; i++) {
+		const dt_outrow_t *row = &agg->rows[i];
+
+		for (int a = 0; a < n; a++) {
+			pa[a].desc = agg->descs[a];
+			pa[a].normal = agg->normals[a];
+			pa[a].val = row->cells[a].val ? row->cells[a].val
+						      : init[a];
+		}
+		err = dt_printf_values(dtp, out, fmt, row->keys,
+				       agg->descs[0]->nkeys, pa, n);
+	}
+	for (int a = 0; a < n; a++)
+		free(init[a]);
+	free(init);
+	free(pa);
+	return err;
 }
 
 /* --- aggregation values for %@ --- */

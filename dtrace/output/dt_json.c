@@ -107,7 +107,9 @@
  *
  * Invariants: every line is one complete JSON object, written with one
  * fwrite after it was built in memory, so that an action's failure or an
- * aggregation snapshot taken mid-record never leaves half an object.
+ * aggregation snapshot taken mid-record never leaves half an object.  The
+ * values come decoded from the consumer (dt_output.h): a user frame's
+ * module and symbol are what the consumer looked up.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -115,7 +117,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "dt_consume_impl.h"
+#include "dt_output.h"
 
 /* --- strings --- */
 
@@ -248,20 +250,20 @@ static void json_member_string(void *arg, const char *path, const uint8_t *s,
 }
 
 static void json_trace_fields(dtrace_hdl_t *dtp, FILE *out,
-			      const dt_recdesc_t *rec, const uint8_t *p);
+			      const dt_value_t *v);
 
 /* print(): the value as trace() gives it, the type's name, and the
  * strings of a struct's char * members, which the text form prints. */
 static void json_print_fields(dtrace_hdl_t *dtp, FILE *out,
-			      const dt_actdesc_t *act, const uint8_t *data)
+			      const dt_outact_t *a)
 {
-	const dt_recdesc_t *r0 = &act->recs[0];
+	const dt_recdesc_t *r0 = &a->desc->recs[0];
 	struct json_strings js = { out, 0 };
 
-	json_trace_fields(dtp, out, r0, data + r0->offset);
+	json_trace_fields(dtp, out, &a->vals[0]);
 	if (r0->type != NULL && r0->type->name != NULL)
 		json_key_str(out, "type", r0->type->name);
-	dt_print_strings(act, data, json_member_string, &js);
+	dt_print_strings(a->desc, a->data, json_member_string, &js);
 	if (js.n > 0)
 		fputc('}', out);
 }
@@ -279,113 +281,91 @@ static void json_rec_int(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
 
 /* What a user address is: "address", and "module", "symbol" and
  * "offset" (from the symbol) as far as they are known. */
-static void json_upc_fields(dtrace_hdl_t *dtp, FILE *out, pid_t pid,
-			    uint64_t pc)
+static void json_upc_fields(dtrace_hdl_t *dtp, FILE *out, const dt_upc_t *u)
 {
-	dt_usymbol_t u;
-
-	fprintf(out, "\"address\":%" PRIu64, pc);
-	if (dtp == NULL || !dt_lookup_upc(dtp, pid, pc, &u))
+	fprintf(out, "\"address\":%" PRIu64, u->pc);
+	if (dtp == NULL || !u->found)
 		return;
-	json_key_str(out, "module", u.module);
-	if (u.symbol != NULL && !dtp->opt.noresolve) {
-		json_key_str(out, "symbol", u.symbol);
-		fprintf(out, ",\"offset\":%" PRIu64, u.offset);
+	json_key_str(out, "module", u->module);
+	if (u->symbol != NULL && !dtp->opt.noresolve) {
+		json_key_str(out, "symbol", u->symbol);
+		fprintf(out, ",\"offset\":%" PRIu64, u->offset);
 	}
 }
 
 /* A stack as an array, innermost first: kernel PCs as numbers, user
- * frames as objects (json_upc_fields()); a user stack record starts
- * with the pid, which is not a frame. */
-static void json_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		       const uint8_t *p)
+ * frames as objects (json_upc_fields()). */
+static void json_stack(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *v)
 {
 	const char *sep = "";
 
 	fputc('[', out);
-	if (rec->kind == DT_RK_KSTACK) {
-		for (size_t i = 0; i < rec->size / 8; i++) {
-			uint64_t pc;
-
-			memcpy(&pc, p + i * 8, 8);
-			if (pc == 0)
-				break;
-			fprintf(out, "%s%" PRIu64, sep, pc);
-			sep = ",";
-		}
-	} else {
-		uint64_t pcs[1024];
-		pid_t pid;
-		int n = dtp ? dt_ustack_pcs(dtp, rec, p, pcs, 1024, &pid) : 0;
-
-		for (int i = 0; i < n; i++) {
+	for (int i = 0; i < v->nframes; i++) {
+		if (v->rec->kind == DT_RK_KSTACK) {
+			fprintf(out, "%s%" PRIu64, sep, v->frames[i].pc);
+		} else {
 			fprintf(out, "%s{", sep);
-			json_upc_fields(dtp, out, pid, pcs[i]);
+			json_upc_fields(dtp, out, &v->frames[i]);
 			fputc('}', out);
-			sep = ",";
 		}
+		sep = ",";
 	}
 	fputc(']', out);
 }
 
-static uint64_t ustack_pid(const dt_recdesc_t *rec, const uint8_t *p)
+/* A user stack record starts with the pid, which is not a frame. */
+static uint64_t ustack_pid(const dt_value_t *v)
 {
 	uint64_t pid = 0;
 
-	if (rec->size >= 8)
-		memcpy(&pid, p, 8);
+	if (v->rec->size >= 8)
+		memcpy(&pid, v->p, 8);
 	return pid;
 }
 
 /* A ufunc/usym/umod/uaddr value: "pid", the address's fields, and
  * "value", the text DTrace prints for it. */
 static void json_uaddr_fields(dtrace_hdl_t *dtp, FILE *out,
-			      const dt_recdesc_t *rec, const uint8_t *p)
+			      const dt_value_t *v)
 {
-	char text[1024];
-	uint64_t pc;
-	pid_t pid;
-
-	dt_uaddr_rec(p, &pid, &pc);
-	fprintf(out, "\"pid\":%d,", (int)pid);
-	json_upc_fields(dtp, out, pid, pc);
-	if (dtp == NULL)
-		snprintf(text, sizeof(text), "0x%" PRIx64, pc);
-	else
-		dt_format_usym(dtp, rec, p, text, sizeof(text));
-	json_key_str(out, "value", text);
+	fprintf(out, "\"pid\":%d,", (int)v->pid);
+	json_upc_fields(dtp, out, &v->addr);
+	json_key_str(out, "value", v->usym);
 }
 
-void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		   const uint8_t *p)
+void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *v)
 {
+	const dt_recdesc_t *rec = v->rec;
+
 	switch (rec->kind) {
 	case DT_RK_INT:
-		json_rec_int(out, rec, p);
+		json_rec_int(out, rec, v->p);
 		return;
 	case DT_RK_STRING:
-		dt_json_cstring(out, p, rec->size);
+		dt_json_cstring(out, v->p, rec->size);
 		return;
 	case DT_RK_USTACK:
 	case DT_RK_KSTACK:
 	case DT_RK_USAMPLE:
-		json_stack(dtp, out, rec, p);
+		json_stack(dtp, out, v);
 		return;
 	case DT_RK_UADDR:
 		fputc('{', out);
-		json_uaddr_fields(dtp, out, rec, p);
+		json_uaddr_fields(dtp, out, v);
 		fputc('}', out);
 		return;
 	default:
-		dt_json_hex(out, p, rec->size);
+		dt_json_hex(out, v->p, rec->size);
 		return;
 	}
 }
 
 /* trace(): "value", or "bytes", or "stack" (see the top of the file). */
 static void json_trace_fields(dtrace_hdl_t *dtp, FILE *out,
-			      const dt_recdesc_t *rec, const uint8_t *p)
+			      const dt_value_t *v)
 {
+	const dt_recdesc_t *rec = v->rec;
+	const uint8_t *p = v->p;
 	const char *nul;
 
 	switch (rec->kind) {
@@ -406,17 +386,17 @@ static void json_trace_fields(dtrace_hdl_t *dtp, FILE *out,
 	case DT_RK_USTACK:
 	case DT_RK_USAMPLE:
 		json_key(out, "pid");
-		fprintf(out, "%" PRIu64, ustack_pid(rec, p));
+		fprintf(out, "%" PRIu64, ustack_pid(v));
 		json_key(out, "stack");
-		json_stack(dtp, out, rec, p);
+		json_stack(dtp, out, v);
 		return;
 	case DT_RK_KSTACK:
 		json_key(out, "stack");
-		json_stack(dtp, out, rec, p);
+		json_stack(dtp, out, v);
 		return;
 	case DT_RK_UADDR:
 		fputc(',', out);
-		json_uaddr_fields(dtp, out, rec, p);
+		json_uaddr_fields(dtp, out, v);
 		return;
 	default:
 		json_key(out, "bytes");
@@ -444,18 +424,16 @@ static const char *agg_func_name(dt_aggfunc_t f)
 }
 
 static void json_agg_keys(dtrace_hdl_t *dtp, FILE *out,
-			  const dt_aggdesc_t *d, const uint8_t *key)
+			  const dt_aggdesc_t *d, const dt_outrow_t *row)
 {
 	fputs("\"keys\":[", out);
 	for (int k = 0; k < d->nkeys; k++) {
-		const dt_recdesc_t *r = &d->keys[k];
-
 		if (k > 0)
 			fputc(',', out);
-		if (r->offset + (size_t)r->size > d->keysize && d->keysize)
+		if (row->keys[k].outside)
 			fputs("null", out);	/* a descriptor out of bounds */
 		else
-			dt_json_value(dtp, out, r, key + r->offset);
+			dt_json_value(dtp, out, &row->keys[k]);
 	}
 	fputc(']', out);
 }
@@ -519,33 +497,32 @@ static void json_agg_value(FILE *out, const dt_aggdesc_t *d,
 /* aggpercpu: "percpu", the CPUs that recorded something in the entry,
  * each {"cpu": N, and its value as the entry's own fields}. */
 static void json_agg_percpu(FILE *out, const dt_aggdesc_t *d,
-			    const dt_aggent_t *e, uint64_t normal)
+			    const dt_outcell_t *cell, uint64_t normal)
 {
 	bool first = true;
 
 	fputs(",\"percpu\":[", out);
-	for (int cpu = 0; cpu < e->npercpu; cpu++) {
-		if (e->percpu[cpu] == NULL)
+	for (int cpu = 0; cpu < cell->npercpu; cpu++) {
+		if (cell->percpu[cpu] == NULL)
 			continue;
 		fprintf(out, "%s{\"cpu\":%d", first ? "" : ",", cpu);
-		json_agg_value(out, d, e->percpu[cpu], normal);
+		json_agg_value(out, d, cell->percpu[cpu], normal);
 		fputc('}', out);
 		first = false;
 	}
 	fputc(']', out);
 }
 
-int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t *as,
+int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, const dt_outagg_t *agg,
 			const char *trigger)
 {
-	const dt_aggdesc_t *d = as->desc;
-	size_t n = 0, *order = dt_agg_order(dtp, as, &n);
+	const dt_aggdesc_t *d = agg->descs[0];
+	uint64_t normal = agg->normals[0];
 	char *line = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&line, &len);
 
 	if (f == NULL) {
-		free(order);
 		dt_set_error(dtp, "cannot format aggregation @%s: %s",
 			     d->name, strerror(errno));
 		return -1;
@@ -554,43 +531,40 @@ int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t *as,
 	json_key_str(f, "trigger", trigger);
 	json_key_str(f, "name", d->name);
 	json_key_str(f, "function", agg_func_name(d->func));
-	if (as->normal > 1)
-		fprintf(f, ",\"normal\":%" PRIu64, as->normal);
+	if (normal > 1)
+		fprintf(f, ",\"normal\":%" PRIu64, normal);
 	fputs(",\"data\":[", f);
-	for (size_t i = 0; i < n; i++) {
-		const dt_aggent_t *e = &as->ents[order[i]];
+	for (size_t i = 0; i < agg->nrows; i++) {
+		const dt_outrow_t *row = &agg->rows[i];
 
 		fputs(i > 0 ? ",{" : "{", f);
-		json_agg_keys(dtp, f, d, e->key);
-		json_agg_value(f, d, e->val, as->normal);
+		json_agg_keys(dtp, f, d, row);
+		json_agg_value(f, d, row->cells[0].val, normal);
 		if (dtp->opt.aggpercpu)
-			json_agg_percpu(f, d, e, as->normal);
+			json_agg_percpu(f, d, &row->cells[0], normal);
 		fputc('}', f);
 	}
 	fputs("]}\n", f);
 	fclose(f);
 	fwrite(line, 1, len, out);
 	free(line);
-	free(order);
 	return 0;
 }
 
 /* --- records --- */
 
-/* What one record's formatting needs: the line being built and the
+/* The JSON output's state: the line of the record being built and the
  * aggregation lines that follow it. */
-typedef struct json_rec {
-	dtrace_hdl_t *dtp;
-	FILE *line;
-	FILE *after;
+typedef struct json_out {
+	dt_out_t base;
+	char *line, *after;
+	size_t linelen, afterlen;
+	FILE *fline, *fafter;	/* NULL: no record is being built */
 	int nacts;		/* action objects written so far */
-} json_rec_t;
+} json_out_t;
 
-static void json_probe(FILE *out, const dtrace_hdl_t *dtp, uint32_t prid)
+static void json_probe(FILE *out, const dtrace_probe_t *prp)
 {
-	const dtrace_probe_t *prp = NULL;
-
-	prp = dt_probe_by_id((dtrace_hdl_t *)dtp, prid);
 	fputs(",\"probe\":{\"provider\":", out);
 	json_str(out, prp ? prp->prv : NULL);
 	json_key_str(out, "module", prp ? prp->mod : NULL);
@@ -599,26 +573,22 @@ static void json_probe(FILE *out, const dtrace_hdl_t *dtp, uint32_t prid)
 	fputc('}', out);
 }
 
-static void json_head(FILE *out, const dtrace_hdl_t *dtp, const char *type,
-		      const dt_rechdr_t *hdr, uint32_t clause)
+static void json_head(FILE *out, const char *type, const dt_rechdr_t *hdr,
+		      uint32_t clause, const dtrace_probe_t *prp)
 {
 	fprintf(out, "{\"type\":\"%s\",\"cpu\":%u,\"id\":%u,\"clause\":%u",
 		type, hdr->cpu, hdr->prid, clause);
-	json_probe(out, dtp, hdr->prid);
+	json_probe(out, prp);
 }
 
-static void json_agg_names(FILE *out, const dtrace_hdl_t *dtp,
-			   const dt_actdesc_t *act)
+static void json_agg_names(FILE *out, const dt_outact_t *a)
 {
 	json_key(out, "aggregations");
 	fputc('[', out);
-	for (int i = 0; i < act->naggs; i++) {
-		struct dt_consumer *c = dtp->cons;
-		const char *name = "";
+	for (int i = 0; i < a->desc->naggs; i++) {
+		const char *name = a->aggnames && a->aggnames[i] ?
+				   a->aggnames[i] : "";
 
-		if (c && act->aggs[i] >= 0 && act->aggs[i] < c->naggs &&
-		    c->aggs[act->aggs[i]].desc != NULL)
-			name = c->aggs[act->aggs[i]].desc->name;
 		if (i > 0)
 			fputc(',', out);
 		dt_json_string(out, name, strlen(name));
@@ -627,17 +597,18 @@ static void json_agg_names(FILE *out, const dtrace_hdl_t *dtp,
 }
 
 /* printf-like text of an action into a string (NULL after an error). */
-static char *json_format(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
-			 const uint8_t *data, size_t *len)
+static char *json_format(dtrace_hdl_t *dtp, const dt_outact_t *a,
+			 size_t *len)
 {
+	const dt_actdesc_t *act = a->desc;
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
 	int err;
 
 	if (f == NULL)
 		return NULL;
-	err = dt_printf_format(dtp, f, act->fmt ? act->fmt : "", act->recs,
-			       act->nrecs, data);
+	err = dt_printf_values(dtp, f, act->fmt ? act->fmt : "", a->vals,
+			       a->nvals, NULL, 0);
 	fclose(f);
 	if (err != 0) {
 		free(text);
@@ -646,26 +617,24 @@ static char *json_format(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 	return text;
 }
 
-static int json_printf(json_rec_t *jr, const dt_actdesc_t *act,
-		       const uint8_t *data)
+static int json_printf(json_out_t *jo, const dt_outact_t *a)
 {
-	FILE *out = jr->line;
+	FILE *out = jo->fline;
 	size_t len = 0;
-	char *text = json_format(jr->dtp, act, data, &len);
+	char *text = json_format(jo->base.dtp, a, &len);
 
 	if (text == NULL)
 		return -1;
-	json_key_str(out, "format", act->fmt);
+	json_key_str(out, "format", a->desc->fmt);
 	json_key(out, "output");
 	dt_json_string(out, text, len);
 	free(text);
 	json_key(out, "args");
 	fputc('[', out);
-	for (int i = 0; i < act->nrecs; i++) {
+	for (int i = 0; i < a->nvals; i++) {
 		if (i > 0)
 			fputc(',', out);
-		dt_json_value(jr->dtp, out, &act->recs[i],
-			      data + act->recs[i].offset);
+		dt_json_value(jo->base.dtp, out, &a->vals[i]);
 	}
 	fputc(']', out);
 	return 0;
@@ -673,24 +642,24 @@ static int json_printf(json_rec_t *jr, const dt_actdesc_t *act,
 
 /* system(): the command's standard output is captured into the line, so
  * that it cannot break the stream of objects. */
-static int json_system(json_rec_t *jr, const dt_actdesc_t *act,
-		       const uint8_t *data)
+static int json_system(json_out_t *jo, const dt_outact_t *a)
 {
+	dtrace_hdl_t *dtp = jo->base.dtp;
 	size_t len = 0, outlen = 0, n;
-	char *cmd = json_format(jr->dtp, act, data, &len), *text = NULL;
+	char *cmd = json_format(dtp, a, &len), *text = NULL;
 	char buf[4096];
 	FILE *p, *f;
 	int status = -1;
 
 	if (cmd == NULL)
 		return -1;
-	json_key(jr->line, "command");
-	dt_json_string(jr->line, cmd, len);
+	json_key(jo->fline, "command");
+	dt_json_string(jo->fline, cmd, len);
 	f = open_memstream(&text, &outlen);
-	fflush(jr->dtp->out);
+	fflush(dtp->out);
 	p = f ? popen(cmd, "r") : NULL;
 	if (p == NULL) {
-		dt_warn(jr->dtp, "system(\"%s\") failed: %s", cmd,
+		dt_warn(dtp, "system(\"%s\") failed: %s", cmd,
 			strerror(errno));
 	} else {
 		while ((n = fread(buf, 1, sizeof(buf), p)) > 0)
@@ -701,9 +670,9 @@ static int json_system(json_rec_t *jr, const dt_actdesc_t *act,
 	}
 	if (f != NULL)
 		fclose(f);
-	json_key(jr->line, "output");
-	dt_json_string(jr->line, text ? text : "", text ? outlen : 0);
-	fprintf(jr->line, ",\"status\":%d", status);
+	json_key(jo->fline, "output");
+	dt_json_string(jo->fline, text ? text : "", text ? outlen : 0);
+	fprintf(jo->fline, ",\"status\":%d", status);
 	free(text);
 	free(cmd);
 	return 0;
@@ -711,36 +680,34 @@ static int json_system(json_rec_t *jr, const dt_actdesc_t *act,
 
 /* printa(): the names (and the formatted text, with a format) in the
  * record; each snapshot on its own line after the record's. */
-static int json_printa(json_rec_t *jr, const dt_actdesc_t *act)
+static int json_printa(json_out_t *jo, const dt_outact_t *a)
 {
-	dtrace_hdl_t *dtp = jr->dtp;
+	dtrace_hdl_t *dtp = jo->base.dtp;
+	const dt_actdesc_t *act = a->desc;
 
-	json_agg_names(jr->line, dtp, act);
+	json_agg_names(jo->fline, a);
 	if (act->fmt != NULL) {
 		char *text = NULL;
 		size_t len = 0;
 		FILE *f = open_memstream(&text, &len);
-		int err;
+		int err = -1;
 
 		if (f == NULL)
 			return -1;
-		err = dt_agg_printf(dtp, f, act->fmt, act->aggs, act->naggs);
+		if (a->agg != NULL)
+			err = dt_printf_rows(dtp, f, act->fmt, a->agg);
 		fclose(f);
-		json_key_str(jr->line, "format", act->fmt);
-		json_key(jr->line, "output");
-		dt_json_string(jr->line, text, len);
+		json_key_str(jo->fline, "format", act->fmt);
+		json_key(jo->fline, "output");
+		dt_json_string(jo->fline, text, len);
 		free(text);
 		if (err != 0)
 			return -1;
 	}
 	for (int i = 0; i < act->naggs; i++) {
-		dt_aggstate_t *as = dt_agg_get(dtp, act->aggs[i]);
-
-		if (as == NULL)
+		if (a->each == NULL || a->each[i] == NULL)
 			return -1;
-		dt_json_aggregation(dtp, jr->after, as, "printa");
-		if (as->nents > 0)
-			as->printed = true;	/* as the text printa does */
+		dt_json_aggregation(dtp, jo->fafter, a->each[i], "printa");
 	}
 	return 0;
 }
@@ -770,52 +737,47 @@ static const char *json_act_name(dt_actkind_t kind)
 	}
 }
 
-/* The fields of the actions that have effects besides printing; the
- * effect itself is dt_consume_effect()'s. */
-static int json_effect(json_rec_t *jr, const dt_actdesc_t *act,
-		       const uint8_t *data)
+/* The fields of the actions that have effects besides printing (the
+ * consumer ran the effect). */
+static void json_effect(json_out_t *jo, const dt_outact_t *a)
 {
-	FILE *out = jr->line;
-	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
-	size_t len = 0;
-	char *text;
+	FILE *out = jo->fline;
+	const dt_actdesc_t *act = a->desc;
+	const dt_value_t *v0 = a->nvals > 0 ? &a->vals[0] : NULL;
 
 	switch (act->kind) {
 	case DT_ACT_CLEAR:
 	case DT_ACT_DENORMALIZE:
 	case DT_ACT_TRUNC:
 	case DT_ACT_NORMALIZE:
-		json_agg_names(out, jr->dtp, act);
-		if (r0 != NULL)
+		json_agg_names(out, a);
+		if (v0 != NULL)
 			json_key(out, act->kind == DT_ACT_TRUNC ? "count" :
 				 "factor");
-		if (r0 != NULL)
-			json_rec_int(out, r0, data + r0->offset);
+		if (v0 != NULL)
+			json_rec_int(out, v0->rec, v0->p);
 		break;
 	case DT_ACT_SETOPT:
 		json_key_str(out, "option", act->fmt);
-		if (r0 != NULL) {
+		if (v0 != NULL) {
 			json_key(out, "value");
-			if (r0->kind == DT_RK_INT) {
+			if (v0->rec->kind == DT_RK_INT) {
 				fputc('"', out);
-				json_rec_int(out, r0, data + r0->offset);
+				json_rec_int(out, v0->rec, v0->p);
 				fputc('"', out);
 			} else {
-				dt_json_value(jr->dtp, out, r0,
-					      data + r0->offset);
+				dt_json_value(jo->base.dtp, out, v0);
 			}
 		}
 		break;
 	case DT_ACT_FREOPEN:
-		text = json_format(jr->dtp, act, data, &len);
 		json_key(out, "file");
-		dt_json_string(out, text ? text : "", text ? len : 0);
-		free(text);
+		dt_json_string(out, a->text ? a->text : "",
+			       a->text ? a->textlen : 0);
 		break;
 	default:
 		break;
 	}
-	return dt_consume_effect(jr->dtp, act, data);
 }
 
 static const char *json_usym_name(uint32_t usym)
@@ -828,107 +790,110 @@ static const char *json_usym_name(uint32_t usym)
 	}
 }
 
-/* One action as one object of "actions". */
-static int json_action(json_rec_t *jr, const dt_actdesc_t *act,
-		       const uint8_t *data)
+/* The fields of one action object, after its name. */
+static int json_action_fields(json_out_t *jo, const dt_outact_t *a)
 {
-	const char *name = json_act_name(act->kind);
-	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
-	FILE *out = jr->line;
-	int err = 0;
+	dtrace_hdl_t *dtp = jo->base.dtp;
+	const dt_value_t *v0 = a->nvals > 0 ? &a->vals[0] : NULL;
+	FILE *out = jo->fline;
 
-	if (name == NULL)	/* nothing to show: its effect alone */
-		return dt_consume_effect(jr->dtp, act, data);
-	if (act->kind == DT_ACT_UADDR && r0 != NULL)
-		name = json_usym_name(r0->arg);
-	fprintf(out, "%s{\"action\":\"%s\"", jr->nacts++ > 0 ? "," : "",
-		name);
-	switch (act->kind) {
+	switch (a->desc->kind) {
 	case DT_ACT_TRACE:
-		if (r0 != NULL)
-			json_trace_fields(jr->dtp, out, r0, data + r0->offset);
-		break;
-	case DT_ACT_PRINT:
-		if (r0 != NULL)
-			json_print_fields(jr->dtp, out, act, data);
-		break;
-	case DT_ACT_PRINTF:
-		err = json_printf(jr, act, data);
-		break;
-	case DT_ACT_PRINTA:
-		err = json_printa(jr, act);
-		break;
-	case DT_ACT_EXIT:
-		err = dt_consume_effect(jr->dtp, act, data);
-		fprintf(out, ",\"status\":%d", jr->dtp->exitstatus);
-		break;
-	case DT_ACT_TRACEMEM:
-	case DT_ACT_PRINTM:
-		if (r0 != NULL) {
-			json_key(out, "bytes");
-			dt_json_hex(out, data + r0->offset,
-				    dt_consume_mem_len(act, data));
-		}
-		break;
 	case DT_ACT_STACK:
 	case DT_ACT_USTACK:
 	case DT_ACT_UADDR:
-		if (r0 != NULL)
-			json_trace_fields(jr->dtp, out, r0, data + r0->offset);
-		break;
+		if (v0 != NULL)
+			json_trace_fields(dtp, out, v0);
+		return 0;
+	case DT_ACT_PRINT:
+		if (v0 != NULL)
+			json_print_fields(dtp, out, a);
+		return 0;
+	case DT_ACT_PRINTF:
+		return json_printf(jo, a);
+	case DT_ACT_PRINTA:
+		return json_printa(jo, a);
+	case DT_ACT_EXIT:
+		fprintf(out, ",\"status\":%d", a->exitstatus);
+		return 0;
+	case DT_ACT_TRACEMEM:
+	case DT_ACT_PRINTM:
+		if (v0 != NULL) {
+			json_key(out, "bytes");
+			dt_json_hex(out, v0->p, a->memlen);
+		}
+		return 0;
 	case DT_ACT_SYSTEM:
-		err = json_system(jr, act, data);
-		break;
+		return json_system(jo, a);
 	default:
-		err = json_effect(jr, act, data);
-		break;
+		json_effect(jo, a);
+		return 0;
 	}
-	fputc('}', out);
+}
+
+/* One action as one object of "actions". */
+static int json_action(dt_out_t *o, const dt_outact_t *a)
+{
+	json_out_t *jo = (json_out_t *)o;
+	const char *name = json_act_name(a->desc->kind);
+	int err;
+
+	if (name == NULL || jo->fline == NULL)	/* nothing to show */
+		return 0;
+	if (a->desc->kind == DT_ACT_UADDR && a->nvals > 0)
+		name = json_usym_name(a->vals[0].rec->arg);
+	fprintf(jo->fline, "%s{\"action\":\"%s\"", jo->nacts++ > 0 ? "," : "",
+		name);
+	err = json_action_fields(jo, a);
+	fputc('}', jo->fline);
 	return err;
 }
 
-int dt_json_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
-		   const dt_compiled_clause_t *cl, const uint8_t *data,
-		   size_t dsize)
+static void json_record_begin(dt_out_t *o, const dt_outrec_t *r)
 {
-	char *line = NULL, *after = NULL;
-	size_t linelen = 0, afterlen = 0;
-	json_rec_t jr = { .dtp = dtp };
-	int err = 0;
+	json_out_t *jo = (json_out_t *)o;
 
-	jr.line = open_memstream(&line, &linelen);
-	jr.after = open_memstream(&after, &afterlen);
-	if (jr.line == NULL || jr.after == NULL) {
+	jo->nacts = 0;
+	jo->line = jo->after = NULL;
+	jo->linelen = jo->afterlen = 0;
+	jo->fline = open_memstream(&jo->line, &jo->linelen);
+	jo->fafter = open_memstream(&jo->after, &jo->afterlen);
+	if (jo->fline == NULL || jo->fafter == NULL) {
 		fprintf(stderr, "dtrace: cannot format a record: %s\n",
 			strerror(errno));
-		if (jr.line != NULL)
-			fclose(jr.line);
-		if (jr.after != NULL)
-			fclose(jr.after);
-		free(line);
-		free(after);
-		return -1;
+		if (jo->fline != NULL)
+			fclose(jo->fline);
+		if (jo->fafter != NULL)
+			fclose(jo->fafter);
+		jo->fline = jo->fafter = NULL;
+		return;
 	}
-	json_head(jr.line, dtp, "probe", hdr, hdr->clause);
-	fputs(",\"actions\":[", jr.line);
-	for (int i = 0; i < cl->nacts && err == 0; i++) {
-		if (dt_consume_action_ok(cl, i, data, dsize, &err))
-			err = json_action(&jr, &cl->acts[i], data);
+	json_head(jo->fline, "probe", r->hdr, r->hdr->clause, r->probe);
+	fputs(",\"actions\":[", jo->fline);
+}
+
+static void json_record_end(dt_out_t *o, int err)
+{
+	json_out_t *jo = (json_out_t *)o;
+	dtrace_hdl_t *dtp = o->dtp;
+
+	if (jo->fline != NULL) {
+		fputs("]}\n", jo->fline);
+		fclose(jo->fline);
+		fclose(jo->fafter);
+		jo->fline = jo->fafter = NULL;
+		/* the record, then the snapshots its printa()s took */
+		fwrite(jo->line, 1, jo->linelen, dtp->out);
+		fwrite(jo->after, 1, jo->afterlen, dtp->out);
 	}
-	fputs("]}\n", jr.line);
-	fclose(jr.line);
-	fclose(jr.after);
-	/* the record, then the snapshots its printa()s took */
-	fwrite(line, 1, linelen, dtp->out);
-	fwrite(after, 1, afterlen, dtp->out);
-	free(line);
-	free(after);
+	free(jo->line);
+	free(jo->after);
+	jo->line = jo->after = NULL;
 	if (err != 0 && dtp->errmsg[0] != '\0') {
 		fflush(dtp->out);
 		fprintf(stderr, "dtrace: %s\n", dtp->errmsg);
 		dtp->errmsg[0] = '\0';
 	}
-	return err;
 }
 
 /* --- faults and drops --- */
@@ -940,32 +905,79 @@ static bool fault_has_addr(uint32_t fault)
 	       fault == DT_FAULT_UPRIV;
 }
 
-void dt_json_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
-		   const dt_errrec_t *er, const char *msg)
+static void json_fault(dt_out_t *o, const dt_outfault_t *ft)
 {
+	const dt_errrec_t *er = ft->er;
 	char *line = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&line, &len);
 
 	if (f == NULL)
 		return;		/* the message still goes to stderr */
-	json_head(f, dtp, "error", hdr, er->clause);
+	json_head(f, "error", ft->hdr, er->clause, ft->probe);
 	json_key_str(f, "fault", dt_fault_str(er->fault));
 	if (fault_has_addr(er->fault))
 		fprintf(f, ",\"address\":%" PRIu64, er->addr);
 	fprintf(f, ",\"action\":%u,\"pc\":%u", er->action, er->pc);
-	json_key_str(f, "message", msg);
+	json_key_str(f, "message", ft->msg);
 	fputs("}\n", f);
 	fclose(f);
-	fwrite(line, 1, len, dtp->out);
+	fwrite(line, 1, len, o->dtp->out);
 	free(line);
 }
 
-void dt_json_drop(dtrace_hdl_t *dtp, const char *kind, int cpu,
-		  uint64_t count)
+static void json_drop(dt_out_t *o, const char *kind, int cpu, uint64_t count)
 {
-	fprintf(dtp->out, "{\"type\":\"drop\",\"kind\":\"%s\"", kind);
+	FILE *out = o->dtp->out;
+
+	fprintf(out, "{\"type\":\"drop\",\"kind\":\"%s\"", kind);
 	if (cpu >= 0)
-		fprintf(dtp->out, ",\"cpu\":%d", cpu);
-	fprintf(dtp->out, ",\"count\":%" PRIu64 "}\n", count);
+		fprintf(out, ",\"cpu\":%d", cpu);
+	fprintf(out, ",\"count\":%" PRIu64 "}\n", count);
+}
+
+/* JSON has no blank line at the end: only objects, one a line. */
+static void json_tracing_end(dt_out_t *o)
+{
+	(void)o;
+}
+
+static int json_exit_aggregation(dt_out_t *o, const dt_outagg_t *agg)
+{
+	return dt_json_aggregation(o->dtp, o->dtp->out, agg, "exit");
+}
+
+static void json_destroy(dt_out_t *o)
+{
+	json_out_t *jo = (json_out_t *)o;
+
+	if (jo->fline != NULL)
+		fclose(jo->fline);
+	if (jo->fafter != NULL)
+		fclose(jo->fafter);
+	free(jo->line);
+	free(jo->after);
+	free(jo);
+}
+
+static const dt_output_ops_t json_ops = {
+	.name = "json",
+	.each_alone = true,
+	.record_begin = json_record_begin,
+	.action = json_action,
+	.record_end = json_record_end,
+	.fault = json_fault,
+	.drop = json_drop,
+	.tracing_end = json_tracing_end,
+	.aggregation = json_exit_aggregation,
+	.destroy = json_destroy,
+};
+
+dt_out_t *dt_json_create(dtrace_hdl_t *dtp)
+{
+	json_out_t *jo = dt_zalloc(sizeof(*jo));
+
+	jo->base.ops = &json_ops;
+	jo->base.dtp = dtp;
+	return &jo->base;
 }

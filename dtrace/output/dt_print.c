@@ -29,7 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dt_consume_impl.h"
+#include "dt_output.h"
 
 #define PRINT_INDENT	4
 
@@ -200,7 +200,7 @@ static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
 }
 
 void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
-		    const uint8_t *data)
+		    const dt_value_t *v, const uint8_t *data)
 {
 	const dt_recdesc_t *rec = &act->recs[0];
 	const dt_type_t *t = rec->type;
@@ -209,7 +209,7 @@ void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
 	uint8_t word[8];
 
 	if (t == NULL) {
-		dt_print_trace(dtp, out, rec, p);
+		dt_text_trace(dtp, out, v);
 		return;
 	}
 	fprintf(out, "%s ", t->name);
