@@ -23,6 +23,7 @@
 #include "../unit/unit_elfhost.h"
 #include "../../plugins/usdt/usdt_args.c"
 #include "../../plugins/usdt/usdt_notes.c"
+#include "../../plugins/usdt/usdt_place.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
