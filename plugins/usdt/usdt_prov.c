@@ -38,6 +38,13 @@
  * descriptions of every process (usdt_probe_match), so a clause of
  * "myapp*" runs once per firing, under the name "myapp1234".
  *
+ * The engine does not ask about a description whose provider field names
+ * exactly a provider another plugin declares, nor about a bare BEGIN, END
+ * or ERROR (dt_probe_desc_elsewhere): this plugin answers to every other
+ * provider name, and a description of every process reads every
+ * process's maps (usdt_all_mappings, once per session) and each file the
+ * first time a process shows its (dev, inode) (file_of_mapping).
+ *
  * Paths.  A module field that is a path ("/usr/bin/python3.11") names one
  * file by its (device, inode), whatever link leads to it; a description of
  * every process then also makes that file's probes without a pid when no
@@ -378,10 +385,17 @@ static void file_unreadable(dtrace_provider_t *dtp, const char *path, int err)
 /* The file at path, when it has notes the provider keeps or may keep:
  * before tracing, every file read waits for usdt_start(); while tracing, a
  * file read for the first time must be admitted. */
-static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
-			    const usdt_query_t *q, const char *path)
+static usdt_file_t *file_of_mapping(dtrace_provider_t *dtp, usdt_state_t *st,
+				    const usdt_query_t *q,
+				    const usdt_mapping_t *m)
 {
-	usdt_file_t *f = usdt_file_get(&st->fc, host, dtp, path);
+	/* Before tracing, a file the cache knows by the (dev, inode) the
+	 * maps line showed costs no stat (see usdt_notes.c). */
+	usdt_file_t *f = !st->tracing && m->ino != 0 ?
+		usdt_file_get_known(&st->fc, host, dtp, m->path, m->dev,
+				    m->ino) :
+		usdt_file_get(&st->fc, host, dtp, m->path);
+	const char *path = m->path;
 
 	if (f == NULL) {
 		file_unreadable(dtp, path, errno);
@@ -390,6 +404,14 @@ static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (f->kept || !st->tracing)
 		return f;
 	return file_admit(dtp, st, q, f) ? f : NULL;
+}
+
+static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
+			    const usdt_query_t *q, const char *path)
+{
+	usdt_mapping_t m = { .path = (char *)path };
+
+	return file_of_mapping(dtp, st, q, &m);
 }
 
 /* Create the probes of one file that match the query, those of process
@@ -452,7 +474,7 @@ static int provide_mappings(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	int total = 0;
 	for (int i = 0; i < n; i++) {
-		usdt_file_t *f = file_of(dtp, st, q, m[i].path);
+		usdt_file_t *f = file_of_mapping(dtp, st, q, &m[i]);
 		if (f == NULL)
 			continue;	/* gone, unreadable, or no probes */
 		pid_t pid = q->pid ? q->pid : m[i].pid;

@@ -5,7 +5,9 @@
 # (test/plugins/evil.c) built with -DEVIL_CRASH dereferences NULL in
 # provide().  dtrace dies of it (killed by SIGSEGV, or in the sanitizer
 # build through AddressSanitizer's report, which must still come: the
-# handler gives the signal back to the action it displaced).
+# handler gives the signal back to the action it displaced).  The clause
+# says *:::BEGIN: the plugins are not asked about a bare BEGIN, the dtrace
+# provider's.
 set -u
 [ -x "$DTRACE" ] || exit 77
 command -v cc >/dev/null || { echo "no cc"; exit 77; }
@@ -17,7 +19,7 @@ cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$TESTDIR/../include" \
 	-DEVIL_CRASH -o crash/evil.so "$TESTDIR/plugins/evil.c" || exit 1
 
 "$DTRACE" -q -x plugindir="$PWD/crash" \
-	-n 'BEGIN { printf("begin\n"); exit(0); }' >out 2>err
+	-n '*:::BEGIN { printf("begin\n"); exit(0); }' >out 2>err
 rc=$?
 msg="dtrace: plugin $PWD/crash/evil.so crashed in provide(): SIGSEGV"
 if [ "${DT_SANITIZED:-0}" = 1 ]; then
