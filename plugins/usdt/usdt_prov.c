@@ -38,12 +38,9 @@
  * descriptions of every process (usdt_probe_match), so a clause of
  * "myapp*" runs once per firing, under the name "myapp1234".
  *
- * The engine does not ask about a description whose provider field names
- * exactly a provider another plugin declares, nor about a bare BEGIN, END
- * or ERROR (dt_probe_desc_elsewhere): this plugin answers to every other
- * provider name, and a description of every process reads every
- * process's maps (usdt_all_mappings, once per session) and each file the
- * first time a process shows its (dev, inode) (file_of_mapping).
+ * The engine asks no description another provider names exactly
+ * (dt_probe_desc_elsewhere); one of every process reads each process's
+ * maps once, and each file once (file_of_mapping).
  *
  * Paths.  A module field that is a path ("/usr/bin/python3.11") names one
  * file by its (device, inode), whatever link leads to it; a description of
@@ -382,15 +379,14 @@ static void file_unreadable(dtrace_provider_t *dtp, const char *path, int err)
 			   strerror(err));
 }
 
-/* The file at path, when it has notes the provider keeps or may keep:
+/* The file m maps, when it has notes the provider keeps or may keep:
  * before tracing, every file read waits for usdt_start(); while tracing, a
  * file read for the first time must be admitted. */
 static usdt_file_t *file_of_mapping(dtrace_provider_t *dtp, usdt_state_t *st,
 				    const usdt_query_t *q,
 				    const usdt_mapping_t *m)
 {
-	/* Before tracing, a file the cache knows by the (dev, inode) the
-	 * maps line showed costs no stat (see usdt_notes.c). */
+	/* before tracing, a file known by its (dev, inode) costs no stat */
 	usdt_file_t *f = !st->tracing && m->ino != 0 ?
 		usdt_file_get_known(&st->fc, host, dtp, m->path, m->dev,
 				    m->ino) :
@@ -404,14 +400,6 @@ static usdt_file_t *file_of_mapping(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (f->kept || !st->tracing)
 		return f;
 	return file_admit(dtp, st, q, f) ? f : NULL;
-}
-
-static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
-			    const usdt_query_t *q, const char *path)
-{
-	usdt_mapping_t m = { .path = (char *)path };
-
-	return file_of_mapping(dtp, st, q, &m);
 }
 
 /* Create the probes of one file that match the query, those of process
@@ -538,13 +526,14 @@ static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
 			const usdt_query_t *q)
 {
 	char path[PATH_MAX];
+	usdt_mapping_t m = { .path = path };	/* no (dev, inode): a stat */
 	usdt_file_t *f;
 
 	/* by the file's own name, as a process's maps show it, not a link's */
 	if (!q->by_path || q->pid != 0 || q->ino == 0 ||
 	    realpath(q->pdp->mod, path) == NULL)
 		return 0;
-	f = file_of(dtp, st, q, path);
+	f = file_of_mapping(dtp, st, q, &m);
 	if (f == NULL)
 		return 0;
 	return provide_file(dtp, st, q, path, f, 0);
