@@ -95,13 +95,30 @@ DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
 	       -lZydis -ldl -lz
 
 # Objects shared with the plugins and dtprobed (ELF and symbol handling,
-# /proc/PID/maps, opening the files other processes name):
+# /proc/PID/maps, opening the files other processes name, and the utility
+# layer of base/: the hash table, the growable array, the /proc readers):
 # compiled once more into a static library.  Everything is built -fPIC, so
 # the same flags serve; the separate directory keeps the two copies apart.
 COMMON_SRCS := $(filter %/dt_elf.c %/dt_elf_stapsdt.c %/dt_procmaps.c \
-		%/dt_untrusted.c,$(DTRACE_SRCS))
+		%/dt_untrusted.c %/dt_hash.c %/dt_array.c %/dt_procfs.c,\
+		$(DTRACE_SRCS))
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(O)/common/%.o)
 COMMON_LIB  := $(B)/libdtcommon.a
+# What dtprobed sees of the engine: the headers of libdtcommon.a's sources
+# (dt_elf.h, dt_procmaps.h, dt_untrusted.h), through the folders they live
+# in, and no other folder of the engine.
+COMMON_INCS := $(patsubst %/,-I%,$(sort $(dir $(COMMON_SRCS))))
+
+# The USDT contract (libusdt/README.md): the registration message, the
+# state files, the pinned map's key and value, the .dtrace_prov
+# declarations, the probe site's note.  A static archive that the -G
+# linker (dt_link.c, in the dtrace command), the usdt plugin and dtprobed
+# link, each with -Ilibusdt; it calls nothing but libc and sees no folder
+# of the engine.
+LIBUSDT_SRCS := $(wildcard libusdt/*.c)
+LIBUSDT_OBJS := $(LIBUSDT_SRCS:%.c=$(O)/%.o)
+LIBUSDT      := $(B)/libusdt.a
+LIBUSDT_INC  := -Ilibusdt
 
 PLUGINS     := $(notdir $(wildcard plugins/*))
 PLUGINS_BUILT := $(foreach p,$(PLUGINS),$(if $(wildcard plugins/$(p)/*.c),$(p)))
@@ -121,10 +138,9 @@ endif
 DTPROBED_SRCS := $(wildcard dtprobed/*.c)
 DTPROBED_OBJS := $(DTPROBED_SRCS:%.c=$(O)/%.o)
 # dtprobed reads ELF files and probe notes through libdtcommon.a, as the
-# engine does for the usdt plugin; it shares with the plugin one reader and
-# writer of the state files (usdt_reg.c) and one parser of .dtrace_prov
-# declarations (usdt_decl.c).
-DTPROBED_OBJS += $(if $(DTPROBED_SRCS),$(O)/plugins/usdt/usdt_decl.o $(O)/plugins/usdt/usdt_reg.o)
+# engine does for the usdt plugin; it shares with the plugin and -G the
+# USDT contract, libusdt.a (the message, the state files' reader and
+# writer, the pinned map, the .dtrace_prov declarations).
 
 TARGETS := $(B)/dtrace $(PLUGIN_SOS) $(if $(DTPROBED_SRCS),$(B)/dtprobed)
 
@@ -192,28 +208,45 @@ $(COMMON_LIB): $(COMMON_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+$(LIBUSDT): $(LIBUSDT_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
 # -rdynamic: plugins see nothing of the engine but the host table; it is
 # kept so that stack traces of the engine name its functions.  A directory
 # in the way is a leftover of an older layout (objects in $(B)/dtrace/).
-$(B)/dtrace: $(DTRACE_OBJS)
+$(B)/dtrace: $(DTRACE_OBJS) $(LIBUSDT)
 	@if [ -d $@ ]; then rm -rf $@; fi
 	$(CC) $(LDFLAGS) -rdynamic -o $@ $^ $(DTRACE_LIBS)
 
 # A plugin sees the engine through include/dtrace only, as a third
-# party's would: none of the engine's folders.
+# party's would: none of the engine's folders.  The usdt plugin also sees
+# and links the USDT contract (PLUGIN_INCS_NAME, PLUGIN_ARCHIVES_NAME).
 PLUGIN_CPPFLAGS  := $(filter-out $(DTRACE_INCS),$(CPPFLAGS))
+PLUGIN_INCS_usdt := $(LIBUSDT_INC)
+PLUGIN_ARCHIVES_usdt := $(LIBUSDT)
 $(foreach p,$(PLUGINS_BUILT),\
-	$(eval $(O)/plugins/$(p)/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS)))
+	$(eval $(O)/plugins/$(p)/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS) $(PLUGIN_INCS_$(p))))
+
+# libusdt sees neither the engine nor include/: libc only.
+$(O)/libusdt/%.o: CPPFLAGS := $(filter-out $(DTRACE_INCS) -Iinclude,$(CPPFLAGS)) $(LIBUSDT_INC)
+# The engine's files that use the contract: the -G linker writes its
+# images and checks its notes; the ELF reader decodes its notes (also in
+# libdtcommon.a, which is linked before libusdt.a).
+LIBUSDT_USERS := %/dt_link.o %/dt_elf_stapsdt.o
+$(filter $(LIBUSDT_USERS),$(DTRACE_OBJS) $(COMMON_OBJS)): CPPFLAGS += $(LIBUSDT_INC)
+# dtprobed: include/, the contract and libdtcommon.a's headers.
+$(O)/dtprobed/%.o: CPPFLAGS := $(PLUGIN_CPPFLAGS) $(LIBUSDT_INC) $(COMMON_INCS)
 
 # One rule per plugin: $(B)/plugins/NAME.so from plugins/NAME/*.c.
 define plugin_rule
-$(B)/plugins/$(1).so: $(patsubst %.c,$(O)/%.o,$(wildcard plugins/$(1)/*.c)) scripts/plugin.map
+$(B)/plugins/$(1).so: $(patsubst %.c,$(O)/%.o,$(wildcard plugins/$(1)/*.c)) $(PLUGIN_ARCHIVES_$(1)) scripts/plugin.map
 	@mkdir -p $$(dir $$@)
-	$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$(filter %.o,$$^) $$(PLUGIN_LIBS)
+	$$(CC) $$(LDFLAGS) $$(PLUGIN_LDFLAGS) -o $$@ $$(filter %.o,$$^) $(PLUGIN_ARCHIVES_$(1)) $$(PLUGIN_LIBS)
 endef
 $(foreach p,$(PLUGINS_BUILT),$(eval $(call plugin_rule,$(p))))
 
-$(B)/dtprobed: $(DTPROBED_OBJS) $(COMMON_LIB)
+$(B)/dtprobed: $(DTPROBED_OBJS) $(COMMON_LIB) $(LIBUSDT)
 	@if [ -d $@ ]; then rm -rf $@; fi
 	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf
 
@@ -223,11 +256,14 @@ $(B)/test/progs/%: test/progs/%.c | $(DEPS_STAMP)
 	$(CC) -Iinclude -O1 -g -fno-inline -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -o $@ $< -ldl -lpthread
 
 unit-tests: $(UNIT_BINS)
-# Some unit tests include plugin sources: they depend on those too.
+# Some unit tests include plugin sources: they depend on those too.  The
+# tests see libusdt and link it (the engine's -G linker does).
 PLUGIN_SOURCES := $(wildcard plugins/*/*.c plugins/*/*.h)
-$(B)/test/unit/%: test/unit/%.c $(ENGINE_OBJS_NOMAIN) $(PLUGIN_SOURCES) $(FLAGS_STAMP)
+TEST_CPPFLAGS  = $(CPPFLAGS) $(LIBUSDT_INC)
+TEST_OBJS      := $(ENGINE_OBJS_NOMAIN) $(LIBUSDT)
+$(B)/test/unit/%: test/unit/%.c $(TEST_OBJS) $(PLUGIN_SOURCES) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(ENGINE_OBJS_NOMAIN) $(LDFLAGS) $(DTRACE_LIBS)
+	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) -o $@ $< $(TEST_OBJS) $(LDFLAGS) $(DTRACE_LIBS)
 
 # Fuzz targets (test/fuzz/fuzz_NAME.c, see test/fuzz/README.md): built
 # with a plain main() that replays files (test/fuzz/replay.c) for make
@@ -241,13 +277,13 @@ FUZZ_TIME    ?= 60
 FUZZ_SEEDS_d := $(sort $(dir $(wildcard test/d/*/*.d)))
 
 fuzz-replay: $(FUZZ_REPLAYS)
-$(B)/test/fuzz/%-replay: test/fuzz/fuzz_%.c test/fuzz/replay.c $(ENGINE_OBJS_NOMAIN) $(PLUGIN_SOURCES) $(wildcard dtprobed/*.c dtprobed/*.h) $(FLAGS_STAMP)
+$(B)/test/fuzz/%-replay: test/fuzz/fuzz_%.c test/fuzz/replay.c $(TEST_OBJS) $(PLUGIN_SOURCES) $(wildcard dtprobed/*.c dtprobed/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< test/fuzz/replay.c $(ENGINE_OBJS_NOMAIN) $(LDFLAGS) $(DTRACE_LIBS)
+	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) -o $@ $< test/fuzz/replay.c $(TEST_OBJS) $(LDFLAGS) $(DTRACE_LIBS)
 
-$(B)/test/fuzz/%-fuzzer: test/fuzz/fuzz_%.c $(ENGINE_OBJS_NOMAIN) $(PLUGIN_SOURCES) $(wildcard dtprobed/*.c dtprobed/*.h) $(FLAGS_STAMP)
+$(B)/test/fuzz/%-fuzzer: test/fuzz/fuzz_%.c $(TEST_OBJS) $(PLUGIN_SOURCES) $(wildcard dtprobed/*.c dtprobed/*.h) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(ENGINE_OBJS_NOMAIN) $(LDFLAGS) $(DTRACE_LIBS)
+	$(CC) $(TEST_CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(TEST_OBJS) $(LDFLAGS) $(DTRACE_LIBS)
 
 # Each target runs FUZZ_TIME seconds on a working corpus seeded from
 # test/fuzz/corpus/NAME/; a crash is written there as crash-*, where make

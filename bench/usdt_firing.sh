@@ -16,7 +16,7 @@
 # while tracing and programs of many sites have it, rather than carried as
 # code (usdt_tramp.c), and in a program that may serve sites placed
 # later, which calls the attach cookie's helper and tests the cookie
-# (DTRACE_BENCH_NOSOLE, dt_program.c's sole_cookie_of()).  Medians of RUNS runs (default 5, in rotated
+# (DTRACE_BENCH_NOSOLE, dt_prog_load.c's sole_cookie_of()).  Medians of RUNS runs (default 5, in rotated
 # rounds: lib.sh, rows_run): ns per firing above the untraced loop and the
 # ratio to the bare uprobe, measured in this one run, and the time spent in
 # the BPF program per firing (bench/progstat.c, see firing.sh).  The
@@ -27,7 +27,7 @@
 # (modelled, as in firing.sh); the empty clause, which records the firing,
 # to bpftrace's printf of the CPU and the probe.  The status is 1 when a
 # goal is missed.  The dispatch is also shown without the prefilter
-# (DTRACE_BENCH_NOPREFILTER, dt_program.c).
+# (DTRACE_BENCH_NOPREFILTER, dt_prog_prefilter.c).
 #
 #   sudo bench/usdt_firing.sh [N [RUNS]]     (B=build-dir, default build/)
 #

@@ -50,8 +50,10 @@
 #include <unistd.h>
 
 #include "dtprobed.h"
+#include "dt_array.h"		/* from libdtcommon.a */
 #include "dt_elf.h"
-#include "../plugins/usdt/usdt_impl.h"
+#include "dt_procfs.h"
+#include "usdt_decl.h"		/* libusdt: .dtrace_prov declarations */
 
 #define DISCOVER_NO_PROVIDERS	3		/* the child's status: the file
 						   declares no provider */
@@ -261,8 +263,7 @@ static bool walk_known_none(const walk_t *w, const dt_mapping_t *m)
 
 static void walk_add_none(walk_t *w, const dt_mapping_t *m)
 {
-	if (dt_elf_grow(&w->none, &w->cap, w->nnone + 1, sizeof(*w->none),
-			64) == 0) {
+	if (DT_ARRAY_ROOM(w->none, w->nnone, w->cap) == 0) {
 		w->none[w->nnone][0] = m->dev;
 		w->none[w->nnone++][1] = m->ino;
 	}
@@ -445,24 +446,12 @@ static bool seen_before(const dt_mapping_t *maps, size_t i)
  * process that talks to another daemon (a test's own) is left to it. */
 static bool proc_uses_socket(pid_t pid, const char *sock)
 {
-	static const char var[] = USDT_REG_SOCKET_ENV "=";
 	static char env[1 << 16];
-	const char *want = USDT_REG_SOCKET_DEFAULT;
-	char path[64];
-	ssize_t len;
-	int fd;
+	const char *want = dt_procfs_getenv(pid, USDT_REG_SOCKET_ENV, env,
+					    sizeof(env));
 
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	len = read(fd, env, sizeof(env) - 1);
-	close(fd);
-	env[len > 0 ? len : 0] = '\0';
-	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(env + i) + 1)
-		if (strncmp(env + i, var, sizeof(var) - 1) == 0 &&
-		    env[i + sizeof(var) - 1] != '\0')
-			want = env + i + sizeof(var) - 1;
+	if (want == NULL || *want == '\0')	/* as its secure_getenv() */
+		want = USDT_REG_SOCKET_DEFAULT;
 	return strcmp(want, sock) == 0;
 }
 

@@ -60,6 +60,7 @@
 #include <unistd.h>
 
 #include "dtprobed.h"
+#include "dt_procfs.h"	/* dt_procfs_stat(), from libdtcommon.a */
 #include "dt_untrusted.h"	/* dt_open_untrusted(), from libdtcommon.a */
 
 #define DTP_PROCS_MAX		16384
@@ -92,28 +93,9 @@ static struct {
 /* Start time of pid (field 22 of /proc/PID/stat), 0 if gone. */
 static uint64_t proc_start_time(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	ssize_t n;
-	int fd, field;
+	dt_procfs_stat_t ps;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the command name may hold anything */
-	if (p == NULL)
-		return 0;
-	for (field = 2; p != NULL && field < 22; field++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL || sscanf(p + 1, "%llu", &start) != 1)
-		return 0;
-	return start;
+	return dt_procfs_stat(pid, &ps) == 0 ? ps.start_time : 0;
 }
 
 /* The owner of /proc/PID: the process's effective uid, or root for one

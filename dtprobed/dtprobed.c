@@ -285,7 +285,7 @@ static void answer(int cfd, pid_t pid, int op)
  * A fault for tests: with DTPROBED_FAULT_PARSE_DELAY=MS in the daemon's
  * environment, each registration's parse starts MS milliseconds late, as
  * on a loaded machine, so that a test sees what waits for it and what does
- * not (test/sh/dtprobed_answer.sh).
+ * not (test/sh/dtprobed/dtprobed_answer.sh).
  */
 static void fault_parse_delay(void)
 {

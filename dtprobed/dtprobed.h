@@ -13,6 +13,12 @@
  *		registration was sent while no daemon listened
  *   dtp_budget.c	what each user may hold (sites, bytes of state) and
  *		log; who is privileged
+ *
+ * What it shares: the USDT contract of libusdt/ (the message, the state
+ * files' reader and writer, the pinned map's key and value, the
+ * .dtrace_prov declarations), and of the engine the headers of
+ * libdtcommon.a only (dt_elf.h, dt_procmaps.h, dt_untrusted.h: the
+ * Makefile's COMMON_INCS).  Nothing of the usdt plugin.
  */
 #ifndef DTPROBED_H
 #define DTPROBED_H
@@ -23,10 +29,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "dtprobed_proto.h"
+#include "dtprobed_proto.h"	/* libusdt: the registration message */
+#include "usdt_reg.h"		/* libusdt: the state files, the pinned map */
+#include "usdt_reg_impl.h"
 #include "dt_procmaps.h"	/* dt_proc_maps(), from libdtcommon.a */
-#include "../plugins/usdt/usdt_reg.h"
-#include "../plugins/usdt/usdt_reg_impl.h"
 
 /* Log a message: to stderr in -F mode, else to syslog. */
 void dtp_log(int prio, const char *fmt, ...)

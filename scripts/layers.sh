@@ -39,11 +39,15 @@ layers() {
 # D types, compile error tags, the compile control block's arena and
 # error exit (dt_pcb), which the handle embeds, and the guard around
 # every call into a plugin, which names it when it crashes (dt_plugcall).
+# The utility layer: the one hash function and hash table (dt_hash), the
+# growable array (dt_array), what is read of a process in /proc (its
+# stat, environment, root and mount namespace: dt_procfs); these three
+# use nothing of the engine and are also compiled into libdtcommon.a.
 # May call: no other folder.  dt_impl.h includes compiler/dt_ast.h (the
 # compile control block holds the parse tree): the one include across
 # the order, until the handle is split.
 base      dt_impl dt_subr dt_strmap dt_clauseset dt_error dt_type dt_pcb
-base      dt_plugcall
+base      dt_plugcall dt_hash dt_array dt_procfs
 
 # Files, symbols and processes.
 # ELF files, their symbols and <sys/sdt.h> notes, /proc/PID/maps, D types
@@ -57,13 +61,15 @@ symbols   dt_elf dt_elf_stapsdt dt_procmaps dt_dwarf dt_btf dt_debuginfo dt_proc
 symbols   dt_untrusted
 
 # BPF code and objects.
-# The assembler, the disassembler (-S), the optimizer of finished code,
-# the session's maps, program loading and links, the kernel's features
-# (dt_nop5: what the kernel makes of a uprobe on a 5-byte nop, and whether
-# a forked child survives it), and the layout of the BPF-side state
-# (dt_runtime.h: the maps every session has, the machine state).
+# The assembler, the disassembler (-S), the optimizer of finished code
+# (dt_opt; dt_opt_inline: dataflow over straight-line code and functions
+# run inline at a program's entry), the session's maps, program loading
+# and links, the kernel's features (dt_nop5: what the kernel makes of a
+# uprobe on a 5-byte nop, and whether a forked child survives it), and
+# the layout of the BPF-side state (dt_runtime.h: the maps every session
+# has, the machine state).
 # May call: base, symbols.
-bpf       dt_as dt_dis dt_opt dt_bpf dt_runtime dt_nop5
+bpf       dt_as dt_dis dt_opt dt_opt_inline dt_bpf dt_runtime dt_nop5
 
 # The probe table.
 # Providers' probes by PRID and by name, and the probes the programs make
@@ -79,6 +85,7 @@ probes    dt_probe dt_instance
 # tracing is enabled with.
 # May call: base, symbols, bpf, probes.
 contract  dt_progdesc dt_format dt_rec
+contract  dt_recval
 
 # D to BPF.
 # Lexer, parser and parse tree, type checker, identifiers, code generator
@@ -87,42 +94,66 @@ contract  dt_progdesc dt_format dt_rec
 # cmd/dt_compile.c.
 # May call: base, symbols, bpf, probes, contract (the program description
 # only as its writer: `make modcycle`).
-compiler  dt_lex dt_parse dt_ast dt_check dt_check_agg dt_check_xlate
+compiler  dt_lex dt_parse dt_parse_decl dt_parse_impl dt_ast dt_ast_dump
+compiler  dt_check dt_check_impl dt_check_call dt_check_decl dt_check_agg
+compiler  dt_check_xlate
 compiler  dt_ident dt_cg dt_cg_impl dt_cg_act dt_cg_agg dt_cg_expr dt_cg_net
 compiler  dt_cg_sou dt_cg_spec dt_cg_str dt_cg_subr dt_cg_var dt_cg_xlate
 compiler  dt_regs dt_lib dt_cpp
 
 # The programs that run the clauses.
-# Underlying probes, overlays, the per-kind programs (prologue,
-# trampolines, overlay lookup, clause calls), the prefilter, building,
-# loading, attaching and retiring them; kernel events (kprobes,
-# fentry/fexit, raw tracepoints); the return firings the kernel omits
-# past its depth, counted (dt_uretdepth); the traced processes the kernel
-# kills for a uprobe it cannot handle, reported (dt_sigwatch, whose
+# The program builder, one file per job, called one way (dt_prog_impl.h
+# draws it): the host entry points and the session (dt_program), which
+# only record what the providers place, underlying probes and overlays
+# (dt_prog_sites); the one step that makes the kernel match the record,
+# at start and while tracing (dt_prog_reconcile); the session's maps
+# (dt_prog_maps), links, refused links and retiring (dt_prog_attach),
+# loading and the programs made while tracing (dt_prog_load), which
+# program serves which site and one program put together (dt_prog_build),
+# programs chained by tail calls (dt_prog_chain), the prefilter
+# (dt_prog_prefilter), the code of one program: prologue, trampolines,
+# overlay lookup, clause calls (dt_prog_emit).  Beside it: kernel events
+# (kprobes, fentry/fexit, raw tracepoints); the return firings the kernel
+# omits past its depth, counted (dt_uretdepth); the traced processes the
+# kernel kills for a uprobe it cannot handle, reported (dt_sigwatch, whose
 # descriptors the session's event loop sleeps on).
 # May call: every folder below it.
-runtime   dt_program dt_kevent dt_uretdepth dt_sigwatch
+runtime   dt_program dt_prog_impl dt_prog_sites dt_prog_reconcile dt_prog_maps
+runtime   dt_prog_attach dt_prog_load dt_prog_build dt_prog_chain
+runtime   dt_prog_prefilter dt_prog_emit dt_kevent dt_uretdepth dt_sigwatch
 
-# Records, formatted as DTrace does.
-# Records out of the output ring buffer: buffer policies, aggregations
-# (snapshot, merge, sort, print, clear), printf, print(), JSON lines, the
-# output stream (-o), user stacks unwound.
+# Output: decoded records printed as text or JSON.
+# The one interface through which the consumer's decoded values are
+# printed (dt_output.h), its text implementation (dt_text, DTrace's
+# layout; dt_text_agg, aggregations and histograms) and its JSON one
+# (dt_json); the printf engine, print()'s typed layout, and the output
+# stream (-o).  It never calls the consumer: what it prints comes decoded.
+# May call: base, symbols, bpf, probes, contract.
+output    dt_output dt_text dt_text_agg dt_json dt_printf dt_print
+
+# Records, read and decoded once.
+# Records out of the output ring buffer: buffer policies, actions' effects,
+# records decoded into values (dt_decode: stacks unwound and symbolized),
+# aggregations (snapshot and merge in dt_agg, sorting and the printa walk
+# in dt_agg_print, clear, trunc and normalize in dt_agg_clear), user
+# stacks unwound; printed through output/.
 # May call: every folder below it; of the compiler's work it knows only
 # the program description (`make modcycle`).
-consumer  dt_consume dt_consume_impl dt_consume_buf dt_agg dt_printf dt_print
-consumer  dt_json dt_output dt_unwind
+consumer  dt_consume dt_consume_impl dt_consume_buf dt_decode dt_agg
+consumer  dt_agg_impl dt_agg_print dt_agg_clear dt_unwind
 
 # Processes as they exec.
 # The exec gate (each exec held until the watching providers saw the
 # files it maps), its watchdog process, the loader model (dt_ldso: the
-# files ld.so maps, computed from the files), where the loader's debugger
-# hook is (dt_rtld), and the exec watch (dt_exec: its programs built with
-# the assembler and loaded, its maps created, through bpf/ like the
-# others').  The watch and the gate give the session's event loop (cmd/)
-# their descriptors, and it calls them.
+# files ld.so maps, computed from the files; dt_ldso_sect: whether one
+# has a section), where the loader's debugger hook is (dt_rtld), and the
+# exec watch (dt_exec: its programs built with the assembler and loaded,
+# its maps created, through bpf/ like the others').  The watch and the
+# gate give the session's event loop (cmd/) their descriptors, and it
+# calls them.
 # May call: every folder below it; not the consumer, which a library
 # change reaches through the session's loop.
-gate      dt_gate dt_gatewd dt_ldso dt_rtld dt_exec
+gate      dt_gate dt_gatewd dt_ldso dt_ldso_sect dt_rtld dt_exec
 
 # The door of the provider plugins.
 # Plugins found, loaded and checked, the host table they call

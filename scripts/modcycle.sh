@@ -10,11 +10,16 @@
 # A module is a source file and its header (dt_foo.c, dt_foo.h), except for
 # the groups below, whose files form one unit behind one interface:
 #
+#   parser     the parser (dt_parse*.c, dt_parse_impl.h): its files call
+#              one another (expressions read type names, declarations
+#              constant expressions)
 #   checker    the type checker (dt_check*.c, dt_check.h): the typed AST,
 #              the identifiers it declares and its findings on a clause
 #   codegen    the code generator (dt_cg*.c, dt_regs.c, dt_cg_impl.h): reads
 #              what the checker gives it and writes the program description
-#   consumer   dt_consume*.c, dt_agg.c, dt_printf.c, dt_print.c, dt_json.c
+#   consumer   dt_consume*.c, dt_agg*.c, dt_decode.c
+#   output     dt_output.c, dt_text*.c, dt_printf.c, dt_print.c, dt_json.c:
+#              never calls the consumer
 #   progdesc   the program description (dt_progdesc.[ch], dt_format.c,
 #              dt_rec.h): what the compiler writes and the consumer and the
 #              checker read
@@ -55,10 +60,12 @@ vocabulary=dt_impl
 
 mod() {
 	case $1 in
+	dt_parse|dt_parse_*) echo parser ;;
 	dt_check|dt_check_*) echo checker ;;
 	dt_cg|dt_cg_*|dt_regs) echo codegen ;;
-	dt_consume|dt_consume_*|dt_agg|dt_printf|dt_print|dt_json) echo consumer ;;
-	dt_progdesc|dt_format|dt_rec) echo progdesc ;;
+	dt_consume|dt_consume_*|dt_agg|dt_agg_*|dt_decode) echo consumer ;;
+	dt_output|dt_text|dt_text_agg|dt_printf|dt_print|dt_json) echo output ;;
+	dt_progdesc|dt_format|dt_rec|dt_recval) echo progdesc ;;
 	dt_probe|dt_instance) echo probes ;;
 	*) echo "$1" ;;
 	esac
@@ -141,7 +148,7 @@ if ! tsort "$tmp/graph" >"$tmp/order" 2>"$tmp/loops"; then
 fi
 # The contract beyond the absence of cycles: these modules never reach the
 # ones they are paired with, directly or through others.
-forbid="consumer:codegen consumer:checker checker:codegen \
+forbid="consumer:codegen consumer:checker checker:codegen output:consumer \
 	progdesc:codegen progdesc:checker progdesc:consumer \
 	probes:codegen probes:checker probes:dt_compile"
 bad=$(echo "$forbid" | tr ' ' '\n' | awk -F: '

@@ -15,10 +15,15 @@
 #                             stands for the build directory.
 #   test/d/**/err.D_TAG.NAME.d  run with -x errtags: must exit 1 with
 #                             "[D_TAG]" on stderr
-#   test/sh/*.sh              run by bash in a fresh scratch directory with
+#   test/sh/AREA/*.sh         run by bash in a fresh scratch directory with
 #                             DTRACE, B, DTRACE_PLUGIN_PATH, TESTDIR (the
 #                             test/ directory) and TMPDIR exported: exit 0
-#                             passes, 77 skips.  A line "# @alone" runs
+#                             passes, 77 skips.  Each sources
+#                             test/sh/lib/test_lib.sh first; the areas are
+#                             in test/sh/README.md.  A test left loose in
+#                             test/sh/ itself fails, named, whatever
+#                             DT_TESTS says: it belongs in an area.
+#                             A line "# @alone" runs
 #                             it after the others, with no other test
 #                             running: its dtrace session probes every
 #                             process (myapp*:::tick), and would raise
@@ -31,7 +36,8 @@
 #   DT_JOBS       tests run at once (default 2)
 #   DT_TIMEOUT    seconds a test may take (default 30)
 #   DT_TESTS      a regular expression: run only the tests whose path under
-#                 test/ (or the build's test/) matches
+#                 test/ (or the build's test/) matches; a shell test is also
+#                 taken when sh/NAME.sh, its path before the areas, matches
 #
 # dtrace runs pinned to CPU 0 (taskset) so that the CPU column of BEGIN and
 # END lines is stable.  Works from any directory.  Each test runs under
@@ -231,8 +237,21 @@ run_sh() {
 	rm -rf "$tmp"
 }
 
+# A shell test directly in test/sh/: named, and failed, so that it is
+# moved into its area rather than silently not run.
+run_loose() {
+	local name why
+	name=$(test_name "$1")
+	why=$(mktemp)
+	echo "left loose in test/sh/: move it into an area folder" \
+		"(test/sh/README.md) with git mv" >"$why"
+	report FAIL "$name" "$why"
+	rm -f "$why"
+}
+
 if [ "${1:-}" = --one ]; then
 	case $2 in
+	loose) run_loose "$3" ;;
 	unit) run_unit "$3" ;;
 	tst) run_tst "$3" ;;
 	err) run_err "$3" ;;
@@ -255,8 +274,11 @@ list_tests() {
 		find "$TESTDIR/d" -type f -name 'err.D_*.d' | LC_ALL=C sort |
 			sed 's/^/err /'
 	fi
+	for f in "$TESTDIR"/sh/*/*.sh; do
+		[ -f "$f" ] && [ "${f%/lib/*}" = "$f" ] && echo "sh $f"
+	done
 	for f in "$TESTDIR"/sh/*.sh; do
-		[ -f "$f" ] && echo "sh $f"
+		[ -f "$f" ] && echo "loose $f"
 	done
 }
 
@@ -287,7 +309,10 @@ select_tests() {
 	while read -r kind file; do
 		rel=${file#"$TESTDIR"/}
 		rel=${rel#"$B"/test/}
-		[[ $rel =~ $DT_TESTS ]] && echo "$kind $file"
+		if [ "$kind" = loose ] || [[ $rel =~ $DT_TESTS ]] ||
+			{ [ "$kind" = sh ] && [[ sh/${file##*/} =~ $DT_TESTS ]]; }; then
+			echo "$kind $file"
+		fi
 	done
 	return 0
 }

@@ -26,6 +26,8 @@
 #include "dt_type.h"
 #include "dt_error.h"
 #include "dt_clauseset.h"
+#include "dt_hash.h"
+#include "dt_array.h"
 
 #define DT_VERS_STRING	"dtrace 0.1"
 
@@ -153,7 +155,6 @@ struct dtrace_probe {
 	const char *func_file;	/* host->probe_function: the file whose
 				   DWARF types its arguments, or NULL */
 	bool enabled;
-	struct dtrace_probe *hash_next;
 };
 
 struct dt_compiled_clause;	/* dt_cg.h */
@@ -190,12 +191,11 @@ struct dtrace_hdl {
 	/* probe table: probes[1 .. nprobes] */
 	dtrace_probe_t **probes;
 	uint32_t nprobes, probes_cap;
-	dtrace_probe_t **probe_hash;
-	uint32_t probe_hash_size;
+	dt_htab_t probe_names;	/* of dtrace_probe_t *, by their names */
 	/* probes the programs made at run time (dt_instance.c): inst[i] has
 	 * the id inst_base + i */
 	dtrace_probe_t **inst;
-	uint32_t ninst, inst_base;
+	uint32_t ninst, inst_cap, inst_base;
 	uint32_t inst_max;	/* room for them: procprobes, when templates */
 	bool inst_full;		/* the programs made all they may */
 
@@ -251,6 +251,13 @@ extern const dtrace_host_t dt_host;
 void *dt_zalloc(size_t size);		/* exits on out of memory */
 void *dt_realloc(void *p, size_t size);
 char *dt_strdup(const char *s);
+_Noreturn void dt_nomem(void);		/* "out of memory", exit(1) */
+/* The table takes its memory from dt_zalloc(): no insertion fails. */
+void dt_htab_nofail(dt_htab_t *t);
+/* DT_ARRAY_ROOM() (dt_array.h) that does not fail: dtrace ends when
+ * memory does. */
+#define dt_array_room(arr, n, cap) \
+	((void)(DT_ARRAY_ROOM(arr, n, cap) == 0 || (dt_nomem(), 0)))
 void dt_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Record an error for the command to print ("dtrace: " + message). */
@@ -289,7 +296,8 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
 void dt_probe_ctypes(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
 /* The probe of PRID id, those made at run time included; NULL if none. */
 dtrace_probe_t *dt_probe_by_id(dtrace_hdl_t *dtp, uint32_t id);
-/* Put p, made outside dt_probe_insert() with its id set, in the hash. */
+/* Put p, made outside dt_probe_insert() with its id set, in the index
+ * by name. */
 void dt_probe_hash_add(dtrace_hdl_t *dtp, dtrace_probe_t *p);
 void dt_probe_fini(dtrace_hdl_t *dtp);
 

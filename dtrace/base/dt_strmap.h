@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_strmap.h: a map from (tag, name) to a pointer (dt_subr.c).
+ * dt_strmap.h: a map from (tag, name) to a pointer (dt_subr.c), on the
+ * hash table of dt_hash.h.
  */
 #ifndef DT_STRMAP_H
 #define DT_STRMAP_H
 
 #include <stdint.h>
+
+#include "dt_hash.h"
 
 struct dt_pcb;
 
@@ -15,10 +18,10 @@ struct dt_pcb;
  * 100,000 declarations).  Names are not copied: they must outlive the
  * map.  Its memory comes from pcb's arena when pcb is set (a compile
  * error frees it with the rest), else from malloc (dt_strmap_fini()).
+ * All zero, or with only pcb set, it is empty.
  */
 typedef struct dt_strmap {
-	struct dt_strmap_ent *ents;
-	uint32_t size, n;	/* size: a power of two, 0 before the first put */
+	dt_htab_t tab;		/* of struct dt_strmap_ent */
 	struct dt_pcb *pcb;
 } dt_strmap_t;
 void *dt_strmap_get(const dt_strmap_t *m, uint32_t tag, const char *name);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dt_subr.c: small utilities of the engine: allocation that cannot fail
- * silently, error and warning messages, D's glob matching, clocks.
+ * silently (also for the hash tables and arrays of dt_hash.h and
+ * dt_array.h), error and warning messages, the (tag, name) map of
+ * dt_strmap.h, D's glob matching, clocks.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,10 +12,11 @@
 #include <time.h>
 
 #include "dt_impl.h"
+#include "dt_strmap.h"
 
 /* Out of memory in the consumer is not something dtrace can trace through:
  * say so and stop, rather than let every caller grow an error path. */
-static _Noreturn void dt_nomem(void)
+_Noreturn void dt_nomem(void)
 {
 	fputs("dtrace: out of memory\n", stderr);
 	exit(1);
@@ -64,78 +67,86 @@ void dt_set_error(dtrace_hdl_t *dtp, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Match a bracket expression at *pp against c; advance *pp past it.
- * Returns 1 on a match, 0 on none, -1 if the bracket is not closed. */
 /* ---- dt_strmap_t ---- */
 
 struct dt_strmap_ent {
-	const char *name;	/* NULL: free slot */
+	const char *name;
 	uint32_t tag;
 	void *v;
 };
 
-static uint64_t strmap_hash(uint32_t tag, const char *s)
+static bool strmap_eq(const void *elem, const void *key)
 {
-	uint64_t h = 0xcbf29ce484222325ull ^ tag;
+	const struct dt_strmap_ent *e = elem, *k = key;
 
-	for (; *s != '\0'; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	return e->tag == k->tag && strcmp(e->name, k->name) == 0;
 }
 
-/* The slot of (tag, name), or the free slot where it would go. */
-static struct dt_strmap_ent *strmap_slot(const dt_strmap_t *m, uint32_t tag,
-					 const char *name)
+static uint64_t strmap_hash(uint32_t tag, const char *name)
 {
-	uint32_t mask = m->size - 1;
-	uint32_t i = (uint32_t)strmap_hash(tag, name) & mask;
-
-	while (m->ents[i].name != NULL &&
-	       (m->ents[i].tag != tag || strcmp(m->ents[i].name, name) != 0))
-		i = (i + 1) & mask;
-	return &m->ents[i];
+	return dt_hash_str(dt_hash_u64(DT_HASH_INIT, tag), name);
 }
 
-static void strmap_grow(dt_strmap_t *m)
+static void *strmap_arena_zalloc(void *pcb, size_t size)
 {
-	dt_strmap_t bigger = { .size = m->size ? m->size * 2 : 64,
-			       .pcb = m->pcb };
-	size_t bytes = sizeof(*bigger.ents) * bigger.size;
-
-	bigger.ents = m->pcb ? dt_pcb_alloc(m->pcb, bytes) : dt_zalloc(bytes);
-	for (uint32_t i = 0; i < m->size; i++)
-		if (m->ents[i].name != NULL)
-			*strmap_slot(&bigger, m->ents[i].tag,
-				     m->ents[i].name) = m->ents[i];
-	bigger.n = m->n;
-	if (m->pcb == NULL)
-		free(m->ents);
-	*m = bigger;
+	return dt_pcb_alloc(pcb, size);
 }
 
 void *dt_strmap_get(const dt_strmap_t *m, uint32_t tag, const char *name)
 {
-	return m->size == 0 ? NULL : strmap_slot(m, tag, name)->v;
+	struct dt_strmap_ent k = { .name = name, .tag = tag }, *e;
+
+	e = dt_htab_find(&m->tab, strmap_hash(tag, name), &k);
+	return e != NULL ? e->v : NULL;
 }
 
 void dt_strmap_put(dt_strmap_t *m, uint32_t tag, const char *name, void *v)
 {
-	if (2 * (m->n + 1) > m->size)
-		strmap_grow(m);
-	struct dt_strmap_ent *e = strmap_slot(m, tag, name);
-	if (e->name == NULL)
-		m->n++;
+	struct dt_strmap_ent k = { .name = name, .tag = tag };
+
+	if (m->tab.eq == NULL) {
+		dt_htab_init(&m->tab, sizeof(k), strmap_eq);
+		if (m->pcb != NULL) {	/* the arena frees it all at once */
+			m->tab.zalloc = strmap_arena_zalloc;
+			m->tab.ctx = m->pcb;
+		} else {
+			dt_htab_nofail(&m->tab);
+		}
+	}
+	struct dt_strmap_ent *e = dt_htab_insert(&m->tab, strmap_hash(tag, name),
+						 &k, NULL);
 	*e = (struct dt_strmap_ent){ .name = name, .tag = tag, .v = v };
 }
 
 void dt_strmap_fini(dt_strmap_t *m)
 {
-	if (m->pcb == NULL)
-		free(m->ents);
-	m->ents = NULL;
-	m->size = m->n = 0;
+	dt_htab_fini(&m->tab);
 }
 
+/* ---- allocation that never fails, for the utility layer ---- */
+
+static void *nofail_zalloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	return dt_zalloc(size);
+}
+
+static void nofail_free(void *ctx, void *p)
+{
+	(void)ctx;
+	free(p);
+}
+
+void dt_htab_nofail(dt_htab_t *t)
+{
+	t->zalloc = nofail_zalloc;
+	t->free = nofail_free;
+}
+
+/* ---- D's globs ---- */
+
+/* Match a bracket expression at *pp against c; advance *pp past it.
+ * Returns 1 on a match, 0 on none, -1 if the bracket is not closed. */
 static int glob_bracket(const char **pp, char c)
 {
 	const char *p = *pp + 1;

@@ -958,13 +958,8 @@ int dt_bpf_prog_load_btf(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 	return fd;
 }
 
-int dt_bpf_prog_load(dtrace_hdl_t *dtp, const char *name, dt_as_t *as)
-{
-	return dt_bpf_prog_load_for(dtp, name, as, dt_bpf_use_multi(dtp));
-}
-
-/* The map a relocated instruction of the emitter arg loads, for dt_dis(). */
-static const char *maprel_name(void *arg, uint32_t insn)
+/* The map an instruction of as loads, by its relocation (-S). */
+static const char *show_mapname(void *arg, uint32_t insn)
 {
 	const dt_as_t *as = arg;
 
@@ -980,7 +975,12 @@ void dt_bpf_prog_show(dtrace_hdl_t *dtp, const char *title,
 	if (!dtp->opt.show_bpf)
 		return;
 	fprintf(stderr, "\n%s (%u insns):\n", title, as->ninsns);
-	dt_dis(stderr, as->insns, as->ninsns, maprel_name, (void *)as);
+	dt_dis(stderr, as->insns, as->ninsns, show_mapname, (void *)as);
+}
+
+int dt_bpf_prog_load(dtrace_hdl_t *dtp, const char *name, dt_as_t *as)
+{
+	return dt_bpf_prog_load_for(dtp, name, as, dt_bpf_use_multi(dtp));
 }
 
 /*
@@ -1074,7 +1074,7 @@ static int multi_link(const dt_attach_req_t *req, uint32_t i, uint32_t cnt)
  * A fault for tests: with DTRACE_FAULT_ATTACH=N in the environment, the
  * first N uprobe links asked for while tracing are refused with ENOMEM, as
  * a kernel short of memory refuses them, so that a test sees late attaches
- * fail, be tried again and be reported (test/sh/late_attach_retry.sh).
+ * fail, be tried again and be reported (test/sh/pid/late_attach_retry.sh).
  */
 static bool fault_attach(const dtrace_hdl_t *dtp)
 {

@@ -3,7 +3,7 @@
  * dt_opt.c: a function's values forwarded from the context, and its dead
  * code dropped.
  *
- * The prefilter (dt_program.c) runs a provider's trampoline into a copy of
+ * The prefilter (dt_prog_prefilter.c) runs a provider's trampoline into a copy of
  * the mstate on its stack, then a predicate that reads the copy back: each
  * argument it tests costs a load from the context, a store to the stack
  * and a load from the stack, besides the moves and spills of the

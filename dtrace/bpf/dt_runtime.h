@@ -3,7 +3,7 @@
  * dt_runtime.h: the session's BPF-side state, shared by the code generator,
  * the program builder and the consumer.
  *
- * Maps every session has (created by dt_program.c):
+ * Maps every session has (created by dt_prog_maps.c):
  *   "output"	RINGBUF	records to the consumer (dt_rec.h)
  *   "state"	ARRAY	u64 slots, DT_STATE_*; key is the slot number
  *   "cpuinfo"	PERCPU_ARRAY, 1 entry: dt_cpuinfo_t, counters per CPU
@@ -26,7 +26,7 @@
  *
  * A program whose clauses all have predicates on arguments alone first
  * runs its trampoline into a copy on its stack and tests them there, and
- * returns when none holds, touching no map (dt_program.c, the prefilter).
+ * returns when none holds, touching no map (dt_prog_prefilter.c).
  * A program runs: prologue (activity check, mstate, default key), the
  * provider's trampoline, overlay lookup ((pid, cookie), then (0, cookie);
  * there, when the trampoline set mstate.instance, the (pid, cookie) overlay
@@ -143,12 +143,12 @@ typedef struct dt_mstate {
 	uint32_t strtok;	/* 1 + where strtok() goes on; 0: nowhere */
 	/* This CPU's copies of the session's state, beside the fields every
 	 * firing touches: reading the "state" map costs a page of its own.
-	 * Kept by dt_program.c (userspace, through the map's mapping) and by
+	 * Kept by dt_prog_maps.c (userspace, through the map's mapping) and by
 	 * exit() (dt_cg_act.c, every CPU's); the firing never writes them. */
 	uint32_t cpu_active;	/* the activity is DT_ACTIVITY_ACTIVE */
 	uint32_t cpu_generic;	/* DT_STATE_GENERIC is non-zero */
 	uint32_t chain_ent;	/* the overlay entry a chained program runs
-				   (dt_program.c) */
+				   (dt_prog_chain.c) */
 	uint32_t pad;
 	uint64_t err_argv[6];	/* the firing's arg0..arg5 while ERROR runs */
 	uint64_t cg_area[];

@@ -6,11 +6,12 @@
  * Steps: check every input (an ELF relocatable object; its stapsdt notes
  * name only declared probes of our providers, with the declared number of
  * arguments), build one registration message image per provider (the format
- * of dtprobed/dtprobed_proto.h), write a C file holding the images, the
- * probes' semaphores and the fixed registration code below, and compile it
- * with the system C compiler ($CC, else cc) into a temporary file renamed
- * onto the output.  Inputs are only read: the sites stay as the compiler
- * made them (a nop and a note), so -G can run any number of times.
+ * of libusdt's dtprobed_proto.h, written by its usdt_decl_image), write a C
+ * file holding the images, the probes' semaphores and the fixed
+ * registration code below, and compile it with the system C compiler ($CC,
+ * else cc) into a temporary file renamed onto the output.  Inputs are only
+ * read: the sites stay as the compiler made them (a nop and a note), so -G
+ * can run any number of times.
  *
  * Objects compiled with -flto (no fat objects) carry no notes yet: they are
  * accepted unchecked.  Objects without probes are accepted when another
@@ -33,7 +34,9 @@
 #include <unistd.h>
 
 #include "dt_usdt_gen.h"
-#include "../dtprobed/dtprobed_proto.h"
+#include "dtprobed_proto.h"	/* libusdt: the registration message */
+#include "usdt_decl.h"		/* libusdt: the .dtrace_prov image */
+#include "usdt_note.h"		/* libusdt: a probe site's note */
 
 /* ---- checking the inputs ---- */
 
@@ -82,36 +85,31 @@ static int link_count_args(const char *spec)
 	return n;
 }
 
-/* One stapsdt note's descriptor: 3 addresses, provider, name, args. */
+/* One stapsdt note's descriptor (usdt_note.h); a malformed one is not
+ * ours to judge, and skipped. */
 static int link_check_note(link_check_t *lc, const char *desc, size_t size)
 {
-	const char *prov, *name, *args, *end = desc + size;
 	const dt_providerdecl_t *pv;
 	const dt_probedecl_t *pr;
+	usdt_note_desc_t d;
 
-	if (size < 24 + 3)
+	if (!usdt_note_decode(desc, size, 8, &d))
 		return 0;
-	prov = desc + 24;
-	name = memchr(prov, '\0', (size_t)(end - prov));
-	if (name == NULL || ++name >= end)
-		return 0;
-	args = memchr(name, '\0', (size_t)(end - name));
-	if (args == NULL || ++args >= end || !memchr(args, '\0', (size_t)(end - args)))
-		return 0;
-	pv = link_find_provider(lc->prog, prov);
+	pv = link_find_provider(lc->prog, d.provider);
 	if (pv == NULL)
 		return 0;	/* another provider's <sys/sdt.h> probe */
-	pr = link_find_probe(pv, name);
+	pr = link_find_probe(pv, d.name);
 	if (pr == NULL) {
 		dt_set_error(lc->dtp, "failed to link %s: probe %s:::%s is used "
-			     "but not declared by provider %s", lc->obj, prov,
-			     name, prov);
+			     "but not declared by provider %s", lc->obj,
+			     d.provider, d.name, d.provider);
 		return -1;
 	}
-	if (link_count_args(args) != pr->nargs) {
+	if (link_count_args(d.args) != pr->nargs) {
 		dt_set_error(lc->dtp, "failed to link %s: probe %s:::%s fired "
 			     "with %d arguments, declared with %d", lc->obj,
-			     prov, name, link_count_args(args), pr->nargs);
+			     d.provider, d.name, link_count_args(d.args),
+			     pr->nargs);
 		return -1;
 	}
 	lc->nprobes++;
@@ -126,8 +124,8 @@ static int link_check_notes(link_check_t *lc, Elf_Scn *scn)
 
 	while (data != NULL &&
 	       (off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != 3 || nh.n_namesz != 8 ||
-		    memcmp((char *)data->d_buf + name_off, "stapsdt", 8) != 0)
+		if (!usdt_note_is_site((char *)data->d_buf + name_off,
+				       nh.n_namesz, nh.n_type))
 			continue;
 		if (link_check_note(lc, (char *)data->d_buf + desc_off,
 				    nh.n_descsz) != 0)
@@ -255,7 +253,7 @@ static int link_check_elf(link_check_t *lc, Elf *elf)
 			goto bad;
 		if (strncmp(name, ".gnu.lto_", 9) == 0)
 			lc->lto = true;
-		if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.stapsdt") == 0 &&
+		if (sh.sh_type == SHT_NOTE && strcmp(name, USDT_NOTE_SECTION) == 0 &&
 		    link_check_notes(lc, scn) != 0)
 			return -1;
 		if (sh.sh_type == SHT_SYMTAB)
@@ -297,98 +295,40 @@ static int link_check_object(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 
 /* ---- the registration message image of a provider ---- */
 
-typedef struct link_buf {
-	char *p;
-	size_t len, cap;
-} link_buf_t;
-
-static size_t link_buf_add(link_buf_t *b, const void *data, size_t n)
-{
-	size_t at = b->len;
-
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 64;
-		b->p = dt_realloc(b->p, b->cap);
-	}
-	memcpy(b->p + b->len, data, n);
-	b->len += n;
-	return at;
-}
-
-/* A string table and its strings' offsets (the strings are the
- * declarations', which outlive it). */
-typedef struct link_strtab {
-	link_buf_t buf;
-	dt_strmap_t offsets;	/* string -> its offset + 1 */
-} link_strtab_t;
-
-/* A string's offset in the string table, adding it if new (offset 0: ""). */
-static uint32_t link_str(link_strtab_t *st, const char *s)
-{
-	if (s == NULL || *s == '\0')
-		return 0;
-	uintptr_t off = (uintptr_t)dt_strmap_get(&st->offsets, 0, s);
-	if (off != 0)
-		return (uint32_t)(off - 1);
-	off = link_buf_add(&st->buf, s, strlen(s) + 1);
-	dt_strmap_put(&st->offsets, 0, s, (void *)(off + 1));
-	return (uint32_t)off;
-}
-
 static const char *link_type_name(const dt_type_t *t)
 {
 	return t ? t->name : "";
 }
 
-/* Build the image: header, probes, types, string table, padded to 8. */
-static void link_image(const dt_providerdecl_t *pv, link_buf_t *img)
+/* The image of pv's declaration (usdt_decl.c writes the format), malloc'ed
+ * into *img and *len.  Its counts were checked (link_check_decls).
+ * Returns 0 or -ENOMEM. */
+static int link_image(const dt_providerdecl_t *pv, unsigned char **img,
+		       size_t *len)
 {
-	link_buf_t probes = { 0 }, types = { 0 };
-	link_strtab_t st = { 0 };
-	dtpv_msg_t h = { .magic = "DTPV", .version = DTPV_VERSION };
-	uint32_t nprobes = 0;
+	usdt_decl_t d = { .provider = pv->name };
+	int i = 0, rc;
 
-	link_buf_add(&st.buf, "", 1);
-	h.provider = link_str(&st, pv->name);
-	for (int i = 0; i < 5; i++)
-		h.attrs[i] = link_str(&st, pv->attrs[i]);
-	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next) {
-		dtpv_probe_t p = { .name = link_str(&st, pr->name) };
+	memcpy(d.attrs, pv->attrs, sizeof(d.attrs));
+	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next)
+		d.nprobes++;
+	d.probes = dt_zalloc(((size_t)d.nprobes + 1) * sizeof(*d.probes));
+	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next, i++) {
+		usdt_decl_probe_t *p = &d.probes[i];
 
-		p.nargs = (uint8_t)pr->nargs;
-		p.nxargs = (uint8_t)pr->nxargs;
-		p.native = (uint32_t)(types.len / 4);
-		for (int i = 0; i < pr->nargs; i++) {
-			uint32_t s = link_str(&st, link_type_name(pr->args[i]));
-			link_buf_add(&types, &s, 4);
+		p->name = pr->name;
+		p->nargs = pr->nargs;
+		p->nxargs = pr->nxargs;
+		for (int a = 0; a < pr->nargs; a++)
+			p->native[a] = link_type_name(pr->args[a]);
+		for (int a = 0; a < pr->nxargs; a++) {
+			p->xlate[a] = link_type_name(pr->xargs[a]);
+			p->mapping[a] = pr->mapping ? pr->mapping[a] : a;
 		}
-		p.xlate = (uint32_t)(types.len / 4);
-		for (int i = 0; i < pr->nxargs; i++) {
-			uint32_t s = link_str(&st, link_type_name(pr->xargs[i]));
-			link_buf_add(&types, &s, 4);
-			p.mapping[i] = (uint8_t)(pr->mapping ? pr->mapping[i] : i);
-		}
-		link_buf_add(&probes, &p, sizeof(p));
-		nprobes++;
 	}
-	h.nprobes = nprobes;
-	h.probes_off = sizeof(h);
-	h.ntypes = (uint32_t)(types.len / 4);
-	h.types_off = h.probes_off + (uint32_t)probes.len;
-	h.strtab_off = h.types_off + (uint32_t)types.len;
-	h.strtab_size = (uint32_t)st.buf.len;
-	h.size = (uint32_t)((h.strtab_off + st.buf.len + 7) & ~(size_t)7);
-	h.sites_off = h.size;
-	link_buf_add(img, &h, sizeof(h));
-	link_buf_add(img, probes.p ? probes.p : "", probes.len);
-	link_buf_add(img, types.p ? types.p : "", types.len);
-	link_buf_add(img, st.buf.p, st.buf.len);
-	while (img->len < h.size)
-		link_buf_add(img, "", 1);
-	free(probes.p);
-	free(types.p);
-	free(st.buf.p);
-	dt_strmap_fini(&st.offsets);
+	rc = usdt_decl_image(&d, img, len);
+	free(d.probes);
+	return rc;
 }
 
 static int link_check_decls(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv)
@@ -582,13 +522,16 @@ static const char link_runtime[] =
 
 /* The data part of provider number idx: image, semaphores (one array in
  * .probes; each probe's named semaphore is an alias into it, so the
- * run-time code finds a site's probe from its semaphore address). */
-static void link_emit_provider(FILE *f, const dt_providerdecl_t *pv, int idx)
+ * run-time code finds a site's probe from its semaphore address).
+ * Returns 0 or -ENOMEM. */
+static int link_emit_provider(FILE *f, const dt_providerdecl_t *pv, int idx)
 {
-	link_buf_t img = { 0 };
+	unsigned char *img;
+	size_t len;
 	int nprobes = 0, i = 0;
 
-	link_image(pv, &img);
+	if (link_image(pv, &img, &len) != 0)
+		return -ENOMEM;
 	for (const dt_probedecl_t *pr = pv->probes; pr; pr = pr->next)
 		nprobes++;
 	fprintf(f, "/* provider %s */\n", pv->name);
@@ -597,12 +540,11 @@ static void link_emit_provider(FILE *f, const dt_providerdecl_t *pv, int idx)
 	 * grew faster than their number. */
 	fprintf(f, "static const unsigned char dtpv_image_%d[%zu] "
 		"__attribute__((section(\".dtrace_prov\"), aligned(8), used)) =",
-		idx, img.len);
-	for (size_t k = 0; k < img.len; k++)
+		idx, len);
+	for (size_t k = 0; k < len; k++)
 		fprintf(f, "%s\\x%02x%s", k % 16 ? "" : "\n\t\"",
-			(unsigned char)img.p[k],
-			k % 16 == 15 || k + 1 == img.len ? "\"" : "");
-	fprintf(f, "%s;\n", img.len ? "" : " \"\"");
+			img[k], k % 16 == 15 || k + 1 == len ? "\"" : "");
+	fprintf(f, "%s;\n", len ? "" : " \"\"");
 	fprintf(f, "volatile unsigned short dtpv_semas_%d_%s[%d] DTPV_HIDDEN "
 		"__attribute__((section(\".probes\"), aligned(2), used));\n",
 		idx, pv->name, nprobes ? nprobes : 1);
@@ -613,7 +555,8 @@ static void link_emit_provider(FILE *f, const dt_providerdecl_t *pv, int idx)
 			"dtpv_semas_%d_%s + %d\\n\");\n", pv->name, pr->name,
 			pv->name, pr->name, pv->name, pr->name, pv->name,
 			pr->name, pv->name, pr->name, idx, pv->name, 2 * i);
-	free(img.p);
+	free(img);
+	return 0;
 }
 
 static int link_write_source(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
@@ -636,8 +579,14 @@ static int link_write_source(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 		"#define DTPV_OFF_NSITES %zu\n#define DTPV_OFF_BASE %zu\n",
 		offsetof(dtpv_msg_t, op), offsetof(dtpv_msg_t, size),
 		offsetof(dtpv_msg_t, nsites), offsetof(dtpv_msg_t, base));
-	for (pv = prog->providers; pv != NULL; pv = pv->next)
-		link_emit_provider(f, pv, n++);
+	for (pv = prog->providers; pv != NULL; pv = pv->next) {
+		if (link_emit_provider(f, pv, n++) != 0) {
+			fclose(f);
+			free(buf);
+			dt_set_error(dtp, "failed to link: out of memory");
+			return -1;
+		}
+	}
 	fprintf(f, "struct dtpv_desc { const unsigned char *image; "
 		"unsigned size; volatile unsigned short *semas; unsigned nprobes; "
 		"unsigned char *msg; unsigned msgsize; };\n");

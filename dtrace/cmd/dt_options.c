@@ -166,7 +166,7 @@ static const dt_optdesc_t options[] = {
 
 /*
  * A line of help for each option -x help lists, by name; a test checks
- * that none is missing (options_help.sh).  Kept apart from the table
+ * that none is missing (options/options_help.sh).  Kept apart from the table
  * above, whose rows say how an option is parsed.
  */
 static const struct {

@@ -660,7 +660,7 @@ static bool expr_args_only(const dt_node_t *n)
  * pred(ctx, mst) returns non-zero when it holds.  Only argv[] of mst is
  * read, so the program may pass a copy of the arguments on its stack and
  * leave a firing whose predicates all fail before it touches the mstate
- * (dt_program.c, emit_prefilter()).
+ * (dt_prog_prefilter.c, emit_prefilter()).
  */
 static void cg_pred_alone(dt_pcb_t *pcb, dt_compiled_clause_t *cc,
 			  const dt_clause_ast_t *c)
@@ -684,7 +684,7 @@ static void cg_pred_alone(dt_pcb_t *pcb, dt_compiled_clause_t *cc,
 	cc->pred_args = cc->args_read;
 	cc->args_read |= args_read;
 	/* Each return sets r0 next to its exit, where a prefilter run
-	 * inline finds it (dt_program.c); a fault, which cannot happen
+	 * inline finds it (dt_prog_prefilter.c); a fault, which cannot happen
 	 * here, would run the firing in full. */
 	dt_as_place(cx->as, cx->lbl_end);
 	EMIT(DT_MOV64_IMM(DT_R0, 1));

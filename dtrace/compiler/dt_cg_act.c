@@ -335,6 +335,18 @@ void dt_cg_usample(dt_cg_t *cx, const dt_recdesc_t *rd, uint32_t off)
 		EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R1, usample_regs[i]));
 		EMIT(DT_STORE(BPF_DW, DT_R9, (int16_t)(o_regs + 8 * i), DT_R2));
 	}
+	/* The first frame is the address the probe stands for, which
+	 * the trampoline leaves in mstate.regs_ip (usdt's probe on a site's
+	 * 5-byte nop is one byte past it; uregs[R_PC] reads the same). */
+	if (!cx->uregs_task) {
+		int keep = dt_as_label(cx->as);
+
+		EMIT(DT_LOAD(BPF_DW, DT_R2, DT_R9, (int16_t)(DT_MST_OFF(pub) +
+			     offsetof(dtrace_mstate_t, regs_ip))));
+		dt_as_jump(cx->as, BPF_JEQ, DT_R2, 0, keep);
+		EMIT(DT_STORE(BPF_DW, DT_R9, o_regs, DT_R2));
+		dt_as_place(cx->as, keep);
+	}
 	EMIT(DT_LOAD(BPF_DW, DT_R3, DT_R1, 152));	/* sp */
 	EMIT(DT_ALU64_IMM(BPF_AND, DT_R3, -DT_USAMPLE_BLOCK));
 	EMIT(DT_STORE(BPF_DW, DT_R9, o_base, DT_R3));
@@ -471,13 +483,13 @@ static void mark_action(dt_cg_t *cx, int i)
  * exit(): besides its record, stop every probe but END from now on.  The
  * first exit() of the session wins, as in DTrace: it moves the activity
  * (active, or inactive in BEGIN) to draining atomically and marks the
- * firing, which then runs no further clause (dt_program.c) and drops the
+ * firing, which then runs no further clause (dt_prog_emit.c) and drops the
  * clause's later exit() records (they run with the action mask: see
  * check_action()).  An exit() in END, where the session already drains,
  * records its status.
  */
 /* The first exit() lowers every CPU's copy of the activity (cpu_active,
- * which the firings of other probes read; dt_program.c), after it moved
+ * which the firings of other probes read; dt_prog_emit.c), after it moved
  * the session's own. */
 static void act_exit_cpus(dt_cg_t *cx)
 {

@@ -419,13 +419,25 @@ static int cg_args(dt_cg_t *cx, dt_node_t *n)
 	return reg;
 }
 
+/* uregs[i].  The pc of a probe that traps in the user's code is the
+ * trampoline's mstate.regs_ip: the address the probe stands for, where a
+ * provider placed the uprobe past it (usdt on a site's 5-byte nop); 0
+ * where the context has no registers, which are then read as for any
+ * register (and refused on a tracepoint's record, as before). */
 static int cg_uregs(dt_cg_t *cx, dt_node_t *n)
 {
+	int off = dt_ureg_ptregs_offset((int64_t)n->args->ival);
 	int reg = dt_regs_take(cx);
+	int done = dt_as_label(cx->as);
 
+	if (off == DTRACE_CTX_IP && !cx->uregs_task) {
+		EMIT(DT_LOAD(BPF_DW, reg, DT_R9, (int16_t)(DT_MST_OFF(pub) +
+			     offsetof(dtrace_mstate_t, regs_ip))));
+		dt_as_jump(cx->as, BPF_JNE, reg, 0, done);
+	}
 	dt_cg_uregs_ptr(cx, reg);
-	EMIT(DT_LOAD(BPF_DW, reg, reg,
-		     (int16_t)dt_ureg_ptregs_offset((int64_t)n->args->ival)));
+	EMIT(DT_LOAD(BPF_DW, reg, reg, (int16_t)off));
+	dt_as_place(cx->as, done);
 	return reg;
 }
 

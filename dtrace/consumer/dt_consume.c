@@ -1,29 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_consume.c: the consumer: reads the "output" ring buffer, formats each
- * record as DTrace does, reports faults and drops, and prints what is left
- * of the aggregations at the end.
+ * dt_consume.c: the consumer: reads the "output" ring buffer, runs what
+ * each record's actions do (exit, clear, setopt...: dt_consume_effect()),
+ * decodes them once (dt_decode.c) and hands them to the output
+ * (output/dt_output.h: text or JSON), reports faults and drops, and has
+ * what is left of the aggregations printed at the end.  User addresses
+ * are symbolized here, against the modules of their process.
  *
  * A record is a dt_rechdr_t then the data of its clause's actions at the
- * offsets the action descriptors give (dt_rec.h).  Unless -q, the first
- * record prints DTrace's heading ("%3s %6s %32s\n": CPU, ID,
- * FUNCTION:NAME) and each record starts with its probe line ("%3d %6d %32s ":
- * cpu, PRID, "function:name") and ends with a newline; actions print
- * between.  Error records (clause DT_CLAUSE_ERROR) go to stderr, and
- * tracing goes on.  With -F (flowindent) the heading is "CPU FUNCTION"
- * and the probe line is indented by function: see dt_flow_line().
+ * offsets the action descriptors give (dt_rec.h).  Error records (clause
+ * DT_CLAUSE_ERROR) become a fault: the output's form of it, and the
+ * message on stderr; tracing goes on.  With -F a record is held until the
+ * next one is seen (the text output's flow line looks at it).
  *
  * Invariants: a record is validated against the clause's recsize and each
  * record descriptor against the record before any byte is read; a bad
- * record is reported once and skipped, never trusted.
+ * record is reported once and skipped, never trusted.  An action's effect
+ * runs before the output prints it, in both formats alike.
  *
  * A clause whose actions sit inside if statements starts its data with a
  * u64 mask of the actions that ran (dt_compiled_clause.actmask): the
  * others are skipped, their bytes are garbage.
- *
- * With -x oformat=json, records, faults, drops and aggregations go through
- * dt_json.c instead of the text printers (one JSON object per line); the
- * side effects of actions (dt_consume_effect()) are the same.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -43,6 +40,27 @@
 #include "dt_bpf.h"
 #include "dt_runtime.h"
 
+/* The output the records are printed through, made at the first use
+ * (-x oformat is set by then). */
+dt_out_t *dt_consume_out(dtrace_hdl_t *dtp)
+{
+	struct dt_consumer *c = dt_consumer_get(dtp);
+
+	if (c->out == NULL)
+		c->out = dt_output_create(dtp);
+	return c->out;
+}
+
+/* Drops: the output's form of them (JSON's line); the caller prints the
+ * message on stderr. */
+void dt_consume_drop(dtrace_hdl_t *dtp, const char *kind, int cpu,
+		     uint64_t n)
+{
+	dt_out_t *o = dt_consume_out(dtp);
+
+	o->ops->drop(o, kind, cpu, n);
+}
+
 struct dt_consumer *dt_consumer_get(dtrace_hdl_t *dtp)
 {
 	if (dtp->cons == NULL) {
@@ -53,119 +71,7 @@ struct dt_consumer *dt_consumer_get(dtrace_hdl_t *dtp)
 	return dtp->cons;
 }
 
-const char *dt_fault_str(uint32_t fault)
-{
-	switch (fault) {
-	case DT_FAULT_BADADDR:		return "invalid address";
-	case DT_FAULT_BADALIGN:		return "invalid alignment";
-	case DT_FAULT_ILLOP:		return "illegal operation";
-	case DT_FAULT_DIVZERO:		return "divide-by-zero";
-	case DT_FAULT_NOSCRATCH:	return "out of scratch space";
-	case DT_FAULT_KPRIV:		return "invalid kernel access";
-	case DT_FAULT_UPRIV:		return "invalid user access";
-	case DT_FAULT_TUPOFLOW:		return "tuple stack overflow";
-	case DT_FAULT_BADSTACK:		return "bad stack";
-	case DT_FAULT_STRSIZE:		return "string too long";
-	case DT_FAULT_DYNVAR:		return "dynamic variable drop";
-	default:			return "unknown fault";
-	}
-}
-
 /* --- data --- */
-
-void dt_print_bytes(FILE *out, const uint8_t *p, size_t n)
-{
-	const int margin = 5;
-	size_t i, j;
-
-	fprintf(out, "\n%*s      ", margin, "");
-	for (i = 0; i < 16; i++)
-		fprintf(out, "  %c", "0123456789abcdef"[i]);
-	fprintf(out, "  0123456789abcdef\n");
-	for (i = 0; i < n; i += 16) {
-		fprintf(out, "%*s%5zx:", margin, "", i);
-		for (j = i; j < i + 16 && j < n; j++)
-			fprintf(out, " %02x", p[j]);
-		for (; j % 16 != 0; j++)
-			fputs("   ", out);
-		fputs("  ", out);
-		for (j = i; j < i + 16 && j < n; j++)
-			fputc(p[j] < ' ' || p[j] > '~' ? '.' : p[j], out);
-		fputc('\n', out);
-	}
-}
-
-static bool dt_printable(int c)
-{
-	return isprint(c) || isspace(c) || c == '\b' || c == '\a';
-}
-
-/*
- * A string, or bytes that look like one (printable characters, then only
- * NULs), prints as a string: "  %-33s"-style when not quiet (width < 0
- * left-aligns), bare when quiet.  Anything else prints as a table.
- */
-void dt_print_strbytes(dtrace_hdl_t *dtp, FILE *out, const uint8_t *p,
-		       size_t n, int width, bool quiet)
-{
-	size_t i, j;
-
-	if (n == 0)
-		return;
-	if (dtp != NULL && dtp->opt.rawbytes) {
-		dt_print_bytes(out, p, n);
-		return;
-	}
-	for (i = 0; i < n && dt_printable(p[i]); i++)
-		continue;
-	if (i == n || (p[i] == '\0' && i > 0)) {
-		for (j = i; j < n && p[j] == '\0'; j++)
-			continue;
-		if (j == n) {
-			if (quiet)
-				fprintf(out, "%.*s", (int)i, (const char *)p);
-			else
-				fprintf(out, " %s%*.*s", width < 0 ? " " : "",
-					width, (int)i, (const char *)p);
-			return;
-		}
-	}
-	if (i == 0 && n > 0 && p[0] == '\0') {
-		/* an empty string: all NULs */
-		for (j = 0; j < n && p[j] == '\0'; j++)
-			continue;
-		if (j == n) {
-			if (!quiet)
-				fprintf(out, " %s%*s", width < 0 ? " " : "",
-					width, "");
-			return;
-		}
-	}
-	dt_print_bytes(out, p, n);
-}
-
-int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p)
-{
-	switch (rec->size) {
-	case 1:
-		return rec->is_signed ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
-	case 2: {
-		uint16_t v;
-		memcpy(&v, p, 2);
-		return rec->is_signed ? (int64_t)(int16_t)v : (int64_t)v;
-	}
-	case 4: {
-		uint32_t v;
-		memcpy(&v, p, 4);
-		return rec->is_signed ? (int64_t)(int32_t)v : (int64_t)v;
-	}
-	default: {
-		int64_t v = 0;
-		memcpy(&v, p, rec->size < 8 ? rec->size : 8);
-		return v;
-	}
-	}
-}
 
 /* --- stacks --- */
 
@@ -329,38 +235,35 @@ bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
 	return true;
 }
 
-/* -x noresolve: DTrace's module:0xoff, the offset from the start of the
- * mapping that holds pc, or 0xPC without a module; no symbol is looked
- * at. */
-static void format_unresolved(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
-			      char *buf, size_t len)
+/* The text of user PC pc whose lookup (dt_lookup_upc()) found u, or
+ * nothing: DTrace's module`function+0xoff (no +0x0 at a function's
+ * start), module`0xPC without a symbol, 0xPC without a module; with -x
+ * noresolve, module:0xoff, the offset from the start of the mapping that
+ * holds pc, and no symbol. */
+void dt_upc_text(dtrace_hdl_t *dtp, uint64_t pc, bool found,
+		 const dt_usymbol_t *u, char *buf, size_t len)
 {
-	dt_usymbol_t u;
-
-	if (!dt_lookup_upc(dtp, pid, pc, &u))
+	if (!found)
 		snprintf(buf, len, "0x%" PRIx64, pc);
+	else if (dtp->opt.noresolve)
+		snprintf(buf, len, "%s:0x%" PRIx64, u->module,
+			 pc - u->mapstart);
+	else if (u->symbol == NULL)
+		snprintf(buf, len, "%s`0x%" PRIx64, u->module, pc);
+	else if (u->offset == 0)
+		snprintf(buf, len, "%s`%s", u->module, u->symbol);
 	else
-		snprintf(buf, len, "%s:0x%" PRIx64, u.module, pc - u.mapstart);
+		snprintf(buf, len, "%s`%s+0x%" PRIx64, u->module, u->symbol,
+			 u->offset);
 }
 
-/* DTrace's forms: module`function+0xoff (no +0x0 at a function's start),
- * module`0xPC without a symbol, 0xPC without a module. */
 void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 		   size_t len)
 {
 	dt_usymbol_t u;
+	bool found = dt_lookup_upc(dtp, pid, pc, &u);
 
-	if (dtp->opt.noresolve)
-		format_unresolved(dtp, pid, pc, buf, len);
-	else if (!dt_lookup_upc(dtp, pid, pc, &u))
-		snprintf(buf, len, "0x%" PRIx64, pc);
-	else if (u.symbol == NULL)
-		snprintf(buf, len, "%s`0x%" PRIx64, u.module, pc);
-	else if (u.offset == 0)
-		snprintf(buf, len, "%s`%s", u.module, u.symbol);
-	else
-		snprintf(buf, len, "%s`%s+0x%" PRIx64, u.module, u.symbol,
-			 u.offset);
+	dt_upc_text(dtp, pc, found, &u, buf, len);
 }
 
 void dt_uaddr_rec(const uint8_t *p, pid_t *pid, uint64_t *pc)
@@ -411,16 +314,6 @@ bool dt_usym_normalize(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 	     u.symbol != NULL ? u.symaddr : pc;
 	memcpy(p + 8, &to, 8);
 	return to != pc;
-}
-
-/* ufunc() and the like: "  %-50s", as DTrace prints them, quiet or not. */
-void dt_print_usym(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		   const uint8_t *p)
-{
-	char buf[1024];
-
-	dt_format_usym(dtp, rec, p, buf, sizeof(buf));
-	fprintf(out, "  %-50s", buf);
 }
 
 /* Unwind a DT_RK_USAMPLE record against the modules of its process. */
@@ -476,84 +369,7 @@ int dt_ustack_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 	return n;
 }
 
-#define DT_STACK_MAX	1024
 
-void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		    const uint8_t *p)
-{
-	uint64_t pcs[DT_STACK_MAX];
-	int n = 0;
-	pid_t pid = 0;
-	char buf[1024];
-
-	if (rec->kind == DT_RK_KSTACK) {
-		for (size_t i = 0; i < rec->size / 8 && n < DT_STACK_MAX; i++) {
-			memcpy(&pcs[n], p + i * 8, 8);
-			if (pcs[n] == 0)
-				break;
-			n++;
-		}
-	} else {
-		n = dt_ustack_pcs(dtp, rec, p, pcs, DT_STACK_MAX, &pid);
-	}
-	fputc('\n', out);
-	for (int i = 0; i < n; i++) {
-		if (rec->kind != DT_RK_KSTACK)
-			dt_format_upc(dtp, pid, pcs[i], buf, sizeof(buf));
-		else
-			snprintf(buf, sizeof(buf), "0x%" PRIx64, pcs[i]);
-		fprintf(out, "%*s%s\n", (int)dtp->opt.stackindent, "", buf);
-	}
-}
-
-/*
- * trace(): integers right-aligned unless quiet, in the width DTrace gives
- * them (trace_width()), with the sign of their type; strings and other
- * data through dt_print_strbytes().
- */
-
-/* The width of trace()'s integers, as DTrace's: the digits of the
- * type's largest value. */
-static int trace_width(const dt_recdesc_t *rec)
-{
-	switch (rec->size) {
-	case 1:		return 3;
-	case 2:		return 5;
-	case 4:		return 10;
-	default:	return rec->is_signed ? 19 : 20;
-	}
-}
-
-void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		    const uint8_t *p)
-{
-	bool quiet = dtp->opt.quiet;
-	long long v;
-
-	switch (rec->kind) {
-	case DT_RK_INT:
-		v = dt_rec_int(rec, p);
-		if (!rec->is_signed && rec->size < 8)
-			v &= (long long)((1ULL << (8 * rec->size)) - 1);
-		if (quiet)
-			fprintf(out, rec->is_signed ? "%lld" : "%llu", v);
-		else
-			fprintf(out, rec->is_signed ? " %*lld" : " %*llu",
-				trace_width(rec), v);
-		return;
-	case DT_RK_USTACK:
-	case DT_RK_KSTACK:
-	case DT_RK_USAMPLE:
-		dt_print_stack(dtp, out, rec, p);
-		return;
-	case DT_RK_UADDR:
-		dt_print_usym(dtp, out, rec, p);
-		return;
-	default:
-		dt_print_strbytes(dtp, out, p, rec->size, -33, quiet);
-		return;
-	}
-}
 
 /* --- actions --- */
 
@@ -566,29 +382,6 @@ static bool recs_fit(const dt_actdesc_t *act, size_t size)
 			return false;
 	}
 	return true;
-}
-
-static int act_system(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
-		      const uint8_t *data)
-{
-	char *cmd = NULL;
-	size_t len = 0;
-	FILE *mf = open_memstream(&cmd, &len);
-	int err;
-
-	if (mf == NULL)
-		return -1;
-	err = dt_printf_format(dtp, mf, act->fmt, act->recs, act->nrecs,
-			       data);
-	fclose(mf);
-	if (err == 0) {
-		fflush(dtp->out);
-		if (system(cmd) == -1)
-			dt_warn(dtp, "system(\"%s\") failed: %s", cmd,
-				strerror(errno));
-	}
-	free(cmd);
-	return err;
 }
 
 static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
@@ -704,8 +497,7 @@ static void report_drop(dtrace_hdl_t *dtp, uint64_t n, const char *what,
 {
 	bool principal = what[0] == '\0';
 
-	if (dtp->opt.json)
-		dt_json_drop(dtp, principal ? "buffer" : "aggregation", cpu, n);
+	dt_consume_drop(dtp, principal ? "buffer" : "aggregation", cpu, n);
 	fprintf(stderr, "dtrace: %s%" PRIu64 " %sdrop%s on CPU %d\n",
 		drop_tag(dtp, principal ? "PRINCIPAL" : "AGGREGATION"), n, what,
 		n == 1 ? "" : "s", cpu);
@@ -840,134 +632,6 @@ size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data)
 	return n;
 }
 
-/* Run one action of a record whose data is `data` (size checked). */
-static int dt_consume_act(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
-			  const uint8_t *data)
-{
-	FILE *out = dtp->out;
-	const dt_recdesc_t *r0 = act->nrecs > 0 ? &act->recs[0] : NULL;
-
-	switch (act->kind) {
-	case DT_ACT_TRACE:
-		if (r0 != NULL)
-			dt_print_trace(dtp, out, r0, data + r0->offset);
-		return 0;
-	case DT_ACT_PRINT:
-		if (r0 != NULL)
-			dt_print_typed(dtp, out, act, data);
-		return 0;
-	case DT_ACT_PRINTF:
-		return dt_printf_format(dtp, out, act->fmt ? act->fmt : "",
-					act->recs, act->nrecs, data);
-	case DT_ACT_PRINTA:
-		if (act->fmt != NULL)
-			return dt_agg_printf(dtp, out, act->fmt, act->aggs,
-					     act->naggs);
-		return dt_agg_print(dtp, out, act->aggs, act->naggs);
-	case DT_ACT_TRACEMEM:
-	case DT_ACT_PRINTM:
-		if (r0 != NULL)
-			dt_print_bytes(out, data + r0->offset,
-				       dt_consume_mem_len(act, data));
-		return 0;
-	case DT_ACT_STACK:
-	case DT_ACT_USTACK:
-		if (r0 != NULL)
-			dt_print_stack(dtp, out, r0, data + r0->offset);
-		return 0;
-	case DT_ACT_UADDR:
-		if (r0 != NULL)
-			dt_print_usym(dtp, out, r0, data + r0->offset);
-		return 0;
-	case DT_ACT_SYSTEM:
-		return act_system(dtp, act, data);
-	default:
-		return dt_consume_effect(dtp, act, data);
-	}
-}
-
-typedef enum { DT_FLOW_NONE, DT_FLOW_ENTRY, DT_FLOW_RETURN } dt_flow_t;
-
-/* Whether a probe name is `what` or ends with "-what" (method-entry),
- * not merely ending with it (carpentry). */
-static bool flow_name_is(const char *name, const char *what)
-{
-	size_t n = strlen(name), w = strlen(what);
-
-	return n >= w && strcmp(name + n - w, what) == 0 &&
-	       (n == w || name[n - w - 1] == '-');
-}
-
-/*
- * -F: the probe line of a record, DTrace's way.  An entry probe prints
- * " -> func" and indents what follows by two; a return unindents and
- * prints " <- func"; any other probe prints "| func:name".  Several
- * clauses of one probe print one arrow: an entry that follows another
- * clause's record of the same probe, and a return that the next record
- * (next, NULL when none is known yet) repeats, print as "| ".
- */
-static void dt_flow_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
-			 const dt_rechdr_t *next)
-{
-	struct dt_consumer *c = dt_consumer_get(dtp);
-	const dtrace_probe_t *prp = dt_probe_by_id(dtp, hdr->prid);
-	const char *prb = prp && prp->prb ? prp->prb : "";
-	const char *fun = prp && prp->fun ? prp->fun : "";
-	bool sys = prp && (prp->attr & DTRACE_PROBE_SYSCALL);
-	dt_flow_t flow = DT_FLOW_NONE;
-	char name[1024];
-
-	if (flow_name_is(prb, "entry"))
-		flow = DT_FLOW_ENTRY;
-	else if (flow_name_is(prb, "return"))
-		flow = DT_FLOW_RETURN;
-	if (flow == DT_FLOW_ENTRY && c->have_last &&
-	    c->last_clause != hdr->clause && c->last_prid == hdr->prid)
-		flow = DT_FLOW_NONE;
-	if (flow == DT_FLOW_RETURN && next != NULL &&
-	    next->clause != hdr->clause && next->prid == hdr->prid)
-		flow = DT_FLOW_NONE;
-	if (flow == DT_FLOW_RETURN && c->indent > 0)
-		c->indent -= 2;
-	if (!c->heading) {
-		fprintf(dtp->out, "%3s %-41s\n", "CPU", "FUNCTION");
-		c->heading = true;
-	}
-	if (flow == DT_FLOW_NONE)
-		snprintf(name, sizeof(name), "%*s| %s:%s", c->indent, "",
-			 fun, prb);
-	else
-		snprintf(name, sizeof(name), "%*s%s%s", c->indent, "",
-			 flow == DT_FLOW_ENTRY ? (sys ? "->" : " -> ") :
-			 (sys ? "<-" : " <- "), fun);
-	fprintf(dtp->out, "%3u %-41s ", hdr->cpu, name);
-	if (flow == DT_FLOW_ENTRY)
-		c->indent += 2;
-}
-
-static void dt_print_probe_line(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
-				const dt_rechdr_t *next)
-{
-	struct dt_consumer *c = dt_consumer_get(dtp);
-	const dtrace_probe_t *prp = dt_probe_by_id(dtp, hdr->prid);
-	char name[512];
-
-	if (dtp->opt.flowindent) {
-		dt_flow_line(dtp, hdr, next);
-		return;
-	}
-	if (dtp->opt.quiet)
-		return;
-	if (!c->heading) {
-		fprintf(dtp->out, "%3s %6s %32s\n", "CPU", "ID",
-			"FUNCTION:NAME");
-		c->heading = true;
-	}
-	snprintf(name, sizeof(name), "%s:%s", prp && prp->fun ? prp->fun : "",
-		 prp && prp->prb ? prp->prb : "");
-	fprintf(dtp->out, "%3u %6u %32s ", hdr->cpu, hdr->prid, name);
-}
-
 static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 			     const dt_errrec_t *er)
 {
@@ -996,9 +660,10 @@ static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 		 hdr->prid, prp ? prp->prv : "", prp ? prp->mod : "",
 		 prp ? prp->fun : "", prp ? prp->prb : "",
 		 dt_fault_str(er->fault), details, where, er->pc);
-	/* with JSON, the line on stdout and the usual message on stderr */
-	if (dtp->opt.json)
-		dt_json_error(dtp, hdr, er, msg);
+	/* the output's own form (JSON's line), and the usual message on
+	 * stderr */
+	dt_outfault_t f = { hdr, prp, er, msg };
+	dt_consume_out(dtp)->ops->fault(dt_consume_out(dtp), &f);
 	fflush(dtp->out);
 	fprintf(stderr, "dtrace: %s\n", msg);
 }
@@ -1219,36 +884,34 @@ static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
 	return consume_clause_record(dtp, &hdr, cl, data, dsize, next);
 }
 
-/* Print and run the actions of a record of clause cl; next: the header of
- * the record after it, when known (-F). */
+/* Run and print the actions of a record of clause cl; next: the header of
+ * the record after it, when known (-F).  Each action is decoded once,
+ * its effect run, and the decoded action handed to the output. */
 static int consume_clause_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 				 const dt_compiled_clause_t *cl,
 				 const uint8_t *data, size_t dsize,
 				 const dt_rechdr_t *next)
 {
-	struct dt_consumer *c = dt_consumer_get(dtp);
+	dt_out_t *o = dt_consume_out(dtp);
+	dt_outrec_t r = { hdr, dt_probe_by_id(dtp, hdr->prid), next };
 	int err = 0;
 
-	if (dtp->opt.json) {
-		err = dt_json_record(dtp, hdr, cl, data, dsize);
-		spec_settle(dtp, cl, data, dsize);
-		return err;
-	}
-	dt_print_probe_line(dtp, hdr, next);
-	c->have_last = true;
-	c->last_clause = hdr->clause;
-	c->last_prid = hdr->prid;
+	o->ops->record_begin(o, &r);
 	for (int i = 0; i < cl->nacts && err == 0; i++) {
+		dt_outact_t a;
+		int shown;
+
 		if (!dt_consume_action_ok(cl, i, data, dsize, &err))
 			continue;
-		err = dt_consume_act(dtp, &cl->acts[i], data);
+		err = dt_consume_effect(dtp, &cl->acts[i], data);
+		dt_outact_decode(dtp, &a, &cl->acts[i], data);
+		/* shown even when its effect failed (JSON names it) */
+		shown = o->ops->action(o, &a);
+		if (err == 0)
+			err = shown;
+		dt_outact_free(&a);
 	}
-	if (!dtp->opt.quiet)
-		fputc('\n', dtp->out);
-	if (err != 0 && dtp->errmsg[0] != '\0') {
-		fprintf(stderr, "dtrace: %s\n", dtp->errmsg);
-		dtp->errmsg[0] = '\0';
-	}
+	o->ops->record_end(o, err);
 	spec_settle(dtp, cl, data, dsize);
 	return err;
 }
@@ -1316,6 +979,7 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 	}
 	if (c->aggs == NULL)
 		dt_agg_setup(dtp, NULL, 0);
+	dt_agg_zero_prepare(dtp);
 	/* before a -c child is let go: it may be gone by the first poll */
 	read_targets(dtp, c);
 	return 0;
@@ -1333,6 +997,8 @@ void dt_consume_fini(dtrace_hdl_t *dtp)
 	symprocs_free(c);
 	spec_fini(c);
 	dt_bufpol_fini(c);
+	if (c->out != NULL)
+		c->out->ops->destroy(c->out);
 	free(c->held);
 	free(c->drops_seen);
 	free(c);
@@ -1382,8 +1048,7 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 
 	if (c->spec_drops > c->spec_drops_seen) {
 		n = c->spec_drops - c->spec_drops_seen;
-		if (dtp->opt.json)
-			dt_json_drop(dtp, "speculative", -1, n);
+		dt_consume_drop(dtp, "speculative", -1, n);
 		fprintf(stderr, "dtrace: %s%" PRIu64 " speculative drop%s\n",
 			drop_tag(dtp, "SPEC"), n, n == 1 ? "" : "s");
 		c->spec_drops_seen = c->spec_drops;
@@ -1396,8 +1061,7 @@ static void report_spec_drops(dtrace_hdl_t *dtp, struct dt_consumer *c)
 	if (err != 0 || failed <= c->spec_failed_seen)
 		return;
 	n = failed - c->spec_failed_seen;
-	if (dtp->opt.json)
-		dt_json_drop(dtp, "speculation", -1, n);
+	dt_consume_drop(dtp, "speculation", -1, n);
 	fprintf(stderr, "dtrace: %s%" PRIu64 " failed speculation%s (no "
 		"speculative buffer available)\n", drop_tag(dtp, "SPECUNAVAIL"),
 		n, n == 1 ? "" : "s");
@@ -1412,8 +1076,7 @@ static void report_uret_drops(dtrace_hdl_t *dtp, struct dt_consumer *c,
 	if (uret <= c->uret_seen)
 		return;
 	uint64_t n = uret - c->uret_seen;
-	if (dtp->opt.json)
-		dt_json_drop(dtp, "return", -1, n);
+	dt_consume_drop(dtp, "return", -1, n);
 	fprintf(stderr, "dtrace: %s%" PRIu64 " return probe firing%s lost: "
 		"calls nested deeper than the kernel's 64 pending return "
 		"probes per thread\n", drop_tag(dtp, "URETDEPTH"), n,
@@ -1460,8 +1123,8 @@ void dt_consume_report_drops(dtrace_hdl_t *dtp)
 	}
 	report_spec_drops(dtp, c);
 	report_uret_drops(dtp, c, uret);
-	if (dyn > c->dyn_seen && dtp->opt.json)
-		dt_json_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
+	if (dyn > c->dyn_seen)
+		dt_consume_drop(dtp, "dynamic", -1, dyn - c->dyn_seen);
 	if (dyn > c->dyn_seen)
 		fprintf(stderr, "dtrace: %s%" PRIu64 " dynamic variable "
 			"drop%s\n", drop_tag(dtp, "DYNAMIC"), dyn - c->dyn_seen,
@@ -1481,8 +1144,7 @@ int dt_consume_final(dtrace_hdl_t *dtp)
 		dtp->out = stdout;
 	dt_bufpol_replay(dtp, dt_consume_cb);
 	flush_held(dtp, NULL);
-	if (!dtp->opt.json)
-		fputc('\n', dtp->out);
+	dt_consume_out(dtp)->ops->tracing_end(dt_consume_out(dtp));
 	err = dt_agg_print_all(dtp, dtp->out);
 	fflush(dtp->out);
 	return err;

@@ -28,7 +28,7 @@ void dt_consume_maps_changed(dtrace_hdl_t *dtp, pid_t pid);
  * print itself, in DTrace's layout. */
 int dt_consume_final(dtrace_hdl_t *dtp);
 
-/* dt_printf.c */
+/* dt_decode.c: printf() of records, decoded */
 /* Format with the record data of nrecs records. */
 int dt_printf_format(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 		     const dt_recdesc_t *recs, int nrecs, const void *data);

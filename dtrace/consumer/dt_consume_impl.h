@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dt_consume_impl.h: private interfaces between the consumer's files
- * (dt_consume.c, dt_printf.c, dt_agg.c) and their unit tests.
+ * (dt_consume.c, dt_decode.c, dt_agg*.c, dt_consume_buf.c) and their unit
+ * tests.
  *
- * The record formatter, the printf engine and the aggregation printer are
- * reachable without BPF: a test fills dtp->clauses/probes and the
- * aggregation entries by hand and calls them directly.
+ * The record formatter and the aggregation printer are reachable without
+ * BPF: a test fills dtp->clauses/probes and the aggregation entries by
+ * hand and calls them directly.
  */
 #ifndef DT_CONSUME_IMPL_H
 #define DT_CONSUME_IMPL_H
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "dt_consume.h"
+#include "dt_recval.h"
+#include "dt_output.h"
 
 /* One aggregation entry after merging the CPUs: the key bytes as BPF
  * stores them and the aggregating function's state as int64 words. */
@@ -66,7 +69,7 @@ typedef struct dt_specbuf {
 struct dt_consumer {
 	struct ring_buffer *rb;
 	bool done;		/* an exit() record was consumed */
-	bool heading;		/* the CPU/ID/FUNCTION:NAME heading is out */
+	dt_out_t *out;		/* text or JSON (dt_consume_out()) */
 	int fatal;		/* -1 after a fatal formatting error */
 	int ncpus;		/* possible CPUs, for per-CPU maps */
 	uint64_t *drops_seen;	/* ncpus * 3 counters already reported */
@@ -88,12 +91,8 @@ struct dt_consumer {
 	bool targets_read;	/* the -c/-p targets' modules are cached */
 	uint32_t rec_cpu;	/* the CPU of the record being consumed */
 	uint64_t sample_drops;	/* aggregation samples that found no room */
-	/* -F: the indentation, the clause and probe of the last record, and
-	 * the record held until the next one is seen (a return unindents
-	 * only when the next record is not the same probe's). */
-	int indent;
-	bool have_last;
-	uint32_t last_clause, last_prid;
+	/* -F: the record held until the next one is seen (a return
+	 * unindents only when the next record is not the same probe's). */
 	uint8_t *held;
 	size_t held_size;
 	dt_specbuf_t specs[DT_NSPEC_MAX + 1];	/* by speculation id */
@@ -108,44 +107,27 @@ struct dt_consumer {
 
 /* dt_consume.c */
 struct dt_consumer *dt_consumer_get(dtrace_hdl_t *dtp);
+/* The session's output (made at the first use). */
+dt_out_t *dt_consume_out(dtrace_hdl_t *dtp);
+/* Drops of a kind through the output (JSON's line); the caller prints the
+ * message on stderr. */
+void dt_consume_drop(dtrace_hdl_t *dtp, const char *kind, int cpu,
+		     uint64_t n);
 /* Format one output record (header and data), as the ring buffer
  * callback does.  Returns 0 or -1 on a malformed record (reported). */
 int dt_consume_record(dtrace_hdl_t *dtp, const void *buf, size_t size);
-/* The data of a trace() record, DTrace's way. */
-void dt_print_trace(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		    const uint8_t *addr);
-/* dt_print.c: print(): the value of act's first record laid out by its
- * type (rec->type), as DTrace's print() does, with the strings of a
- * struct's char * members that the next records hold; data is the
- * record's data. */
-void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
-		    const uint8_t *data);
-/* dt_print.c: the strings print() recorded for a struct's char *
- * members, each given to fn with the member's path ("a.b") and the string
- * record (up to n bytes, NUL-terminated when shorter). */
-typedef void dt_print_string_fn(void *arg, const char *path,
-				const uint8_t *s, size_t n);
-void dt_print_strings(const dt_actdesc_t *act, const uint8_t *data,
-		      dt_print_string_fn *fn, void *arg);
 /* The bytes a tracemem() or printm() record prints: its size, cut by
  * tracemem()'s third argument. */
 size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data);
-/* The offset/hex/ascii table of tracemem() and non-string data. */
-void dt_print_bytes(FILE *out, const uint8_t *p, size_t n);
-/* A trace() of a string or bytes: a string when it looks like one. */
-void dt_print_strbytes(dtrace_hdl_t *dtp, FILE *out, const uint8_t *p,
-		       size_t n, int width, bool quiet);
-const char *dt_fault_str(uint32_t fault);
-/* A stack record (DT_RK_USTACK, DT_RK_KSTACK) as DTrace prints it: a
- * newline, then a frame a line, indented 14 columns, symbolized
- * ("module`function+0xoff"). */
-void dt_print_stack(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		    const uint8_t *p);
 /* The frames of a user stack record (DT_RK_USTACK: as recorded;
  * DT_RK_USAMPLE: unwound), at most rec->arg and max of them, into pcs;
  * the pid into *pid.  Returns how many. */
 int dt_ustack_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 		  const uint8_t *p, uint64_t *pcs, int max, pid_t *pid);
+/* The text of user PC pc, whose lookup found u (found) or not. */
+struct dt_usymbol;
+void dt_upc_text(dtrace_hdl_t *dtp, uint64_t pc, bool found,
+		 const struct dt_usymbol *u, char *buf, size_t len);
 /* One user PC of process pid, symbolized into buf. */
 void dt_format_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, char *buf,
 		   size_t len);
@@ -166,38 +148,18 @@ void dt_uaddr_rec(const uint8_t *p, pid_t *pid, uint64_t *pc);
 /* A DT_RK_UADDR record as its dt_usym_t says, into buf. */
 void dt_format_usym(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 		    const uint8_t *p, char *buf, size_t len);
-/* The same, as DTrace's actions print it ("  %-50s"). */
-void dt_print_usym(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		   const uint8_t *p);
 /* An aggregation key's ufunc/usym address moved to its symbol's start,
  * a umod's to its module's: the keys that print alike merge.  Returns
  * whether the key changed. */
 bool dt_usym_normalize(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 		       uint8_t *p);
 
-/* dt_printf.c */
-/* What %@ conversions print: the merged value of one aggregation. */
-typedef struct dt_pfagg {
-	const dt_aggdesc_t *desc;
-	const int64_t *val;
-	uint64_t normal;
-} dt_pfagg_t;
-/* The printf engine: fmt with the values of nrecs records at data; the
- * %@ conversions take aggs[0], aggs[1], ... in turn (printa).  Returns
- * 0, or -1 with a message in msg when the records do not fit. */
-int dt_printf_run(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
-		  const dt_recdesc_t *recs, int nrecs, const void *data,
-		  const dt_pfagg_t *aggs, int naggs);
-/* Format walltimestamp-style ns since the epoch as %Y does. */
-void dt_printf_walltime(char *buf, size_t len, uint64_t ns);
 
 /* dt_agg.c */
 /* Set up the consumer's aggregation table from dt_pd_naggs()/dt_pd_agg()
  * (descs NULL) or from descs[0..n-1] (tests). */
 int dt_agg_setup(dtrace_hdl_t *dtp, dt_aggdesc_t **descs, int n);
 void dt_agg_fini(dtrace_hdl_t *dtp);
-/* Number of int64 words of an aggregation's value. */
-size_t dt_agg_nwords(const dt_aggdesc_t *desc);
 /* Merge one CPU's value into the entry of key (created if new). */
 void dt_agg_merge(dtrace_hdl_t *dtp, int id, const void *key,
 		  const int64_t *val);
@@ -209,8 +171,6 @@ void dt_agg_merge_cpu(dtrace_hdl_t *dtp, int id, int cpu, const void *key,
 		      const int64_t *val);
 /* Possible CPUs: the number of values per key in an aggregation map. */
 int dt_agg_ncpus(dtrace_hdl_t *dtp);
-/* Whether a CPU's value of one function holds anything recorded. */
-bool dt_agg_recorded(const dt_aggdesc_t *desc, const int64_t *val);
 /* Read every aggregation map into the consumer's table. */
 int dt_agg_snapshot(dtrace_hdl_t *dtp);
 /* One value (v, increment w or -1) for the entry key of aggregation id on
@@ -224,32 +184,20 @@ int dt_agg_print(dtrace_hdl_t *dtp, FILE *out, const int *ids, int n);
 int dt_agg_printf(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 		  const int *ids, int n);
 int dt_agg_clear(dtrace_hdl_t *dtp, int id);
+/* Load the programs that clear() runs (dt_aggzero), before tracing. */
+void dt_agg_zero_prepare(dtrace_hdl_t *dtp);
 int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all);
 int dt_agg_normalize(dtrace_hdl_t *dtp, int id, uint64_t normal);
 /* Every aggregation not printa()ed yet, in id order. */
 int dt_agg_print_all(dtrace_hdl_t *dtp, FILE *out);
-/* An aggregation value in DTrace's default layout (" %16lld" or the
- * histogram), and stddev as DTrace computes it. */
-int dt_agg_print_value(FILE *out, const dt_aggdesc_t *desc,
-		       const int64_t *val, uint64_t normal);
-uint64_t dt_agg_stddev(const int64_t *val, uint64_t normal);
-/* llquantize: the bucket of value v (what BPF must compute) and the
- * number of buckets for the parameters. */
-int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
-			 int64_t nsteps, int64_t v);
-int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
-			   int64_t nsteps);
-/* Snapshot aggregation id and return its state (NULL after
- * dt_set_error()). */
-dt_aggstate_t *dt_agg_get(dtrace_hdl_t *dtp, int id);
-/* The indices of as->ents in printing order (the sorting options apply);
- * *n of them, to free(). */
-size_t *dt_agg_order(dtrace_hdl_t *dtp, dt_aggstate_t *as, size_t *n);
-/* Inclusive bounds of histogram bucket `bin` (quantize, lquantize,
- * llquantize): the first bucket starts at INT64_MIN, the last ends at
- * INT64_MAX. */
-int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin);
-int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin);
+/* printa(): the snapshot of its aggregations, joined (and each alone
+ * when the output prints them so), into a (dt_agg_printa_free()). */
+void dt_agg_printa_decode(dtrace_hdl_t *dtp, dt_outact_t *a, bool each_alone);
+void dt_agg_printa_free(dt_outact_t *a);
+/* Aggregation id snapshot and sorted as an output is given it (tests;
+ * NULL after an error); freed with dt_agg_outagg_free(). */
+dt_outagg_t *dt_agg_outagg(dtrace_hdl_t *dtp, int id);
+void dt_agg_outagg_free(dt_outagg_t *oa);
 
 /* dt_consume.c: what an action does besides printing (exit status,
  * clear, trunc, normalize, setopt, ftruncate, freopen), shared by the text
@@ -261,8 +209,6 @@ int dt_consume_effect(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
  * set to -1). */
 bool dt_consume_action_ok(const dt_compiled_clause_t *cl, int i,
 			  const uint8_t *data, size_t dsize, int *err);
-/* An integer record, sign-extended when its type is signed. */
-int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p);
 
 /* dt_consume_buf.c: the output buffer's policies (-x bufpolicy).
  * Before tracing: fill keeps END's room (0, or -1 with the error set). */
@@ -277,32 +223,18 @@ void dt_bufpol_replay(dtrace_hdl_t *dtp,
 		      int (*consume)(void *ctx, void *data, size_t size));
 void dt_bufpol_fini(struct dt_consumer *c);
 
-/* dt_json.c: -x oformat=json (the format is documented there). */
-/* A JSON string of the n bytes at s: escaped, invalid UTF-8 bytes
- * replaced by U+FFFD.  Returns false when some byte was replaced. */
-bool dt_json_string(FILE *out, const void *s, size_t n);
-/* A string record: up to its first NUL. */
-bool dt_json_cstring(FILE *out, const void *s, size_t size);
-/* Bytes as a JSON string of lowercase hex digits. */
-void dt_json_hex(FILE *out, const void *p, size_t n);
-/* One record's value: number, string, hex string or array of PCs. */
-void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_recdesc_t *rec,
-		   const uint8_t *p);
-/* One output record as one line on dtp->out, then the aggregation
- * snapshots its printa() actions took.  Returns 0 or -1. */
-int dt_json_record(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
-		   const dt_compiled_clause_t *cl, const uint8_t *data,
-		   size_t dsize);
-/* A fault: one "error" line (message: the text printed on stderr). */
-void dt_json_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
-		   const dt_errrec_t *er, const char *msg);
-/* Drops: kind "buffer", "aggregation" (per CPU) or "dynamic" (cpu < 0:
- * no CPU). */
-void dt_json_drop(dtrace_hdl_t *dtp, const char *kind, int cpu,
-		  uint64_t count);
-/* One aggregation snapshot as one line; trigger says who printed it
- * ("printa", "exit"). */
-int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, dt_aggstate_t *as,
-			const char *trigger);
+/* dt_decode.c: records decoded into the values the outputs print
+ * (output/dt_output.h). */
+void dt_value_decode(dtrace_hdl_t *dtp, dt_value_t *v,
+		     const dt_recdesc_t *rec, const uint8_t *p);
+void dt_value_free(dt_value_t *v);
+/* The values of n records of data (to dt_values_free()). */
+dt_value_t *dt_values_decode(dtrace_hdl_t *dtp, const dt_recdesc_t *recs,
+			     int n, const uint8_t *data);
+void dt_values_free(dt_value_t *vals, int n);
+/* One action of a record, decoded after its effect ran. */
+void dt_outact_decode(dtrace_hdl_t *dtp, dt_outact_t *a,
+		      const dt_actdesc_t *act, const uint8_t *data);
+void dt_outact_free(dt_outact_t *a);
 
 #endif /* DT_CONSUME_IMPL_H */

@@ -101,17 +101,17 @@
 #include "dt_gate.h"
 #include "dt_gatewd.h"
 #include "dt_ldso.h"
+#include "dt_procfs.h"
 #include "dt_rtld.h"
 #include "dt_untrusted.h"
 
 #define GATE_ENVIRON_MAX	(256 * 1024)
 /* Files the gate remembers: when as many are, it starts over (a file it
  * forgot is looked at again, and shown to the providers again, which know
- * it by identity): 512 KB at most, however many programs are made. */
+ * it by identity): 600 KB at most, however many programs are made. */
 #define GATE_FILES_MAX		8192
 
 /* What the gate knows of a file (flags of gate_file_t). */
-#define GF_USED		0x1	/* the hash slot holds a file */
 #define GF_PLAIN	0x2	/* no USDT notes, or not ELF */
 #define GF_SEEN		0x4	/* notes, handed to the providers */
 #define GF_SETTLED	0x8	/* an executable all of whose start-up files
@@ -150,8 +150,7 @@ struct dt_gate {
 	bool have_interp;
 	char **sections;	/* ELF sections that make a file matter (the
 				   gated providers' gate_sections), NULL-ended */
-	gate_file_t *files;	/* open addressing, power-of-two size */
-	size_t nfiles, files_cap;
+	dt_htab_t files;	/* of gate_file_t, by key */
 	/* statistics, the gate thread's */
 	uint64_t nheld, ntimeouts, hold_sum_ns, hold_max_ns;
 	uint64_t nreq;		/* execs the watchdog waited on us for */
@@ -161,48 +160,22 @@ struct dt_gate {
 
 /* --- what the gate knows of files --- */
 
-static gate_file_t *files_slot(gate_file_t *v, size_t cap,
-			       const gate_key_t *k)
+static bool file_eq(const void *elem, const void *key)
 {
-	size_t i = gate_key_hash(k) & (cap - 1);
-
-	while ((v[i].flags & GF_USED) && !gate_key_eq(&v[i].key, k))
-		i = (i + 1) & (cap - 1);
-	return &v[i];
-}
-
-static bool files_grow(dt_gate_t *g)
-{
-	if (g->files_cap >= 2 * GATE_FILES_MAX) {
-		memset(g->files, 0, g->files_cap * sizeof(*g->files));
-		g->nfiles = 0;
-		return true;
-	}
-	size_t cap = g->files_cap ? g->files_cap * 2 : 256;
-	gate_file_t *v = calloc(cap, sizeof(*v));
-
-	if (v == NULL)
-		return false;
-	for (size_t i = 0; i < g->files_cap; i++)
-		if (g->files[i].flags & GF_USED)
-			*files_slot(v, cap, &g->files[i].key) = g->files[i];
-	free(g->files);
-	g->files = v;
-	g->files_cap = cap;
-	return true;
+	return gate_key_eq(&((const gate_file_t *)elem)->key, key);
 }
 
 /* The entry of a file, added if new; NULL when out of memory.  Valid until
  * the next call. */
 static gate_file_t *file_entry(dt_gate_t *g, const gate_key_t *k)
 {
-	if ((g->nfiles + 1) * 2 > g->files_cap && !files_grow(g))
-		return NULL;
-	gate_file_t *f = files_slot(g->files, g->files_cap, k);
-	if (!(f->flags & GF_USED)) {
-		*f = (gate_file_t){ .key = *k, .flags = GF_USED };
-		g->nfiles++;
-	}
+	bool added;
+
+	if (dt_htab_count(&g->files) >= GATE_FILES_MAX)
+		dt_htab_clear(&g->files);	/* start over */
+	gate_file_t *f = dt_htab_insert(&g->files, gate_key_hash(k), k, &added);
+	if (f != NULL && added)
+		f->key = *k;
 	return f;
 }
 
@@ -271,34 +244,19 @@ static void files_mark(dt_gate_t *g, const gate_key_t *k, unsigned flag)
 /* Whether pid is a child of dtrace (the system() action). */
 static bool is_own_child(int pid)
 {
-	char state;
-	int ppid;
+	dt_procfs_stat_t st;
 
-	return dt_gatewd_proc_stat(pid, &state, &ppid) &&
-	       ppid == (int)getpid();
+	return dt_procfs_stat(pid, &st) == 0 && st.ppid == (int)getpid();
 }
 
 /* LD_LIBRARY_PATH of pid into buf ("" when unset or unreadable). */
 static void proc_libpath(int pid, char *buf, size_t len)
 {
-	static const char var[] = "LD_LIBRARY_PATH=";
-	char name[64];
-
-	buf[0] = '\0';
-	snprintf(name, sizeof(name), "/proc/%d/environ", pid);
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
 	char *env = malloc(GATE_ENVIRON_MAX);
-	ssize_t n = env ? read(fd, env, GATE_ENVIRON_MAX - 1) : -1;
-	close(fd);
-	for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(env + i) + 1) {
-		env[n] = '\0';
-		if (strncmp(env + i, var, sizeof(var) - 1) == 0) {
-			snprintf(buf, len, "%s", env + i + sizeof(var) - 1);
-			break;
-		}
-	}
+	const char *v = env ? dt_procfs_getenv(pid, "LD_LIBRARY_PATH", env,
+					       GATE_ENVIRON_MAX) : NULL;
+
+	snprintf(buf, len, "%s", v ? v : "");
 	free(env);
 }
 
@@ -580,9 +538,7 @@ static int exec_target_open(int pid, char *out, size_t len)
 	if (addr == 0 || !proc_read_string(pid, addr, arg, sizeof(arg)) ||
 	    arg[0] == '\0')
 		return -1;
-	if (snprintf(out, len, "/proc/%d/%s/%s", pid,
-		     arg[0] == '/' ? "root" : "cwd",
-		     arg + (arg[0] == '/')) >= (int)len)
+	if (!dt_procfs_path(pid, arg, out, len))
 		return -1;
 	/* the process's own path, which its owner may have swapped for a
 	 * FIFO since the exec: never waits (dt_untrusted.h) */
@@ -785,11 +741,10 @@ static int group_open(void)
  * last descriptor closes).  Whether it was. */
 static bool watchdog_stopped(dt_gate_t *g)
 {
-	char state;
-	int ppid;
+	dt_procfs_stat_t st;
 
-	if (!dt_gatewd_proc_stat(g->wd_pid, &state, &ppid) ||
-	    (state != 'T' && state != 't'))
+	if (dt_procfs_stat(g->wd_pid, &st) != 0 ||
+	    (st.state != 'T' && st.state != 't'))
 		return false;
 	kill(g->wd_pid, SIGKILL);
 	return true;
@@ -841,7 +796,7 @@ static void gate_free(dt_gate_t *g)
 	free(g->sections);
 	if (g->ldso)
 		dt_ldso_close(g->ldso);
-	free(g->files);
+	dt_htab_fini(&g->files);
 	pthread_mutex_destroy(&g->lock);
 	pthread_cond_destroy(&g->cond);
 	free(g);
@@ -948,6 +903,7 @@ dt_gate_t *dt_gate_open(const char *const *sections, char *msg,
 		return NULL;
 	}
 	gate_init_sync(g);
+	dt_htab_init(&g->files, sizeof(gate_file_t), file_eq);
 	g->sock = -1;
 	g->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	g->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

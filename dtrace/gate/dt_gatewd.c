@@ -87,19 +87,19 @@
 #include <bpf/bpf.h>
 
 #include "dt_gatewd.h"
+#include "dt_procfs.h"
 
 #define WD_PENDING_MAX	64	/* execs held at once; more pass at once */
-#define WD_CACHE_CAP	4096	/* executables remembered (power of two) */
+#define WD_CACHE_MAX	3072	/* executables remembered; then it starts
+				 * over */
 #define WD_NICE		(-20)
 #define WD_SOCK		3	/* the watchdog's descriptors after start */
 #define WD_FAN		4
 
-#define WE_USED		0x100	/* a cache slot in use (above WD_* flags) */
-
 typedef struct wd_entry {
 	gate_key_t key;
-	unsigned flags;		/* WE_USED | WD_SETTLED | WD_DYNAMIC |
-				   WD_WATCH */
+	unsigned flags;		/* WD_SETTLED | WD_DYNAMIC | WD_WATCH |
+				   WD_INTERP */
 } wd_entry_t;
 
 typedef struct wd_pending {
@@ -115,14 +115,13 @@ typedef struct wd {
 	int arm_fd;		/* the exec watch's map, or -1 */
 	int arm_value;
 	bool late;		/* dtrace missed a deadline, nothing since */
-	dev_t mntns_dev;	/* dtrace's mount namespace */
-	ino_t mntns_ino;
+	dt_mntns_t mntns;	/* dtrace's mount namespace */
 	uint64_t home_mnt;	/* a mount of it the loader was opened
 				   through (unique id), 0: none seen yet */
 	uint32_t seq;
 	wd_pending_t pending[WD_PENDING_MAX];
-	wd_entry_t *cache;	/* WD_CACHE_CAP slots, open addressing */
-	size_t ncache;
+	dt_htab_t cache;	/* of wd_entry_t, by key: room for
+				   WD_CACHE_MAX made before fork() */
 	gatewd_stats_t st;
 } wd_t;
 
@@ -188,27 +187,25 @@ ssize_t dt_gatewd_recv(int sock, void *msg, size_t len, int *fd, int flags)
 
 /* --- the cache of executables whose start-up files were all seen --- */
 
-static wd_entry_t *cache_slot(wd_t *w, const gate_key_t *k)
+static bool cache_eq(const void *elem, const void *key)
 {
-	size_t i = gate_key_hash(k) & (WD_CACHE_CAP - 1);
-
-	while ((w->cache[i].flags & WE_USED) &&
-	       !gate_key_eq(&w->cache[i].key, k))
-		i = (i + 1) & (WD_CACHE_CAP - 1);
-	return &w->cache[i];
+	return gate_key_eq(&((const wd_entry_t *)elem)->key, key);
 }
 
+static wd_entry_t *cache_find(wd_t *w, const gate_key_t *k)
+{
+	return dt_htab_find(&w->cache, gate_key_hash(k), k);
+}
+
+/* Never allocates: the table has room for WD_CACHE_MAX entries. */
 static void cache_add(wd_t *w, const gate_key_t *k, unsigned flags)
 {
-	if ((w->ncache + 1) * 4 > WD_CACHE_CAP * 3) {
-		/* Full: forget all, dtrace tells again what it knows. */
-		memset(w->cache, 0, WD_CACHE_CAP * sizeof(*w->cache));
-		w->ncache = 0;
-	}
-	wd_entry_t *e = cache_slot(w, k);
-	if (!(e->flags & WE_USED))
-		w->ncache++;
-	*e = (wd_entry_t){ .key = *k, .flags = WE_USED | flags };
+	if (dt_htab_count(&w->cache) >= WD_CACHE_MAX)
+		dt_htab_clear(&w->cache);	/* full: forget all, dtrace
+						   tells again what it knows */
+	wd_entry_t *e = dt_htab_insert(&w->cache, gate_key_hash(k), k, NULL);
+	if (e != NULL)
+		*e = (wd_entry_t){ .key = *k, .flags = flags };
 }
 
 /* --- answering --- */
@@ -244,30 +241,22 @@ static void wd_settled(wd_t *w, int fd, int pid, unsigned flags)
 
 bool dt_gatewd_proc_stat(int pid, char *state, int *ppid)
 {
-	char name[64], buf[512];
+	dt_procfs_stat_t st;
 
-	snprintf(name, sizeof(name), "/proc/%d/stat", pid);
-	int fd = open(name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (dt_procfs_stat(pid, &st) != 0)
 		return false;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	/* "pid (comm) state ppid ...": comm may hold anything, even ')'. */
-	const char *p = strrchr(buf, ')');
-	return p != NULL && sscanf(p + 1, " %c %d", state, ppid) == 2;
+	*state = st.state;
+	*ppid = st.ppid;
+	return true;
 }
 
 /* Whether dtrace is stopped (SIGSTOP, Ctrl-Z, a debugger). */
 static bool parent_stopped(const wd_t *w)
 {
-	char state;
-	int ppid;
+	dt_procfs_stat_t st;
 
-	return dt_gatewd_proc_stat((int)w->parent, &state, &ppid) &&
-	       (state == 'T' || state == 't');
+	return dt_procfs_stat(w->parent, &st) == 0 &&
+	       (st.state == 'T' || st.state == 't');
 }
 
 static wd_pending_t *pending_free_slot(wd_t *w)
@@ -288,19 +277,6 @@ static bool wd_forward(wd_t *w, int fd, int pid, const gate_key_t *k,
 	};
 
 	return dt_gatewd_send(w->sock, &r, sizeof(r), fd, MSG_DONTWAIT);
-}
-
-/* Whether pid runs in a mount namespace other than dtrace's (1), in
- * dtrace's (0), or is gone (-1). */
-static int proc_foreign(const wd_t *w, int pid)
-{
-	char name[64];
-	struct stat sb;
-
-	snprintf(name, sizeof(name), "/proc/%d/ns/mnt", pid);
-	if (stat(name, &sb) != 0)
-		return -1;
-	return sb.st_dev != w->mntns_dev || sb.st_ino != w->mntns_ino;
 }
 
 /*
@@ -326,7 +302,7 @@ static bool wd_foreign(wd_t *w, int fd, int pid)
 
 	if (known && w->home_mnt != 0 && sx.stx_mnt_id == w->home_mnt)
 		return false;
-	int foreign = proc_foreign(w, pid);
+	int foreign = dt_procfs_foreign(pid, &w->mntns);
 	if (known && foreign == 0)
 		w->home_mnt = sx.stx_mnt_id;
 	return foreign > 0;
@@ -346,8 +322,8 @@ static void wd_exec(wd_t *w, int fd, int pid)
 		return;
 	}
 	gate_key_t k = gate_key_of(&sb);
-	wd_entry_t *e = cache_slot(w, &k);
-	if ((e->flags & WE_USED) && (e->flags & WD_SETTLED) &&
+	wd_entry_t *e = cache_find(w, &k);
+	if (e != NULL && (e->flags & WD_SETTLED) &&
 	    !(foreign = (e->flags & WD_INTERP) && wd_foreign(w, fd, pid))) {
 		w->st.ncached++;
 		wd_settled(w, fd, pid, e->flags);
@@ -584,24 +560,21 @@ int dt_gatewd_start(int fan_fd, int *sock, pid_t *pid)
 	int sv[2];
 	wd_t *w = calloc(1, sizeof(*w));
 
-	if (w == NULL || (w->cache = calloc(WD_CACHE_CAP,
-					    sizeof(*w->cache))) == NULL) {
+	if (w != NULL)
+		dt_htab_init(&w->cache, sizeof(wd_entry_t), cache_eq);
+	if (w == NULL || dt_htab_reserve(&w->cache, WD_CACHE_MAX) != 0) {
 		free(w);
 		return -ENOMEM;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		int err = -errno;
-		free(w->cache);
+		dt_htab_fini(&w->cache);
 		free(w);
 		return err;
 	}
 	w->parent = getpid();
 	w->arm_fd = -1;
-	struct stat ns;
-	if (stat("/proc/self/ns/mnt", &ns) == 0) {
-		w->mntns_dev = ns.st_dev;
-		w->mntns_ino = ns.st_ino;
-	}
+	dt_procfs_mntns(0, &w->mntns);	/* else all zero: all look foreign */
 	for (int i = 0; i < WD_PENDING_MAX; i++)
 		w->pending[i].fd = -1;
 
@@ -610,7 +583,7 @@ int dt_gatewd_start(int fan_fd, int *sock, pid_t *pid)
 		wd_main(w, fan_fd, sv[1]);
 	int err = child < 0 ? -errno : 0;
 	close(sv[1]);
-	free(w->cache);
+	dt_htab_fini(&w->cache);
 	free(w);
 	if (err < 0) {
 		close(sv[0]);

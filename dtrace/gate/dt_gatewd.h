@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "dt_hash.h"
+
 #define GATE_HOLD_MAX_MS	500	/* longest an exec is held, whatever
 					 * state dtrace is in */
 
@@ -38,12 +40,12 @@ static inline bool gate_key_eq(const gate_key_t *a, const gate_key_t *b)
 	       a->mtime_ns == b->mtime_ns;
 }
 
-static inline size_t gate_key_hash(const gate_key_t *k)
+static inline uint64_t gate_key_hash(const gate_key_t *k)
 {
-	uint64_t h = (uint64_t)k->ino * 0x9e3779b97f4a7c15ull;
+	uint64_t h = dt_hash_u64(DT_HASH_INIT, (uint64_t)k->dev);
 
-	h ^= (uint64_t)k->dev + (uint64_t)k->mtime_ns * 0xff51afd7ed558ccdull;
-	return (size_t)(h ^ (h >> 29));
+	h = dt_hash_u64(h, (uint64_t)k->ino);
+	return dt_hash_u64(h, (uint64_t)k->mtime_ns);
 }
 
 /* What the watchdog counted, sent back when dtrace stops it. */
@@ -107,7 +109,8 @@ typedef struct gatewd_cmd {
  * pid in *pid.  0 or -errno. */
 int dt_gatewd_start(int fan_fd, int *sock, pid_t *pid);
 
-/* The state letter and the parent of pid, from /proc/PID/stat. */
+/* The state letter and the parent of pid, from /proc/PID/stat: kept for
+ * the exec watch (dt_exec.c), which is to call dt_procfs_stat(). */
 bool dt_gatewd_proc_stat(int pid, char *state, int *ppid);
 
 /* Send one message with an optional descriptor (fd < 0: none).  true when

@@ -56,6 +56,9 @@
  * costs one stat().  The directory table remembers, per directory, whether
  * it exists and which hwcaps subdirectories it has (revalidated by its
  * mtime once per resolution), so that absent subdirectories cost nothing.
+ * These tables, the names of a resolution and ld.so.cache's names are
+ * hash tables of dt_hash.h.  Whether a file has a section (USDT notes) is
+ * dt_ldso_sect.c's.
  *
  * Safety: files are read with pread() only, never mapped; every count,
  * offset and string is bounded (see the LDSO_MAX_* caps); candidates are
@@ -77,6 +80,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dt_array.h"
+#include "dt_hash.h"
 #include "dt_ldso.h"
 #include "dt_untrusted.h"
 
@@ -92,8 +97,6 @@
 #define LDSO_MAX_CACHED_FILES	8192	/* file entries kept; flushed beyond */
 #define LDSO_MAX_CACHED_DIRS	2048
 #define LDSO_CACHE_MAX_SIZE	(64u << 20)	/* ld.so.cache sanity bound */
-#define LDSO_FILE_BUCKETS	1024
-#define LDSO_DIR_BUCKETS	256
 
 #define LDSO_CACHE_PATH		"/etc/ld.so.cache"
 #define LDSO_CACHE_MAGIC	"glibc-ld.so.cache1.1"
@@ -137,7 +140,7 @@ typedef struct ldso_file {
 	int nneeded;
 	unsigned stamp;		/* == resolution generation: loaded as */
 	int index;		/* ... this object of it */
-	struct ldso_file *next;
+	struct ldso_file *next;	/* on the list of retired entries */
 } ldso_file_t;
 
 /* What the directory table knows of one directory. */
@@ -149,10 +152,16 @@ typedef struct ldso_dir {
 	bool exists;
 	unsigned subs;		/* SUB_* present */
 	unsigned stamp;		/* generation it was last checked in */
-	struct ldso_dir *next;
 } ldso_dir_t;
 
-/* ld.so.cache, the x86-64 libc6 entries, hashed by name. */
+/* The entries of ld.so.cache of one name: the first, then on by chain[]
+ * (entry index + 1; 0 ends), last in the file first. */
+typedef struct ldso_cache_name {
+	const char *name;	/* in buf */
+	uint32_t first;
+} ldso_cache_name_t;
+
+/* ld.so.cache, the x86-64 libc6 entries, by name. */
 typedef struct ldso_cache {
 	char *buf;
 	size_t size;
@@ -160,18 +169,17 @@ typedef struct ldso_cache {
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
-	uint32_t *keys, *values;	/* string offsets in buf */
-	uint32_t *bucket, *chain;	/* entry index + 1; 0 ends */
-	uint32_t nents, nbuckets;
+	uint32_t *values;	/* string offsets in buf */
+	uint32_t *chain;
+	uint32_t nents;
+	dt_htab_t names;	/* of ldso_cache_name_t */
 } ldso_cache_t;
 
 struct dt_ldso {
 	ldso_cache_t cache;
-	ldso_file_t *files[LDSO_FILE_BUCKETS];
-	int nfiles;
+	dt_htab_t files;	/* of ldso_file_t *, by (dev, ino) */
 	ldso_file_t *retired;	/* replaced during a resolution */
-	ldso_dir_t *dirs[LDSO_DIR_BUCKETS];
-	int ndirs;
+	dt_htab_t dirs;		/* of ldso_dir_t *, by path */
 	unsigned gen;		/* resolution generation */
 };
 
@@ -182,9 +190,10 @@ typedef struct ldso_obj {
 	int loader;		/* index of the object that needed it, or -1 */
 } ldso_obj_t;
 
+/* What a name stands for in the resolution running now. */
 typedef struct ldso_name {
 	const char *s;
-	int obj;
+	int obj;		/* see ldso_name_find() */
 } ldso_name_t;
 
 typedef struct ldso_found {
@@ -197,8 +206,7 @@ typedef struct ldso_run {
 	dt_ldso_t *ld;
 	ldso_obj_t *objs;
 	int nobjs, objs_cap;
-	ldso_name_t *names;	/* open addressing, names_cap a power of 2 */
-	int nnames, names_cap;
+	dt_htab_t names;	/* of ldso_name_t */
 	ldso_found_t found[LDSO_MAX_FOUND];
 	int nfound;
 	const char *libpath;
@@ -208,25 +216,47 @@ typedef struct ldso_run {
 
 /* ---- small helpers -------------------------------------------------------- */
 
-static uint32_t ldso_hash_str(const char *s)
+static uint64_t ldso_hash_str(const char *s)
 {
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
+	return dt_hash_str(DT_HASH_INIT, s);
 }
 
-static uint32_t ldso_hash_key(dev_t dev, ino_t ino)
-{
-	uint64_t k = (uint64_t)ino * 0x9e3779b97f4a7c15ull ^ (uint64_t)dev;
+/* A file as the file table knows it. */
+typedef struct ldso_file_key {
+	dev_t dev;
+	ino_t ino;
+} ldso_file_key_t;
 
-	return (uint32_t)(k >> 32 ^ k);
+static uint64_t ldso_hash_key(const ldso_file_key_t *k)
+{
+	return dt_hash_u64(dt_hash_u64(DT_HASH_INIT, (uint64_t)k->dev),
+			   (uint64_t)k->ino);
 }
 
-/* Read up to len bytes at off; short only at end of file.  Bytes read or
- * -errno. */
-static ssize_t ldso_pread(int fd, void *buf, size_t len, uint64_t off)
+static bool ldso_file_eq(const void *elem, const void *key)
+{
+	const ldso_file_t *f = *(ldso_file_t *const *)elem;
+	const ldso_file_key_t *k = key;
+
+	return f->dev == k->dev && f->ino == k->ino;
+}
+
+static bool ldso_dir_eq(const void *elem, const void *key)
+{
+	return strcmp((*(ldso_dir_t *const *)elem)->path, key) == 0;
+}
+
+static bool ldso_cache_name_eq(const void *elem, const void *key)
+{
+	return strcmp(((const ldso_cache_name_t *)elem)->name, key) == 0;
+}
+
+static bool ldso_name_eq(const void *elem, const void *key)
+{
+	return strcmp(((const ldso_name_t *)elem)->s, key) == 0;
+}
+
+ssize_t dt_ldso_pread(int fd, void *buf, size_t len, uint64_t off)
 {
 	size_t done = 0;
 
@@ -321,7 +351,7 @@ static char *ldso_str_at(ldso_strtab_t *st, uint64_t off, bool *oom)
 		if (memchr(p, '\0', avail < max ? avail : max))
 			goto found;
 	}
-	n = ldso_pread(st->fd, tmp, max, st->base + off);
+	n = dt_ldso_pread(st->fd, tmp, max, st->base + off);
 	if (n <= 0 || !memchr(tmp, '\0', (size_t)n))
 		return NULL;
 	p = tmp;
@@ -349,7 +379,7 @@ static void ldso_strtab_prefetch(ldso_strtab_t *st, uint64_t lo, uint64_t hi)
 	st->span = malloc(len);
 	if (!st->span)
 		return;		/* only slower */
-	n = ldso_pread(st->fd, st->span, len, st->base + lo);
+	n = dt_ldso_pread(st->fd, st->span, len, st->base + lo);
 	if (n <= 0) {
 		free(st->span);
 		st->span = NULL;
@@ -474,7 +504,7 @@ static int ldso_read_dynamic(int fd, uint64_t fsize, const Elf64_Phdr *ph,
 		free(di.needed);
 		return -ENOMEM;
 	}
-	n = ldso_pread(fd, dyn, cnt * sizeof(*dyn), dph->p_offset);
+	n = dt_ldso_pread(fd, dyn, cnt * sizeof(*dyn), dph->p_offset);
 	if (n > 0) {
 		ldso_dyn_scan(dyn, (size_t)n / sizeof(*dyn), &di, f);
 		f->dynamic = true;
@@ -494,7 +524,7 @@ static int ldso_read_interp(int fd, uint64_t fsize, const Elf64_Phdr *ph,
 	if (ph->p_filesz < 2 || ph->p_filesz > sizeof(buf) ||
 	    ph->p_offset >= fsize || ph->p_filesz > fsize - ph->p_offset)
 		return 0;
-	if (ldso_pread(fd, buf, ph->p_filesz, ph->p_offset) !=
+	if (dt_ldso_pread(fd, buf, ph->p_filesz, ph->p_offset) !=
 	    (ssize_t)ph->p_filesz || !memchr(buf, '\0', ph->p_filesz) || !buf[0])
 		return 0;
 	f->interp = strdup(buf);
@@ -521,7 +551,7 @@ static Elf64_Phdr *ldso_read_phdrs(int fd, uint64_t fsize, const Elf64_Ehdr *eh,
 	}
 	if (eh->e_phoff + len <= headlen)
 		memcpy(ph, head + eh->e_phoff, len);
-	else if (ldso_pread(fd, ph, len, eh->e_phoff) != (ssize_t)len) {
+	else if (dt_ldso_pread(fd, ph, len, eh->e_phoff) != (ssize_t)len) {
 		free(ph);
 		return NULL;
 	}
@@ -538,7 +568,7 @@ static int ldso_parse(int fd, uint64_t fsize, ldso_file_t *f)
 	ssize_t n;
 	int err = 0;
 
-	n = ldso_pread(fd, head, fsize < sizeof(head) ? fsize : sizeof(head), 0);
+	n = dt_ldso_pread(fd, head, fsize < sizeof(head) ? fsize : sizeof(head), 0);
 	if (n < (ssize_t)sizeof(eh))
 		return 0;
 	memcpy(&eh, head, sizeof(eh));
@@ -575,15 +605,11 @@ static void ldso_file_free(ldso_file_t *f)
 
 static void ldso_files_flush(dt_ldso_t *ld)
 {
-	for (int b = 0; b < LDSO_FILE_BUCKETS; b++) {
-		while (ld->files[b]) {
-			ldso_file_t *f = ld->files[b];
+	ldso_file_t **e;
 
-			ld->files[b] = f->next;
-			ldso_file_free(f);
-		}
-	}
-	ld->nfiles = 0;
+	for (uint32_t i = 0; (e = dt_htab_next(&ld->files, &i)) != NULL;)
+		ldso_file_free(*e);
+	dt_htab_clear(&ld->files);
 }
 
 static void ldso_free_retired(dt_ldso_t *ld)
@@ -596,16 +622,13 @@ static void ldso_free_retired(dt_ldso_t *ld)
 	}
 }
 
-/* The cached entry of (st_dev, st_ino), current or stale; *pp is the link
- * to it. */
-static ldso_file_t *ldso_file_find(dt_ldso_t *ld, const struct stat *st,
-				   ldso_file_t ***pp)
+/* The cached entry of (st_dev, st_ino), current or stale, or NULL. */
+static ldso_file_t *ldso_file_find(dt_ldso_t *ld, const struct stat *st)
 {
-	*pp = &ld->files[ldso_hash_key(st->st_dev, st->st_ino) % LDSO_FILE_BUCKETS];
-	for (; **pp; *pp = &(**pp)->next)
-		if ((**pp)->dev == st->st_dev && (**pp)->ino == st->st_ino)
-			return **pp;
-	return NULL;
+	ldso_file_key_t k = { st->st_dev, st->st_ino };
+	ldso_file_t **e = dt_htab_find(&ld->files, ldso_hash_key(&k), &k);
+
+	return e != NULL ? *e : NULL;
 }
 
 static bool ldso_file_current(const ldso_file_t *f, const struct stat *st)
@@ -618,7 +641,8 @@ static bool ldso_file_current(const ldso_file_t *f, const struct stat *st)
  * stay valid until the resolution ends).  NULL when out of memory. */
 static ldso_file_t *ldso_file_get(dt_ldso_t *ld, int fd, const struct stat *st)
 {
-	ldso_file_t **pp, *old = ldso_file_find(ld, st, &pp), *f;
+	ldso_file_key_t k = { st->st_dev, st->st_ino };
+	ldso_file_t *old = ldso_file_find(ld, st), **e, *f;
 
 	if (old && ldso_file_current(old, st))
 		return old;
@@ -629,22 +653,19 @@ static ldso_file_t *ldso_file_get(dt_ldso_t *ld, int fd, const struct stat *st)
 	f->ino = st->st_ino;
 	f->size = st->st_size;
 	f->mtime = st->st_mtim;
-	if (ldso_parse(fd, (uint64_t)st->st_size, f) < 0) {
+	/* the slot of old, or a new one, filled at once */
+	if (ldso_parse(fd, (uint64_t)st->st_size, f) < 0 ||
+	    !(e = dt_htab_insert(&ld->files, ldso_hash_key(&k), &k, NULL))) {
 		ldso_file_free(f);
 		return NULL;
 	}
 	if (old) {		/* still the same object of this resolution */
 		f->stamp = old->stamp;
 		f->index = old->index;
-		*pp = old->next;
 		old->next = ld->retired;
 		ld->retired = old;
-		ld->nfiles--;
 	}
-	pp = &ld->files[ldso_hash_key(st->st_dev, st->st_ino) % LDSO_FILE_BUCKETS];
-	f->next = *pp;
-	*pp = f;
-	ld->nfiles++;
+	*e = f;
 	return f;
 }
 
@@ -652,7 +673,7 @@ static ldso_file_t *ldso_file_get(dt_ldso_t *ld, int fd, const struct stat *st)
  * regular file, the probe budget is spent, or out of memory (run->err). */
 static ldso_file_t *ldso_file_at(ldso_run_t *run, const char *path)
 {
-	ldso_file_t **pp, *f;
+	ldso_file_t *f;
 	struct stat st;
 	int fd;
 
@@ -661,7 +682,7 @@ static ldso_file_t *ldso_file_at(ldso_run_t *run, const char *path)
 	run->probes_left--;
 	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	f = ldso_file_find(run->ld, &st, &pp);
+	f = ldso_file_find(run->ld, &st);
 	if (f && ldso_file_current(f, &st))
 		return f;
 	/* what stat() saw, or nothing: swapped for a FIFO since, the name
@@ -680,16 +701,13 @@ static ldso_file_t *ldso_file_at(ldso_run_t *run, const char *path)
 
 static void ldso_dirs_flush(dt_ldso_t *ld)
 {
-	for (int b = 0; b < LDSO_DIR_BUCKETS; b++) {
-		while (ld->dirs[b]) {
-			ldso_dir_t *d = ld->dirs[b];
+	ldso_dir_t **e;
 
-			ld->dirs[b] = d->next;
-			free(d->path);
-			free(d);
-		}
+	for (uint32_t i = 0; (e = dt_htab_next(&ld->dirs, &i)) != NULL;) {
+		free((*e)->path);
+		free(*e);
 	}
-	ld->ndirs = 0;
+	dt_htab_clear(&ld->dirs);
 }
 
 static void ldso_dir_check(ldso_run_t *run, ldso_dir_t *d)
@@ -724,25 +742,22 @@ static void ldso_dir_check(ldso_run_t *run, ldso_dir_t *d)
 static ldso_dir_t *ldso_dir_get(ldso_run_t *run, const char *path)
 {
 	dt_ldso_t *ld = run->ld;
-	uint32_t b = ldso_hash_str(path) % LDSO_DIR_BUCKETS;
-	ldso_dir_t *d;
+	uint64_t h = ldso_hash_str(path);
+	ldso_dir_t **e = dt_htab_find(&ld->dirs, h, path), *d = e ? *e : NULL;
 
-	for (d = ld->dirs[b]; d; d = d->next)
-		if (strcmp(d->path, path) == 0)
-			break;
 	if (!d) {
 		d = calloc(1, sizeof(*d));
-		if (d)
-			d->path = strdup(path);
-		if (!d || !d->path) {
+		if (d && (d->path = strdup(path)) &&
+		    (e = dt_htab_insert(&ld->dirs, h, path, NULL))) {
+			d->stamp = ld->gen - 1;
+			*e = d;
+		} else {
+			if (d)
+				free(d->path);
 			free(d);
 			run->err = -ENOMEM;
 			return NULL;
 		}
-		d->stamp = ld->gen - 1;
-		d->next = ld->dirs[b];
-		ld->dirs[b] = d;
-		ld->ndirs++;
 	}
 	if (d->stamp != ld->gen) {
 		d->stamp = ld->gen;
@@ -753,14 +768,23 @@ static ldso_dir_t *ldso_dir_get(ldso_run_t *run, const char *path)
 
 /* ---- ld.so.cache ---------------------------------------------------------------- */
 
-static void ldso_cache_clear(ldso_cache_t *c)
+/* Forget the entries (and the file, unless keep_file). */
+static void ldso_cache_clear(ldso_cache_t *c, bool keep_file)
 {
+	ldso_cache_t kept = *c;
+
 	free(c->buf);
-	free(c->keys);
 	free(c->values);
-	free(c->bucket);
 	free(c->chain);
-	memset(c, 0, sizeof(*c));
+	dt_htab_fini(&c->names);
+	*c = (ldso_cache_t){ .names = c->names };
+	if (keep_file) {
+		c->size = kept.size;
+		c->loaded = kept.loaded;
+		c->dev = kept.dev;
+		c->ino = kept.ino;
+		c->mtime = kept.mtime;
+	}
 }
 
 static uint32_t ldso_get32(const char *p)
@@ -777,8 +801,8 @@ static bool ldso_cache_str_ok(const ldso_cache_t *c, uint32_t off)
 	return off < c->size && memchr(c->buf + off, '\0', c->size - off);
 }
 
-/* Keep and hash the x86-64 libc6 entries of c->buf.  false when malformed
- * or out of memory. */
+/* Keep the x86-64 libc6 entries of c->buf, by name.  false when
+ * malformed or out of memory. */
 static bool ldso_cache_index(ldso_cache_t *c)
 {
 	uint32_t nlibs;
@@ -789,28 +813,27 @@ static bool ldso_cache_index(ldso_cache_t *c)
 	nlibs = ldso_get32(c->buf + 20);
 	if ((uint64_t)nlibs * LDSO_CACHE_ENT_SIZE > c->size - LDSO_CACHE_HDR_SIZE)
 		return false;
-	c->nbuckets = 1;
-	while (c->nbuckets < nlibs)
-		c->nbuckets <<= 1;
-	c->keys = malloc((nlibs + 1) * sizeof(uint32_t));
 	c->values = malloc((nlibs + 1) * sizeof(uint32_t));
 	c->chain = malloc((nlibs + 1) * sizeof(uint32_t));
-	c->bucket = calloc(c->nbuckets, sizeof(uint32_t));
-	if (!c->keys || !c->values || !c->chain || !c->bucket)
+	if (!c->values || !c->chain || dt_htab_reserve(&c->names, nlibs) < 0)
 		return false;
 	for (uint32_t i = 0; i < nlibs; i++) {
 		const char *e = c->buf + LDSO_CACHE_HDR_SIZE + (size_t)i * LDSO_CACHE_ENT_SIZE;
-		uint32_t key = ldso_get32(e + 4), value = ldso_get32(e + 8), b;
+		uint32_t key = ldso_get32(e + 4), value = ldso_get32(e + 8);
+		ldso_cache_name_t *n;
 
 		if (ldso_get32(e) != LDSO_CACHE_X8664_LIBC6 ||
 		    !ldso_cache_str_ok(c, key) || !ldso_cache_str_ok(c, value) ||
 		    c->buf[value] != '/')
 			continue;
-		c->keys[c->nents] = key;
+		n = dt_htab_insert(&c->names, ldso_hash_str(c->buf + key),
+				   c->buf + key, NULL);
+		if (!n)
+			return false;
+		n->name = c->buf + key;
 		c->values[c->nents] = value;
-		b = ldso_hash_str(c->buf + key) & (c->nbuckets - 1);
-		c->chain[c->nents] = c->bucket[b];
-		c->bucket[b] = ++c->nents;
+		c->chain[c->nents] = n->first;
+		n->first = ++c->nents;
 	}
 	return true;
 }
@@ -825,13 +848,13 @@ static void ldso_cache_refresh(dt_ldso_t *ld)
 
 	if (stat(LDSO_CACHE_PATH, &st) < 0) {
 		if (c->loaded)
-			ldso_cache_clear(c);
+			ldso_cache_clear(c, false);
 		return;
 	}
 	if (c->loaded && c->dev == st.st_dev && c->ino == st.st_ino &&
 	    (off_t)c->size == st.st_size && ldso_same_time(&c->mtime, &st.st_mtim))
 		return;
-	ldso_cache_clear(c);
+	ldso_cache_clear(c, false);
 	c->loaded = true;	/* even when malformed: not read again */
 	c->dev = st.st_dev;
 	c->ino = st.st_ino;
@@ -843,20 +866,13 @@ static void ldso_cache_refresh(dt_ldso_t *ld)
 	if (fd < 0)
 		goto bad;
 	c->buf = malloc(c->size + 1);
-	n = c->buf ? ldso_pread(fd, c->buf, c->size, 0) : -ENOMEM;
+	n = c->buf ? dt_ldso_pread(fd, c->buf, c->size, 0) : -ENOMEM;
 	close(fd);
 	if (n != (ssize_t)c->size || !ldso_cache_index(c))
 		goto bad;
 	return;
 bad:
-	free(c->buf);
-	free(c->keys);
-	free(c->values);
-	free(c->bucket);
-	free(c->chain);
-	c->buf = NULL;
-	c->keys = c->values = c->bucket = c->chain = NULL;
-	c->nents = c->nbuckets = 0;
+	ldso_cache_clear(c, true);	/* loaded: not read again */
 }
 
 /* ---- dynamic string tokens ----------------------------------------------------- */
@@ -947,70 +963,27 @@ static bool ldso_has_platform(const char *s, size_t n)
 
 /* ---- one resolution ------------------------------------------------------------ */
 
-/* The slot of name s in the table, NULL when absent. */
-static ldso_name_t *ldso_name_slot(const ldso_run_t *run, const char *s)
-{
-	uint32_t m = (uint32_t)run->names_cap - 1;
-
-	if (!run->names_cap)
-		return NULL;
-	for (uint32_t i = ldso_hash_str(s) & m;; i = (i + 1) & m) {
-		if (!run->names[i].s)
-			return NULL;
-		if (strcmp(run->names[i].s, s) == 0)
-			return &run->names[i];
-	}
-}
-
 /* The object name s stands for: >= 0 an object, -2 - i searched in vain by
  * object i, -1 unknown. */
 static int ldso_name_find(const ldso_run_t *run, const char *s)
 {
-	const ldso_name_t *e = ldso_name_slot(run, s);
+	const ldso_name_t *e = dt_htab_find(&run->names, ldso_hash_str(s), s);
 
 	return e ? e->obj : -1;
-}
-
-static void ldso_name_insert(ldso_name_t *tab, int cap, const char *s, int obj)
-{
-	uint32_t m = (uint32_t)cap - 1, i = ldso_hash_str(s) & m;
-
-	while (tab[i].s)
-		i = (i + 1) & m;
-	tab[i].s = s;
-	tab[i].obj = obj;
 }
 
 /* Remember that s names object obj (s must outlive the resolution); an
  * object replaces a failed search, nothing else is replaced. */
 static void ldso_name_add(ldso_run_t *run, const char *s, int obj)
 {
-	ldso_name_t *e = s ? ldso_name_slot(run, s) : NULL;
+	bool added;
+	ldso_name_t *e = s ? dt_htab_insert(&run->names, ldso_hash_str(s), s,
+					    &added) : NULL;
 
-	if (!s || (e && (e->obj >= 0 || obj < 0)))
-		return;
-	if (e) {
-		e->obj = obj;
-		return;
-	}
-	if ((run->nnames + 1) * 2 > run->names_cap) {
-		int cap = run->names_cap ? run->names_cap * 2 : 64;
-		ldso_name_t *tab = calloc((size_t)cap, sizeof(*tab));
-
-		if (!tab) {
-			run->err = -ENOMEM;
-			return;
-		}
-		for (int i = 0; i < run->names_cap; i++)
-			if (run->names[i].s)
-				ldso_name_insert(tab, cap, run->names[i].s,
-						 run->names[i].obj);
-		free(run->names);
-		run->names = tab;
-		run->names_cap = cap;
-	}
-	ldso_name_insert(run->names, run->names_cap, s, obj);
-	run->nnames++;
+	if (s && !e)
+		run->err = -ENOMEM;
+	else if (e && (added || (e->obj < 0 && obj >= 0)))
+		*e = (ldso_name_t){ .s = s, .obj = obj };
 }
 
 /* Add file f, found at path (taken over), needed by object loader under
@@ -1030,17 +1003,10 @@ static void ldso_add_object(ldso_run_t *run, ldso_file_t *f, char *path,
 		free(path);
 		return;
 	}
-	if (run->nobjs == run->objs_cap) {
-		int cap = run->objs_cap ? run->objs_cap * 2 : 16;
-		ldso_obj_t *o = realloc(run->objs, (size_t)cap * sizeof(*o));
-
-		if (!o) {
-			run->err = -ENOMEM;
-			free(path);
-			return;
-		}
-		run->objs = o;
-		run->objs_cap = cap;
+	if (DT_ARRAY_ROOM(run->objs, run->nobjs, run->objs_cap) < 0) {
+		run->err = -ENOMEM;
+		free(path);
+		return;
 	}
 	i = run->nobjs++;
 	run->objs[i] = (ldso_obj_t){ .f = f, .path = path, .loader = loader };
@@ -1173,15 +1139,13 @@ static bool ldso_in_default_dir(const char *path)
 static bool ldso_search_cache(ldso_run_t *run, const char *name, bool nodeflib)
 {
 	const ldso_cache_t *c = &run->ld->cache;
+	const ldso_cache_name_t *n = dt_htab_find(&c->names,
+						  ldso_hash_str(name), name);
 
-	if (!c->nents)
-		return false;
-	for (uint32_t e = c->bucket[ldso_hash_str(name) & (c->nbuckets - 1)]; e;
-	     e = c->chain[e - 1]) {
+	for (uint32_t e = n ? n->first : 0; e; e = c->chain[e - 1]) {
 		const char *path = c->buf + c->values[e - 1];
 
-		if (strcmp(c->buf + c->keys[e - 1], name) == 0 &&
-		    !(nodeflib && ldso_in_default_dir(path)))
+		if (!(nodeflib && ldso_in_default_dir(path)))
 			ldso_try(run, path);
 	}
 	return run->nfound > 0;
@@ -1279,9 +1243,9 @@ static char *ldso_exe_path(int fd, const char *path)
 /* Start a resolution: a new generation; caches trimmed when big. */
 static void ldso_begin(dt_ldso_t *ld)
 {
-	if (ld->nfiles > LDSO_MAX_CACHED_FILES)
+	if (dt_htab_count(&ld->files) > LDSO_MAX_CACHED_FILES)
 		ldso_files_flush(ld);
-	if (ld->ndirs > LDSO_MAX_CACHED_DIRS)
+	if (dt_htab_count(&ld->dirs) > LDSO_MAX_CACHED_DIRS)
 		ldso_dirs_flush(ld);
 	if (++ld->gen == 0) {	/* wrapped: no stamp may look current */
 		ldso_files_flush(ld);
@@ -1343,7 +1307,7 @@ static void ldso_run_free(ldso_run_t *run)
 	for (int i = 0; i < run->nobjs; i++)
 		free(run->objs[i].path);
 	free(run->objs);
-	free(run->names);
+	dt_htab_fini(&run->names);
 	for (int k = 0; k < run->nfound; k++)
 		free(run->found[k].path);
 }
@@ -1354,8 +1318,13 @@ dt_ldso_t *dt_ldso_open(void)
 {
 	dt_ldso_t *ld = calloc(1, sizeof(*ld));
 
-	if (ld)
-		ldso_cache_refresh(ld);
+	if (!ld)
+		return NULL;
+	dt_htab_init(&ld->files, sizeof(ldso_file_t *), ldso_file_eq);
+	dt_htab_init(&ld->dirs, sizeof(ldso_dir_t *), ldso_dir_eq);
+	dt_htab_init(&ld->cache.names, sizeof(ldso_cache_name_t),
+		     ldso_cache_name_eq);
+	ldso_cache_refresh(ld);
 	return ld;
 }
 
@@ -1366,7 +1335,9 @@ void dt_ldso_close(dt_ldso_t *ld)
 	ldso_files_flush(ld);
 	ldso_free_retired(ld);
 	ldso_dirs_flush(ld);
-	ldso_cache_clear(&ld->cache);
+	ldso_cache_clear(&ld->cache, false);
+	dt_htab_fini(&ld->files);
+	dt_htab_fini(&ld->dirs);
 	free(ld);
 }
 
@@ -1383,7 +1354,8 @@ int dt_ldso_startup_files(dt_ldso_t *ld, int fd, const char *path,
 			  const char *libpath, char ***out)
 {
 	ldso_run_t run = { .ld = ld, .libpath = libpath,
-			   .probes_left = LDSO_MAX_PROBES };
+			   .probes_left = LDSO_MAX_PROBES,
+			   .names = DT_HTAB_INIT(ldso_name_t, ldso_name_eq) };
 	struct stat st;
 	char **v, *exe;
 	int interp;
@@ -1419,147 +1391,4 @@ int dt_ldso_startup_files(dt_ldso_t *ld, int fd, const char *path,
 	ldso_run_free(&run);
 	ldso_free_retired(ld);
 	return interp;
-}
-
-/* ---- sections ------------------------------------------------------------------- */
-
-/* A section header of either class, reduced to what is looked at. */
-typedef struct ldso_shdr {
-	uint32_t name;
-	uint64_t offset, size;
-	uint32_t link;
-} ldso_shdr_t;
-
-/* The header table of an ELF file, class-independent. */
-typedef struct ldso_shtab {
-	int fd;
-	bool is64;
-	uint64_t off, num, entsize, strndx, fsize;
-} ldso_shtab_t;
-
-#define LDSO_MAX_SHNUM		65536
-#define LDSO_MAX_SHSTRTAB	(1u << 20)
-#define LDSO_SH_BATCH		64
-
-/* Section header i; false when it cannot be read. */
-static bool ldso_shdr_get(const ldso_shtab_t *t, uint64_t i, ldso_shdr_t *sh)
-{
-	union { Elf64_Shdr s64; Elf32_Shdr s32; } u;
-	size_t len = t->is64 ? sizeof(u.s64) : sizeof(u.s32);
-
-	if (ldso_pread(t->fd, &u, len, t->off + i * t->entsize) != (ssize_t)len)
-		return false;
-	if (t->is64)
-		*sh = (ldso_shdr_t){ u.s64.sh_name, u.s64.sh_offset,
-				     u.s64.sh_size, u.s64.sh_link };
-	else
-		*sh = (ldso_shdr_t){ u.s32.sh_name, u.s32.sh_offset,
-				     u.s32.sh_size, u.s32.sh_link };
-	return true;
-}
-
-/* The section header table of the file: 1, 0 when it is not ELF or has
- * none, -errno when it is malformed. */
-static int ldso_shtab_init(int fd, ldso_shtab_t *t)
-{
-	union { Elf64_Ehdr e64; Elf32_Ehdr e32; } u;
-	struct stat st;
-	ldso_shdr_t sh0;
-	ssize_t n;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	n = ldso_pread(fd, &u, sizeof(u), 0);
-	if (n < 0)
-		return (int)n;
-	if ((size_t)n < sizeof(u.e32) || memcmp(u.e64.e_ident, ELFMAG, SELFMAG) ||
-	    u.e64.e_ident[EI_DATA] != ELFDATA2LSB)
-		return 0;
-	*t = (ldso_shtab_t){ .fd = fd, .fsize = (uint64_t)st.st_size,
-			     .is64 = u.e64.e_ident[EI_CLASS] == ELFCLASS64 };
-	if (t->is64 && (size_t)n == sizeof(u.e64)) {
-		t->off = u.e64.e_shoff;
-		t->num = u.e64.e_shnum;
-		t->entsize = u.e64.e_shentsize;
-		t->strndx = u.e64.e_shstrndx;
-	} else if (!t->is64 && u.e64.e_ident[EI_CLASS] == ELFCLASS32) {
-		t->off = u.e32.e_shoff;
-		t->num = u.e32.e_shnum;
-		t->entsize = u.e32.e_shentsize;
-		t->strndx = u.e32.e_shstrndx;
-	} else {
-		return 0;
-	}
-	if (t->off == 0)
-		return 0;
-	if (t->entsize != (t->is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||
-	    t->off >= t->fsize)
-		return -EINVAL;
-	/* Counts too big for the ELF header live in section header 0. */
-	if (t->num == 0 || t->strndx == SHN_XINDEX) {
-		if (!ldso_shdr_get(t, 0, &sh0))
-			return -EINVAL;
-		if (t->num == 0)
-			t->num = sh0.size;
-		if (t->strndx == SHN_XINDEX)
-			t->strndx = sh0.link;
-	}
-	if (t->num > LDSO_MAX_SHNUM || t->num > (t->fsize - t->off) / t->entsize ||
-	    t->strndx >= t->num)
-		return -EINVAL;
-	return 1;
-}
-
-/* Whether a section header names name (nlen with its NUL) in strs;
- * the headers are read LDSO_SH_BATCH at a time.  1, 0 or -EIO. */
-static int ldso_find_name(const ldso_shtab_t *t, const char *strs,
-			  uint64_t strsize, const char *name, size_t nlen)
-{
-	unsigned char buf[LDSO_SH_BATCH * sizeof(Elf64_Shdr)];
-
-	for (uint64_t i = 0; i < t->num; i += LDSO_SH_BATCH) {
-		uint64_t cnt = t->num - i < LDSO_SH_BATCH ? t->num - i : LDSO_SH_BATCH;
-		size_t len = (size_t)(cnt * t->entsize);
-
-		if (ldso_pread(t->fd, buf, len, t->off + i * t->entsize) != (ssize_t)len)
-			return -EIO;
-		for (uint64_t k = 0; k < cnt; k++) {
-			uint32_t off;
-
-			/* sh_name is the first word of both classes' headers */
-			memcpy(&off, buf + k * t->entsize, sizeof(off));
-			if (off < strsize && strsize - off >= nlen &&
-			    memcmp(strs + off, name, nlen) == 0)
-				return 1;
-		}
-	}
-	return 0;
-}
-
-int dt_ldso_has_section(int fd, const char *name)
-{
-	size_t nlen = name ? strlen(name) + 1 : 0;
-	ldso_shtab_t t = { .fd = -1 };
-	ldso_shdr_t strsh;
-	char *strs;
-	int ret = 0;
-
-	if (!name || fd < 0)
-		return -EINVAL;
-	ret = ldso_shtab_init(fd, &t);
-	if (ret <= 0)
-		return ret;
-	if (!ldso_shdr_get(&t, t.strndx, &strsh) || strsh.offset >= t.fsize ||
-	    strsh.size > t.fsize - strsh.offset || strsh.size > LDSO_MAX_SHSTRTAB)
-		return -EINVAL;
-	strs = malloc(strsh.size ? strsh.size : 1);
-	if (!strs)
-		return -ENOMEM;
-	if (ldso_pread(fd, strs, strsh.size, strsh.offset) != (ssize_t)strsh.size) {
-		free(strs);
-		return -EIO;
-	}
-	ret = ldso_find_name(&t, strs, strsh.size, name, nlen);
-	free(strs);
-	return ret;
 }

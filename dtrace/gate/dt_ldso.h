@@ -16,6 +16,9 @@
 #ifndef DT_LDSO_H
 #define DT_LDSO_H
 
+#include <stdint.h>
+#include <sys/types.h>
+
 typedef struct dt_ldso dt_ldso_t;
 
 /* A resolver context.  Reads /etc/ld.so.cache (again whenever the file
@@ -55,8 +58,12 @@ int dt_ldso_startup_files(dt_ldso_t *ld, int fd, const char *path,
 void dt_ldso_free_list(char **v, int n);
 
 /* Whether the ELF file open as fd has a section named name, from the
- * section headers and the section name table only (pread, no state).
- * 1, 0, or -errno; a non-ELF file gives 0. */
+ * section headers and the section name table only (pread, no state;
+ * dt_ldso_sect.c).  1, 0, or -errno; a non-ELF file gives 0. */
 int dt_ldso_has_section(int fd, const char *name);
+
+/* Read up to len bytes at off of fd; short only at the end of the file.
+ * Bytes read or -errno. */
+ssize_t dt_ldso_pread(int fd, void *buf, size_t len, uint64_t off);
 
 #endif

@@ -402,9 +402,7 @@ void dt_inst_import(dtrace_hdl_t *dtp)
 				    dtp->probes[o.tprid] : NULL;
 		if (t == NULL)
 			return;
-		if (dtp->ninst % 64 == 0)
-			dtp->inst = dt_realloc(dtp->inst, (dtp->ninst + 64) *
-					       sizeof(*dtp->inst));
+		dt_array_room(dtp->inst, dtp->ninst, dtp->inst_cap);
 		dtp->inst[dtp->ninst] = inst_probe(dtp, dtp->inst_base +
 						   dtp->ninst, t, &d);
 		dtp->ninst++;

@@ -4,8 +4,8 @@
  *
  * Probes are created by providers (on demand, from a description) and live
  * until the session ends.  probes[id] holds the probe of PRID id (ids start
- * at 1 and never change); a hash on the full name finds a probe by its four
- * names.  Matching a description asks every provider to create what may
+ * at 1 and never change); a hash table (dt_hash.h) on the full name finds
+ * a probe by its four names.  Matching a description asks every provider to create what may
  * match first, then walks the table in PRID order, so results come in the
  * order probes were created.
  *
@@ -26,47 +26,40 @@
 #include "dt_instance.h"
 #include "dt_plugcall.h"
 
-static uint32_t name_hash(const char *prv, const char *mod, const char *fun,
-			  const char *prb)
-{
-	const char *parts[4] = { prv, mod, fun, prb };
-	uint32_t h = 2166136261u;
+/* A probe's four names, the key of the index by name. */
+typedef struct probe_names {
+	const char *prv, *mod, *fun, *prb;
+} probe_names_t;
 
-	for (int i = 0; i < 4; i++) {
-		for (const char *s = parts[i]; *s != '\0'; s++)
-			h = (h ^ (uint8_t)*s) * 16777619u;
-		h = (h ^ ':') * 16777619u;
-	}
+static uint64_t names_hash(const probe_names_t *k)
+{
+	const char *parts[4] = { k->prv, k->mod, k->fun, k->prb };
+	uint64_t h = DT_HASH_INIT;
+
+	for (int i = 0; i < 4; i++)	/* the NUL apart: ("ab", "c") */
+		h = dt_hash_bytes(dt_hash_str(h, parts[i]), "", 1);
 	return h;
 }
 
-static void hash_link(dtrace_probe_t **hash, uint32_t size, dtrace_probe_t *p)
+static bool names_eq(const void *elem, const void *key)
 {
-	uint32_t b = name_hash(p->prv, p->mod, p->fun, p->prb) & (size - 1);
+	const dtrace_probe_t *p = *(dtrace_probe_t *const *)elem;
+	const probe_names_t *k = key;
 
-	p->hash_next = hash[b];
-	hash[b] = p;
-}
-
-static void hash_grow(dtrace_hdl_t *dtp)
-{
-	uint32_t nsize = dtp->probe_hash_size ? dtp->probe_hash_size * 2 : 1024;
-	dtrace_probe_t **nh = dt_zalloc(nsize * sizeof(*nh));
-
-	for (uint32_t id = 1; id <= dtp->nprobes; id++)
-		hash_link(nh, nsize, dtp->probes[id]);
-	for (uint32_t i = 0; i < dtp->ninst; i++)
-		hash_link(nh, nsize, dtp->inst[i]);
-	free(dtp->probe_hash);
-	dtp->probe_hash = nh;
-	dtp->probe_hash_size = nsize;
+	return strcmp(p->prb, k->prb) == 0 && strcmp(p->fun, k->fun) == 0 &&
+	       strcmp(p->mod, k->mod) == 0 && strcmp(p->prv, k->prv) == 0;
 }
 
 void dt_probe_hash_add(dtrace_hdl_t *dtp, dtrace_probe_t *p)
 {
-	if (dtp->nprobes + dtp->ninst + 1 > dtp->probe_hash_size / 2)
-		hash_grow(dtp);
-	hash_link(dtp->probe_hash, dtp->probe_hash_size, p);
+	probe_names_t k = { p->prv, p->mod, p->fun, p->prb };
+	dt_htab_t *t = &dtp->probe_names;
+
+	if (t->eq == NULL) {
+		dt_htab_init(t, sizeof(p), names_eq);
+		dt_htab_nofail(t);
+	}
+	*(dtrace_probe_t **)dt_htab_insert(t, names_hash(&k), &k, NULL) = p;
 }
 
 dtrace_probe_t *dt_probe_by_id(dtrace_hdl_t *dtp, uint32_t id)
@@ -85,14 +78,10 @@ dtrace_probe_t *dt_probe_lookup(dtrace_hdl_t *dtp, const char *prv,
 				const char *mod, const char *fun,
 				const char *prb)
 {
-	if (dtp->probe_hash_size == 0)
-		return NULL;
-	uint32_t b = name_hash(prv, mod, fun, prb) & (dtp->probe_hash_size - 1);
-	for (dtrace_probe_t *p = dtp->probe_hash[b]; p; p = p->hash_next)
-		if (strcmp(p->prv, prv) == 0 && strcmp(p->mod, mod) == 0 &&
-		    strcmp(p->fun, fun) == 0 && strcmp(p->prb, prb) == 0)
-			return p;
-	return NULL;
+	probe_names_t k = { prv, mod, fun, prb };
+	dtrace_probe_t **e = dt_htab_find(&dtp->probe_names, names_hash(&k), &k);
+
+	return e != NULL ? *e : NULL;
 }
 
 dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
@@ -107,14 +96,7 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		p->priv = priv;
 	if (p != NULL)
 		return p;
-	if (dtp->nprobes + 1 >= dtp->probes_cap) {
-		dtp->probes_cap = dtp->probes_cap ? dtp->probes_cap * 2 : 256;
-		dtp->probes = dt_realloc(dtp->probes,
-					 dtp->probes_cap * sizeof(*dtp->probes));
-	}
-	if (dtp->nprobes + dtp->ninst + 1 > dtp->probe_hash_size / 2)
-		hash_grow(dtp);
-
+	dt_array_room(dtp->probes, dtp->nprobes + 1, dtp->probes_cap);
 	p = dt_zalloc(sizeof(*p));
 	p->id = ++dtp->nprobes;
 	p->prv = dt_strdup(prv);
@@ -125,7 +107,7 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 	p->priv = priv;
 	p->nargs = -1;
 	dtp->probes[p->id] = p;
-	hash_link(dtp->probe_hash, dtp->probe_hash_size, p);
+	dt_probe_hash_add(dtp, p);
 	return p;
 }
 
@@ -288,10 +270,9 @@ void dt_probe_fini(dtrace_hdl_t *dtp)
 		probe_free(dtp->inst[i]);
 	free(dtp->inst);
 	dtp->inst = NULL;
-	dtp->ninst = 0;
+	dtp->ninst = dtp->inst_cap = 0;
 	free(dtp->probes);
-	free(dtp->probe_hash);
+	dt_htab_fini(&dtp->probe_names);
 	dtp->probes = NULL;
-	dtp->probe_hash = NULL;
-	dtp->nprobes = dtp->probes_cap = dtp->probe_hash_size = 0;
+	dtp->nprobes = dtp->probes_cap = 0;
 }

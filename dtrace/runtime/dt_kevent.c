@@ -13,7 +13,7 @@
  * A kprobe program serves every function of its kind and reads the
  * firing's cookie as a uprobe program does.  The others are loaded for one
  * function or tracepoint each, and their prologue writes the underlying
- * probe's cookie as a constant (dt_program.c, fixed_cookie): fentry and
+ * probe's cookie as a constant (dt_prog_impl.h, fixed_cookie): fentry and
  * raw tracepoints have no attach cookie before kernel 6.10.
  */
 #include <errno.h>

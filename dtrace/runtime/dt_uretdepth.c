@@ -10,7 +10,7 @@
  * 1,001 entries and 64 returns).  The cap is per thread, over every
  * uretprobe of the machine (other sessions' and tools' too).
  *
- * How.  Beside each link of return probes (dt_program.c, attach_group()),
+ * How.  Beside each link of return probes (dt_prog_attach.c, attach_group()),
  * a link of this program on the same sites of the same file, for the same
  * process (or every one), runs at the function's entry: on the uprobe the
  * uretprobe already traps on, so a call costs one more program run, not

@@ -136,7 +136,7 @@ static dt_type_t *btf_int_type(dtrace_hdl_t *dtp, const struct btf_type *t)
 typedef struct btf_mems {
 	dt_member_t *m;
 	uint32_t *off;
-	int n, cap;
+	int n, cap, offcap;
 } btf_mems_t;
 
 /* The anonymous struct or union a member of type id is, or NULL. */
@@ -164,13 +164,9 @@ static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
 			btf_add_members(dtp, ms, anon, off, depth + 1);
 			continue;
 		}
-		if (ms->n == ms->cap) {
-			ms->cap = ms->cap ? ms->cap * 2 : 16;
-			ms->m = dt_realloc(ms->m, ms->cap * sizeof(*ms->m));
-			ms->off = dt_realloc(ms->off, ms->cap * sizeof(*ms->off));
-		}
+		dt_array_room(ms->m, ms->n, ms->cap);
+		dt_array_room(ms->off, ms->n, ms->offcap);
 		dt_member_t *m = &ms->m[ms->n];
-		memset(m, 0, sizeof(*m));
 		m->name = btf__name_by_offset(dtp->kbtf, bm[i].name_off);
 		if (m->name != NULL && m->name[0] == '\0')
 			m->name = NULL;

@@ -367,10 +367,7 @@ static int index_cb(Dwarf_Die *fn, void *arg)
 
 	if (name == NULL || dwarf_hasattr(fn, DW_AT_declaration))
 		return DWARF_CB_OK;
-	if (d->nfuncs == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 256;
-		d->funcs = dt_realloc(d->funcs, d->cap * sizeof(*d->funcs));
-	}
+	dt_array_room(d->funcs, d->nfuncs, d->cap);
 	d->funcs[d->nfuncs++] = (dw_func_t){ name, dwarf_dieoffset(fn) };
 	return DWARF_CB_OK;
 }

@@ -50,7 +50,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "dt_array.h"
 #include "dt_elf.h"
+#include "dt_procfs.h"
 #include "dt_procmaps.h"
 #include "dt_untrusted.h"
 
@@ -386,31 +388,11 @@ typedef struct symbuf {
 	size_t nlen, ncap;
 } symbuf_t;
 
-int dt_elf_grow(void *arrayp, size_t *cap, size_t need, size_t elsize,
-		size_t first)
-{
-	void **array = arrayp;
-	size_t ncap = *cap ? *cap : first;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (ncap < need)
-		ncap *= 2;
-	if ((p = realloc(*array, ncap * elsize)) == NULL)
-		return -ENOMEM;
-	*array = p;
-	*cap = ncap;
-	return 0;
-}
-
 static int symbuf_add(symbuf_t *sb, const char *name, size_t namelen,
 		      const GElf_Sym *s)
 {
-	if (dt_elf_grow(&sb->syms, &sb->cap, sb->n + 1, sizeof(*sb->syms),
-			1024) != 0 ||
-	    dt_elf_grow(&sb->names, &sb->ncap, sb->nlen + namelen + 1, 1,
-			16384) != 0)
+	if (DT_ARRAY_ROOM(sb->syms, sb->n, sb->cap) != 0 ||
+	    DT_ARRAY_NEED(sb->names, sb->ncap, sb->nlen + namelen + 1) != 0)
 		return -ENOMEM;
 	memcpy(sb->names + sb->nlen, name, namelen);
 	sb->names[sb->nlen + namelen] = '\0';
@@ -1025,8 +1007,8 @@ static int open_module_file(dt_elf_cache_t *cache, pid_t pid,
 	if (dt_elf_open(cache, m->path, &m->file, NULL, 0) == 0 &&
 	    m->file->ino == m->inode)
 		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pid, m->path);
-	if (dt_elf_open(cache, path, &m->file, NULL, 0) == 0)
+	if (dt_procfs_path(pid, m->path, path, sizeof(path)) &&
+	    dt_elf_open(cache, path, &m->file, NULL, 0) == 0)
 		return 0;
 	return dt_elf_open(cache, m->path, &m->file, NULL, 0);
 }

@@ -183,12 +183,6 @@ int dt_elf_stapsdt(dt_elf_cache_t *cache, const dt_elf_file_t *f,
 int dt_elf_sym_value(const dt_elf_file_t *f, const char *name,
 		     uint64_t *valuep);
 
-/* Make room for need elements of elsize bytes in *arrayp (a pointer to a
- * malloc'ed array, or to NULL) of *cap elements, doubling from first: 0 or
- * -ENOMEM (the array is then as it was). */
-int dt_elf_grow(void *arrayp, size_t *cap, size_t need, size_t elsize,
-		size_t first);
-
 /* Read len bytes at a file offset; returns the count read or -errno. */
 ssize_t dt_elf_read(const dt_elf_file_t *f, uint64_t off, void *buf,
 		    size_t len);

@@ -6,7 +6,8 @@
  * Each site is one note in the section .note.stapsdt, owner "stapsdt",
  * type 3.  Its descriptor holds three addresses of the ELF class's width
  * (the site, the link-time address of .stapsdt.base, the semaphore or 0)
- * then three strings: provider, name, argument specifications.  When the
+ * then three strings: provider, name, argument specifications; the format
+ * and its decoder are the USDT contract's (libusdt/usdt_note.h).  When the
  * file was moved after linking (prelink), .stapsdt.base's address differs
  * from the recorded one, and the site and semaphore move by the difference.
  * The kernel places uprobes and reference counters by file offset, so each
@@ -25,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dt_array.h"
 #include "dt_elf.h"
-
-#define NT_STAPSDT	3
+#include "usdt_note.h"	/* libusdt: the note's format, decoded */
 
 /* The sites as they are decoded; strings as offsets into text until the
  * end, when the text stops moving. */
@@ -42,40 +43,12 @@ static int text_add(notebuf_t *nb, const char *s, const char **slot)
 {
 	size_t n = strlen(s) + 1;
 
-	if (dt_elf_grow(&nb->text, &nb->tcap, nb->len + n, 1, 256) != 0)
+	if (DT_ARRAY_NEED(nb->text, nb->tcap, nb->len + n) != 0)
 		return -ENOMEM;
 	memcpy(nb->text + nb->len, s, n);
 	*slot = (const char *)(uintptr_t)nb->len;
 	nb->len += n;
 	return 0;
-}
-
-static uint64_t read_addr(const unsigned char *p, int width)
-{
-	uint32_t v32;
-	uint64_t v64;
-
-	if (width == 4) {
-		memcpy(&v32, p, 4);
-		return v32;
-	}
-	memcpy(&v64, p, 8);
-	return v64;
-}
-
-/* The three strings after the addresses, each terminated inside the
- * descriptor. */
-static bool note_strings(const char *p, const char *end, const char *out[3])
-{
-	for (int i = 0; i < 3; i++) {
-		const char *z = memchr(p, '\0', (size_t)(end - p));
-
-		if (z == NULL)
-			return false;
-		out[i] = p;
-		p = z + 1;
-	}
-	return true;
 }
 
 /* Decode one descriptor into a new site; a malformed one is skipped. */
@@ -85,20 +58,16 @@ static int note_add(notebuf_t *nb, const dt_elf_file_t *f,
 	int width = f->elfclass == ELFCLASS32 ? 4 : 8;
 	const dt_elf_sym_t *sym;
 	dt_elf_stapsdt_t n = { 0 };
-	const char *strs[3];
-	uint64_t base;
+	usdt_note_desc_t d;
 
-	if (len < 3 * (size_t)width ||
-	    !note_strings((const char *)desc + 3 * width,
-			  (const char *)desc + len, strs))
+	if (!usdt_note_decode(desc, len, width, &d))
 		return 0;
-	n.pc = read_addr(desc, width);
-	base = read_addr(desc + width, width);
-	n.sema = read_addr(desc + 2 * width, width);
-	if (base_actual && base) {	/* prelinked: follow the move */
-		n.pc += base_actual - base;
+	n.pc = d.pc;
+	n.sema = d.sema;
+	if (base_actual && d.base) {	/* prelinked: follow the move */
+		n.pc += base_actual - d.base;
 		if (n.sema)
-			n.sema += base_actual - base;
+			n.sema += base_actual - d.base;
 	}
 	if (dt_elf_vaddr_to_offset(f, n.pc, &n.offset) != 0)
 		return 0;
@@ -106,11 +75,11 @@ static int note_add(notebuf_t *nb, const dt_elf_file_t *f,
 		n.sema = 0;	/* in .bss: the kernel cannot count it */
 	sym = f->syms_loaded ? dt_elf_sym_by_addr(f, n.pc) : NULL;
 	n.func = sym ? sym->name : "";
-	if (dt_elf_grow(&nb->v, &nb->cap, nb->n + 1, sizeof(*nb->v), 16) != 0)
+	if (DT_ARRAY_ROOM(nb->v, nb->n, nb->cap) != 0)
 		return -ENOMEM;
-	if (text_add(nb, strs[0], &n.provider) != 0 ||
-	    text_add(nb, strs[1], &n.name) != 0 ||
-	    text_add(nb, strs[2], &n.args) != 0)
+	if (text_add(nb, d.provider, &n.provider) != 0 ||
+	    text_add(nb, d.name, &n.name) != 0 ||
+	    text_add(nb, d.args, &n.args) != 0)
 		return -ENOMEM;
 	nb->v[nb->n++] = n;
 	return 0;
@@ -141,8 +110,7 @@ static int notes_walk(notebuf_t *nb, const dt_elf_file_t *f,
 		desc = name + align4(hdr[0]);
 		if (hdr[1] > size - desc)
 			break;
-		if (hdr[2] == NT_STAPSDT && hdr[0] == 8 &&
-		    memcmp(data + name, "stapsdt", 8) == 0 &&
+		if (usdt_note_is_site(data + name, hdr[0], hdr[2]) &&
 		    (err = note_add(nb, f, data + desc, hdr[1],
 				    base_actual)) != 0)
 			return err;

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "dt_proc.h"
+#include "dt_procfs.h"
 #include "dt_procmaps.h"
 
 #ifndef SYS_pidfd_open
@@ -591,18 +592,9 @@ fail:
 /* A zombie still answers kill(pid, 0) but cannot be traced. */
 static bool is_zombie(pid_t pid)
 {
-	char path[64], buf[256], *rp;
-	ssize_t n;
-	int fd;
+	dt_procfs_stat_t st;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	rp = strrchr(buf, ')');	/* the command name may hold anything */
-	return rp != NULL && rp[1] == ' ' && rp[2] == 'Z';
+	return dt_procfs_stat(pid, &st) == 0 && st.state == 'Z';
 }
 
 int dt_proc_grab(dtrace_hdl_t *dtp, pid_t pid)

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include "dt_array.h"
 #include "dt_procmaps.h"
 
 #define DELETED_SUFFIX	" (deleted)"
@@ -68,15 +69,8 @@ void dt_proc_maps_free(dt_mapping_t *maps, size_t n)
 static int maps_push(dt_mapping_t **maps, size_t *n, size_t *cap,
 		     const dt_mapping_t *m)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 64;
-		dt_mapping_t *v = realloc(*maps, ncap * sizeof(*v));
-
-		if (v == NULL)
-			return -ENOMEM;
-		*maps = v;
-		*cap = ncap;
-	}
+	if (DT_ARRAY_ROOM(*maps, *n, *cap) != 0)
+		return -ENOMEM;
 	(*maps)[*n] = *m;
 	if (((*maps)[*n].path = strdup(m->path)) == NULL)
 		return -ENOMEM;

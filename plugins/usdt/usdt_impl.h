@@ -8,7 +8,6 @@
  *			decoded and the provider declarations a `dtrace -G`
  *			object put in .dtrace_prov; cached per file (dev,
  *			inode) for the session.
- *   usdt_decl.c	parses those declarations (also linked by dtprobed).
  *   usdt_args.c	decodes one note's argument specifications
  *			("-4@%eax", "8@-16(%rbp)", "8@sym(%rip)", ...) into
  *			locations the trampoline can read.
@@ -18,6 +17,12 @@
  *   usdt_proc.c	the files mapped by a process (host->proc_maps).
  *   usdt_prov.c	the provider operations: naming, provide, enable,
  *			argument types.
+ *   usdt_sub.c	the subscription to dtprobed.
+ *
+ * What the provider shares with `dtrace -G` and dtprobed (the registration
+ * message, the state files, the pinned map's key and value, the
+ * .dtrace_prov declarations) is the USDT contract of libusdt/, which the
+ * plugin links (libusdt/README.md).
  *
  * Invariant: everything decoded from a file is kept in its usdt_file_t,
  * which never changes after usdt_file_get() returned it and, once the
@@ -34,6 +39,8 @@
 #include <sys/types.h>
 #include <time.h>
 #include <dtrace/provider.h>
+
+#include "usdt_decl.h"	/* libusdt: .dtrace_prov declarations */
 
 /* <sys/sdt.h> allows up to 12 arguments; DTrace shows 10 (arg0..arg9). */
 #define USDT_NOTE_ARGS_MAX	12
@@ -132,44 +139,6 @@ extern const dtrace_option_t usdt_option_list[];
 int usdt_option_set(const dtrace_host_t *h, dtrace_provider_t *pv,
 		    const char *name, const char *value, int *files_max,
 		    usdt_placement_t *place);
-
-/*
- * A probe as a provider file declared it (`dtrace -G` keeps the declaration
- * in the section .dtrace_prov of the program or library it is linked into:
- * the registration message image of dtprobed/dtprobed_proto.h, one per
- * provider).  Strings point into the owning usdt_decl_t's strtab.
- */
-#define USDT_DECL_ARGS_MAX	10
-
-typedef struct usdt_decl_probe {
-	const char *name;	/* as declared: "query__start" */
-	int nargs;		/* native arguments */
-	const char *native[USDT_DECL_ARGS_MAX];
-	int nxargs;		/* translated arguments (args[N]) */
-	const char *xlate[USDT_DECL_ARGS_MAX];
-	int mapping[USDT_DECL_ARGS_MAX];	/* args[i] is native mapping[i] */
-} usdt_decl_probe_t;
-
-/* Stability attributes: "Name/Name/Class" or NULL, indexed as
- * USDT_REG_ATTR_* (provider, module, function, name, args). */
-typedef struct usdt_decl {
-	const char *provider;
-	const char *attrs[5];
-	int nprobes;
-	usdt_decl_probe_t *probes;
-	char *strtab;		/* owned copy of the image's string table */
-} usdt_decl_t;
-
-/* Parse the images of a .dtrace_prov section (len bytes, untrusted: every
- * offset is checked; a damaged image ends the walk).  Returns the number of
- * providers put in *out (an array to free with usdt_decls_free), 0 when
- * none, or -ENOMEM. */
-int usdt_decls_parse(const unsigned char *data, size_t len, usdt_decl_t **out);
-void usdt_decls_free(usdt_decl_t *d, int n);
-/* The declaration of provider:name in a file's declarations, or NULL. */
-const usdt_decl_probe_t *usdt_decl_find(const usdt_decl_t *d, int n,
-					const char *provider, const char *name,
-					const usdt_decl_t **prov);
 
 /* An ELF file's notes, cached per (dev, inode). */
 typedef struct usdt_file {

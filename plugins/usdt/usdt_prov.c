@@ -877,7 +877,7 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 		       const usdt_site_t *s)
 {
 	/* One link for every process, not one per process and another for
-	 * every process, which would run a firing twice (dt_program.c). */
+	 * every process, which would run a firing twice (dt_prog_attach.c). */
 	if (s->note->nop5)
 		usdt_placement_decide(host, dtp, &st->place);
 	dtrace_uprobe_t up = {

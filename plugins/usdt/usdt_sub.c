@@ -26,7 +26,7 @@
 
 #include "usdt_impl.h"
 #include "usdt_reg.h"
-#include "../../dtprobed/dtprobed_proto.h"
+#include "dtprobed_proto.h"
 
 /* A connection to dtprobed that sent it a bare header of operation op;
  * -1 when there is no daemon to send it to. */

@@ -20,8 +20,6 @@
 
 #include "../../dtprobed/dtp_discover.c"
 #include "../../dtprobed/dtp_msg.c"
-#include "../../plugins/usdt/usdt_decl.c"
-#include "../../plugins/usdt/usdt_reg.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

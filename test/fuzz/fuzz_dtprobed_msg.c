@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "../../dtprobed/dtp_msg.c"
-#include "../../plugins/usdt/usdt_reg.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

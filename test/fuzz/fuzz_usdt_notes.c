@@ -22,7 +22,6 @@
 
 #include "../unit/unit_elfhost.h"
 #include "../../plugins/usdt/usdt_args.c"
-#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -2,7 +2,7 @@
 /*
  * rawtp.c: a plugin built out of the tree on the raw tracepoint
  * sys_enter (DTRACE_EVENT_RAW_TRACEPOINT, interface 3.2), for
- * test/sh/plugin_raw_tracepoint.sh.
+ * test/sh/plugins/plugin_raw_tracepoint.sh.
  *
  *	rawtp:::sys_enter	arg0 the system call's number (the raw
  *				tracepoint's second argument)

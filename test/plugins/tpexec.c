@@ -2,7 +2,7 @@
 /*
  * tpexec.c: a plugin built out of the tree on the tracepoint
  * sched:sched_process_exec, whose filename is a __data_loc field (a
- * string whose bytes follow the record), for test/sh/plugin_tp_data_loc.sh.
+ * string whose bytes follow the record), for test/sh/plugins/plugin_tp_data_loc.sh.
  *
  *	tpexec:::exec	arg0 the string's offset in the record, arg1 its
  *			length with the NUL (the field's low and high 16

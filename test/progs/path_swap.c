@@ -2,7 +2,7 @@
 /*
  * path_swap: exchange two paths over and over, for the tests that play a
  * user who swaps a FIFO in where root's dtrace expects the file a process
- * maps (test/sh/hostile_fifo_swap.sh).
+ * maps (test/sh/hostile/hostile_fifo_swap.sh).
  *
  *   path_swap A B SECONDS
  *

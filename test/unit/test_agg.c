@@ -432,7 +432,7 @@ static void test_percpu(void)
 	int64_t a0[2] = { 1, 20 }, a1[2] = { 2, 10 };
 	int64_t m0[2] = { 5, 1 }, m1[2] = { -3, 2 };
 	int ids[2] = { 0, 1 }, avg = 2, mn = 3;
-	dt_aggstate_t *as;
+	dt_outagg_t *oa;
 
 	setup(d, 4);
 	dtp.opt.aggpercpu = true;
@@ -464,8 +464,9 @@ static void test_percpu(void)
 		   "    [CPU 0]     5\n    [CPU 1]    -3\n");
 	/* JSON: "percpu" after the entry's own fields */
 	reset_out();
-	as = dt_agg_get(&dtp, avg);
-	dt_json_aggregation(&dtp, dtp.out, as, "exit");
+	oa = dt_agg_outagg(&dtp, avg);
+	dt_json_aggregation(&dtp, dtp.out, oa, "exit");
+	dt_agg_outagg_free(oa);
 	EXPECT_STR(output(), "{\"type\":\"aggregation\",\"trigger\":\"exit\","
 		   "\"name\":\"a\",\"function\":\"avg\",\"data\":[{\"keys\":[],"
 		   "\"value\":10,\"count\":3,\"sum\":30,\"percpu\":["

@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "../../dtprobed/dtp_msg.c"
-#include "../../plugins/usdt/usdt_reg.c"
 #include "unit_check.h"
 
 /* dtp_msg.c's log hook is dtprobed.c's; not linked here. */

@@ -28,6 +28,16 @@ static void expect_str(int line, const char *got, const char *want)
 #define EXPECT_STR(got, want) expect_str(__LINE__, (got), (want))
 
 static dtrace_hdl_t dtp;
+
+/* A record's value decoded (without a session) and written as JSON. */
+static void json_value(FILE *out, const dt_recdesc_t *r, const void *p)
+{
+	dt_value_t v;
+
+	dt_value_decode(NULL, &v, r, p);
+	dt_json_value(NULL, out, &v);
+	dt_value_free(&v);
+}
 static char s_dtrace[] = "dtrace", s_empty[] = "", s_begin[] = "BEGIN";
 static char s_pid[] = "pid7", s_mod[] = "a\"b", s_fun[] = "f\\g";
 static char s_entry[] = "entry";
@@ -143,27 +153,27 @@ static void test_values(void)
 	uint64_t stack[4] = { 0x1000, 0x2000, 0, 0x9 };
 	char *s = NULL;
 
-	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)&max));
+	CAPTURE(s, json_value(out, &r, (const uint8_t *)&max));
 	EXPECT_STR(s, "18446744073709551615");
 	free(s);
 	r.is_signed = true;
-	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)&min));
+	CAPTURE(s, json_value(out, &r, (const uint8_t *)&min));
 	EXPECT_STR(s, "-9223372036854775808");
 	free(s);
 	r.size = 1;
-	CAPTURE(s, dt_json_value(NULL, out, &r, &b));
+	CAPTURE(s, json_value(out, &r, &b));
 	EXPECT_STR(s, "-2");
 	free(s);
 	r.is_signed = false;
-	CAPTURE(s, dt_json_value(NULL, out, &r, &b));
+	CAPTURE(s, json_value(out, &r, &b));
 	EXPECT_STR(s, "254");
 	free(s);
 	r = (dt_recdesc_t){ .kind = DT_RK_KSTACK, .size = 32 };
-	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)stack));
+	CAPTURE(s, json_value(out, &r, (const uint8_t *)stack));
 	EXPECT_STR(s, "[4096,8192]");
 	free(s);
 	r = (dt_recdesc_t){ .kind = DT_RK_MEM, .size = 2 };
-	CAPTURE(s, dt_json_value(NULL, out, &r, (const uint8_t *)"\x01\xab"));
+	CAPTURE(s, json_value(out, &r, (const uint8_t *)"\x01\xab"));
 	EXPECT_STR(s, "\"01ab\"");
 	free(s);
 }
@@ -394,7 +404,9 @@ static void test_aggregations(void)
 	/* normalize divides, and says so */
 	reset_out();
 	dt_agg_normalize(&dtp, 0, 2);
-	dt_json_aggregation(&dtp, dtp.out, &dtp.cons->aggs[0], "printa");
+	dt_outagg_t *oa = dt_agg_outagg(&dtp, 0);
+	dt_json_aggregation(&dtp, dtp.out, oa, "printa");
+	dt_agg_outagg_free(oa);
 	EXPECT_STR(output(),
 		   "{\"type\":\"aggregation\",\"trigger\":\"printa\","
 		   "\"name\":\"c\",\"function\":\"count\",\"normal\":2,"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_program.c: underlying probes (dtrace/runtime/dt_program.c) as providers ask
+ * test_program.c: underlying probes (dtrace/runtime/dt_prog_sites.c) as providers ask
  * for them, before anything is attached: one per (file, offset, entry or
  * return), whichever providers, kinds and processes its overlays name, so
  * that a firing runs its program once and the overlay lookup alone picks

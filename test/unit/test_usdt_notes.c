@@ -36,10 +36,10 @@
 #include "unit_elfhost.h"
 #include "unit_fds.h"
 #include "../../plugins/usdt/usdt_args.c"
-#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
 #include "../../plugins/usdt/usdt_tramp.c"
 #include "../../plugins/usdt/usdt_proc.c"
+#include "../../plugins/usdt/usdt_place.c"
 
 #include "dt_bpf.h"
 #include "dt_impl.h"
@@ -578,7 +578,7 @@ static void test_trampoline(const dtrace_host_t *host, const char *bins[2],
 		     i++) {
 			const usdt_note_t *note = &files[b]->notes[i];
 			sites[nsites] = (run_site_t){ note, b ? 2 : 0 };
-			usdt_rtspec_fill(note, &rts[nsites]);
+			usdt_rtspec_fill(note, 0, &rts[nsites]);
 			tsites[nsites] = (usdt_tramp_site_t){
 				(uint32_t)nsites + 1, &rts[nsites] };
 			nsites++;

@@ -26,11 +26,11 @@
 #include "unit_elfhost.h"
 #include "unit_proc.h"
 #include "../../plugins/usdt/usdt_args.c"
-#include "../../plugins/usdt/usdt_decl.c"
 #include "../../plugins/usdt/usdt_notes.c"
 #include "../../plugins/usdt/usdt_tramp.c"
 #include "../../plugins/usdt/usdt_proc.c"
-#include "../../plugins/usdt/usdt_reg.c"
+#include "../../plugins/usdt/usdt_place.c"
+#include "../../plugins/usdt/usdt_options.c"
 #include "../../plugins/usdt/usdt_sub.c"
 #include "../../plugins/usdt/usdt_prov.c"
 

@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: MIT
 # daemon_lib.sh: sourced by the tests that run their own dtprobed
-# (test/sh/dtprobed_reg.sh, and through trace_lib.sh the usdt_trace_*
+# (test/sh/dtprobed/dtprobed_reg.sh, and through trace_lib.sh the usdt_trace_*
 # tests): a daemon on the test's own socket, state directory and pinned map,
 # named by the environment variables dtprobed, the registration code and
 # dtrace's usdt plugin all read (DTPROBED_SOCKET, DTPROBED_STATEDIR,
 # DTPROBED_MAP).  Its log is dtprobed.log in the test's directory.
 #
-# Provides: W (scratch dir, the current one), status, fail, wait_for, bg
+# Uses test/sh/lib/test_lib.sh's status and fail (and sources it when
+# the test has not).
+# Provides: W (scratch dir, the current one), wait_for, bg
 # (start a process killed at exit; bgpids), start_daemon [OPTION...], stop_daemon,
 # map_entries PID.
+declare -F fail >/dev/null || . "$TESTDIR/sh/lib/test_lib.sh"
 W=$PWD
 export DTPROBED_SOCKET=$W/sock DTPROBED_STATEDIR=$W/state
 PINDIR=/sys/fs/bpf/dtprobed-test-$$
 export DTPROBED_MAP=$PINDIR/usdt_procs
-status=0
 dpid=
 bgpids=()
 
@@ -24,8 +26,6 @@ daemon_cleanup() {
 	rm -rf "$PINDIR"
 }
 trap daemon_cleanup EXIT
-
-fail() { echo "FAIL: $*"; status=1; }
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds.
 wait_for() {

@@ -34,7 +34,7 @@
                                print "registered" once answered, then
                                sleep 30 s
 
-The message layout is dtprobed/dtprobed_proto.h, version 1.
+The message layout is libusdt/dtprobed_proto.h, version 1.
 """
 import os
 import socket

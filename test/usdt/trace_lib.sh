@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# trace_lib.sh: sourced by test/sh/usdt_trace_*.sh.  Builds the myapp
+# trace_lib.sh: sourced by test/sh/usdt/usdt_trace_*.sh.  Builds the myapp
 # programs of this directory with our own `dtrace -h` and `dtrace -G` (C and
 # C++, -O2 and -O3 -flto, PIE and non-PIE, a shared library) into the
 # test's scratch directory; the test-owned dtprobed comes from daemon_lib.sh.

@@ -94,9 +94,10 @@ build_initramfs() {
 	cp -r "$B/plugins" "$d/dtrace/plugins"
 	cp "$B"/test/progs/* "$d/dtrace/progs/"
 	[ -x "$B/bench/kernel_floor" ] && cp "$B/bench/kernel_floor" "$d/dtrace/bench/"
-	mkdir -p "$d/dtrace/tests/lib" "$d/dtrace/b/test"
+	mkdir -p "$d/dtrace/testdir/sh/lib" "$d/dtrace/b/test"
 	cp "$ROOT"/test/sh/lib/check_lib.sh "$d/dtrace/tests/"
-	cp "$ROOT"/test/sh/lib/check_lib.sh "$d/dtrace/tests/lib/"
+	# the tests of test/sh source their libraries from $TESTDIR/sh/lib
+	cp "$ROOT"/test/sh/lib/*.sh "$d/dtrace/testdir/sh/lib/"
 	ln -s /dtrace/progs "$d/dtrace/b/test/progs"
 	for t in "${SCRIPTS[@]}"; do
 		[[ "$(basename "$t")" =~ ${DT_VM_TESTS:-.} ]] && cp "$t" "$d/dtrace/tests/"
@@ -111,8 +112,8 @@ build_initramfs() {
 # group_dead).
 SCRIPTS=("$@")
 [ $# -gt 0 ] || SCRIPTS=("$ROOT"/test/vm/tests/*.sh
-			 "$ROOT"/test/sh/syscall_probes.sh
-			 "$ROOT"/test/sh/proc_probes.sh)
+			 "$ROOT"/test/sh/providers/syscall_probes.sh
+			 "$ROOT"/test/sh/providers/proc_probes.sh)
 mkdir -p "$W"
 IMG=$(kernel_image) || { echo "check-vm: cannot fetch the kernel package $KPKG"; exit 1; }
 ${CC:-cc} -std=gnu11 -O2 -o "$B/bench/kernel_floor" "$ROOT/bench/kernel_floor.c" \

@@ -18,6 +18,7 @@ ulimit -l unlimited
 export DTRACE=/dtrace/dtrace DTRACE_PLUGIN_PATH=/dtrace/plugins
 export PROGS=/dtrace/progs KFLOOR=/dtrace/bench/kernel_floor
 export B=/dtrace/b	# the scripts of test/sh find $B/test/progs
+export TESTDIR=/dtrace/testdir	# and their libraries in $TESTDIR/sh/lib
 echo "=== dtrace vm tests on $(uname -r)"
 pass=0 fail=0
 cd /tmp

@@ -4,7 +4,7 @@
  * A run-time fault aborts its clause only: the ERROR clause runs at once
  * with arg4 the fault type (DTRACEFLT_DIVZERO is 4), then the next clause
  * of the same probe runs and tracing goes on.  The error message goes to
- * stderr (checked by test/sh/dtrace-provider.sh).
+ * stderr (checked by test/sh/providers/dtrace-provider.sh).
  */
 BEGIN
 {

@@ -1,17 +1,18 @@
 # SPDX-License-Identifier: MIT
 # check_lib.sh: sourced by the shell tests that match dtrace's text output
-# against a pattern and check that bad scripts are refused.  They set
-# fail=0 first and exit $fail.
+# against a pattern and check that bad scripts are refused; a mismatch
+# marks the test failed (status=1, test_lib.sh), which ends with
+# `exit $status`.
 
 # check NAME ACTUAL REGEX: ACTUAL, its newlines turned into '|', must match
 # the extended regex REGEX whole; a mismatch is shown with the stderr of
-# the run (file err) and sets fail.
+# the run (file err) and marks the test failed.
 check() {
 	if ! printf '%s\n' "$2" | tr '\n' '|' | grep -Eqx "$3"; then
 		echo "FAIL $1: got:"; printf '%s\n' "$2"
 		echo "expected (| = newline): $3"
 		echo "stderr:"; cat err
-		fail=1
+		status=1
 	fi
 }
 
@@ -20,9 +21,9 @@ refused() {
 	local s
 	for s in "$@"; do
 		if "$DTRACE" -e -n "BEGIN { x = 1; $s; }" >out 2>err; then
-			echo "FAIL: '$s' was accepted"; fail=1
+			echo "FAIL: '$s' was accepted"; status=1
 		fi
 		grep -q 'invalid probe specifier' err ||
-			{ echo "FAIL '$s':"; cat err; fail=1; }
+			{ echo "FAIL '$s':"; cat err; status=1; }
 	done
 }

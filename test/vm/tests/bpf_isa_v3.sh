@@ -6,7 +6,7 @@
 # the same as on a newer kernel.
 set -u
 . "$(dirname "$0")/check_lib.sh"
-fail=0
+status=0
 "$DTRACE" -q -n 'BEGIN {
 	x = -7; y = 2; p = (int *)100; q = (int *)60;
 	printf("div %d %d %d %d %d %d %d\n", x / y, x % y, 7 / -2, 7 % -2, -7 / -2,
@@ -15,4 +15,4 @@ fail=0
 	exit(0);
 }' >out 2>err
 check isa "$(cat out)" 'div -3 -1 -3 1 3 10 -10\|cast -56 -1 -1\|'
-exit $fail
+exit $status

@@ -6,7 +6,7 @@
 # bytes read at return, and the function's names.
 set -u
 . "$(dirname "$0")/check_lib.sh"
-fail=0
+status=0
 for mode in fentry kprobe; do
 	"$DTRACE" -x fbt.mode=$mode -q -c "$PROGS/systarget" -n '
 fbt::vfs_read:entry /pid == $target && args[2] == 77/ {
@@ -23,4 +23,4 @@ fbt::vfs_read:return /self->r/ {
 	check "$mode" "$(grep -v '^done$' out | grep .)" \
 'fbt:vmlinux:vfs_read:entry 77 zero 4\|return 0 77\|'
 done
-exit $fail
+exit $status

@@ -8,7 +8,7 @@
 # -x fbtmode=kprobe, the issue's spelling, and -x fbt.mode=fentry).
 set -u
 . "$(dirname "$0")/check_lib.sh"
-fail=0
+status=0
 for opt in "" "-x fbtmode=kprobe" "-x fbt.mode=fentry"; do
 	"$DTRACE" $opt -q -c "$PROGS/systarget" \
 		-n 'fbt::vfs_*:entry /pid == $target/ { @[probefunc] = count(); }
@@ -23,4 +23,4 @@ for opt in "" "-x fbtmode=kprobe" "-x fbt.mode=fentry"; do
 			'(dtrace: left out\|)?'
 	fi
 done
-exit $fail
+exit $status

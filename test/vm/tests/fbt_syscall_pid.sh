@@ -7,7 +7,7 @@
 # tracepoints and on raw_syscalls (-x syscall.mode=percall, =raw).
 set -u
 . "$(dirname "$0")/check_lib.sh"
-fail=0
+status=0
 for mode in percall raw; do
 "$DTRACE" -x syscall.mode=$mode -q -c "$PROGS/systarget" -n '
 pid$target:a.out:main:entry { printf("%s %s\n", probeprov == strjoin("pid", lltostr(pid)) ? "pid" : probeprov, probefunc); }
@@ -18,6 +18,6 @@ syscall::read:return /self->r/ { printf("syscall %s:%s %d errno %d\n", probefunc
 check "one-script $mode" "$(grep -v '^done$' out | grep . | grep -v '^ ')" \
 'pid main\|syscall read 77\|fbt vfs_read 77\|syscall read:return 77 errno 0\|'
 # ustack() in the kernel function: the thread's user stack, from main()
-grep -Eq '^ +systarget`main\+0x' out || { echo "no main in ustack() ($mode):"; cat out err; fail=1; }
+grep -Eq '^ +systarget`main\+0x' out || { echo "no main in ustack() ($mode):"; cat out err; status=1; }
 done
-exit $fail
+exit $status

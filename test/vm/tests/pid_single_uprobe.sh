@@ -5,7 +5,7 @@
 # values of pidtarget's add(), and a glob over its functions.
 set -u
 . "$(dirname "$0")/check_lib.sh"
-fail=0
+status=0
 if [ -e /sys/bus/event_source/devices/uprobe ] &&
    grep -q uprobe_multi /proc/kallsyms 2>/dev/null; then
 	echo "this kernel has uprobe_multi links: the fallback is not the default"
@@ -21,4 +21,4 @@ check fallback "$(grep -v '^done ' out | grep .)" \
 # -v: dtrace says which way it attaches
 check says-so "$(grep -o 'lacks uprobe_multi links.*' err)" \
 'lacks uprobe_multi links \(Linux 6\.6\+\): attaching one perf-event uprobe per site\|'
-exit $fail
+exit $status

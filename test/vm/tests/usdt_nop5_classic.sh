@@ -6,7 +6,7 @@
 # forced onto the 5-byte nop (which this kernel single-steps), the same.
 set -u
 . "$(dirname "$0")/check_lib.sh"
-fail=0
+status=0
 for mode in auto nop5; do
 	"$DTRACE" -x usdt.sitemode=$mode -x debug -q -c "$PROGS/usdt_sites 3" -n '
 	sites$target:::tick { printf("tick %d %d\n", args[0], args[1]); }' >out 2>err
@@ -15,6 +15,6 @@ for mode in auto nop5; do
 	auto) want='on the nop the note names (classic: the kernel does not optimize uprobes)' ;;
 	nop5) want='on the 5-byte nop (usdt.sitemode=nop5; the kernel single-steps it)' ;;
 	esac
-	grep -qF "$want" err || { echo "FAIL $mode: -x debug does not say: $want"; cat err; fail=1; }
+	grep -qF "$want" err || { echo "FAIL $mode: -x debug does not say: $want"; cat err; status=1; }
 done
-exit $fail
+exit $status

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_recval.c: the values records and aggregations hold, read as the
+ * code generator laid them out (dt_rec.h): an integer record with the sign
+ * of its type, a fault's name, and an aggregation's value words: how many
+ * a function has, what a histogram's buckets hold (their bounds), whether a
+ * CPU recorded anything, the standard deviation.
+ *
+ * The consumer (snapshot, merge, sorting, samples it aggregates itself)
+ * and the outputs (text and JSON) both read values this way; the layout of
+ * each function's words is described at the top of consumer/dt_agg.c.
+ * dt_llquantize_bucket() is the reference the code generator's llquantize
+ * follows (dt_cg_agg.c).
+ *
+ * Invariants: pure functions of a descriptor and bytes; nothing here reads
+ * outside what the descriptor says.
+ */
+#include <stdbool.h>
+#include <string.h>
+
+#include "dt_recval.h"
+
+int64_t dt_agg_ipow(int64_t base, int64_t exp)
+{
+	int64_t r = 1;
+
+	while (exp-- > 0) {
+		if (r > INT64_MAX / (base ? base : 1))
+			return INT64_MAX;
+		r *= base;
+	}
+	return r;
+}
+
+/*
+ * Walk the llquantize bins: call fn(bin, lower bound) for each bin between
+ * the underflow and the overflow bin.  Returns the number of bins walked.
+ */
+int dt_llq_walk(int64_t factor, int64_t low, int64_t high, int64_t nsteps,
+		    bool (*fn)(int bin, int64_t lo, void *arg), void *arg)
+{
+	int64_t value = dt_agg_ipow(factor, low), next, step;
+	int bin = 1;
+
+	if (factor < 2 || nsteps < 1 || low > high)
+		return 0;
+	for (int64_t order = low; order <= high; order++) {
+		next = value > INT64_MAX / factor ? INT64_MAX : value * factor;
+		step = next > nsteps ? next / nsteps : 1;
+		for (; value < next; value += step, bin++) {
+			if (fn != NULL && !fn(bin, value, arg))
+				return bin;
+			if (bin > 100000)
+				return bin;	/* absurd parameters */
+		}
+		value = next;
+	}
+	return bin - 1;
+}
+
+int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
+			   int64_t nsteps)
+{
+	return dt_llq_walk(factor, low, high, nsteps, NULL, NULL) + 2;
+}
+
+struct llq_find {
+	int64_t v;
+	int bin;
+};
+
+static bool llq_find_fn(int bin, int64_t lo, void *arg)
+{
+	struct llq_find *f = arg;
+
+	if (f->v < lo)
+		return false;
+	f->bin = bin;
+	return true;
+}
+
+int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
+			 int64_t nsteps, int64_t v)
+{
+	struct llq_find f = { v, 0 };
+	int n = dt_llquantize_nbuckets(factor, low, high, nsteps);
+
+	if (v < dt_agg_ipow(factor, low))
+		return 0;
+	if (v >= dt_agg_ipow(factor, high + 1))
+		return n - 1;
+	dt_llq_walk(factor, low, high, nsteps, llq_find_fn, &f);
+	return f.bin;
+}
+
+int dt_agg_lq_levels(const dt_aggdesc_t *d)
+{
+	int64_t step = d->params[2] > 0 ? d->params[2] : 1;
+	int64_t levels = (d->params[1] - d->params[0]) / step;
+
+	return levels > 0 && levels < 65536 ? (int)levels : 0;
+}
+
+size_t dt_agg_nwords(const dt_aggdesc_t *d)
+{
+	switch (d->func) {
+	case DT_AGG_AVG:	return 2;
+	case DT_AGG_MIN:	return 2;
+	case DT_AGG_MAX:	return 2;
+	case DT_AGG_STDDEV:	return 4;
+	case DT_AGG_QUANTIZE:	return DT_QUANTIZE_NBUCKETS;
+	case DT_AGG_LQUANTIZE:	return (size_t)dt_agg_lq_levels(d) + 2;
+	case DT_AGG_LLQUANTIZE:
+		return (size_t)dt_llquantize_nbuckets(d->params[0],
+			d->params[1], d->params[2], d->params[3]);
+	default:		return 1;
+	}
+}
+
+/* The value an entry starts from (and returns to after clear()): zeros
+ * for every function (min and max: count 0, nothing recorded, which
+ * prints as 0). */
+void dt_agg_init_val(const dt_aggdesc_t *d, int64_t *val)
+{
+	memset(val, 0, dt_agg_nwords(d) * sizeof(int64_t));
+}
+
+bool dt_agg_recorded(const dt_aggdesc_t *d, const int64_t *val)
+{
+	size_t n = dt_agg_nwords(d);
+
+	switch (d->func) {
+	case DT_AGG_MIN:
+	case DT_AGG_MAX:
+		return val[1] != 0;	/* how many values it recorded */
+	case DT_AGG_AVG:
+	case DT_AGG_STDDEV:
+		return val[0] != 0;	/* count */
+	default:	/* count, sum, buckets: all zeros read as nothing */
+		for (size_t i = 0; i < n; i++)
+			if (val[i] != 0)
+				return true;
+		return false;
+	}
+}
+
+static unsigned __int128 isqrt128(unsigned __int128 n)
+{
+	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
+
+	while (bit > n)
+		bit >>= 2;
+	while (bit != 0) {
+		if (n >= r + bit) {
+			n -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	return r;
+}
+
+/* sqrt(avg(x^2) - avg(x)^2), in integers, as DTrace computes it. */
+uint64_t dt_agg_stddev(const int64_t *val, uint64_t normal)
+{
+	unsigned __int128 sq = ((unsigned __int128)(uint64_t)val[3] << 64) |
+			       (uint64_t)val[2];
+	unsigned __int128 avgsq, sqavg;
+	int64_t avg;
+
+	if (val[0] == 0)
+		return 0;
+	if (normal == 0)
+		normal = 1;
+	avgsq = sq / normal / (uint64_t)val[0];
+	avg = val[1] / (int64_t)normal / val[0];
+	if (avg < 0)
+		avg = -avg;
+	sqavg = (unsigned __int128)(uint64_t)avg * (uint64_t)avg;
+	if (sqavg > avgsq)
+		return 0;
+	return (uint64_t)isqrt128(avgsq - sqavg);
+}
+
+struct llq_lo {
+	int bin;
+	int64_t lo;
+};
+
+static bool llq_lo_fn(int bin, int64_t lo, void *arg)
+{
+	struct llq_lo *f = arg;
+
+	if (bin < f->bin)
+		return true;
+	f->lo = lo;
+	return false;
+}
+
+/* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at
+ * -(2^(k+1) - 1), as DTrace counts (-5 in -4's); bucket 0 also holds
+ * INT64_MIN. */
+static int64_t quantize_bucket_min(int bin)
+{
+	if (bin == 0)
+		return INT64_MIN;
+	if (bin == DT_QUANTIZE_ZERO)
+		return 0;
+	if (bin > DT_QUANTIZE_ZERO)
+		return (int64_t)(1ull << (bin - DT_QUANTIZE_ZERO - 1));
+	return -(int64_t)((1ull << (DT_QUANTIZE_ZERO - bin)) - 1);
+}
+
+int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin)
+{
+	int64_t factor = d->params[0], low = d->params[1];
+	struct llq_lo f = { bin, INT64_MAX };
+
+	switch (d->func) {
+	case DT_AGG_QUANTIZE:
+		return quantize_bucket_min(bin);
+	case DT_AGG_LQUANTIZE:
+		if (bin == 0)
+			return INT64_MIN;
+		return d->params[0] + (int64_t)(bin - 1) * d->params[2];
+	case DT_AGG_LLQUANTIZE:
+		if (bin == 0)
+			return INT64_MIN;
+		if (bin == (int)dt_agg_nwords(d) - 1)
+			return dt_agg_ipow(factor, d->params[2] + 1);
+		dt_llq_walk(factor, low, d->params[2], d->params[3], llq_lo_fn,
+			 &f);
+		return f.lo;
+	default:
+		return 0;
+	}
+}
+
+int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin)
+{
+	if (bin >= (int)dt_agg_nwords(d) - 1)
+		return INT64_MAX;
+	return dt_agg_bucket_min(d, bin + 1) - 1;
+}
+
+const char *dt_fault_str(uint32_t fault)
+{
+	switch (fault) {
+	case DT_FAULT_BADADDR:		return "invalid address";
+	case DT_FAULT_BADALIGN:		return "invalid alignment";
+	case DT_FAULT_ILLOP:		return "illegal operation";
+	case DT_FAULT_DIVZERO:		return "divide-by-zero";
+	case DT_FAULT_NOSCRATCH:	return "out of scratch space";
+	case DT_FAULT_KPRIV:		return "invalid kernel access";
+	case DT_FAULT_UPRIV:		return "invalid user access";
+	case DT_FAULT_TUPOFLOW:		return "tuple stack overflow";
+	case DT_FAULT_BADSTACK:		return "bad stack";
+	case DT_FAULT_STRSIZE:		return "string too long";
+	case DT_FAULT_DYNVAR:		return "dynamic variable drop";
+	default:			return "unknown fault";
+	}
+}
+
+int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p)
+{
+	switch (rec->size) {
+	case 1:
+		return rec->is_signed ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+	case 2: {
+		uint16_t v;
+		memcpy(&v, p, 2);
+		return rec->is_signed ? (int64_t)(int16_t)v : (int64_t)v;
+	}
+	case 4: {
+		uint32_t v;
+		memcpy(&v, p, 4);
+		return rec->is_signed ? (int64_t)(int32_t)v : (int64_t)v;
+	}
+	default: {
+		int64_t v = 0;
+		memcpy(&v, p, rec->size < 8 ? rec->size : 8);
+		return v;
+	}
+	}
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_recval.h: the values of records and aggregations (see dt_recval.c).
+ */
+#ifndef DT_RECVAL_H
+#define DT_RECVAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "dt_progdesc.h"
+
+/* An integer record, sign-extended when its type is signed. */
+int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p);
+/* DTrace's name of a run-time fault ("invalid address"). */
+const char *dt_fault_str(uint32_t fault);
+
+/* Number of int64 words of an aggregation's value. */
+size_t dt_agg_nwords(const dt_aggdesc_t *desc);
+/* The value an entry starts from (and returns to after clear()): zeros
+ * (min and max: nothing recorded, which prints as 0). */
+void dt_agg_init_val(const dt_aggdesc_t *desc, int64_t *val);
+/* Whether a CPU's value of one function holds anything recorded. */
+bool dt_agg_recorded(const dt_aggdesc_t *desc, const int64_t *val);
+/* stddev as DTrace computes it. */
+uint64_t dt_agg_stddev(const int64_t *val, uint64_t normal);
+/* base^exp, INT64_MAX when it overflows. */
+int64_t dt_agg_ipow(int64_t base, int64_t exp);
+/* lquantize's levels: (high - low) / step, 0 for absurd parameters. */
+int dt_agg_lq_levels(const dt_aggdesc_t *desc);
+/* llquantize: the bucket of value v (what BPF must compute) and the
+ * number of buckets for the parameters. */
+int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
+			 int64_t nsteps, int64_t v);
+int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
+			   int64_t nsteps);
+/* Walk the llquantize bins between the underflow and the overflow bin:
+ * fn(bin, lower bound, arg) for each until it returns false.  Returns the
+ * number of bins walked. */
+int dt_llq_walk(int64_t factor, int64_t low, int64_t high, int64_t nsteps,
+		bool (*fn)(int bin, int64_t lo, void *arg), void *arg);
+/* Inclusive bounds of histogram bucket `bin` (quantize, lquantize,
+ * llquantize): the first bucket starts at INT64_MIN, the last ends at
+ * INT64_MAX. */
+int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin);
+int64_t dt_agg_bucket_max(const dt_aggdesc_t *d, int bin);
+
+#endif /* DT_RECVAL_H */

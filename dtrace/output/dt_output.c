@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_output.c: the stream that trace output is written to (-o FILE, or
+ * standard output), and the output the session's options choose (text or
+ * JSON, dt_output_create()).
+ *
+ * stdio forgets why a write failed: the buffer is dropped with the error
+ * flag set, and a later fflush() succeeds with nothing left to write.  This
+ * stream writes through its own function, which keeps the errno of the
+ * failed write in dtp->out_errno, so that dtrace can say "No space left on
+ * device" and exit with an error instead of ending with a truncated file.
+ *
+ * JSON lines (-x oformat=json) leave in whole lines: a program run with -c
+ * writes to the same standard output, and a line cut between two writes
+ * would take the program's text into the middle of a record.  The stream
+ * keeps a line's start until its newline comes, and writes whole lines,
+ * as many as fit in PIPE_BUF bytes at a time, which the kernel writes to a
+ * pipe without interleaving another writer's bytes (a longer line goes
+ * alone).  Text output is written as stdio hands it over, as before.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dt_impl.h"
+#include "dt_output.h"
+
+typedef struct dt_output {
+	dtrace_hdl_t *dtp;
+	int fd;
+	bool own_fd;	/* closed with the stream (not standard output) */
+	char *line;	/* JSON: the start of a line not ended yet */
+	size_t nline, line_room;
+} dt_output_t;
+
+/* Write all of buf, or record why not in dtp->out_errno: the bytes that
+ * were written. */
+static size_t write_all(dt_output_t *o, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(o->fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			o->dtp->out_errno = n < 0 ? errno : EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	return done;
+}
+
+/* The length of the longest run of whole lines at the start of buf that
+ * fits in PIPE_BUF bytes, or of its first line when that alone is longer;
+ * 0 when buf holds no newline. */
+static size_t whole_lines(const char *buf, size_t len)
+{
+	size_t end = 0;
+
+	for (const char *nl; (nl = memchr(buf + end, '\n', len - end));) {
+		size_t next = (size_t)(nl - buf) + 1;
+
+		if (end > 0 && next > PIPE_BUF)
+			break;
+		end = next;
+	}
+	return end;
+}
+
+static bool line_keep(dt_output_t *o, const char *buf, size_t len)
+{
+	if (o->nline + len > o->line_room) {
+		size_t room = (o->nline + len) * 2;
+		char *p = realloc(o->line, room);
+
+		if (p == NULL) {
+			o->dtp->out_errno = ENOMEM;
+			return false;
+		}
+		o->line = p;
+		o->line_room = room;
+	}
+	memcpy(o->line + o->nline, buf, len);
+	o->nline += len;
+	return true;
+}
+
+/* JSON: the lines that buf completes leave in whole-line writes; what
+ * follows the last newline waits for the next call. */
+static ssize_t write_lines(dt_output_t *o, const char *buf, size_t len)
+{
+	if (!line_keep(o, buf, len))
+		return 0;
+	size_t start = 0, n;
+
+	while ((n = whole_lines(o->line + start, o->nline - start)) > 0) {
+		if (write_all(o, o->line + start, n) < n)
+			return 0;	/* a short count marks the stream */
+		start += n;
+	}
+	memmove(o->line, o->line + start, o->nline - start);
+	o->nline -= start;
+	return (ssize_t)len;
+}
+
+static ssize_t output_write(void *cookie, const char *buf, size_t len)
+{
+	dt_output_t *o = cookie;
+
+	if (o->dtp->opt.json || o->nline > 0)
+		return write_lines(o, buf, len);
+	/* a short count marks the stream in error */
+	return (ssize_t)write_all(o, buf, len);
+}
+
+static int output_close(void *cookie)
+{
+	dt_output_t *o = cookie;
+	int rc = 0;
+
+	if (o->nline > 0 && write_all(o, o->line, o->nline) < o->nline)
+		rc = -1;
+	free(o->line);
+	if (o->own_fd && close(o->fd) < 0) {
+		o->dtp->out_errno = errno;
+		rc = -1;
+	}
+	free(o);
+	return rc;
+}
+
+FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
+{
+	static const cookie_io_functions_t io = {
+		.write = output_write,
+		.close = output_close,
+	};
+	dt_output_t *o = dt_zalloc(sizeof(*o));
+	FILE *f;
+
+	o->dtp = dtp;
+	o->fd = STDOUT_FILENO;
+	if (path != NULL) {
+		/* Appended to, as DTrace does: a reader tailing the file (a
+		 * log shipper) sees only new lines, and several runs add up. */
+		o->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
+			     0666);
+		if (o->fd < 0) {
+			free(o);
+			return NULL;
+		}
+		o->own_fd = true;
+	}
+	if ((f = fopencookie(o, "w", io)) == NULL) {
+		int err = errno;
+
+		output_close(o);
+		errno = err;
+		return NULL;
+	}
+	dtp->out_fd = o->fd;	/* for ftruncate() */
+	/* a terminal sees each line as it is printed, as stdout would */
+	if (isatty(o->fd))
+		setvbuf(f, NULL, _IOLBF, 0);
+	return f;
+}
+
+dt_out_t *dt_output_create(dtrace_hdl_t *dtp)
+{
+	return dtp->opt.json ? dt_json_create(dtp) : dt_text_create(dtp);
+}

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dt_prog_sites.c: underlying probes and overlays, recorded.
+ *
+ * Providers place underlying probes (host->uprobe) and say which overlying
+ * probe applies in which process (host->overlay) while they enable probes.
+ * Cookies are indices into ps->ups plus one; the kernel hands the cookie of
+ * the firing site to the program (bpf_get_attach_cookie), which looks the
+ * overlay up by (pid, cookie), then (0, cookie); a program built for one
+ * site knows its cookie (sole_cookie_of()).  There is one underlying
+ * probe per (flags, file, offset) whatever the providers and processes its
+ * overlays name: its links (one for every process, or one per process,
+ * with disjoint pid filters) run its program once per firing, and only the
+ * overlay lookup chooses the process's probe.
+ *
+ * Three open-addressing indexes find them: ups_index an underlying probe
+ * by (file, offset, flags, solo provider), site_index the first underlying
+ * probe at a (path, offset), whose semaphore they all share (site_link()),
+ * and ovls_index an overlay by (pid, cookie).
+ *
+ * This is the record, which the host entry points (dt_program.c) write
+ * and nothing else: what changed since the kernel last matched it waits
+ * on two queues, sites that need a link, a program or their links moved
+ * (queued_ups), and overlays to write (queued_ovls), for the
+ * reconciliation (dt_prog_reconcile.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <linux/perf_event.h>
+
+#include "dt_prog_impl.h"
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	return h;
+}
+
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
+	return h;
+}
+
+/* The file an underlying probe is on, as the kernel knows it: by device
+ * and inode, so that one file reached by two paths (a process of another
+ * mount namespace, through /proc/PID/root) gets one uprobe, whose links
+ * would otherwise each run a firing.  Without them, by path.  The answer
+ * for the path asked last is reused for FILE_ID_FRESH_NS, so that a file
+ * rebuilt at the same path later in the session is seen as a new file. */
+#define FILE_ID_FRESH_NS	(100 * 1000 * 1000ull)
+
+static void uprobe_file_id(struct dt_progset *ps, dt_uprobe_ent_t *u)
+{
+	uint64_t now = dt_now_ns();
+	struct stat st;
+
+	if (u->path[0] == '\0')
+		return;
+	if (ps->id_path == NULL || strcmp(ps->id_path, u->path) != 0 ||
+	    now - ps->id_when > FILE_ID_FRESH_NS) {
+		if (stat(u->path, &st) != 0)
+			return;
+		free(ps->id_path);
+		ps->id_path = dt_strdup(u->path);
+		ps->id_dev = st.st_dev;
+		ps->id_ino = st.st_ino;
+		ps->id_when = now;
+	}
+	u->dev = ps->id_dev;
+	u->ino = ps->id_ino;
+}
+
+static bool same_file(const dt_uprobe_ent_t *a, const dt_uprobe_ent_t *b)
+{
+	if (a->ino != 0 || b->ino != 0)
+		return a->ino == b->ino && a->dev == b->dev;
+	return strcmp(a->path, b->path) == 0;
+}
+
+static uint64_t uprobe_hash(const dt_uprobe_ent_t *u)
+{
+	uint64_t h = u->ino != 0 ? mix(mix(0, (uint64_t)u->dev), u->ino) :
+				   str_hash(u->path);
+
+	h = mix(h, u->offset);
+	h = mix(h, (uintptr_t)u->solo_pv);
+	h = mix(h, u->flags);
+	return mix(h, (uint64_t)u->solo_kind);
+}
+
+static uint64_t overlay_hash(uint32_t pid, uint32_t cookie)
+{
+	return mix(mix(0, pid), cookie);
+}
+
+/* Find the slot of an entry equal to the probe (eq(i) true), or the free
+ * slot where it would go. */
+static uint32_t *index_slot(dt_index_t *ix, uint64_t hash,
+			    bool (*eq)(const void *, uint32_t, const void *),
+			    const void *set, const void *key)
+{
+	uint32_t mask = ix->size - 1;
+
+	for (uint32_t i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
+		uint32_t *slot = &ix->slots[i];
+		if (*slot == 0 || eq(set, *slot - 1, key))
+			return slot;
+	}
+}
+
+/* Before adding one entry to the nentries there are: rebuild the index
+ * twice as large when it would pass half full. */
+static void index_grow(dt_index_t *ix, uint32_t nentries,
+		       uint64_t (*hash_of)(const void *, uint32_t),
+		       const void *set)
+{
+	if ((nentries + 1) * 2 < ix->size)
+		return;
+	free(ix->slots);
+	ix->size = ix->size ? ix->size * 2 : 256;
+	ix->slots = dt_zalloc(ix->size * sizeof(uint32_t));
+	for (uint32_t i = 0; i < nentries; i++) {
+		uint32_t mask = ix->size - 1, j = (uint32_t)hash_of(set, i) & mask;
+		while (ix->slots[j] != 0)
+			j = (j + 1) & mask;
+		ix->slots[j] = i + 1;
+	}
+}
+
+static uint64_t ups_hash_of(const void *set, uint32_t i)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+
+	return uprobe_hash(u);
+}
+
+static bool ups_eq(const void *set, uint32_t i, const void *key)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+	const dt_uprobe_ent_t *k = key;
+
+	return u->solo_pv == k->solo_pv && u->offset == k->offset &&
+	       u->flags == k->flags && u->solo_kind == k->solo_kind &&
+	       same_file(u, k);
+}
+
+static uint64_t site_hash_of(const void *set, uint32_t i)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+
+	return mix(str_hash(u->path), u->offset);
+}
+
+static bool site_eq(const void *set, uint32_t i, const void *key)
+{
+	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
+	const dt_uprobe_ent_t *k = key;
+
+	return u->offset == k->offset && strcmp(u->path, k->path) == 0;
+}
+
+/*
+ * The kernel keeps one uprobe per (file, offset) and refuses a second
+ * registration there with another semaphore (reference counter) offset,
+ * even 0 against one.  So every underlying probe at a site uses the
+ * semaphore that any of them names: a pid probe on a USDT site shares the
+ * USDT probe's counter (and so enables its guarded code while traced).
+ */
+static void site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
+{
+	dt_uprobe_ent_t *u = &ps->ups[idx];
+
+	if (u->perf)
+		return;
+	/* The entries before idx are in the site index (a rebuild puts
+	 * every entry in; lookups still find the first of each site). */
+	index_grow(&ps->site_index, idx, site_hash_of, ps);
+	uint32_t *slot = index_slot(&ps->site_index, site_hash_of(ps, idx),
+				    site_eq, ps, u);
+	if (*slot == 0) {
+		*slot = idx + 1;
+		return;
+	}
+	dt_uprobe_ent_t *first = &ps->ups[*slot - 1];
+	if (u->ref_ctr == 0) {
+		u->ref_ctr = first->ref_ctr;
+	} else if (first->ref_ctr != u->ref_ctr) {
+		if (first->prog >= 0 || first->ref_ctr != 0)
+			dt_warn(dtp, "%s:0x%llx: semaphores at 0x%llx and 0x%llx: "
+				"the kernel will refuse one", u->path,
+				(unsigned long long)u->offset,
+				(unsigned long long)first->ref_ctr,
+				(unsigned long long)u->ref_ctr);
+		for (uint32_t i = *slot; i != 0; i = ps->ups[i - 1].site_next)
+			ps->ups[i - 1].ref_ctr = u->ref_ctr;
+	}
+	u->site_next = first->site_next;
+	first->site_next = idx + 1;
+}
+
+/* A provider that joins the underlying probe u names a semaphore that the
+ * first did not: every underlying probe at the site uses it (site_link). */
+static void site_ref_ctr_set(struct dt_progset *ps, dt_uprobe_ent_t *u,
+			     uint64_t ref_ctr)
+{
+	uint32_t *slot = index_slot(&ps->site_index, mix(str_hash(u->path),
+							 u->offset),
+				    site_eq, ps, u);
+
+	for (uint32_t i = *slot; i != 0; i = ps->ups[i - 1].site_next)
+		ps->ups[i - 1].ref_ctr = ref_ctr;
+	u->ref_ctr = ref_ctr;
+}
+
+static uint64_t ovls_hash_of(const void *set, uint32_t i)
+{
+	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
+
+	return overlay_hash(o->pid, o->cookie);
+}
+
+static bool ovls_eq(const void *set, uint32_t i, const void *key)
+{
+	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
+	const dt_overlay_ent_t *k = key;
+
+	return o->pid == k->pid && o->cookie == k->cookie;
+}
+
+/* Make u fire in process pid too (0: every process).  Returns whether
+ * that needs a link it does not have yet. */
+static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
+{
+	if (u->all)
+		return false;
+	if (pid == 0) {
+		u->all = true;
+		return true;
+	}
+	for (uint32_t i = 0; i < u->npids; i++)
+		if (u->pids[i].pid == pid)
+			return false;
+	u->pids = dt_realloc(u->pids, (u->npids + 1) * sizeof(*u->pids));
+	u->pids[u->npids++] = (dt_uprobe_pid_t){ .pid = pid, .group = -1 };
+	return true;
+}
+
+/* The index of (pv, kind) in users[0..n), or -1. */
+int dt_user_index(const dt_site_user_t *users, uint32_t n,
+		  const dt_provider_t *pv, int kind)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (users[i].pv == pv && users[i].kind == kind)
+			return (int)i;
+	return -1;
+}
+
+/* Whether (pv, kind) may read the arguments at u: it is one of its users,
+ * or may become one (u has no program yet and room left). */
+static bool site_user_fits(const dt_uprobe_ent_t *u, const dt_provider_t *pv,
+			   int kind)
+{
+	if (dt_user_index(u->users, u->nusers, pv, kind) >= 0)
+		return true;
+	return u->prog < 0 && u->nusers < DT_SITE_USERS;
+}
+
+/* Make (pv, kind) a user of u, kept sorted so that the programs of two
+ * sites with the same users are one; stamp it as placed last. */
+static void site_user_add(struct dt_progset *ps, dt_uprobe_ent_t *u,
+			  dt_provider_t *pv, int kind)
+{
+	int i = dt_user_index(u->users, u->nusers, pv, kind);
+
+	if (i < 0) {
+		i = (int)u->nusers++;
+		while (i > 0 && ((uintptr_t)u->users[i - 1].pv > (uintptr_t)pv ||
+				 (u->users[i - 1].pv == pv &&
+				  u->users[i - 1].kind > kind))) {
+			u->users[i] = u->users[i - 1];
+			u->stamp[i] = u->stamp[i - 1];
+			i--;
+		}
+		u->users[i] = (dt_site_user_t){ pv, kind };
+	}
+	u->stamp[i] = ++ps->stamp;
+	u->pv = u->users[0].pv;
+	u->kind = u->users[0].kind;
+}
+
+/* The trampoline that reads prp's arguments at u: the kind pv placed u
+ * with last (a provider places a probe's site, then overlays the probe). */
+static dt_site_user_t site_user_of(const dt_uprobe_ent_t *u,
+				   const dt_provider_t *pv)
+{
+	dt_site_user_t best = u->users[0];
+	uint32_t when = 0;
+
+	for (uint32_t i = 0; i < u->nusers; i++)
+		if (u->users[i].pv == pv && u->stamp[i] >= when) {
+			best = u->users[i];
+			when = u->stamp[i];
+		}
+	return best;
+}
+
+/* The slot of the underlying probe key in the index, or the free slot
+ * where it goes. */
+static uint32_t *uprobe_slot(struct dt_progset *ps, const dt_uprobe_ent_t *key)
+{
+	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
+	return index_slot(&ps->ups_index, uprobe_hash(key), ups_eq, ps, key);
+}
+
+/* The first underlying probe at u's site (path, offset), +1. */
+uint32_t dt_site_first(struct dt_progset *ps, const dt_uprobe_ent_t *u)
+{
+	return *index_slot(&ps->site_index, mix(str_hash(u->path), u->offset),
+			   site_eq, ps, u);
+}
+
+/* The overlay of (pid, cookie), or NULL. */
+const dt_overlay_ent_t *dt_overlay_of(const struct dt_progset *ps,
+				      uint32_t pid, uint32_t cookie)
+{
+	for (uint32_t i = ps->ups[cookie - 1].ovl_first; i != 0;
+	     i = ps->ovls[i - 1].cookie_next)
+		if (ps->ovls[i - 1].pid == pid)
+			return &ps->ovls[i - 1];
+	return NULL;
+}
+
+/* Whether u is a tracepoint, whose program's context is its record. */
+bool dt_ent_is_tracepoint(const dt_uprobe_ent_t *u)
+{
+	return u->perf && u->pp.type == PERF_TYPE_TRACEPOINT;
+}
+
+/* Site u (index + 1) waits for the next reconciliation (dt_reconcile()):
+ * it needs a link, a program, or its links moved. */
+static void site_queue(struct dt_progset *ps, uint32_t cookie)
+{
+	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
+
+	if (u->queued)
+		return;
+	u->queued = true;
+	if (ps->nqueued_ups == ps->queued_ups_cap) {
+		ps->queued_ups_cap = ps->queued_ups_cap ? ps->queued_ups_cap * 2
+							: 64;
+		ps->queued_ups = dt_realloc(ps->queued_ups, ps->queued_ups_cap *
+					    sizeof(*ps->queued_ups));
+	}
+	ps->queued_ups[ps->nqueued_ups++] = cookie;
+}
+
+/* Overlay o waits for the next reconciliation, which writes it. */
+static void overlay_queue(struct dt_progset *ps, dt_overlay_ent_t *o)
+{
+	if (o->queued)
+		return;
+	o->queued = true;
+	if (ps->nqueued_ovls == ps->queued_ovls_cap) {
+		ps->queued_ovls_cap = ps->queued_ovls_cap ?
+				      ps->queued_ovls_cap * 2 : 64;
+		ps->queued_ovls = dt_realloc(ps->queued_ovls,
+					     ps->queued_ovls_cap *
+					     sizeof(*ps->queued_ovls));
+	}
+	ps->queued_ovls[ps->nqueued_ovls++] = (uint32_t)(o - ps->ovls) + 1;
+}
+
+/*
+ * (pv, kind) comes to the underlying probe u after its program was built:
+ * while tracing, a process that a pid probe of every process covers
+ * starts, with a USDT probe on the pid probe's instruction, say.  It
+ * joins u's users, last, so that the overlay entries written so far keep
+ * their trampoline's index; the reconciliation gives u a program of its
+ * new users and moves u's links to it (joined, then relink).  When pv
+ * names a semaphore that u's links lack, every link at the site is made
+ * again with it (refresh, sites_refresh_mark()).  Returns false when u
+ * cannot take pv: pv then gets an underlying probe of its own there.
+ */
+static bool site_join(struct dt_progset *ps, dt_uprobe_ent_t *u,
+		      dt_provider_t *pv, const dtrace_uprobe_t *up)
+{
+	if (u->prog < 0 || u->perf || u->nusers == DT_SITE_USERS ||
+	    (u->flags & DT_PROG_FLAGS) ||
+	    (u->ref_ctr != 0 && up->ref_ctr_offset != 0 &&
+	     u->ref_ctr != up->ref_ctr_offset))
+		return false;
+	u->users[u->nusers] = (dt_site_user_t){ pv, up->kind };
+	u->stamp[u->nusers++] = ++ps->stamp;
+	u->joined = true;
+	if (u->ref_ctr == 0 && up->ref_ctr_offset != 0) {
+		site_ref_ctr_set(ps, u, up->ref_ctr_offset);
+		u->refresh = true;
+	}
+	return true;
+}
+
+/* A new underlying probe like key, of pv; returns its slot's value. */
+static uint32_t site_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			 const dt_uprobe_ent_t *key, dt_provider_t *pv,
+			 const dtrace_uprobe_t *up,
+			 const dtrace_perfprobe_t *pp)
+{
+	if (ps->nups == ps->ups_cap) {
+		ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
+		ps->ups = dt_realloc(ps->ups, ps->ups_cap * sizeof(*ps->ups));
+	}
+	ps->ups[ps->nups] = (dt_uprobe_ent_t){
+		.solo_pv = key->solo_pv, .solo_kind = key->solo_kind,
+		.flags = up->flags,
+		.path = dt_strdup(up->path), .offset = up->offset,
+		.dev = key->dev, .ino = key->ino,
+		.ref_ctr = up->ref_ctr_offset, .prog = -1,
+		.all_group = -1, .perf = pp != NULL,
+		.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
+	};
+	ps->nups++;
+	site_user_add(ps, &ps->ups[ps->nups - 1], pv, up->kind);
+	site_link(dtp, ps, ps->nups - 1);
+	return ps->nups;
+}
+
+/*
+ * Record the underlying probe up, found or added (on a perf event when pp
+ * is not NULL), firing in up->pid.  Returns its cookie (index + 1).  A
+ * uprobe is shared by the providers at its site, also by one that comes
+ * after its program was built (site_join()); one that cannot take pv's
+ * trampoline any more leaves pv a probe of its own (solo).  What needs a
+ * link it has not got yet, or a program, is queued.
+ */
+uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			dt_provider_t *pv, const dtrace_uprobe_t *up,
+			const dtrace_perfprobe_t *pp)
+{
+	dt_uprobe_ent_t key = {
+		.flags = up->flags, .path = (char *)up->path,
+		.offset = up->offset,
+		.solo_pv = pp ? pv : NULL, .solo_kind = pp ? up->kind : 0,
+	};
+	uprobe_file_id(ps, &key);
+	uint32_t *slot = uprobe_slot(ps, &key);
+
+	if (*slot != 0 && !site_user_fits(&ps->ups[*slot - 1], pv, up->kind) &&
+	    !site_join(ps, &ps->ups[*slot - 1], pv, up)) {
+		key.solo_pv = pv;
+		key.solo_kind = up->kind;
+		slot = uprobe_slot(ps, &key);
+	}
+	if (*slot == 0) {
+		*slot = site_add(dtp, ps, &key, pv, up, pp);
+	} else {
+		dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
+
+		site_user_add(ps, u, pv, up->kind);
+		if (u->ref_ctr == 0 && up->ref_ctr_offset != 0 && u->prog < 0)
+			site_ref_ctr_set(ps, u, up->ref_ctr_offset);
+	}
+	dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
+	bool more = uprobe_add_pid(u, pp ? 0 : up->pid);
+	ps->links_pending |= more;
+	if (more || u->joined || u->relink)
+		site_queue(ps, *slot);
+	return *slot;
+}
+
+/* The overlay of (pid, cookie), made if there is none. */
+static dt_overlay_ent_t *overlay_find_or_add(struct dt_progset *ps,
+					     uint32_t pid, uint32_t cookie)
+{
+	dt_overlay_ent_t key = { .pid = pid, .cookie = cookie };
+
+	index_grow(&ps->ovls_index, ps->novls, ovls_hash_of, ps);
+	uint32_t *slot = index_slot(&ps->ovls_index,
+				    overlay_hash(pid, cookie), ovls_eq, ps,
+				    &key);
+	if (*slot != 0)
+		return &ps->ovls[*slot - 1];
+	if (ps->novls == ps->ovls_cap) {
+		ps->ovls_cap = ps->ovls_cap ? ps->ovls_cap * 2 : 64;
+		ps->ovls = dt_realloc(ps->ovls,
+				      ps->ovls_cap * sizeof(*ps->ovls));
+	}
+	dt_overlay_ent_t *o = &ps->ovls[ps->novls++];
+	*o = key;
+	*slot = ps->novls;
+	o->cookie_next = ps->ups[cookie - 1].ovl_first;
+	ps->ups[cookie - 1].ovl_first = ps->novls;
+	return o;
+}
+
+/* Record that probe prp applies at underlying probe cookie in process pid
+ * (0: every process), with the trampoline its provider placed the site
+ * with last; queued to be written.  0 (also when it was there), or
+ * -E2BIG when the site has DT_OVERLAY_MAX probes in that process. */
+int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
+		      uint32_t cookie, uint32_t pid, const dtrace_probe_t *prp)
+{
+	dt_overlay_ent_t *o = overlay_find_or_add(ps, pid, cookie);
+
+	for (uint32_t i = 0; i < o->n; i++)
+		if (o->prids[i] == prp->id)
+			return 0;
+	if (o->n == DT_OVERLAY_MAX) {
+		dt_warn(dtp, "more than %d probes on one site: %s:%s:%s:%s "
+			"left out", DT_OVERLAY_MAX, prp->prv, prp->mod,
+			prp->fun, prp->prb);
+		return -E2BIG;
+	}
+	o->users[o->n] = site_user_of(&ps->ups[cookie - 1], prp->provider);
+	o->prids[o->n++] = prp->id;
+	overlay_queue(ps, o);
+	return 0;
+}
