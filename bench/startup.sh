@@ -5,7 +5,10 @@
 # side by side with bpftrace -e 'BEGIN { exit(); }' when bpftrace is
 # installed.  Prints the median wall time and the median peak RSS of N runs
 # (default 7) of each, and the ratios.  Targets: ours at least 5x faster
-# than bpftrace, and under 20 MB.
+# than bpftrace, and under 20 MB.  Then the start-up of
+# `BEGIN { exit(0); }` and of `myapp*:::tick` (a glob of providers, which
+# covers every process) with 100, 500 and 2,000 sleeping processes more,
+# started by the benchmark and killed after (needs perl).
 #
 #   sudo bench/startup.sh [RUNS]          (B=build-dir, default build/)
 #
@@ -67,6 +70,44 @@ printf '%-10s %12s %12s   (median of %d runs)\n' "" "wall ms" "peak RSS MB" "$RU
 measure dtrace "$DTRACE" -q -n 'BEGIN { exit(0); }'
 our_ms=$WALL_MS our_kb=$RSS_KB
 printf '%-10s %12s %12.1f\n' dtrace "$our_ms" "$(awk -v k="$our_kb" 'BEGIN { print k / 1024 }')"
+
+# sleepers_start N: N sleeping processes forked by one perl (N shells would
+# take seconds), which kills them at SIGTERM; sets SLEEPERS_PID.
+sleepers_start() {
+	local ready
+	ready=$(mktemp)
+	perl -e '$| = 1; my @kids;
+		for (1 .. $ARGV[0]) {
+			my $p = fork() // die "fork: $!";
+			if ($p == 0) { sleep 600; exit 0 }
+			push @kids, $p;
+		}
+		$SIG{TERM} = sub { kill "TERM", @kids; exit 0 };
+		print "ready\n"; sleep 600;' "$1" >"$ready" &
+	SLEEPERS_PID=$!
+	until grep -q ready "$ready"; do sleep 0.1; done
+	rm -f "$ready"
+}
+
+sleepers_stop() {
+	kill "$SLEEPERS_PID" 2>/dev/null
+	wait "$SLEEPERS_PID" 2>/dev/null
+}
+trap sleepers_stop EXIT
+
+# Start-up against the number of processes: a description no USDT probe
+# can match (the usdt provider is not asked) and one that covers every
+# process (myapp*:::tick: each process's maps are read, each file once).
+echo "start-up with N more sleeping processes (wall ms):"
+printf '%8s %12s %12s\n' N "BEGIN" "myapp*:::tick"
+for n in 100 500 2000; do
+	sleepers_start "$n"
+	measure begin "$DTRACE" -q -n 'BEGIN { exit(0); }'
+	begin_ms=$WALL_MS
+	measure glob "$DTRACE" -q -Z -n 'myapp*:::tick {} BEGIN { exit(0); }'
+	printf '%8d %12s %12s\n' "$n" "$begin_ms" "$WALL_MS"
+	sleepers_stop
+done
 
 status=0
 if awk -v kb="$our_kb" 'BEGIN { exit !(kb >= 20 * 1024) }'; then

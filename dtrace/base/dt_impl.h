@@ -282,6 +282,11 @@ int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 		  void *arg);
 bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
 		      const dtrace_probedesc_t *d);
+/* Whether pv need not be asked to provide for d: d names exactly a
+ * provider another plugin or the engine declares by that exact name (a
+ * bare BEGIN, END or ERROR names "dtrace"). */
+bool dt_probe_desc_elsewhere(dtrace_hdl_t *dtp, const dt_provider_t *pv,
+			     const dtrace_probedesc_t *d);
 /* Fill prp->args/argtypes from its provider (once). */
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
 /* dt_probe_args(), then the C types of prp's arguments (once): a pid

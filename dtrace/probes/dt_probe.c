@@ -8,6 +8,13 @@
  * a probe by its four names.  Matching a description asks every provider to create what may
  * match first, then walks the table in PRID order, so results come in the
  * order probes were created.
+ *
+ * A provider is not asked about a description that names exactly a
+ * provider another plugin (or the engine) declares by that exact name:
+ * provider names are unique machine-wide, as in DTrace, so none of its
+ * probes can match ("syscall::read:entry" is not a question for the usdt
+ * provider, which serves every other name and would look at every
+ * process).  A bare BEGIN, END or ERROR names the dtrace provider's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -122,6 +129,51 @@ bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
 	       dt_glob_match(d->fun, p->fun) && dt_glob_match(d->prb, p->prb);
 }
 
+/* The provider d names by an exact name: its provider field when that is
+ * not empty and holds no glob; "dtrace" for a bare BEGIN, END or ERROR
+ * (every other field empty), which are the dtrace provider's; else NULL. */
+static const char *desc_exact_provider(const dtrace_probedesc_t *d)
+{
+	static const char *const bare[] = { "BEGIN", "END", "ERROR" };
+	const char *prv = d->prv ? d->prv : "";
+
+	if (*prv != '\0')
+		return dt_glob_has_meta(prv) ? NULL : prv;
+	if ((d->mod && *d->mod) || (d->fun && *d->fun) || d->prb == NULL)
+		return NULL;
+	for (size_t i = 0; i < sizeof(bare) / sizeof(*bare); i++)
+		if (strcmp(d->prb, bare[i]) == 0)
+			return "dtrace";
+	return NULL;
+}
+
+static bool declares_exactly(const dt_provider_t *pv, const char *name)
+{
+	const char *const *n = pv->ops->names ? pv->ops->names
+					      : &pv->ops->name;
+
+	for (; *n; n++)
+		if (!dt_glob_has_meta(*n) && strcmp(*n, name) == 0)
+			return true;
+	return false;
+}
+
+bool dt_probe_desc_elsewhere(dtrace_hdl_t *dtp, const dt_provider_t *pv,
+			     const dtrace_probedesc_t *d)
+{
+	const char *name = desc_exact_provider(d);
+
+	if (name == NULL || declares_exactly(pv, name))
+		return false;
+	if (dtp->engine_provider && declares_exactly(dtp->engine_provider,
+						     name))
+		return true;
+	for (const dt_provider_t *o = dtp->providers; o; o = o->next)
+		if (o != pv && declares_exactly(o, name))
+			return true;
+	return false;
+}
+
 int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 		  int (*fn)(dtrace_hdl_t *, dtrace_probe_t *, void *),
 		  void *arg)
@@ -129,6 +181,8 @@ int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 	int matched = 0;
 
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next) {
+		if (dt_probe_desc_elsewhere(dtp, pv, pdp))
+			continue;
 		dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "provide()");
 		int rc = pv->ops->provide(pv, pv->data, pdp);
 		dt_plugin_leave(dtp, call);

@@ -135,6 +135,9 @@ int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
 
 	for (int c = 0; c < dtp->nclauses; c++) {
 		for (int i = 0; i < dtp->clause_ndescs[c]; i++) {
+			if (dt_probe_desc_elsewhere(dtp, pv,
+						    &dtp->clause_descs[c][i]))
+				continue;
 			dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
 								"provide()");
 			int rc = pv->ops->provide(pv, pv->data,

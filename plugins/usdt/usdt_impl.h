@@ -185,6 +185,13 @@ typedef struct usdt_filecache {
  * the file cannot be read. */
 usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const dtrace_host_t *h,
 			   dtrace_provider_t *pv, const char *path);
+/* usdt_file_get() for a file a process maps, without a stat when the cache
+ * already knows its (dev, ino), whatever it held (notes or nothing): for
+ * the start-up scan of every process, during which a file is not
+ * expected to change in place. */
+usdt_file_t *usdt_file_get_known(usdt_filecache_t *fc,
+				 const dtrace_host_t *h, dtrace_provider_t *pv,
+				 const char *path, dev_t dev, ino_t ino);
 /* f, which the provider did not keep, goes: only its identity stays, so
  * that usdt_file_get() does not read it again. */
 void usdt_filecache_forget(usdt_filecache_t *fc, usdt_file_t *f);

@@ -21,6 +21,10 @@
  *    forgotten: notes that no description matches), by identity only, in
  *    a set of USDT_IGNORED_MAX entries that starts over when full (a
  *    file it forgot costs one more read when seen again).
+ * At start-up, before tracing, a file a process maps is looked up by the
+ * (dev, inode) its maps line shows, without a stat, when the cache knows
+ * it (usdt_file_get_known): scanning thousands of processes that map the
+ * same few hundred files stats and reads each of them once.
  * So a machine that makes fresh programs (a build, a CI runner, a user
  * copying binaries) costs a session a few dozen bytes per file at most,
  * and a bounded amount in all, for files it has no use for.
@@ -266,16 +270,35 @@ static bool same_identity(const usdt_fileid_t *id, const struct stat *sb)
 	       id->mtime.tv_nsec == sb->st_mtim.tv_nsec;
 }
 
+/* The first slot of a file: by (dev, inode) alone, so that a file can be
+ * looked up by what /proc/PID/maps shows of it. */
+static size_t id_hash(dev_t dev, ino_t ino)
+{
+	uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32)) *
+		     0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h ^ (h >> 29)) & (USDT_IGNORED_MAX - 1);
+}
+
 static size_t identity_slot(const usdt_filecache_t *fc, const struct stat *sb)
 {
-	uint64_t h = (uint64_t)sb->st_ino * 0x9e3779b97f4a7c15ull;
-
-	h ^= (uint64_t)sb->st_dev + (uint64_t)sb->st_mtim.tv_nsec *
-				    0xff51afd7ed558ccdull;
-	size_t i = (size_t)(h ^ (h >> 29)) & (USDT_IGNORED_MAX - 1);
+	size_t i = id_hash(sb->st_dev, sb->st_ino);
 	while (fc->ignored[i].used && !same_identity(&fc->ignored[i], sb))
 		i = (i + 1) & (USDT_IGNORED_MAX - 1);
 	return i;
+}
+
+/* Whether a file of (dev, ino) is in the set, whatever its size and
+ * mtime. */
+static bool is_ignored_id(const usdt_filecache_t *fc, dev_t dev, ino_t ino)
+{
+	if (fc->ignored == NULL)
+		return false;
+	for (size_t i = id_hash(dev, ino); fc->ignored[i].used;
+	     i = (i + 1) & (USDT_IGNORED_MAX - 1))
+		if (fc->ignored[i].dev == dev && fc->ignored[i].ino == ino)
+			return true;
+	return false;
 }
 
 static bool is_ignored(const usdt_filecache_t *fc, const struct stat *sb)
@@ -344,6 +367,19 @@ usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const dtrace_host_t *h,
 	f->next = fc->files;
 	fc->files = f;
 	return f;
+}
+
+usdt_file_t *usdt_file_get_known(usdt_filecache_t *fc,
+				 const dtrace_host_t *h, dtrace_provider_t *pv,
+				 const char *path, dev_t dev, ino_t ino)
+{
+	errno = 0;
+	if (is_ignored_id(fc, dev, ino))
+		return NULL;
+	for (usdt_file_t *f = fc->files; f != NULL; f = f->next)
+		if (f->dev == dev && f->ino == ino)
+			return f;
+	return usdt_file_get(fc, h, pv, path);
 }
 
 void usdt_filecache_forget(usdt_filecache_t *fc, usdt_file_t *f)

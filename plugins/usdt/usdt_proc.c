@@ -10,6 +10,11 @@
  * another mount namespace, the path it shows does not name the same file
  * here; it is then reached through /proc/PID/root, which both libelf and the
  * kernel's uprobe path lookup follow.
+ *
+ * A scan of every process checks a file's path once: the processes that map
+ * the same (dev, inode) as one whose path named it here take that path
+ * without a stat (a machine with thousands of processes maps a few hundred
+ * files).
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,7 +29,64 @@
 typedef struct mapping_set {
 	usdt_mapping_t *v;
 	int n, cap;
+	int *here;		/* open addressing by (dev, inode): 1 + the
+				   index in v of a mapping whose path names
+				   the file here; 0 is an empty slot */
+	int nhere, herecap;	/* herecap: a power of two, or 0 */
 } mapping_set_t;
+
+static size_t id_slot(const mapping_set_t *s, dev_t dev, ino_t ino)
+{
+	uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32)) *
+		     0x9e3779b97f4a7c15ull;
+	size_t mask = (size_t)s->herecap - 1, i = (size_t)(h >> 17) & mask;
+
+	while (s->here[i] != 0 && (s->v[s->here[i] - 1].dev != dev ||
+				   s->v[s->here[i] - 1].ino != ino))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* A mapping of the file (dev, ino) whose path names it here, found earlier
+ * in this scan, or NULL. */
+static const usdt_mapping_t *set_known_here(const mapping_set_t *s, dev_t dev,
+					    ino_t ino)
+{
+	if (s->herecap == 0)
+		return NULL;
+	int k = s->here[id_slot(s, dev, ino)];
+	return k ? &s->v[k - 1] : NULL;
+}
+
+static void set_rehash(mapping_set_t *s, int *old, int oldcap)
+{
+	for (int i = 0; i < oldcap; i++) {
+		if (old[i] == 0)
+			continue;
+		const usdt_mapping_t *m = &s->v[old[i] - 1];
+		s->here[id_slot(s, m->dev, m->ino)] = old[i];
+	}
+}
+
+/* Remember that v[idx]'s path names its file here.  Out of memory, the
+ * next process that maps it merely costs a stat. */
+static void set_remember_here(mapping_set_t *s, int idx)
+{
+	if ((s->nhere + 1) * 2 > s->herecap) {
+		int cap = s->herecap ? s->herecap * 2 : 256;
+		int *here = calloc((size_t)cap, sizeof(*here)), *old = s->here;
+		if (here == NULL)
+			return;
+		s->here = here;
+		set_rehash(s, old, s->herecap);
+		s->herecap = cap;
+		free(old);
+	}
+	size_t i = id_slot(s, s->v[idx].dev, s->v[idx].ino);
+	if (s->here[i] == 0)
+		s->nhere++;
+	s->here[i] = idx + 1;
+}
 
 static bool set_has(const mapping_set_t *s, pid_t pid, dev_t dev, ino_t ino)
 {
@@ -77,10 +139,16 @@ static int mapping_add(pid_t pid, const dtrace_mapping_t *m, mapping_set_t *s)
 	dev_t dev = (dev_t)m->dev;
 	if (set_has(s, pid, dev, (ino_t)m->ino))
 		return 0;
-	char *open = openable_path(pid, m->path, dev, (ino_t)m->ino);
+	const usdt_mapping_t *known = set_known_here(s, dev, (ino_t)m->ino);
+	char *open = known ? strdup(known->path) :
+			     openable_path(pid, m->path, dev, (ino_t)m->ino);
 	if (open == NULL)
 		return 0;
-	return set_add(s, pid, open, dev, (ino_t)m->ino);
+	bool here = known == NULL && strcmp(open, m->path) == 0;
+	int err = set_add(s, pid, open, dev, (ino_t)m->ino);
+	if (err == 0 && here)
+		set_remember_here(s, s->n - 1);
+	return err;
 }
 
 static int proc_scan(const dtrace_host_t *h, pid_t pid, mapping_set_t *s)
@@ -101,6 +169,7 @@ int usdt_proc_mappings(const dtrace_host_t *h, pid_t pid,
 {
 	mapping_set_t s = { 0 };
 	int err = proc_scan(h, pid, &s);
+	free(s.here);
 	if (err) {
 		usdt_mappings_free(s.v, s.n);
 		return err;
@@ -125,6 +194,7 @@ int usdt_all_mappings(const dtrace_host_t *h, usdt_mapping_t **out)
 		err = proc_scan(h, (pid_t)atoi(de->d_name), &s);
 	}
 	closedir(d);
+	free(s.here);
 	if (err == -ENOMEM) {
 		usdt_mappings_free(s.v, s.n);
 		return err;

@@ -38,6 +38,10 @@
  * descriptions of every process (usdt_probe_match), so a clause of
  * "myapp*" runs once per firing, under the name "myapp1234".
  *
+ * The engine asks no description another provider names exactly
+ * (dt_probe_desc_elsewhere); one of every process reads each process's
+ * maps once, and each file once (file_of_mapping).
+ *
  * Paths.  A module field that is a path ("/usr/bin/python3.11") names one
  * file by its (device, inode), whatever link leads to it; a description of
  * every process then also makes that file's probes without a pid when no
@@ -375,13 +379,19 @@ static void file_unreadable(dtrace_provider_t *dtp, const char *path, int err)
 			   strerror(err));
 }
 
-/* The file at path, when it has notes the provider keeps or may keep:
+/* The file m maps, when it has notes the provider keeps or may keep:
  * before tracing, every file read waits for usdt_start(); while tracing, a
  * file read for the first time must be admitted. */
-static usdt_file_t *file_of(dtrace_provider_t *dtp, usdt_state_t *st,
-			    const usdt_query_t *q, const char *path)
+static usdt_file_t *file_of_mapping(dtrace_provider_t *dtp, usdt_state_t *st,
+				    const usdt_query_t *q,
+				    const usdt_mapping_t *m)
 {
-	usdt_file_t *f = usdt_file_get(&st->fc, host, dtp, path);
+	/* before tracing, a file known by its (dev, inode) costs no stat */
+	usdt_file_t *f = !st->tracing && m->ino != 0 ?
+		usdt_file_get_known(&st->fc, host, dtp, m->path, m->dev,
+				    m->ino) :
+		usdt_file_get(&st->fc, host, dtp, m->path);
+	const char *path = m->path;
 
 	if (f == NULL) {
 		file_unreadable(dtp, path, errno);
@@ -452,7 +462,7 @@ static int provide_mappings(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	int total = 0;
 	for (int i = 0; i < n; i++) {
-		usdt_file_t *f = file_of(dtp, st, q, m[i].path);
+		usdt_file_t *f = file_of_mapping(dtp, st, q, &m[i]);
 		if (f == NULL)
 			continue;	/* gone, unreadable, or no probes */
 		pid_t pid = q->pid ? q->pid : m[i].pid;
@@ -516,13 +526,14 @@ static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
 			const usdt_query_t *q)
 {
 	char path[PATH_MAX];
+	usdt_mapping_t m = { .path = path };	/* no (dev, inode): a stat */
 	usdt_file_t *f;
 
 	/* by the file's own name, as a process's maps show it, not a link's */
 	if (!q->by_path || q->pid != 0 || q->ino == 0 ||
 	    realpath(q->pdp->mod, path) == NULL)
 		return 0;
-	f = file_of(dtp, st, q, path);
+	f = file_of_mapping(dtp, st, q, &m);
 	if (f == NULL)
 		return 0;
 	return provide_file(dtp, st, q, path, f, 0);

@@ -6,7 +6,9 @@
 # intruder's 666), with id 1 whatever else is loaded, and the map it names
 # "output" is its own, not the engine's output buffer; one that declares
 # the provider name dtrace is not loaded at all; one that creates a probe
-# under a provider name it did not declare is refused.
+# under a provider name it did not declare is refused.  The clauses say
+# *:::BEGIN: a bare BEGIN is the dtrace provider's, and the other plugins
+# are not asked about it.
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_cmd cc
@@ -22,7 +24,7 @@ cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$INC" -DHIJACK_UNDECLARED \
 	-o undecl/hijack.so "$TESTDIR/plugins/hijack.c" || exit 1
 
 out=$("$DTRACE" -q -x plugindir="$PWD/glob" \
-	-n 'BEGIN { printf("%d %d\n", id, arg0); exit(0); }' 2>err)
+	-n '*:::BEGIN { printf("%d %d\n", id, arg0); exit(0); }' 2>err)
 msg="dtrace: plugin $PWD/glob/hijack.so may not create probe dtrace:::BEGIN: it belongs to dtrace itself"
 if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err ||
    [ "$(grep -c . err)" != 1 ]; then
@@ -30,14 +32,14 @@ if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err ||
 fi
 
 out=$("$DTRACE" -q -x plugindir="$PWD/decl" \
-	-n 'BEGIN { printf("%d %d\n", id, arg0); exit(0); }' 2>err)
+	-n '*:::BEGIN { printf("%d %d\n", id, arg0); exit(0); }' 2>err)
 msg="dtrace: plugin $PWD/decl/hijack.so declares provider dtrace, which only dtrace.so may serve: not loaded"
 if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err; then
 	echo "hijack by name: got '$out'"; cat err; status=1
 fi
 
 out=$("$DTRACE" -q -x plugindir="$PWD/undecl" \
-	-n 'BEGIN { printf("%d\n", id); exit(0); }' 2>err)
+	-n '*:::BEGIN { printf("%d\n", id); exit(0); }' 2>err)
 msg="dtrace: plugin $PWD/undecl/hijack.so may not create probes of provider other: it does not declare that provider name"
 if [ "$out" != 1 ] || ! grep -qxF "$msg" err; then
 	echo "undeclared provider name: got '$out'"; cat err; status=1
