@@ -132,6 +132,11 @@ uint8_t usdt_site_shift(const usdt_placement_t *pl, const usdt_note_t *note);
 /* Which instruction the probe of note goes on, in words. */
 const char *usdt_placement_name(const usdt_placement_t *pl,
 				const usdt_note_t *note);
+/* With -x debug (interface 3.10), where prp's probe went on the site of
+ * note in path. */
+void usdt_placement_debug(const dtrace_host_t *h, dtrace_provider_t *pv,
+			  const usdt_placement_t *pl, const dtrace_probe_t *prp,
+			  const usdt_note_t *note, const char *path);
 
 /* The plugin's options (usdt_options.c), and -x usdt.NAME=value into
  * *files_max or *place: 0, or -EINVAL after h->error(). */
@@ -294,5 +299,8 @@ void usdt_sub_ack(int fd, pid_t pid);
  * (dtprobed_proto.h, Handshake), USDT_SYNC_MS at most. */
 #define USDT_SYNC_MS	1000
 void usdt_sub_sync(void);
+/* Said once at start when descriptions cover every process and no
+ * dtprobed answers: what that costs, and how to start it. */
+void usdt_sub_warn_none(const dtrace_host_t *h, dtrace_provider_t *pv);
 
 #endif /* USDT_IMPL_H */

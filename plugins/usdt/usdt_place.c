@@ -94,6 +94,22 @@ uint8_t usdt_site_shift(const usdt_placement_t *pl, const usdt_note_t *note)
 	return note->nop5 && pl->on_nop5 ? 1 : 0;
 }
 
+void usdt_placement_debug(const dtrace_host_t *h, dtrace_provider_t *pv,
+			  const usdt_placement_t *pl, const dtrace_probe_t *prp,
+			  const usdt_note_t *note, const char *path)
+{
+	if (h->size < offsetof(dtrace_host_t, debug) + sizeof(h->debug) ||
+	    h->debug == NULL)
+		return;
+	h->debug(pv, "probe %s:%s:%s:%s: the site at offset 0x%llx of %s: on %s",
+		 h->probe_name(prp, DTRACE_FIELD_PRV),
+		 h->probe_name(prp, DTRACE_FIELD_MOD),
+		 h->probe_name(prp, DTRACE_FIELD_FUN),
+		 h->probe_name(prp, DTRACE_FIELD_PRB),
+		 (unsigned long long)note->offset, path,
+		 usdt_placement_name(pl, note));
+}
+
 const char *usdt_placement_name(const usdt_placement_t *pl,
 				const usdt_note_t *note)
 {

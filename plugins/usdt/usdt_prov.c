@@ -856,21 +856,6 @@ static void warn_inlined_changed(dtrace_provider_t *dtp, usdt_state_t *st,
 		   (unsigned long long)s->note->offset, s->path);
 }
 
-/* With -x debug (interface 3.10), where the probe went on the site. */
-static void debug_placement(dtrace_provider_t *dtp, const usdt_state_t *st,
-			    const dtrace_probe_t *prp, const usdt_site_t *s)
-{
-	char name[512];
-
-	if (host->size < offsetof(dtrace_host_t, debug) + sizeof(host->debug) ||
-	    host->debug == NULL)
-		return;
-	probe_fullname(prp, name, sizeof(name));
-	host->debug(dtp, "probe %s: the site at offset 0x%llx of %s: on %s",
-		    name, (unsigned long long)s->note->offset, s->path,
-		    usdt_placement_name(&st->place, s->note));
-}
-
 /* Place one site's uprobe, overlay the probe on it, queue its specs. */
 static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 		       usdt_probe_t *pr, dtrace_probe_t *prp,
@@ -895,7 +880,7 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 	int err = host->overlay(dtp, cookie, pr->pid, prp);
 	if (err < 0)
 		return err;
-	debug_placement(dtp, st, prp, s);
+	usdt_placement_debug(host, dtp, &st->place, prp, s->note, s->path);
 	/* A site the probe for every process covered fired already. */
 	if ((uint32_t)cookie >= st->ncookies ||
 	    !(st->cookies[cookie].flags & USDT_SPEC_EVERY))
@@ -1047,6 +1032,8 @@ static int usdt_start(dtrace_provider_t *dtp, void *data)
 	st->tracing = true;
 	if (st->ndescs > 0 && st->sub_fd < 0)
 		st->sub_fd = usdt_sub_open();
+	if (st->sub_fd < 0 && (st->any_every || descs_every(st)))
+		usdt_sub_warn_none(host, dtp);
 	return 0;
 }
 

@@ -51,6 +51,8 @@ grep -q "deb-systemd-helper enable 'dtprobed.service'" control/postinst ||
 	fail "postinst does not enable dtprobed.service"
 grep -q "deb-systemd-invoke .* 'dtprobed.service'" control/postinst ||
 	fail "postinst does not start dtprobed.service"
+grep -q 'systemd is not running here, so dtprobed was not started' control/postinst ||
+	fail "postinst does not say when systemd cannot start dtprobed"
 grep -q '^Depends:.*libbpf1' control/control || fail "Depends: $(grep ^Depends control/control)"
 
 # Installable here: every dependency resolves (nothing is changed).
