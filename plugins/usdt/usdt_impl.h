@@ -299,7 +299,7 @@ void usdt_sub_ack(int fd, pid_t pid);
  * (dtprobed_proto.h, Handshake), USDT_SYNC_MS at most. */
 #define USDT_SYNC_MS	1000
 void usdt_sub_sync(void);
-/* Said once at start when descriptions cover every process and no
+/* Said once at start when a probe for every process is traced and no
  * dtprobed answers: what that costs, and how to start it. */
 void usdt_sub_warn_none(const dtrace_host_t *h, dtrace_provider_t *pv);
 

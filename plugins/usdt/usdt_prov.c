@@ -1032,7 +1032,7 @@ static int usdt_start(dtrace_provider_t *dtp, void *data)
 	st->tracing = true;
 	if (st->ndescs > 0 && st->sub_fd < 0)
 		st->sub_fd = usdt_sub_open();
-	if (st->sub_fd < 0 && (st->any_every || descs_every(st)))
+	if (st->sub_fd < 0 && st->any_every)
 		usdt_sub_warn_none(host, dtp);
 	return 0;
 }
