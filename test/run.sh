@@ -328,8 +328,12 @@ done <<<"$SELECTED"
 printf '%s' "$TOGETHER" | run_tests "$DT_JOBS"
 printf '%s' "$ALONE" | run_tests 1
 # the throwaway users of tests the time limit killed before they could
-# remove them (test/sh/lib/user_lib.sh)
+# remove them (test/sh/lib/user_lib.sh), and their pinned maps
+# (test/usdt/daemon_lib.sh: named by the test's pid, which is gone)
 (. "$TESTDIR/sh/lib/user_lib.sh" && remove_orphaned_users)
+for pin in /sys/fs/bpf/dtprobed-test-*; do
+	[ -d "$pin" ] && ! kill -0 "${pin##*-}" 2>/dev/null && rm -rf "$pin"
+done
 
 passed=$(grep -c '^PASS$' "$DT_RESULTS")
 failed=$(grep -c '^FAIL$' "$DT_RESULTS")
