@@ -159,8 +159,8 @@ int dt_bpf_prog_load_for(dtrace_hdl_t *dtp, const char *name, dt_as_t *as,
 
 /* Under -S: the finished program as, disassembled on stderr under a line
  * "TITLE (N insns):", its map loads named by their maps; nothing without
- * -S.  The program builder prints its own programs; this serves the
- * others (the exec watch's, the consumer's aggregation zeroing). */
+ * -S: the program builder's, the exec watch's and the consumer's
+ * aggregation zeroing. */
 void dt_bpf_prog_show(dtrace_hdl_t *dtp, const char *title,
 		      const dt_as_t *as);
 

@@ -17,16 +17,6 @@
 #include "dt_prog_impl.h"
 #include "dt_kevent.h"
 
-static const char *dis_mapname(void *arg, uint32_t insn)
-{
-	dt_as_t *as = arg;
-
-	for (int i = 0; i < as->nmaprels; i++)
-		if (as->maprels[i].insn == insn)
-			return as->maprels[i].map->name;
-	return "?";
-}
-
 /* The one underlying probe of a soft program, or 0 if it has several or
  * one that is not soft. */
 static int64_t soft_cookie_of(const struct dt_progset *ps, int prog)
@@ -152,17 +142,20 @@ static int kprog_load(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 /* Under -S: kp's program, named by its users and kinds, disassembled. */
 static void prog_show(dtrace_hdl_t *dtp, dt_kprog_t *kp)
 {
-	if (!dtp->opt.show_bpf)
+	char *title = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!dtp->opt.show_bpf || (f = open_memstream(&title, &len)) == NULL)
 		return;
-	fputc('\n', stderr);
 	for (uint32_t u = 0; u < kp->nusers; u++)
-		fprintf(stderr, "%s%s", u ? "+" : "",
-			kp->users[u].pv->ops->name);
-	fprintf(stderr, " program, kind");
+		fprintf(f, "%s%s", u ? "+" : "", kp->users[u].pv->ops->name);
+	fprintf(f, " program, kind");
 	for (uint32_t u = 0; u < kp->nusers; u++)
-		fprintf(stderr, "%s%d", u ? "+" : " ", kp->users[u].kind);
-	fprintf(stderr, " (%u insns):\n", kp->as.ninsns);
-	dt_dis(stderr, kp->as.insns, kp->as.ninsns, dis_mapname, &kp->as);
+		fprintf(f, "%s%d", u ? "+" : " ", kp->users[u].kind);
+	if (fclose(f) == 0)
+		dt_bpf_prog_show(dtp, title, &kp->as);
+	free(title);
 }
 
 int dt_load_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
