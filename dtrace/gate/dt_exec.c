@@ -63,6 +63,7 @@
 #include "dt_exec.h"
 #include "dt_gate.h"
 #include "dt_gatewd.h"
+#include "dt_procfs.h"
 #include "dt_plugcall.h"
 #include "dt_program.h"
 #include "dt_rtld.h"
@@ -551,18 +552,6 @@ static int gate_serve(dtrace_hdl_t *dtp, int pid, const char *const *paths,
 	return placed;
 }
 
-/* Whether pid runs in a mount namespace other than dtrace's. */
-static bool in_other_mount_ns(pid_t pid)
-{
-	char name[64];
-	struct stat self, other;
-
-	snprintf(name, sizeof(name), "/proc/%d/ns/mnt", (int)pid);
-	return stat("/proc/self/ns/mnt", &self) == 0 &&
-	       stat(name, &other) == 0 &&
-	       (self.st_dev != other.st_dev || self.st_ino != other.st_ino);
-}
-
 /* An exec made a provider place probes after the fact although the gate
  * is open: the gate did not hold it, and what the program fired before is
  * lost, so it is named.  A program of another mount namespace is out of
@@ -574,18 +563,18 @@ static bool in_other_mount_ns(pid_t pid)
 static void exec_report_ungated(const struct dt_exec *ex,
 				const exec_event_t *ev)
 {
-	char name[64], exe[PATH_MAX], state;
-	int ppid;
+	char name[64], exe[PATH_MAX];
+	dt_procfs_stat_t st;
 
 	if (ex->gate == NULL || ev->what != DTRACE_NOTICE_EXEC ||
-	    !dt_gatewd_proc_stat((int)ev->pid, &state, &ppid) ||
-	    ppid == (int)getpid())
+	    dt_procfs_stat((pid_t)ev->pid, &st) != 0 ||
+	    st.ppid == (int)getpid())
 		return;
 	snprintf(name, sizeof(name), "/proc/%u/exe", ev->pid);
 	ssize_t n = readlink(name, exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 0] = '\0';
 	unsigned long long late_us = (dt_now_ns() - ev->ktime) / 1000;
-	if (in_other_mount_ns((pid_t)ev->pid))
+	if (dt_procfs_foreign((pid_t)ev->pid, NULL) > 0)
 		dt_warn(NULL, "pid %u (%s) runs in another mount namespace, "
 			"out of the exec gate's reach: its probes were placed "
 			"%llu us after its exec; what it fired before was not "

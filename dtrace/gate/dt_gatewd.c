@@ -239,17 +239,6 @@ static void wd_settled(wd_t *w, int fd, int pid, unsigned flags)
 	}
 }
 
-bool dt_gatewd_proc_stat(int pid, char *state, int *ppid)
-{
-	dt_procfs_stat_t st;
-
-	if (dt_procfs_stat(pid, &st) != 0)
-		return false;
-	*state = st.state;
-	*ppid = st.ppid;
-	return true;
-}
-
 /* Whether dtrace is stopped (SIGSTOP, Ctrl-Z, a debugger). */
 static bool parent_stopped(const wd_t *w)
 {

@@ -109,10 +109,6 @@ typedef struct gatewd_cmd {
  * pid in *pid.  0 or -errno. */
 int dt_gatewd_start(int fan_fd, int *sock, pid_t *pid);
 
-/* The state letter and the parent of pid, from /proc/PID/stat: kept for
- * the exec watch (dt_exec.c), which is to call dt_procfs_stat(). */
-bool dt_gatewd_proc_stat(int pid, char *state, int *ppid);
-
 /* Send one message with an optional descriptor (fd < 0: none).  true when
  * sent whole. */
 bool dt_gatewd_send(int sock, const void *msg, size_t len, int fd, int flags);
