@@ -133,11 +133,18 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 				 pid_t pid, int *errp)
 {
 	dtrace_proc_t *proc;
+	pid_maps_t maps = { NULL, 0 };
 	char msg[256];
 	int i, err;
 
-	err = pid_host->proc_grab(pv, pid, &proc, msg, sizeof(msg));
+	/* the mappings first: see pid_late.c */
+	err = pid_maps_read(pid, &maps);
+	if (err == 0)
+		err = pid_host->proc_grab(pv, pid, &proc, msg, sizeof(msg));
+	else
+		snprintf(msg, sizeof(msg), "%s", strerror(-err));
 	if (err != 0) {
+		pid_maps_free(&maps);
 		/* DTrace's words; the reason when it is more than ESRCH */
 		if (err == -ESRCH)
 			pid_error_tag(pv, "D_PROC_GRAB", "failed to grab "
@@ -154,6 +161,8 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 			 * cache; the module list itself can go */
 			pid_host->proc_release(ps->targets[i].proc);
 			ps->targets[i].proc = proc;
+			pid_maps_free(&ps->targets[i].maps);
+			ps->targets[i].maps = maps;
 			return &ps->targets[i];
 		}
 	}
@@ -161,12 +170,14 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 				  (ps->ntargets + 1) * sizeof(*t));
 	if (t == NULL) {
 		pid_host->proc_release(proc);
+		pid_maps_free(&maps);
 		*errp = -ENOMEM;
 		pid_host->error(pv, "out of memory");
 		return NULL;
 	}
 	ps->targets = t;
-	t[ps->ntargets] = (pid_target_t){ .pid = pid, .proc = proc };
+	t[ps->ntargets] = (pid_target_t){ .pid = pid, .proc = proc,
+					  .maps = maps };
 	return &t[ps->ntargets++];
 }
 
@@ -562,8 +573,10 @@ static void pid_detach_session(dtrace_provider_t *pv, void *data)
 	if (ps == NULL)
 		return;
 	pid_report_skipped(pv, ps);
-	for (i = 0; i < ps->ntargets; i++)
+	for (i = 0; i < ps->ntargets; i++) {
 		pid_host->proc_release(ps->targets[i].proc);
+		pid_maps_free(&ps->targets[i].maps);
+	}
 	free(ps->targets);
 	free(ps);
 }

@@ -52,11 +52,17 @@ typedef struct pid_probe {
 	uint64_t off;		/* PID_SITE_OFFSET: offset in the function */
 } pid_probe_t;
 
+/* A reading of a process's mappings (host->proc_maps). */
+typedef struct pid_maps {
+	dtrace_mapping_t *v;
+	size_t n;
+} pid_maps_t;
+
 /* A process the session has looked into. */
 typedef struct pid_target {
 	pid_t pid;
 	dtrace_proc_t *proc;
-	uint64_t maps_sig;	/* of its file mappings, while tracing */
+	pid_maps_t maps;	/* as they were just before proc was read */
 	bool gone;		/* exited while tracing */
 } pid_target_t;
 
@@ -100,6 +106,8 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 		       dtrace_probe_t ***freshp, int *nfreshp);
 
 /* pid_late.c */
+int pid_maps_read(pid_t pid, pid_maps_t *m);
+void pid_maps_free(pid_maps_t *m);
 void pid_late_start(pid_session_t *ps);
 int pid_poll(dtrace_provider_t *pv, void *data);
 

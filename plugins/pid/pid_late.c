@@ -2,97 +2,145 @@
 /*
  * pid_late.c: libraries a traced process loads while tracing (dlopen).
  *
- * Once tracing has started, poll() (called by the engine at least every
- * 100 ms) looks at each target's file mappings; when they changed, it
- * reads the modules again and asks the engine to provide again
+ * Whenever the plugin reads a target's modules (pid_target_refresh(), at
+ * provide() time and here), it first keeps the target's file mappings
+ * (host->proc_maps) as they were then.  Once tracing has started, poll()
+ * (called by the engine at least every 100 ms) reads the mappings again;
+ * when their files or places differ from the ones kept, it reads the
+ * modules again and asks the engine to provide again
  * (host->provide_again): the engine keeps the program's descriptions,
  * calls provide() with each, and enables the probes this creates that a
- * clause matches (new uprobes take effect at once, see provider.h).  The
- * check is one read of the process's mappings (host->proc_maps) and a
- * hash of its file-backed ones: no module is read while they stay the
- * same.
+ * clause matches (new uprobes take effect at once, see provider.h).
+ *
+ * The mappings are kept from before the modules were read, never from a
+ * later moment: a library mapped between the two readings (or between
+ * provide() and start(), which may be far apart on a loaded machine) is
+ * then a difference the next poll() sees, not a state it takes as known.
+ * A reading of the modules that fails keeps the old mappings, so that the
+ * next poll() tries again.
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pid_impl.h"
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
+/* A line for -x debug (host->debug, interface 3.10), when the host has
+ * it. */
+static void pid_debug(dtrace_provider_t *pv, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void pid_debug(dtrace_provider_t *pv, const char *fmt, ...)
 {
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ ((const uint8_t *)p)[i]) * 1099511628211ull;
-	return h;
+	char line[512];
+	va_list ap;
+
+	if (pid_host->size < offsetof(dtrace_host_t, debug) +
+			     sizeof(pid_host->debug) || pid_host->debug == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pid_host->debug(pv, "%s", line);
 }
 
-/* FNV-1a over the file mappings of pid (host->proc_maps); *gone when the
- * process no longer exists. */
-static uint64_t maps_signature(pid_t pid, bool *gone)
+static bool same_file_mapping(const dtrace_mapping_t *a,
+			      const dtrace_mapping_t *b)
 {
-	uint64_t h = 14695981039346656037ull;
-	dtrace_mapping_t *maps;
-	size_t n;
+	return a->start == b->start && a->end == b->end &&
+	       a->pgoff == b->pgoff && a->dev == b->dev && a->ino == b->ino &&
+	       strcmp(a->path, b->path) == 0;
+}
 
-	*gone = pid_host->proc_maps(pid, &maps, &n) != 0;
-	if (*gone)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		const dtrace_mapping_t *m = &maps[i];
+/* The next file mapping of maps[n] from *i on, or NULL. */
+static const dtrace_mapping_t *next_file_mapping(const dtrace_mapping_t *maps,
+						 size_t n, size_t *i)
+{
+	for (; *i < n; (*i)++)
+		if (dtrace_mapping_is_file(&maps[*i]))
+			return &maps[(*i)++];
+	return NULL;
+}
 
-		if (!dtrace_mapping_is_file(m))
-			continue;
-		h = fnv1a(h, &m->start, sizeof(m->start));
-		h = fnv1a(h, &m->end, sizeof(m->end));
-		h = fnv1a(h, &m->pgoff, sizeof(m->pgoff));
-		h = fnv1a(h, &m->ino, sizeof(m->ino));
-		h = fnv1a(h, m->path, strlen(m->path));
+/* Whether two readings of a process's mappings map the same files at the
+ * same places (anonymous mappings, which change all the time, left out). */
+static bool same_files_mapped(const pid_maps_t *a, const pid_maps_t *b)
+{
+	size_t i = 0, j = 0;
+
+	for (;;) {
+		const dtrace_mapping_t *x = next_file_mapping(a->v, a->n, &i);
+		const dtrace_mapping_t *y = next_file_mapping(b->v, b->n, &j);
+
+		if (x == NULL || y == NULL)
+			return x == y;
+		if (!same_file_mapping(x, y))
+			return false;
 	}
-	pid_host->proc_maps_free(maps, n);
-	return h;
+}
+
+int pid_maps_read(pid_t pid, pid_maps_t *m)
+{
+	return pid_host->proc_maps(pid, &m->v, &m->n);
+}
+
+void pid_maps_free(pid_maps_t *m)
+{
+	if (m->v != NULL)
+		pid_host->proc_maps_free(m->v, m->n);
+	*m = (pid_maps_t){ NULL, 0 };
 }
 
 void pid_late_start(pid_session_t *ps)
 {
-	bool gone;
-	int i;
-
 	ps->tracing = true;
-	for (i = 0; i < ps->ntargets; i++)
-		ps->targets[i].maps_sig = maps_signature(ps->targets[i].pid,
-							 &gone);
+}
+
+/* Target t's modules read again when the files it maps changed; true
+ * when they were. */
+static bool target_changed(dtrace_provider_t *pv, pid_target_t *t)
+{
+	dtrace_proc_t *proc;
+	char msg[256];
+	pid_maps_t now;
+
+	if (pid_maps_read(t->pid, &now) != 0) {
+		t->gone = true;
+		return false;
+	}
+	if (same_files_mapped(&now, &t->maps)) {
+		pid_maps_free(&now);
+		return false;
+	}
+	if (pid_host->proc_grab(pv, t->pid, &proc, msg, sizeof(msg)) != 0) {
+		pid_maps_free(&now);	/* the next poll() tries again */
+		pid_debug(pv, "process %d: its mappings changed but its "
+			  "modules could not be read: %s", (int)t->pid, msg);
+		return false;
+	}
+	pid_maps_free(&t->maps);
+	t->maps = now;
+	pid_host->proc_release(t->proc);
+	t->proc = proc;
+	const dtrace_module_t *mods;
+	pid_debug(pv, "process %d: its mappings changed: probes matched again "
+		  "against its %d modules", (int)t->pid,
+		  pid_host->proc_modules(proc, &mods));
+	return true;
 }
 
 int pid_poll(dtrace_provider_t *pv, void *data)
 {
 	pid_session_t *ps = data;
-	int i, rc;
-
 	bool changed = false;
+	int rc;
 
-	if (!ps->tracing || ps->ntargets == 0)
+	if (!ps->tracing)
 		return 0;
-	for (i = 0; i < ps->ntargets; i++) {
-		pid_target_t *t = &ps->targets[i];
-		dtrace_proc_t *proc;
-		char msg[256];
-		uint64_t sig;
-		bool gone;
-
-		if (t->gone)
-			continue;
-		sig = maps_signature(t->pid, &gone);
-		if (gone || sig == t->maps_sig) {
-			t->gone = gone;
-			continue;
-		}
-		t->maps_sig = sig;
-		if (pid_host->proc_grab(pv, t->pid, &proc, msg,
-					sizeof(msg)) != 0)
-			continue;	/* exiting: nothing to add */
-		pid_host->proc_release(t->proc);
-		t->proc = proc;
-		changed = true;
-	}
+	for (int i = 0; i < ps->ntargets; i++)
+		if (!ps->targets[i].gone && target_changed(pv, &ps->targets[i]))
+			changed = true;
 	if (changed && (rc = pid_host->provide_again(pv)) < 0)
 		return rc;
 	pid_report_skipped(pv, ps);

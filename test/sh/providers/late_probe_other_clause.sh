@@ -45,6 +45,15 @@ int lib_fn(int i)
 }
 C
 cp "$TESTDIR/sh/lib/dlopen_loader.c" loader.c
+
+# On a failure: dtrace's messages first, then what it printed, the lines
+# of the function there at start counted rather than shown.
+show_run() {
+	echo "--- err"
+	cat err
+	echo "--- out ($(grep -c '^work ' out) lines of work)"
+	grep -v '^work ' out
+}
 gcc -O2 -DPROV_A -o prog_a prog.c && gcc -O2 -o prog_b prog.c &&
 gcc -O2 -fPIC -shared -o liblco.so lib.c && gcc -O2 -o loader loader.c -ldl ||
 	exit 1
@@ -74,13 +83,13 @@ for i in 17 18 19; do
 	grep -qx "b $b $i" out || fail "usdt: firing $i of the program exec'ed while tracing was missed"
 	grep -qx "lib $l $i" out || fail "usdt: firing $i of the library dlopen'ed while tracing was missed"
 done
-[ $status = 0 ] || { echo "--- out"; cat out; echo "--- err"; cat err; }
+[ $status = 0 ] || show_run
 
 # 2. pid
 saved=$status
 ./loader "$PWD/liblco.so" >loader.out &
 l=$!
-"$DTRACE" -Z -q -p $l -n '
+"$DTRACE" -Z -q -x debug -p $l -n '
 pid$target:loader:work:entry { printf("work %d\n", arg0); }
 pid$target:liblco.so:lib_fn:entry { printf("lib_fn %d\n", arg0); }' >out 2>err
 grep -q "^work " out || fail "pid: the target's own function was not traced"
@@ -88,5 +97,5 @@ for i in 17 18 19; do
 	grep -qx "lib_fn $i" out || fail "pid: call $i of the library dlopen'ed while tracing was missed"
 done
 [ "$(cat loader.out)" = 990 ] || fail "pid: the target computed $(cat loader.out), not 990"
-[ $status = $saved ] || { echo "--- out"; cat out; echo "--- err"; cat err; }
+[ $status = $saved ] || show_run
 exit $status
