@@ -21,15 +21,20 @@ cp "$TESTDIR/sh/lib/dlopen_loader.c" loader.c
 gcc -O2 -fPIC -shared -o libpk.so lib.c && gcc -O2 -o loader loader.c -ldl ||
 	exit 1
 
-./loader "$PWD/libpk.so" >loader.out &
+./loader "$PWD/libpk.so" go.dlopen go.call >loader.out &
 l=$!
-"$DTRACE" -Z -q -p $l -n '
+"$DTRACE" -Z -q -x debug -p $l -n '
+BEGIN { printf("ready\n"); }
 pid$target:loader:work:entry, pid$target:libpk.so:lib_fn:entry
 {
 	@n[probename] = count();
 	@f[probefunc] = count();
 }
-END { printa("n %s %@d\n", @n); printa("f %s %@d\n", @f); }' >out 2>err
+END { printa("n %s %@d\n", @n); printa("f %s %@d\n", @f); }' >out 2>err &
+dt=$!
+pace_loader out err 'pid: process [0-9]*: its mappings changed' ||
+	fail "dtrace never said it was ready and matched the library"
+wait $dt
 work=$(sed -n 's/^f work \([0-9]*\)$/\1/p' out)
 [ -n "$work" ] && [ "$work" -gt 0 ] || fail "work's firings not counted"
 grep -qx "f lib_fn 20" out || fail "the library's probe, made while tracing, not counted 20 times"

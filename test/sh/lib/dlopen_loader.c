@@ -5,10 +5,26 @@
  * argv[1] and, a second later (its probes are placed a few milliseconds
  * after the dlopen()), calls its lib_fn(i) 20 times, 50 ms apart; prints
  * the sum of what they returned, 990.
+ *
+ * With two more arguments, files, it waits for the first to exist before
+ * the dlopen() and for the second before the calls, instead of the
+ * times: the test creates them when dtrace says it is ready and when it
+ * placed the library's probes, however long a loaded machine makes that.
  */
 #include <dlfcn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
+
+/* Wait for path to exist, up to a minute. */
+static void wait_for(const char *path)
+{
+	struct timespec ts = { 0, 10 * 1000000 };
+
+	for (int i = 0; i < 6000 && access(path, F_OK) != 0; i++)
+		nanosleep(&ts, NULL);
+}
 
 __attribute__((noinline)) int work(int i)
 {
@@ -18,7 +34,8 @@ __attribute__((noinline)) int work(int i)
 
 int main(int argc, char **argv)
 {
-	struct timespec ts = { 0, 50 * 1000000 };
+	struct timespec ts = { 0, 50 * 1000000 }, second = { 1, 0 };
+	bool paced = argc > 3;	/* by the test's files, not by time */
 	int sum = 0;
 
 	if (argc < 2)
@@ -27,15 +44,20 @@ int main(int argc, char **argv)
 		sum += work(i);
 		nanosleep(&ts, NULL);
 	}
+	if (paced)
+		wait_for(argv[2]);
 	void *h = dlopen(argv[1], RTLD_NOW);
 	if (h == NULL) {
 		fprintf(stderr, "%s\n", dlerror());
 		return 1;
 	}
 	int (*f)(int) = (int (*)(int))dlsym(h, "lib_fn");
-	for (int i = 0; i < 40; i++) {
-		if (i >= 20)
-			sum += f(i - 20);
+	if (paced)
+		wait_for(argv[3]);
+	else
+		nanosleep(&second, NULL);
+	for (int i = 0; i < 20; i++) {
+		sum += f(i);
 		nanosleep(&ts, NULL);
 	}
 	printf("%d\n", sum);

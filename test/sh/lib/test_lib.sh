@@ -29,6 +29,13 @@
 #   wait_line FILE REGEX [TRIES]
 #                 until FILE has a line matching REGEX (TRIES of 50 ms,
 #                 100 by default); false when it never does
+#   pace_loader OUT ERR REGEX
+#                 for sh/lib/dlopen_loader.c started with the files
+#                 go.dlopen and go.call: lets it dlopen() its library once
+#                 dtrace printed "ready" in OUT, and call it once dtrace's
+#                 -x debug said in ERR (REGEX) that it placed the library's
+#                 probes; false, with both files made, when either never
+#                 comes within 30 s
 set -u
 status=0
 
@@ -88,4 +95,13 @@ wait_line() {
 		sleep 0.05
 	done
 	return 1
+}
+
+pace_loader() {
+	local rc=0
+	wait_line "$1" '^ready$' 600 || rc=1
+	touch go.dlopen
+	[ $rc = 0 ] && wait_line "$2" "$3" 600 || rc=1
+	touch go.call
+	return $rc
 }

@@ -5,7 +5,10 @@
 # Before, such a program held only the clauses of the probes there were at
 # start, and a later probe of another clause fired its uprobe and printed
 # nothing (the exec watch's test missed a dlopen'ed library whenever some
-# other program with USDT probes ran as its session started).
+# other program with USDT probes ran as its session started).  The loader
+# is paced by what dtrace says (ready, then the library's probes placed),
+# not by time: a dtrace whose start a loaded kernel delays by seconds
+# (another session closing hundreds of tracepoints) misses nothing.
 #  1. usdt: a program of provider lco_a runs before dtrace starts; a program
 #     of lco_b exec'ed and a library of lco_lib dlopen'ed while tracing are
 #     traced by their own clauses.
@@ -61,7 +64,7 @@ gcc -O2 -fPIC -shared -o liblco.so lib.c && gcc -O2 -o loader loader.c -ldl ||
 # 1. usdt
 ./prog_a 200 &
 a=$!
-"$DTRACE" -Z -q -n '
+"$DTRACE" -Z -q -x debug -n '
 BEGIN { printf("ready\n"); }
 lco_a*:::tick { printf("a %d %d\n", pid, arg0); }
 lco_b*:::tick { printf("b %d %d\n", pid, arg0); }
@@ -71,8 +74,10 @@ for _ in $(seq 100); do grep -q ready out 2>/dev/null && break; sleep 0.1; done
 grep -q ready out || { cat err; kill $dt $a; exit 1; }
 ./prog_b 20 &
 b=$!
-./loader "$PWD/liblco.so" >/dev/null &
+./loader "$PWD/liblco.so" go.dlopen go.call >/dev/null &
 l=$!
+pace_loader out err 'liblco.so: on ' ||
+	fail "usdt: dtrace never said it placed the library's probe"
 wait $b $l
 kill $a
 sleep 0.2
@@ -87,11 +92,17 @@ done
 
 # 2. pid
 saved=$status
-./loader "$PWD/liblco.so" >loader.out &
+rm -f go.dlopen go.call
+./loader "$PWD/liblco.so" go.dlopen go.call >loader.out &
 l=$!
 "$DTRACE" -Z -q -x debug -p $l -n '
+BEGIN { printf("ready\n"); }
 pid$target:loader:work:entry { printf("work %d\n", arg0); }
-pid$target:liblco.so:lib_fn:entry { printf("lib_fn %d\n", arg0); }' >out 2>err
+pid$target:liblco.so:lib_fn:entry { printf("lib_fn %d\n", arg0); }' >out 2>err &
+dt=$!
+pace_loader out err 'pid: process [0-9]*: its mappings changed' ||
+	fail "pid: dtrace never said it was ready and matched the library"
+wait $dt
 grep -q "^work " out || fail "pid: the target's own function was not traced"
 for i in 17 18 19; do
 	grep -qx "lib_fn $i" out || fail "pid: call $i of the library dlopen'ed while tracing was missed"
