@@ -16,7 +16,7 @@
  * Readers: dtrace/cmd/dt_link.c (`dtrace -G` checks the objects it links
  * against the declarations) and dtrace/symbols/dt_elf_stapsdt.c (the
  * engine's reader of a file's sites, for the usdt plugin through
- * host->elf_stapsdt and, in libdtcommon.a, for dtprobed's discovery).
+ * host->elf->stapsdt and, in libdtcommon.a, for dtprobed's discovery).
  *
  * Each site also appends { nop address, semaphore address }, two 8-byte
  * words, to the allocated section dtrace_usdt_sites: the registration

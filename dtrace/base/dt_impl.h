@@ -59,7 +59,7 @@ typedef struct dt_options {
 	bool temporal;		/* always so: one buffer */
 	bool cpp;		/* -C */
 	bool verbose;		/* -v */
-	bool debug;		/* -x debug: the plugins' host->debug() lines */
+	bool debug;		/* -x debug: the plugins' host->report->debug() lines */
 	bool show_bpf;		/* -S */
 	bool list;		/* -l */
 	bool json;		/* oformat=json */
@@ -152,7 +152,7 @@ struct dtrace_probe {
 	dt_type_t *nativetypes[DTRACE_ARGS_MAX];	/* of argN */
 	dt_clauseset_t clauses; /* the clauses enabled on it */
 	unsigned attr;		/* DTRACE_PROBE_* from its provider */
-	const char *func_file;	/* host->probe_function: the file whose
+	const char *func_file;	/* host->probes->at_function: the file whose
 				   DWARF types its arguments, or NULL */
 	bool enabled;
 };
@@ -180,12 +180,8 @@ struct dtrace_hdl {
 
 	dt_typetab_t *types;
 	dt_provider_t *providers;
-	dt_provider_t *cur_provider;	/* whose operation is running */
-	uint64_t cur_args_read;	/* while a trampoline is generated: the
-				   arguments its program's clauses read */
-	const struct dt_kprog *cur_kprog; /* and its program, else NULL */
-	int cur_pass;		/* and the prefilter's label to run the
-				   full path, + 1 (0: none) */
+	dt_provider_t *cur_provider;	/* whose operation is running: named
+					   if it crashes (dt_plugcall.c) */
 	const char **plugin_dirs;	/* NULL-terminated, in search order */
 
 	/* probe table: probes[1 .. nprobes] */
@@ -224,7 +220,7 @@ struct dtrace_hdl {
 	/* last error message, for the command to print */
 	char errmsg[1024];
 	int errtag;
-	int desc_errtag;	/* host->error_tag()'s, D_UNKNOWN: none */
+	int desc_errtag;	/* host->report->error_tag()'s, D_UNKNOWN: none */
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
 	struct dt_sigwatch *sigwatch;	/* dt_sigwatch.h: kernel-sent SIGILLs

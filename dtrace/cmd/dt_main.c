@@ -623,7 +623,7 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		return -1;
 	/* the loader's events say when a process maps a library, which its
 	 * user stacks and addresses are symbolized with */
-	if (dt_pd_uses_usyms(dtp) && dt_exec_watch(dtp) < 0)
+	if (dt_pd_uses_usyms(dtp) && dt_exec_watch(dtp, NULL) < 0)
 		return -1;
 	dt_session_signals();
 	if (dt_exec_start(dtp) < 0 || dt_prog_start(dtp) < 0)

@@ -4,7 +4,7 @@
  * exist yet (usdt's "provider*") need to hear about a new program as soon as
  * it is exec'ed, and about libraries a process loads later, without reading
  * every process's mappings over and over.  A plugin asks with
- * host->watch_exec(); from then on this file
+ * host->sites->watch_exec(); from then on this file
  *
  *   - runs a BPF program on the sched:sched_process_exec tracepoint (one
  *     perf event, attached for every CPU at once), which writes
@@ -26,7 +26,7 @@
  * its programs and links: dt_bpf_fini() closes them.
  *
  * Providers that must see a new program before it runs also ask for the
- * exec gate (host->gate_exec(), dt_gate.c): execs that map files with USDT
+ * exec gate (host->sites->gate_exec(), dt_gate.c): execs that map files with USDT
  * notes not seen before wait until notice_files() of every gated provider
  * returned, called by the same loop; the events of the execs it covered are
  * left out (see "Gated execs").
@@ -448,10 +448,8 @@ static int watchers_add(dtrace_hdl_t *dtp, dt_provider_t **list, int *n,
 
 /* Before tracing starts, a request is only noted: dt_exec_start() acts on
  * it before BEGIN fires.  Afterwards it takes effect at once. */
-static int exec_request(dtrace_hdl_t *dtp, bool gate)
+static int exec_request(dtrace_hdl_t *dtp, dt_provider_t *pv, bool gate)
 {
-	dt_provider_t *pv = dtp->cur_provider;
-
 	if (dtp->exec == NULL && (dtp->exec = exec_new(dtp)) == NULL)
 		return -ENOMEM;
 	struct dt_exec *ex = dtp->exec;
@@ -472,14 +470,14 @@ static int exec_request(dtrace_hdl_t *dtp, bool gate)
 	return rc;
 }
 
-int dt_exec_watch(dtrace_hdl_t *dtp)
+int dt_exec_watch(dtrace_hdl_t *dtp, dt_provider_t *pv)
 {
-	return exec_request(dtp, false);
+	return exec_request(dtp, pv, false);
 }
 
-int dt_exec_gate(dtrace_hdl_t *dtp)
+int dt_exec_gate(dtrace_hdl_t *dtp, dt_provider_t *pv)
 {
-	return exec_request(dtp, true);
+	return exec_request(dtp, pv, true);
 }
 
 int dt_exec_start(dtrace_hdl_t *dtp)

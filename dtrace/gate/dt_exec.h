@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_exec.h: the exec watch.  Tells providers that asked (host->watch_exec)
+ * dt_exec.h: the exec watch.  Tells providers that asked (host->sites->watch_exec)
  * about processes that exec and about libraries the dynamic loader maps or
  * unmaps, while tracing, without polling the machine's processes.
  */
@@ -10,17 +10,19 @@
 #include <sys/types.h>
 
 typedef struct dtrace_hdl dtrace_hdl_t;
+typedef struct dtrace_provider dt_provider_t;
 
-/* Turn the watch on for the provider whose operation is running
- * (dtp->cur_provider): host->watch_exec.  Asked before tracing starts (from
- * provide() or enable()), it takes effect in dt_exec_start(); afterwards, at
- * once.  0, or a negative errno after dt_set_error(). */
-int dt_exec_watch(dtrace_hdl_t *dtp);
+/* Turn the watch on for provider pv (host->sites->watch_exec; NULL: for
+ * the engine itself, which symbolizes the libraries processes load).
+ * Asked before tracing starts (from provide() or enable()), it takes
+ * effect in dt_exec_start(); afterwards, at once.  0, or a negative errno
+ * after dt_set_error(). */
+int dt_exec_watch(dtrace_hdl_t *dtp, dt_provider_t *pv);
 
-/* Also hold execs for that provider through the exec gate (dt_gate.h):
- * host->gate_exec.  Turns the watch on, likewise.  A gate the kernel
- * refuses is a warning, not an error. */
-int dt_exec_gate(dtrace_hdl_t *dtp);
+/* Also hold execs for pv through the exec gate (dt_gate.h):
+ * host->sites->gate_exec.  Turns the watch on, likewise.  A gate the
+ * kernel refuses is a warning, not an error. */
+int dt_exec_gate(dtrace_hdl_t *dtp, dt_provider_t *pv);
 
 /* Tracing starts, before BEGIN fires: set up what was asked so far, so
  * that what a BEGIN clause prints ("ready") means that programs started

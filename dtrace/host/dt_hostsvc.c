@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dt_hostsvc.c: the host table's ELF and process services, for plugins
- * (host->proc_grab, host->elf_symbols...).
+ * (host->proc->grab, host->elf->symbols...).
  *
  * They are the engine's own readers (dt_elf.c) over one cache per session
  * (dtp->elf), so a file a plugin probes and the file ustack() symbolizes
@@ -236,12 +236,6 @@ int dt_host_elf_vaddr_to_offset(const dtrace_elf_t *f, uint64_t vaddr,
 				uint64_t *off)
 {
 	return dt_elf_vaddr_to_offset(file_of(f), vaddr, off);
-}
-
-int dt_host_elf_offset_to_vaddr(const dtrace_elf_t *f, uint64_t off,
-				uint64_t *vaddr)
-{
-	return dt_elf_offset_to_vaddr(file_of(f), off, vaddr);
 }
 
 uint64_t dt_host_elf_entry(const dtrace_elf_t *f)

@@ -8,7 +8,7 @@
 
 #include <dtrace/provider.h>
 
-#include "dt_procmaps.h"	/* host->proc_maps */
+#include "dt_procmaps.h"	/* host->proc->maps */
 
 struct dt_elf_cache;
 
@@ -39,13 +39,11 @@ size_t dt_host_elf_sym_by_name(const dtrace_elf_t *f, const char *name,
 			       const dtrace_sym_t *const **first);
 int dt_host_elf_vaddr_to_offset(const dtrace_elf_t *f, uint64_t vaddr,
 				uint64_t *off);
-int dt_host_elf_offset_to_vaddr(const dtrace_elf_t *f, uint64_t off,
-				uint64_t *vaddr);
 uint64_t dt_host_elf_entry(const dtrace_elf_t *f);
 const char *dt_host_elf_path(const dtrace_elf_t *f);
 ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
 			 size_t len);
-/* host->kernel_btf: the engine's copy (dt_btf_kernel()). */
+/* host->bpf->kernel_btf: the engine's copy (dt_btf_kernel()). */
 struct btf *dt_host_kernel_btf(dtrace_provider_t *pv);
 int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
 		     const dtrace_elf_t **fp, char *msg, size_t msglen);

@@ -36,8 +36,9 @@
  * uprobe it makes and holds each plugin to its own names: the provider
  * names it declared that no other plugin serves, and the map names
  * prefixed with its own.  dtrace:::BEGIN, END and ERROR are the engine's
- * (ids 1 to 3, created before any plugin is asked); dtrace.so takes over
- * BEGIN and END when it creates them.
+ * (ids 1 to 3, created before any plugin is asked); the plugin that
+ * declares the provider name dtrace takes over BEGIN and END when it
+ * creates them.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -97,10 +98,14 @@ static const char *const *provider_names(const dt_provider_t *pv)
 	return pv->ops->names ? pv->ops->names : &pv->ops->name;
 }
 
-/* Only dtrace.so may serve the provider "dtrace" (BEGIN and END). */
+/* Whether pv declares the provider name "dtrace": it serves BEGIN and
+ * END (see Names in provider.h). */
 static bool serves_dtrace(const dt_provider_t *pv)
 {
-	return strcmp(path_base(pv->path), "dtrace.so") == 0;
+	for (const char *const *n = provider_names(pv); *n; n++)
+		if (strcmp(*n, "dtrace") == 0)
+			return true;
+	return false;
 }
 
 /* The plugin loaded before pv that declares the literal provider name
@@ -137,12 +142,6 @@ static bool names_acceptable(dtrace_hdl_t *dtp, const dt_provider_t *pv)
 			dt_warn(dtp, "plugin %s declares provider %s, which "
 				"plugin %s serves: not loaded", pv->path, *n,
 				o->path);
-			return false;
-		}
-		if (strcmp(*n, "dtrace") == 0 && !serves_dtrace(pv)) {
-			dt_warn(dtp, "plugin %s declares provider dtrace, which "
-				"only dtrace.so may serve: not loaded",
-				pv->path);
 			return false;
 		}
 	}
@@ -353,7 +352,8 @@ static void provider_load_dir(dtrace_hdl_t *dtp, const char *dir, bool named)
  * The engine's own probes: dtrace:::BEGIN, END and ERROR get the ids 1, 2
  * and 3 before any plugin is asked for probes.  ERROR is the engine's (a
  * faulting clause runs the ERROR clauses itself); BEGIN and END wait for
- * dtrace.so, which takes them over when it creates them.
+ * the plugin that declares the provider name dtrace (dtrace.so), which
+ * takes them over when it creates them.
  */
 static int engine_provide(dtrace_provider_t *pv, void *data,
 			  const dtrace_probedesc_t *pdp)
@@ -366,13 +366,14 @@ static int engine_enable(dtrace_provider_t *pv, void *data,
 {
 	if (prp->id == DT_PRID_ERROR)
 		return 0;
-	dt_set_error(pv->dtp, "no plugin serves dtrace:::%s (dtrace.so was "
-		     "not loaded)", prp->prb);
+	dt_set_error(pv->dtp, "no plugin serves dtrace:::%s (none that "
+		     "declares the provider dtrace was loaded)", prp->prb);
 	return -ENOENT;
 }
 
 static int engine_trampoline(dtrace_provider_t *pv, void *data,
-			     dtrace_emitter_t *em, int kind, int skip)
+			     dtrace_emitter_t *em,
+			     const dtrace_trampoline_t *tr)
 {
 	return 0;
 }
@@ -631,9 +632,9 @@ void dt_provider_fini(dtrace_hdl_t *dtp)
 	dt_plugcall_remove();
 }
 
-/* The host table.  Every function is given the provider handle of the
- * plugin that calls it; the engine's own functions that ask whose
- * operation runs (dtp->cur_provider) are called with it set. */
+/* The host tables.  Every function that acts for a plugin is given the
+ * provider handle of the plugin that calls it, and passes it on: no
+ * engine function asks whose operation runs. */
 
 static void host_error(dtrace_provider_t *pv, const char *fmt, ...)
 {
@@ -820,11 +821,6 @@ static void *host_probe_priv(const dtrace_probe_t *prp)
 	return prp->priv;
 }
 
-static uint32_t host_probe_id(const dtrace_probe_t *prp)
-{
-	return prp->id;
-}
-
 static const char *host_probe_name(const dtrace_probe_t *prp, int field)
 {
 	switch (field) {
@@ -890,21 +886,9 @@ static void host_cold(dtrace_emitter_t *em, int on)
 	dt_as_cold(em, on != 0);
 }
 
-/* Run fn on the session with pv as the provider whose operation runs. */
-static int as_provider(dtrace_provider_t *pv, int (*fn)(dtrace_hdl_t *))
-{
-	dtrace_hdl_t *dtp = pv->dtp;
-	dt_provider_t *saved_pv = dtp->cur_provider;
-
-	dtp->cur_provider = pv;
-	int rc = fn(dtp);
-	dtp->cur_provider = saved_pv;
-	return rc;
-}
-
 static int host_watch_exec(dtrace_provider_t *pv)
 {
-	return as_provider(pv, dt_exec_watch);
+	return dt_exec_watch(pv->dtp, pv);
 }
 
 static int host_gate_exec(dtrace_provider_t *pv)
@@ -913,7 +897,7 @@ static int host_gate_exec(dtrace_provider_t *pv)
 	 * for their probes (dt_instance.c), even if its templates come only
 	 * once tracing runs (-Z). */
 	pv->templates = true;
-	return as_provider(pv, dt_exec_gate);
+	return dt_exec_gate(pv->dtp, pv);
 }
 
 static int host_provide_again(dtrace_provider_t *pv)
@@ -1000,7 +984,7 @@ static int64_t host_event(dtrace_provider_t *pv, const dtrace_event_t *ev)
 
 	if (ev == NULL || ev->size < offsetof(dtrace_event_t, flags) +
 				     sizeof(ev->flags)) {
-		dt_warn(pv->dtp, "plugin %s: host->event() without a valid "
+		dt_warn(pv->dtp, "plugin %s: host->sites->event() without a valid "
 			"event", pv->path);
 		return -EINVAL;
 	}
@@ -1012,7 +996,7 @@ static int64_t host_event(dtrace_provider_t *pv, const dtrace_event_t *ev)
 		dt_warn(pv->dtp, "plugin %s: %s events are not offered by this "
 			"dtrace%s", pv->path, names[ev->type],
 			ev->type <= DTRACE_EVENT_PERF ?
-			" through host->event() (use uprobe() or perf_probe())"
+			" through host->sites->event() (use uprobe() or perf_probe())"
 			: "");
 	else
 		dt_warn(pv->dtp, "plugin %s: unknown event type %d", pv->path,
@@ -1072,21 +1056,41 @@ static int host_tp_field(dtrace_provider_t *pv, const char *cat,
 	return rc;
 }
 
-const dtrace_host_t dt_host = {
-	.major = DTRACE_PROVIDER_MAJOR,
-	.minor = DTRACE_PROVIDER_MINOR,
-	.size = sizeof(dtrace_host_t),
+static const dtrace_host_report_t host_report = {
+	.size = sizeof(dtrace_host_report_t),
 	.error = host_error,
+	.error_tag = host_error_tag,
 	.warn = host_warn,
-	.probe_insert = host_probe_insert,
-	.probe_lookup = host_probe_lookup,
-	.probe_priv = host_probe_priv,
-	.probe_id = host_probe_id,
-	.probe_attr = host_probe_attr,
-	.probe_name = host_probe_name,
+	.debug = host_debug,
+};
+
+static const dtrace_host_probes_t host_probes = {
+	.size = sizeof(dtrace_host_probes_t),
+	.insert = host_probe_insert,
+	.lookup = host_probe_lookup,
+	.priv = host_probe_priv,
+	.attr = host_probe_attr,
+	.name = host_probe_name,
+	.at_function = host_probe_function,
 	.glob_match = host_glob_match,
+	.provide_again = host_provide_again,
+};
+
+static const dtrace_host_sites_t host_sites = {
+	.size = sizeof(dtrace_host_sites_t),
 	.uprobe = host_uprobe,
 	.overlay = host_overlay,
+	.perf = host_perf_probe,
+	.event = host_event,
+	.tp_field = host_tp_field,
+	.fire = host_fire,
+	.uprobe_nop5 = host_uprobe_nop5,
+	.watch_exec = host_watch_exec,
+	.gate_exec = host_gate_exec,
+};
+
+static const dtrace_host_bpf_t host_bpf = {
+	.size = sizeof(dtrace_host_bpf_t),
 	.map_create = host_map_create,
 	.map_pinned = host_map_pinned,
 	.map_fd = host_map_fd,
@@ -1095,40 +1099,44 @@ const dtrace_host_t dt_host = {
 	.label_place = dt_as_place,
 	.jump = dt_as_jump,
 	.load_map = dt_as_load_map,
-	.perf_probe = host_perf_probe,
-	.watch_exec = host_watch_exec,
-	.fire = host_fire,
-	.gate_exec = host_gate_exec,
-	.event = host_event,
-	.tp_field = host_tp_field,
-	.proc_grab = dt_host_proc_grab,
-	.proc_modules = dt_host_proc_modules,
-	.proc_release = dt_host_proc_release,
-	.module_name_is = dt_host_module_name_is,
-	.elf_symbols = dt_host_elf_symbols,
-	.elf_sym_by_name = dt_host_elf_sym_by_name,
-	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
-	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
-	.elf_read = dt_host_elf_read,
-	.elf_entry = dt_host_elf_entry,
-	.probe_function = host_probe_function,
-	.provide_again = host_provide_again,
-	.args_read = dt_prog_args_read,
-	.elf_open = dt_host_elf_open,
-	.kernel_btf = dt_host_kernel_btf,
-	.error_tag = host_error_tag,
-	.prog_cookies = dt_prog_cookies,
-	.proc_maps = dt_proc_maps,
-	.proc_maps_free = dt_proc_maps_free,
-	.elf_stapsdt = dt_host_elf_stapsdt,
-	.elf_section = dt_host_elf_section,
-	.elf_sym_value = dt_host_elf_sym_value,
-	.elf_type = dt_host_elf_type,
-	.prefilter_pass = dt_prog_prefilter_pass,
 	.cold = host_cold,
 	.call = dt_as_call,
-	.prog_sole_cookie = dt_prog_sole_cookie,
-	.elf_release = dt_host_elf_release,
-	.debug = host_debug,
-	.uprobe_nop5 = host_uprobe_nop5,
+	.kernel_btf = dt_host_kernel_btf,
+};
+
+static const dtrace_host_elf_t host_elf = {
+	.size = sizeof(dtrace_host_elf_t),
+	.open = dt_host_elf_open,
+	.release = dt_host_elf_release,
+	.symbols = dt_host_elf_symbols,
+	.sym_by_name = dt_host_elf_sym_by_name,
+	.sym_value = dt_host_elf_sym_value,
+	.vaddr_to_offset = dt_host_elf_vaddr_to_offset,
+	.read = dt_host_elf_read,
+	.entry = dt_host_elf_entry,
+	.type = dt_host_elf_type,
+	.section = dt_host_elf_section,
+	.stapsdt = dt_host_elf_stapsdt,
+};
+
+static const dtrace_host_proc_t host_proc = {
+	.size = sizeof(dtrace_host_proc_t),
+	.grab = dt_host_proc_grab,
+	.modules = dt_host_proc_modules,
+	.release = dt_host_proc_release,
+	.module_name_is = dt_host_module_name_is,
+	.maps = dt_proc_maps,
+	.maps_free = dt_proc_maps_free,
+};
+
+const dtrace_host_t dt_host = {
+	.major = DTRACE_PROVIDER_MAJOR,
+	.minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
+	.report = &host_report,
+	.probes = &host_probes,
+	.sites = &host_sites,
+	.bpf = &host_bpf,
+	.elf = &host_elf,
+	.proc = &host_proc,
 };

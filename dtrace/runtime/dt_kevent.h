@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dt_kevent.h: kernel events other than tracepoints and perf samples:
- * kprobes, kretprobes, fentry, fexit and raw tracepoints (host->event()).
+ * kprobes, kretprobes, fentry, fexit and raw tracepoints (host->sites->event()).
  */
 #ifndef DT_KEVENT_H
 #define DT_KEVENT_H
@@ -12,7 +12,7 @@
 #include "dt_impl.h"
 #include "dt_as.h"
 
-/* Whether host->event() places events of type t through this file. */
+/* Whether host->sites->event() places events of type t through this file. */
 bool dt_kevent_offered(dtrace_event_type_t t);
 /* Whether a program of type t (0: a uprobe or perf sample) gets a pt_regs
  * as its context. */

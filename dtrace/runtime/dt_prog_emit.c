@@ -705,30 +705,24 @@ static uint64_t clauses_args_read(dtrace_hdl_t *dtp, const dt_clauseset_t *set)
 	return args;
 }
 
-uint64_t dt_prog_args_read(dtrace_provider_t *pv)
+/* The underlying probes the program kp serves now, in increasing order,
+ * into a new array (*n of them): NULL with *n = 0 when it serves none or
+ * memory ran out, which leaves the trampoline to the general case. */
+static int64_t *kp_cookies(dtrace_hdl_t *dtp, const dt_kprog_t *kp,
+			   size_t *n)
 {
-	return pv->dtp->cur_args_read;
-}
-
-/* The underlying probes the program whose trampoline is being emitted
- * serves: the first max cookies into cookies, and how many there are. */
-size_t dt_prog_cookies(dtrace_provider_t *pv, int64_t *cookies, size_t max)
-{
-	dtrace_hdl_t *dtp = pv->dtp;
 	const struct dt_progset *ps = dt_progset_of(dtp);
-	size_t n = 0;
+	int prog = (int)(kp - ps->progs);
+	size_t count = 0;
 
-	if (dtp->cur_kprog == NULL)
-		return 0;
-	int prog = (int)(dtp->cur_kprog - ps->progs);
-	for (uint32_t i = 0; i < ps->nups; i++) {
-		if (ps->ups[i].prog != prog)
-			continue;
-		if (n < max)
-			cookies[n] = (int64_t)i + 1;
-		n++;
-	}
-	return n;
+	for (uint32_t i = 0; i < ps->nups; i++)
+		count += ps->ups[i].prog == prog;
+	int64_t *cookies = count ? malloc(count * sizeof(*cookies)) : NULL;
+	*n = 0;
+	for (uint32_t i = 0; cookies != NULL && i < ps->nups; i++)
+		if (ps->ups[i].prog == prog)
+			cookies[(*n)++] = (int64_t)i + 1;
+	return cookies;
 }
 
 /* The one underlying probe kp serves for as long as it lives, or 0: a
@@ -748,18 +742,6 @@ bool dt_kp_has_regs(const dt_kprog_t *kp)
 	       dt_kevent_has_regs(kp->kev);
 }
 
-int64_t dt_prog_sole_cookie(dtrace_provider_t *pv)
-{
-	const dt_kprog_t *kp = pv->dtp->cur_kprog;
-
-	return kp != NULL ? dt_kp_cookie(kp) : 0;
-}
-
-int dt_prog_prefilter_pass(dtrace_provider_t *pv)
-{
-	return pv->dtp->cur_pass - 1;
-}
-
 int dt_emit_trampoline_of(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			  const dt_site_user_t *user, dt_as_t *as,
 			  int skip, int pass, uint64_t args_read);
@@ -775,23 +757,24 @@ int dt_emit_trampoline(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 
 /* dt_emit_trampoline(), reading the arguments of args_read (bit i: argv[i])
  * at least; pass: the prefilter's label to run the full path
- * (host->prefilter_pass), else -1. */
+ * (dtrace_trampoline_t's prefilter_pass), else -1. */
 int dt_emit_trampoline_of(dtrace_hdl_t *dtp, dt_kprog_t *kp,
 			  const dt_site_user_t *user, dt_as_t *as,
 			  int skip, int pass, uint64_t args_read)
 {
 	dt_provider_t *pv = user->pv;
+	dtrace_trampoline_t tr = {
+		.size = sizeof(tr), .kind = user->kind, .skip = skip,
+		.args_read = args_read, .prefilter_pass = pass,
+		.sole_cookie = dt_kp_cookie(kp),
+	};
+	int64_t *cookies = kp_cookies(dtp, kp, &tr.ncookies);
+	tr.cookies = cookies;
 	dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "trampoline()");
-
-	dtp->cur_args_read = args_read;
-	dtp->cur_kprog = kp;
-	dtp->cur_pass = pass + 1;
-	int rc = pv->ops->trampoline(pv, pv->data, as, user->kind, skip);
+	int rc = pv->ops->trampoline(pv, pv->data, as, &tr);
 	dt_as_cold(as, false);
 	dt_plugin_leave(dtp, call);
-	dtp->cur_args_read = ~0ull;
-	dtp->cur_kprog = NULL;
-	dtp->cur_pass = 0;
+	free(cookies);
 	if (rc < 0 && dtp->errmsg[0] == '\0')
 		dt_set_error(dtp, "provider %s failed to generate its "
 			     "trampoline", pv->ops->name);

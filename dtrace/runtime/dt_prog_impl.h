@@ -192,7 +192,7 @@ struct dt_progset {
 	bool batching;		/* see dt_prog_batch_begin() */
 	bool links_pending;	/* some underlying probe may need a link */
 	dt_provider_t *fire_refused; /* dt_prog_fire() said -ENOTSUP to it */
-	uint32_t stamp;		/* counts host->uprobe() calls */
+	uint32_t stamp;		/* counts host->sites->uprobe() calls */
 	dt_linkset_t *groups;	/* the links of each per-process request */
 	int ngroups;
 	dt_refused_t *refused;	/* links to ask for again, see "Refused links" */

@@ -34,7 +34,7 @@ static int64_t soft_cookie_of(const struct dt_progset *ps, int prog)
  * process it comes to fire in: sites placed later go to another program
  * (dt_kprog_fits()).  It then knows its cookie, and needs neither the attach
  * cookie's helper call nor, in a trampoline of per-site code, a test of
- * the cookie (host->prog_sole_cookie).  A probe on one function or one
+ * the cookie (the trampoline's sole_cookie).  A probe on one function or one
  * USDT site is the common case.
  */
 static int64_t sole_cookie_of(const struct dt_progset *ps, int prog)

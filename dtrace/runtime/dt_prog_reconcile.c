@@ -112,7 +112,7 @@ static void site_join_place(dtrace_hdl_t *dtp, struct dt_progset *ps,
 
 /* The program of queued site u: its own, one of its kind, or one built now
  * (a kind that had no underlying probe when tracing started).  A site
- * that gets none is kept, unattached (host->uprobe() says -ENOENT). */
+ * that gets none is kept, unattached (host->sites->uprobe() says -ENOENT). */
 static void site_place(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		       dt_uprobe_ent_t *u)
 {

@@ -2,8 +2,8 @@
 /*
  * dt_prog_sites.c: underlying probes and overlays, recorded.
  *
- * Providers place underlying probes (host->uprobe) and say which overlying
- * probe applies in which process (host->overlay) while they enable probes.
+ * Providers place underlying probes (host->sites->uprobe) and say which overlying
+ * probe applies in which process (host->sites->overlay) while they enable probes.
  * Cookies are indices into ps->ups plus one; the kernel hands the cookie of
  * the firing site to the program (bpf_get_attach_cookie), which looks the
  * overlay up by (pid, cookie), then (0, cookie); a program built for one

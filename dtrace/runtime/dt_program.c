@@ -2,8 +2,8 @@
 /*
  * dt_program.c: the program builder's entry points and the session.
  *
- * What the providers place (host->uprobe, host->perf_probe, host->event,
- * host->overlay) is only recorded (dt_prog_sites.c); each entry point then
+ * What the providers place (host->sites->uprobe, host->sites->perf, host->sites->event,
+ * host->sites->overlay) is only recorded (dt_prog_sites.c); each entry point then
  * asks the one reconciliation step (dt_prog_reconcile.c) to make the kernel
  * match the record, which does nothing before tracing starts: there,
  * dt_prog_build_all() enables the probes and reconciles once, building,
@@ -31,7 +31,7 @@
 #include "dt_sigwatch.h"
 
 /*
- * What host->uprobe(), host->perf_probe() and host->event() answer, once
+ * What host->sites->uprobe(), host->sites->perf() and host->sites->event() answer, once
  * the site is recorded and reconciled (rc): the cookie; while tracing, for
  * a site kept without a program, -ENOENT (asking again says the same), and
  * for a link the kernel refused outside a batch, -EINVAL (warned).

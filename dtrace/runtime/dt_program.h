@@ -14,28 +14,22 @@
 
 #include "dt_impl.h"
 
-/* host->uprobe(): returns the cookie or -errno. */
+/* host->sites->uprobe(): returns the cookie or -errno. */
 int64_t dt_prog_uprobe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		       const dtrace_uprobe_t *up);
-/* host->perf_probe(). */
-/* host->event() for kernel events (kprobes, fentry, raw tracepoints). */
+/* host->sites->perf(). */
+/* host->sites->event() for kernel events (kprobes, fentry, raw tracepoints). */
 int64_t dt_prog_kernel_event(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			     const dtrace_event_t *ev);
 int64_t dt_prog_perf_probe(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			   const dtrace_perfprobe_t *pp);
-/* host->fire(): run a soft probe's program now. */
+/* host->sites->fire(): run a soft probe's program now. */
 int dt_prog_fire(dtrace_hdl_t *dtp, int64_t cookie);
-/* host->args_read(): the arguments the clauses of the program whose
- * trampoline is being generated may read (bit i: argv[i]). */
-uint64_t dt_prog_args_read(dtrace_provider_t *pv);
-size_t dt_prog_cookies(dtrace_provider_t *pv, int64_t *cookies, size_t max);
-int dt_prog_prefilter_pass(dtrace_provider_t *pv);
-int64_t dt_prog_sole_cookie(dtrace_provider_t *pv);
 /* While tracing: pv's provide() again for every description of the
  * program, and enable() of the probes that creates that clauses match
- * (host->provide_again).  The count enabled, or -1 after dt_set_error(). */
+ * (host->probes->provide_again).  The count enabled, or -1 after dt_set_error(). */
 int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv);
-/* host->overlay(). */
+/* host->sites->overlay(). */
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp);
 
@@ -52,14 +46,14 @@ int dt_prog_activity(dtrace_hdl_t *dtp);
 /* Let the providers that watch for new processes and files act. */
 int dt_prog_poll_providers(dtrace_hdl_t *dtp);
 
-/* While tracing, an underlying probe placed with host->uprobe() is attached
+/* While tracing, an underlying probe placed with host->sites->uprobe() is attached
  * at once.  Registering a uprobe_multi link costs the kernel an RCU grace
  * period (about 15 ms on the development machines) whatever its size, so
  * the engine brackets each provider call that may place several (poll(),
  * notice_process(), notice_files()) with these: probes placed in between
  * are attached at the end, one link per (program, file, pid, return flag).
  * A site the kernel refuses then gets a warning instead of an error return
- * from host->uprobe().  Not nested; no-ops before tracing. */
+ * from host->sites->uprobe().  Not nested; no-ops before tracing. */
 void dt_prog_batch_begin(dtrace_hdl_t *dtp);
 void dt_prog_batch_end(dtrace_hdl_t *dtp);
 void dt_prog_fini(dtrace_hdl_t *dtp);

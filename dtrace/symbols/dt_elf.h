@@ -17,7 +17,7 @@
  *   lookup	run-time address -> (module, symbol, offset), for ufunc(),
  *		usym() and ustack() printing.
  *   notes	a file's <sys/sdt.h> probe sites (dt_elf_stapsdt.c), for the
- *		usdt plugin (host->elf_stapsdt) and dtprobed's discovery.
+ *		usdt plugin (host->elf->stapsdt) and dtprobed's discovery.
  *
  * This is the one ELF reader of the engine, dtprobed (libdtcommon.a) and
  * the plugins (through the host table); the mappings of a process come

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * dt_procmaps.h: the one reader of /proc/PID/maps, for the engine, dtprobed
- * (both link it from libdtcommon.a) and the plugins (host->proc_maps).
+ * (both link it from libdtcommon.a) and the plugins (host->proc->maps).
  *
  * A process's mappings are read at one moment into an array, in the
  * kernel's (address) order, one entry per line.  Nothing is filtered: an

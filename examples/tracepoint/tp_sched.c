@@ -14,7 +14,7 @@
  *
  * The program's context is the tracepoint's record, not registers: the
  * trampoline reads the two fields at the offsets the kernel's format file
- * gives (host->tp_field), found once when the probe is enabled.
+ * gives (host->sites->tp_field), found once when the probe is enabled.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -36,11 +36,11 @@ static int tp_provide(dtrace_provider_t *pv, void *data,
 		      const dtrace_probedesc_t *pdp)
 {
 	(void)data;
-	if (!host->glob_match(pdp->prv, TP_PROVIDER) ||
-	    host->probe_lookup(pv, TP_PROVIDER, "", "", "process_fork"))
+	if (!host->probes->glob_match(pdp->prv, TP_PROVIDER) ||
+	    host->probes->lookup(pv, TP_PROVIDER, "", "", "process_fork"))
 		return 0;
-	if (host->probe_insert(pv, TP_PROVIDER, "", "", "process_fork",
-			       NULL) == NULL)
+	if (host->probes->insert(pv, TP_PROVIDER, "", "", "process_fork",
+				 NULL) == NULL)
 		return -errno;
 	return 1;
 }
@@ -61,13 +61,16 @@ static int tp_probe_args(dtrace_provider_t *pv, void *data,
 static int pid_field(dtrace_provider_t *pv, const char *field, uint32_t *off)
 {
 	uint32_t size;
-	int rc = host->tp_field(pv, TP_CATEGORY, TP_EVENT, field, off, &size);
+	int rc = host->sites->tp_field(pv, TP_CATEGORY, TP_EVENT, field, off,
+				       &size);
 
 	if (rc < 0)
 		return rc;	/* the engine said why */
 	if (size != 4) {
-		host->error(pv, "tp_sched: field %s of %s:%s is %u bytes, "
-			    "not a pid", field, TP_CATEGORY, TP_EVENT, size);
+		host->report->error(pv,
+				    "tp_sched: field %s of %s:%s is %u bytes, "
+				    "not a pid",
+				    field, TP_CATEGORY, TP_EVENT, size);
 		return -EINVAL;
 	}
 	return 0;
@@ -89,24 +92,25 @@ static int tp_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	ev.category = TP_CATEGORY;
 	ev.name = TP_EVENT;
 	ev.kind = TP_KIND;
-	cookie = host->event(pv, &ev);
+	cookie = host->sites->event(pv, &ev);
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(pv, cookie, 0, prp);
+	return host->sites->overlay(pv, cookie, 0, prp);
 }
 
 /* argv[0] = the parent's pid, argv[1] = the child's, read from the record
  * in the context. */
 static int tp_trampoline(dtrace_provider_t *pv, void *data,
-			 dtrace_emitter_t *em, int kind, int skip)
+			 dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
 	const int argv = offsetof(dtrace_mstate_t, argv);
 
-	(void)pv, (void)data, (void)kind, (void)skip;
-	host->emit(em, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_CTX, parent_off));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv, DT_R1));
-	host->emit(em, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_CTX, child_off));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R1));
+	(void)pv, (void)data, (void)tr;
+	host->bpf->emit(em, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_CTX, parent_off));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv, DT_R1));
+	host->bpf->emit(em, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_CTX, child_off));
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R1));
 	return 0;
 }
 
@@ -119,12 +123,4 @@ static const dtrace_provider_ops_t tp_ops = {
 	.trampoline = tp_trampoline,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	/* host->event and host->tp_field came with version 3.1. */
-	if (h->major != DTRACE_PROVIDER_MAJOR ||
-	    h->size < offsetof(dtrace_host_t, tp_field) + sizeof(h->tp_field))
-		return NULL;
-	host = h;
-	return &tp_ops;
-}
+DTRACE_PROVIDER(tp_ops, host)

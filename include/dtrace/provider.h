@@ -36,25 +36,33 @@
  *			it back to every host function, which is how the
  *			engine knows who asks.
  *
- * Versioning.  Each table starts with major, minor and size.  The minor
- * version grows when fields are added at the end of a table (each such
- * field says "added in 3.N"); the major version changes when a table
- * changes otherwise.  The engine loads a plugin built for its major version
- * and any minor version: fields past the plugin's size read as NULL, and a
- * plugin reads the host's fields only below host->size.  A plugin built for
- * another major version is refused with a message naming the file and both
- * versions.  DTRACE_PROVIDER_OPS_INIT fills the three fields.
+ * Versioning.  The plugin's table of operations and the host's tables
+ * start with their size; the operations and the host table also with a
+ * major and a minor version.  The minor version grows when fields are
+ * added at the end of a table; the major version changes when a table
+ * changes otherwise.  The engine loads a plugin built for its major
+ * version and any minor version: the operations past the plugin's size
+ * read as NULL.  A plugin that uses a host function added after the minor
+ * version it requires checks for it with DTRACE_HOST_HAS().  A plugin
+ * built for another major version (3.x: one flat host table and the
+ * trampoline's context asked of the host) is refused with a message
+ * naming the file and both versions.  DTRACE_PROVIDER_OPS_INIT fills the
+ * operations' first fields, and DTRACE_PROVIDER() writes the one symbol a
+ * plugin exports.
  *
  * Names.  A plugin creates probes only under the provider names it
- * declares (ops->names), never under a name another plugin serves, and
- * never dtrace:::BEGIN, END or ERROR unless it is the plugin dtrace.so
- * (BEGIN, END) or the engine (ERROR); the ids 1, 2 and 3 are theirs.  Its
- * maps are its own: map_create() names are private to the plugin.
+ * declares (ops->names), never under a name another plugin serves.  The
+ * plugin that declares the provider name "dtrace" serves dtrace:::BEGIN
+ * and END (ids 1 and 2, which the engine keeps for them), whatever its
+ * file is called; the first plugin loaded that declares it does (the
+ * directories of -x plugindir come first), and another that declares it
+ * too is refused.  dtrace:::ERROR (id 3) is the engine's.  Its maps are
+ * its own: map_create() names are private to the plugin.
  *
  * Errors.  Functions return 0 or a negative errno value.  A plugin reports a
- * message for the user through host->error(); the engine prints it prefixed
- * with "dtrace: ".  Whatever the engine refuses a plugin (loading, a name,
- * an option), it says so itself, naming the plugin and the reason.
+ * message for the user through host->report->error(); the engine prints it
+ * prefixed with "dtrace: ".  Whatever the engine refuses a plugin (loading, a
+ * name, an option), it says so itself, naming the plugin and the reason.
  */
 #ifndef DTRACE_PROVIDER_H
 #define DTRACE_PROVIDER_H
@@ -68,8 +76,8 @@
 extern "C" {
 #endif
 
-#define DTRACE_PROVIDER_MAJOR	3
-#define DTRACE_PROVIDER_MINOR	10
+#define DTRACE_PROVIDER_MAJOR	4
+#define DTRACE_PROVIDER_MINOR	0
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -109,8 +117,8 @@ typedef struct dtrace_argdesc {
 	int mapping;
 } dtrace_argdesc_t;
 
-#define DTRACE_ARGS_MAX	12	/* arguments of a probe (10 before 3.4; 12
-				   is what <sys/sdt.h> passes at most) */
+#define DTRACE_ARGS_MAX	12	/* arguments of a probe: what <sys/sdt.h>
+				   passes at most */
 #define DTRACE_ARGV_LOW	10	/* of them in argv[], the others in
 				   argv_hi[] */
 
@@ -130,15 +138,14 @@ typedef struct dtrace_mstate {
 	uint64_t regs_ip;		/* address of the probe site */
 	uint32_t prid;			/* firing probe, set by the engine */
 	uint32_t clause;		/* running clause, set by the engine */
-	uint32_t instance;		/* added in 3.2: see DTRACE_PROBE_TEMPLATE;
-					   0 (the engine's prologue clears it)
-					   or key.pid, set by the trampoline */
+	uint32_t instance;		/* see DTRACE_PROBE_TEMPLATE: 0 (the
+					   engine's prologue clears it) or
+					   key.pid, set by the trampoline */
 	int32_t errnum;			/* D's errno: 0, unless a trampoline at
-					   a system call's return sets it
-					   (added in 3.2) */
+					   a system call's return sets it */
 	uint64_t argv_hi[DTRACE_ARGS_MAX - DTRACE_ARGV_LOW];
-					/* added in 3.4: the arguments after
-					   arg9 (args[10], args[11]) */
+					/* the arguments after arg9
+					   (args[10], args[11]) */
 } dtrace_mstate_t;
 
 /* Offset in the mstate of argument i (0 .. DTRACE_ARGS_MAX - 1). */
@@ -147,13 +154,6 @@ typedef struct dtrace_mstate {
 	       offsetof(dtrace_mstate_t, argv) + 8 * (size_t)(i) : \
 	       offsetof(dtrace_mstate_t, argv_hi) + \
 	       8 * ((size_t)(i) - DTRACE_ARGV_LOW)))
-
-/* The arguments a host of this minor version takes from probe_args() and
- * the trampoline: DTRACE_ARGV_LOW before 3.4.  A plugin built for 3.4 or
- * later that a 3.3 engine loads gives it no more. */
-#define DTRACE_HOST_ARGS_MAX(host) \
-	((host)->major > 3 || (host)->minor >= 4 ? DTRACE_ARGS_MAX \
-						 : DTRACE_ARGV_LOW)
 
 /* Register conventions inside a trampoline: it receives the program context
  * (see "Underlying events" below for what it points to) in DTRACE_REG_CTX
@@ -168,21 +168,23 @@ typedef struct dtrace_mstate {
  * trampoline reads it only through the macros below, never by raw offsets.
  *
  *   type			context		how it is placed
- *   UPROBE, URETPROBE	pt_regs		host->uprobe() (flag RETURN)
- *   PERF		perf sample	host->perf_probe(); its first member
+ *   UPROBE, URETPROBE	pt_regs		host->sites->uprobe() (flag RETURN)
+ *   PERF		perf sample	host->sites->perf(); its first member
  *					is the interrupted pt_regs
- *   TRACEPOINT		the event's	host->event(); fields at the offsets
- *			record		host->tp_field() gives (the tracefs
- *					format file); no registers
- *   RAW_TRACEPOINT	u64 args[]	host->event(), name the tracepoint
- *					("sys_enter"): the arguments of its
- *					trace function (added in 3.2)
- *   FENTRY, FEXIT	u64 args[]	host->event(), name a kernel function
- *					in the kernel's BTF: its arguments,
- *					then (FEXIT) its return value (3.2)
- *   KPROBE, KRETPROBE	pt_regs		host->event(), name a kernel
+ *   TRACEPOINT		the event's	host->sites->event(); fields at the
+ *			record		offsets host->sites->tp_field()
+ *					gives (the tracefs format file); no
+ *					registers
+ *   RAW_TRACEPOINT	u64 args[]	host->sites->event(), name the
+ *					tracepoint ("sys_enter"): the
+ *					arguments of its trace function
+ *   FENTRY, FEXIT	u64 args[]	host->sites->event(), name a kernel
+ *					function in the kernel's BTF: its
+ *					arguments, then (FEXIT) its return
+ *					value
+ *   KPROBE, KRETPROBE	pt_regs		host->sites->event(), name a kernel
  *					function: the kernel's registers at
- *					its entry or return (3.2)
+ *					its entry or return
  *
  * For the pt_regs contexts (DTRACE_EVENT_HAS_REGS), DTRACE_CTX_IP, _SP,
  * _ARG(n) (the n-th integer argument at a function's entry, n < 6), _RET
@@ -249,11 +251,12 @@ typedef enum dtrace_event_type {
 	 (n) == 2 ? DTRACE_CTX_REG(RDX) : (n) == 3 ? DTRACE_CTX_REG(RCX) : \
 	 (n) == 4 ? DTRACE_CTX_REG(R8) : DTRACE_CTX_REG(R9))
 #define DTRACE_CTX_NARGS	6
-/* u64 args[] contexts (added in 3.2). */
+/* u64 args[] contexts. */
 #define DTRACE_CTX_TARG(n)	(8 * (n))
 #define DTRACE_CTX_TRET(nargs)	(8 * (nargs))
 
-/* An underlying event other than a uprobe or a perf sample (host->event). */
+/* An underlying event other than a uprobe or a perf sample
+ * (host->sites->event). */
 typedef struct dtrace_event {
 	size_t size;		/* sizeof(dtrace_event_t) */
 	dtrace_event_type_t type;
@@ -272,16 +275,16 @@ typedef struct dtrace_event {
 					   active and activates it */
 #define DTRACE_UPROBE_END	0x4	/* runs while the session stops */
 #define DTRACE_UPROBE_SOFT	0x8	/* fires only when the plugin calls
-					   host->fire(): the engine may run
-					   its program directly rather than
-					   attach a uprobe */
+					   host->sites->fire(): the engine may
+					   run its program directly rather
+					   than attach a uprobe */
 
-/* Attributes a provider gives its probes (host->probe_attr), which the
+/* Attributes a provider gives its probes (host->probes->attr), which the
  * code generator uses instead of recognising provider or probe names. */
 #define DTRACE_PROBE_AT_ENTRY	0x1	/* fires on a function's first
 					   instruction, before it pushed its
 					   frame (ustack, ucaller) */
-/* Added in 3.2.  The probe stands for every process that has no probe of
+/* The probe stands for every process that has no probe of
  * its own at the site yet, and a process's own is named as DTrace names
  * USDT probes: the provider name followed by the pid ("myapp" for every
  * process, "myapp1234" for process 1234), the other names the same.  When
@@ -291,27 +294,26 @@ typedef struct dtrace_event {
  * creating it in BPF, without the plugin, when the plugin has not: a
  * process the plugin has not heard of yet is then still named and traced
  * right.  Such a probe, created at run time, has no private data until the
- * plugin inserts it by its names (probe_insert() then hands the plugin's
- * priv to it and returns it; probe_lookup() finds it with NULL priv). */
+ * plugin inserts it by its names (insert() then hands the plugin's
+ * priv to it and returns it; lookup() finds it with NULL priv). */
 #define DTRACE_PROBE_TEMPLATE	0x2
-/* Added in 3.2.  Fires when a function returns (arg1: the value it
+/* Fires when a function returns (arg1: the value it
  * returns). */
 #define DTRACE_PROBE_AT_RETURN	0x4
 #define DTRACE_PROBE_KERNEL	0x8	/* its pointer arguments are kernel
 					   addresses: a clause that only such
 					   probes enable dereferences kernel
-					   memory (added in 3.2) */
+					   memory */
 #define DTRACE_PROBE_IN_KERNEL	0x10	/* fires in the kernel on behalf of
 					   the current thread (a system call,
 					   a kernel function): uregs[],
 					   ustack() and ucaller read the
 					   registers the thread saved when it
 					   entered the kernel, not the event's
-					   context (added in 3.2) */
+					   context */
 #define DTRACE_PROBE_SYSCALL	0x20	/* a system call's entry or return:
 					   -F draws its arrows as DTrace
-					   draws a system call's (added in
-					   3.4) */
+					   draws a system call's */
 
 /* An option a plugin accepts: dtrace -x PLUGIN.name=value, or #pragma D
  * option PLUGIN.name=value, where PLUGIN is the plugin's ops->name. */
@@ -346,7 +348,7 @@ typedef struct dtrace_perfprobe {
  * ELF files and the modules of processes, as the engine reads them for
  * itself (symbols for ustack(), the files to place uprobes on).  A file
  * stays valid for the whole session; a process's list of modules until
- * host->proc_release().
+ * host->proc->release().
  */
 typedef struct dtrace_elf	dtrace_elf_t;	/* an ELF file, opened once */
 typedef struct dtrace_proc	dtrace_proc_t;	/* a process's modules, read
@@ -362,8 +364,8 @@ typedef struct dtrace_sym {
 	uint8_t type;		/* STT_FUNC or STT_GNU_IFUNC */
 } dtrace_sym_t;
 
-/* Added in 3.6.  A <sys/sdt.h> probe site of an ELF file, as
- * host->elf_stapsdt() reads its .note.stapsdt notes. */
+/* A <sys/sdt.h> probe site of an ELF file, as
+ * host->elf->stapsdt() reads its .note.stapsdt notes. */
 typedef struct dtrace_stapsdt {
 	const char *provider;	/* owned by the file */
 	const char *name;	/* as in the note ("function__entry") */
@@ -388,7 +390,7 @@ typedef struct dtrace_module {
 	uint64_t lo, hi;	/* lowest and highest mapped address */
 } dtrace_module_t;
 
-/* Added in 3.6.  One line of /proc/PID/maps, as host->proc_maps() reads
+/* One line of /proc/PID/maps, as host->proc->maps() reads
  * it: every mapping, in address order.  An anonymous mapping has ino 0 and
  * path "", a pseudo one ino 0 and its name ("[vdso]", "[stack]"), a file
  * its path as the process shows it (spaces kept), with deleted set when the
@@ -413,43 +415,71 @@ static inline int dtrace_mapping_is_file(const dtrace_mapping_t *m)
 }
 
 /*
- * What the engine offers a plugin.  Every function may be called only from
- * within one of the plugin's operations, on the session it was given.
+ * What the engine offers a plugin: six tables of functions, by kind.
+ * Every function may be called only from within one of the plugin's
+ * operations, on the session it was given.  Each table starts with its
+ * size, so that a function added to a table in a later minor version can
+ * be told apart from its end: a plugin that uses one checks
+ * host->TABLE->size first (DTRACE_HOST_HAS()).
  */
-struct btf;	/* libbpf's, for host->kernel_btf */
+struct btf;	/* libbpf's, for host->bpf->kernel_btf */
 
-typedef struct dtrace_host {
-	int major;		/* DTRACE_PROVIDER_MAJOR of the engine */
-	int minor;		/* DTRACE_PROVIDER_MINOR of the engine */
-	size_t size;		/* sizeof(dtrace_host_t) of the engine */
+/* Reporting, which every plugin needs: what the user is told goes through
+ * these, prefixed "dtrace: " and, for debug(), the plugin's name. */
+typedef struct dtrace_host_report {
+	size_t size;		/* sizeof(dtrace_host_report_t) of the engine */
 
 	/* Report an error to the user (printf format; no trailing newline). */
 	void (*error)(dtrace_provider_t *pv, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
+
 	/* Report a warning: printed, but the operation goes on. */
 	void (*warn)(dtrace_provider_t *pv, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
 
+	/* error() with the tag DTrace gives the mistake, by
+	 * name ("D_PROC_FUNC": one of DTrace's compile error tags, which
+	 * -x errtags prints and err.D_TAG tests match).  A probe
+	 * description that provide() fails after it carries that tag
+	 * instead of D_PDESC_INVAL; an unknown name is ignored. */
+	void (*error_tag)(dtrace_provider_t *pv, const char *tag,
+			  const char *fmt, ...)
+		__attribute__((format(printf, 3, 4)));
+
+	/* With -x debug, one line on stderr, prefixed
+	 * "dtrace DEBUG: " and the plugin's name, for what a user may want
+	 * to see of a plugin's choices (where a probe was placed, and why);
+	 * nothing without it. */
+	void (*debug)(dtrace_provider_t *pv, const char *fmt, ...)
+		__attribute__((format(printf, 2, 3)));
+} dtrace_host_report_t;
+
+/* Probes, which every plugin needs: it creates the probes of its provider
+ * names, reads their names, and matches descriptions as D does. */
+typedef struct dtrace_host_probes {
+	size_t size;		/* sizeof(dtrace_host_probes_t) of the engine */
+
 	/* Create a probe of the provider calling this (or return the existing
 	 * one with these names).  priv is the plugin's own data for the probe;
-	 * the engine hands it back in probe_priv() and to free_priv() of the
+	 * the engine hands it back in priv() and to free_priv() of the
 	 * ops at teardown.  Returns NULL with errno set on failure: EPERM
 	 * when the names are not the plugin's to create (see Names above;
 	 * the engine has said why). */
-	dtrace_probe_t *(*probe_insert)(dtrace_provider_t *pv, const char *prv,
+	dtrace_probe_t *(*insert)(dtrace_provider_t *pv, const char *prv,
 					const char *mod, const char *fun,
 					const char *prb, void *priv);
-	dtrace_probe_t *(*probe_lookup)(dtrace_provider_t *pv, const char *prv,
+	dtrace_probe_t *(*lookup)(dtrace_provider_t *pv, const char *prv,
 					const char *mod, const char *fun,
 					const char *prb);
-	void *(*probe_priv)(const dtrace_probe_t *prp);
-	uint32_t (*probe_id)(const dtrace_probe_t *prp);
+	void *(*priv)(const dtrace_probe_t *prp);
+
 	/* Give the probe attributes (DTRACE_PROBE_*), before it is
 	 * compiled against.  EPERM for a probe of another provider. */
-	int (*probe_attr)(dtrace_provider_t *pv, dtrace_probe_t *prp,
+	int (*attr)(dtrace_provider_t *pv, dtrace_probe_t *prp,
 			  unsigned attr);
+
 	/* The probe's names, owned by the engine. */
-	const char *(*probe_name)(const dtrace_probe_t *prp, int field);
+	const char *(*name)(const dtrace_probe_t *prp, int field);
 #define DTRACE_FIELD_PRV 0
 #define DTRACE_FIELD_MOD 1
 #define DTRACE_FIELD_FUN 2
@@ -459,6 +489,34 @@ typedef struct dtrace_host {
 	 * pattern matches everything. */
 	int (*glob_match)(const char *pattern, const char *s);
 
+	/* While tracing (from poll(), notice_process() or
+	 * notice_files()), when what the plugin's probes stand for changed
+	 * (a process loaded a library): the engine, which keeps the
+	 * program's probe descriptions, calls the plugin's provide() with
+	 * each again and enable() for every probe this creates that a
+	 * clause matches.  A probe that cannot be enabled is reported and
+	 * the others go on.  0, or a negative errno after the error is set
+	 * (tracing then stops). */
+	int (*provide_again)(dtrace_provider_t *pv);
+
+	/* The probe fires at the entry
+	 * (DTRACE_PROBE_AT_ENTRY) or return (DTRACE_PROBE_AT_RETURN) of the
+	 * function probefunc of file f: its arguments take their C types
+	 * from f's debugging information, the function's parameters at its
+	 * entry, its return value as args[1] at its return.  EPERM for a
+	 * probe of another provider. */
+	int (*at_function)(dtrace_provider_t *pv, dtrace_probe_t *prp,
+			      const dtrace_elf_t *f);
+} dtrace_host_probes_t;
+
+/* Where the kernel fires: the underlying probes a plugin places and the
+ * overlays that make its probes fire on them, for each type of event
+ * (uprobe(), perf() for sampling providers, event() for tracepoints and
+ * kernel events), and the watch of processes to come that providers of
+ * them need (watch_exec(), gate_exec()). */
+typedef struct dtrace_host_sites {
+	size_t size;		/* sizeof(dtrace_host_sites_t) of the engine */
+
 	/* Place an underlying probe, or make one fire in up->pid too: there
 	 * is one per (flags, file, offset), whatever the providers and
 	 * processes, and the overlays choose the probe of the firing process
@@ -466,36 +524,15 @@ typedef struct dtrace_host {
 	 * provider last placed the site with before overlaying it).
 	 * Returns its cookie (> 0) or a negative errno. */
 	int64_t (*uprobe)(dtrace_provider_t *pv, const dtrace_uprobe_t *up);
+
 	/* Make prp fire when the underlying probe cookie fires in process pid
 	 * (0: any process).  Used from enable(). */
 	int (*overlay)(dtrace_provider_t *pv, int64_t cookie, pid_t pid,
 		       dtrace_probe_t *prp);
 
-	/* Maps.  map_create returns a map of the session (created on first
-	 * use, shared by name among the plugin's own calls: the name is
-	 * private to the plugin); map_pinned opens a map pinned in bpffs.
-	 * Both return NULL and report the error on failure. */
-	dtrace_map_t *(*map_create)(dtrace_provider_t *pv, const char *name,
-				    enum bpf_map_type type, uint32_t ksize,
-				    uint32_t vsize, uint32_t nentries);
-	dtrace_map_t *(*map_pinned)(dtrace_provider_t *pv, const char *path);
-	int (*map_fd)(const dtrace_map_t *map);
-
-	/* BPF emission, for trampolines.  Labels are small integers valid in
-	 * one emitter; a jump to a label is patched when the program is
-	 * finished.  jump() with op BPF_JA is unconditional; otherwise op is
-	 * a BPF_JMP comparison (BPF_JEQ, ...) of reg against imm. */
-	void (*emit)(dtrace_emitter_t *em, struct bpf_insn insn);
-	int (*label_new)(dtrace_emitter_t *em);
-	void (*label_place)(dtrace_emitter_t *em, int label);
-	void (*jump)(dtrace_emitter_t *em, int op, int reg, int32_t imm,
-		     int label);
-	/* reg = the map (BPF_PSEUDO_MAP_FD load, relocated at load time). */
-	void (*load_map)(dtrace_emitter_t *em, int reg, dtrace_map_t *map);
-
 	/* Place an underlying probe on a perf event (deduplicated like
 	 * uprobe()).  Returns its cookie (> 0) or a negative errno. */
-	int64_t (*perf_probe)(dtrace_provider_t *pv, const dtrace_perfprobe_t *pp);
+	int64_t (*perf)(dtrace_provider_t *pv, const dtrace_perfprobe_t *pp);
 
 	/* Ask to be told of processes while tracing (dtrace/gate/dt_exec.c).
 	 * From then on the engine calls the plugin's notice_process() for
@@ -526,13 +563,14 @@ typedef struct dtrace_host {
 	 * 0 or a negative errno after error(). */
 	int (*gate_exec)(dtrace_provider_t *pv);
 
-	/* Added in 3.1.  Place an underlying probe on an event of another
-	 * type than uprobe() and perf_probe() place (DTRACE_EVENT_TRACEPOINT,
-	 * and from 3.2 the kernel events: on every CPU, every process).  Returns its cookie (> 0), or a
-	 * negative errno after saying why (an unknown tracepoint; a type this
-	 * dtrace or kernel does not offer). */
+	/* Place an underlying probe on an event of another type than
+	 * uprobe() and perf() place (DTRACE_EVENT_TRACEPOINT and the kernel
+	 * events: on every CPU, every process).  Returns its cookie (> 0), or
+	 * a negative errno after saying why (an unknown tracepoint; a type
+	 * this dtrace or kernel does not offer). */
 	int64_t (*event)(dtrace_provider_t *pv, const dtrace_event_t *ev);
-	/* Added in 3.1.  Where the field of a tracepoint's record is: its
+
+	/* Where the field of a tracepoint's record is: its
 	 * byte offset in the context and its size, from the tracefs format
 	 * file.  0, or a negative errno after saying why.  A string or
 	 * array of variable length ("__data_loc char[] filename") is found
@@ -545,142 +583,52 @@ typedef struct dtrace_host {
 			const char *name, const char *field,
 			uint32_t *offset, uint32_t *size);
 
-	/* Added in 3.1: ELF and processes.  proc_grab() reads the modules
-	 * process pid maps now (deleted and anonymous mappings and files
-	 * that are not ELF left out): 0, or a negative errno (-ESRCH: no
-	 * such process) with msg filled.  proc_modules() gives them, in
-	 * address order, and their count; proc_release() frees the list
-	 * (the files stay). */
-	int (*proc_grab)(dtrace_provider_t *pv, pid_t pid, dtrace_proc_t **pp,
-			 char *msg, size_t msglen);
-	int (*proc_modules)(const dtrace_proc_t *p,
-			    const dtrace_module_t **mods);
-	void (*proc_release)(dtrace_proc_t *p);
-	/* Whether a user's module name designates m, as DTrace matches
-	 * them: "a.out" for the executable, the full path, the file name,
-	 * or the file name up to one of its '.' ("libc" for libc.so.6).
-	 * No globs. */
-	int (*module_name_is)(const dtrace_module_t *m, const char *name);
-	/* The function symbols of f (loaded once, from separate debug
-	 * information when f is stripped), sorted by address; at one
-	 * address the preferred name first.  0 or a negative errno with
-	 * msg filled. */
-	int (*elf_symbols)(dtrace_provider_t *pv, const dtrace_elf_t *f,
-			   const dtrace_sym_t **syms, size_t *nsyms,
-			   char *msg, size_t msglen);
-	/* Every symbol of f named name, from *first on; their count (0:
-	 * none).  After elf_symbols(). */
-	size_t (*elf_sym_by_name)(const dtrace_elf_t *f, const char *name,
-				  const dtrace_sym_t *const **first);
-	/* Link-time address <-> file offset through the PT_LOAD headers:
-	 * 0, or -ENOENT when no segment holds it in the file. */
-	int (*elf_vaddr_to_offset)(const dtrace_elf_t *f, uint64_t vaddr,
-				   uint64_t *off);
-	int (*elf_offset_to_vaddr)(const dtrace_elf_t *f, uint64_t off,
-				   uint64_t *vaddr);
-	/* Read len bytes of f at a file offset: the count read or a
-	 * negative errno. */
-	ssize_t (*elf_read)(const dtrace_elf_t *f, uint64_t off, void *buf,
-			    size_t len);
+	/* What the kernel makes of a uprobe placed on a
+	 * 5-byte nop (0f 1f 44 00 00), asked of the kernel the first time:
+	 * DTRACE_NOP5_TRAP (a trap like any other instruction's),
+	 * DTRACE_NOP5_OPTIMIZED (a call, about four times cheaper), or
+	 * DTRACE_NOP5_FORK_UNSAFE (such a call, but a child that the
+	 * process forks while traced crashes on it: a provider must not
+	 * place probes on 5-byte nops then). */
+	int (*uprobe_nop5)(dtrace_provider_t *pv);
+} dtrace_host_sites_t;
 
-	/* Added in 3.1.  While tracing (from poll(), notice_process() or
-	 * notice_files()), when what the plugin's probes stand for changed
-	 * (a process loaded a library): the engine, which keeps the
-	 * program's probe descriptions, calls the plugin's provide() with
-	 * each again and enable() for every probe this creates that a
-	 * clause matches.  A probe that cannot be enabled is reported and
-	 * the others go on.  0, or a negative errno after the error is set
-	 * (tracing then stops). */
-	int (*provide_again)(dtrace_provider_t *pv);
-	/* Added in 3.1.  The link-time address of f's entry point (e_entry):
-	 * the code there is reached by the kernel, never by a call. */
-	uint64_t (*elf_entry)(const dtrace_elf_t *f);
+/* BPF, which every trampoline needs: the session's maps and the emission of
+ * instructions.  Labels are small integers valid in one emitter; a jump
+ * to a label is patched when the program is finished. */
+typedef struct dtrace_host_bpf {
+	size_t size;		/* sizeof(dtrace_host_bpf_t) of the engine */
 
-	/* Added in 3.2.  The probe fires at the entry
-	 * (DTRACE_PROBE_AT_ENTRY) or return (DTRACE_PROBE_AT_RETURN) of the
-	 * function probefunc of file f: its arguments take their C types
-	 * from f's debugging information, the function's parameters at its
-	 * entry, its return value as args[1] at its return.  EPERM for a
-	 * probe of another provider. */
-	int (*probe_function)(dtrace_provider_t *pv, dtrace_probe_t *prp,
-			      const dtrace_elf_t *f);
+	/* Maps.  map_create returns a map of the session (created on first
+	 * use, shared by name among the plugin's own calls: the name is
+	 * private to the plugin); map_pinned opens a map pinned in bpffs.
+	 * Both return NULL and report the error on failure. */
+	dtrace_map_t *(*map_create)(dtrace_provider_t *pv, const char *name,
+				    enum bpf_map_type type, uint32_t ksize,
+				    uint32_t vsize, uint32_t nentries);
+	dtrace_map_t *(*map_pinned)(dtrace_provider_t *pv, const char *path);
+	int (*map_fd)(const dtrace_map_t *map);
 
-	/* Added in 3.2.  While trampoline() runs: bit i set when a clause
-	 * of the program may read argv[i].  The trampoline may leave the
-	 * other arguments unfilled (they read as 0) and save the cost of
-	 * fetching them. */
-	uint64_t (*args_read)(dtrace_provider_t *pv);
+	/* BPF emission, for trampolines.  Labels are small integers valid in
+	 * one emitter; a jump to a label is patched when the program is
+	 * finished.  jump() with op BPF_JA is unconditional; otherwise op is
+	 * a BPF_JMP comparison (BPF_JEQ, ...) of reg against imm. */
+	void (*emit)(dtrace_emitter_t *em, struct bpf_insn insn);
+	int (*label_new)(dtrace_emitter_t *em);
+	void (*label_place)(dtrace_emitter_t *em, int label);
+	void (*jump)(dtrace_emitter_t *em, int op, int reg, int32_t imm,
+		     int label);
 
-	/* Added in 3.3.  The ELF file at path, read without a process (a
-	 * description that names a file by its path): 0, or a negative
-	 * errno with msg filled.  The file stays valid for the session, as
-	 * a process's modules' files do. */
-	int (*elf_open)(dtrace_provider_t *pv, const char *path,
-			const dtrace_elf_t **fp, char *msg, size_t msglen);
+	/* reg = the map (BPF_PSEUDO_MAP_FD load, relocated at load time). */
+	void (*load_map)(dtrace_emitter_t *em, int reg, dtrace_map_t *map);
 
-	/* Added in 3.4.  The kernel's BTF (libbpf's struct btf of vmlinux),
+	/* The kernel's BTF (libbpf's struct btf of vmlinux),
 	 * read once per session and shared with the engine, which owns it:
 	 * never freed or changed by a plugin (a module's split BTF may take
 	 * it as its base).  NULL when the kernel has none. */
 	struct btf *(*kernel_btf)(dtrace_provider_t *pv);
 
-	/* Added in 3.4.  error() with the tag DTrace gives the mistake, by
-	 * name ("D_PROC_FUNC": one of DTrace's compile error tags, which
-	 * -x errtags prints and err.D_TAG tests match).  A probe
-	 * description that provide() fails after it carries that tag
-	 * instead of D_PDESC_INVAL; an unknown name is ignored. */
-	void (*error_tag)(dtrace_provider_t *pv, const char *tag,
-			  const char *fmt, ...)
-		__attribute__((format(printf, 3, 4)));
-
-	/* Added in 3.5.  While trampoline() runs: the underlying probes
-	 * (cookies) the program being built serves now, of every provider
-	 * that shares it, in increasing order.  The first max of them go
-	 * to cookies; returns how many there are.  A trampoline may then
-	 * emit each site's argument reading as code of its own, chosen by
-	 * mstate.key.cookie, rather than look the site up at each firing.
-	 * The program may later serve underlying probes placed while
-	 * tracing: every other cookie must still be handled. */
-	size_t (*prog_cookies)(dtrace_provider_t *pv, int64_t *cookies,
-			       size_t max);
-
-	/* Added in 3.6.  The mappings of process pid now, every one (see
-	 * dtrace_mapping_t), into *maps, freed by proc_maps_free(), and
-	 * their count: 0, or a negative errno (-ESRCH: no such process).
-	 * The engine's, dtprobed's and the plugins' one reader. */
-	int (*proc_maps)(pid_t pid, dtrace_mapping_t **maps, size_t *n);
-	void (*proc_maps_free)(dtrace_mapping_t *maps, size_t n);
-	/* Added in 3.6.  The <sys/sdt.h> probe sites of f, read once (a
-	 * file without any has none): 0, or a negative errno with msg
-	 * filled.  They stay valid for the session. */
-	int (*elf_stapsdt)(dtrace_provider_t *pv, const dtrace_elf_t *f,
-			   const dtrace_stapsdt_t **notes, size_t *n,
-			   char *msg, size_t msglen);
-	/* Added in 3.6.  Where f's section name is in the file (read it with
-	 * elf_read()): 0, or -ENOENT when f has none or it takes no room in
-	 * the file (SHT_NOBITS). */
-	int (*elf_section)(const dtrace_elf_t *f, const char *name,
-			   uint64_t *offset, uint64_t *size);
-	/* Added in 3.6.  The value of f's defined symbol name of any type
-	 * (data too, as an argument specification may name): 0, or
-	 * -ENOENT.  Not cached. */
-	int (*elf_sym_value)(const dtrace_elf_t *f, const char *name,
-			     uint64_t *value);
-	/* Added in 3.6.  f's e_type: ET_EXEC or ET_DYN (addresses move at
-	 * load time). */
-	int (*elf_type)(const dtrace_elf_t *f);
-
-	/* Added in 3.7.  While trampoline() runs: a label to jump to when
-	 * the firing's arguments cannot be read cheaply, or -1.  It is one
-	 * when the trampoline is emitted for the prefilter, the first test
-	 * of predicates on arguments alone, which returns before touching
-	 * the session's state when none holds: the firing then runs its
-	 * full path, whose trampoline reads the arguments as always.  Code
-	 * that is rarely run (a site looked up in a map) may jump there
-	 * instead, keeping the prefilter short: a firing's cost grows with
-	 * the pages of code it runs through. */
-	int (*prefilter_pass)(dtrace_provider_t *pv);
-	/* Added in 3.7.  BPF emission: what is emitted after cold(em, 1)
+	/* BPF emission: what is emitted after cold(em, 1)
 	 * and until cold(em, 0) goes at the end of the program, after its
 	 * other functions: BPF functions that rarely run, each starting at a
 	 * label and called with call(), kept off the pages a firing runs
@@ -690,46 +638,177 @@ typedef struct dtrace_host {
 	 * its own) and cannot jump out of itself.  A trampoline ends with
 	 * cold(em, 0) if it called cold(em, 1). */
 	void (*cold)(dtrace_emitter_t *em, int on);
-	/* Added in 3.7.  BPF emission: a BPF-to-BPF call of the function
+
+	/* BPF emission: a BPF-to-BPF call of the function
 	 * that starts at label (cold code). */
 	void (*call)(dtrace_emitter_t *em, int label);
+} dtrace_host_bpf_t;
 
-	/* Added in 3.8.  While trampoline() runs: the one underlying probe
-	 * (cookie) the program being built serves for as long as it lives,
-	 * or 0 when it may come to serve others.  A trampoline of per-site
-	 * code (prog_cookies) then runs that site's code without testing
-	 * mstate.key.cookie. */
-	int64_t (*prog_sole_cookie)(dtrace_provider_t *pv);
+/* ELF files, as the engine reads them for itself (symbols for ustack(),
+ * the files to place uprobes on): the services every provider of
+ * user-space code needs (pid and usdt here, and any other that places
+ * uprobes on files it finds).  A file stays valid for the session, or
+ * until the plugin releases it. */
+typedef struct dtrace_host_elf {
+	size_t size;		/* sizeof(dtrace_host_elf_t) of the engine */
 
-	/* Added in 3.9.  The plugin is done with f, which elf_open() gave
+	/* The function symbols of f (loaded once, from separate debug
+	 * information when f is stripped), sorted by address; at one
+	 * address the preferred name first.  0 or a negative errno with
+	 * msg filled. */
+	int (*symbols)(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			   const dtrace_sym_t **syms, size_t *nsyms,
+			   char *msg, size_t msglen);
+
+	/* Every symbol of f named name, from *first on; their count (0:
+	 * none).  After symbols(). */
+	size_t (*sym_by_name)(const dtrace_elf_t *f, const char *name,
+				  const dtrace_sym_t *const **first);
+
+	/* Link-time address <-> file offset through the PT_LOAD headers:
+	 * 0, or -ENOENT when no segment holds it in the file. */
+	int (*vaddr_to_offset)(const dtrace_elf_t *f, uint64_t vaddr,
+				   uint64_t *off);
+
+	/* Read len bytes of f at a file offset: the count read or a
+	 * negative errno. */
+	ssize_t (*read)(const dtrace_elf_t *f, uint64_t off, void *buf,
+			    size_t len);
+
+	/* The link-time address of f's entry point (e_entry):
+	 * the code there is reached by the kernel, never by a call. */
+	uint64_t (*entry)(const dtrace_elf_t *f);
+
+	/* The ELF file at path, read without a process (a
+	 * description that names a file by its path): 0, or a negative
+	 * errno with msg filled.  The file stays valid for the session, as
+	 * a process's modules' files do. */
+	int (*open)(dtrace_provider_t *pv, const char *path,
+			const dtrace_elf_t **fp, char *msg, size_t msglen);
+
+	/* The <sys/sdt.h> probe sites of f, read once (a
+	 * file without any has none): 0, or a negative errno with msg
+	 * filled.  They stay valid for the session. */
+	int (*stapsdt)(dtrace_provider_t *pv, const dtrace_elf_t *f,
+			   const dtrace_stapsdt_t **notes, size_t *n,
+			   char *msg, size_t msglen);
+
+	/* Where f's section name is in the file (read it with
+	 * read()): 0, or -ENOENT when f has none or it takes no room in
+	 * the file (SHT_NOBITS). */
+	int (*section)(const dtrace_elf_t *f, const char *name,
+			   uint64_t *offset, uint64_t *size);
+
+	/* The value of f's defined symbol name of any type
+	 * (data too, as an argument specification may name): 0, or
+	 * -ENOENT.  Not cached. */
+	int (*sym_value)(const dtrace_elf_t *f, const char *name,
+			     uint64_t *value);
+
+	/* f's e_type: ET_EXEC or ET_DYN (addresses move at
+	 * load time). */
+	int (*type)(const dtrace_elf_t *f);
+
+	/* The plugin is done with f, which open() gave
 	 * it: f is no longer valid for it, nor what was read through it
-	 * (elf_stapsdt()'s sites, elf_symbols()...).  When no one else
-	 * holds the file (each elf_open() and each process module counts),
+	 * (stapsdt()'s sites, symbols()...).  When no one else
+	 * holds the file (each open() and each process module counts),
 	 * the engine closes it and frees what it read of it: a plugin that
 	 * looks at every file processes map keeps neither a descriptor nor
 	 * memory for those it has no use for. */
-	void (*elf_release)(dtrace_provider_t *pv, const dtrace_elf_t *f);
+	void (*release)(dtrace_provider_t *pv, const dtrace_elf_t *f);
+} dtrace_host_elf_t;
 
-	/* Added in 3.10.  With -x debug, one line on stderr, prefixed
-	 * "dtrace DEBUG: " and the plugin's name, for what a user may want
-	 * to see of a plugin's choices (where a probe was placed, and why);
-	 * nothing without it. */
-	void (*debug)(dtrace_provider_t *pv, const char *fmt, ...)
-		__attribute__((format(printf, 2, 3)));
+/* Processes: their mappings and the ELF modules they map, which every
+ * provider of user-space code needs, as elf above. */
+typedef struct dtrace_host_proc {
+	size_t size;		/* sizeof(dtrace_host_proc_t) of the engine */
 
-	/* Added in 3.10.  What the kernel makes of a uprobe placed on a
-	 * 5-byte nop (0f 1f 44 00 00), asked of the kernel the first time:
-	 * DTRACE_NOP5_TRAP (a trap like any other instruction's),
-	 * DTRACE_NOP5_OPTIMIZED (a call, about four times cheaper), or
-	 * DTRACE_NOP5_FORK_UNSAFE (such a call, but a child that the
-	 * process forks while traced crashes on it: a provider must not
-	 * place probes on 5-byte nops then). */
-	int (*uprobe_nop5)(dtrace_provider_t *pv);
+	/* ELF and processes.  proc_grab() reads the modules
+	 * process pid maps now (deleted and anonymous mappings and files
+	 * that are not ELF left out): 0, or a negative errno (-ESRCH: no
+	 * such process) with msg filled.  modules() gives them, in
+	 * address order, and their count; release() frees the list
+	 * (the files stay). */
+	int (*grab)(dtrace_provider_t *pv, pid_t pid, dtrace_proc_t **pp,
+			 char *msg, size_t msglen);
+	int (*modules)(const dtrace_proc_t *p,
+			    const dtrace_module_t **mods);
+	void (*release)(dtrace_proc_t *p);
+
+	/* Whether a user's module name designates m, as DTrace matches
+	 * them: "a.out" for the executable, the full path, the file name,
+	 * or the file name up to one of its '.' ("libc" for libc.so.6).
+	 * No globs. */
+	int (*module_name_is)(const dtrace_module_t *m, const char *name);
+
+	/* The mappings of process pid now, every one (see
+	 * dtrace_mapping_t), into *maps, freed by maps_free(), and
+	 * their count: 0, or a negative errno (-ESRCH: no such process).
+	 * The engine's, dtprobed's and the plugins' one reader. */
+	int (*maps)(pid_t pid, dtrace_mapping_t **maps, size_t *n);
+	void (*maps_free)(dtrace_mapping_t *maps, size_t n);
+} dtrace_host_proc_t;
+
+typedef struct dtrace_host {
+	int major;		/* DTRACE_PROVIDER_MAJOR of the engine */
+	int minor;		/* DTRACE_PROVIDER_MINOR of the engine */
+	size_t size;		/* sizeof(dtrace_host_t) of the engine */
+	const dtrace_host_report_t *report;
+	const dtrace_host_probes_t *probes;
+	const dtrace_host_sites_t *sites;
+	const dtrace_host_bpf_t *bpf;
+	const dtrace_host_elf_t *elf;
+	const dtrace_host_proc_t *proc;
 } dtrace_host_t;
+
+/* Whether the host's table TABLE has the function FN (one added after the
+ * minor version the plugin requires, see DTRACE_PROVIDER()). */
+#define DTRACE_HOST_HAS(host, table, fn) \
+	((host)->table->size >= offsetof(dtrace_host_##table##_t, fn) + \
+	 sizeof((host)->table->fn) && (host)->table->fn != NULL)
 
 #define DTRACE_NOP5_TRAP	0
 #define DTRACE_NOP5_OPTIMIZED	1
 #define DTRACE_NOP5_FORK_UNSAFE	(-1)
+
+/*
+ * What the engine tells trampoline() of the program being built.  The
+ * engine builds one program per (provider, kind) and sometimes one per
+ * underlying probe; a trampoline may use what follows to emit less code
+ * than the general case, or ignore it all.
+ */
+typedef struct dtrace_trampoline {
+	size_t size;		/* sizeof(dtrace_trampoline_t) of the engine */
+	int kind;		/* the provider's trampoline family */
+	int skip;		/* label to jump to when the firing must be
+				   ignored */
+	/* Bit i set when a clause of the program may read argv[i]: the
+	 * trampoline may leave the other arguments unfilled (they read as
+	 * 0) and save the cost of fetching them. */
+	uint64_t args_read;
+	/* A label to jump to when the firing's arguments cannot be read
+	 * cheaply, or -1.  It is one when the trampoline is emitted for the
+	 * prefilter, the first test of predicates on arguments alone, which
+	 * returns before touching the session's state when none holds: the
+	 * firing then runs its full path, whose trampoline reads the
+	 * arguments as always.  Code that is rarely run (a site looked up in
+	 * a map) may jump there instead, keeping the prefilter short: a
+	 * firing's cost grows with the pages of code it runs through. */
+	int prefilter_pass;
+	/* The underlying probes (cookies) the program serves now, of every
+	 * provider that shares it, in increasing order, and their count.  A
+	 * trampoline may emit each site's argument reading as code of its
+	 * own, chosen by mstate.key.cookie, rather than look the site up at
+	 * each firing.  The program may later serve underlying probes placed
+	 * while tracing: every other cookie must still be handled... */
+	const int64_t *cookies;
+	size_t ncookies;
+	/* ...unless sole_cookie is not 0: the one underlying probe the
+	 * program serves for as long as it lives.  Per-site code then runs
+	 * without testing mstate.key.cookie. */
+	int64_t sole_cookie;
+} dtrace_trampoline_t;
 
 /* What notice_process() is told. */
 #define DTRACE_NOTICE_EXEC	1	/* pid just called exec */
@@ -750,13 +829,15 @@ typedef struct dtrace_provider_ops {
 
 	/* Optional.  Called once per session before any other operation; the
 	 * returned pointer is passed back as data.  On failure return NULL
-	 * after host->error(): the provider is left out of the session. */
+	 * after host->report->error(): the provider is left out of the
+	 * session. */
 	void *(*attach_session)(dtrace_provider_t *pv);
 
 	/* Create the probes that may match pdp (pdp->prv may be a glob; the
 	 * plugin decides whether its provider names match).  Called for every
 	 * probe description of the program and for dtrace -l.  Returns the
-	 * number of probes created or a negative errno (after host->error()). */
+	 * number of probes created or a negative errno (after
+	 * host->report->error()). */
 	int (*provide)(dtrace_provider_t *pv, void *data,
 		       const dtrace_probedesc_t *pdp);
 
@@ -772,18 +853,19 @@ typedef struct dtrace_provider_ops {
 				dtrace_stability_t attr[6]);
 
 	/* The probe will be traced: place its underlying probes with
-	 * host->uprobe() and overlay it with host->overlay().  A site that
-	 * cannot be probed is skipped with host->warn() rather than failing
-	 * the whole enabling; return a negative errno only when the probe as a
-	 * whole cannot be traced. */
+	 * host->sites->uprobe() and overlay it with host->sites->overlay().  A
+	 * site that cannot be probed is skipped with host->report->warn()
+	 * rather than failing the whole enabling; return a negative errno only
+	 * when the probe as a whole cannot be traced. */
 	int (*enable)(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);
 
-	/* Emit the trampoline of kind into em: read arguments from the
+	/* Emit the trampoline of tr->kind into em: read arguments from the
 	 * context in DTRACE_REG_CTX into the machine state in
 	 * DTRACE_REG_MSTATE (see the register conventions above).  Jump to
-	 * label skip when the firing must be ignored. */
-	int (*trampoline)(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
-			  int kind, int skip);
+	 * label tr->skip when the firing must be ignored.  tr says what the
+	 * program being built needs (see dtrace_trampoline_t). */
+	int (*trampoline)(dtrace_provider_t *pv, void *data,
+			  dtrace_emitter_t *em, const dtrace_trampoline_t *tr);
 
 	/* Optional.  Everything is attached: for providers that fire
 	 * themselves (BEGIN) this is the moment. */
@@ -797,13 +879,13 @@ typedef struct dtrace_provider_ops {
 	void (*detach_session)(dtrace_provider_t *pv, void *data);
 
 	/* Optional.  Called while tracing, at least every 100 ms and at once
-	 * when the descriptor returned by event_fd() (if any, else -1)
-	 * becomes readable.  Here the plugin may notice processes and files
-	 * that appeared and call host->uprobe() and host->overlay(): during
-	 * tracing those take effect at once, on the program of the same
-	 * kind (a kind that had no underlying probe when tracing started
-	 * cannot be added; host->uprobe() returns -ENOENT then).  Returns 0
-	 * or a negative errno, which stops tracing after host->error(). */
+	 * when the descriptor returned by event_fd() (if any, else -1) becomes
+	 * readable.  Here the plugin may notice processes and files that
+	 * appeared and call host->sites->uprobe() and host->sites->overlay():
+	 * during tracing those take effect at once, on the program of the same
+	 * kind (a kind that had no underlying probe when tracing started cannot
+	 * be added; host->sites->uprobe() returns -ENOENT then).  Returns 0 or
+	 * a negative errno, which stops tracing after host->report->error(). */
 	int (*event_fd)(dtrace_provider_t *pv, void *data);
 	int (*poll)(dtrace_provider_t *pv, void *data);
 
@@ -816,37 +898,37 @@ typedef struct dtrace_provider_ops {
 			   const dtrace_probe_t *prp,
 			   const dtrace_probedesc_t *pdp);
 
-	/* Optional.  After the plugin called host->watch_exec(): pid
+	/* Optional.  After the plugin called host->sites->watch_exec(): pid
 	 * did what (DTRACE_NOTICE_*).  Called from the trace loop, where
-	 * host->uprobe(), host->overlay() and probe creation work as in
-	 * poll().  The process runs on while this is called (it is never
-	 * stopped), and may already be gone.  Returns the number of
-	 * underlying probes it placed (>= 0: the engine measures the latency
-	 * of those that placed some), or a negative errno, which stops
-	 * tracing after host->error(). */
+	 * host->sites->uprobe(), host->sites->overlay() and probe creation work
+	 * as in poll().  The process runs on while this is called (it is never
+	 * stopped), and may already be gone.  Returns the number of underlying
+	 * probes it placed (>= 0: the engine measures the latency of those that
+	 * placed some), or a negative errno, which stops tracing after
+	 * host->report->error(). */
 	int (*notice_process)(dtrace_provider_t *pv, void *data, pid_t pid,
 			      int what);
 
 	/* Optional.  After the plugin called
-	 * host->gate_exec(): pid is about to run a program that maps paths
-	 * at start (the executable, its interpreter, the libraries it
+	 * host->sites->gate_exec(): pid is about to run a program that maps
+	 * paths at start (the executable, its interpreter, the libraries it
 	 * needs: those of them that carry USDT notes), none of which it has
 	 * mapped yet.  Called from the trace loop like notice_process(); the
 	 * exec waits until this returns.  The same return values. */
 	int (*notice_files)(dtrace_provider_t *pv, void *data, pid_t pid,
 			    const char *const *paths, int npaths);
 
-	/* Optional, added in 3.1.  The options the plugin accepts, and
+	/* Optional.  The options the plugin accepts, and
 	 * set_option() to take one (value NULL for -x PLUGIN.name without a
 	 * value).  Called after attach_session(), before provide() for
 	 * options given on the command line, and at compile time for a
 	 * #pragma.  The engine refuses names not in options itself.  0, or a
-	 * negative errno after host->error() for a bad value. */
+	 * negative errno after host->report->error() for a bad value. */
 	const dtrace_option_t *options;
 	int (*set_option)(dtrace_provider_t *pv, void *data, const char *name,
 			  const char *value);
 
-	/* Optional, added in 3.1; required to call host->gate_exec().  The
+	/* Optional.  required to call host->sites->gate_exec().  The
 	 * ELF sections that make a file matter to notice_files()
 	 * (".note.stapsdt" for USDT), NULL-terminated: the gate holds an
 	 * exec only for the files that have one of them, and shows each such
@@ -855,12 +937,32 @@ typedef struct dtrace_provider_ops {
 } dtrace_provider_ops_t;
 
 /* The one symbol a plugin exports.  It returns the plugin's operations, or
- * NULL when it cannot serve this engine (host->major other than its own, or
- * host->size too small for a function it needs): the engine says so. */
+ * NULL when it cannot serve this engine (host->major other than its own,
+ * or a minor version older than the one it needs): the engine says so. */
 typedef const dtrace_provider_ops_t *(*dtrace_provider_init_f)(
 	const dtrace_host_t *host);
 const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host);
 #define DTRACE_PROVIDER_INIT	"dtrace_provider_init"
+
+/*
+ * DTRACE_PROVIDER(ops, host_var): the plugin's dtrace_provider_init(),
+ * which keeps the engine's host table in host_var (a
+ * "static const dtrace_host_t *" of the plugin) and returns &ops, when
+ * the engine has this header's major version and at least its minor one;
+ * else NULL.  The symbol is exported even from a plugin built with
+ * -fvisibility=hidden.  A plugin that can do with less writes its own.
+ */
+#define DTRACE_PROVIDER(ops, host_var) \
+	__attribute__((visibility("default"))) \
+	const dtrace_provider_ops_t *dtrace_provider_init( \
+		const dtrace_host_t *host_arg_) \
+	{ \
+		if (host_arg_->major != DTRACE_PROVIDER_MAJOR || \
+		    host_arg_->minor < DTRACE_PROVIDER_MINOR) \
+			return NULL; \
+		(host_var) = host_arg_; \
+		return &(ops); \
+	}
 
 #ifdef __cplusplus
 }

@@ -116,8 +116,9 @@ static int dtp_locate(dtrace_provider_t *pv, void (*fn)(void), uint64_t *offset,
 
 	dl_iterate_phdr(dtp_lookup_object, &lk);
 	if (!lk.found || lk.name == NULL || lk.name[0] == '\0') {
-		host->error(pv, "dtrace provider: cannot locate its own "
-			    "trigger functions in memory");
+		host->report->error(pv,
+				    "dtrace provider: cannot locate its own "
+				    "trigger functions in memory");
 		return -ENOENT;
 	}
 	*offset = lk.offset;
@@ -130,8 +131,9 @@ static int dtp_locate(dtrace_provider_t *pv, void (*fn)(void), uint64_t *offset,
 static int dtp_own_path(dtrace_provider_t *pv, const char *name, char *path)
 {
 	if (realpath(name, path) == NULL) {
-		host->error(pv, "dtrace provider: cannot resolve %s: %s",
-			    name, strerror(errno));
+		host->report->error(pv,
+				    "dtrace provider: cannot resolve %s: %s",
+				    name, strerror(errno));
 		return -errno;
 	}
 	return 0;
@@ -143,7 +145,7 @@ static void *dtp_attach_session(dtrace_provider_t *pv)
 	const char *name, *name2;
 
 	if (s == NULL) {
-		host->error(pv, "dtrace provider: out of memory");
+		host->report->error(pv, "dtrace provider: out of memory");
 		return NULL;
 	}
 	if (dtp_locate(pv, dtp_begin_trigger, &s->begin_off, &name) < 0 ||
@@ -171,12 +173,15 @@ static int dtp_provide(dtrace_provider_t *pv, void *data,
 	for (size_t i = 0; i < sizeof(dtp_probes) / sizeof(dtp_probes[0]); i++) {
 		const char *name = dtp_probes[i].name;
 
-		if (host->probe_insert(pv, DTP_PROVIDER, "", "", name,
-				       (void *)(uintptr_t)dtp_probes[i].kind) == NULL) {
+		if (host->probes->insert(pv, DTP_PROVIDER, "", "", name,
+					 (void *)(uintptr_t)dtp_probes[i]
+						 .kind) == NULL) {
 			int err = errno ? errno : ENOMEM;
 
-			host->error(pv, "dtrace provider: cannot create "
-				    "probe dtrace:::%s: %s", name, strerror(err));
+			host->report->error(pv,
+					    "dtrace provider: cannot create "
+					    "probe dtrace:::%s: %s",
+					    name, strerror(err));
 			return -err;
 		}
 	}
@@ -185,7 +190,7 @@ static int dtp_provide(dtrace_provider_t *pv, void *data,
 
 /* Place the uprobe on a trigger, for this process only, and overlay prp. */
 /* BEGIN and END are soft probes: the engine may run their programs
- * directly (host->fire) instead of placing a uprobe, which saves the
+ * directly (host->sites->fire) instead of placing a uprobe, which saves the
  * kernel's tens of milliseconds of uprobe registration and removal at
  * every start; the uprobe on the trigger is the fallback. */
 static int dtp_enable_trigger(dtrace_provider_t *pv, uint64_t offset,
@@ -199,19 +204,19 @@ static int dtp_enable_trigger(dtrace_provider_t *pv, uint64_t offset,
 		.kind = 0,
 		.flags = flags | DTRACE_UPROBE_SOFT,
 	};
-	int64_t cookie = host->uprobe(pv, &up);
+	int64_t cookie = host->sites->uprobe(pv, &up);
 
 	if (cookie < 0)
 		return (int)cookie;
 	*cookiep = cookie;
-	return host->overlay(pv, cookie, up.pid, prp);
+	return host->sites->overlay(pv, cookie, up.pid, prp);
 }
 
 static int dtp_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	dtp_session_t *s = data;
 
-	switch ((uintptr_t)host->probe_priv(prp)) {
+	switch ((uintptr_t)host->probes->priv(prp)) {
 	case DTP_BEGIN:
 		return dtp_enable_trigger(pv, s->begin_off, s->path,
 					  DTRACE_UPROBE_BEGIN, prp,
@@ -221,15 +226,15 @@ static int dtp_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 					  DTRACE_UPROBE_END, prp,
 					  &s->end_cookie);
 	default:
-		host->error(pv, "dtrace provider: unknown probe %s",
-			    host->probe_name(prp, DTRACE_FIELD_PRB));
+		host->report->error(pv, "dtrace provider: unknown probe %s",
+				    host->probes->name(prp, DTRACE_FIELD_PRB));
 		return -EINVAL;
 	}
 }
 
 /* BEGIN and END have no arguments: the machine state's argv stays 0. */
 static int dtp_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
-			  int kind, int skip)
+const dtrace_trampoline_t *tr)
 {
 	return 0;
 }
@@ -238,7 +243,8 @@ static int dtp_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *e
  * uprobe on the trigger. */
 static void dtp_fire(dtrace_provider_t *pv, int64_t cookie, void (*trigger)(void))
 {
-	if (cookie > 0 && host->fire != NULL && host->fire(pv, cookie) == 0)
+	if (cookie > 0 && host->sites->fire != NULL &&
+	    host->sites->fire(pv, cookie) == 0)
 		return;
 	trigger();
 }
@@ -271,10 +277,4 @@ static const dtrace_provider_ops_t dtp_ops = {
 	.detach_session = dtp_detach_session,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	if (h == NULL || h->major != DTRACE_PROVIDER_MAJOR)
-		return NULL;	/* an engine of another interface */
-	host = h;
-	return &dtp_ops;
-}
+DTRACE_PROVIDER(dtp_ops, host)

@@ -88,7 +88,7 @@ static void *fbt_attach(dtrace_provider_t *pv)
 	fbt_session_t *s = calloc(1, sizeof(*s));
 
 	if (s == NULL)
-		host->error(pv, "fbt: out of memory");
+		host->report->error(pv, "fbt: out of memory");
 	return s;
 }
 
@@ -162,7 +162,7 @@ static void fbt_read_btfs(dtrace_provider_t *pv, fbt_session_t *s)
 		return;
 	s->btfs_read = true;
 	fbt_read_traceable(s);
-	struct btf *vm = host->kernel_btf(pv);	/* the engine's */
+	struct btf *vm = host->bpf->kernel_btf(pv);	/* the engine's */
 	if (vm == NULL)
 		return;
 	fbt_btf_add(s, FBT_VMLINUX, vm);
@@ -184,7 +184,7 @@ static int fbt_insert(dtrace_provider_t *pv, const fbt_btf_t *b, int id,
 {
 	const char *prb = is_return ? "return" : "entry";
 
-	if (host->probe_lookup(pv, FBT_PROVIDER, b->module, func, prb))
+	if (host->probes->lookup(pv, FBT_PROVIDER, b->module, func, prb))
 		return 0;
 	fbt_probe_t *p = calloc(1, sizeof(*p));
 	if (p == NULL)
@@ -193,14 +193,15 @@ static int fbt_insert(dtrace_provider_t *pv, const fbt_btf_t *b, int id,
 	p->func_id = id;
 	p->is_return = is_return;
 	p->nargs = -1;
-	dtrace_probe_t *prp = host->probe_insert(pv, FBT_PROVIDER, b->module,
-						 func, prb, p);
+	dtrace_probe_t *prp = host->probes->insert(pv, FBT_PROVIDER, b->module,
+						   func, prb, p);
 	if (prp == NULL) {
 		int rc = -errno;
 		free(p);
 		return rc;
 	}
-	host->probe_attr(pv, prp, DTRACE_PROBE_KERNEL | DTRACE_PROBE_IN_KERNEL);
+	host->probes->attr(pv, prp,
+			   DTRACE_PROBE_KERNEL | DTRACE_PROBE_IN_KERNEL);
 	return 1;
 }
 
@@ -218,7 +219,7 @@ static int fbt_provide_module(dtrace_provider_t *pv, const fbt_session_t *s,
 		if (!btf_is_func(t))
 			continue;
 		const char *name = btf__name_by_offset(b->btf, t->name_off);
-		if (name == NULL || !host->glob_match(pdp->fun, name) ||
+		if (name == NULL || !host->probes->glob_match(pdp->fun, name) ||
 		    !fbt_traceable(s, name))
 			continue;
 		if (entry && (rc = fbt_insert(pv, b, id, name, false)) < 0)
@@ -237,20 +238,20 @@ static int fbt_provide(dtrace_provider_t *pv, void *data,
 	fbt_session_t *s = data;
 	int n = 0;
 
-	if (!host->glob_match(pdp->prv, FBT_PROVIDER))
+	if (!host->probes->glob_match(pdp->prv, FBT_PROVIDER))
 		return 0;
-	bool entry = host->glob_match(pdp->prb, "entry");
-	bool ret = host->glob_match(pdp->prb, "return");
+	bool entry = host->probes->glob_match(pdp->prb, "entry");
+	bool ret = host->probes->glob_match(pdp->prb, "return");
 	if (!entry && !ret)
 		return 0;
 	fbt_read_btfs(pv, s);
 	for (const fbt_btf_t *b = s->btfs; b != NULL; b = b->next) {
-		if (!host->glob_match(pdp->mod, b->module))
+		if (!host->probes->glob_match(pdp->mod, b->module))
 			continue;
 		int rc = fbt_provide_module(pv, s, b, pdp, entry, ret);
 		if (rc < 0) {
-			host->error(pv, "fbt: cannot create probes: %s",
-				    strerror(-rc));
+			host->report->error(pv, "fbt: cannot create probes: %s",
+					    strerror(-rc));
 			return rc;
 		}
 		n += rc;
@@ -352,7 +353,7 @@ static void fbt_read_args(fbt_probe_t *p)
 static int fbt_probe_args(dtrace_provider_t *pv, void *data,
 			  const dtrace_probe_t *prp, dtrace_argdesc_t *args)
 {
-	fbt_probe_t *p = host->probe_priv(prp);
+	fbt_probe_t *p = host->probes->priv(prp);
 	int n;
 
 	(void)pv, (void)data;
@@ -411,27 +412,30 @@ static int fbt_choose_mode(dtrace_provider_t *pv, fbt_session_t *s)
 	s->mode = FBT_NONE;
 	s->kprobe_too = kprobe && s->forced != FBT_FENTRY;
 	if (s->forced == FBT_FENTRY && !fentry)
-		host->error(pv, "fbt: -x fbt.mode=fentry: this kernel has no "
-			    "BPF trampolines (fentry/fexit)");
+		host->report->error(pv,
+			"fbt: -x fbt.mode=fentry: this kernel has no "
+			"BPF trampolines (fentry/fexit)");
 	else if (s->forced == FBT_KPROBE && !kprobe)
-		host->error(pv, "fbt: -x fbt.mode=kprobe: this kernel has no "
-			    "kprobes");
+		host->report->error(pv,
+			"fbt: -x fbt.mode=kprobe: this kernel has no "
+			"kprobes");
 	else if (s->forced != FBT_UNKNOWN)
 		s->mode = s->forced;
 	else if (fentry || kprobe)
 		s->mode = fentry ? FBT_FENTRY : FBT_KPROBE;
 	else
-		host->error(pv, "fbt: this kernel has neither BPF trampolines "
-			    "(fentry/fexit) nor kprobes: kernel functions "
-			    "cannot be traced");
+		host->report->error(pv,
+			"fbt: this kernel has neither BPF trampolines "
+			"(fentry/fexit) nor kprobes: kernel functions "
+			"cannot be traced");
 	return s->mode == FBT_NONE ? -ENOTSUP : 0;
 }
 
 static int fbt_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	fbt_session_t *s = data;
-	fbt_probe_t *p = host->probe_priv(prp);
-	const char *func = host->probe_name(prp, DTRACE_FIELD_FUN);
+	fbt_probe_t *p = host->probes->priv(prp);
+	const char *func = host->probes->name(prp, DTRACE_FIELD_FUN);
 	dtrace_event_t ev = { .size = sizeof(ev), .name = func };
 	int rc;
 
@@ -440,12 +444,16 @@ static int fbt_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	fbt_read_args(p);
 	bool fentry = s->mode == FBT_FENTRY && p->fentry_ok;
 	if (s->mode == FBT_FENTRY && !fentry && !s->kprobe_too) {
-		host->warn(pv, "fbt: %s left out: fentry cannot read its "
-			   "arguments or value (more than %d arguments, a "
-			   "struct passed by value, a pointer the verifier "
-			   "refuses) and %s", func, FBT_MAXARGS,
-			   s->forced == FBT_FENTRY ? "-x fbt.mode=fentry "
-			   "rules out kprobes" : "the kernel has no kprobes");
+		host->report->warn(pv,
+			"fbt: %s left out: fentry cannot read its "
+			"arguments or value (more than %d arguments, a "
+			"struct passed by value, a pointer the verifier "
+			"refuses) and %s",
+			func, FBT_MAXARGS,
+			s->forced == FBT_FENTRY
+			? "-x fbt.mode=fentry "
+			"rules out kprobes"
+			: "the kernel has no kprobes");
 		return 0;
 	}
 	if (fentry) {
@@ -456,25 +464,28 @@ static int fbt_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 				       : DTRACE_EVENT_KPROBE;
 		ev.kind = p->is_return ? FBT_K_KRETPROBE : FBT_K_KPROBE;
 	}
-	int64_t cookie = host->event(pv, &ev);
+	int64_t cookie = host->sites->event(pv, &ev);
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(pv, cookie, 0, prp);
+	return host->sites->overlay(pv, cookie, 0, prp);
 }
 
 #define ARGV(i)	((int16_t)(offsetof(dtrace_mstate_t, argv) + 8 * (i)))
 
 static void copy_ctx(dtrace_emitter_t *em, int from, int to_arg)
 {
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, (int16_t)from));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(to_arg), DT_R1));
+	host->bpf->emit(em,
+			DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, (int16_t)from));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(to_arg),
+				     DT_R1));
 }
 
 /* Entry: arg0..argN-1 the arguments; return: arg1 the value returned. */
 static int fbt_trampoline(dtrace_provider_t *pv, void *data,
-			  dtrace_emitter_t *em, int kind, int skip)
+			  dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
-	(void)pv, (void)data, (void)skip;
+	const int kind = tr->kind;
+	(void)pv, (void)data;
 	if (kind == FBT_K_KPROBE) {
 		for (int i = 0; i < DTRACE_CTX_NARGS; i++)
 			copy_ctx(em, DTRACE_CTX_ARG(i), i);
@@ -507,8 +518,9 @@ static int fbt_set_option(dtrace_provider_t *pv, void *data, const char *name,
 	else if (value != NULL && strcmp(value, "kprobe") == 0)
 		s->forced = FBT_KPROBE;
 	else {
-		host->error(pv, "fbt: -x fbt.mode=%s: expected fentry or kprobe",
-			    value ? value : "");
+		host->report->error(
+			pv, "fbt: -x fbt.mode=%s: expected fentry or kprobe",
+			value ? value : "");
 		return -EINVAL;
 	}
 	return 0;
@@ -562,12 +574,4 @@ static const dtrace_provider_ops_t fbt_ops = {
 	.set_option = fbt_set_option,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	/* Kernel events and DTRACE_PROBE_KERNEL came with 3.2, the
-	 * engine's kernel BTF (host->kernel_btf) with 3.4. */
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 4)
-		return NULL;
-	host = h;
-	return &fbt_ops;
-}
+DTRACE_PROVIDER(fbt_ops, host)

@@ -80,10 +80,7 @@ pid_error_tag(dtrace_provider_t *pv, const char *tag, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (pid_host->size > offsetof(dtrace_host_t, error_tag))
-		pid_host->error_tag(pv, tag, "%s", msg);
-	else
-		pid_host->error(pv, "%s", msg);
+	pid_host->report->error_tag(pv, tag, "%s", msg);
 }
 
 /* A literal offset name: hex digits only (no 0x, as DTrace writes them). */
@@ -115,15 +112,15 @@ static bool module_matches(const char *pat, const char *name, bool is_exe,
 	if (is_empty(pat))
 		return true;
 	if (!has_glob(pat))
-		return pid_host->module_name_is(&m, pat);
-	return pid_host->glob_match(pat, name) ||
-	       pid_host->glob_match(pat, base_name(path)) ||
-	       pid_host->glob_match(pat, path);
+		return pid_host->proc->module_name_is(&m, pat);
+	return pid_host->probes->glob_match(pat, name) ||
+	       pid_host->probes->glob_match(pat, base_name(path)) ||
+	       pid_host->probes->glob_match(pat, path);
 }
 
 static bool name_matches(const char *pat, const char *s)
 {
-	return is_empty(pat) || pid_host->glob_match(pat, s);
+	return is_empty(pat) || pid_host->probes->glob_match(pat, s);
 }
 
 /* ---- targets ------------------------------------------------------------ */
@@ -140,7 +137,7 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 	/* the mappings first: see pid_late.c */
 	err = pid_maps_read(pid, &maps);
 	if (err == 0)
-		err = pid_host->proc_grab(pv, pid, &proc, msg, sizeof(msg));
+		err = pid_host->proc->grab(pv, pid, &proc, msg, sizeof(msg));
 	else
 		snprintf(msg, sizeof(msg), "%s", strerror(-err));
 	if (err != 0) {
@@ -159,7 +156,7 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 		if (ps->targets[i].pid == pid) {
 			/* probes keep pointers into files, which live in the
 			 * cache; the module list itself can go */
-			pid_host->proc_release(ps->targets[i].proc);
+			pid_host->proc->release(ps->targets[i].proc);
 			ps->targets[i].proc = proc;
 			pid_maps_free(&ps->targets[i].maps);
 			ps->targets[i].maps = maps;
@@ -169,10 +166,10 @@ pid_target_t *pid_target_refresh(dtrace_provider_t *pv, pid_session_t *ps,
 	pid_target_t *t = realloc(ps->targets,
 				  (ps->ntargets + 1) * sizeof(*t));
 	if (t == NULL) {
-		pid_host->proc_release(proc);
+		pid_host->proc->release(proc);
 		pid_maps_free(&maps);
 		*errp = -ENOMEM;
-		pid_host->error(pv, "out of memory");
+		pid_host->report->error(pv, "out of memory");
 		return NULL;
 	}
 	ps->targets = t;
@@ -217,8 +214,8 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 {
 	pid_probe_t *pp;
 
-	if (pid_host->probe_lookup(c->pv, c->prv, c->mod->name, c->sym->name,
-				   prb) != NULL)
+	if (pid_host->probes->lookup(c->pv, c->prv, c->mod->name, c->sym->name,
+				     prb) != NULL)
 		return;
 	pp = calloc(1, sizeof(*pp));
 	if (pp == NULL || (pp->path = strdup(c->mod->file_path)) == NULL ||
@@ -233,22 +230,21 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 	pp->func_addr = c->sym->addr;
 	pp->func_size = c->sym->size;
 	pp->off = off;
-	dtrace_probe_t *prp = pid_host->probe_insert(c->pv, c->prv,
-						     c->mod->name,
-						     c->sym->name, prb, pp);
+	dtrace_probe_t *prp = pid_host->probes->insert(c->pv, c->prv,
+						       c->mod->name,
+						       c->sym->name, prb, pp);
 	if (prp == NULL) {
 		probe_free(pp);
 		c->err = -errno;
 		return;
 	}
 	if (site == PID_SITE_ENTRY || (site == PID_SITE_OFFSET && off == 0))
-		pid_host->probe_attr(c->pv, prp, DTRACE_PROBE_AT_ENTRY);
+		pid_host->probes->attr(c->pv, prp, DTRACE_PROBE_AT_ENTRY);
 	if (site == PID_SITE_RETURN)
-		pid_host->probe_attr(c->pv, prp, DTRACE_PROBE_AT_RETURN);
+		pid_host->probes->attr(c->pv, prp, DTRACE_PROBE_AT_RETURN);
 	/* Entry and return probes are typed by the function's DWARF. */
-	if (site != PID_SITE_OFFSET && pid_host->size >
-	    offsetof(dtrace_host_t, probe_function))
-		pid_host->probe_function(c->pv, prp, c->mod->file);
+	if (site != PID_SITE_OFFSET)
+		pid_host->probes->at_function(c->pv, prp, c->mod->file);
 	c->created++;
 	if (c->fresh != NULL) {
 		if (c->nfresh == c->fresh_cap) {
@@ -351,15 +347,15 @@ static void provide_module(provide_ctx_t *c)
 	char msg[256];
 	size_t i, n, nsyms;
 
-	if (pid_host->elf_symbols(c->pv, f, &syms, &nsyms, msg,
-				  sizeof(msg)) != 0)
+	if (pid_host->elf->symbols(c->pv, f, &syms, &nsyms, msg,
+				   sizeof(msg)) != 0)
 		return;		/* a module without symbols has no probes */
 	if (!is_empty(fun) && !has_glob(fun)) {
 		const dtrace_sym_t *const *first;
 
 		/* several functions of one name (static ones in different
 		 * files): the first one gets the probes */
-		n = pid_host->elf_sym_by_name(f, fun, &first);
+		n = pid_host->elf->sym_by_name(f, fun, &first);
 		if (n > 0) {
 			c->sym = first[0];
 			provide_function(c);
@@ -385,7 +381,7 @@ static void provide_module(provide_ctx_t *c)
 			continue;	/* an alias was taken */
 		if (!name_matches(fun, s->name))
 			continue;
-		if (pid_host->elf_sym_by_name(f, s->name, &same) > 1 &&
+		if (pid_host->elf->sym_by_name(f, s->name, &same) > 1 &&
 		    same[0] != s)
 			continue;
 		c->sym = s;
@@ -402,7 +398,7 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 	provide_ctx_t c = { .pv = pv, .ps = ps, .pdp = pdp, .pid = t->pid,
 			    .strict = literal_pid(pdp->prv) == t->pid };
 	const dtrace_module_t *mods;
-	int i, nmods = pid_host->proc_modules(t->proc, &mods);
+	int i, nmods = pid_host->proc->modules(t->proc, &mods);
 
 	if (freshp != NULL) {
 		c.fresh_cap = 16;
@@ -425,9 +421,10 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 	}
 	if (c.err != 0) {
 		if (!c.reported)
-			pid_host->error(pv, "failed to create probes in pid "
-					"%d: %s", (int)t->pid,
-					strerror(-c.err));
+			pid_host->report->error(pv,
+				"failed to create probes in pid "
+				"%d: %s",
+				(int)t->pid, strerror(-c.err));
 		return c.err;
 	}
 	return c.created;
@@ -452,18 +449,16 @@ static int provide_path(dtrace_provider_t *pv, pid_session_t *ps,
 	dtrace_module_t m = { .path = path, .file_path = path };
 	int err;
 
-	if (pid_host->size <= offsetof(dtrace_host_t, elf_open))
-		return 0;	/* an engine without the service */
 	/* named as a process's maps name it: the file, not a link to it */
 	if (realpath(pdp->mod, path) == NULL) {
 		err = -errno;
-		pid_host->error(pv, "cannot open %s: %s", pdp->mod,
-				strerror(errno));
+		pid_host->report->error(pv, "cannot open %s: %s", pdp->mod,
+					strerror(errno));
 		return err;
 	}
-	err = pid_host->elf_open(pv, path, &m.file, msg, sizeof(msg));
+	err = pid_host->elf->open(pv, path, &m.file, msg, sizeof(msg));
 	if (err != 0) {
-		pid_host->error(pv, "%s", msg);
+		pid_host->report->error(pv, "%s", msg);
 		return err;
 	}
 	m.name = base_name(path);
@@ -472,8 +467,10 @@ static int provide_path(dtrace_provider_t *pv, pid_session_t *ps,
 	provide_module(&c);
 	if (c.err != 0) {
 		if (!c.reported)
-			pid_host->error(pv, "failed to create probes in %s: "
-					"%s", pdp->mod, strerror(-c.err));
+			pid_host->report->error(pv,
+				"failed to create probes in %s: "
+				"%s",
+				pdp->mod, strerror(-c.err));
 		return c.err;
 	}
 	return c.created;
@@ -522,16 +519,21 @@ static int pid_probe_match(dtrace_provider_t *pv, void *data,
 			   const dtrace_probe_t *prp,
 			   const dtrace_probedesc_t *pdp)
 {
-	const pid_probe_t *pp = pid_host->probe_priv(prp);
-	const char *prb = pid_host->probe_name(prp, DTRACE_FIELD_PRB);
+	const pid_probe_t *pp = pid_host->probes->priv(prp);
+	const char *prb = pid_host->probes->name(prp, DTRACE_FIELD_PRB);
 	uint64_t off;
 
-	if (!name_matches(pdp->prv, pid_host->probe_name(prp, DTRACE_FIELD_PRV)) ||
-	    !name_matches(pdp->fun, pid_host->probe_name(prp, DTRACE_FIELD_FUN)))
+	if (!name_matches(pdp->prv,
+			  pid_host->probes->name(prp, DTRACE_FIELD_PRV)) ||
+	    !name_matches(pdp->fun,
+			  pid_host->probes->name(prp, DTRACE_FIELD_FUN)))
 		return 0;
-	if (!module_matches(pdp->mod, pid_host->probe_name(prp, DTRACE_FIELD_MOD),
-			    strcmp(pid_host->probe_name(prp, DTRACE_FIELD_MOD),
-				   "a.out") == 0, pp->modpath))
+	if (!module_matches(pdp->mod,
+			    pid_host->probes->name(prp, DTRACE_FIELD_MOD),
+			    strcmp(pid_host->probes->name(prp,
+							  DTRACE_FIELD_MOD),
+				   "a.out") == 0,
+			    pp->modpath))
 		return 0;
 	if (pp->site == PID_SITE_OFFSET && !is_empty(pdp->prb) &&
 	    !has_glob(pdp->prb) && parse_offset(pdp->prb, &off))
@@ -546,7 +548,7 @@ static void *pid_attach_session(dtrace_provider_t *pv)
 	pid_session_t *ps = calloc(1, sizeof(*ps));
 
 	if (ps == NULL) {
-		pid_host->error(pv, "pid provider: out of memory");
+		pid_host->report->error(pv, "pid provider: out of memory");
 		return NULL;
 	}
 	pid_insn_init(ps);
@@ -574,7 +576,7 @@ static void pid_detach_session(dtrace_provider_t *pv, void *data)
 		return;
 	pid_report_skipped(pv, ps);
 	for (i = 0; i < ps->ntargets; i++) {
-		pid_host->proc_release(ps->targets[i].proc);
+		pid_host->proc->release(ps->targets[i].proc);
 		pid_maps_free(&ps->targets[i].maps);
 	}
 	free(ps->targets);
@@ -607,8 +609,9 @@ static int pid_set_option(dtrace_provider_t *pv, void *data,
 		ps->nop5_place = true;
 		return 0;
 	}
-	pid_host->error(pv, "pid: -x pid.nop5=%s: expected refuse or place",
-			value ? value : "");
+	pid_host->report->error(pv,
+				"pid: -x pid.nop5=%s: expected refuse or place",
+				value ? value : "");
 	return -EINVAL;
 }
 
@@ -630,15 +633,4 @@ static const dtrace_provider_ops_t pid_ops = {
 	.set_option = pid_set_option,
 };
 
-__attribute__((visibility("default")))
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *host)
-{
-	/* the ELF and process services came with 3.1, the mappings
-	 * (pid_late.c) with 3.6 */
-	if (host->major != DTRACE_PROVIDER_MAJOR ||
-	    host->size < offsetof(dtrace_host_t, proc_maps_free) +
-			 sizeof(host->proc_maps_free))
-		return NULL;
-	pid_host = host;
-	return &pid_ops;
-}
+DTRACE_PROVIDER(pid_ops, pid_host)

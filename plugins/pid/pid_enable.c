@@ -56,10 +56,10 @@
 static void full_name(const dtrace_probe_t *prp, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s:%s:%s:%s",
-		 pid_host->probe_name(prp, DTRACE_FIELD_PRV),
-		 pid_host->probe_name(prp, DTRACE_FIELD_MOD),
-		 pid_host->probe_name(prp, DTRACE_FIELD_FUN),
-		 pid_host->probe_name(prp, DTRACE_FIELD_PRB));
+		 pid_host->probes->name(prp, DTRACE_FIELD_PRV),
+		 pid_host->probes->name(prp, DTRACE_FIELD_MOD),
+		 pid_host->probes->name(prp, DTRACE_FIELD_FUN),
+		 pid_host->probes->name(prp, DTRACE_FIELD_PRB));
 }
 
 /* Remember a refused probe; the first refusal is kept in full. */
@@ -102,9 +102,9 @@ static const char *const uncalled_names[] = {
 
 static bool never_called(const dtrace_probe_t *prp, const pid_probe_t *pp)
 {
-	const char *fun = pid_host->probe_name(prp, DTRACE_FIELD_FUN);
+	const char *fun = pid_host->probes->name(prp, DTRACE_FIELD_FUN);
 	uint64_t end = pp->func_addr + (pp->func_size ? pp->func_size : 1);
-	uint64_t entry = pid_host->elf_entry(pp->file);
+	uint64_t entry = pid_host->elf->entry(pp->file);
 
 	if (entry >= pp->func_addr && entry < end)
 		return true;
@@ -139,9 +139,9 @@ static void report_refused(dtrace_provider_t *pv, pid_refused_t *r,
 {
 	if (r->n == 0)
 		return;
-	pid_host->warn(pv, "%d return %s not placed: %s: %s", r->n,
-		       r->n == 1 ? "probe" : "probes", r->n == 1 ? one : many,
-		       r->names);
+	pid_host->report->warn(pv, "%d return %s not placed: %s: %s", r->n,
+			       r->n == 1 ? "probe" : "probes",
+			       r->n == 1 ? one : many, r->names);
 	r->n = 0;
 	r->names[0] = '\0';
 }
@@ -165,33 +165,31 @@ void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps)
 		return;
 	ps->skip_reported = true;
 	if (ps->nskipped == 1)
-		pid_host->warn(pv, "%s", ps->first_skipped);
+		pid_host->report->warn(pv, "%s", ps->first_skipped);
 	else if (ps->nskipped_vex == ps->nskipped)
-		pid_host->warn(pv, "%d probes skipped: their instructions are "
-			       "VEX/EVEX/XOP-encoded, which uprobes execute "
-			       "wrongly (first: %s)", ps->nskipped,
-			       ps->first_skipped);
+		pid_host->report->warn(pv,
+			"%d probes skipped: their instructions are "
+			"VEX/EVEX/XOP-encoded, which uprobes execute "
+			"wrongly (first: %s)",
+			ps->nskipped, ps->first_skipped);
 	else
-		pid_host->warn(pv, "%d probes skipped, %d of them on "
-			       "VEX/EVEX/XOP-encoded instructions, which "
-			       "uprobes execute wrongly (first: %s)",
-			       ps->nskipped, ps->nskipped_vex,
-			       ps->first_skipped);
+		pid_host->report->warn(pv,
+			"%d probes skipped, %d of them on "
+			"VEX/EVEX/XOP-encoded instructions, which "
+			"uprobes execute wrongly (first: %s)",
+			ps->nskipped, ps->nskipped_vex,
+			ps->first_skipped);
 	ps->nskipped = ps->nskipped_vex = 0;
 }
 
 /* ---- enable ------------------------------------------------------------- */
 
 /* What the kernel makes of a uprobe on a 5-byte nop, asked of the engine
- * once (interface 3.10; an older engine: DTRACE_NOP5_TRAP). */
+ * once. */
 static int kernel_nop5(dtrace_provider_t *pv, pid_session_t *ps)
 {
 	if (!ps->nop5_known) {
-		ps->nop5 = pid_host->size >= offsetof(dtrace_host_t,
-						      uprobe_nop5) +
-					     sizeof(pid_host->uprobe_nop5) &&
-			   pid_host->uprobe_nop5 != NULL ?
-			   pid_host->uprobe_nop5(pv) : DTRACE_NOP5_TRAP;
+		ps->nop5 = pid_host->sites->uprobe_nop5(pv);
 		ps->nop5_known = true;
 	}
 	return ps->nop5;
@@ -210,10 +208,11 @@ static bool nop5_placed(dtrace_provider_t *pv, pid_session_t *ps,
 		return false;
 	}
 	if (!ps->nop5_warned)
-		pid_host->warn(pv, "pid: -x pid.nop5=place: this kernel's "
-			       "optimized uprobes crash a child that a traced "
-			       "process forks: trace only programs that do "
-			       "not fork");
+		pid_host->report->warn(pv,
+			"pid: -x pid.nop5=place: this kernel's "
+			"optimized uprobes crash a child that a traced "
+			"process forks: trace only programs that do "
+			"not fork");
 	ps->nop5_warned = true;
 	return true;
 }
@@ -257,7 +256,7 @@ static bool site_ok(dtrace_provider_t *pv, pid_session_t *ps,
 int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	pid_session_t *ps = data;
-	const pid_probe_t *pp = pid_host->probe_priv(prp);
+	const pid_probe_t *pp = pid_host->probes->priv(prp);
 	uint64_t addr = pp->func_addr, off;
 	dtrace_uprobe_t up = { 0 };
 	int64_t cookie;
@@ -277,7 +276,7 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	}
 	if (!site_ok(pv, ps, prp, pp, addr))
 		return 0;
-	if (pid_host->elf_vaddr_to_offset(pp->file, addr, &off) != 0) {
+	if (pid_host->elf->vaddr_to_offset(pp->file, addr, &off) != 0) {
 		skip(ps, prp, false, "its address is not in %s", pp->path);
 		return 0;
 	}
@@ -285,7 +284,8 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	up.pid = pp->pid;
 	if (pp->site == PID_SITE_RETURN) {
 		/* a uretprobe is planted at the function's entry */
-		if (pid_host->elf_vaddr_to_offset(pp->file, pp->func_addr, &off) != 0)
+		if (pid_host->elf->vaddr_to_offset(pp->file, pp->func_addr,
+						   &off) != 0)
 			return 0;
 		up.kind = PID_KIND_RETURN;
 		up.flags = DTRACE_UPROBE_RETURN;
@@ -293,13 +293,13 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 		up.kind = PID_KIND_ENTRY;
 	}
 	up.offset = off;
-	cookie = pid_host->uprobe(pv, &up);
+	cookie = pid_host->sites->uprobe(pv, &up);
 	if (cookie < 0) {
 		skip(ps, prp, false, "it could not be placed: %s",
 		     strerror((int)-cookie));
 		return 0;
 	}
-	if ((err = pid_host->overlay(pv, cookie, pp->pid, prp)) < 0)
+	if ((err = pid_host->sites->overlay(pv, cookie, pp->pid, prp)) < 0)
 		skip(ps, prp, false, "%s", strerror(-err));
 	return 0;
 }
@@ -309,9 +309,9 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 /* mstate->argv[i] = *(u64 *)(ctx + regoff) */
 static void copy_reg(dtrace_emitter_t *em, int i, int regoff)
 {
-	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, regoff));
-	pid_host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV_OFF(i),
-				    DT_R0));
+	pid_host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, regoff));
+	pid_host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV_OFF(i),
+			    DT_R0));
 }
 
 /* mstate->argv[first..DTRACE_ARGV_LOW-1] = the words at user address
@@ -319,23 +319,24 @@ static void copy_reg(dtrace_emitter_t *em, int i, int regoff)
  * all 0 if the stack cannot be read. */
 static void copy_stack_args(dtrace_emitter_t *em, int first, int sp_off)
 {
-	int done = pid_host->label_new(em);
+	int done = pid_host->bpf->label_new(em);
 	int n = DTRACE_ARGV_LOW - first;
 
-	pid_host->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(first)));
-	pid_host->emit(em, DT_MOV64_IMM(DT_R2, 8 * n));
-	pid_host->emit(em, DT_MOV64_REG(DT_R3, DT_R8));
-	pid_host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, sp_off));
-	pid_host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user));
-	pid_host->jump(em, BPF_JEQ, DT_R0, 0, done);
+	pid_host->bpf->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
+	pid_host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(first)));
+	pid_host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 8 * n));
+	pid_host->bpf->emit(em, DT_MOV64_REG(DT_R3, DT_R8));
+	pid_host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, sp_off));
+	pid_host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	pid_host->bpf->jump(em, BPF_JEQ, DT_R0, 0, done);
 	for (int i = first; i < DTRACE_ARGV_LOW; i++)
-		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
-						ARGV_OFF(i), 0));
-	pid_host->label_place(em, done);
+		pid_host->bpf->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+				    ARGV_OFF(i), 0));
+	pid_host->bpf->label_place(em, done);
 }
 
-static void entry_trampoline(dtrace_provider_t *pv, dtrace_emitter_t *em)
+/* The entry trampoline, filling the arguments of read (bit i: argv[i]). */
+static void entry_trampoline(dtrace_emitter_t *em, uint64_t read)
 {
 	/* The arguments past the sixth are on the stack: read only when a
 	 * clause uses them (the read is a third of a firing's cost). */
@@ -345,9 +346,6 @@ static void entry_trampoline(dtrace_provider_t *pv, dtrace_emitter_t *em)
 		DTRACE_CTX_ARG(0), DTRACE_CTX_ARG(1), DTRACE_CTX_ARG(2),
 		DTRACE_CTX_ARG(3), DTRACE_CTX_ARG(4), DTRACE_CTX_ARG(5),
 	};
-	/* (a host before 3.2 does not say: read them all) */
-	uint64_t read = pid_host->args_read != NULL ?
-			pid_host->args_read(pv) : ~0ull;
 
 	/* the engine cleared the others */
 	for (int i = 0; i < DTRACE_CTX_NARGS; i++)
@@ -357,7 +355,8 @@ static void entry_trampoline(dtrace_provider_t *pv, dtrace_emitter_t *em)
 	 * argument is just above it */
 	if (!(read & stack_args))
 		return;
-	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX, DTRACE_CTX_SP));
+	pid_host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R8, DTRACE_REG_CTX,
+					DTRACE_CTX_SP));
 	copy_stack_args(em, DTRACE_CTX_NARGS, 8);
 }
 
@@ -366,31 +365,33 @@ static void return_trampoline(dtrace_emitter_t *em)
 	int i;
 
 	/* arg0: the offset of the ret, unknown to a uretprobe */
-	pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
-					ARGV_OFF(0), 0));
+	pid_host->bpf->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+			    ARGV_OFF(0), 0));
 	copy_reg(em, 1, DTRACE_CTX_RET);
 	for (i = 2; i < DTRACE_ARGV_LOW; i++)
-		pid_host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
-						ARGV_OFF(i), 0));
+		pid_host->bpf->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+				    ARGV_OFF(i), 0));
 }
 
 int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
-		   int kind, int skip_label)
+		   const dtrace_trampoline_t *tr)
 {
-	switch (kind) {
+	switch (tr->kind) {
 	case PID_KIND_ENTRY:
-		entry_trampoline(pv, em);
+		entry_trampoline(em, tr->args_read);
 		break;
 	case PID_KIND_RETURN:
 		return_trampoline(em);
 		break;
 	default:
-		pid_host->error(pv, "pid provider: no trampoline of kind %d",
-				kind);
+		pid_host->report->error(pv, "pid provider: no trampoline of "
+					"kind %d", tr->kind);
 		return -EINVAL;
 	}
-	pid_host->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX, DTRACE_CTX_IP));
-	pid_host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, IP_OFF, DT_R0));
+	pid_host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX,
+					DTRACE_CTX_IP));
+	pid_host->bpf->emit(em,
+			    DT_STORE(BPF_DW, DTRACE_REG_MSTATE, IP_OFF, DT_R0));
 	return 0;
 }
 
@@ -399,7 +400,7 @@ int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 int pid_probe_args(dtrace_provider_t *pv, void *data, const dtrace_probe_t *prp,
 		   dtrace_argdesc_t *args)
 {
-	const pid_probe_t *pp = pid_host->probe_priv(prp);
+	const pid_probe_t *pp = pid_host->probes->priv(prp);
 	int i, n;
 
 	switch (pp->site) {

@@ -52,7 +52,7 @@ typedef struct pid_probe {
 	uint64_t off;		/* PID_SITE_OFFSET: offset in the function */
 } pid_probe_t;
 
-/* A reading of a process's mappings (host->proc_maps). */
+/* A reading of a process's mappings (host->proc->maps). */
 typedef struct pid_maps {
 	dtrace_mapping_t *v;
 	size_t n;
@@ -90,7 +90,7 @@ typedef struct pid_session {
 	pid_refused_t ra_readers;
 
 	bool tracing;		/* start() was called */
-	int nop5;		/* host->uprobe_nop5(), once nop5_known */
+	int nop5; /* host->sites->uprobe_nop5(), once nop5_known */
 	bool nop5_known;
 	bool nop5_place;	/* -x pid.nop5=place */
 	bool nop5_warned;
@@ -126,7 +126,7 @@ bool pid_insn_is_boundary(pid_session_t *ps, const dtrace_elf_t *f,
  * can.  mnem receives its mnemonic when known; vex whether it is refused
  * for its VEX/EVEX/XOP/MVEX encoding (which the kernel would accept and
  * then mis-execute); nop5 whether it is a 5-byte nop, which a kernel with
- * the optimized uprobe turns into a call (host->uprobe_nop5). */
+ * the optimized uprobe turns into a call (host->sites->uprobe_nop5). */
 const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 			    uint64_t addr, const char **mnem, bool *vex,
 			    bool *nop5);
@@ -140,7 +140,7 @@ bool pid_insn_reads_return_address(pid_session_t *ps, const dtrace_elf_t *f,
 /* pid_enable.c */
 int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);
 int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
-		   int kind, int skip);
+		   const dtrace_trampoline_t *tr);
 int pid_probe_args(dtrace_provider_t *pv, void *data, const dtrace_probe_t *prp,
 		   dtrace_argdesc_t *args);
 void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps);

@@ -41,13 +41,13 @@ static uint8_t *read_code(const dtrace_elf_t *f, uint64_t addr, uint64_t size)
 		errno = EINVAL;
 		return NULL;
 	}
-	if (pid_host->elf_vaddr_to_offset(f, addr, &off) != 0) {
+	if (pid_host->elf->vaddr_to_offset(f, addr, &off) != 0) {
 		errno = ENOENT;
 		return NULL;
 	}
 	if ((buf = malloc(size)) == NULL)
 		return NULL;
-	n = pid_host->elf_read(f, off, buf, size);
+	n = pid_host->elf->read(f, off, buf, size);
 	if (n != (ssize_t)size) {
 		free(buf);
 		errno = n < 0 ? (int)-n : EIO;
@@ -116,9 +116,9 @@ const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 	*mnem = NULL;
 	*vex = false;
 	*nop5 = false;
-	if (pid_host->elf_vaddr_to_offset(f, addr, &off) != 0)
+	if (pid_host->elf->vaddr_to_offset(f, addr, &off) != 0)
 		return "not in the file's loaded segments";
-	n = pid_host->elf_read(f, off, code, sizeof(code));
+	n = pid_host->elf->read(f, off, code, sizeof(code));
 	if (n <= 0)
 		return "its bytes cannot be read";
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&ps->decoder, NULL,
@@ -341,8 +341,8 @@ bool pid_insn_reads_return_address(pid_session_t *ps, const dtrace_elf_t *f,
 
 		if (size == 0 || size > sizeof(code))
 			size = sizeof(code);
-		if (pid_host->elf_vaddr_to_offset(f, addr, &off) != 0 ||
-		    (n = pid_host->elf_read(f, off, code, size)) <= 0)
+		if (pid_host->elf->vaddr_to_offset(f, addr, &off) != 0 ||
+		    (n = pid_host->elf->read(f, off, code, size)) <= 0)
 			return false;
 		step = ra_scan_code(ps, code, (size_t)n, addr, &s);
 		if (step != RA_JUMP)

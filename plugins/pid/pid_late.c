@@ -4,11 +4,11 @@
  *
  * Whenever the plugin reads a target's modules (pid_target_refresh(), at
  * provide() time and here), it first keeps the target's file mappings
- * (host->proc_maps) as they were then.  Once tracing has started, poll()
+ * (host->proc->maps) as they were then.  Once tracing has started, poll()
  * (called by the engine at least every 100 ms) reads the mappings again;
  * when their files or places differ from the ones kept, it reads the
  * modules again and asks the engine to provide again
- * (host->provide_again): the engine keeps the program's descriptions,
+ * (host->probes->provide_again): the engine keeps the program's descriptions,
  * calls provide() with each, and enables the probes this creates that a
  * clause matches (new uprobes take effect at once, see provider.h).
  *
@@ -27,8 +27,7 @@
 
 #include "pid_impl.h"
 
-/* A line for -x debug (host->debug, interface 3.10), when the host has
- * it. */
+/* A line for -x debug. */
 static void pid_debug(dtrace_provider_t *pv, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void pid_debug(dtrace_provider_t *pv, const char *fmt, ...)
@@ -36,13 +35,10 @@ static void pid_debug(dtrace_provider_t *pv, const char *fmt, ...)
 	char line[512];
 	va_list ap;
 
-	if (pid_host->size < offsetof(dtrace_host_t, debug) +
-			     sizeof(pid_host->debug) || pid_host->debug == NULL)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	pid_host->debug(pv, "%s", line);
+	pid_host->report->debug(pv, "%s", line);
 }
 
 static bool same_file_mapping(const dtrace_mapping_t *a,
@@ -82,13 +78,13 @@ static bool same_files_mapped(const pid_maps_t *a, const pid_maps_t *b)
 
 int pid_maps_read(pid_t pid, pid_maps_t *m)
 {
-	return pid_host->proc_maps(pid, &m->v, &m->n);
+	return pid_host->proc->maps(pid, &m->v, &m->n);
 }
 
 void pid_maps_free(pid_maps_t *m)
 {
 	if (m->v != NULL)
-		pid_host->proc_maps_free(m->v, m->n);
+		pid_host->proc->maps_free(m->v, m->n);
 	*m = (pid_maps_t){ NULL, 0 };
 }
 
@@ -113,7 +109,7 @@ static bool target_changed(dtrace_provider_t *pv, pid_target_t *t)
 		pid_maps_free(&now);
 		return false;
 	}
-	if (pid_host->proc_grab(pv, t->pid, &proc, msg, sizeof(msg)) != 0) {
+	if (pid_host->proc->grab(pv, t->pid, &proc, msg, sizeof(msg)) != 0) {
 		pid_maps_free(&now);	/* the next poll() tries again */
 		pid_debug(pv, "process %d: its mappings changed but its "
 			  "modules could not be read: %s", (int)t->pid, msg);
@@ -121,12 +117,12 @@ static bool target_changed(dtrace_provider_t *pv, pid_target_t *t)
 	}
 	pid_maps_free(&t->maps);
 	t->maps = now;
-	pid_host->proc_release(t->proc);
+	pid_host->proc->release(t->proc);
 	t->proc = proc;
 	const dtrace_module_t *mods;
 	pid_debug(pv, "process %d: its mappings changed: probes matched again "
 		  "against its %d modules", (int)t->pid,
-		  pid_host->proc_modules(proc, &mods));
+		  pid_host->proc->modules(proc, &mods));
 	return true;
 }
 
@@ -141,7 +137,7 @@ int pid_poll(dtrace_provider_t *pv, void *data)
 	for (int i = 0; i < ps->ntargets; i++)
 		if (!ps->targets[i].gone && target_changed(pv, &ps->targets[i]))
 			changed = true;
-	if (changed && (rc = pid_host->provide_again(pv)) < 0)
+	if (changed && (rc = pid_host->probes->provide_again(pv)) < 0)
 		return rc;
 	pid_report_skipped(pv, ps);
 	return 0;

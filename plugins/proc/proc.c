@@ -23,7 +23,7 @@
  *
  * DTrace passes lwpsinfo_t and psinfo_t pointers where this provider
  * passes ids: there are no such translators here (README, "Limits and
- * differences").  Each probe is a kernel tracepoint (host->event): the
+ * differences").  Each probe is a kernel tracepoint (host->sites->event): the
  * execve system call's, task:task_newtask (whose clone flags tell a thread
  * from a process), sched:sched_process_exit and signal:signal_generate.
  * Probes that share a tracepoint have kinds of their own, whose
@@ -105,22 +105,23 @@ static int proc_provide(dtrace_provider_t *pv, void *data,
 	int n = 0;
 
 	(void)data;
-	if (!host->glob_match(pdp->prv, PROC_PROVIDER) ||
-	    !host->glob_match(pdp->mod, PROC_MODULE) ||
-	    !host->glob_match(pdp->fun, ""))
+	if (!host->probes->glob_match(pdp->prv, PROC_PROVIDER) ||
+	    !host->probes->glob_match(pdp->mod, PROC_MODULE) ||
+	    !host->probes->glob_match(pdp->fun, ""))
 		return 0;
 	for (size_t i = 0; i < NPROBES; i++) {
 		const proc_probe_t *p = &probes[i];
-		if (!host->glob_match(pdp->prb, p->name) ||
-		    host->probe_lookup(pv, PROC_PROVIDER, PROC_MODULE, "",
-				       p->name))
+		if (!host->probes->glob_match(pdp->prb, p->name) ||
+		    host->probes->lookup(pv, PROC_PROVIDER, PROC_MODULE, "",
+					 p->name))
 			continue;
-		dtrace_probe_t *prp = host->probe_insert(pv, PROC_PROVIDER,
-			PROC_MODULE, "", p->name, (void *)p);
+		dtrace_probe_t *prp =
+			host->probes->insert(pv, PROC_PROVIDER, PROC_MODULE, "",
+					     p->name, (void *)p);
 		if (prp == NULL)
 			return -errno;
 		/* ustack() and uregs[] are the current thread's */
-		host->probe_attr(pv, prp, DTRACE_PROBE_IN_KERNEL);
+		host->probes->attr(pv, prp, DTRACE_PROBE_IN_KERNEL);
 		n++;
 	}
 	return n;
@@ -129,7 +130,7 @@ static int proc_provide(dtrace_provider_t *pv, void *data,
 static int proc_probe_args(dtrace_provider_t *pv, void *data,
 			   const dtrace_probe_t *prp, dtrace_argdesc_t *args)
 {
-	const proc_probe_t *p = host->probe_priv(prp);
+	const proc_probe_t *p = host->probes->priv(prp);
 	int n = 0;
 
 	(void)pv, (void)data;
@@ -139,7 +140,7 @@ static int proc_probe_args(dtrace_provider_t *pv, void *data,
 }
 
 /* Whether the record of cat:event has a field named field (without the
- * warning host->tp_field() gives for a missing one). */
+ * warning host->sites->tp_field() gives for a missing one). */
 static int tp_has_field(const char *cat, const char *event, const char *field)
 {
 	char path[256], line[512], want[64];
@@ -160,7 +161,7 @@ static int tp_has_field(const char *cat, const char *event, const char *field)
  * engine's copy), or -1. */
 static int32_t task_exit_code_offset(dtrace_provider_t *pv)
 {
-	const struct btf *btf = host->kernel_btf(pv);
+	const struct btf *btf = host->bpf->kernel_btf(pv);
 	int32_t res = -1;
 
 	if (btf == NULL)
@@ -182,31 +183,32 @@ static int proc_offsets(dtrace_provider_t *pv, int kind)
 
 	switch (kind) {
 	case K_CREATE: case K_LWP_CREATE:
-		if (host->tp_field(pv, "task", "task_newtask", "pid",
-				   &off.newtask_pid, &size) < 0 ||
-		    host->tp_field(pv, "task", "task_newtask", "clone_flags",
-				   &off.newtask_flags, &size) < 0)
+		if (host->sites->tp_field(pv, "task", "task_newtask", "pid",
+					  &off.newtask_pid, &size) < 0 ||
+		    host->sites->tp_field(pv, "task", "task_newtask",
+					  "clone_flags", &off.newtask_flags,
+					  &size) < 0)
 			return -ENOENT;
 		return 0;
 	case K_EXIT: case K_LWP_EXIT:
 		if (tp_has_field("sched", "sched_process_exit", "group_dead") &&
-		    host->tp_field(pv, "sched", "sched_process_exit",
-				   "group_dead", &off.exit_group_dead,
-				   &size) < 0)
+		    host->sites->tp_field(pv, "sched", "sched_process_exit",
+					  "group_dead", &off.exit_group_dead,
+					  &size) < 0)
 			return -ENOENT;
 		if (off.task_exit_code < 0)
 			off.task_exit_code = task_exit_code_offset(pv);
 		return 0;
 	case K_EXEC_VE: case K_EXEC_AT:
-		path_map = host->map_create(pv, "path",
-					    BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-					    PROC_PATH_MAX, 1);
+		path_map = host->bpf->map_create(pv, "path",
+						 BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+						 PROC_PATH_MAX, 1);
 		return path_map ? 0 : -ENOMEM;
 	case K_SIGNAL:
-		if (host->tp_field(pv, "signal", "signal_generate", "sig",
-				   &off.sig_sig, &size) < 0 ||
-		    host->tp_field(pv, "signal", "signal_generate", "pid",
-				   &off.sig_pid, &size) < 0)
+		if (host->sites->tp_field(pv, "signal", "signal_generate",
+					  "sig", &off.sig_sig, &size) < 0 ||
+		    host->sites->tp_field(pv, "signal", "signal_generate",
+					  "pid", &off.sig_pid, &size) < 0)
 			return -ENOENT;
 		return 0;
 	}
@@ -215,7 +217,7 @@ static int proc_offsets(dtrace_provider_t *pv, int kind)
 
 static int proc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
-	const proc_probe_t *p = host->probe_priv(prp);
+	const proc_probe_t *p = host->probes->priv(prp);
 	int rc;
 
 	(void)data;
@@ -227,10 +229,10 @@ static int proc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 			.size = sizeof(ev), .type = DTRACE_EVENT_TRACEPOINT,
 			.category = s->cat, .name = s->event, .kind = s->kind,
 		};
-		int64_t cookie = host->event(pv, &ev);
+		int64_t cookie = host->sites->event(pv, &ev);
 		if (cookie < 0)
 			return (int)cookie;
-		if ((rc = host->overlay(pv, cookie, 0, prp)) < 0)
+		if ((rc = host->sites->overlay(pv, cookie, 0, prp)) < 0)
 			return rc;
 	}
 	return 0;
@@ -242,12 +244,13 @@ static int proc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
  * sign-extended from 32 bits when sz is BPF_W. */
 static void load_field(dtrace_emitter_t *em, int i, uint32_t at, int sz)
 {
-	host->emit(em, DT_LOAD(sz, DT_R1, DTRACE_REG_CTX, (int16_t)at));
+	host->bpf->emit(em, DT_LOAD(sz, DT_R1, DTRACE_REG_CTX, (int16_t)at));
 	if (sz == BPF_W) {
-		host->emit(em, DT_ALU64_IMM(BPF_LSH, DT_R1, 32));
-		host->emit(em, DT_ALU64_IMM(BPF_ARSH, DT_R1, 32));
+		host->bpf->emit(em, DT_ALU64_IMM(BPF_LSH, DT_R1, 32));
+		host->bpf->emit(em, DT_ALU64_IMM(BPF_ARSH, DT_R1, 32));
 	}
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(i), DT_R1));
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(i), DT_R1));
 }
 
 /* exec: a D string is in the kernel's memory, so the path is copied from
@@ -255,47 +258,51 @@ static void load_field(dtrace_emitter_t *em, int i, uint32_t at, int sz)
  * there.  The program's stack slot at fp-8 stages the map key. */
 static void emit_exec_path(dtrace_emitter_t *em, int16_t field, int skip)
 {
-	host->emit(em, DT_STORE_IMM(BPF_W, DT_FP, -8, 0));
-	host->load_map(em, DT_R1, path_map);
-	host->emit(em, DT_MOV64_REG(DT_R2, DT_FP));
-	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	host->jump(em, BPF_JEQ, DT_R0, 0, skip);
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R0));
-	host->emit(em, DT_MOV64_REG(DT_R1, DT_R0));
-	host->emit(em, DT_MOV64_IMM(DT_R2, PROC_PATH_MAX));
-	host->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX, field));
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user_str));
+	host->bpf->emit(em, DT_STORE_IMM(BPF_W, DT_FP, -8, 0));
+	host->bpf->load_map(em, DT_R1, path_map);
+	host->bpf->emit(em, DT_MOV64_REG(DT_R2, DT_FP));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	host->bpf->jump(em, BPF_JEQ, DT_R0, 0, skip);
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R0));
+	host->bpf->emit(em, DT_MOV64_REG(DT_R1, DT_R0));
+	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, PROC_PATH_MAX));
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX, field));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_user_str));
 }
 
 /* exec-success (fail false) or exec-failure: skip the other outcome; a
  * failure's arg0 is the error number. */
 static void emit_exec_result(dtrace_emitter_t *em, bool fail, int skip)
 {
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, SYSCALL_ARG0));
+	host->bpf->emit(em,
+			DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, SYSCALL_ARG0));
 	if (!fail) {
-		host->jump(em, BPF_JNE, DT_R1, 0, skip);
+		host->bpf->jump(em, BPF_JNE, DT_R1, 0, skip);
 		return;
 	}
-	host->jump(em, BPF_JSGE, DT_R1, 0, skip);
-	host->emit(em, DT_NEG64(DT_R1));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R1));
+	host->bpf->jump(em, BPF_JSGE, DT_R1, 0, skip);
+	host->bpf->emit(em, DT_NEG64(DT_R1));
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R1));
 }
 
 /* create or lwp-create: the clone flags say which; the new task's id in
  * arg0, and for a thread the creating process's pid in arg1. */
 static void emit_create(dtrace_emitter_t *em, bool lwp, int skip)
 {
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-			       (int16_t)off.newtask_flags));
-	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, CLONE_THREAD_FLAG));
-	host->jump(em, lwp ? BPF_JEQ : BPF_JNE, DT_R1, 0, skip);
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			(int16_t)off.newtask_flags));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, CLONE_THREAD_FLAG));
+	host->bpf->jump(em, lwp ? BPF_JEQ : BPF_JNE, DT_R1, 0, skip);
 	load_field(em, 0, off.newtask_pid, BPF_W);
 	if (!lwp)
 		return;
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
-	host->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R0));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R0));
 }
 
 /* exit: only when the last thread of the process exits (group_dead, or
@@ -304,48 +311,52 @@ static void emit_create(dtrace_emitter_t *em, bool lwp, int skip)
  * dump (CLD_DUMPED), or an exit (CLD_EXITED). */
 static void emit_exit(dtrace_emitter_t *em, int skip)
 {
-	int dumped = host->label_new(em), done = host->label_new(em);
+	int dumped = host->bpf->label_new(em), done = host->bpf->label_new(em);
 
 	if (off.exit_group_dead != 0) {
-		host->emit(em, DT_LOAD(BPF_B, DT_R1, DTRACE_REG_CTX,
-				       (int16_t)off.exit_group_dead));
-		host->jump(em, BPF_JEQ, DT_R1, 0, skip);
+		host->bpf->emit(em, DT_LOAD(BPF_B, DT_R1, DTRACE_REG_CTX,
+				(int16_t)off.exit_group_dead));
+		host->bpf->jump(em, BPF_JEQ, DT_R1, 0, skip);
 	} else {
-		host->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
-		host->emit(em, DT_MOV64_REG(DT_R1, DT_R0));
-		host->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R1, 32));
-		host->emit(em, DT_MOV32_REG(DT_R0, DT_R0));
-		host->emit(em, DT_ALU64_REG(BPF_SUB, DT_R0, DT_R1));
-		host->jump(em, BPF_JNE, DT_R0, 0, skip);
+		host->bpf->emit(em,
+				DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+		host->bpf->emit(em, DT_MOV64_REG(DT_R1, DT_R0));
+		host->bpf->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R1, 32));
+		host->bpf->emit(em, DT_MOV32_REG(DT_R0, DT_R0));
+		host->bpf->emit(em, DT_ALU64_REG(BPF_SUB, DT_R0, DT_R1));
+		host->bpf->jump(em, BPF_JNE, DT_R0, 0, skip);
 	}
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), 0));
+	host->bpf->emit(em,
+			DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), 0));
 	if (off.task_exit_code < 0)
 		return;
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_task));
-	host->emit(em, DT_MOV64_REG(DT_R3, DT_R0));
-	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, off.task_exit_code));
-	host->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV(0)));
-	host->emit(em, DT_MOV64_IMM(DT_R2, 4));
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	host->emit(em, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE, ARGV(0)));
-	host->emit(em, DT_MOV64_IMM(DT_R2, 1));		/* CLD_EXITED */
-	host->emit(em, DT_MOV64_REG(DT_R3, DT_R1));
-	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R3, 0x7f));
-	host->jump(em, BPF_JEQ, DT_R3, 0, done);
-	host->emit(em, DT_MOV64_IMM(DT_R2, 2));		/* CLD_KILLED */
-	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, 0x80));
-	host->jump(em, BPF_JNE, DT_R1, 0, dumped);
-	host->jump(em, BPF_JA, 0, 0, done);
-	host->label_place(em, dumped);
-	host->emit(em, DT_MOV64_IMM(DT_R2, 3));		/* CLD_DUMPED */
-	host->label_place(em, done);
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R2));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_task));
+	host->bpf->emit(em, DT_MOV64_REG(DT_R3, DT_R0));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, off.task_exit_code));
+	host->bpf->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV(0)));
+	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 4));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	host->bpf->emit(em, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE, ARGV(0)));
+	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 1));		/* CLD_EXITED */
+	host->bpf->emit(em, DT_MOV64_REG(DT_R3, DT_R1));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R3, 0x7f));
+	host->bpf->jump(em, BPF_JEQ, DT_R3, 0, done);
+	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 2));		/* CLD_KILLED */
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, 0x80));
+	host->bpf->jump(em, BPF_JNE, DT_R1, 0, dumped);
+	host->bpf->jump(em, BPF_JA, 0, 0, done);
+	host->bpf->label_place(em, dumped);
+	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 3));		/* CLD_DUMPED */
+	host->bpf->label_place(em, done);
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R2));
 }
 
 static int proc_trampoline(dtrace_provider_t *pv, void *data,
-			   dtrace_emitter_t *em, int kind, int skip)
+			   dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
+	const int kind = tr->kind, skip = tr->skip;
 	(void)pv, (void)data;
 	switch (kind) {
 	case K_EXEC_VE:
@@ -381,11 +392,4 @@ static const dtrace_provider_ops_t proc_ops = {
 	.trampoline = proc_trampoline,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	/* DTRACE_PROBE_IN_KERNEL came with 3.2, host->kernel_btf with 3.4. */
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 4)
-		return NULL;
-	host = h;
-	return &proc_ops;
-}
+DTRACE_PROVIDER(proc_ops, host)

@@ -99,18 +99,20 @@ static int insert(dtrace_provider_t *pv, const char *name)
 		return 0;
 	/* The kernel will not sample faster than this anyway. */
 	if (period < 10000) {
-		host->error(pv, "profile rate of %s is too high (at most "
-			    "100000 per second)", name);
+		host->report->error(pv,
+				    "profile rate of %s is too high (at most "
+				    "100000 per second)",
+				    name);
 		return -EINVAL;
 	}
-	if (host->probe_lookup(pv, "profile", "", "", name) != NULL)
+	if (host->probes->lookup(pv, "profile", "", "", name) != NULL)
 		return 0;
 	pp = calloc(1, sizeof(*pp));
 	if (pp == NULL)
 		return -ENOMEM;
 	pp->kind = kind;
 	pp->period_ns = period;
-	if (host->probe_insert(pv, "profile", "", "", name, pp) == NULL) {
+	if (host->probes->insert(pv, "profile", "", "", name, pp) == NULL) {
 		free(pp);
 		return -errno;
 	}
@@ -123,7 +125,7 @@ static int profile_provide(dtrace_provider_t *pv, void *data,
 	int n = 0;
 
 	(void)data;
-	if (!host->glob_match(pdp->prv, "profile") ||
+	if (!host->probes->glob_match(pdp->prv, "profile") ||
 	    (pdp->mod && *pdp->mod) || (pdp->fun && *pdp->fun))
 		return 0;
 	for (size_t i = 0; i < sizeof(default_probes) / sizeof(char *); i++) {
@@ -144,7 +146,7 @@ static int profile_provide(dtrace_provider_t *pv, void *data,
 
 static int profile_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
-	const profile_probe_t *pp = host->probe_priv(prp);
+	const profile_probe_t *pp = host->probes->priv(prp);
 	dtrace_perfprobe_t ev = {
 		.type = PERF_TYPE_SOFTWARE,
 		.config = PERF_COUNT_SW_CPU_CLOCK,
@@ -155,31 +157,33 @@ static int profile_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp
 	};
 
 	(void)data;
-	int64_t cookie = host->perf_probe(pv, &ev);
+	int64_t cookie = host->sites->perf(pv, &ev);
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(pv, cookie, 0, prp);
+	return host->sites->overlay(pv, cookie, 0, prp);
 }
 
 /* arg0 = the PC if the sample interrupted the kernel, arg1 the PC if it
  * interrupted a process (the low two bits of CS are the privilege level). */
 static int profile_trampoline(dtrace_provider_t *pv, void *data,
-			      dtrace_emitter_t *em, int kind, int skip)
+			      dtrace_emitter_t *em,
+			      const dtrace_trampoline_t *tr)
 {
 	const int ip = DTRACE_CTX_IP, cs = DTRACE_CTX_REG(CS);
 	const int argv0 = offsetof(dtrace_mstate_t, argv);
-	int user = host->label_new(em), done = host->label_new(em);
+	int user = host->bpf->label_new(em), done = host->bpf->label_new(em);
 
-	(void)pv, (void)data, (void)kind, (void)skip;
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, ip));
-	host->emit(em, DT_LOAD(BPF_DW, DT_R2, DTRACE_REG_CTX, cs));
-	host->emit(em, DT_ALU64_IMM(BPF_AND, DT_R2, 3));
-	host->jump(em, BPF_JEQ, DT_R2, 3, user);
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv0, DT_R1));
-	host->jump(em, BPF_JA, 0, 0, done);
-	host->label_place(em, user);
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv0 + 8, DT_R1));
-	host->label_place(em, done);
+	(void)pv, (void)data;
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX, ip));
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R2, DTRACE_REG_CTX, cs));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R2, 3));
+	host->bpf->jump(em, BPF_JEQ, DT_R2, 3, user);
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv0, DT_R1));
+	host->bpf->jump(em, BPF_JA, 0, 0, done);
+	host->bpf->label_place(em, user);
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv0 + 8, DT_R1));
+	host->bpf->label_place(em, done);
 	return 0;
 }
 
@@ -217,11 +221,4 @@ static const dtrace_provider_ops_t profile_ops = {
 	.free_priv = profile_free,
 };
 
-__attribute__((visibility("default")))
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	if (h->major != DTRACE_PROVIDER_MAJOR)
-		return NULL;
-	host = h;
-	return &profile_ops;
-}
+DTRACE_PROVIDER(profile_ops, host)

@@ -129,7 +129,7 @@ static int sc_insert(dtrace_provider_t *pv, const char *call, int is_return)
 {
 	const char *prb = is_return ? "return" : "entry";
 
-	if (host->probe_lookup(pv, SC_PROVIDER, SC_MODULE, call, prb))
+	if (host->probes->lookup(pv, SC_PROVIDER, SC_MODULE, call, prb))
 		return 0;
 	sc_probe_t *p = calloc(1, sizeof(*p) + strlen(call) + 1);
 	if (p == NULL)
@@ -137,15 +137,16 @@ static int sc_insert(dtrace_provider_t *pv, const char *call, int is_return)
 	p->is_return = is_return;
 	p->nargs = -1;
 	strcpy(p->name, call);
-	dtrace_probe_t *prp = host->probe_insert(pv, SC_PROVIDER, SC_MODULE,
-						 call, prb, p);
+	dtrace_probe_t *prp = host->probes->insert(pv, SC_PROVIDER, SC_MODULE,
+						   call, prb, p);
 	if (prp == NULL) {
 		int rc = -errno;
 		free(p);
 		return rc;
 	}
 	/* ustack() and uregs[] are the calling thread's */
-	host->probe_attr(pv, prp, DTRACE_PROBE_IN_KERNEL | DTRACE_PROBE_SYSCALL);
+	host->probes->attr(pv, prp,
+			   DTRACE_PROBE_IN_KERNEL | DTRACE_PROBE_SYSCALL);
 	return 1;
 }
 
@@ -159,11 +160,11 @@ static int sc_provide(dtrace_provider_t *pv, void *data,
 	struct dirent *de;
 	int n = 0, rc = 0, ncalls = 0;
 
-	if (!host->glob_match(pdp->prv, SC_PROVIDER) ||
-	    !host->glob_match(pdp->mod, SC_MODULE))
+	if (!host->probes->glob_match(pdp->prv, SC_PROVIDER) ||
+	    !host->probes->glob_match(pdp->mod, SC_MODULE))
 		return 0;
-	int entry = host->glob_match(pdp->prb, "entry");
-	int ret = host->glob_match(pdp->prb, "return");
+	int entry = host->probes->glob_match(pdp->prb, "entry");
+	int ret = host->probes->glob_match(pdp->prb, "return");
 	if ((!entry && !ret) || dir == NULL)
 		return 0;
 	DIR *d = opendir(dir);
@@ -172,7 +173,7 @@ static int sc_provide(dtrace_provider_t *pv, void *data,
 	while (rc >= 0 && (de = readdir(d)) != NULL) {
 		const char *call = de->d_name + strlen("sys_enter_");
 		if (strncmp(de->d_name, "sys_enter_", 10) != 0 ||
-		    !host->glob_match(pdp->fun, call))
+		    !host->probes->glob_match(pdp->fun, call))
 			continue;
 		if (entry && (rc = sc_insert(pv, call, 0)) > 0)
 			n += rc;
@@ -186,8 +187,9 @@ static int sc_provide(dtrace_provider_t *pv, void *data,
 		s->wide[1] |= ret;
 	}
 	if (rc < 0) {
-		host->error(pv, "syscall: cannot create the probes of %s: %s",
-			    de ? de->d_name : "?", strerror(-rc));
+		host->report->error(pv,
+			"syscall: cannot create the probes of %s: %s",
+			de ? de->d_name : "?", strerror(-rc));
 		return rc;
 	}
 	return n;
@@ -257,7 +259,7 @@ static void sc_read_args(sc_probe_t *p)
 static int sc_probe_args(dtrace_provider_t *pv, void *data,
 			 const dtrace_probe_t *prp, dtrace_argdesc_t *args)
 {
-	sc_probe_t *p = host->probe_priv(prp);
+	sc_probe_t *p = host->probes->priv(prp);
 
 	(void)pv, (void)data;
 	if (p->is_return) {
@@ -281,16 +283,16 @@ static int sc_enable_raw(dtrace_provider_t *pv, dtrace_probe_t *prp,
 		.name = p->is_return ? "sys_exit" : "sys_enter",
 		.kind = p->is_return ? SC_KIND_RAW_RETURN : SC_KIND_RAW_ENTRY,
 	};
-	int64_t cookie = host->event(pv, &ev);
+	int64_t cookie = host->sites->event(pv, &ev);
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(pv, cookie, SC_RAW_KEY + nr, prp);
+	return host->sites->overlay(pv, cookie, SC_RAW_KEY + nr, prp);
 }
 
 static int sc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	sc_session_t *s = data;
-	sc_probe_t *p = host->probe_priv(prp);
+	sc_probe_t *p = host->probes->priv(prp);
 	char event[256];
 
 	if (!p->is_return && p->nargs < 0)
@@ -306,10 +308,10 @@ static int sc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 		.category = SC_CATEGORY, .name = event,
 		.kind = p->is_return ? SC_KIND_RETURN : p->nargs,
 	};
-	int64_t cookie = host->event(pv, &ev);
+	int64_t cookie = host->sites->event(pv, &ev);
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(pv, cookie, 0, prp);
+	return host->sites->overlay(pv, cookie, 0, prp);
 }
 
 #define SC_ARGV(i)	((int)offsetof(dtrace_mstate_t, argv) + 8 * (i))
@@ -319,16 +321,17 @@ static int sc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 static void sc_emit_return(dtrace_emitter_t *em)
 {
 	const int argv = SC_ARGV(0);
-	int ok = host->label_new(em);
+	int ok = host->bpf->label_new(em);
 
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv, DT_R1));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R1));
-	host->jump(em, BPF_JSGE, DT_R1, 0, ok);
-	host->jump(em, BPF_JSLT, DT_R1, -SC_ERRNO_MAX, ok);
-	host->emit(em, DT_NEG64(DT_R1));
-	host->emit(em, DT_STORE(BPF_W, DTRACE_REG_MSTATE,
-				offsetof(dtrace_mstate_t, errnum), DT_R1));
-	host->label_place(em, ok);
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv, DT_R1));
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R1));
+	host->bpf->jump(em, BPF_JSGE, DT_R1, 0, ok);
+	host->bpf->jump(em, BPF_JSLT, DT_R1, -SC_ERRNO_MAX, ok);
+	host->bpf->emit(em, DT_NEG64(DT_R1));
+	host->bpf->emit(em, DT_STORE(BPF_W, DTRACE_REG_MSTATE,
+			offsetof(dtrace_mstate_t, errnum), DT_R1));
+	host->bpf->label_place(em, ok);
 }
 
 /* argv[first..] = len bytes at the saved registers (raw_syscalls' first
@@ -336,21 +339,21 @@ static void sc_emit_return(dtrace_emitter_t *em)
 static void sc_emit_read_regs(dtrace_emitter_t *em, int first, int off,
 			      int len)
 {
-	host->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, SC_ARGV(first)));
-	host->emit(em, DT_MOV64_IMM(DT_R2, len));
-	host->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX,
-			       DTRACE_CTX_TARG(0)));
-	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, off));
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	host->bpf->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, SC_ARGV(first)));
+	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, len));
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX,
+			DTRACE_CTX_TARG(0)));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, off));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
 }
 
 /* R1 += SC_RAW_KEY, the overlay key's pid: the call's own probes. */
 static void sc_emit_raw_key(dtrace_emitter_t *em)
 {
-	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, SC_RAW_KEY));
-	host->emit(em, DT_STORE(BPF_W, DTRACE_REG_MSTATE,
-				offsetof(dtrace_mstate_t, key.pid), DT_R1));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, SC_RAW_KEY));
+	host->bpf->emit(em, DT_STORE(BPF_W, DTRACE_REG_MSTATE,
+			offsetof(dtrace_mstate_t, key.pid), DT_R1));
 }
 
 /*
@@ -366,19 +369,21 @@ static void sc_emit_raw_entry(dtrace_emitter_t *em)
 	};
 	static const int regs[6] = { DT_R1, DT_R2, DT_R3, DT_R4, DT_R5, DT_R0 };
 
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-			       DTRACE_CTX_TARG(1)));
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			DTRACE_CTX_TARG(1)));
 	sc_emit_raw_key(em);
 	sc_emit_read_regs(em, 0, DTRACE_CTX_REG(R10),
 			  DTRACE_CTX_REG(ORIG_RAX) - DTRACE_CTX_REG(R10));
 	for (int i = 0; i < 6; i++)
-		host->emit(em, DT_LOAD(BPF_DW, regs[i], DTRACE_REG_MSTATE,
-			SC_ARGV(from[i] - DTRACE_PT_R10)));
+		host->bpf->emit(em, DT_LOAD(BPF_DW, regs[i], DTRACE_REG_MSTATE,
+				SC_ARGV(from[i] - DTRACE_PT_R10)));
 	for (int i = 0; i < 6; i++)
-		host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, SC_ARGV(i),
-					regs[i]));
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, SC_ARGV(6), 0));
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, SC_ARGV(7), 0));
+		host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE,
+					     SC_ARGV(i), regs[i]));
+	host->bpf->emit(em,
+			DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, SC_ARGV(6), 0));
+	host->bpf->emit(em,
+			DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, SC_ARGV(7), 0));
 }
 
 /* raw_syscalls:sys_exit(regs, ret): the key from the saved orig_ax (read
@@ -386,11 +391,13 @@ static void sc_emit_raw_entry(dtrace_emitter_t *em)
 static void sc_emit_raw_return(dtrace_emitter_t *em)
 {
 	sc_emit_read_regs(em, 2, DTRACE_CTX_REG(ORIG_RAX), 8);
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_MSTATE, SC_ARGV(2)));
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, SC_ARGV(2), 0));
+	host->bpf->emit(em,
+			DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_MSTATE, SC_ARGV(2)));
+	host->bpf->emit(em,
+			DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, SC_ARGV(2), 0));
 	sc_emit_raw_key(em);
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-			       DTRACE_CTX_TARG(1)));
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			DTRACE_CTX_TARG(1)));
 	sc_emit_return(em);
 }
 
@@ -399,23 +406,25 @@ static void sc_emit_raw_return(dtrace_emitter_t *em)
  * i < N; return: the value returned (sc_emit_return).  Raw: above.
  */
 static int sc_trampoline(dtrace_provider_t *pv, void *data,
-			 dtrace_emitter_t *em, int kind, int skip)
+			 dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
-	(void)pv, (void)data, (void)skip;
+	const int kind = tr->kind;
+	(void)pv, (void)data;
 	if (kind == SC_KIND_RAW_ENTRY) {
 		sc_emit_raw_entry(em);
 	} else if (kind == SC_KIND_RAW_RETURN) {
 		sc_emit_raw_return(em);
 	} else if (kind == SC_KIND_RETURN) {
-		host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-				       SC_ARG0_OFF));
+		host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+				SC_ARG0_OFF));
 		sc_emit_return(em);
 	} else {
 		for (int i = 0; i < kind; i++) {
-			host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-					       SC_ARG0_OFF + 8 * i));
-			host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE,
-						SC_ARGV(i), DT_R1));
+			host->bpf->emit(em,
+					DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+						SC_ARG0_OFF + 8 * i));
+			host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE,
+					SC_ARGV(i), DT_R1));
 		}
 	}
 	return 0;
@@ -439,8 +448,10 @@ static int sc_set_option(dtrace_provider_t *pv, void *data, const char *name,
 	else if (value != NULL && strcmp(value, "percall") == 0)
 		s->mode = SC_PERCALL;
 	else {
-		host->error(pv, "syscall: -x syscall.mode=%s: expected raw or "
-			    "percall", value ? value : "");
+		host->report->error(pv,
+			"syscall: -x syscall.mode=%s: expected raw or "
+			"percall",
+			value ? value : "");
 		return -EINVAL;
 	}
 	return 0;
@@ -482,12 +493,4 @@ static const dtrace_provider_ops_t sc_ops = {
 	.set_option = sc_set_option,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	/* host->event came with 3.1, the mstate's errnum with 3.2,
-	 * DTRACE_PROBE_SYSCALL with 3.4. */
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 4)
-		return NULL;
-	host = h;
-	return &sc_ops;
-}
+DTRACE_PROVIDER(sc_ops, host)

@@ -4,7 +4,7 @@
  *
  * The provider is split by phase:
  *   usdt_notes.c	the <sys/sdt.h> sites of one ELF file, as the engine
- *			reads them (host->elf_stapsdt), with their arguments
+ *			reads them (host->elf->stapsdt), with their arguments
  *			decoded and the provider declarations a `dtrace -G`
  *			object put in .dtrace_prov; cached per file (dev,
  *			inode) for the session.
@@ -14,7 +14,7 @@
  *   usdt_tramp.c	the run-time spec table (a BPF hash map keyed on the
  *			attach cookie) and the trampoline that reads it, or
  *			carries the specs of its program's few sites.
- *   usdt_proc.c	the files mapped by a process (host->proc_maps).
+ *   usdt_proc.c	the files mapped by a process (host->proc->maps).
  *   usdt_prov.c	the provider operations: naming, provide, enable,
  *			argument types.
  *   usdt_sub.c	the subscription to dtprobed.
@@ -115,7 +115,7 @@ typedef enum usdt_sitemode {
 typedef struct usdt_placement {
 	usdt_sitemode_t mode;
 	bool known;		/* the kernel was asked */
-	int kernel;		/* host->uprobe_nop5(): DTRACE_NOP5_* */
+	int kernel;		/* host->sites->uprobe_nop5(): DTRACE_NOP5_* */
 	bool on_nop5;		/* sites with a 5-byte nop get it */
 } usdt_placement_t;
 
@@ -139,7 +139,7 @@ void usdt_placement_debug(const dtrace_host_t *h, dtrace_provider_t *pv,
 			  const usdt_note_t *note, const char *path);
 
 /* The plugin's options (usdt_options.c), and -x usdt.NAME=value into
- * *files_max or *place: 0, or -EINVAL after h->error(). */
+ * *files_max or *place: 0, or -EINVAL after h->report->error(). */
 extern const dtrace_option_t usdt_option_list[];
 int usdt_option_set(const dtrace_host_t *h, dtrace_provider_t *pv,
 		    const char *name, const char *value, int *files_max,
@@ -273,18 +273,18 @@ typedef struct usdt_tramp_site {
 /* Sites a trampoline carries as code at most (see usdt_trampoline). */
 #define USDT_INLINE_SITES	16
 
-/* Emit the trampoline: argv[] from the spec of the firing cookie; with
- * procs (dtprobed's pinned map, else NULL), mstate.instance set at a site
- * of USDT_SPEC_EVERY that the firing process registered.  The nsites
- * sites[] are read by code of their own, only the arguments in args_read
- * (bit i: argv[i]); any other cookie by its entry in specs, or with pass
- * (host->prefilter_pass(), else -1) and sites of its own, by a jump to
- * pass.  closed: the program serves sites[] and never another
- * (host->prog_sole_cookie), whose cookie then goes untested. */
+/* Emit the trampoline tr asks for: argv[] from the spec of the firing
+ * cookie; with procs (dtprobed's pinned map, else NULL), mstate.instance
+ * set at a site of USDT_SPEC_EVERY that the firing process registered.
+ * The nsites sites[] are read by code of their own, only the arguments in
+ * tr->args_read; any other cookie by its entry in specs, or, in the
+ * prefilter (tr->prefilter_pass) with sites of its own, by a jump to the
+ * full path.  A program that serves one site for good
+ * (tr->sole_cookie) runs its code without testing the cookie. */
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
-		     dtrace_map_t *specs, dtrace_map_t *procs,
-		     const usdt_tramp_site_t *sites, int nsites, bool closed,
-		     uint64_t args_read, int skip, int pass);
+		     const dtrace_trampoline_t *tr, dtrace_map_t *specs,
+		     dtrace_map_t *procs, const usdt_tramp_site_t *sites,
+		     int nsites);
 /* Write one spec into the map (fd); 0 or -errno. */
 int usdt_rtspec_store(int map_fd, uint32_t cookie, const usdt_rtspec_t *rt);
 

@@ -3,13 +3,13 @@
  * usdt_notes.c: the <sys/sdt.h> probe sites of an ELF file, as the usdt
  * provider keeps them.
  *
- * The engine reads the notes (host->elf_stapsdt: sites, semaphores and
+ * The engine reads the notes (host->elf->stapsdt: sites, semaphores and
  * their file offsets, containing functions), as it does for dtprobed: one
  * ELF reader.  Here each site's argument specifications are decoded
- * (usdt_args.c; a specification naming a symbol asks host->elf_sym_value),
+ * (usdt_args.c; a specification naming a symbol asks host->elf->sym_value),
  * and the provider declarations of a `dtrace -G` object are read from the
  * section .dtrace_prov (usdt_decl.c).  The strings are then copied and the
- * engine's file released (host->elf_release): a usdt_file_t holds no
+ * engine's file released (host->elf->release): a usdt_file_t holds no
  * descriptor, and the engine keeps nothing of a file only usdt looked at.
  *
  * Invariant: a usdt_file_t is complete when returned and never changes.
@@ -48,7 +48,7 @@ int usdt_sym_lookup(const usdt_symtab_t *st, const char *name,
 {
 	if (st->elf == NULL)
 		return -ENOENT;		/* no file: no symbols */
-	return st->host->elf_sym_value(st->elf, name, addr);
+	return st->host->elf->sym_value(st->elf, name, addr);
 }
 
 char *usdt_probe_name(const char *note_name)
@@ -120,7 +120,7 @@ static bool site_has_nop5(const usdt_symtab_t *st, uint64_t off)
 {
 	unsigned char code[6];
 
-	return st->host->elf_read(st->elf, off, code, sizeof(code)) ==
+	return st->host->elf->read(st->elf, off, code, sizeof(code)) ==
 	       (ssize_t)sizeof(code) && usdt_site_has_nop5(code, sizeof(code));
 }
 
@@ -149,12 +149,12 @@ static int decls_read(const dtrace_host_t *h, usdt_file_t *f)
 	unsigned char *data;
 	int n;
 
-	if (h->elf_section(f->elf, ".dtrace_prov", &off, &size) != 0 ||
+	if (h->elf->section(f->elf, ".dtrace_prov", &off, &size) != 0 ||
 	    size == 0 || size > (uint64_t)f->size)
 		return 0;
 	if ((data = malloc(size)) == NULL)
 		return -ENOMEM;
-	n = h->elf_read(f->elf, off, data, size) == (ssize_t)size ?
+	n = h->elf->read(f->elf, off, data, size) == (ssize_t)size ?
 	    usdt_decls_parse(data, size, &f->decls) : 0;
 	free(data);
 	if (n < 0)
@@ -173,11 +173,11 @@ static int file_read_elf(const dtrace_host_t *h, dtrace_provider_t *pv,
 	size_t n;
 	int err;
 
-	if ((err = h->elf_stapsdt(pv, f->elf, &sd, &n, msg, sizeof(msg))) != 0)
+	if ((err = h->elf->stapsdt(pv, f->elf, &sd, &n, msg, sizeof(msg))) != 0)
 		return err;
 	if (n == 0)
 		return 0;
-	f->pie = h->elf_type(f->elf) == ET_DYN;
+	f->pie = h->elf->type(f->elf) == ET_DYN;
 	if (n > INT32_MAX || (f->notes = calloc(n, sizeof(*f->notes))) == NULL ||
 	    (f->text = malloc(sites_text_size(sd, n))) == NULL)
 		return -ENOMEM;
@@ -187,15 +187,12 @@ static int file_read_elf(const dtrace_host_t *h, dtrace_provider_t *pv,
 	return decls_read(h, f);
 }
 
-/* The engine's file goes when no one else holds it (interface 3.9; an
- * older engine keeps it for the session). */
+/* The engine's file goes when no one else holds it. */
 static void file_release_elf(const dtrace_host_t *h, dtrace_provider_t *pv,
 			     usdt_file_t *f)
 {
-	if (f->elf != NULL &&
-	    h->size >= offsetof(dtrace_host_t, elf_release) +
-		       sizeof(h->elf_release) && h->elf_release != NULL)
-		h->elf_release(pv, f->elf);
+	if (f->elf != NULL)
+		h->elf->release(pv, f->elf);
 	f->elf = NULL;
 }
 
@@ -232,7 +229,7 @@ static usdt_file_t *file_open_read(const dtrace_host_t *h,
 	}
 	if (!S_ISREG(sb->st_mode))
 		return f;
-	*err = h->elf_open(pv, path, &f->elf, msg, sizeof(msg));
+	*err = h->elf->open(pv, path, &f->elf, msg, sizeof(msg));
 	if (*err == -ENOEXEC || *err == -EINVAL) {	/* not ELF: no notes */
 		f->elf = NULL;
 		*err = 0;

@@ -38,8 +38,8 @@ static int set_files(const dtrace_host_t *h, dtrace_provider_t *pv,
 
 	if (value == NULL || *value == '\0' || *end != '\0' || n < 0 ||
 	    n > INT_MAX) {
-		h->error(pv, "usdt: -x usdt.files=%s: expected a count",
-			 value ? value : "");
+		h->report->error(pv, "usdt: -x usdt.files=%s: expected a count",
+				 value ? value : "");
 		return -EINVAL;
 	}
 	*files_max = (int)n;
@@ -51,8 +51,10 @@ static int set_sitemode(const dtrace_host_t *h, dtrace_provider_t *pv,
 {
 	if (usdt_sitemode_parse(value, &place->mode) == 0)
 		return 0;
-	h->error(pv, "usdt: -x usdt.sitemode=%s: expected auto, classic or "
-		 "nop5", value ? value : "");
+	h->report->error(pv,
+			 "usdt: -x usdt.sitemode=%s: expected auto, classic or "
+			 "nop5",
+			 value ? value : "");
 	return -EINVAL;
 }
 

@@ -14,7 +14,7 @@
  * headers have no 5-byte nop after theirs and keep the classic placement.
  *
  * What the kernel makes of a probe on a 5-byte nop is asked of the engine
- * (host->uprobe_nop5), once per session and only when a site has one:
+ * (host->sites->uprobe_nop5), once per session and only when a site has one:
  * the engine asks the kernel, and tries whether a child forked after the
  * optimization survives it (the first kernels with the optimization
  * crash such a child: then the classic placement is kept).
@@ -65,26 +65,19 @@ int usdt_sitemode_parse(const char *value, usdt_sitemode_t *mode)
 	return -EINVAL;
 }
 
-/* The engine's answer (interface 3.10; an older engine: a trap). */
-static int kernel_nop5(const dtrace_host_t *h, dtrace_provider_t *pv)
-{
-	if (h->size < offsetof(dtrace_host_t, uprobe_nop5) +
-		      sizeof(h->uprobe_nop5) || h->uprobe_nop5 == NULL)
-		return DTRACE_NOP5_TRAP;
-	return h->uprobe_nop5(pv);
-}
-
 void usdt_placement_decide(const dtrace_host_t *h, dtrace_provider_t *pv,
 			   usdt_placement_t *pl)
 {
 	if (pl->known || pl->mode == USDT_SITE_CLASSIC)
 		return;
-	pl->kernel = kernel_nop5(h, pv);
+	pl->kernel = h->sites->uprobe_nop5(pv);
 	pl->known = true;
 	pl->on_nop5 = pl->mode == USDT_SITE_NOP5 ||
 		      pl->kernel == DTRACE_NOP5_OPTIMIZED;
 	if (pl->mode == USDT_SITE_NOP5 && pl->kernel == DTRACE_NOP5_FORK_UNSAFE)
-		h->warn(pv, "usdt: -x usdt.sitemode=nop5: this kernel's "
+		h->report->warn(
+			pv,
+			"usdt: -x usdt.sitemode=nop5: this kernel's "
 			"optimized uprobes crash a child that a traced process "
 			"forks: trace only programs that do not fork");
 }
@@ -98,16 +91,14 @@ void usdt_placement_debug(const dtrace_host_t *h, dtrace_provider_t *pv,
 			  const usdt_placement_t *pl, const dtrace_probe_t *prp,
 			  const usdt_note_t *note, const char *path)
 {
-	if (h->size < offsetof(dtrace_host_t, debug) + sizeof(h->debug) ||
-	    h->debug == NULL)
-		return;
-	h->debug(pv, "probe %s:%s:%s:%s: the site at offset 0x%llx of %s: on %s",
-		 h->probe_name(prp, DTRACE_FIELD_PRV),
-		 h->probe_name(prp, DTRACE_FIELD_MOD),
-		 h->probe_name(prp, DTRACE_FIELD_FUN),
-		 h->probe_name(prp, DTRACE_FIELD_PRB),
-		 (unsigned long long)note->offset, path,
-		 usdt_placement_name(pl, note));
+	h->report->debug(
+		pv, "probe %s:%s:%s:%s: the site at offset 0x%llx of %s: on %s",
+		h->probes->name(prp, DTRACE_FIELD_PRV),
+		h->probes->name(prp, DTRACE_FIELD_MOD),
+		h->probes->name(prp, DTRACE_FIELD_FUN),
+		h->probes->name(prp, DTRACE_FIELD_PRB),
+		(unsigned long long)note->offset, path,
+		usdt_placement_name(pl, note));
 }
 
 const char *usdt_placement_name(const usdt_placement_t *pl,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * usdt_proc.c: the files a process maps, from its mappings as the engine's
- * one reader of /proc/PID/maps gives them (host->proc_maps).
+ * one reader of /proc/PID/maps gives them (host->proc->maps).
  *
  * Only file-backed mappings of regular files count (a probe site lives in
  * an executable mapping, but a note may be read from any mapping of the
@@ -155,12 +155,12 @@ static int proc_scan(const dtrace_host_t *h, pid_t pid, mapping_set_t *s)
 {
 	dtrace_mapping_t *maps;
 	size_t n;
-	int err = h->proc_maps(pid, &maps, &n);
+	int err = h->proc->maps(pid, &maps, &n);
 	if (err)
 		return err;
 	for (size_t i = 0; err == 0 && i < n; i++)
 		err = mapping_add(pid, &maps[i], s);
-	h->proc_maps_free(maps, n);
+	h->proc->maps_free(maps, n);
 	return err;
 }
 

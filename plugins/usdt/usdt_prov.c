@@ -189,7 +189,7 @@ static bool query_names_file(const usdt_query_t *q, const usdt_file_t *f)
 {
 	if (q->by_path)
 		return q->ino != 0 && f->dev == q->dev && f->ino == q->ino;
-	return host->glob_match(q->pdp->mod, f->module);
+	return host->probes->glob_match(q->pdp->mod, f->module);
 }
 
 /* Split "name1234" into "name" and pid 1234 when that process exists. */
@@ -221,24 +221,24 @@ static usdt_probe_t *probe_get(dtrace_provider_t *dtp, const char *prv,
 			       const char *mod, const char *fun,
 			       const char *prb, pid_t pid, bool *created)
 {
-	dtrace_probe_t *prp = host->probe_lookup(dtp, prv, mod, fun, prb);
+	dtrace_probe_t *prp = host->probes->lookup(dtp, prv, mod, fun, prb);
 	*created = false;
 	/* A probe without private data was made at run time by the engine
 	 * (DTRACE_PROBE_TEMPLATE): probe_insert() makes it ours. */
-	if (prp != NULL && host->probe_priv(prp) != NULL)
-		return host->probe_priv(prp);
+	if (prp != NULL && host->probes->priv(prp) != NULL)
+		return host->probes->priv(prp);
 	usdt_probe_t *pr = calloc(1, sizeof(*pr));
 	if (pr == NULL)
 		return NULL;
 	pr->pid = pid;
-	pr->prp = host->probe_insert(dtp, prv, mod, fun, prb, pr);
+	pr->prp = host->probes->insert(dtp, prv, mod, fun, prb, pr);
 	if (pr->prp == NULL) {
 		free(pr);
 		return NULL;
 	}
 	/* The probe of the processes not seen yet stands for each of them. */
-	if (pid == 0 && host->probe_attr(dtp, pr->prp,
-					 DTRACE_PROBE_TEMPLATE) < 0) {
+	if (pid == 0 && host->probes->attr(dtp, pr->prp,
+					   DTRACE_PROBE_TEMPLATE) < 0) {
 		free(pr);
 		return NULL;
 	}
@@ -331,14 +331,14 @@ static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 static int note_matches(const usdt_query_t *q, const usdt_note_t *note)
 {
 	if (q->pid ? strcmp(q->prvpat, note->provider) != 0 :
-		     !host->glob_match(q->prvpat, note->provider))
+		     !host->probes->glob_match(q->prvpat, note->provider))
 		return 0;
-	if (!host->glob_match(q->pdp->fun, note->func))
+	if (!host->probes->glob_match(q->pdp->fun, note->func))
 		return 0;
 	char *name = usdt_probe_name(note->name);
 	if (name == NULL)
 		return -ENOMEM;
-	int match = host->glob_match(q->pdp->prb, name);
+	int match = host->probes->glob_match(q->pdp->prb, name);
 	free(name);
 	return match != 0;
 }
@@ -375,8 +375,8 @@ static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
 static void file_unreadable(dtrace_provider_t *dtp, const char *path, int err)
 {
 	if (err == EMFILE || err == ENFILE || err == ENOMEM)
-		host->warn(dtp, "cannot read the USDT notes of %s: %s", path,
-			   strerror(err));
+		host->report->warn(dtp, "cannot read the USDT notes of %s: %s",
+				   path, strerror(err));
 }
 
 /* The file m maps, when it has notes the provider keeps or may keep:
@@ -433,9 +433,10 @@ static int provide_file(dtrace_provider_t *dtp, usdt_state_t *st,
 					     name, pid, &isnew);
 		free(name);
 		if (pr == NULL) {
-			host->error(dtp, "cannot create probe %s:%s:%s:%s: %s",
-				    prv, f->module, note->func, note->name,
-				    strerror(errno));
+			host->report->error(dtp,
+				"cannot create probe %s:%s:%s:%s: %s",
+				prv, f->module, note->func, note->name,
+				strerror(errno));
 			return -errno;
 		}
 		st->matched = true;
@@ -498,7 +499,7 @@ static int provide_registered(dtrace_provider_t *dtp, usdt_state_t *st,
 	int total = 0;
 	for (const usdt_reg_t *r = st->regs; r != NULL; r = r->next) {
 		if (q->pid ? r->pid != q->pid :
-			     !host->glob_match(q->prvpat, r->provider))
+			     !host->probes->glob_match(q->prvpat, r->provider))
 			continue;
 		char alt[PATH_MAX];
 		usdt_mapping_t m = { .path = r->module, .pid = r->pid };
@@ -545,9 +546,10 @@ static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
  * when tracing starts, before BEGIN. */
 static int watch_processes(dtrace_provider_t *dtp, const usdt_query_t *q)
 {
-	if (host->watch_exec == NULL)
+	if (host->sites->watch_exec == NULL)
 		return 0;
-	return q->pid == 0 ? host->gate_exec(dtp) : host->watch_exec(dtp);
+	return q->pid == 0 ? host->sites->gate_exec(dtp)
+			   : host->sites->watch_exec(dtp);
 }
 
 static int usdt_provide(dtrace_provider_t *dtp, void *data,
@@ -571,8 +573,10 @@ static int usdt_provide(dtrace_provider_t *dtp, void *data,
 		if (!st->all_scanned) {
 			st->nall = usdt_all_mappings(host, &st->all);
 			if (st->nall < 0) {
-				host->error(dtp, "cannot read the processes' "
-					    "mappings: %s", strerror(-st->nall));
+				host->report->error(dtp,
+					"cannot read the processes' "
+					"mappings: %s",
+					strerror(-st->nall));
 				st->nall = 0;
 				return -ENOMEM;
 			}
@@ -623,7 +627,7 @@ static const char *note_type(const usdt_arg_t *a)
 static int usdt_probe_args(dtrace_provider_t *dtp, void *data,
 			   const dtrace_probe_t *prp, dtrace_argdesc_t *args)
 {
-	const usdt_probe_t *pr = host->probe_priv(prp);
+	const usdt_probe_t *pr = host->probes->priv(prp);
 	if (pr == NULL || pr->nsites == 0)
 		return 0;
 	if (pr->declared) {
@@ -640,8 +644,7 @@ static int usdt_probe_args(dtrace_provider_t *dtp, void *data,
 		return n < DTRACE_ARGS_MAX ? n : DTRACE_ARGS_MAX;
 	}
 	const usdt_note_t *note = pr->sites[0].note;
-	const int max = DTRACE_HOST_ARGS_MAX(host);
-	int n = note->nargs < max ? note->nargs : max;
+	int n = note->nargs < DTRACE_ARGS_MAX ? note->nargs : DTRACE_ARGS_MAX;
 	for (int i = 0; i < n; i++) {
 		args[i].native = note_type(&note->args[i]);
 		args[i].xlate = NULL;
@@ -685,7 +688,7 @@ static void usdt_probe_stability(dtrace_provider_t *dtp, void *data,
 				 const dtrace_probe_t *prp,
 				 dtrace_stability_t attr[6])
 {
-	const usdt_probe_t *pr = host->probe_priv(prp);
+	const usdt_probe_t *pr = host->probes->priv(prp);
 	/* <sys/sdt.h> notes say nothing of stability: Evolving names and
 	 * data of Common class, what USDT providers commonly declare. */
 	for (int i = 0; i < 6; i++)
@@ -711,26 +714,28 @@ static void usdt_probe_stability(dtrace_provider_t *dtp, void *data,
 static dtrace_map_t *specs_map(dtrace_provider_t *dtp, usdt_state_t *st)
 {
 	if (st->specs == NULL)
-		st->specs = host->map_create(dtp, USDT_SPECS_MAP,
-					     BPF_MAP_TYPE_HASH,
-					     sizeof(uint32_t),
-					     sizeof(usdt_rtspec_t),
-					     USDT_SPECS_MAX);
+		st->specs = host->bpf->map_create(dtp, USDT_SPECS_MAP,
+						  BPF_MAP_TYPE_HASH,
+						  sizeof(uint32_t),
+						  sizeof(usdt_rtspec_t),
+						  USDT_SPECS_MAX);
 	return st->specs;
 }
 
 /* Write the specs kept back until the map had a descriptor. */
 static int specs_flush(dtrace_provider_t *dtp, usdt_state_t *st)
 {
-	int fd = st->specs ? host->map_fd(st->specs) : -1;
+	int fd = st->specs ? host->bpf->map_fd(st->specs) : -1;
 	if (fd < 0)
 		return 0;
 	for (int i = 0; i < st->npending; i++) {
 		int err = usdt_rtspec_store(fd, st->pending[i].cookie,
 					    &st->pending[i].spec);
 		if (err < 0) {
-			host->error(dtp, "cannot store the argument table of "
-				    "a usdt probe: %s", strerror(-err));
+			host->report->error(dtp,
+				"cannot store the argument table of "
+				"a usdt probe: %s",
+				strerror(-err));
 			return err;
 		}
 	}
@@ -799,10 +804,10 @@ static int spec_queue(usdt_state_t *st, uint32_t cookie,
 static void probe_fullname(const dtrace_probe_t *prp, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s:%s:%s:%s",
-		 host->probe_name(prp, DTRACE_FIELD_PRV),
-		 host->probe_name(prp, DTRACE_FIELD_MOD),
-		 host->probe_name(prp, DTRACE_FIELD_FUN),
-		 host->probe_name(prp, DTRACE_FIELD_PRB));
+		 host->probes->name(prp, DTRACE_FIELD_PRV),
+		 host->probes->name(prp, DTRACE_FIELD_MOD),
+		 host->probes->name(prp, DTRACE_FIELD_FUN),
+		 host->probes->name(prp, DTRACE_FIELD_PRB));
 }
 
 /* Once per probe: arguments that read as 0. */
@@ -814,17 +819,20 @@ static void warn_args(dtrace_provider_t *dtp, usdt_probe_t *pr,
 		return;
 	if (note->bad_arg >= 0 && note->bad_arg < DTRACE_ARGS_MAX) {
 		probe_fullname(prp, name, sizeof(name));
-		host->warn(dtp, "probe %s: cannot decode argument %d (\"%s\"): "
-			   "arg%d reads as 0", name, note->bad_arg,
-			   note->bad_spec ? note->bad_spec : "",
-			   note->bad_arg);
+		host->report->warn(dtp,
+			"probe %s: cannot decode argument %d (\"%s\"): "
+			"arg%d reads as 0",
+			name, note->bad_arg,
+			note->bad_spec ? note->bad_spec : "",
+			note->bad_arg);
 		pr->warned = true;
 	}
-	if (note->nargs > DTRACE_HOST_ARGS_MAX(host)) {
+	if (note->nargs > DTRACE_ARGS_MAX) {
 		probe_fullname(prp, name, sizeof(name));
-		host->warn(dtp, "probe %s: has %d arguments; only args[0.."
-			   "%d] are available", name, note->nargs,
-			   DTRACE_HOST_ARGS_MAX(host) - 1);
+		host->report->warn(dtp,
+				   "probe %s: has %d arguments; only args[0.."
+				   "%d] are available",
+				   name, note->nargs, DTRACE_ARGS_MAX - 1);
 		pr->warned = true;
 	}
 }
@@ -851,9 +859,10 @@ static void warn_inlined_changed(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (!c->inlined || c->note == NULL || c->note == s->note ||
 	    same_spec(st, c->note, s->note))
 		return;
-	host->warn(dtp, "the site at offset 0x%llx of %s changed while "
-		   "traced: its arguments are read as it was first seen",
-		   (unsigned long long)s->note->offset, s->path);
+	host->report->warn(dtp,
+		"the site at offset 0x%llx of %s changed while "
+		"traced: its arguments are read as it was first seen",
+		(unsigned long long)s->note->offset, s->path);
 }
 
 /* Place one site's uprobe, overlay the probe on it, queue its specs. */
@@ -874,10 +883,10 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 		.kind = 0,
 		.flags = 0,
 	};
-	int64_t cookie = host->uprobe(dtp, &up);
+	int64_t cookie = host->sites->uprobe(dtp, &up);
 	if (cookie <= 0)
 		return cookie < 0 ? (int)cookie : -EINVAL;
-	int err = host->overlay(dtp, cookie, pr->pid, prp);
+	int err = host->sites->overlay(dtp, cookie, pr->pid, prp);
 	if (err < 0)
 		return err;
 	usdt_placement_debug(host, dtp, &st->place, prp, s->note, s->path);
@@ -895,7 +904,7 @@ static int enable_site(dtrace_provider_t *dtp, usdt_state_t *st,
 static int usdt_enable(dtrace_provider_t *dtp, void *data, dtrace_probe_t *prp)
 {
 	usdt_state_t *st = data;
-	usdt_probe_t *pr = host->probe_priv(prp);
+	usdt_probe_t *pr = host->probes->priv(prp);
 	int placed = 0, err = -ENOENT;
 	char name[512];
 
@@ -908,10 +917,12 @@ static int usdt_enable(dtrace_provider_t *dtp, void *data, dtrace_probe_t *prp)
 			return rc;
 		if (rc < 0) {
 			probe_fullname(prp, name, sizeof(name));
-			host->warn(dtp, "probe %s: cannot trace the site at "
-				   "offset 0x%llx of %s: %s", name,
-				   (unsigned long long)s->note->offset,
-				   s->path, strerror(-rc));
+			host->report->warn(dtp,
+					   "probe %s: cannot trace the site at "
+					   "offset 0x%llx of %s: %s",
+					   name,
+					   (unsigned long long)s->note->offset,
+					   s->path, strerror(-rc));
 			err = rc;
 			continue;
 		}
@@ -922,8 +933,8 @@ static int usdt_enable(dtrace_provider_t *dtp, void *data, dtrace_probe_t *prp)
 	pr->nenabled = pr->nsites;
 	if (placed == 0) {
 		probe_fullname(prp, name, sizeof(name));
-		host->error(dtp, "failed to enable %s: %s", name,
-			    strerror(-err));
+		host->report->error(dtp, "failed to enable %s: %s", name,
+				    strerror(-err));
 		return err;
 	}
 	return specs_flush(dtp, st);
@@ -936,24 +947,19 @@ static int usdt_enable(dtrace_provider_t *dtp, void *data, dtrace_probe_t *prp)
  * (one not for every process, while the trampoline checks registrations)
  * is left to the lookup, as are other providers' sites.  Returns how many.
  */
-static int inline_sites(dtrace_provider_t *dtp, usdt_state_t *st,
+static int inline_sites(const dtrace_trampoline_t *tr, usdt_state_t *st,
 			usdt_tramp_site_t *sites, usdt_rtspec_t *buf)
 {
-	int64_t cookies[USDT_INLINE_SITES + 1];
 	int n = 0;
 
-	if (host->size < offsetof(dtrace_host_t, prog_cookies) +
-			 sizeof(host->prog_cookies) ||
-	    host->prog_cookies == NULL ||
+	if (tr->ncookies > USDT_INLINE_SITES ||
 	    getenv("DTRACE_BENCH_USDT_LOOKUP") != NULL)
 		return 0;
-	size_t nc = host->prog_cookies(dtp, cookies, USDT_INLINE_SITES + 1);
-	if (nc > USDT_INLINE_SITES)
-		return 0;
-	for (size_t i = 0; i < nc; i++) {
-		if (cookies[i] <= 0 || (uint64_t)cookies[i] >= st->ncookies)
+	for (size_t i = 0; i < tr->ncookies; i++) {
+		int64_t cookie = tr->cookies[i];
+		if (cookie <= 0 || (uint64_t)cookie >= st->ncookies)
 			continue;
-		usdt_cookie_t *c = &st->cookies[cookies[i]];
+		usdt_cookie_t *c = &st->cookies[cookie];
 		if (c->note == NULL || (st->procs != NULL &&
 					!(c->flags & USDT_SPEC_EVERY)))
 			continue;
@@ -961,18 +967,10 @@ static int inline_sites(dtrace_provider_t *dtp, usdt_state_t *st,
 							  c->note), &buf[n]);
 		buf[n].flags |= c->flags;
 		c->inlined = true;
-		sites[n] = (usdt_tramp_site_t){ (uint32_t)cookies[i], &buf[n] };
+		sites[n] = (usdt_tramp_site_t){ (uint32_t)cookie, &buf[n] };
 		n++;
 	}
 	return n;
-}
-
-/* The one site the program being built serves for good, or 0. */
-static int64_t sole_cookie(dtrace_provider_t *dtp)
-{
-	return host->size >= offsetof(dtrace_host_t, prog_sole_cookie) +
-			     sizeof(host->prog_sole_cookie) &&
-	       host->prog_sole_cookie ? host->prog_sole_cookie(dtp) : 0;
 }
 
 /* Whether a description remembered for the processes to come covers
@@ -986,7 +984,7 @@ static bool descs_every(const usdt_state_t *st)
 }
 
 static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
-			   dtrace_emitter_t *em, int kind, int skip)
+			   dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
 	usdt_state_t *st = data;
 	dtrace_map_t *specs = specs_map(dtp, st);
@@ -1003,17 +1001,11 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	 * the sites placed later too. */
 	if ((st->any_every || descs_every(st)) && st->procs == NULL &&
 	    access(usdt_reg_map_path(), F_OK) == 0)
-		st->procs = host->map_pinned(dtp, usdt_reg_map_path());
+		st->procs = host->bpf->map_pinned(dtp, usdt_reg_map_path());
 	usdt_rtspec_t buf[USDT_INLINE_SITES];
 	usdt_tramp_site_t sites[USDT_INLINE_SITES];
-	int nsites = inline_sites(dtp, st, sites, buf);
-	uint64_t args_read = host->size > offsetof(dtrace_host_t, args_read) &&
-			     host->args_read ? host->args_read(dtp) : ~0ull;
-	int pass = host->size > offsetof(dtrace_host_t, prefilter_pass) &&
-		   host->prefilter_pass ? host->prefilter_pass(dtp) : -1;
-	usdt_tramp_emit(host, em, specs, st->procs, sites, nsites,
-			nsites == 1 && sole_cookie(dtp) == sites[0].cookie,
-			args_read, skip, pass);
+	int nsites = inline_sites(tr, st, sites, buf);
+	usdt_tramp_emit(host, em, tr, specs, st->procs, sites, nsites);
 	return 0;
 }
 
@@ -1135,16 +1127,19 @@ static void file_dropped(dtrace_provider_t *dtp, usdt_state_t *st,
 			 const usdt_file_t *f)
 {
 	if (st->ndropped++ == 0)
-		host->warn(dtp, "%s has USDT probes that are not traced: %d "
-			   "files with USDT probes are kept already, as many "
-			   "as they may (-x usdtfiles)", f->path, st->files_max);
+		host->report->warn(
+			dtp,
+			"%s has USDT probes that are not traced: %d "
+			"files with USDT probes are kept already, as many "
+			"as they may (-x usdtfiles)",
+			f->path, st->files_max);
 }
 
 static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
 		       const usdt_query_t *q, usdt_file_t *f)
 {
 	/* the query's own description may be one provide() is given again
-	 * while tracing (host->provide_again) that was not kept */
+	 * while tracing (host->probes->provide_again) that was not kept */
 	int wanted = query_wants_file(q, f);
 
 	if (wanted == 0)
@@ -1345,7 +1340,7 @@ static void *usdt_attach_session(dtrace_provider_t *dtp)
 {
 	usdt_state_t *st = calloc(1, sizeof(*st));
 	if (st == NULL) {
-		host->error(dtp, "usdt: out of memory");
+		host->report->error(dtp, "usdt: out of memory");
 		return NULL;
 	}
 	st->sub_fd = -1;
@@ -1370,9 +1365,10 @@ static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 	if (st == NULL)
 		return;
 	if (st->ndropped > 0)
-		host->warn(dtp, "%d files with USDT probes not traced: more "
-			   "than %d (-x usdtfiles)", st->ndropped,
-			   st->files_max);
+		host->report->warn(dtp,
+				   "%d files with USDT probes not traced: more "
+				   "than %d (-x usdtfiles)",
+				   st->ndropped, st->files_max);
 	usdt_filecache_free(&st->fc);
 	usdt_mappings_free(st->all, st->nall);
 	usdt_reg_free(st->regs);
@@ -1400,7 +1396,7 @@ static bool probe_in_module(const usdt_query_t *q, const usdt_probe_t *pr,
 	const char *slash;
 
 	if (!q->by_path)
-		return host->glob_match(q->pdp->mod, mod);
+		return host->probes->glob_match(q->pdp->mod, mod);
 	if (pr == NULL) {
 		slash = strrchr(q->pdp->mod, '/');
 		return strcmp(slash + 1, mod) == 0;
@@ -1419,19 +1415,24 @@ static int usdt_probe_match(dtrace_provider_t *dtp, void *data,
 			    const dtrace_probe_t *prp,
 			    const dtrace_probedesc_t *pdp)
 {
-	const usdt_probe_t *pr = host->probe_priv(prp);
-	const char *prv = host->probe_name(prp, DTRACE_FIELD_PRV);
+	const usdt_probe_t *pr = host->probes->priv(prp);
+	const char *prv = host->probes->name(prp, DTRACE_FIELD_PRV);
 	usdt_query_t q;
 
 	query_init(&q, pdp);
-	if (!probe_in_module(&q, pr, host->probe_name(prp, DTRACE_FIELD_MOD)) ||
-	    !host->glob_match(pdp->fun, host->probe_name(prp, DTRACE_FIELD_FUN)) ||
-	    !host->glob_match(pdp->prb, host->probe_name(prp, DTRACE_FIELD_PRB)))
+	if (!probe_in_module(&q, pr,
+			     host->probes->name(prp, DTRACE_FIELD_MOD)) ||
+	    !host->probes->glob_match(pdp->fun,
+				      host->probes->name(prp,
+							 DTRACE_FIELD_FUN)) ||
+	    !host->probes->glob_match(pdp->prb,
+				      host->probes->name(prp,
+							 DTRACE_FIELD_PRB)))
 		return 0;
-	if (host->glob_match(pdp->prv, prv))
+	if (host->probes->glob_match(pdp->prv, prv))
 		return 1;
 	return pr != NULL && pr->pid != 0 && pr->base != NULL && q.pid == 0 &&
-	       host->glob_match(q.prvpat, pr->base);
+	       host->probes->glob_match(q.prvpat, pr->base);
 }
 
 static int usdt_set_option(dtrace_provider_t *dtp, void *data,
@@ -1472,16 +1473,4 @@ static const dtrace_provider_ops_t usdt_ops = {
 	.gate_sections = usdt_gate_sections,
 };
 
-__attribute__((visibility("default")))
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h);
-
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	/* processes' mappings (usdt_proc.c) and notes (usdt_notes.c) came
-	 * with 3.6 */
-	if (h->major != DTRACE_PROVIDER_MAJOR ||
-	    h->size < offsetof(dtrace_host_t, elf_type) + sizeof(h->elf_type))
-		return NULL;
-	host = h;
-	return &usdt_ops;
-}
+DTRACE_PROVIDER(usdt_ops, host)

@@ -60,11 +60,14 @@ int usdt_sub_open(void)
 
 void usdt_sub_warn_none(const dtrace_host_t *h, dtrace_provider_t *pv)
 {
-	h->warn(pv, "usdt: no dtprobed answers at %s: a program that starts "
+	h->report->warn(
+		pv,
+		"usdt: no dtprobed answers at %s: a program that starts "
 		"while tracing fires as its provider without its pid (myapp, "
 		"not myapp1234) until dtrace sees it; start dtprobed "
 		"(systemctl start dtprobed) to have it named from its first "
-		"firing", usdt_reg_socket_path());
+		"firing",
+		usdt_reg_socket_path());
 }
 
 void usdt_sub_sync(void)

@@ -22,22 +22,21 @@
  * A cookie with no entry is not a site of this provider: the firing is
  * skipped.  Argument slots past nargs stay 0.
  *
- * A program that serves few sites (USDT_INLINE_SITES) carries their specs
- * as code instead: the engine says which cookies the program serves
- * (host->prog_cookies), the trampoline compares the firing cookie with
- * each and runs that site's own straight-line code, which reads only the
- * arguments the clauses may read.  The map lookup (the hash of the
- * cookie, then its bucket and element, two more pages touched) cost about
- * half of a firing's time in BPF.  A program that serves one site for
- * good (host->prog_sole_cookie: the engine gives sites placed later a
- * program of their own) runs that site's code untested.  Sites placed
- * after the program was built, and programs of many sites, take the
- * lookup.  Beside sites of
- * its own, the lookup is a function at the end of the program
- * (host->cold, host->call): its code, some ten kilobytes once compiled,
- * would otherwise stand between the pages a firing runs through.  In the
- * prefilter (the engine's first test of argument-only predicates), an
- * unknown cookie says "read in full" instead (host->prefilter_pass).
+ * A program that serves few sites (USDT_INLINE_SITES) carries their specs as
+ * code instead: the engine says which cookies the program serves
+ * (the trampoline's cookies (dtrace_trampoline_t)), the trampoline compares the firing cookie with each and
+ * runs that site's own straight-line code, which reads only the arguments the
+ * clauses may read.  The map lookup (the hash of the cookie, then its bucket
+ * and element, two more pages touched) cost about half of a firing's time in
+ * BPF.  A program that serves one site for good (dtrace_trampoline_t's
+ * sole_cookie: the engine gives sites placed later a program of their own) runs
+ * that site's code untested.  Sites placed after the program was built, and
+ * programs of many sites, take the lookup.  Beside sites of its own, the lookup
+ * is a function at the end of the program (host->bpf->cold, host->bpf->call):
+ * its code, some ten kilobytes once compiled, would otherwise stand between the
+ * pages a firing runs through.  In the prefilter (the engine's first test of
+ * argument-only predicates), an unknown cookie says "read in full" instead
+ * (dtrace_trampoline_t's prefilter_pass).
  *
  * At a site where the probe for every process is overlaid (USDT_SPEC_EVERY),
  * the trampoline also looks the firing process's (pid, site address) up in
@@ -104,7 +103,7 @@ typedef struct tramp {
 
 static void emit(tramp_t *t, struct bpf_insn insn)
 {
-	t->h->emit(t->em, insn);
+	t->h->bpf->emit(t->em, insn);
 }
 
 #define ARGV_OFF(i)	((int16_t)DTRACE_MSTATE_ARG(i))
@@ -121,17 +120,17 @@ static void emit(tramp_t *t, struct bpf_insn insn)
  */
 static void emit_ctx_load(tramp_t *t, int dst, int bad)
 {
-	int got = t->h->label_new(t->em);
+	int got = t->h->bpf->label_new(t->em);
 
 	for (int off = 0; off < USDT_PTREGS_SIZE; off += 8) {
-		int next = t->h->label_new(t->em);
-		t->h->jump(t->em, BPF_JNE, DT_R3, off, next);
+		int next = t->h->bpf->label_new(t->em);
+		t->h->bpf->jump(t->em, BPF_JNE, DT_R3, off, next);
 		emit(t, DT_LOAD(BPF_DW, dst, DTRACE_REG_CTX, off));
-		t->h->jump(t->em, BPF_JA, 0, 0, got);
-		t->h->label_place(t->em, next);
+		t->h->bpf->jump(t->em, BPF_JA, 0, 0, got);
+		t->h->bpf->label_place(t->em, next);
 	}
-	t->h->jump(t->em, BPF_JA, 0, 0, bad);
-	t->h->label_place(t->em, got);
+	t->h->bpf->jump(t->em, BPF_JA, 0, 0, bad);
+	t->h->bpf->label_place(t->em, got);
 }
 
 /* R8 = the pt_regs field at the byte offset in R3, or goto bad.  A high
@@ -150,15 +149,15 @@ static void emit_read_reg(tramp_t *t, int bad)
 /* R8 += index register << scale, when the spec has an index. */
 static void emit_index(tramp_t *t, int i, int bad)
 {
-	int none = t->h->label_new(t->em);
+	int none = t->h->bpf->label_new(t->em);
 	emit(t, DT_LOAD(BPF_B, DT_R3, DT_R9, RT_OFF(i, index)));
-	t->h->jump(t->em, BPF_JEQ, DT_R3, USDT_NOREG, none);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R3, USDT_NOREG, none);
 	emit_ctx_load(t, DT_R1, bad);
 	emit(t, DT_LOAD(BPF_B, DT_R2, DT_R9, RT_OFF(i, scale_shift)));
 	emit(t, DT_ALU64_IMM(BPF_AND, DT_R2, 3));
 	emit(t, DT_ALU64_REG(BPF_LSH, DT_R1, DT_R2));
 	emit(t, DT_ALU64_REG(BPF_ADD, DT_R8, DT_R1));
-	t->h->label_place(t->em, none);
+	t->h->bpf->label_place(t->em, none);
 }
 
 /* R8 = the declared-size value at user address R8 + displacement. */
@@ -168,7 +167,7 @@ static void emit_read_mem(tramp_t *t, int i, int bad)
 	emit(t, DT_ALU64_REG(BPF_ADD, DT_R8, DT_R1));
 	emit(t, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, ARGV_OFF(i), 0));
 	emit(t, DT_LOAD(BPF_B, DT_R2, DT_R9, RT_OFF(i, size)));
-	t->h->jump(t->em, BPF_JGT, DT_R2, 8, bad);
+	t->h->bpf->jump(t->em, BPF_JGT, DT_R2, 8, bad);
 	emit(t, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
 	emit(t, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV_OFF(i)));
 	emit(t, DT_MOV64_REG(DT_R3, DT_R8));
@@ -180,51 +179,51 @@ static void emit_read_mem(tramp_t *t, int i, int bad)
 /* R8 = sign or zero extension of its low size bytes; argv[i] = R8. */
 static void emit_extend_store(tramp_t *t, int i)
 {
-	int zext = t->h->label_new(t->em);
-	int store = t->h->label_new(t->em);
+	int zext = t->h->bpf->label_new(t->em);
+	int store = t->h->bpf->label_new(t->em);
 	emit(t, DT_LOAD(BPF_B, DT_R1, DT_R9, RT_OFF(i, shift)));
 	emit(t, DT_ALU64_IMM(BPF_AND, DT_R1, 63));
 	emit(t, DT_ALU64_REG(BPF_LSH, DT_R8, DT_R1));
 	emit(t, DT_LOAD(BPF_B, DT_R2, DT_R9, RT_OFF(i, is_signed)));
-	t->h->jump(t->em, BPF_JEQ, DT_R2, 0, zext);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R2, 0, zext);
 	emit(t, DT_ALU64_REG(BPF_ARSH, DT_R8, DT_R1));
-	t->h->jump(t->em, BPF_JA, 0, 0, store);
-	t->h->label_place(t->em, zext);
+	t->h->bpf->jump(t->em, BPF_JA, 0, 0, store);
+	t->h->bpf->label_place(t->em, zext);
 	emit(t, DT_ALU64_REG(BPF_RSH, DT_R8, DT_R1));
-	t->h->label_place(t->em, store);
+	t->h->bpf->label_place(t->em, store);
 	emit(t, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV_OFF(i), DT_R8));
 }
 
 /* One argument: argv[i] from the spec entry i (R9). */
 static void emit_arg(tramp_t *t, int i, int done)
 {
-	int next = t->h->label_new(t->em);
-	int notimm = t->h->label_new(t->em);
-	int nobase = t->h->label_new(t->em);
-	int extend = t->h->label_new(t->em);
+	int next = t->h->bpf->label_new(t->em);
+	int notimm = t->h->bpf->label_new(t->em);
+	int nobase = t->h->bpf->label_new(t->em);
+	int extend = t->h->bpf->label_new(t->em);
 
 	emit(t, DT_LOAD(BPF_W, DT_R1, DT_R9, offsetof(usdt_rtspec_t, nargs)));
-	t->h->jump(t->em, BPF_JLE, DT_R1, i, done);
+	t->h->bpf->jump(t->em, BPF_JLE, DT_R1, i, done);
 	emit(t, DT_MOV64_IMM(DT_R8, 0));
 	emit(t, DT_LOAD(BPF_B, DT_R1, DT_R9, RT_OFF(i, loc)));
-	t->h->jump(t->em, BPF_JEQ, DT_R1, USDT_LOC_NONE, next);
-	t->h->jump(t->em, BPF_JNE, DT_R1, USDT_LOC_IMM, notimm);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R1, USDT_LOC_NONE, next);
+	t->h->bpf->jump(t->em, BPF_JNE, DT_R1, USDT_LOC_IMM, notimm);
 	emit(t, DT_LOAD(BPF_DW, DT_R8, DT_R9, RT_OFF(i, val)));
-	t->h->jump(t->em, BPF_JA, 0, 0, extend);
+	t->h->bpf->jump(t->em, BPF_JA, 0, 0, extend);
 
-	t->h->label_place(t->em, notimm);
+	t->h->bpf->label_place(t->em, notimm);
 	emit(t, DT_LOAD(BPF_B, DT_R3, DT_R9, RT_OFF(i, base)));
-	t->h->jump(t->em, BPF_JEQ, DT_R3, USDT_NOREG, nobase);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R3, USDT_NOREG, nobase);
 	emit_read_reg(t, next);
-	t->h->label_place(t->em, nobase);
+	t->h->bpf->label_place(t->em, nobase);
 	emit(t, DT_LOAD(BPF_B, DT_R1, DT_R9, RT_OFF(i, loc)));
-	t->h->jump(t->em, BPF_JEQ, DT_R1, USDT_LOC_REG, extend);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R1, USDT_LOC_REG, extend);
 	emit_index(t, i, next);
 	emit_read_mem(t, i, next);
 
-	t->h->label_place(t->em, extend);
+	t->h->bpf->label_place(t->em, extend);
 	emit_extend_store(t, i);
-	t->h->label_place(t->em, next);
+	t->h->bpf->label_place(t->em, next);
 }
 
 /* mstate.instance = key.pid when (pid, regs_ip) is in procs.  R8 keeps
@@ -233,7 +232,7 @@ static void emit_registered(tramp_t *t, dtrace_map_t *procs)
 {
 	const int16_t pid = offsetof(dtrace_mstate_t, key.pid);
 	const int16_t cookie = offsetof(dtrace_mstate_t, key.cookie);
-	int no = t->h->label_new(t->em);
+	int no = t->h->bpf->label_new(t->em);
 
 	_Static_assert(offsetof(dtrace_mstate_t, regs_ip) ==
 		       offsetof(dtrace_mstate_t, key) +
@@ -241,16 +240,16 @@ static void emit_registered(tramp_t *t, dtrace_map_t *procs)
 		       "the mstate's key and regs_ip make dtprobed's key");
 	emit(t, DT_LOAD(BPF_W, DT_R8, DTRACE_REG_MSTATE, cookie));
 	emit(t, DT_STORE_IMM(BPF_W, DTRACE_REG_MSTATE, cookie, 0));
-	t->h->load_map(t->em, DT_R1, procs);
+	t->h->bpf->load_map(t->em, DT_R1, procs);
 	emit(t, DT_MOV64_REG(DT_R2, DTRACE_REG_MSTATE));
 	emit(t, DT_ALU64_IMM(BPF_ADD, DT_R2, offsetof(dtrace_mstate_t, key)));
 	emit(t, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	emit(t, DT_STORE(BPF_W, DTRACE_REG_MSTATE, cookie, DT_R8));
-	t->h->jump(t->em, BPF_JEQ, DT_R0, 0, no);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R0, 0, no);
 	emit(t, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE, pid));
 	emit(t, DT_STORE(BPF_W, DTRACE_REG_MSTATE,
 			 offsetof(dtrace_mstate_t, instance), DT_R1));
-	t->h->label_place(t->em, no);
+	t->h->bpf->label_place(t->em, no);
 }
 
 /* mstate.regs_ip -= 1: the note's address, where the probe is on the
@@ -267,25 +266,25 @@ static void emit_unshift_ip(tramp_t *t)
 /* The same at a site whose spec (R9) says USDT_SPEC_SHIFTED. */
 static void emit_unshift_ip_if_shifted(tramp_t *t)
 {
-	int no = t->h->label_new(t->em);
+	int no = t->h->bpf->label_new(t->em);
 
 	emit(t, DT_LOAD(BPF_W, DT_R1, DT_R9, offsetof(usdt_rtspec_t, flags)));
 	emit(t, DT_ALU64_IMM(BPF_AND, DT_R1, USDT_SPEC_SHIFTED));
-	t->h->jump(t->em, BPF_JEQ, DT_R1, 0, no);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R1, 0, no);
 	emit_unshift_ip(t);
-	t->h->label_place(t->em, no);
+	t->h->bpf->label_place(t->em, no);
 }
 
 /* The registration check at a site whose spec (R9) says USDT_SPEC_EVERY. */
 static void emit_registered_if_every(tramp_t *t, dtrace_map_t *procs)
 {
-	int no = t->h->label_new(t->em);
+	int no = t->h->bpf->label_new(t->em);
 
 	emit(t, DT_LOAD(BPF_W, DT_R1, DT_R9, offsetof(usdt_rtspec_t, flags)));
 	emit(t, DT_ALU64_IMM(BPF_AND, DT_R1, USDT_SPEC_EVERY));
-	t->h->jump(t->em, BPF_JEQ, DT_R1, 0, no);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R1, 0, no);
 	emit_registered(t, procs);
-	t->h->label_place(t->em, no);
+	t->h->bpf->label_place(t->em, no);
 }
 
 /* The trampoline of the sites not carried as code: their specs are
@@ -293,24 +292,24 @@ static void emit_registered_if_every(tramp_t *t, dtrace_map_t *procs)
 static void emit_lookup(tramp_t *t, dtrace_map_t *specs, dtrace_map_t *procs,
 			int skip)
 {
-	int done = t->h->label_new(t->em);
+	int done = t->h->bpf->label_new(t->em);
 
 	/* R9 = specs[cookie], the key read in place from the mstate. */
-	t->h->load_map(t->em, DT_R1, specs);
+	t->h->bpf->load_map(t->em, DT_R1, specs);
 	emit(t, DT_MOV64_REG(DT_R2, DTRACE_REG_MSTATE));
 	emit(t, DT_ALU64_IMM(BPF_ADD, DT_R2,
 			     offsetof(dtrace_mstate_t, key.cookie)));
 	emit(t, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	t->h->jump(t->em, BPF_JEQ, DT_R0, 0, skip);
+	t->h->bpf->jump(t->em, BPF_JEQ, DT_R0, 0, skip);
 	emit(t, DT_MOV64_REG(DT_R9, DT_R0));
 	emit_unshift_ip_if_shifted(t);
 	if (procs != NULL)
 		emit_registered_if_every(t, procs);
 
 	/* The engine's prologue zeroed argv[]. */
-	for (int i = 0; i < DTRACE_HOST_ARGS_MAX(t->h); i++)
+	for (int i = 0; i < DTRACE_ARGS_MAX; i++)
 		emit_arg(t, i, done);
-	t->h->label_place(t->em, done);
+	t->h->bpf->label_place(t->em, done);
 }
 
 /* --- sites carried as code: every field of the spec is a constant --- */
@@ -422,17 +421,9 @@ static void emit_site(tramp_t *t, const usdt_rtspec_t *spec,
 		emit_unshift_ip(t);
 	if (procs != NULL && (spec->flags & USDT_SPEC_EVERY))
 		emit_registered(t, procs);
-	for (uint32_t i = 0; i < spec->nargs &&
-			     i < (uint32_t)DTRACE_HOST_ARGS_MAX(t->h); i++)
+	for (uint32_t i = 0; i < spec->nargs && i < DTRACE_ARGS_MAX; i++)
 		if (args_read & (1ull << i))
 			emit_arg_known(t, (int)i, &spec->args[i]);
-}
-
-/* Whether the engine places cold code and makes calls (3.7). */
-static bool can_call_cold(const tramp_t *t)
-{
-	return t->h->size > offsetof(dtrace_host_t, call) && t->h->cold &&
-	       t->h->call;
 }
 
 /* The lookup as a function at label: called with the context in R1 and
@@ -440,32 +431,34 @@ static bool can_call_cold(const tramp_t *t)
 static void emit_lookup_function(tramp_t *t, int label, dtrace_map_t *specs,
 				 dtrace_map_t *procs)
 {
-	int skip = t->h->label_new(t->em);
+	int skip = t->h->bpf->label_new(t->em);
 
-	t->h->label_place(t->em, label);
+	t->h->bpf->label_place(t->em, label);
 	emit(t, DT_MOV64_REG(DTRACE_REG_CTX, DT_R1));
 	emit(t, DT_MOV64_REG(DTRACE_REG_MSTATE, DT_R2));
 	emit_lookup(t, specs, procs, skip);
 	emit(t, DT_MOV64_IMM(DT_R0, 1));
 	emit(t, DT_EXIT());
-	t->h->label_place(t->em, skip);
+	t->h->bpf->label_place(t->em, skip);
 	emit(t, DT_MOV64_IMM(DT_R0, 0));
 	emit(t, DT_EXIT());
 }
 
 void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
-		     dtrace_map_t *specs, dtrace_map_t *procs,
-		     const usdt_tramp_site_t *sites, int nsites, bool closed,
-		     uint64_t args_read, int skip, int pass)
+		     const dtrace_trampoline_t *tr, dtrace_map_t *specs,
+		     dtrace_map_t *procs, const usdt_tramp_site_t *sites,
+		     int nsites)
 {
 	tramp_t t = { host, em };
-	int done = host->label_new(em);
+	uint64_t args_read = tr->args_read;
+	int skip = tr->skip, pass = tr->prefilter_pass;
+	int done = host->bpf->label_new(em);
 	int labels[USDT_INLINE_SITES];
 
 	if (nsites > USDT_INLINE_SITES)
 		nsites = 0;
 	/* A program of one site for good fires at no other. */
-	if (closed && nsites == 1) {
+	if (nsites == 1 && tr->sole_cookie == sites[0].cookie) {
 		emit_site(&t, sites[0].spec, procs, args_read);
 		return;
 	}
@@ -478,39 +471,37 @@ void usdt_tramp_emit(const dtrace_host_t *host, dtrace_emitter_t *em,
 		emit(&t, DT_LOAD(BPF_W, DT_R1, DTRACE_REG_MSTATE,
 				 offsetof(dtrace_mstate_t, key.cookie)));
 	for (int s = 0; s < nsites; s++) {
-		labels[s] = host->label_new(em);
+		labels[s] = host->bpf->label_new(em);
 		if (s == direct)
-			host->jump(em, BPF_JNE, DT_R1,
-				   (int32_t)sites[s].cookie, pass);
+			host->bpf->jump(em, BPF_JNE, DT_R1,
+					(int32_t)sites[s].cookie, pass);
 		else
-			host->jump(em, BPF_JEQ, DT_R1,
-				   (int32_t)sites[s].cookie, labels[s]);
+			host->bpf->jump(em, BPF_JEQ, DT_R1,
+					(int32_t)sites[s].cookie, labels[s]);
 	}
 	if (direct >= 0) {
 		/* falls through to its site */
-	} else if (nsites > 0 && can_call_cold(&t)) {
+	} else if (nsites > 0) {
 		/* Sites placed while tracing: the lookup, a function at the
 		 * program's end. */
-		int lookup = host->label_new(em);
+		int lookup = host->bpf->label_new(em);
 		emit(&t, DT_MOV64_REG(DT_R1, DTRACE_REG_CTX));
 		emit(&t, DT_MOV64_REG(DT_R2, DTRACE_REG_MSTATE));
-		host->call(em, lookup);
-		host->jump(em, BPF_JEQ, DT_R0, 0, skip);
-		host->jump(em, BPF_JA, 0, 0, done);
-		host->cold(em, 1);
+		host->bpf->call(em, lookup);
+		host->bpf->jump(em, BPF_JEQ, DT_R0, 0, skip);
+		host->bpf->jump(em, BPF_JA, 0, 0, done);
+		host->bpf->cold(em, 1);
 		emit_lookup_function(&t, lookup, specs, procs);
-		host->cold(em, 0);
+		host->bpf->cold(em, 0);
 	} else {
 		emit_lookup(&t, specs, procs, skip);
-		if (nsites > 0)
-			host->jump(em, BPF_JA, 0, 0, done);
 	}
 	for (int k = 0; k < nsites; k++) {
 		int s = direct >= 0 ? (direct + k) % nsites : k;
 		if (k > 0)
-			host->jump(em, BPF_JA, 0, 0, done);
-		host->label_place(em, labels[s]);
+			host->bpf->jump(em, BPF_JA, 0, 0, done);
+		host->bpf->label_place(em, labels[s]);
 		emit_site(&t, sites[s].spec, procs, args_read);
 	}
-	host->label_place(em, done);
+	host->bpf->label_place(em, done);
 }

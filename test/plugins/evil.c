@@ -43,9 +43,9 @@ static int evil_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 }
 
 static int evil_trampoline(dtrace_provider_t *pv, void *data,
-			   dtrace_emitter_t *em, int kind, int skip)
+			   dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
-	(void)pv, (void)data, (void)em, (void)kind, (void)skip;
+	(void)pv, (void)data, (void)em, (void)tr;
 	return 0;
 }
 

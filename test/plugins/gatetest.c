@@ -23,10 +23,10 @@ static int gt_provide(dtrace_provider_t *pv, void *data,
 		      const dtrace_probedesc_t *pdp)
 {
 	(void)data;
-	if (!host->glob_match(pdp->prv, "gatetest") ||
-	    host->probe_lookup(pv, "gatetest", "", "", "shown"))
+	if (!host->probes->glob_match(pdp->prv, "gatetest") ||
+	    host->probes->lookup(pv, "gatetest", "", "", "shown"))
 		return 0;
-	return host->probe_insert(pv, "gatetest", "", "", "shown", NULL) ? 1
+	return host->probes->insert(pv, "gatetest", "", "", "shown", NULL) ? 1
 								      : -errno;
 }
 
@@ -39,34 +39,37 @@ static int gt_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	int rc;
 
 	(void)data;
-	shown = host->map_create(pv, "shown", BPF_MAP_TYPE_ARRAY, 4, 16, 1);
+	shown = host->bpf->map_create(pv, "shown", BPF_MAP_TYPE_ARRAY, 4, 16,
+				      1);
 	if (shown == NULL)
 		return -ENOMEM;
-	cookie = host->uprobe(pv, &up);
+	cookie = host->sites->uprobe(pv, &up);
 	if (cookie < 0)
 		return (int)cookie;
-	if ((rc = host->overlay(pv, cookie, up.pid, prp)) < 0)
+	if ((rc = host->sites->overlay(pv, cookie, up.pid, prp)) < 0)
 		return rc;
-	return host->gate_exec(pv);
+	return host->sites->gate_exec(pv);
 }
 
 /* argv[0], argv[1] = the map's entry. */
 static int gt_trampoline(dtrace_provider_t *pv, void *data,
-			 dtrace_emitter_t *em, int kind, int skip)
+			 dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
+	const int skip = tr->skip;
 	const int argv = offsetof(dtrace_mstate_t, argv);
 
-	(void)pv, (void)data, (void)kind;
-	host->emit(em, DT_STORE_IMM(BPF_W, DT_FP, -8, 0));
-	host->load_map(em, DT_R1, shown);
-	host->emit(em, DT_MOV64_REG(DT_R2, DT_FP));
-	host->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	host->jump(em, BPF_JEQ, DT_R0, 0, skip);
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv, DT_R1));
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DT_R0, 8));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R1));
+	(void)pv, (void)data;
+	host->bpf->emit(em, DT_STORE_IMM(BPF_W, DT_FP, -8, 0));
+	host->bpf->load_map(em, DT_R1, shown);
+	host->bpf->emit(em, DT_MOV64_REG(DT_R2, DT_FP));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R2, -8));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	host->bpf->jump(em, BPF_JEQ, DT_R0, 0, skip);
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DT_R0, 0));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv, DT_R1));
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DT_R0, 8));
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R1));
 	return 0;
 }
 
@@ -88,11 +91,12 @@ static int gt_notice_files(dtrace_provider_t *pv, void *data, pid_t pid,
 	uint64_t v[2] = { (uint64_t)pid, (uint64_t)npaths };
 
 	(void)data, (void)paths;
-	if (map_put(host->map_fd(shown), 0, v) < 0) {
-		host->error(pv, "gatetest: map update: %s", strerror(errno));
+	if (map_put(host->bpf->map_fd(shown), 0, v) < 0) {
+		host->report->error(pv, "gatetest: map update: %s",
+				    strerror(errno));
 		return -errno;
 	}
-	host->fire(pv, cookie);
+	host->sites->fire(pv, cookie);
 	return 0;
 }
 
@@ -108,8 +112,4 @@ static const dtrace_provider_ops_t gt_ops = {
 	.gate_sections = gt_sections,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	host = h;
-	return &gt_ops;
-}
+DTRACE_PROVIDER(gt_ops, host)

@@ -30,10 +30,10 @@ static int hello_provide(dtrace_provider_t *pv, void *data,
 			 const dtrace_probedesc_t *pdp)
 {
 	(void)data;
-	if (!host->glob_match(pdp->prv, "hello") ||
-	    host->probe_lookup(pv, "hello", "", "", "ping") != NULL)
+	if (!host->probes->glob_match(pdp->prv, "hello") ||
+	    host->probes->lookup(pv, "hello", "", "", "ping") != NULL)
 		return 0;
-	return host->probe_insert(pv, "hello", "", "", "ping", NULL) ? 1
+	return host->probes->insert(pv, "hello", "", "", "ping", NULL) ? 1
 								    : -errno;
 }
 
@@ -48,23 +48,24 @@ static int hello_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	};
 
 	(void)data;
-	ping_cookie = host->uprobe(pv, &up);
+	ping_cookie = host->sites->uprobe(pv, &up);
 	if (ping_cookie < 0)
 		return (int)ping_cookie;
-	return host->overlay(pv, ping_cookie, up.pid, prp);
+	return host->sites->overlay(pv, ping_cookie, up.pid, prp);
 }
 
 static int hello_trampoline(dtrace_provider_t *pv, void *data,
-			    dtrace_emitter_t *em, int kind, int skip)
+			    dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
 	const int argv = offsetof(dtrace_mstate_t, argv);
 
-	(void)pv, (void)data, (void)kind, (void)skip;
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, argv,
-				    ping_value));
-	host->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
-	host->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R0));
+	(void)pv, (void)data, (void)tr;
+	host->bpf->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, argv,
+			ping_value));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
+	host->bpf->emit(em,
+			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, argv + 8, DT_R0));
 	return 0;
 }
 
@@ -72,7 +73,7 @@ static int hello_start(dtrace_provider_t *pv, void *data)
 {
 	(void)data;
 	if (ping_cookie > 0)
-		return host->fire(pv, ping_cookie);
+		return host->sites->fire(pv, ping_cookie);
 	return 0;
 }
 
@@ -91,7 +92,7 @@ static int hello_set_option(dtrace_provider_t *pv, void *data,
 	v = value ? strtol(value, &end, 0) : 0;
 	if (value == NULL || *end != '\0' || v < -0x7fffffffL ||
 	    v > 0x7fffffffL) {
-		host->error(pv, "hello: value wants a 32-bit integer");
+		host->report->error(pv, "hello: value wants a 32-bit integer");
 		return -EINVAL;
 	}
 	ping_value = (int32_t)v;
@@ -123,8 +124,4 @@ static const dtrace_provider_ops_t hello_ops = {
 #endif
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	host = h;
-	return &hello_ops;
-}
+DTRACE_PROVIDER(hello_ops, host)

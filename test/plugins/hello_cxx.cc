@@ -28,10 +28,10 @@ int64_t cookie;
 
 int provide(dtrace_provider_t *pv, void *, const dtrace_probedesc_t *pdp)
 {
-	if (!host->glob_match(pdp->prv, "hellocxx") ||
-	    host->probe_lookup(pv, "hellocxx", "", "", "greet") != nullptr)
+	if (!host->probes->glob_match(pdp->prv, "hellocxx") ||
+	    host->probes->lookup(pv, "hellocxx", "", "", "greet") != nullptr)
 		return 0;
-	return host->probe_insert(pv, "hellocxx", "", "", "greet", nullptr)
+	return host->probes->insert(pv, "hellocxx", "", "", "greet", nullptr)
 		? 1 : -errno;
 }
 
@@ -42,25 +42,27 @@ int enable(dtrace_provider_t *pv, void *, dtrace_probe_t *prp)
 	up.path = "/proc/self/exe";
 	up.pid = getpid();
 	up.flags = DTRACE_UPROBE_SOFT;
-	cookie = host->uprobe(pv, &up);
+	cookie = host->sites->uprobe(pv, &up);
 	if (cookie < 0)
 		return static_cast<int>(cookie);
-	return host->overlay(pv, cookie, up.pid, prp);
+	return host->sites->overlay(pv, cookie, up.pid, prp);
 }
 
-int trampoline(dtrace_provider_t *, void *, dtrace_emitter_t *em, int, int)
+int trampoline(dtrace_provider_t *, void *, dtrace_emitter_t *em,
+	       const dtrace_trampoline_t *)
 {
 	const int argv = offsetof(dtrace_mstate_t, argv);
 
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, argv,
-				    greeter.length()));
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, argv + 8, 7));
+	host->bpf->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, argv,
+			greeter.length()));
+	host->bpf->emit(em,
+			DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE, argv + 8, 7));
 	return 0;
 }
 
 int start(dtrace_provider_t *pv, void *)
 {
-	return cookie > 0 ? host->fire(pv, cookie) : 0;
+	return cookie > 0 ? host->sites->fire(pv, cookie) : 0;
 }
 
 dtrace_provider_ops_t make_ops()
@@ -82,8 +84,4 @@ const dtrace_provider_ops_t ops = make_ops();
 
 } // namespace
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	host = h;
-	return &ops;
-}
+DTRACE_PROVIDER(ops, host)

@@ -7,9 +7,10 @@
  * with a message and BEGIN must stay the dtrace provider's.  It also makes
  * a map named "output", the engine's output ring buffer's name, which
  * must be a map of its own.  Built with -DHIJACK_DECLARE_DTRACE it also
- * declares the provider name dtrace, for which the whole plugin must be
- * refused; with -DHIJACK_UNDECLARED it declares only "hijack" and creates
- * a probe of provider "other", which must be refused.
+ * declares the provider name dtrace, which makes it the plugin that
+ * serves BEGIN and END, in place of dtrace.so, which is then refused;
+ * with -DHIJACK_UNDECLARED it declares only "hijack" and creates a probe
+ * of provider "other", which must be refused.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -23,15 +24,16 @@ static int hijack_provide(dtrace_provider_t *pv, void *data,
 			  const dtrace_probedesc_t *pdp)
 {
 	(void)data, (void)pdp;
-	if (host->map_create(pv, "output", BPF_MAP_TYPE_ARRAY, 4, 8, 1) == NULL)
+	if (host->bpf->map_create(pv, "output", BPF_MAP_TYPE_ARRAY, 4, 8, 1) ==
+	    NULL)
 		return -EINVAL;	/* the engine said why */
-	if (host->probe_insert(pv, "hijack", "", "", "early", NULL) == NULL)
+	if (host->probes->insert(pv, "hijack", "", "", "early", NULL) == NULL)
 		return -errno;
 #ifdef HIJACK_UNDECLARED
-	if (host->probe_insert(pv, "other", "", "", "x", NULL) == NULL)
+	if (host->probes->insert(pv, "other", "", "", "x", NULL) == NULL)
 		return 0;	/* refused: the engine said why */
 #endif
-	if (host->probe_insert(pv, "dtrace", "", "", "BEGIN", NULL) == NULL)
+	if (host->probes->insert(pv, "dtrace", "", "", "BEGIN", NULL) == NULL)
 		return 0;	/* refused: the engine said why */
 	return 1;
 }
@@ -47,18 +49,19 @@ static int hijack_enable(dtrace_provider_t *pv, void *data,
 	int64_t cookie;
 
 	(void)data;
-	cookie = host->uprobe(pv, &up);
+	cookie = host->sites->uprobe(pv, &up);
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(pv, cookie, up.pid, prp);
+	return host->sites->overlay(pv, cookie, up.pid, prp);
 }
 
 static int hijack_trampoline(dtrace_provider_t *pv, void *data,
-			     dtrace_emitter_t *em, int kind, int skip)
+			     dtrace_emitter_t *em,
+			     const dtrace_trampoline_t *tr)
 {
-	(void)pv, (void)data, (void)kind, (void)skip;
-	host->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
-				    offsetof(dtrace_mstate_t, argv), 666));
+	(void)pv, (void)data, (void)tr;
+	host->bpf->emit(em, DT_STORE_IMM(BPF_DW, DTRACE_REG_MSTATE,
+			offsetof(dtrace_mstate_t, argv), 666));
 	return 0;
 }
 
@@ -80,8 +83,4 @@ static const dtrace_provider_ops_t hijack_ops = {
 	.trampoline = hijack_trampoline,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	host = h;
-	return &hijack_ops;
-}
+DTRACE_PROVIDER(hijack_ops, host)

@@ -18,15 +18,15 @@ static int rt_provide(dtrace_provider_t *pv, void *data,
 		      const dtrace_probedesc_t *pdp)
 {
 	(void)data;
-	if (!host->glob_match(pdp->prv, "rawtp") ||
-	    !host->glob_match(pdp->prb, "sys_enter") ||
-	    host->probe_lookup(pv, "rawtp", "", "", "sys_enter"))
+	if (!host->probes->glob_match(pdp->prv, "rawtp") ||
+	    !host->probes->glob_match(pdp->prb, "sys_enter") ||
+	    host->probes->lookup(pv, "rawtp", "", "", "sys_enter"))
 		return 0;
-	dtrace_probe_t *p = host->probe_insert(pv, "rawtp", "", "",
-					       "sys_enter", NULL);
+	dtrace_probe_t *p = host->probes->insert(pv, "rawtp", "", "",
+						 "sys_enter", NULL);
 	if (p == NULL)
 		return -errno;
-	host->probe_attr(pv, p, DTRACE_PROBE_IN_KERNEL);
+	host->probes->attr(pv, p, DTRACE_PROBE_IN_KERNEL);
 	return 1;
 }
 
@@ -36,21 +36,22 @@ static int rt_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 		.size = sizeof(ev), .type = DTRACE_EVENT_RAW_TRACEPOINT,
 		.name = "sys_enter", .kind = 0,
 	};
-	int64_t cookie = host->event(pv, &ev);
+	int64_t cookie = host->sites->event(pv, &ev);
 
 	(void)data;
-	return cookie < 0 ? (int)cookie : host->overlay(pv, cookie, 0, prp);
+	return cookie < 0 ? (int)cookie
+			  : host->sites->overlay(pv, cookie, 0, prp);
 }
 
 /* argv[0] = args[1] of the raw tracepoint: the call's number */
 static int rt_trampoline(dtrace_provider_t *pv, void *data,
-			 dtrace_emitter_t *em, int kind, int skip)
+			 dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
-	(void)pv, (void)data, (void)kind, (void)skip;
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-			       DTRACE_CTX_TARG(1)));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE,
-				offsetof(dtrace_mstate_t, argv), DT_R1));
+	(void)pv, (void)data, (void)tr;
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			DTRACE_CTX_TARG(1)));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE,
+			offsetof(dtrace_mstate_t, argv), DT_R1));
 	return 0;
 }
 
@@ -62,10 +63,4 @@ static const dtrace_provider_ops_t rt_ops = {
 	.trampoline = rt_trampoline,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	if (h->major != DTRACE_PROVIDER_MAJOR || h->minor < 2)
-		return NULL;
-	host = h;
-	return &rt_ops;
-}
+DTRACE_PROVIDER(rt_ops, host)

@@ -24,10 +24,10 @@ static int widen_provide(dtrace_provider_t *pv, void *data,
 			 const dtrace_probedesc_t *pdp)
 {
 	(void)data;
-	if (!host->glob_match(pdp->prv, "widen") ||
-	    host->probe_lookup(pv, "widen", "", "", "hit") != NULL)
+	if (!host->probes->glob_match(pdp->prv, "widen") ||
+	    host->probes->lookup(pv, "widen", "", "", "hit") != NULL)
 		return 0;
-	hit = host->probe_insert(pv, "widen", "", "", "hit", NULL);
+	hit = host->probes->insert(pv, "widen", "", "", "hit", NULL);
 	return hit != NULL ? 1 : -errno;
 }
 
@@ -35,11 +35,11 @@ static int widen_provide(dtrace_provider_t *pv, void *data,
 static int place(dtrace_provider_t *pv, pid_t p)
 {
 	dtrace_uprobe_t up = { .path = path, .offset = offset, .pid = p };
-	int64_t cookie = host->uprobe(pv, &up);
+	int64_t cookie = host->sites->uprobe(pv, &up);
 
 	if (cookie < 0)
 		return (int)cookie;
-	return host->overlay(pv, cookie, p, hit);
+	return host->sites->overlay(pv, cookie, p, hit);
 }
 
 static int widen_enable(dtrace_provider_t *pv, void *data,
@@ -47,7 +47,8 @@ static int widen_enable(dtrace_provider_t *pv, void *data,
 {
 	(void)data, (void)prp;
 	if (path == NULL || pid == 0) {
-		host->error(pv, "widen: give -x widen.path, .offset and .pid");
+		host->report->error(pv,
+			"widen: give -x widen.path, .offset and .pid");
 		return -EINVAL;
 	}
 	return place(pv, pid);
@@ -63,13 +64,13 @@ static int widen_poll(dtrace_provider_t *pv, void *data)
 }
 
 static int widen_trampoline(dtrace_provider_t *pv, void *data,
-			    dtrace_emitter_t *em, int kind, int skip)
+			    dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
-	(void)pv, (void)data, (void)kind, (void)skip;
-	host->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-			       DTRACE_CTX_ARG(0)));
-	host->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE,
-				offsetof(dtrace_mstate_t, argv), DT_R1));
+	(void)pv, (void)data, (void)tr;
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			DTRACE_CTX_ARG(0)));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE,
+			offsetof(dtrace_mstate_t, argv), DT_R1));
 	return 0;
 }
 
@@ -85,7 +86,7 @@ static int widen_set_option(dtrace_provider_t *pv, void *data,
 {
 	(void)data;
 	if (value == NULL) {
-		host->error(pv, "widen: %s wants a value", name);
+		host->report->error(pv, "widen: %s wants a value", name);
 		return -EINVAL;
 	}
 	if (strcmp(name, "path") == 0)
@@ -108,8 +109,4 @@ static const dtrace_provider_ops_t widen_ops = {
 	.set_option = widen_set_option,
 };
 
-const dtrace_provider_ops_t *dtrace_provider_init(const dtrace_host_t *h)
-{
-	host = h;
-	return &widen_ops;
-}
+DTRACE_PROVIDER(widen_ops, host)

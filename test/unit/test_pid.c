@@ -130,7 +130,6 @@ static dtrace_probe_t *h_insert(dtrace_provider_t *pv, const char *prv,
 }
 
 static void *h_priv(const dtrace_probe_t *p) { return p->priv; }
-static uint32_t h_id(const dtrace_probe_t *p) { return p->id; }
 static const char *h_name(const dtrace_probe_t *p, int f) { return p->name[f]; }
 static int h_attr(dtrace_provider_t *pv, dtrace_probe_t *p, unsigned attr)
 {
@@ -243,29 +242,51 @@ static int h_elf_symbols(dtrace_provider_t *pv, const dtrace_elf_t *f,
 	return dt_hostsvc_elf_symbols(elf_cache, f, syms, nsyms, msg, msglen);
 }
 
+/* What the plugin asks only in passing: no debug lines, nothing loaded
+ * later, a kernel whose 5-byte nops trap. */
+static void h_debug(dtrace_provider_t *pv, const char *fmt, ...) { }
+static int h_provide_again(dtrace_provider_t *pv) { return 0; }
+static int h_nop5(dtrace_provider_t *pv) { return DTRACE_NOP5_TRAP; }
+
+static const dtrace_host_report_t h_report = {
+	.size = sizeof(dtrace_host_report_t),
+	.error = h_error, .warn = h_warn, .error_tag = h_error_tag,
+	.debug = h_debug,
+};
+static const dtrace_host_probes_t h_probes = {
+	.size = sizeof(dtrace_host_probes_t),
+	.insert = h_insert, .lookup = h_lookup, .priv = h_priv,
+	.attr = h_attr, .at_function = h_function, .name = h_name,
+	.glob_match = dt_glob_match, .provide_again = h_provide_again,
+};
+static const dtrace_host_sites_t h_sites = {
+	.size = sizeof(dtrace_host_sites_t),
+	.uprobe = h_uprobe, .overlay = h_overlay, .uprobe_nop5 = h_nop5,
+};
+static const dtrace_host_bpf_t h_bpf = {
+	.size = sizeof(dtrace_host_bpf_t),
+	.emit = h_emit, .label_new = h_label_new,
+	.label_place = h_label_place, .jump = h_jump,
+};
+static const dtrace_host_elf_t h_elf = {
+	.size = sizeof(dtrace_host_elf_t),
+	.symbols = h_elf_symbols, .sym_by_name = dt_host_elf_sym_by_name,
+	.vaddr_to_offset = dt_host_elf_vaddr_to_offset,
+	.read = dt_host_elf_read, .entry = dt_host_elf_entry,
+	.open = dt_host_elf_open,
+};
+static const dtrace_host_proc_t h_proc = {
+	.size = sizeof(dtrace_host_proc_t),
+	.grab = h_proc_grab, .modules = dt_host_proc_modules,
+	.release = dt_host_proc_release,
+	.module_name_is = dt_host_module_name_is,
+	.maps = dt_proc_maps, .maps_free = dt_proc_maps_free,
+};
 static const dtrace_host_t host = {
 	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
 	.size = sizeof(dtrace_host_t),
-	.error = h_error, .warn = h_warn, .error_tag = h_error_tag,
-	.probe_insert = h_insert, .probe_lookup = h_lookup,
-	.probe_priv = h_priv, .probe_id = h_id, .probe_attr = h_attr,
-	.probe_function = h_function,
-	.probe_name = h_name,
-	.glob_match = dt_glob_match,
-	.uprobe = h_uprobe, .overlay = h_overlay,
-	.emit = h_emit, .label_new = h_label_new,
-	.label_place = h_label_place, .jump = h_jump,
-	.proc_grab = h_proc_grab, .proc_modules = dt_host_proc_modules,
-	.proc_release = dt_host_proc_release,
-	.module_name_is = dt_host_module_name_is,
-	.elf_symbols = h_elf_symbols,
-	.elf_sym_by_name = dt_host_elf_sym_by_name,
-	.elf_vaddr_to_offset = dt_host_elf_vaddr_to_offset,
-	.elf_offset_to_vaddr = dt_host_elf_offset_to_vaddr,
-	.elf_read = dt_host_elf_read,
-	.elf_entry = dt_host_elf_entry,
-	.elf_open = dt_host_elf_open,
-	.proc_maps = dt_proc_maps, .proc_maps_free = dt_proc_maps_free,
+	.report = &h_report, .probes = &h_probes, .sites = &h_sites,
+	.bpf = &h_bpf, .elf = &h_elf, .proc = &h_proc,
 };
 
 /* ---- helpers ------------------------------------------------------------ */
@@ -466,7 +487,11 @@ static int load_trampoline(int kind, int map_fd)
 	skip = h_label_new(em);
 	h_jump(em, BPF_JEQ, 0, 0, skip);
 	h_emit(em, DT_MOV64_REG(7, 0));
-	CHECK(ops->trampoline(pv, sess, em, kind, skip) == 0);
+	dtrace_trampoline_t tr = {
+		.size = sizeof(tr), .kind = kind, .skip = skip,
+		.args_read = ~0ull, .prefilter_pass = -1,
+	};
+	CHECK(ops->trampoline(pv, sess, em, &tr) == 0);
 	h_label_place(em, skip);
 	h_emit(em, DT_MOV64_IMM(0, 0));
 	h_emit(em, DT_EXIT());

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_procmaps.c: the one reader of /proc/PID/maps (dt_procmaps.c), which
- * the engine, dtprobed and the plugins (host->proc_maps) share.
+ * the engine, dtprobed and the plugins (host->proc->maps) share.
  *
  * From text: every kind of line the kernel writes is read with its fields
  * (anonymous, [vdso], [heap], a shared mapping, a path with spaces, a file

@@ -48,29 +48,24 @@ static int failures;
 
 /* A host table: the engine's ELF services (the notes are read by the
  * engine) and the assembler's functions (the trampoline). */
-#define TEST_HOST_FIELDS						\
-	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,	\
-	.size = sizeof(dtrace_host_t),					\
-	UNIT_ELF_HOST,							\
-	.emit = dt_as_emit,						\
-	.label_new = dt_as_label,					\
-	.label_place = dt_as_place,					\
-	.jump = dt_as_jump,						\
-	.load_map = dt_as_load_map
-
-static const dtrace_host_t test_host = { TEST_HOST_FIELDS };
-
 static void test_cold(dtrace_emitter_t *em, int on)
 {
 	dt_as_cold(em, on != 0);
 }
 
-/* The same with cold code and calls (interface 3.7): the sites looked up
- * are looked up in a function at the program's end. */
-static const dtrace_host_t test_host_cold = {
-	TEST_HOST_FIELDS,
-	.cold = test_cold,
-	.call = dt_as_call,
+/* BPF emission by the engine's assembler: the sites looked up are looked
+ * up in a function at the program's end (cold code). */
+static const dtrace_host_bpf_t test_host_bpf = {
+	.size = sizeof(dtrace_host_bpf_t),
+	.emit = dt_as_emit, .label_new = dt_as_label,
+	.label_place = dt_as_place, .jump = dt_as_jump,
+	.load_map = dt_as_load_map, .cold = test_cold, .call = dt_as_call,
+};
+
+static const dtrace_host_t test_host = {
+	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
+	.size = sizeof(dtrace_host_t),
+	.bpf = &test_host_bpf, .elf = &unit_host_elf, .proc = &unit_host_proc,
 };
 
 #define CHECK(cond, ...)						\
@@ -112,9 +107,10 @@ static int one_sym_value(const dtrace_elf_t *f, const char *name,
 
 static usdt_symtab_t *one_sym_table(void)
 {
-	static const dtrace_host_t sym_host = {
-		.elf_sym_value = one_sym_value,
+	static const dtrace_host_elf_t sym_elf = {
+		.size = sizeof(dtrace_host_elf_t), .sym_value = one_sym_value,
 	};
+	static const dtrace_host_t sym_host = { .elf = &sym_elf };
 	static usdt_symtab_t st = {
 		&sym_host, (const dtrace_elf_t *)&sym_host	/* any file */
 	};
@@ -456,8 +452,11 @@ static void emit_test_program(const dtrace_host_t *host, dt_as_t *as,
 	dt_as_emit(as, DT_CALL_HELPER(BPF_FUNC_get_attach_cookie));
 	dt_as_emit(as, DT_STORE(BPF_W, DT_R7,
 				offsetof(dtrace_mstate_t, key.cookie), DT_R0));
-	usdt_tramp_emit(host, as, specs, NULL, sites, nsites, false, ~0ull,
-			out, -1);
+	dtrace_trampoline_t tr = {
+		.size = sizeof(tr), .skip = out, .args_read = ~0ull,
+		.prefilter_pass = -1,
+	};
+	usdt_tramp_emit(host, as, &tr, specs, NULL, sites, nsites);
 	dt_as_load_map(as, DT_R1, results);
 	dt_as_emit(as, DT_MOV64_REG(DT_R2, DT_R7));
 	dt_as_emit(as, DT_ALU64_IMM(BPF_ADD, DT_R2,
@@ -746,8 +745,6 @@ int main(void)
 	if (files[0] && files[1]) {
 		test_trampoline(&test_host, bins, files, 0);
 		test_trampoline(&test_host, bins, files, USDT_INLINE_SITES);
-		test_trampoline(&test_host_cold, bins, files,
-				USDT_INLINE_SITES);
 		test_cache_rewrite(bins, files);
 		test_cache_keeps(bins[0]);
 	}

@@ -139,7 +139,6 @@ static int h_attr(dtrace_provider_t *dtp, dtrace_probe_t *p, unsigned attr)
 	p->attr |= attr;
 	return 0;
 }
-static uint32_t h_id(const dtrace_probe_t *p) { (void)p; return 1; }
 static const char *h_name(const dtrace_probe_t *p, int f)
 {
 	return p->name[f];
@@ -203,18 +202,49 @@ static void h_load_map(dtrace_emitter_t *em, int reg, dtrace_map_t *m)
 	ninsns += 2;
 }
 
+/* What the plugin asks only in passing: no debug lines, a kernel whose
+ * 5-byte nops trap, no exec watch, cold code inline. */
+static void h_debug(dtrace_provider_t *dtp, const char *fmt, ...) { }
+static int h_nop5(dtrace_provider_t *dtp) { return DTRACE_NOP5_TRAP; }
+static int h_watch(dtrace_provider_t *dtp) { return 0; }
+static int h_provide_again(dtrace_provider_t *dtp) { return 0; }
+static dtrace_map_t *h_map_pinned(dtrace_provider_t *dtp, const char *path)
+{
+	return NULL;
+}
+static void h_cold(dtrace_emitter_t *em, int on) { }
+static void h_call(dtrace_emitter_t *em, int label)
+{
+	ninsns++;
+}
+
+static const dtrace_host_report_t test_report = {
+	.size = sizeof(dtrace_host_report_t),
+	.error = h_error, .warn = h_warn, .debug = h_debug,
+};
+static const dtrace_host_probes_t test_probes = {
+	.size = sizeof(dtrace_host_probes_t),
+	.insert = h_insert, .lookup = h_lookup, .priv = h_priv,
+	.name = h_name, .attr = h_attr, .glob_match = h_glob,
+	.provide_again = h_provide_again,
+};
+static const dtrace_host_sites_t test_sites = {
+	.size = sizeof(dtrace_host_sites_t),
+	.uprobe = h_uprobe, .overlay = h_overlay, .uprobe_nop5 = h_nop5,
+	.watch_exec = h_watch, .gate_exec = h_watch,
+};
+static const dtrace_host_bpf_t test_bpf = {
+	.size = sizeof(dtrace_host_bpf_t),
+	.map_create = h_map_create, .map_pinned = h_map_pinned,
+	.map_fd = h_map_fd, .emit = h_emit, .label_new = h_label_new,
+	.label_place = h_label_place, .jump = h_jump, .load_map = h_load_map,
+	.cold = h_cold, .call = h_call,
+};
 static const dtrace_host_t test_host = {
 	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
 	.size = sizeof(dtrace_host_t),
-	.error = h_error, .warn = h_warn,
-	.probe_insert = h_insert, .probe_lookup = h_lookup,
-	.probe_priv = h_priv, .probe_id = h_id, .probe_name = h_name,
-	.probe_attr = h_attr, .glob_match = h_glob, .uprobe = h_uprobe, .overlay = h_overlay,
-	.map_create = h_map_create, .map_fd = h_map_fd,
-	.emit = h_emit, .label_new = h_label_new,
-	.label_place = h_label_place, .jump = h_jump,
-	.load_map = h_load_map,
-	UNIT_ELF_HOST,
+	.report = &test_report, .probes = &test_probes, .sites = &test_sites,
+	.bpf = &test_bpf, .elf = &unit_host_elf, .proc = &unit_host_proc,
 };
 
 /*
@@ -364,7 +394,11 @@ static void test_provider(const char *sdt_bin, pid_t sdt_pid,
 
 	/* The trampoline is emitted (the fake map has no fd: specs wait). */
 	ninsns = 0;
-	CHECK(ops->trampoline(dtp, data, NULL, 0, 1) == 0 && ninsns > 100,
+	dtrace_trampoline_t tr = {
+		.size = sizeof(tr), .kind = 0, .skip = 1, .args_read = ~0ull,
+		.prefilter_pass = -1,
+	};
+	CHECK(ops->trampoline(dtp, data, NULL, &tr) == 0 && ninsns > 100,
 	      "trampoline: %d insns", ninsns);
 
 	/* A description naming no live process's pid is a plain name. */

@@ -52,12 +52,17 @@ static inline void unit_elf_cache_drop(void)
 	unit_elf_cache = NULL;
 }
 
-#define UNIT_ELF_HOST \
-	.elf_open = unit_elf_open, .elf_stapsdt = unit_elf_stapsdt, \
-	.elf_release = unit_elf_release, \
-	.elf_section = dt_host_elf_section, \
-	.elf_sym_value = dt_host_elf_sym_value, \
-	.elf_type = dt_host_elf_type, .elf_read = dt_host_elf_read, \
-	.proc_maps = dt_proc_maps, .proc_maps_free = dt_proc_maps_free
+/* The host's tables of ELF files and processes, for a test's host. */
+static const dtrace_host_elf_t unit_host_elf = {
+	.size = sizeof(dtrace_host_elf_t),
+	.open = unit_elf_open, .stapsdt = unit_elf_stapsdt,
+	.release = unit_elf_release, .section = dt_host_elf_section,
+	.sym_value = dt_host_elf_sym_value, .type = dt_host_elf_type,
+	.read = dt_host_elf_read,
+};
+static const dtrace_host_proc_t unit_host_proc = {
+	.size = sizeof(dtrace_host_proc_t),
+	.maps = dt_proc_maps, .maps_free = dt_proc_maps_free,
+};
 
 #endif /* UNIT_ELFHOST_H */

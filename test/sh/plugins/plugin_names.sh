@@ -5,8 +5,9 @@
 # message naming it, and BEGIN stays the dtrace provider's (arg0 0, not the
 # intruder's 666), with id 1 whatever else is loaded, and the map it names
 # "output" is its own, not the engine's output buffer; one that declares
-# the provider name dtrace is not loaded at all; one that creates a probe
-# under a provider name it did not declare is refused.  The clauses say
+# the provider name dtrace serves BEGIN and END in dtrace.so's place; one
+# that creates a probe under a provider name it did not declare is
+# refused.  The clauses say
 # *:::BEGIN: a bare BEGIN is the dtrace provider's, and the other plugins
 # are not asked about it.
 . "$TESTDIR/sh/lib/test_lib.sh"
@@ -31,11 +32,16 @@ if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err ||
 	echo "hijack by probe: got '$out'"; cat err; status=1
 fi
 
-out=$("$DTRACE" -q -x plugindir="$PWD/decl" \
-	-n '*:::BEGIN { printf("%d %d\n", id, arg0); exit(0); }' 2>err)
-msg="dtrace: plugin $PWD/decl/hijack.so declares provider dtrace, which only dtrace.so may serve: not loaded"
-if [ "$out" != "1 0" ] || ! grep -qxF "$msg" err; then
-	echo "hijack by name: got '$out'"; cat err; status=1
+# Declaring the provider name dtrace is how a plugin serves BEGIN and END,
+# whatever its file's name: the first one loaded does (the directories of
+# -x plugindir come first), and dtrace.so, which declares it too, is not
+# loaded.
+"$DTRACE" -l -x plugindir="$PWD/decl" -n 'dtrace:::BEGIN' >list 2>err
+msg="dtrace: plugin $B/plugins/dtrace.so declares provider dtrace, which plugin $PWD/decl/hijack.so serves: not loaded"
+if [ "$(awk 'NR == 2 { print $1, $2, $NF }' list)" != "1 dtrace BEGIN" ] ||
+   ! grep -qxF "$msg" err; then
+	echo "BEGIN by the plugin that declares dtrace:"; cat list err
+	status=1
 fi
 
 out=$("$DTRACE" -q -x plugindir="$PWD/undecl" \

@@ -78,7 +78,7 @@ groff -man -Tascii -P -cbou "$P/share/man/man7/dtrace-provider.7" 2>/dev/null |
 	sed -n '/^ *\/\* oneshot.c:/,/^ *Build it and trace/p' | sed '$d' >ex.txt
 ind=$(head -1 ex.txt | sed 's/[^ ].*//' | wc -c)
 cut -c"$ind"- ex.txt >oneshot.c
-grep -q 'dtrace_provider_init' oneshot.c || { fail "no example in dtrace-provider(7)"; exit 1; }
+grep -q 'DTRACE_PROVIDER(' oneshot.c || { fail "no example in dtrace-provider(7)"; exit 1; }
 cflags=$(pkg-config --cflags dtrace-provider)
 [ "$cflags" = "-I$P/include " ] || [ "$cflags" = "-I$P/include" ] ||
 	fail "cflags '$cflags'"
