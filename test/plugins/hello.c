@@ -5,11 +5,12 @@
  * fired once when tracing starts, with arg0 = 42 (or the option
  * -x hello.value=N) and arg1 = the process's pid.
  *
- * Built with -DHELLO_MAJOR=N it claims another major interface version,
- * which dtrace must refuse with a message while loading the others.  Built
- * with -DHELLO_MINOR0 it is what a plugin built against version 3.0's
- * header looks like: minor 0 and a table that ends before the fields added
- * in 3.1 (which here hold garbage the engine must not read).
+ * Built with -DHELLO_MAJOR=N it claims another major interface version
+ * (3: one built for the interface before 4.0), which dtrace must refuse
+ * with a message while loading the others.  Built with -DHELLO_MINOR0 it
+ * is what a plugin built against an older minor version looks like: minor
+ * 0 and a table that ends before the fields added later (which here hold
+ * garbage the engine must not read).
  */
 #include <errno.h>
 #include <stddef.h>

@@ -4,8 +4,9 @@
 # install` puts in a scratch DESTDIR, and nothing else: a C plugin and a
 # C++ one load (from -x plugindir and from DTRACE_PLUGIN_PATH) and fire;
 # a plugin built for an older minor version loads and its table's missing
-# fields are not read; one built for another major version is refused with
-# a message naming the file and both versions, and dtrace goes on; the C
+# fields are not read; one built for another major version (3.x, before
+# the host's tables) is refused with a message naming the file and both
+# versions, and dtrace goes on; the C
 # plugin's option -x hello.value is listed by -x help and taken, an
 # unknown one is refused by name.
 . "$TESTDIR/sh/lib/test_lib.sh"
@@ -20,7 +21,7 @@ MAJOR=$(sed -n 's/^#define DTRACE_PROVIDER_MAJOR[[:space:]]*//p' \
 MINOR=$(sed -n 's/^#define DTRACE_PROVIDER_MINOR[[:space:]]*//p' \
 	"$INC/dtrace/provider.h")
 
-mkdir -p good cxx old bad
+mkdir -p good cxx old bad v3
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$INC" -o good/hello.so \
 	"$TESTDIR/plugins/hello.c" || exit 1
 c++ -shared -fPIC -O2 -std=c++17 -Wall -Wextra -Werror -I"$INC" \
@@ -28,6 +29,8 @@ c++ -shared -fPIC -O2 -std=c++17 -Wall -Wextra -Werror -I"$INC" \
 cc -shared -fPIC -O2 -I"$INC" -DHELLO_MINOR0 -o old/hello.so \
 	"$TESTDIR/plugins/hello.c" || exit 1
 cc -shared -fPIC -O2 -I"$INC" -DHELLO_MAJOR=99 -o bad/hello.so \
+	"$TESTDIR/plugins/hello.c" || exit 1
+cc -shared -fPIC -O2 -I"$INC" -DHELLO_MAJOR=3 -o v3/hello.so \
 	"$TESTDIR/plugins/hello.c" || exit 1
 
 expect() {	# what, expected stdout, then the command
@@ -80,4 +83,8 @@ refused "wrong major version" 0 \
 	"$DTRACE" -q -x plugindir="$PWD/bad" \
 	-n 'BEGIN { printf("on\n"); exit(0); }'
 grep -qx on out || { echo "wrong major version: BEGIN did not run"; status=1; }
+refused "a plugin of interface 3" 0 \
+	"dtrace: plugin $PWD/v3/hello.so was built for provider interface version 3.$MINOR, this dtrace has version $MAJOR.$MINOR: not loaded" \
+	"$DTRACE" -q -x plugindir="$PWD/v3" \
+	-n 'BEGIN { printf("on\n"); exit(0); }'
 exit $status
