@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const dtrace_host_t elf_host = {
 	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR,
 	.size = sizeof(dtrace_host_t),
-	UNIT_ELF_HOST,
+	.elf = &unit_host_elf, .proc = &unit_host_proc,
 };
 
 static void fuzz_elf(const uint8_t *data, size_t size)
