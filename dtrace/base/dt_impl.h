@@ -254,6 +254,12 @@ void dt_htab_nofail(dt_htab_t *t);
  * memory does. */
 #define dt_array_room(arr, n, cap) \
 	((void)(DT_ARRAY_ROOM(arr, n, cap) == 0 || (dt_nomem(), 0)))
+#define dt_array_need(arr, cap, need) \
+	((void)(DT_ARRAY_NEED(arr, cap, need) == 0 || (dt_nomem(), 0)))
+/* The whole text of stream f, NUL-terminated, its length in *lenp; NULL
+ * with errno set when it cannot be read, EFBIG when it is longer than
+ * max bytes. */
+char *dt_read_stream(FILE *f, size_t max, size_t *lenp);
 void dt_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Record an error for the command to print ("dtrace: " + message). */

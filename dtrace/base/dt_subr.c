@@ -5,6 +5,7 @@
  * dt_array.h), error and warning messages, the (tag, name) map of
  * dt_strmap.h, D's glob matching, clocks.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,27 @@ void *dt_realloc(void *p, size_t size)
 	if (q == NULL)
 		dt_nomem();
 	return q;
+}
+
+char *dt_read_stream(FILE *f, size_t max, size_t *lenp)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	do {
+		dt_array_need(buf, cap, len + 4096 + 1);
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0 && len <= max);
+	if (ferror(f) || len > max) {
+		int err = len > max ? EFBIG : errno ? errno : EIO;
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+	buf[len] = '\0';
+	*lenp = len;
+	return buf;
 }
 
 char *dt_strdup(const char *s)

@@ -22,19 +22,17 @@ static void as_fail(dt_as_t *as, int err, const char *msg)
 	}
 }
 
-/* Grow an array of elem-sized items to hold at least n + 1 of them. */
+/* Grow an array of elem-sized items to hold at least n + 1 of them
+ * (dt_array.h); false after as_fail() when memory ran out. */
 static bool as_grow(dt_as_t *as, void **arr, int *cap, int n, size_t elem)
 {
-	if (n < *cap)
-		return true;
-	int ncap = *cap ? *cap * 2 : 64;
-	void *p = realloc(*arr, (size_t)ncap * elem);
-	if (p == NULL) {
+	size_t c = (size_t)*cap;
+
+	if (dt_array_resize(arr, &c, (size_t)n + 1, elem) < 0) {
 		as_fail(as, -ENOMEM, "out of memory");
 		return false;
 	}
-	*arr = p;
-	*cap = ncap;
+	*cap = (int)c;
 	return true;
 }
 

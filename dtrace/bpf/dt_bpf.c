@@ -81,10 +81,7 @@ typedef struct dt_uprobe_multi_attr {
 
 static void fd_push(int **arr, int *n, int *cap, int fd)
 {
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		*arr = dt_realloc(*arr, (size_t)*cap * sizeof(int));
-	}
+	dt_array_room(*arr, *n, *cap);
 	(*arr)[(*n)++] = fd;
 }
 

@@ -36,12 +36,8 @@ static int collect_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp, void *arg)
 	match_acc_t *acc = arg;
 
 	(void)dtp;
-	if (acc->n == acc->cap) {
-		acc->cap = acc->cap ? acc->cap * 2 : 16;
-		acc->probes = dt_realloc(acc->probes,
-					 acc->cap * sizeof(*acc->probes));
-		*acc->owner = acc->probes;
-	}
+	dt_array_room(acc->probes, acc->n, acc->cap);
+	*acc->owner = acc->probes;
 	acc->probes[acc->n++] = prp;
 	return 0;
 }

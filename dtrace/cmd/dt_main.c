@@ -346,42 +346,21 @@ opt_error:
 static char *read_script(dtrace_hdl_t *dtp, const char *path, size_t *lenp)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
 
 	if (f == NULL) {
 		dt_set_error(dtp, "failed to open %s: %s", path, strerror(errno));
 		return NULL;
 	}
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			buf = dt_realloc(buf, cap);
-		}
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-		if (n == 0)
-			break;
-		len += n;
-		if (len > DT_SCRIPT_MAX)
-			break;
-	}
-	bool err = ferror(f);
+	char *text = dt_read_stream(f, DT_SCRIPT_MAX, lenp);
+	int err = errno;
 	if (f != stdin)
 		fclose(f);
-	if (err || len > DT_SCRIPT_MAX) {
-		if (err)
-			dt_set_error(dtp, "failed to read %s: %s", path,
-				     strerror(errno));
-		else
-			dt_set_error(dtp, "failed to read %s: script is "
-				     "larger than %u MB", path,
-				     DT_SCRIPT_MAX >> 20);
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	*lenp = len;
-	return buf;
+	if (text == NULL && err == EFBIG)
+		dt_set_error(dtp, "failed to read %s: script is larger than "
+			     "%u MB", path, DT_SCRIPT_MAX >> 20);
+	else if (text == NULL)
+		dt_set_error(dtp, "failed to read %s: %s", path, strerror(err));
+	return text;
 }
 
 typedef struct gen_arg {

@@ -79,11 +79,7 @@ static void pollset_add(pollset_t *ps, int fd)
 {
 	if (fd < 0)
 		return;
-	if (ps->n == ps->cap) {
-		ps->cap = ps->cap ? ps->cap * 2 : 16;
-		ps->fds = dt_realloc(ps->fds, (size_t)ps->cap *
-				     sizeof(*ps->fds));
-	}
+	dt_array_room(ps->fds, ps->n, ps->cap);
 	ps->fds[ps->n++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 }
 

@@ -131,29 +131,14 @@ static void lib_loaded(dtrace_hdl_t *dtp, dt_library_t *lib, dt_pcb_t *pcb)
 static char *read_text(const char *path, size_t *lenp)
 {
 	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
 
 	if (f == NULL)
 		return NULL;
-	do {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			buf = dt_realloc(buf, cap);
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0 && len <= DT_SCRIPT_MAX);
-	bool bad = ferror(f) || len > DT_SCRIPT_MAX;
+	char *text = dt_read_stream(f, DT_SCRIPT_MAX, lenp);
+	int err = errno;
 	fclose(f);
-	if (bad) {
-		free(buf);
-		errno = len > DT_SCRIPT_MAX ? EFBIG : EIO;
-		return NULL;
-	}
-	buf[len] = '\0';
-	*lenp = len;
-	return buf;
+	errno = err;
+	return text;
 }
 
 /* The NAME of a line `#pragma D depends_on library NAME`, copied into

@@ -189,10 +189,7 @@ static dt_aggent_t *agg_append(dt_aggstate_t *as, const void *key)
 	dt_aggent_t *e;
 	size_t ks = as->desc->keysize;
 
-	if (as->nents == as->cap) {
-		as->cap = as->cap ? as->cap * 2 : 16;
-		as->ents = dt_realloc(as->ents, as->cap * sizeof(*as->ents));
-	}
+	dt_array_room(as->ents, as->nents, as->cap);
 	e = &as->ents[as->nents++];
 	e->key = dt_zalloc(ks ? ks : 1);
 	if (ks)
@@ -335,49 +332,53 @@ static void agg_merge_percpu(dt_aggstate_t *as, dt_aggent_t *e,
 /*
  * An index of the entries of an aggregation by key, while map keys may
  * merge into one entry (keys naming the probe, normalized user
- * addresses): open addressing over entry numbers + 1.
+ * addresses): entry numbers in a table, compared through the key they
+ * are looked up with, which carries the entries.
  */
+typedef struct agg_index_key {
+	const dt_aggstate_t *as;
+	const uint8_t *key;
+} agg_index_key_t;
 
-static size_t agg_key_hash(const uint8_t *k, size_t n)
+static bool agg_index_eq(const void *elem, const void *key)
 {
-	uint64_t h = 14695981039346656037ULL;
+	const agg_index_key_t *k = key;
+	size_t ent = *(const size_t *)elem;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ k[i]) * 1099511628211ULL;
-	return (size_t)h;
+	return memcmp(k->as->ents[ent].key, k->key, k->as->desc->keysize) == 0;
 }
 
-static size_t *agg_index_slot(dt_agg_index_t *ix, const dt_aggstate_t *as,
-			      const uint8_t *key)
+static uint64_t agg_key_hash(const dt_aggstate_t *as, const uint8_t *key)
 {
-	size_t ks = as->desc->keysize, i = agg_key_hash(key, ks) % ix->cap;
-
-	while (ix->slot[i] != 0 &&
-	       memcmp(as->ents[ix->slot[i] - 1].key, key, ks) != 0)
-		i = (i + 1) % ix->cap;
-	return &ix->slot[i];
+	return dt_hash_bytes(DT_HASH_INIT, key, as->desc->keysize);
 }
 
 void dt_agg_index_add(dt_agg_index_t *ix, const dt_aggstate_t *as,
 		      size_t ent)
 {
-	if ((ix->n + 1) * 2 > ix->cap) {
-		free(ix->slot);
-		ix->cap = ix->cap ? ix->cap * 2 : 64;
-		ix->slot = dt_zalloc(ix->cap * sizeof(*ix->slot));
-		for (size_t i = 0; i < ix->n; i++)
-			*agg_index_slot(ix, as, as->ents[i].key) = i + 1;
+	agg_index_key_t k = { as, as->ents[ent].key };
+
+	if (ix->tab.esize == 0) {
+		dt_htab_init(&ix->tab, sizeof(size_t), agg_index_eq);
+		dt_htab_nofail(&ix->tab);
 	}
-	*agg_index_slot(ix, as, as->ents[ent].key) = ent + 1;
-	ix->n++;
+	*(size_t *)dt_htab_insert(&ix->tab, agg_key_hash(as, k.key), &k,
+				  NULL) = ent;
 }
 
 dt_aggent_t *dt_agg_index_find(dt_agg_index_t *ix, dt_aggstate_t *as,
 			       const uint8_t *key)
 {
-	size_t *sl = ix->cap ? agg_index_slot(ix, as, key) : NULL;
+	agg_index_key_t k = { as, key };
+	const size_t *ent = ix->tab.esize == 0 ? NULL :
+			    dt_htab_find(&ix->tab, agg_key_hash(as, key), &k);
 
-	return sl != NULL && *sl != 0 ? &as->ents[*sl - 1] : NULL;
+	return ent != NULL ? &as->ents[*ent] : NULL;
+}
+
+void dt_agg_index_fini(dt_agg_index_t *ix)
+{
+	dt_htab_fini(&ix->tab);
 }
 
 /* Whether d lives in a per-CPU array of one entry (no keys; dt_cg_agg.c):
@@ -760,7 +761,7 @@ int dt_agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	if (err == 0)
 		err = dt_agg_walk_byprid(dtp, d, agg_snap_entry, &sn);
 	free(sn.vals);
-	free(sn.ix.slot);
+	dt_agg_index_fini(&sn.ix);
 	if (err != 0)
 		dt_set_error(dtp, "failed to read aggregation @%s: %s",
 			     d->name, strerror(-err));

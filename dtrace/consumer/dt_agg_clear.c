@@ -185,7 +185,7 @@ static void agg_cut(dtrace_hdl_t *dtp, dt_aggstate_t *as, size_t nkept)
 		free(cut.mks[i]);
 	}
 	free(cut.mks);
-	free(cut.ix.slot);
+	dt_agg_index_fini(&cut.ix);
 }
 
 /*

@@ -8,6 +8,7 @@
 #define DT_AGG_IMPL_H
 
 #include "dt_consume_impl.h"
+#include "dt_hash.h"
 
 /* dt_agg.c: the table */
 dt_aggstate_t *dt_agg_state(dtrace_hdl_t *dtp, int id);
@@ -33,16 +34,16 @@ bool dt_agg_keys_merge(const dt_aggdesc_t *d);
 /* The PRID of map key mk of a part by PRID. */
 uint32_t dt_agg_prid_of(const dt_aggdesc_t *part, const uint8_t *mk);
 
-/* An index of the entries of an aggregation by key (open addressing over
- * entry numbers + 1). */
+/* An index of the entries of an aggregation by key: a table (dt_hash.h)
+ * of entry numbers.  All zero is empty; dt_agg_index_fini() frees it. */
 typedef struct dt_agg_index {
-	size_t *slot;
-	size_t cap, n;
+	dt_htab_t tab;
 } dt_agg_index_t;
 void dt_agg_index_add(dt_agg_index_t *ix, const dt_aggstate_t *as,
 		      size_t ent);
 dt_aggent_t *dt_agg_index_find(dt_agg_index_t *ix, dt_aggstate_t *as,
 			       const uint8_t *key);
+void dt_agg_index_fini(dt_agg_index_t *ix);
 
 /* What dt_agg_walk() calls for each entry: its map key mk (prefix
  * included) in part's map, the key ck the consumer sees, and its value for

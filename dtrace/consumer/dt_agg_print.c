@@ -176,10 +176,7 @@ dt_agg_row_t *dt_agg_rows(dtrace_hdl_t *dtp, dt_aggstate_t **aggs, int n,
 					break;
 			}
 			if (j == rows) {
-				if (rows == cap) {
-					cap = cap ? cap * 2 : 16;
-					r = dt_realloc(r, cap * sizeof(*r));
-				}
+				dt_array_room(r, rows, cap);
 				r[rows].key = e->key;
 				r[rows].ent = i;
 				r[rows].vals = dt_zalloc(sizeof(int64_t *) *

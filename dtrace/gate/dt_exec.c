@@ -267,14 +267,8 @@ static int on_event(void *ctx, void *data, size_t size)
 		if (ex->batch[i].pid == ev->pid &&
 		    ex->batch[i].what == ev->what)
 			return 0;	/* the first one stands for both */
-	if (ex->nbatch == ex->batch_cap) {
-		int cap = ex->batch_cap ? ex->batch_cap * 2 : 64;
-		exec_event_t *b = realloc(ex->batch, (size_t)cap * sizeof(*b));
-		if (b == NULL)
-			return -ENOMEM;
-		ex->batch = b;
-		ex->batch_cap = cap;
-	}
+	if (DT_ARRAY_ROOM(ex->batch, ex->nbatch, ex->batch_cap) < 0)
+		return -ENOMEM;
 	ex->batch[ex->nbatch++] = *ev;
 	return 0;
 }

@@ -30,6 +30,7 @@
 #include <stddef.h>
 
 #include "dt_impl.h"
+#include "dt_hash.h"
 #include "dt_program.h"
 #include "dt_as.h"
 #include "dt_bpf.h"
@@ -170,20 +171,14 @@ typedef struct dt_chain {
 #define DT_CHAIN_MAX	8	/* parts: 4 entries x 8 parts + 1 tail
 				   calls stay within the kernel's 33 */
 
-/* Open-addressing index over ups or ovls: slots hold index + 1, 0 is free. */
-typedef struct dt_index {
-	uint32_t *slots;
-	uint32_t size;		/* a power of two, at least twice the entries */
-} dt_index_t;
-
 struct dt_progset {
 	dt_uprobe_ent_t *ups;
 	uint32_t nups, ups_cap;
-	dt_index_t ups_index;
-	dt_index_t site_index;	/* (path, offset) -> first entry there */
+	dt_htab_t ups_index;	/* cookies (dt_prog_sites.c) */
+	dt_htab_t site_index;	/* (path, offset) -> first cookie there */
 	dt_overlay_ent_t *ovls;
 	uint32_t novls, ovls_cap;
-	dt_index_t ovls_index;
+	dt_htab_t ovls_index;	/* overlay numbers + 1 */
 	dt_kprog_t *progs;
 	int nprogs;
 	bool live;		/* dt_prog_build_all() ran: the kernel is

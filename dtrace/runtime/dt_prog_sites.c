@@ -13,10 +13,11 @@
  * with disjoint pid filters) run its program once per firing, and only the
  * overlay lookup chooses the process's probe.
  *
- * Three open-addressing indexes find them: ups_index an underlying probe
- * by (file, offset, flags, solo provider), site_index the first underlying
- * probe at a (path, offset), whose semaphore they all share (site_link()),
- * and ovls_index an overlay by (pid, cookie).
+ * Three indexes (dt_hash.h tables of cookies) find them: ups_index an
+ * underlying probe by (file, offset, flags, solo provider), site_index the
+ * first underlying probe at a (path, offset), whose semaphore they all
+ * share (site_link()), and ovls_index an overlay by (pid, cookie) (of
+ * overlay numbers + 1).
  *
  * This is the record, which the host entry points (dt_program.c) write
  * and nothing else: what changed since the kernel last matched it waits
@@ -30,22 +31,8 @@
 #include <sys/stat.h>
 #include <linux/perf_event.h>
 
+#include "dt_hash.h"
 #include "dt_prog_impl.h"
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	return h;
-}
-
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ull;
-	return h;
-}
 
 /* The file an underlying probe is on, as the kernel knows it: by device
  * and inode, so that one file reached by two paths (a process of another
@@ -85,84 +72,70 @@ static bool same_file(const dt_uprobe_ent_t *a, const dt_uprobe_ent_t *b)
 
 static uint64_t uprobe_hash(const dt_uprobe_ent_t *u)
 {
-	uint64_t h = u->ino != 0 ? mix(mix(0, (uint64_t)u->dev), u->ino) :
-				   str_hash(u->path);
+	uint64_t h = u->ino != 0 ?
+		dt_hash_u64(dt_hash_u64(DT_HASH_INIT, u->dev), u->ino) :
+		dt_hash_str(DT_HASH_INIT, u->path);
 
-	h = mix(h, u->offset);
-	h = mix(h, (uintptr_t)u->solo_pv);
-	h = mix(h, u->flags);
-	return mix(h, (uint64_t)u->solo_kind);
+	h = dt_hash_u64(h, u->offset);
+	h = dt_hash_u64(h, (uintptr_t)u->solo_pv);
+	h = dt_hash_u64(h, u->flags);
+	return dt_hash_u64(h, (uint64_t)u->solo_kind);
+}
+
+static uint64_t site_hash(const dt_uprobe_ent_t *u)
+{
+	return dt_hash_u64(dt_hash_str(DT_HASH_INIT, u->path), u->offset);
 }
 
 static uint64_t overlay_hash(uint32_t pid, uint32_t cookie)
 {
-	return mix(mix(0, pid), cookie);
+	return dt_hash_u64(dt_hash_u64(DT_HASH_INIT, pid), cookie);
 }
 
-/* Find the slot of an entry equal to the probe (eq(i) true), or the free
- * slot where it would go. */
-static uint32_t *index_slot(dt_index_t *ix, uint64_t hash,
-			    bool (*eq)(const void *, uint32_t, const void *),
-			    const void *set, const void *key)
-{
-	uint32_t mask = ix->size - 1;
+/* What an index is looked up with: the record, whose entries its
+ * elements number from 1, and an entry like the one sought. */
+typedef struct index_key {
+	const struct dt_progset *ps;
+	const void *ent;
+} index_key_t;
 
-	for (uint32_t i = (uint32_t)hash & mask;; i = (i + 1) & mask) {
-		uint32_t *slot = &ix->slots[i];
-		if (*slot == 0 || eq(set, *slot - 1, key))
-			return slot;
+static bool ups_eq(const void *elem, const void *key)
+{
+	const index_key_t *k = key;
+	const dt_uprobe_ent_t *u = &k->ps->ups[*(const uint32_t *)elem - 1];
+	const dt_uprobe_ent_t *e = k->ent;
+
+	return u->solo_pv == e->solo_pv && u->offset == e->offset &&
+	       u->flags == e->flags && u->solo_kind == e->solo_kind &&
+	       same_file(u, e);
+}
+
+static bool site_eq(const void *elem, const void *key)
+{
+	const index_key_t *k = key;
+	const dt_uprobe_ent_t *u = &k->ps->ups[*(const uint32_t *)elem - 1];
+	const dt_uprobe_ent_t *e = k->ent;
+
+	return u->offset == e->offset && strcmp(u->path, e->path) == 0;
+}
+
+static bool ovls_eq(const void *elem, const void *key)
+{
+	const index_key_t *k = key;
+	const dt_overlay_ent_t *o = &k->ps->ovls[*(const uint32_t *)elem - 1];
+	const dt_overlay_ent_t *e = k->ent;
+
+	return o->pid == e->pid && o->cookie == e->cookie;
+}
+
+/* The index t, made on first use. */
+static dt_htab_t *index_of(dt_htab_t *t, dt_htab_eq_f *eq)
+{
+	if (t->esize == 0) {
+		dt_htab_init(t, sizeof(uint32_t), eq);
+		dt_htab_nofail(t);
 	}
-}
-
-/* Before adding one entry to the nentries there are: rebuild the index
- * twice as large when it would pass half full. */
-static void index_grow(dt_index_t *ix, uint32_t nentries,
-		       uint64_t (*hash_of)(const void *, uint32_t),
-		       const void *set)
-{
-	if ((nentries + 1) * 2 < ix->size)
-		return;
-	free(ix->slots);
-	ix->size = ix->size ? ix->size * 2 : 256;
-	ix->slots = dt_zalloc(ix->size * sizeof(uint32_t));
-	for (uint32_t i = 0; i < nentries; i++) {
-		uint32_t mask = ix->size - 1, j = (uint32_t)hash_of(set, i) & mask;
-		while (ix->slots[j] != 0)
-			j = (j + 1) & mask;
-		ix->slots[j] = i + 1;
-	}
-}
-
-static uint64_t ups_hash_of(const void *set, uint32_t i)
-{
-	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
-
-	return uprobe_hash(u);
-}
-
-static bool ups_eq(const void *set, uint32_t i, const void *key)
-{
-	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
-	const dt_uprobe_ent_t *k = key;
-
-	return u->solo_pv == k->solo_pv && u->offset == k->offset &&
-	       u->flags == k->flags && u->solo_kind == k->solo_kind &&
-	       same_file(u, k);
-}
-
-static uint64_t site_hash_of(const void *set, uint32_t i)
-{
-	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
-
-	return mix(str_hash(u->path), u->offset);
-}
-
-static bool site_eq(const void *set, uint32_t i, const void *key)
-{
-	const dt_uprobe_ent_t *u = &((const struct dt_progset *)set)->ups[i];
-	const dt_uprobe_ent_t *k = key;
-
-	return u->offset == k->offset && strcmp(u->path, k->path) == 0;
+	return t;
 }
 
 /*
@@ -178,12 +151,12 @@ static void site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
 
 	if (u->perf)
 		return;
-	/* The entries before idx are in the site index (a rebuild puts
-	 * every entry in; lookups still find the first of each site). */
-	index_grow(&ps->site_index, idx, site_hash_of, ps);
-	uint32_t *slot = index_slot(&ps->site_index, site_hash_of(ps, idx),
-				    site_eq, ps, u);
-	if (*slot == 0) {
+	/* The index holds the first entry of each site. */
+	index_key_t k = { ps, u };
+	bool added;
+	uint32_t *slot = dt_htab_insert(index_of(&ps->site_index, site_eq),
+					site_hash(u), &k, &added);
+	if (added) {
 		*slot = idx + 1;
 		return;
 	}
@@ -209,28 +182,10 @@ static void site_link(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t idx)
 static void site_ref_ctr_set(struct dt_progset *ps, dt_uprobe_ent_t *u,
 			     uint64_t ref_ctr)
 {
-	uint32_t *slot = index_slot(&ps->site_index, mix(str_hash(u->path),
-							 u->offset),
-				    site_eq, ps, u);
-
-	for (uint32_t i = *slot; i != 0; i = ps->ups[i - 1].site_next)
+	for (uint32_t i = dt_site_first(ps, u); i != 0;
+	     i = ps->ups[i - 1].site_next)
 		ps->ups[i - 1].ref_ctr = ref_ctr;
 	u->ref_ctr = ref_ctr;
-}
-
-static uint64_t ovls_hash_of(const void *set, uint32_t i)
-{
-	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
-
-	return overlay_hash(o->pid, o->cookie);
-}
-
-static bool ovls_eq(const void *set, uint32_t i, const void *key)
-{
-	const dt_overlay_ent_t *o = &((const struct dt_progset *)set)->ovls[i];
-	const dt_overlay_ent_t *k = key;
-
-	return o->pid == k->pid && o->cookie == k->cookie;
 }
 
 /* Make u fire in process pid too (0: every process).  Returns whether
@@ -310,19 +265,24 @@ static dt_site_user_t site_user_of(const dt_uprobe_ent_t *u,
 	return best;
 }
 
-/* The slot of the underlying probe key in the index, or the free slot
- * where it goes. */
-static uint32_t *uprobe_slot(struct dt_progset *ps, const dt_uprobe_ent_t *key)
+/* The cookie of the underlying probe like key, or 0. */
+static uint32_t uprobe_find(struct dt_progset *ps, const dt_uprobe_ent_t *key)
 {
-	index_grow(&ps->ups_index, ps->nups, ups_hash_of, ps);
-	return index_slot(&ps->ups_index, uprobe_hash(key), ups_eq, ps, key);
+	index_key_t k = { ps, key };
+	const uint32_t *e = dt_htab_find(index_of(&ps->ups_index, ups_eq),
+					 uprobe_hash(key), &k);
+
+	return e != NULL ? *e : 0;
 }
 
-/* The first underlying probe at u's site (path, offset), +1. */
+/* The first underlying probe at u's site (path, offset), +1, or 0. */
 uint32_t dt_site_first(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 {
-	return *index_slot(&ps->site_index, mix(str_hash(u->path), u->offset),
-			   site_eq, ps, u);
+	index_key_t k = { ps, u };
+	const uint32_t *e = dt_htab_find(index_of(&ps->site_index, site_eq),
+					 site_hash(u), &k);
+
+	return e != NULL ? *e : 0;
 }
 
 /* The overlay of (pid, cookie), or NULL. */
@@ -351,12 +311,7 @@ static void site_queue(struct dt_progset *ps, uint32_t cookie)
 	if (u->queued)
 		return;
 	u->queued = true;
-	if (ps->nqueued_ups == ps->queued_ups_cap) {
-		ps->queued_ups_cap = ps->queued_ups_cap ? ps->queued_ups_cap * 2
-							: 64;
-		ps->queued_ups = dt_realloc(ps->queued_ups, ps->queued_ups_cap *
-					    sizeof(*ps->queued_ups));
-	}
+	dt_array_room(ps->queued_ups, ps->nqueued_ups, ps->queued_ups_cap);
 	ps->queued_ups[ps->nqueued_ups++] = cookie;
 }
 
@@ -366,13 +321,7 @@ static void overlay_queue(struct dt_progset *ps, dt_overlay_ent_t *o)
 	if (o->queued)
 		return;
 	o->queued = true;
-	if (ps->nqueued_ovls == ps->queued_ovls_cap) {
-		ps->queued_ovls_cap = ps->queued_ovls_cap ?
-				      ps->queued_ovls_cap * 2 : 64;
-		ps->queued_ovls = dt_realloc(ps->queued_ovls,
-					     ps->queued_ovls_cap *
-					     sizeof(*ps->queued_ovls));
-	}
+	dt_array_room(ps->queued_ovls, ps->nqueued_ovls, ps->queued_ovls_cap);
 	ps->queued_ovls[ps->nqueued_ovls++] = (uint32_t)(o - ps->ovls) + 1;
 }
 
@@ -405,16 +354,13 @@ static bool site_join(struct dt_progset *ps, dt_uprobe_ent_t *u,
 	return true;
 }
 
-/* A new underlying probe like key, of pv; returns its slot's value. */
+/* A new underlying probe like key, of pv, indexed; returns its cookie. */
 static uint32_t site_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			 const dt_uprobe_ent_t *key, dt_provider_t *pv,
 			 const dtrace_uprobe_t *up,
 			 const dtrace_perfprobe_t *pp)
 {
-	if (ps->nups == ps->ups_cap) {
-		ps->ups_cap = ps->ups_cap ? ps->ups_cap * 2 : 64;
-		ps->ups = dt_realloc(ps->ups, ps->ups_cap * sizeof(*ps->ups));
-	}
+	dt_array_room(ps->ups, ps->nups, ps->ups_cap);
 	ps->ups[ps->nups] = (dt_uprobe_ent_t){
 		.solo_pv = key->solo_pv, .solo_kind = key->solo_kind,
 		.flags = up->flags,
@@ -425,6 +371,9 @@ static uint32_t site_add(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		.pp = pp ? *pp : (dtrace_perfprobe_t){ 0 },
 	};
 	ps->nups++;
+	index_key_t k = { ps, &ps->ups[ps->nups - 1] };
+	*(uint32_t *)dt_htab_insert(index_of(&ps->ups_index, ups_eq),
+				    uprobe_hash(key), &k, NULL) = ps->nups;
 	site_user_add(ps, &ps->ups[ps->nups - 1], pv, up->kind);
 	site_link(dtp, ps, ps->nups - 1);
 	return ps->nups;
@@ -448,29 +397,29 @@ uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		.solo_pv = pp ? pv : NULL, .solo_kind = pp ? up->kind : 0,
 	};
 	uprobe_file_id(ps, &key);
-	uint32_t *slot = uprobe_slot(ps, &key);
+	uint32_t cookie = uprobe_find(ps, &key);
 
-	if (*slot != 0 && !site_user_fits(&ps->ups[*slot - 1], pv, up->kind) &&
-	    !site_join(ps, &ps->ups[*slot - 1], pv, up)) {
+	if (cookie != 0 && !site_user_fits(&ps->ups[cookie - 1], pv, up->kind) &&
+	    !site_join(ps, &ps->ups[cookie - 1], pv, up)) {
 		key.solo_pv = pv;
 		key.solo_kind = up->kind;
-		slot = uprobe_slot(ps, &key);
+		cookie = uprobe_find(ps, &key);
 	}
-	if (*slot == 0) {
-		*slot = site_add(dtp, ps, &key, pv, up, pp);
+	if (cookie == 0) {
+		cookie = site_add(dtp, ps, &key, pv, up, pp);
 	} else {
-		dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
+		dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
 
 		site_user_add(ps, u, pv, up->kind);
 		if (u->ref_ctr == 0 && up->ref_ctr_offset != 0 && u->prog < 0)
 			site_ref_ctr_set(ps, u, up->ref_ctr_offset);
 	}
-	dt_uprobe_ent_t *u = &ps->ups[*slot - 1];
+	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
 	bool more = uprobe_add_pid(u, pp ? 0 : up->pid);
 	ps->links_pending |= more;
 	if (more || u->joined || u->relink)
-		site_queue(ps, *slot);
-	return *slot;
+		site_queue(ps, cookie);
+	return cookie;
 }
 
 /* The overlay of (pid, cookie), made if there is none. */
@@ -478,18 +427,14 @@ static dt_overlay_ent_t *overlay_find_or_add(struct dt_progset *ps,
 					     uint32_t pid, uint32_t cookie)
 {
 	dt_overlay_ent_t key = { .pid = pid, .cookie = cookie };
+	index_key_t k = { ps, &key };
+	bool added;
+	uint32_t *slot = dt_htab_insert(index_of(&ps->ovls_index, ovls_eq),
+					overlay_hash(pid, cookie), &k, &added);
 
-	index_grow(&ps->ovls_index, ps->novls, ovls_hash_of, ps);
-	uint32_t *slot = index_slot(&ps->ovls_index,
-				    overlay_hash(pid, cookie), ovls_eq, ps,
-				    &key);
-	if (*slot != 0)
+	if (!added)
 		return &ps->ovls[*slot - 1];
-	if (ps->novls == ps->ovls_cap) {
-		ps->ovls_cap = ps->ovls_cap ? ps->ovls_cap * 2 : 64;
-		ps->ovls = dt_realloc(ps->ovls,
-				      ps->ovls_cap * sizeof(*ps->ovls));
-	}
+	dt_array_room(ps->ovls, ps->novls, ps->ovls_cap);
 	dt_overlay_ent_t *o = &ps->ovls[ps->novls++];
 	*o = key;
 	*slot = ps->novls;

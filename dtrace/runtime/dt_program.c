@@ -322,9 +322,9 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	free(ps->ups);
 	free(ps->id_path);
 	free(ps->ovls);
-	free(ps->ups_index.slots);
-	free(ps->site_index.slots);
-	free(ps->ovls_index.slots);
+	dt_htab_fini(&ps->ups_index);
+	dt_htab_fini(&ps->site_index);
+	dt_htab_fini(&ps->ovls_index);
 	free(ps->progs);
 	for (int g = 0; g < ps->ngroups; g++)
 		free(ps->groups[g].fds);	/* closed by dt_bpf.c */
