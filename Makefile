@@ -92,7 +92,7 @@ LDFLAGS    += $(SANFLAGS)
 
 DTRACE_OBJS := $(DTRACE_SRCS:%.c=$(O)/%.o)
 DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
-	       -lZydis -ldl -lz
+	       -lZydis -lmicrohttpd -lpthread -ldl -lz
 
 # Objects shared with the plugins and dtprobed (ELF and symbol handling,
 # /proc/PID/maps, opening the files other processes name, and the utility

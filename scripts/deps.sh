@@ -21,6 +21,7 @@ DEPS="
 /usr/include/$triplet/libunwind.h:libunwind-dev
 /usr/include/Zydis/Zydis.h:libzydis-dev
 /usr/include/zlib.h:zlib1g-dev
+/usr/include/microhttpd.h:libmicrohttpd-dev
 /usr/include/linux/bpf.h:linux-libc-dev
 /usr/include/$triplet/sys/sdt.h:systemtap-sdt-dev
 /usr/bin/pkg-config:pkg-config

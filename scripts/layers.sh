@@ -126,21 +126,25 @@ runtime   dt_prog_prefilter dt_prog_emit dt_kevent dt_uretdepth dt_sigwatch
 # The one interface through which the consumer's decoded values are
 # printed (dt_output.h), its text implementation (dt_text, DTrace's
 # layout; dt_text_agg, aggregations and histograms) and its JSON one
-# (dt_json); the printf engine, print()'s typed layout, and the output
+# (dt_json); aggregations as OpenMetrics families (dt_openmetrics, for
+# -x metrics); the printf engine, print()'s typed layout, and the output
 # stream (-o).  It never calls the consumer: what it prints comes decoded.
 # May call: base, symbols, bpf, probes, contract.
-output    dt_output dt_text dt_text_agg dt_json dt_printf dt_print
+output    dt_output dt_text dt_text_agg dt_json dt_openmetrics dt_printf
+output    dt_print
 
 # Records, read and decoded once.
 # Records out of the output ring buffer: buffer policies, actions' effects,
 # records decoded into values (dt_decode: stacks unwound and symbolized),
 # aggregations (snapshot and merge in dt_agg, sorting and the printa walk
 # in dt_agg_print, clear, trunc and normalize in dt_agg_clear), user
-# stacks unwound; printed through output/.
+# stacks unwound; printed through output/.  The aggregations served to
+# Prometheus while tracing (dt_metrics: an HTTP server in threads of its
+# own, the snapshots taken by the session's loop).
 # May call: every folder below it; of the compiler's work it knows only
 # the program description (`make modcycle`).
 consumer  dt_consume dt_consume_impl dt_consume_buf dt_decode dt_agg
-consumer  dt_agg_impl dt_agg_print dt_agg_clear dt_unwind
+consumer  dt_agg_impl dt_agg_print dt_agg_clear dt_unwind dt_metrics
 
 # Processes as they exec.
 # The exec gate (each exec held until the watching providers saw the

@@ -64,6 +64,7 @@ typedef struct dt_options {
 	bool list;		/* -l */
 	bool json;		/* oformat=json */
 	const char *cpppath;
+	const char *metrics;	/* -x metrics=[ADDR:]PORT, or NULL */
 	const char **cpp_args;	/* -D, -U, -I as given, for -C */
 	int cpp_nargs;
 	const char *uprobe_mech; /* -x uprobe=multi|perf (perf: the fallback) */
@@ -223,6 +224,7 @@ struct dtrace_hdl {
 	int desc_errtag;	/* host->report->error_tag()'s, D_UNKNOWN: none */
 
 	struct dt_exec *exec;		/* dt_exec.h: the exec watch, or NULL */
+	struct dt_metrics *metrics;	/* dt_metrics.h: -x metrics, or NULL */
 	struct dt_sigwatch *sigwatch;	/* dt_sigwatch.h: kernel-sent SIGILLs
 					   to traced processes, or NULL */
 	struct dt_dwarf *dwarf;		/* dt_dwarf.c: DWARF of traced files */

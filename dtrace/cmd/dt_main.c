@@ -27,6 +27,7 @@
 #include "dt_consume.h"
 #include "dt_dwarf.h"
 #include "dt_exec.h"
+#include "dt_metrics.h"
 #include "dt_lib.h"
 #include "dt_options.h"
 #include "dt_output.h"
@@ -129,6 +130,7 @@ static dtrace_hdl_t *dt_open(void)
 static void dt_close(dtrace_hdl_t *dtp)
 {
 	dt_exec_fini(dtp);
+	dt_metrics_stop(dtp);
 	dt_consume_fini(dtp);
 	dt_prog_fini(dtp);
 	dt_bpf_fini(dtp);
@@ -151,6 +153,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	free(dtp->plugin_dirs);
 	free((char *)dtp->opt.uprobe_mech);
 	free((char *)dtp->opt.cpppath);
+	free((char *)dtp->opt.metrics);
 	for (int i = 0; i < dtp->opt.cpp_nargs; i++)
 		free((char *)dtp->opt.cpp_args[i]);
 	free(dtp->opt.cpp_args);
@@ -599,6 +602,10 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	    dt_cg_check_destructive(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
 	    dt_prog_build_all(dtp) < 0 ||
 	    dt_consume_init(dtp) < 0)
+		return -1;
+	/* before any probe fires: an address in use ends the session here */
+	if (dtp->opt.metrics != NULL &&
+	    dt_metrics_start(dtp, dtp->opt.metrics) < 0)
 		return -1;
 	/* the loader's events say when a process maps a library, which its
 	 * user stacks and addresses are symbolized with */

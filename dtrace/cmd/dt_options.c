@@ -115,6 +115,7 @@ static const dt_optdesc_t options[] = {
 	{ "lockmem",	   OPT_REFUSED, 0, "the locked memory limit is "
 	  "raised to unlimited" },
 	{ "maxframes",	   OPT_REFUSED, 0, "a stack has at most 1024 frames" },
+	{ "metrics",	   OPT_STRING, O(metrics) },
 	{ "modpath",	   OPT_REFUSED, 0, "kernel modules are not read" },
 	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
 	{ "noresolve",	   OPT_BOOL,   O(noresolve) },
@@ -205,6 +206,7 @@ static const struct {
 	{ "late", "static: translators are chosen at compile time (the one choice)" },
 	{ "libdir", "a directory of D libraries (-L)" },
 	{ "linktype", "elf: -G writes an ELF object (the one choice)" },
+	{ "metrics", "serve the aggregations to Prometheus at http://[ADDR:]PORT/metrics (loopback when no ADDR)" },
 	{ "nolibs", "read no D library" },
 	{ "noresolve", "print user addresses unresolved, as module:0xoffset" },
 	{ "nspec", "speculations that may be active at once" },

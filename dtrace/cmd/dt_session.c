@@ -17,6 +17,9 @@
  *						every wakeup
  *   signal watch	its perf events		dt_sigwatch_poll(), with the
  *			(runtime/)		targets' exits, every wakeup
+ *   metrics		an eventfd, when a	dt_metrics_serve(), when
+ *			scrape waits		readable: the snapshot
+ *			(consumer/)
  *
  * Kernel events (runtime/dt_kevent.c) have no descriptor of their own:
  * their programs write to the output ring buffer.  The sleep lasts one
@@ -42,6 +45,7 @@
 #include "dt_bpf.h"
 #include "dt_consume.h"
 #include "dt_exec.h"
+#include "dt_metrics.h"
 #include "dt_proc.h"
 #include "dt_program.h"
 #include "dt_runtime.h"
@@ -107,6 +111,11 @@ static void add_providers(dtrace_hdl_t *dtp, pollset_t *ps)
 			pollset_add(ps, pv->ops->event_fd(pv, pv->data));
 }
 
+static void add_metrics(dtrace_hdl_t *dtp, pollset_t *ps)
+{
+	pollset_add(ps, dt_metrics_fd(dtp));
+}
+
 static void add_sigwatch(dtrace_hdl_t *dtp, pollset_t *ps)
 {
 	const int *fds;
@@ -141,6 +150,7 @@ static const struct source {
 	{ add_exec_watch, run_exec_watch, false },
 	{ add_providers, NULL, false },
 	{ add_sigwatch, NULL, false },
+	{ add_metrics, dt_metrics_serve, true },
 };
 #define NSOURCES	(sizeof(sources) / sizeof(sources[0]))
 

@@ -198,6 +198,11 @@ int dt_printf_rows(dtrace_hdl_t *dtp, FILE *out, const char *fmt,
 /* Format walltimestamp-style ns since the epoch as %Y does. */
 void dt_printf_walltime(char *buf, size_t len, uint64_t ns);
 
+/* dt_openmetrics.c: one aggregation (agg has one) as an OpenMetrics
+ * metric family (-x metrics).  0, or -1 when out could not be written. */
+#define DT_METRICS_PREFIX	"dtrace_"
+int dt_openmetrics_family(FILE *out, const dt_outagg_t *agg);
+
 /* dt_text.c: DTrace's text of values, for printf and the aggregations. */
 /* The data of a trace() record. */
 void dt_text_trace(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *v);
