@@ -62,6 +62,7 @@ typedef struct dt_options {
 	bool debug;		/* -x debug: the plugins' host->report->debug() lines */
 	bool show_bpf;		/* -S */
 	bool list;		/* -l */
+	int oformat;		/* dt_oformat_t: -x oformat */
 	bool json;		/* oformat=json */
 	const char *cpppath;
 	const char *metrics;	/* -x metrics=[ADDR:]PORT, or NULL */
@@ -92,6 +93,17 @@ typedef struct dt_options {
 				   (dt_proc.c) */
 	int nenv_edits;
 } dt_options_t;
+
+/* -x oformat: what the output is.  The profile formats write the stack
+ * aggregations when tracing ends; the records' text goes to stderr. */
+typedef enum dt_oformat {
+	DT_OFORMAT_TEXT,	/* DTrace's text */
+	DT_OFORMAT_JSON,	/* JSON Lines */
+	DT_OFORMAT_FOLDED,	/* folded stacks: "frame;frame count" */
+	DT_OFORMAT_FLAMEGRAPH,	/* an interactive SVG flame graph */
+	DT_OFORMAT_PPROF,	/* a gzipped pprof profile.proto */
+} dt_oformat_t;
+#define DT_OFORMAT_LAST	DT_OFORMAT_JSON	/* the last one built so far */
 
 /* -x bufpolicy: what a record that finds the output buffer full does. */
 typedef enum dt_bufpolicy {

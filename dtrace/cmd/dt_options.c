@@ -577,13 +577,19 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 		return 0;
 	}
 	if (strcmp(name, "oformat") == 0) {
-		if (val && strcmp(val, "json") == 0)
-			dtp->opt.json = true;
-		else if (val && strcmp(val, "text") == 0)
-			dtp->opt.json = false;
-		else
-			return -1;
-		return 0;
+		static const char *const formats[] = {
+			[DT_OFORMAT_TEXT] = "text", [DT_OFORMAT_JSON] = "json",
+			[DT_OFORMAT_FOLDED] = "folded",
+			[DT_OFORMAT_FLAMEGRAPH] = "flamegraph",
+			[DT_OFORMAT_PPROF] = "pprof",
+		};
+		for (int f = 0; val != NULL && f <= DT_OFORMAT_LAST; f++)
+			if (strcmp(val, formats[f]) == 0) {
+				dtp->opt.oformat = f;
+				dtp->opt.json = f == DT_OFORMAT_JSON;
+				return 0;
+			}
+		return -1;
 	}
 	if (strcmp(name, "uprobe") == 0) {
 		if (val == NULL || (strcmp(val, "multi") && strcmp(val, "perf")))
