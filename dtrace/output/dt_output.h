@@ -164,6 +164,10 @@ typedef struct dt_output_ops {
 	/* Tracing ended: then each aggregation that was not printa()ed. */
 	void (*tracing_end)(dt_out_t *o);
 	int (*aggregation)(dt_out_t *o, const dt_outagg_t *agg);
+	/* Optional: everything was printed; write what was kept (the
+	 * profiles).  0, or -1 (after dt_set_error(), or with the output
+	 * stream in error). */
+	int (*finish)(dt_out_t *o);
 	void (*destroy)(dt_out_t *o);
 } dt_output_ops_t;
 
@@ -178,6 +182,15 @@ struct dt_out {
 dt_out_t *dt_output_create(dtrace_hdl_t *dtp);
 dt_out_t *dt_text_create(dtrace_hdl_t *dtp);
 dt_out_t *dt_json_create(dtrace_hdl_t *dtp);
+/* dt_profile.c: -x oformat=folded, flamegraph (see there). */
+dt_out_t *dt_profile_create(dtrace_hdl_t *dtp);
+/* Whether the program's aggregations make the profile -x oformat asks
+ * for: 0, or -1 after dt_set_error() (none is keyed by a stack). */
+int dt_profile_fits(dtrace_hdl_t *dtp);
+/* dt_flamegraph.c: folded stacks (len bytes) as an SVG flame graph in a
+ * new buffer, *svg (*svglen bytes): 0, or -1 after dt_set_error(). */
+int dt_flamegraph_write(dtrace_hdl_t *dtp, const char *folded, size_t len,
+			char **svg, size_t *svglen);
 
 /* --- shared by the outputs --- */
 
