@@ -68,6 +68,7 @@ static void setup(void)
 	outbuf = NULL;
 	memset(&dtp, 0, sizeof(dtp));
 	dtp.opt.json = true;
+	dtp.opt.oformat = DT_OFORMAT_JSON;
 	dtp.probes = probes;
 	dtp.nprobes = 2;
 	dtp.out = open_memstream(&outbuf, &outlen);
