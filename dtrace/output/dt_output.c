@@ -175,5 +175,7 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 
 dt_out_t *dt_output_create(dtrace_hdl_t *dtp)
 {
+	if (dtp->opt.oformat == DT_OFORMAT_PPROF)
+		return dt_pprof_out_create(dtp);
 	return dtp->opt.json ? dt_json_create(dtp) : dt_text_create(dtp);
 }

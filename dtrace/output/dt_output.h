@@ -53,6 +53,15 @@ typedef struct dt_upc {
 	uint64_t offset;	/* pc - the symbol's address */
 	char *text;		/* user: DTrace's text of it ("mod`fn+0x4",
 				   per -x noresolve); kernel: NULL */
+	/* -x oformat=pprof, when found: where the module is and what
+	 * the debug information says of pc */
+	char *path;		/* the module's file, as the maps show it */
+	uint64_t map_start;	/* its lowest and highest address */
+	uint64_t map_limit;
+	uint64_t map_offset;	/* file offset of map_start */
+	char *build_id;		/* lowercase hex, NULL when none */
+	char *srcfile;		/* the source line, NULL when unknown */
+	int line;
 } dt_upc_t;
 
 /* One record's value: its descriptor and bytes, and what only the
@@ -249,5 +258,31 @@ void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *v);
  * trigger says who printed it ("printa", "exit"). */
 int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, const dt_outagg_t *agg,
 			const char *trigger);
+
+/* dt_pprof.c: stack aggregations as a gzipped pprof profile.proto
+ * (-x oformat=pprof).  An aggregation of count() or sum() with a stack
+ * key is a sample type, its rows samples, its other keys labels. */
+typedef struct dt_pprof dt_pprof_t;
+/* Whether agg has an aggregation the profile takes. */
+bool dt_pprof_fits(const dt_outagg_t *agg);
+/* A profile being built, to which aggregations are added as they come
+ * (what it needs of them is copied). */
+dt_pprof_t *dt_pprof_create(dtrace_hdl_t *dtp);
+void dt_pprof_add(dt_pprof_t *pp, const dt_outagg_t *agg);
+/* The profile gzipped to out: 0, or -1 with errno set. */
+int dt_pprof_write_built(dt_pprof_t *pp, FILE *out);
+void dt_pprof_destroy(dt_pprof_t *pp);
+/* The stack aggregations of aggs[0..naggs-1] as one profile to out. */
+int dt_pprof_write(dtrace_hdl_t *dtp, FILE *out, dt_outagg_t *const *aggs,
+		   int naggs);
+/* Before tracing: whether some aggregation fits and the profile can be
+ * written at path; -1 after dt_set_error() (naming the option) if not. */
+int dt_pprof_check(dtrace_hdl_t *dtp, const char *path);
+/* The output: records as text (to dtp->out, stderr), stack aggregations
+ * collected; dt_pprof_finish() writes them at path (a temporary file
+ * renamed over it), when o is this output: 0, or -1 after
+ * dt_set_error(). */
+dt_out_t *dt_pprof_out_create(dtrace_hdl_t *dtp);
+int dt_pprof_finish(dt_out_t *o, const char *path);
 
 #endif /* DT_OUTPUT_H */
