@@ -53,6 +53,7 @@ static void upc_profile(dtrace_hdl_t *dtp, const dt_usymbol_t *u,
 	size_t idlen;
 
 	f->path = dup_or_null(mod->path);
+	f->is_exe = mod->is_exe;
 	f->map_start = mod->lo;
 	f->map_limit = mod->hi;
 	f->map_offset = mod->nranges > 0 ? mod->ranges[0].offset : 0;

@@ -56,6 +56,7 @@ typedef struct dt_upc {
 	/* -x oformat=pprof, when found: where the module is and what
 	 * the debug information says of pc */
 	char *path;		/* the module's file, as the maps show it */
+	bool is_exe;		/* the module is the process's executable */
 	uint64_t map_start;	/* its lowest and highest address */
 	uint64_t map_limit;
 	uint64_t map_offset;	/* file offset of map_start */

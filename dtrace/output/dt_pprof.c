@@ -69,8 +69,9 @@ struct dt_pprof {
 	dt_htab_t ids;		/* pp_id_t by key */
 	char **strings;
 	size_t nstrings, strings_cap;
-	DtracePprof__Mapping **maps;
+	DtracePprof__Mapping **maps;	/* by id - 1 */
 	size_t nmaps, maps_cap;
+	uint64_t exe_map;	/* the first executable's mapping, or 0 */
 	DtracePprof__Function **funcs;
 	size_t nfuncs, funcs_cap;
 	DtracePprof__Location **locs;
@@ -183,6 +184,8 @@ static uint64_t pp_mapping(dt_pprof_t *pp, const dt_upc_t *f)
 	m->has_functions = true;
 	dt_array_room(pp->maps, pp->nmaps, pp->maps_cap);
 	pp->maps[pp->nmaps++] = m;
+	if (f->is_exe && pp->exe_map == 0)
+		pp->exe_map = id;
 	return id;
 }
 
@@ -494,6 +497,21 @@ static DtracePprof__Sample **pp_sample_msgs(dt_pprof_t *pp)
 	return msgs;
 }
 
+/* The mappings as written: pprof names the profile after the first, which
+ * is an executable's when one is there. */
+static DtracePprof__Mapping **pp_mapping_msgs(dt_pprof_t *pp)
+{
+	DtracePprof__Mapping **msgs = dt_zalloc(sizeof(*msgs) *
+						(pp->nmaps + 1));
+
+	memcpy(msgs, pp->maps, sizeof(*msgs) * pp->nmaps);
+	if (pp->exe_map > 1) {
+		msgs[0] = pp->maps[pp->exe_map - 1];
+		msgs[pp->exe_map - 1] = pp->maps[0];
+	}
+	return msgs;
+}
+
 /* len bytes at p gzipped to out: 0, or -1 with errno set. */
 static int gzip_to(FILE *out, const uint8_t *p, size_t len)
 {
@@ -540,7 +558,7 @@ int dt_pprof_write_built(dt_pprof_t *pp, FILE *out)
 	prof.n_sample = pp->nsamples;
 	prof.sample_type = pp->types;
 	prof.n_sample_type = pp->ntypes;
-	prof.mapping = pp->maps;
+	prof.mapping = pp_mapping_msgs(pp);
 	prof.n_mapping = pp->nmaps;
 	prof.location = pp->locs;
 	prof.n_location = pp->nlocs;
@@ -561,6 +579,7 @@ int dt_pprof_write_built(dt_pprof_t *pp, FILE *out)
 	rc = gzip_to(out, buf, len);
 	free(buf);
 	free(prof.sample);
+	free(prof.mapping);
 	return rc;
 }
 

@@ -76,6 +76,8 @@ rc=0
 
 go tool pprof -top p1.pb.gz >top.out 2>top.err || fail_run "pprof -top" \
 	"$(cat top.err)"
+grep -q '^File: calls$' top.out ||
+	{ cat top.out; fail "-top: the profile is not named after calls"; }
 grep -Eq '^ +4 +100% +100% +4 +100% +c$' top.out ||
 	{ cat top.out; fail "-top: c is not flat 4"; }
 grep -Eq '^ +0 +0% +100% +3 +75.00% +a$' top.out ||
