@@ -640,9 +640,6 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		rc = -1;
 	if (dt_session_flush(dtp, cmd->outpath) < 0)
 		rc = -1;
-	if (rc == 0 && dtp->opt.oformat == DT_OFORMAT_PPROF &&
-	    dt_pprof_finish(dt_consume_out(dtp), cmd->outpath) < 0)
-		rc = -1;
 	return rc;
 }
 
@@ -701,10 +698,7 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	if (!dtp->opt.list && !cmd->compile_only &&
 	    dt_bpf_check_privilege(dtp) < 0)
 		return E_ERROR;
-	/* a profile is written whole at the end (dt_pprof_finish()); the
-	 * records' text goes to stderr meanwhile */
-	bool whole = dtp->opt.oformat == DT_OFORMAT_PPROF && !dtp->opt.list;
-	FILE *out = whole ? stderr : dt_output_open(dtp, cmd->outpath);
+	FILE *out = dt_output_open(dtp, cmd->outpath);
 	if (out == NULL && cmd->outpath != NULL) {
 		dt_set_error(dtp, "failed to open output file '%s': %s",
 			     cmd->outpath, strerror(errno));
@@ -730,8 +724,6 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 		dt_set_error(dtp, "no probes matched");
 		return E_ERROR;
 	}
-	if (whole && dt_pprof_check(dtp, cmd->outpath) < 0)
-		return E_ERROR;
 	if (trace(dtp, cmd) < 0)
 		return E_ERROR;
 	return dtp->exitstatus;

@@ -210,7 +210,7 @@ static const struct {
 	{ "nolibs", "read no D library" },
 	{ "noresolve", "print user addresses unresolved, as module:0xoffset" },
 	{ "nspec", "speculations that may be active at once" },
-	{ "oformat", "the output format: text, json (JSON Lines) or pprof (-o FILE)" },
+	{ "oformat", "the output format: text, json (JSON Lines), folded (stacks), flamegraph (SVG) or pprof (-o FILE)" },
 	{ "plugindir", "load provider plugins from this directory too, first" },
 	{ "procprobes", "probes the programs may make for registered processes not seen yet" },
 	{ "quiet", "print only what the script traces (-q)" },
@@ -583,9 +583,8 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 			[DT_OFORMAT_FLAMEGRAPH] = "flamegraph",
 			[DT_OFORMAT_PPROF] = "pprof",
 		};
-		for (int f = 0; val != NULL && f <= DT_OFORMAT_PPROF; f++)
-			if ((f <= DT_OFORMAT_LAST || f == DT_OFORMAT_PPROF) &&
-			    strcmp(val, formats[f]) == 0) {
+		for (int f = 0; val != NULL && f <= DT_OFORMAT_LAST; f++)
+			if (strcmp(val, formats[f]) == 0) {
 				dtp->opt.oformat = f;
 				dtp->opt.json = f == DT_OFORMAT_JSON;
 				return 0;

@@ -970,6 +970,8 @@ int dt_consume_init(dtrace_hdl_t *dtp)
 		dt_set_error(dtp, "no output buffer");
 		return -1;
 	}
+	if (dt_profile_fits(dtp) < 0)
+		return -1;
 	if (dt_bufpol_start(dtp) < 0)
 		return -1;
 	c->rb = ring_buffer__new(m->fd, dt_consume_cb, dtp, NULL);
@@ -1145,8 +1147,11 @@ int dt_consume_final(dtrace_hdl_t *dtp)
 		dtp->out = stdout;
 	dt_bufpol_replay(dtp, dt_consume_cb);
 	flush_held(dtp, NULL);
-	dt_consume_out(dtp)->ops->tracing_end(dt_consume_out(dtp));
+	dt_out_t *o = dt_consume_out(dtp);
+	o->ops->tracing_end(o);
 	err = dt_agg_print_all(dtp, dtp->out);
+	if (err == 0 && o->ops->finish != NULL)
+		err = o->ops->finish(o);
 	fflush(dtp->out);
 	return err;
 }

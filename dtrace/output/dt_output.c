@@ -17,6 +17,11 @@
  * as many as fit in PIPE_BUF bytes at a time, which the kernel writes to a
  * pipe without interleaving another writer's bytes (a longer line goes
  * alone).  Text output is written as stdio hands it over, as before.
+ *
+ * A profile (-x oformat=folded, flamegraph, pprof) is one document, not a
+ * log: -o FILE writes it to a new file beside FILE, which takes FILE's
+ * name, replacing it, only once the profile was written whole
+ * (dtp->out_complete); else it is removed and FILE is left as it was.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dt_impl.h"
@@ -34,6 +40,8 @@ typedef struct dt_output {
 	dtrace_hdl_t *dtp;
 	int fd;
 	bool own_fd;	/* closed with the stream (not standard output) */
+	char *tmp_path;	/* a profile's new file, renamed to path */
+	char *path;
 	char *line;	/* JSON: the start of a line not ended yet */
 	size_t nline, line_room;
 } dt_output_t;
@@ -133,6 +141,17 @@ static int output_close(void *cookie)
 		o->dtp->out_errno = errno;
 		rc = -1;
 	}
+	if (o->tmp_path != NULL) {
+		if (rc == 0 && o->dtp->out_complete &&
+		    rename(o->tmp_path, o->path) != 0) {
+			o->dtp->out_errno = errno;
+			rc = -1;
+		}
+		if (rc != 0 || !o->dtp->out_complete)
+			unlink(o->tmp_path);
+	}
+	free(o->tmp_path);
+	free(o->path);
 	free(o);
 	return rc;
 }
@@ -148,7 +167,30 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 
 	o->dtp = dtp;
 	o->fd = STDOUT_FILENO;
-	if (path != NULL) {
+	struct stat st;
+	if (path != NULL && dtp->opt.oformat >= DT_OFORMAT_FOLDED &&
+	    stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		free(o);
+		errno = EISDIR;	/* the rename would fail at the end */
+		return NULL;
+	}
+	if (path != NULL && dtp->opt.oformat >= DT_OFORMAT_FOLDED) {
+		o->path = dt_strdup(path);
+		o->tmp_path = dt_zalloc(strlen(path) + 16);
+		sprintf(o->tmp_path, "%s.dtrace-XXXXXX", path);
+		if ((o->fd = mkstemp(o->tmp_path)) < 0) {
+			int err = errno;
+			free(o->tmp_path);
+			free(o->path);
+			free(o);
+			errno = err;
+			return NULL;
+		}
+		mode_t mask = umask(0);	/* as open() would make it */
+		umask(mask);
+		fchmod(o->fd, 0666 & ~mask);
+		o->own_fd = true;
+	} else if (path != NULL) {
 		/* Appended to, as DTrace does: a reader tailing the file (a
 		 * log shipper) sees only new lines, and several runs add up. */
 		o->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
@@ -167,6 +209,7 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 		return NULL;
 	}
 	dtp->out_fd = o->fd;	/* for ftruncate() */
+	dtp->out_named = path != NULL;
 	/* a terminal sees each line as it is printed, as stdout would */
 	if (isatty(o->fd))
 		setvbuf(f, NULL, _IOLBF, 0);
@@ -175,7 +218,14 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 
 dt_out_t *dt_output_create(dtrace_hdl_t *dtp)
 {
-	if (dtp->opt.oformat == DT_OFORMAT_PPROF)
-		return dt_pprof_out_create(dtp);
-	return dtp->opt.json ? dt_json_create(dtp) : dt_text_create(dtp);
+	switch (dtp->opt.oformat) {
+	case DT_OFORMAT_JSON:
+		return dt_json_create(dtp);
+	case DT_OFORMAT_FOLDED:
+	case DT_OFORMAT_FLAMEGRAPH:
+	case DT_OFORMAT_PPROF:
+		return dt_profile_create(dtp);
+	default:
+		return dt_text_create(dtp);
+	}
 }

@@ -174,6 +174,10 @@ typedef struct dt_output_ops {
 	/* Tracing ended: then each aggregation that was not printa()ed. */
 	void (*tracing_end)(dt_out_t *o);
 	int (*aggregation)(dt_out_t *o, const dt_outagg_t *agg);
+	/* Optional: everything was printed; write what was kept (the
+	 * profiles).  0, or -1 (after dt_set_error(), or with the output
+	 * stream in error). */
+	int (*finish)(dt_out_t *o);
 	void (*destroy)(dt_out_t *o);
 } dt_output_ops_t;
 
@@ -188,6 +192,15 @@ struct dt_out {
 dt_out_t *dt_output_create(dtrace_hdl_t *dtp);
 dt_out_t *dt_text_create(dtrace_hdl_t *dtp);
 dt_out_t *dt_json_create(dtrace_hdl_t *dtp);
+/* dt_profile.c: -x oformat=folded, flamegraph (see there). */
+dt_out_t *dt_profile_create(dtrace_hdl_t *dtp);
+/* Whether the program's aggregations make the profile -x oformat asks
+ * for: 0, or -1 after dt_set_error() (none is keyed by a stack). */
+int dt_profile_fits(dtrace_hdl_t *dtp);
+/* dt_flamegraph.c: folded stacks (len bytes) as an SVG flame graph in a
+ * new buffer, *svg (*svglen bytes): 0, or -1 after dt_set_error(). */
+int dt_flamegraph_write(dtrace_hdl_t *dtp, const char *folded, size_t len,
+			char **svg, size_t *svglen);
 
 /* --- shared by the outputs --- */
 
@@ -273,17 +286,5 @@ void dt_pprof_add(dt_pprof_t *pp, const dt_outagg_t *agg);
 /* The profile gzipped to out: 0, or -1 with errno set. */
 int dt_pprof_write_built(dt_pprof_t *pp, FILE *out);
 void dt_pprof_destroy(dt_pprof_t *pp);
-/* The stack aggregations of aggs[0..naggs-1] as one profile to out. */
-int dt_pprof_write(dtrace_hdl_t *dtp, FILE *out, dt_outagg_t *const *aggs,
-		   int naggs);
-/* Before tracing: whether some aggregation fits and the profile can be
- * written at path; -1 after dt_set_error() (naming the option) if not. */
-int dt_pprof_check(dtrace_hdl_t *dtp, const char *path);
-/* The output: records as text (to dtp->out, stderr), stack aggregations
- * collected; dt_pprof_finish() writes them at path (a temporary file
- * renamed over it), when o is this output: 0, or -1 after
- * dt_set_error(). */
-dt_out_t *dt_pprof_out_create(dtrace_hdl_t *dtp);
-int dt_pprof_finish(dt_out_t *o, const char *path);
 
 #endif /* DT_OUTPUT_H */

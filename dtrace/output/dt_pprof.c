@@ -21,19 +21,15 @@
  * process is the label "pid".  Frames carry what the consumer decoded
  * (dt_upc_t): module path and range, build-id, symbol, source line.
  *
- * The output (dt_pprof_create()) prints records as text on stderr (the
- * session sets dtp->out so), aggregations without a stack key too, and
- * collects the others as they come at exit; dt_pprof_finish() then
- * writes the file whole: to a temporary file beside it, renamed over it
- * once complete, so that a failure leaves nothing half-written.
+ * The profile output (dt_profile.c) adds the aggregations as they come
+ * at exit (dt_pprof_add()) and writes the profile when all came
+ * (dt_pprof_write_built()); it prints the records, and writes the file
+ * whole or not at all.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -42,8 +38,6 @@
 #include "dt_hash.h"
 #include "dt_output.h"
 #include "dt_pprof.pb-c.h"
-
-#define OPT_NAME	"-x oformat=pprof"
 
 /* One interned thing: its key (kind letter, content) and its number. */
 typedef struct pp_id {
@@ -581,202 +575,4 @@ int dt_pprof_write_built(dt_pprof_t *pp, FILE *out)
 	free(prof.sample);
 	free(prof.mapping);
 	return rc;
-}
-
-int dt_pprof_write(dtrace_hdl_t *dtp, FILE *out, dt_outagg_t *const *aggs,
-		   int naggs)
-{
-	dt_pprof_t *pp = dt_pprof_create(dtp);
-	int rc;
-
-	for (int i = 0; i < naggs; i++)
-		dt_pprof_add(pp, aggs[i]);
-	rc = dt_pprof_write_built(pp, out);
-	dt_pprof_destroy(pp);
-	return rc;
-}
-
-/* --- the file, whole or not at all --- */
-
-/* The directory of path (a copy). */
-static char *dir_of(const char *path)
-{
-	char *copy = dt_strdup(path);
-	char *dir = dt_strdup(dirname(copy));
-
-	free(copy);
-	return dir;
-}
-
-/* Whether the profile can be written at path: a directory is not, nor a
- * file in a directory dtrace may not write in. */
-static int pp_check_path(dtrace_hdl_t *dtp, const char *path)
-{
-	struct stat st;
-	char *dir;
-	int rc = 0;
-
-	if (path == NULL) {
-		dt_set_error(dtp, OPT_NAME ": the profile needs a file "
-			     "(-o FILE)");
-		return -1;
-	}
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		dt_set_error(dtp, OPT_NAME ": cannot write '%s': %s", path,
-			     strerror(EISDIR));
-		return -1;
-	}
-	dir = dir_of(path);
-	if (access(dir, W_OK | X_OK) != 0) {
-		dt_set_error(dtp, OPT_NAME ": cannot write '%s': %s", path,
-			     strerror(errno));
-		rc = -1;
-	}
-	free(dir);
-	return rc;
-}
-
-int dt_pprof_check(dtrace_hdl_t *dtp, const char *path)
-{
-	int n = dt_pd_naggs(dtp);
-
-	for (int id = 0; id < n; id++) {
-		const dt_aggdesc_t *desc = dt_pd_agg(dtp, id);
-
-		if (desc != NULL && pp_fits(desc))
-			return pp_check_path(dtp, path);
-	}
-	dt_set_error(dtp, OPT_NAME ": no aggregation of count() or sum() has "
-		     "a stack key (ustack(), stack()) to profile");
-	return -1;
-}
-
-/* The profile into a temporary file beside path, renamed over it. */
-static int pp_write_file(dt_pprof_t *pp, const char *path)
-{
-	size_t n = strlen(path) + sizeof(".XXXXXX");
-	char *tmp = dt_zalloc(n);
-	mode_t mask = umask(0);
-	FILE *f = NULL;
-	int fd, rc = -1;
-
-	umask(mask);
-	snprintf(tmp, n, "%s.XXXXXX", path);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0)
-		goto out;
-	if (fchmod(fd, 0666 & ~mask) < 0 || (f = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		goto gone;
-	}
-	if (dt_pprof_write_built(pp, f) < 0 || fflush(f) != 0 ||
-	    fsync(fileno(f)) < 0) {
-		fclose(f);
-		goto gone;
-	}
-	if (fclose(f) == 0 && rename(tmp, path) == 0)
-		rc = 0;
-gone:
-	if (rc < 0) {
-		int err = errno;
-
-		unlink(tmp);
-		errno = err;
-	}
-out:
-	if (rc < 0)
-		dt_set_error(pp->dtp, OPT_NAME ": cannot write '%s': %s", path,
-			     strerror(errno));
-	free(tmp);
-	return rc;
-}
-
-/* --- the output: text on stderr, stack aggregations into the profile --- */
-
-typedef struct pprof_out {
-	dt_out_t base;
-	dt_out_t *text;		/* records and other aggregations */
-	dt_pprof_t *pp;
-} pprof_out_t;
-
-static dt_out_t *text_of(dt_out_t *o)
-{
-	return ((pprof_out_t *)o)->text;
-}
-
-static void pprof_record_begin(dt_out_t *o, const dt_outrec_t *r)
-{
-	text_of(o)->ops->record_begin(text_of(o), r);
-}
-
-static int pprof_action(dt_out_t *o, const dt_outact_t *a)
-{
-	return text_of(o)->ops->action(text_of(o), a);
-}
-
-static void pprof_record_end(dt_out_t *o, int err)
-{
-	text_of(o)->ops->record_end(text_of(o), err);
-}
-
-static void pprof_fault(dt_out_t *o, const dt_outfault_t *f)
-{
-	text_of(o)->ops->fault(text_of(o), f);
-}
-
-static void pprof_drop(dt_out_t *o, const char *kind, int cpu, uint64_t n)
-{
-	text_of(o)->ops->drop(text_of(o), kind, cpu, n);
-}
-
-static void pprof_tracing_end(dt_out_t *o)
-{
-	text_of(o)->ops->tracing_end(text_of(o));
-}
-
-static int pprof_aggregation(dt_out_t *o, const dt_outagg_t *agg)
-{
-	if (!dt_pprof_fits(agg))
-		return text_of(o)->ops->aggregation(text_of(o), agg);
-	dt_pprof_add(((pprof_out_t *)o)->pp, agg);
-	return 0;
-}
-
-static void pprof_destroy(dt_out_t *o)
-{
-	pprof_out_t *po = (pprof_out_t *)o;
-
-	po->text->ops->destroy(po->text);
-	dt_pprof_destroy(po->pp);
-	free(po);
-}
-
-static const dt_output_ops_t pprof_ops = {
-	.name = "pprof",
-	.each_alone = false,
-	.record_begin = pprof_record_begin,
-	.action = pprof_action,
-	.record_end = pprof_record_end,
-	.fault = pprof_fault,
-	.drop = pprof_drop,
-	.tracing_end = pprof_tracing_end,
-	.aggregation = pprof_aggregation,
-	.destroy = pprof_destroy,
-};
-
-dt_out_t *dt_pprof_out_create(dtrace_hdl_t *dtp)
-{
-	pprof_out_t *po = dt_zalloc(sizeof(*po));
-
-	po->base.ops = &pprof_ops;
-	po->base.dtp = dtp;
-	po->text = dt_text_create(dtp);
-	po->pp = dt_pprof_create(dtp);
-	return &po->base;
-}
-
-int dt_pprof_finish(dt_out_t *o, const char *path)
-{
-	if (o == NULL || o->ops != &pprof_ops)
-		return 0;
-	return pp_write_file(((pprof_out_t *)o)->pp, path);
 }

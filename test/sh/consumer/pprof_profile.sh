@@ -134,16 +134,18 @@ go tool pprof -tags p1.pb.gz p2.pb.gz >mtags.out 2>&1
 [ "$(grep -Ec '^ +4(\.0)? \(50.00%\): [0-9]+$' mtags.out)" = 2 ] ||
 	{ cat mtags.out; fail "merged: not two pids of 4 each"; }
 
-# 5. refusals: one line naming the option, status 1, nothing written
+# 5. refusals: one line naming the option (or -o's file), status 1,
+# nothing written
 refuse() {	# WHAT FILE DTRACE-ARGS...
 	local what=$1 file=$2
 	shift 2
 	rc=0
 	"$DTRACE" -q -x oformat=pprof "$@" -c ./calls >out 2>err || rc=$?
 	[ $rc = 1 ] || fail_run "$what: not status 1"
-	[ "$(wc -l <err)" = 1 ] && grep -q '^dtrace: -x oformat=pprof: ' err ||
+	[ "$(wc -l <err)" = 1 ] &&
+	grep -Eq "^dtrace: (-x oformat=pprof: |failed to open output file '$file')" err ||
 		fail_run "$what: not one line naming the option"
-	[ -z "$file" ] || [ ! -e "$file" ] || fail "$what: $file written"
+	[ -z "$file" ] || [ -d "$file" ] || [ ! -e "$file" ] || fail "$what: $file written"
 	! ls "$file".* >/dev/null 2>&1 || fail "$what: a temporary file left"
 }
 refuse "no stack key" nostack.pb.gz -o nostack.pb.gz \
@@ -153,7 +155,7 @@ refuse "no stack key in count or sum" avg.pb.gz -o avg.pb.gz \
 refuse "no file" "" -n "$COUNT"
 refuse "no directory" nodir/p.pb.gz -o nodir/p.pb.gz -n "$COUNT"
 mkdir adir
-refuse "a directory" "" -o adir -n "$COUNT"
+refuse "a directory" adir -o adir -n "$COUNT"
 # a failed run leaves the profile already there as it was
 cp p1.pb.gz keep.pb.gz
 refuse "kept" "" -o keep.pb.gz -n 'pid$target:a.out:c:entry { @ = count(); }'
