@@ -22,6 +22,8 @@ DEPS="
 /usr/include/Zydis/Zydis.h:libzydis-dev
 /usr/include/zlib.h:zlib1g-dev
 /usr/include/microhttpd.h:libmicrohttpd-dev
+/usr/include/protobuf-c/protobuf-c.h:libprotobuf-c-dev
+/usr/bin/protoc-c:protobuf-c-compiler
 /usr/include/linux/bpf.h:linux-libc-dev
 /usr/include/$triplet/sys/sdt.h:systemtap-sdt-dev
 /usr/bin/pkg-config:pkg-config

@@ -127,12 +127,13 @@ runtime   dt_prog_prefilter dt_prog_emit dt_kevent dt_uretdepth dt_sigwatch
 # printed (dt_output.h), its text implementation (dt_text, DTrace's
 # layout; dt_text_agg, aggregations and histograms) and its JSON one
 # (dt_json); aggregations as OpenMetrics families (dt_openmetrics, for
-# -x metrics); the profile outputs, stack aggregations as folded stacks or
-# an SVG flame graph (dt_profile, dt_flamegraph); the printf engine, print()'s typed layout, and the output
+# -x metrics); the profile outputs, stack aggregations as folded stacks,
+# an SVG flame graph or a pprof profile (dt_profile, dt_flamegraph,
+# dt_pprof); the printf engine, print()'s typed layout, and the output
 # stream (-o).  It never calls the consumer: what it prints comes decoded.
 # May call: base, symbols, bpf, probes, contract.
 output    dt_output dt_text dt_text_agg dt_json dt_openmetrics dt_profile
-output    dt_flamegraph dt_printf dt_print
+output    dt_flamegraph dt_pprof dt_printf dt_print
 
 # Records, read and decoded once.
 # Records out of the output ring buffer: buffer policies, actions' effects,

@@ -19,8 +19,9 @@
 #              what the checker gives it and writes the program description
 #   consumer   dt_consume*.c, dt_agg*.c, dt_decode.c
 #   output     dt_output.c, dt_text*.c, dt_printf.c, dt_print.c, dt_json.c,
-#              dt_profile.c, dt_flamegraph.c (the implementations of one
-#              interface, which dt_output.c chooses among):
+#              dt_profile.c, dt_flamegraph.c, dt_pprof.c (the
+#              implementations of one interface, which dt_output.c chooses
+#              among):
 #              never calls the consumer
 #   progdesc   the program description (dt_progdesc.[ch], dt_format.c,
 #              dt_rec.h): what the compiler writes and the consumer and the
@@ -67,7 +68,7 @@ mod() {
 	dt_cg|dt_cg_*|dt_regs) echo codegen ;;
 	dt_consume|dt_consume_*|dt_agg|dt_agg_*|dt_decode) echo consumer ;;
 	dt_output|dt_text|dt_text_agg|dt_printf|dt_print|dt_json|dt_profile|\
-	dt_flamegraph) echo output ;;
+	dt_flamegraph|dt_pprof) echo output ;;
 	dt_progdesc|dt_format|dt_rec|dt_recval) echo progdesc ;;
 	dt_probe|dt_instance) echo probes ;;
 	*) echo "$1" ;;

@@ -103,8 +103,7 @@ typedef enum dt_oformat {
 	DT_OFORMAT_FLAMEGRAPH,	/* an interactive SVG flame graph */
 	DT_OFORMAT_PPROF,	/* a gzipped pprof profile.proto */
 } dt_oformat_t;
-#define DT_OFORMAT_LAST	DT_OFORMAT_FLAMEGRAPH	/* the last one built so
-						   far */
+#define DT_OFORMAT_LAST	DT_OFORMAT_PPROF
 
 /* -x bufpolicy: what a record that finds the output buffer full does. */
 typedef enum dt_bufpolicy {
@@ -185,6 +184,7 @@ struct dtrace_hdl {
 	int out_errno;		/* why a write to out failed (dt_output.c) */
 	bool out_complete;	/* a profile was written whole: its file
 				   may take its name (dt_output.c) */
+	bool out_named;		/* -o named the output's file */
 	int out_fd;		/* the file of the stream dt_output_open()
 				   made (fileno() of it is -1) */
 	int exitstatus;

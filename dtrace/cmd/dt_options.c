@@ -210,7 +210,7 @@ static const struct {
 	{ "nolibs", "read no D library" },
 	{ "noresolve", "print user addresses unresolved, as module:0xoffset" },
 	{ "nspec", "speculations that may be active at once" },
-	{ "oformat", "the output format: text, json (JSON Lines), folded (stacks) or flamegraph (SVG)" },
+	{ "oformat", "the output format: text, json (JSON Lines), folded (stacks), flamegraph (SVG) or pprof (-o FILE)" },
 	{ "plugindir", "load provider plugins from this directory too, first" },
 	{ "procprobes", "probes the programs may make for registered processes not seen yet" },
 	{ "quiet", "print only what the script traces (-q)" },

@@ -222,6 +222,7 @@ bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
 	    dt_elf_proc_lookup(c->elf, sp->proc, pc, &mod, &sym, &off) != 0)
 		return false;
 	u->module = module_print_name(mod);
+	u->mod = mod;
 	u->modbase = mod->lo;
 	u->mapstart = mod->lo;
 	for (int i = 0; i < mod->nranges; i++)

@@ -27,6 +27,8 @@ void dt_consume_maps_changed(dtrace_hdl_t *dtp, pid_t pid);
 /* At the end of tracing: print the aggregations the program did not
  * print itself, in DTrace's layout. */
 int dt_consume_final(dtrace_hdl_t *dtp);
+/* The session's output (made at the first use; output/dt_output.h). */
+struct dt_out *dt_consume_out(dtrace_hdl_t *dtp);
 
 /* dt_decode.c: printf() of records, decoded */
 /* Format with the record data of nrecs records. */

@@ -107,8 +107,6 @@ struct dt_consumer {
 
 /* dt_consume.c */
 struct dt_consumer *dt_consumer_get(dtrace_hdl_t *dtp);
-/* The session's output (made at the first use). */
-dt_out_t *dt_consume_out(dtrace_hdl_t *dtp);
 /* Drops of a kind through the output (JSON's line); the caller prints the
  * message on stderr. */
 void dt_consume_drop(dtrace_hdl_t *dtp, const char *kind, int cpu,
@@ -140,6 +138,7 @@ typedef struct dt_usymbol {
 	const char *symbol;	/* NULL when no symbol covers pc */
 	uint64_t symaddr;	/* the symbol's run-time address */
 	uint64_t offset;	/* pc - symaddr */
+	const struct dt_elf_module *mod;	/* the module itself */
 } dt_usymbol_t;
 bool dt_lookup_upc(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
 		   dt_usymbol_t *u);

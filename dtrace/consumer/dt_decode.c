@@ -19,14 +19,57 @@
 #include <string.h>
 
 #include "dt_consume_impl.h"
+#include "dt_dwarf.h"
+#include "dt_elf.h"
 
 static char *dup_or_null(const char *s)
 {
 	return s != NULL ? strdup(s) : NULL;
 }
 
-/* User PC pc of process pid, looked up once. */
-static void upc_decode(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
+/* A build-id as pprof shows it: lowercase hex; NULL when empty. */
+static char *hex_or_null(const uint8_t *id, size_t len)
+{
+	char *hex;
+
+	if (len == 0)
+		return NULL;
+	hex = dt_zalloc(len * 2 + 1);
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + i * 2, 3, "%02x", id[i]);
+	return hex;
+}
+
+/* What a profile (-x oformat=pprof) wants of a frame beyond its text:
+ * its module's file, range and build-id, and the source line of pc
+ * (line_pc: a caller's frame looks up the call, before its return
+ * address, which may be the next line's first instruction). */
+static void upc_profile(dtrace_hdl_t *dtp, const dt_usymbol_t *u,
+			uint64_t line_pc, dt_upc_t *f)
+{
+	const dt_elf_module_t *mod = u->mod;
+	const char *file = NULL;
+	const uint8_t *id;
+	size_t idlen;
+
+	f->path = dup_or_null(mod->path);
+	f->is_exe = mod->is_exe;
+	f->map_start = mod->lo;
+	f->map_limit = mod->hi;
+	f->map_offset = mod->nranges > 0 ? mod->ranges[0].offset : 0;
+	if (mod->is_vdso)
+		return;
+	id = dt_elf_build_id(dt_consumer_get(dtp)->elf, mod->file, &idlen);
+	f->build_id = hex_or_null(id, idlen);
+	f->line = dt_dwarf_line(dtp, mod->file->path, line_pc - mod->bias,
+				&file);
+	if (f->line > 0)
+		f->srcfile = dup_or_null(file);
+}
+
+/* User PC pc of process pid, looked up once; a return address (ret) is
+ * a caller's frame. */
+static void upc_decode(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc, bool ret,
 		       dt_upc_t *f)
 {
 	dt_usymbol_t u;
@@ -38,6 +81,8 @@ static void upc_decode(dtrace_hdl_t *dtp, pid_t pid, uint64_t pc,
 		f->module = dup_or_null(u.module);
 		f->symbol = dup_or_null(u.symbol);
 		f->offset = u.offset;
+		if (dtp->opt.oformat == DT_OFORMAT_PPROF)
+			upc_profile(dtp, &u, ret ? pc - 1 : pc, f);
 	}
 	dt_upc_text(dtp, pc, f->found, &u, buf, sizeof(buf));
 	f->text = strdup(buf);
@@ -48,6 +93,9 @@ static void upc_free(dt_upc_t *f)
 	free(f->module);
 	free(f->symbol);
 	free(f->text);
+	free(f->path);
+	free(f->build_id);
+	free(f->srcfile);
 }
 
 /* A kernel stack: its PCs up to the first 0. */
@@ -78,7 +126,8 @@ static void ustack_decode(dtrace_hdl_t *dtp, dt_value_t *v)
 	n = dt_ustack_pcs(dtp, v->rec, v->p, pcs, DT_STACK_MAX, &v->pid);
 	v->frames = dt_zalloc(sizeof(*v->frames) * (size_t)(n > 0 ? n : 1));
 	for (int i = 0; i < n; i++)
-		upc_decode(dtp, v->pid, pcs[i], &v->frames[v->nframes++]);
+		upc_decode(dtp, v->pid, pcs[i], i > 0,
+			   &v->frames[v->nframes++]);
 }
 
 /* A ufunc()/usym()/umod()/uaddr() address and its text. */
@@ -92,7 +141,7 @@ static void uaddr_decode(dtrace_hdl_t *dtp, dt_value_t *v)
 		v->addr.pc = pc;
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, pc);
 	} else {
-		upc_decode(dtp, v->pid, pc, &v->addr);
+		upc_decode(dtp, v->pid, pc, false, &v->addr);
 		dt_format_usym(dtp, v->rec, v->p, buf, sizeof(buf));
 	}
 	v->usym = strdup(buf);

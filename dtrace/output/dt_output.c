@@ -167,6 +167,13 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 
 	o->dtp = dtp;
 	o->fd = STDOUT_FILENO;
+	struct stat st;
+	if (path != NULL && dtp->opt.oformat >= DT_OFORMAT_FOLDED &&
+	    stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		free(o);
+		errno = EISDIR;	/* the rename would fail at the end */
+		return NULL;
+	}
 	if (path != NULL && dtp->opt.oformat >= DT_OFORMAT_FOLDED) {
 		o->path = dt_strdup(path);
 		o->tmp_path = dt_zalloc(strlen(path) + 16);
@@ -202,6 +209,7 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 		return NULL;
 	}
 	dtp->out_fd = o->fd;	/* for ftruncate() */
+	dtp->out_named = path != NULL;
 	/* a terminal sees each line as it is printed, as stdout would */
 	if (isatty(o->fd))
 		setvbuf(f, NULL, _IOLBF, 0);
@@ -215,6 +223,7 @@ dt_out_t *dt_output_create(dtrace_hdl_t *dtp)
 		return dt_json_create(dtp);
 	case DT_OFORMAT_FOLDED:
 	case DT_OFORMAT_FLAMEGRAPH:
+	case DT_OFORMAT_PPROF:
 		return dt_profile_create(dtp);
 	default:
 		return dt_text_create(dtp);

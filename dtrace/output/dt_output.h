@@ -53,6 +53,16 @@ typedef struct dt_upc {
 	uint64_t offset;	/* pc - the symbol's address */
 	char *text;		/* user: DTrace's text of it ("mod`fn+0x4",
 				   per -x noresolve); kernel: NULL */
+	/* -x oformat=pprof, when found: where the module is and what
+	 * the debug information says of pc */
+	char *path;		/* the module's file, as the maps show it */
+	bool is_exe;		/* the module is the process's executable */
+	uint64_t map_start;	/* its lowest and highest address */
+	uint64_t map_limit;
+	uint64_t map_offset;	/* file offset of map_start */
+	char *build_id;		/* lowercase hex, NULL when none */
+	char *srcfile;		/* the source line, NULL when unknown */
+	int line;
 } dt_upc_t;
 
 /* One record's value: its descriptor and bytes, and what only the
@@ -262,5 +272,19 @@ void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *v);
  * trigger says who printed it ("printa", "exit"). */
 int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, const dt_outagg_t *agg,
 			const char *trigger);
+
+/* dt_pprof.c: stack aggregations as a gzipped pprof profile.proto
+ * (-x oformat=pprof).  An aggregation of count() or sum() with a stack
+ * key is a sample type, its rows samples, its other keys labels. */
+typedef struct dt_pprof dt_pprof_t;
+/* Whether agg has an aggregation the profile takes. */
+bool dt_pprof_fits(const dt_outagg_t *agg);
+/* A profile being built, to which aggregations are added as they come
+ * (what it needs of them is copied). */
+dt_pprof_t *dt_pprof_create(dtrace_hdl_t *dtp);
+void dt_pprof_add(dt_pprof_t *pp, const dt_outagg_t *agg);
+/* The profile gzipped to out: 0, or -1 with errno set. */
+int dt_pprof_write_built(dt_pprof_t *pp, FILE *out);
+void dt_pprof_destroy(dt_pprof_t *pp);
 
 #endif /* DT_OUTPUT_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * dt_profile.c: the profile outputs, -x oformat=folded and flamegraph.
+ * dt_profile.c: the profile outputs, -x oformat=folded, flamegraph and
+ * pprof.
  *
  * A profile is made of the stack aggregations: those with a stack among
  * their keys (ustack(), stack(), a sampled user stack) whose function is
@@ -9,9 +10,12 @@
  * several aggregations qualify each one's name is the root frame.  The
  * profile is written once, when everything was printed (ops->finish):
  * folded stacks ("frame;frame;frame weight" a line, outermost first, as
- * FlameGraph, inferno and speedscope read them) or a flame graph
- * (dt_flamegraph.c), into a buffer first and then to the output in one
- * write, so that a failure leaves nothing half-written.  What the records
+ * FlameGraph, inferno and speedscope read them), a flame graph
+ * (dt_flamegraph.c) or a gzipped pprof profile (dt_pprof.c, which takes
+ * the aggregations themselves: its frames carry their modules and lines),
+ * into a buffer first and then to the output in one write, so that a
+ * failure leaves nothing half-written; a pprof profile, being binary,
+ * goes to a file (-o) only.  What the records
  * print, and the other aggregations, go to stderr as text: the output
  * holds the profile alone.
  *
@@ -20,6 +24,7 @@
  * a user frame no symbol covers keeps its module and address, a kernel
  * frame its address.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +41,7 @@ typedef struct profile_out {
 	size_t len;
 	FILE *acc;		/* writes to folded */
 	int nstacked;		/* stack aggregations in the program */
+	dt_pprof_t *pprof;	/* -x oformat=pprof: the profile so far */
 } profile_out_t;
 
 static bool is_stack(const dt_recdesc_t *r)
@@ -74,12 +80,20 @@ int dt_profile_fits(dtrace_hdl_t *dtp)
 		[DT_OFORMAT_PPROF] = "pprof",
 	};
 
-	if (dtp->opt.oformat < DT_OFORMAT_FOLDED || stacked_aggs(dtp) > 0)
+	if (dtp->opt.oformat < DT_OFORMAT_FOLDED)
 		return 0;
-	dt_set_error(dtp, "-x oformat=%s: no aggregation of count() or sum() "
-		     "is keyed by a stack (ustack(), stack())",
-		     names[dtp->opt.oformat]);
-	return -1;
+	if (stacked_aggs(dtp) == 0) {
+		dt_set_error(dtp, "-x oformat=%s: no aggregation of count() or "
+			     "sum() is keyed by a stack (ustack(), stack())",
+			     names[dtp->opt.oformat]);
+		return -1;
+	}
+	if (dtp->opt.oformat == DT_OFORMAT_PPROF && !dtp->out_named) {
+		dt_set_error(dtp, "-x oformat=pprof: a profile is written to a "
+			     "file: name it with -o FILE");
+		return -1;
+	}
+	return 0;
 }
 
 /* One frame's name, at most n bytes of s, for the folded line: ';' and
@@ -229,6 +243,10 @@ static int profile_aggregation(dt_out_t *o, const dt_outagg_t *agg)
 		ON_STDERR(p, rc = p->text->ops->aggregation(p->text, agg));
 		return rc;
 	}
+	if (p->pprof != NULL) {
+		dt_pprof_add(p->pprof, agg);
+		return 0;
+	}
 	for (size_t r = 0; r < agg->nrows; r++)
 		put_row(p, d, &agg->rows[r], normal);
 	return 0;
@@ -286,6 +304,31 @@ static char *fold_merged(profile_out_t *p, size_t *len)
 	return text;
 }
 
+/* The pprof profile, gzipped into a buffer, then written whole. */
+static int pprof_finish(profile_out_t *p)
+{
+	dtrace_hdl_t *dtp = p->base.dtp;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int rc;
+
+	if (mem == NULL)
+		dt_nomem();
+	rc = dt_pprof_write_built(p->pprof, mem);
+	if (fclose(mem) != 0 || rc < 0) {
+		free(buf);
+		dt_set_error(dtp, "-x oformat=pprof: the profile could not be "
+			     "made: %s", strerror(errno));
+		return -1;
+	}
+	rc = fwrite(buf, 1, len, dtp->out) == len && fflush(dtp->out) == 0 ?
+	     0 : -1;
+	dtp->out_complete = rc == 0;
+	free(buf);
+	return rc;
+}
+
 /* The profile, written whole. */
 static int profile_finish(dt_out_t *o)
 {
@@ -295,6 +338,8 @@ static int profile_finish(dt_out_t *o)
 	size_t len = 0, flen;
 	int rc = 0;
 
+	if (p->pprof != NULL)
+		return pprof_finish(p);
 	if (fflush(p->acc) != 0)
 		dt_nomem();
 	folded = fold_merged(p, &flen);
@@ -319,6 +364,8 @@ static void profile_destroy(dt_out_t *o)
 	profile_out_t *p = (profile_out_t *)o;
 
 	p->text->ops->destroy(p->text);
+	if (p->pprof != NULL)
+		dt_pprof_destroy(p->pprof);
 	fclose(p->acc);
 	free(p->folded);
 	free(p);
@@ -347,6 +394,8 @@ dt_out_t *dt_profile_create(dtrace_hdl_t *dtp)
 	p->text = dt_text_create(dtp);
 	p->acc = open_memstream(&p->folded, &p->len);
 	p->nstacked = stacked_aggs(dtp);
+	if (dtp->opt.oformat == DT_OFORMAT_PPROF)
+		p->pprof = dt_pprof_create(dtp);
 	if (p->acc == NULL)
 		dt_nomem();
 	return &p->base;

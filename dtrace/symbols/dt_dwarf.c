@@ -57,6 +57,7 @@ typedef struct dw_file {
 	Dwfl *dwfl;		/* NULL: the file has no DWARF */
 	Dwfl_Module *mod;
 	Dwarf *dw;
+	Dwarf_Addr bias;	/* libdwfl's address - the file's address */
 	dw_func_t *funcs;	/* sorted by name, built on first use */
 	size_t nfuncs, cap;
 	bool indexed;
@@ -88,7 +89,6 @@ static dw_file_t *dwarf_of(dtrace_hdl_t *dtp, const char *path)
 {
 	struct dt_dwarf *st = state(dtp);
 	dw_file_t *d;
-	Dwarf_Addr bias;
 
 	for (d = st->files; d != NULL; d = d->next)
 		if (strcmp(d->path, path) == 0)
@@ -109,12 +109,26 @@ static dw_file_t *dwarf_of(dtrace_hdl_t *dtp, const char *path)
 		close(fd);
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (d->mod == NULL ||
-	    (d->dw = dwfl_module_getdwarf(d->mod, &bias)) == NULL) {
+	    (d->dw = dwfl_module_getdwarf(d->mod, &d->bias)) == NULL) {
 		dwfl_end(d->dwfl);
 		d->dwfl = NULL;
 		return NULL;
 	}
 	return d;
+}
+
+int dt_dwarf_line(dtrace_hdl_t *dtp, const char *path, uint64_t addr,
+		  const char **file)
+{
+	dw_file_t *d = dwarf_of(dtp, path);
+	Dwfl_Line *l;
+	int line = 0;
+
+	if (d == NULL ||
+	    (l = dwfl_module_getsrc(d->mod, addr + d->bias)) == NULL)
+		return 0;
+	*file = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+	return *file != NULL ? line : 0;
 }
 
 void dt_dwarf_fini(dtrace_hdl_t *dtp)

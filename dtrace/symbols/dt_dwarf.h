@@ -33,6 +33,12 @@ int dt_dwarf_target_types(dtrace_hdl_t *dtp);
  * executable): `struct a.out`point`; NULL when it has no such type. */
 dt_type_t *dt_dwarf_module_type(dtrace_hdl_t *dtp, const char *mod,
 				dt_typekind_t kind, const char *tag);
+/* The source line of link-time address addr of the ELF file at path (its
+ * DWARF or its separate debug file's): the line number, and the source
+ * file's name into *file (valid until dt_dwarf_fini()).  0 when the file
+ * has no line table covering addr. */
+int dt_dwarf_line(dtrace_hdl_t *dtp, const char *path, uint64_t addr,
+		  const char **file);
 /* Close every file opened for the session. */
 void dt_dwarf_fini(dtrace_hdl_t *dtp);
 

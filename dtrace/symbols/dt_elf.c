@@ -205,6 +205,24 @@ static void read_build_id(Elf *e, uint8_t *id, size_t *idlen, size_t idmax)
 	}
 }
 
+const uint8_t *dt_elf_build_id(dt_elf_cache_t *cache, const dt_elf_file_t *cf,
+			       size_t *len)
+{
+	dt_elf_file_t *f = (dt_elf_file_t *)cf;	/* the cache owns it */
+	Elf *e;
+
+	(void)cache;
+	if (!f->build_id_read && f->build_id_len == 0 &&
+	    (e = elf_begin(f->fd, ELF_C_READ, NULL)) != NULL) {
+		read_build_id(e, f->build_id, &f->build_id_len,
+			      sizeof(f->build_id));
+		elf_end(e);
+	}
+	f->build_id_read = true;
+	*len = f->build_id_len;
+	return f->build_id;
+}
+
 static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *shp)
 {
 	Elf_Scn *scn = NULL;

@@ -97,6 +97,7 @@ typedef struct dt_elf_file {
 
 	uint8_t build_id[64];
 	size_t build_id_len;
+	bool build_id_read;	/* build_id is valid (dt_elf_build_id()) */
 	char *debuglink;	/* .gnu_debuglink file name, or NULL */
 
 	struct dt_elf_file *next;	/* in the cache */
@@ -144,6 +145,10 @@ int dt_elf_open(dt_elf_cache_t *cache, const char *path,
  * opens it only to look, as usdt does for every file a process maps, then
  * keeps nothing). */
 void dt_elf_release(dt_elf_cache_t *cache, const dt_elf_file_t *f);
+/* The GNU build-id of f (read once, kept with f) and its length in *len,
+ * 0 when f has none. */
+const uint8_t *dt_elf_build_id(dt_elf_cache_t *cache, const dt_elf_file_t *f,
+			       size_t *len);
 
 /* Load the function symbols of f (once).  Returns 0 or -errno. */
 int dt_elf_symbols(dt_elf_cache_t *cache, const dt_elf_file_t *f,
