@@ -15,9 +15,9 @@
  * the aggregations themselves: its frames carry their modules and lines),
  * into a buffer first and then to the output in one write, so that a
  * failure leaves nothing half-written; a pprof profile, being binary,
- * goes to a file (-o) only.  What the records
- * print, and the other aggregations, go to stderr as text: the output
- * holds the profile alone.
+ * goes to a file (-o) only.  What the records print, and the other
+ * aggregations, go to stderr as text: the output holds the profile
+ * alone.
  *
  * A frame is named by its function, without the offset into it
  * ("libc.so.6`malloc"), so that the firings of one function add up;
