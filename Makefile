@@ -98,7 +98,7 @@ PPROF_PB_H   := $(O)/gen/dt_pprof.pb-c.h
 PPROF_PB_OBJ := $(O)/gen/dt_pprof.pb-c.o
 DTRACE_OBJS := $(DTRACE_SRCS:%.c=$(O)/%.o) $(PPROF_PB_OBJ)
 DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
-	       -lZydis -lmicrohttpd -lprotobuf-c -lpthread -ldl -lz
+	       -lZydis -lprotobuf-c -lpthread -ldl -lz
 
 # Objects shared with the plugins and dtprobed (ELF and symbol handling,
 # /proc/PID/maps, opening the files other processes name, and the utility
