@@ -3,7 +3,7 @@
 # -x metrics serves the aggregations at /metrics in the OpenMetrics text
 # format while tracing: count() a counter, sum() a gauge, quantize() a
 # cumulative histogram, keys as labels; clear() brings the values back to
-# 0 (a reset); 20 scrapes at once all answered alike; other paths and
+# 0 (a reset), trunc() removes the series; 20 scrapes at once all answered alike; other paths and
 # methods, and a request that is no HTTP, refused without harm to the
 # next scrape; a port in use and a bad address refused with one line
 # naming the option, before tracing; JSON output unchanged beside it.
@@ -17,7 +17,7 @@ cp "$TESTDIR/sh/lib/metered.c" . && cc -O2 -o metered metered.c || exit 1
 	-c './metered done go 1:5:30 2:100:10' -n '
 pid$target::serve:entry { @calls[arg0] = count(); @lat = quantize(arg1);
 	@total = sum(arg1); }
-pid$target::reset:entry { clear(@calls); }' >out 2>err &
+pid$target::reset:entry { clear(@calls); trunc(@total); }' >out 2>err &
 dt=$!
 wait_line err '^dtrace: metrics at http://' 600 || fail_run "no address said"
 url=$(sed -n 's|^dtrace: metrics at \(http://[^ ]*\)$|\1|p' err)
@@ -72,6 +72,7 @@ touch go
 for _ in $(seq 600); do [ -e done.reset ] && break; sleep 0.05; done
 curl -s -o m3 "$url"
 grep -qx 'dtrace_calls_total{key0="1"} 0' m3 || { fail "after clear()"; cat m3; }
+grep -q '^dtrace_total ' m3 && fail "after trunc(), a series of @total is left"
 touch go.reset
 wait $dt || fail "dtrace exit $?"
 grep -q '"aggregation"' out || { fail "JSON output without aggregations"; head -3 out; }
