@@ -20,6 +20,7 @@
 #include <sys/resource.h>
 
 #include "dt_impl.h"
+#include "dt_output.h"
 #include "dt_lib.h"
 #include "dt_options.h"
 
@@ -577,19 +578,12 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 		return 0;
 	}
 	if (strcmp(name, "oformat") == 0) {
-		static const char *const formats[] = {
-			[DT_OFORMAT_TEXT] = "text", [DT_OFORMAT_JSON] = "json",
-			[DT_OFORMAT_FOLDED] = "folded",
-			[DT_OFORMAT_FLAMEGRAPH] = "flamegraph",
-			[DT_OFORMAT_PPROF] = "pprof",
-		};
-		for (int f = 0; val != NULL && f <= DT_OFORMAT_LAST; f++)
-			if (strcmp(val, formats[f]) == 0) {
-				dtp->opt.oformat = f;
-				dtp->opt.json = f == DT_OFORMAT_JSON;
-				return 0;
-			}
-		return -1;
+		int f = dt_oformat_by_name(val);
+		if (f < 0)
+			return -1;
+		dtp->opt.oformat = f;
+		dtp->opt.json = f == DT_OFORMAT_JSON;
+		return 0;
 	}
 	if (strcmp(name, "uprobe") == 0) {
 		if (val == NULL || (strcmp(val, "multi") && strcmp(val, "perf")))

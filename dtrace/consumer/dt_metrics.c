@@ -153,19 +153,14 @@ static enum MHD_Result respond_text(struct MHD_Connection *conn,
 		       strlen(msg));
 }
 
-/* The deadline for the loop's answer, for pthread_cond_timedwait(). */
+/* The deadline for the loop's answer, on the condition's clock
+ * (CLOCK_MONOTONIC: a change of the wall clock moves no deadline). */
 static struct timespec deadline(void)
 {
-	struct timespec ts;
+	uint64_t ns = dt_now_ns() + METRICS_WAIT_MS * 1000000ull;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += METRICS_WAIT_MS / 1000;
-	ts.tv_nsec += (METRICS_WAIT_MS % 1000) * 1000000L;
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	return ts;
+	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u),
+				  .tv_nsec = (long)(ns % 1000000000u) };
 }
 
 /* Ask the loop for a snapshot and answer with it, or 503. */
@@ -319,7 +314,11 @@ int dt_metrics_start(dtrace_hdl_t *dtp, const char *spec)
 		return -1;
 	}
 	pthread_mutex_init(&m->lock, NULL);
-	pthread_cond_init(&m->done, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&m->done, &ca);
+	pthread_condattr_destroy(&ca);
 	m->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	m->listen_fd = metrics_listen(dtp, spec);
 	if (m->wake_fd < 0 || m->listen_fd < 0) {

@@ -285,3 +285,9 @@ int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p)
 	}
 	}
 }
+
+bool dt_rec_is_stack(const dt_recdesc_t *rec)
+{
+	return rec->kind == DT_RK_USTACK || rec->kind == DT_RK_KSTACK ||
+	       rec->kind == DT_RK_USAMPLE;
+}

@@ -12,6 +12,8 @@
 
 /* An integer record, sign-extended when its type is signed. */
 int64_t dt_rec_int(const dt_recdesc_t *rec, const uint8_t *p);
+/* Whether a record is a stack (ustack(), stack(), a sampled user stack). */
+bool dt_rec_is_stack(const dt_recdesc_t *rec);
 /* DTrace's name of a run-time fault ("invalid address"). */
 const char *dt_fault_str(uint32_t fault);
 

@@ -124,18 +124,16 @@ static void om_name(FILE *out, const dt_aggdesc_t *d)
 		      (*n >= '0' && *n <= '9') || *n == '_' ? *n : '_', out);
 }
 
+static bool om_is_histogram(const dt_aggdesc_t *d)
+{
+	return d->func == DT_AGG_QUANTIZE || d->func == DT_AGG_LQUANTIZE ||
+	       d->func == DT_AGG_LLQUANTIZE;
+}
+
 static const char *om_type(const dt_aggdesc_t *d)
 {
-	switch (d->func) {
-	case DT_AGG_COUNT:
-		return "counter";
-	case DT_AGG_QUANTIZE:
-	case DT_AGG_LQUANTIZE:
-	case DT_AGG_LLQUANTIZE:
-		return "histogram";
-	default:
-		return "gauge";
-	}
+	return d->func == DT_AGG_COUNT ? "counter" :
+	       om_is_histogram(d) ? "histogram" : "gauge";
 }
 
 /* One entry's histogram: the buckets from the first that counted
@@ -189,7 +187,7 @@ static void om_row(FILE *out, const dt_aggdesc_t *d, const dt_outrow_t *row,
 
 	if (v == NULL)
 		return;
-	if (strcmp(om_type(d), "histogram") == 0) {
+	if (om_is_histogram(d)) {
 		om_histogram(out, d, row, v, nm);
 		return;
 	}

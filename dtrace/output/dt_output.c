@@ -216,6 +216,25 @@ FILE *dt_output_open(dtrace_hdl_t *dtp, const char *path)
 	return f;
 }
 
+static const char *const oformat_names[] = {
+	[DT_OFORMAT_TEXT] = "text", [DT_OFORMAT_JSON] = "json",
+	[DT_OFORMAT_FOLDED] = "folded", [DT_OFORMAT_FLAMEGRAPH] = "flamegraph",
+	[DT_OFORMAT_PPROF] = "pprof",
+};
+
+const char *dt_oformat_name(int f)
+{
+	return f >= 0 && f <= DT_OFORMAT_LAST ? oformat_names[f] : "?";
+}
+
+int dt_oformat_by_name(const char *name)
+{
+	for (int f = 0; name != NULL && f <= DT_OFORMAT_LAST; f++)
+		if (strcmp(name, oformat_names[f]) == 0)
+			return f;
+	return -1;
+}
+
 dt_out_t *dt_output_create(dtrace_hdl_t *dtp)
 {
 	switch (dtp->opt.oformat) {

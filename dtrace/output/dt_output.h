@@ -187,6 +187,10 @@ struct dt_out {
 	dtrace_hdl_t *dtp;
 };
 
+/* -x oformat's name of format f, and the format of a name (-1: none). */
+const char *dt_oformat_name(int f);
+int dt_oformat_by_name(const char *name);
+
 /* The output the session's options ask for (-x oformat); NULL on no
  * memory.  Freed with its ops->destroy(). */
 dt_out_t *dt_output_create(dtrace_hdl_t *dtp);
@@ -194,6 +198,9 @@ dt_out_t *dt_text_create(dtrace_hdl_t *dtp);
 dt_out_t *dt_json_create(dtrace_hdl_t *dtp);
 /* dt_profile.c: -x oformat=folded, flamegraph (see there). */
 dt_out_t *dt_profile_create(dtrace_hdl_t *dtp);
+/* The stack key of d (the first) when d makes a profile: count() or sum()
+ * keyed by a stack; else -1. */
+int dt_profile_stack_key(const dt_aggdesc_t *d);
 /* Whether the program's aggregations make the profile -x oformat asks
  * for: 0, or -1 after dt_set_error() (none is keyed by a stack). */
 int dt_profile_fits(dtrace_hdl_t *dtp);
@@ -277,8 +284,6 @@ int dt_json_aggregation(dtrace_hdl_t *dtp, FILE *out, const dt_outagg_t *agg,
  * (-x oformat=pprof).  An aggregation of count() or sum() with a stack
  * key is a sample type, its rows samples, its other keys labels. */
 typedef struct dt_pprof dt_pprof_t;
-/* Whether agg has an aggregation the profile takes. */
-bool dt_pprof_fits(const dt_outagg_t *agg);
 /* A profile being built, to which aggregations are added as they come
  * (what it needs of them is copied). */
 dt_pprof_t *dt_pprof_create(dtrace_hdl_t *dtp);

@@ -259,28 +259,6 @@ static uint64_t pp_location(dt_pprof_t *pp, const dt_upc_t *f)
 
 /* --- samples --- */
 
-static bool is_stack(const dt_recdesc_t *rec)
-{
-	return rec->kind == DT_RK_USTACK || rec->kind == DT_RK_USAMPLE ||
-	       rec->kind == DT_RK_KSTACK;
-}
-
-/* The first stack key of desc, or -1. */
-static int stack_key(const dt_aggdesc_t *desc)
-{
-	for (int i = 0; i < desc->nkeys; i++)
-		if (is_stack(&desc->keys[i]))
-			return i;
-	return -1;
-}
-
-/* Whether an aggregation becomes a sample type. */
-static bool pp_fits(const dt_aggdesc_t *desc)
-{
-	return stack_key(desc) >= 0 &&
-	       (desc->func == DT_AGG_COUNT || desc->func == DT_AGG_SUM);
-}
-
 static DtracePprof__Label *pp_label(dt_pprof_t *pp, const char *name)
 {
 	DtracePprof__Label *l = dt_zalloc(sizeof(*l));
@@ -297,7 +275,7 @@ static DtracePprof__Label *pp_key_label(dt_pprof_t *pp, int i,
 	DtracePprof__Label *l;
 	char name[32];
 
-	if (v->outside || is_stack(v->rec))
+	if (v->outside || dt_rec_is_stack(v->rec))
 		return NULL;
 	snprintf(name, sizeof(name), "key%d", i);
 	switch (v->rec->kind) {
@@ -376,25 +354,15 @@ static int pp_type(dt_pprof_t *pp, const dt_aggdesc_t *desc)
 	return (int)pp->ntypes - 1;
 }
 
-bool dt_pprof_fits(const dt_outagg_t *agg)
-{
-	for (int a = 0; a < agg->naggs; a++)
-		if (pp_fits(agg->descs[a]))
-			return true;
-	return false;
-}
-
 void dt_pprof_add(dt_pprof_t *pp, const dt_outagg_t *agg)
 {
-	int stack = stack_key(agg->descs[0]);
-
-	for (int a = 0; a < agg->naggs && stack >= 0; a++) {
+	for (int a = 0; a < agg->naggs; a++) {
 		const dt_aggdesc_t *desc = agg->descs[a];
 		uint64_t normal = agg->normals ? agg->normals[a] : 1;
-		int type;
+		int stack = dt_profile_stack_key(desc), type;
 
-		if (!pp_fits(desc))
-			continue;
+		if (stack < 0)
+			continue;	/* the joined keys are the same */
 		type = pp_type(pp, desc);
 		for (size_t r = 0; r < agg->nrows; r++) {
 			const dt_outrow_t *row = &agg->rows[r];

@@ -44,21 +44,20 @@ typedef struct profile_out {
 	dt_pprof_t *pprof;	/* -x oformat=pprof: the profile so far */
 } profile_out_t;
 
-static bool is_stack(const dt_recdesc_t *r)
+int dt_profile_stack_key(const dt_aggdesc_t *d)
 {
-	return r->kind == DT_RK_USTACK || r->kind == DT_RK_KSTACK ||
-	       r->kind == DT_RK_USAMPLE;
+	if (d->func != DT_AGG_COUNT && d->func != DT_AGG_SUM)
+		return -1;
+	for (int k = 0; k < d->nkeys; k++)
+		if (dt_rec_is_stack(&d->keys[k]))
+			return k;
+	return -1;
 }
 
 /* Whether the aggregation d makes a profile: a stack key, and a weight. */
 static bool profile_agg(const dt_aggdesc_t *d)
 {
-	if (d->func != DT_AGG_COUNT && d->func != DT_AGG_SUM)
-		return false;
-	for (int k = 0; k < d->nkeys; k++)
-		if (is_stack(&d->keys[k]))
-			return true;
-	return false;
+	return dt_profile_stack_key(d) >= 0;
 }
 
 static int stacked_aggs(const dtrace_hdl_t *dtp)
@@ -74,18 +73,12 @@ static int stacked_aggs(const dtrace_hdl_t *dtp)
 
 int dt_profile_fits(dtrace_hdl_t *dtp)
 {
-	static const char *const names[] = {
-		[DT_OFORMAT_FOLDED] = "folded",
-		[DT_OFORMAT_FLAMEGRAPH] = "flamegraph",
-		[DT_OFORMAT_PPROF] = "pprof",
-	};
-
 	if (dtp->opt.oformat < DT_OFORMAT_FOLDED)
 		return 0;
 	if (stacked_aggs(dtp) == 0) {
 		dt_set_error(dtp, "-x oformat=%s: no aggregation of count() or "
 			     "sum() is keyed by a stack (ustack(), stack())",
-			     names[dtp->opt.oformat]);
+			     dt_oformat_name(dtp->opt.oformat));
 		return -1;
 	}
 	if (dtp->opt.oformat == DT_OFORMAT_PPROF && !dtp->out_named) {
@@ -160,7 +153,7 @@ static void put_row(profile_out_t *p, const dt_aggdesc_t *d,
 		sep = ";";
 	}
 	for (int k = 0; k < d->nkeys; k++) {
-		if (is_stack(&d->keys[k])) {
+		if (dt_rec_is_stack(&d->keys[k])) {
 			stack = stack ? stack : &row->keys[k];
 			continue;
 		}

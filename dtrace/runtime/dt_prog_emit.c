@@ -706,22 +706,22 @@ static uint64_t clauses_args_read(dtrace_hdl_t *dtp, const dt_clauseset_t *set)
 }
 
 /* The underlying probes the program kp serves now, in increasing order,
- * into a new array (*n of them): NULL with *n = 0 when it serves none or
- * memory ran out, which leaves the trampoline to the general case. */
+ * into a new array (*n of them; NULL when it serves none). */
 static int64_t *kp_cookies(dtrace_hdl_t *dtp, const dt_kprog_t *kp,
 			   size_t *n)
 {
 	const struct dt_progset *ps = dt_progset_of(dtp);
 	int prog = (int)(kp - ps->progs);
-	size_t count = 0;
+	int64_t *cookies = NULL;
+	size_t cap = 0;
 
-	for (uint32_t i = 0; i < ps->nups; i++)
-		count += ps->ups[i].prog == prog;
-	int64_t *cookies = count ? malloc(count * sizeof(*cookies)) : NULL;
 	*n = 0;
-	for (uint32_t i = 0; cookies != NULL && i < ps->nups; i++)
-		if (ps->ups[i].prog == prog)
-			cookies[(*n)++] = (int64_t)i + 1;
+	for (uint32_t i = 0; i < ps->nups; i++) {
+		if (ps->ups[i].prog != prog)
+			continue;
+		dt_array_room(cookies, *n, cap);
+		cookies[(*n)++] = (int64_t)i + 1;
+	}
 	return cookies;
 }
 
