@@ -122,13 +122,11 @@ static void symproc_read(struct dt_consumer *c, dt_symproc_t *sp)
 static bool symproc_refresh(struct dt_consumer *c, dt_symproc_t *sp,
 			    uint64_t pc)
 {
-	struct timespec ts;
 	uint64_t now;
 
 	if (sp->proc == NULL || dt_elf_proc_module_at(sp->proc, pc) != NULL)
 		return false;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	now = dt_now_ns();
 	if (sp->read_ns != 0 && now - sp->read_ns < 50000000ull)
 		return false;
 	if (kill(sp->pid, 0) != 0)
@@ -145,14 +143,11 @@ void dt_consume_maps_changed(dtrace_hdl_t *dtp, pid_t pid)
 {
 	struct dt_consumer *c = dtp->cons;
 	dt_symproc_t *sp = c != NULL ? symproc_find(c, pid) : NULL;
-	struct timespec ts;
 
 	if (sp == NULL)
 		return;
 	symproc_read(c, sp);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	sp->read_ns = (uint64_t)ts.tv_sec * 1000000000ull +
-		      (uint64_t)ts.tv_nsec;
+	sp->read_ns = dt_now_ns();
 }
 
 static dt_symproc_t *symproc_get(struct dt_consumer *c, pid_t pid)

@@ -20,26 +20,13 @@
  * next poll() tries again.
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pid_impl.h"
 
 /* A line for -x debug. */
-static void pid_debug(dtrace_provider_t *pv, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void pid_debug(dtrace_provider_t *pv, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	pid_host->report->debug(pv, "%s", line);
-}
+#define pid_debug(pv, ...)	pid_host->report->debug(pv, __VA_ARGS__)
 
 static bool same_file_mapping(const dtrace_mapping_t *a,
 			      const dtrace_mapping_t *b)
