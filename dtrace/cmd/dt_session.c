@@ -227,9 +227,29 @@ int dt_session_flush(dtrace_hdl_t *dtp, const char *outpath)
 	return -1;
 }
 
+/* How long the loop waits, once a clause called exit(), for that
+ * clause's record: the clause marks the session draining before it writes
+ * its record, and a firing preempted between the two (a busy machine)
+ * would otherwise end the session with its record unread.  A record that
+ * never comes (dropped, counted) ends the wait. */
+#define EXIT_RECORD_WAIT_NS	(1000 * 1000 * 1000ull)
+
+/* Whether a clause's exit() ends tracing now: its record was read
+ * (dt_consume_done(), before this), or it was not within
+ * EXIT_RECORD_WAIT_NS of the session's draining (*exit_seen_ns: when the
+ * loop first saw it, 0 before). */
+static bool exit_ends(dtrace_hdl_t *dtp, uint64_t *exit_seen_ns)
+{
+	if (dt_prog_activity(dtp) < DT_ACTIVITY_DRAINING)
+		return false;
+	if (*exit_seen_ns == 0)
+		*exit_seen_ns = dt_now_ns();
+	return dt_now_ns() - *exit_seen_ns >= EXIT_RECORD_WAIT_NS;
+}
+
 /* One turn of the loop: 1 to go on, 0 when tracing is over, -1. */
 static int loop_turn(dtrace_hdl_t *dtp, pollset_t *ps, const char *outpath,
-		     bool have_procs)
+		     bool have_procs, uint64_t *exit_seen_ns)
 {
 	if (wait_and_dispatch(dtp, ps, poll_period_ms(dtp)) < 0 ||
 	    dt_session_flush(dtp, outpath) < 0)
@@ -242,16 +262,17 @@ static int loop_turn(dtrace_hdl_t *dtp, pollset_t *ps, const char *outpath,
 	dt_session_report_exits(dtp);
 	if (have_procs && dt_proc_done(dtp))
 		return 0;
-	return dt_prog_activity(dtp) < DT_ACTIVITY_DRAINING;
+	return !exit_ends(dtp, exit_seen_ns);
 }
 
 int dt_session_loop(dtrace_hdl_t *dtp, const char *outpath, bool have_procs)
 {
 	pollset_t ps = { 0 };
+	uint64_t exit_seen_ns = 0;
 	int rc = 1;
 
 	while (!interrupted && rc > 0)
-		rc = loop_turn(dtp, &ps, outpath, have_procs);
+		rc = loop_turn(dtp, &ps, outpath, have_procs, &exit_seen_ns);
 	free(ps.fds);
 	return rc < 0 ? -1 : 0;
 }
