@@ -143,6 +143,10 @@ typedef struct dtrace_provider {
 	char *last_prv;		/* the last provider name it was allowed */
 	bool templates;		/* it has DTRACE_PROBE_TEMPLATE probes, or
 				   may have (it asked for the exec gate) */
+	/* the clauses' descriptions it is asked (dt_provider_descs) */
+	const dtrace_probedesc_t **descs;
+	size_t ndescs, descs_cap;
+	int descs_nclauses;	/* dtp->nclauses when descs was made */
 	struct dtrace_provider *next;
 } dt_provider_t;
 
@@ -279,6 +283,10 @@ void dt_htab_nofail(dt_htab_t *t);
 char *dt_read_stream(FILE *f, size_t max, size_t *lenp);
 void dt_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* With -x debug, one line on stderr, "dtrace DEBUG: " + message: what the
+ * engine did that a user (or a test pacing itself) may want to see. */
+void dt_debug(dtrace_hdl_t *dtp, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Record an error for the command to print ("dtrace: " + message). */
 void dt_set_error(dtrace_hdl_t *dtp, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -306,6 +314,13 @@ bool dt_probe_matches(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
  * bare BEGIN, END or ERROR names "dtrace"). */
 bool dt_probe_desc_elsewhere(dtrace_hdl_t *dtp, const dt_provider_t *pv,
 			     const dtrace_probedesc_t *d);
+/* The descriptions of the session's clauses that pv is asked to provide
+ * for (not those elsewhere), each once, in clause order: what
+ * provide_again() asks again, and what host->probes->description() shows a
+ * plugin.  Kept in pv, made again after clauses were added.  Their number;
+ * *descs is pv's. */
+size_t dt_provider_descs(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			 const dtrace_probedesc_t *const **descs);
 /* Fill prp->args/argtypes from its provider (once). */
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
 /* dt_probe_args(), then the C types of prp's arguments (once): a pid

@@ -80,6 +80,19 @@ void dt_warn(dtrace_hdl_t *dtp, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+void dt_debug(dtrace_hdl_t *dtp, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!dtp->opt.debug)
+		return;
+	fputs("dtrace DEBUG: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void dt_set_error(dtrace_hdl_t *dtp, const char *fmt, ...)
 {
 	va_list ap;

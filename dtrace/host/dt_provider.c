@@ -234,6 +234,7 @@ static const dtrace_provider_ops_t *plugin_init(dtrace_hdl_t *dtp,
 static void provider_free(dt_provider_t *pv)
 {
 	free(pv->last_prv);
+	free(pv->descs);
 	free(pv->path);
 	free(pv);
 }
@@ -912,6 +913,15 @@ static int host_provide_again(dtrace_provider_t *pv)
 	return dt_prog_provide_again(dtp, pv) < 0 ? -EIO : 0;
 }
 
+static const dtrace_probedesc_t *host_probe_description(dtrace_provider_t *pv,
+							 size_t i)
+{
+	const dtrace_probedesc_t *const *descs;
+	size_t n = dt_provider_descs(pv->dtp, pv, &descs);
+
+	return i < n ? descs[i] : NULL;
+}
+
 static int host_fire(dtrace_provider_t *pv, int64_t cookie)
 {
 	return dt_prog_fire(pv->dtp, cookie);
@@ -1074,6 +1084,7 @@ static const dtrace_host_probes_t host_probes = {
 	.at_function = host_probe_function,
 	.glob_match = host_glob_match,
 	.provide_again = host_provide_again,
+	.description = host_probe_description,
 };
 
 static const dtrace_host_sites_t host_sites = {

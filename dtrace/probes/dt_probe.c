@@ -174,6 +174,47 @@ bool dt_probe_desc_elsewhere(dtrace_hdl_t *dtp, const dt_provider_t *pv,
 	return false;
 }
 
+static bool same_field(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static bool desc_same(const dtrace_probedesc_t *a, const dtrace_probedesc_t *b)
+{
+	return same_field(a->prv, b->prv) && same_field(a->mod, b->mod) &&
+	       same_field(a->fun, b->fun) && same_field(a->prb, b->prb);
+}
+
+static bool descs_have(const dt_provider_t *pv, const dtrace_probedesc_t *d)
+{
+	for (size_t i = 0; i < pv->ndescs; i++)
+		if (desc_same(pv->descs[i], d))
+			return true;
+	return false;
+}
+
+size_t dt_provider_descs(dtrace_hdl_t *dtp, dt_provider_t *pv,
+			 const dtrace_probedesc_t *const **descs)
+{
+	if (pv->descs_nclauses != dtp->nclauses) {
+		pv->ndescs = 0;
+		for (int c = 0; c < dtp->nclauses; c++)
+			for (int i = 0; i < dtp->clause_ndescs[c]; i++) {
+				const dtrace_probedesc_t *d =
+					&dtp->clause_descs[c][i];
+				if (dt_probe_desc_elsewhere(dtp, pv, d) ||
+				    descs_have(pv, d))
+					continue;
+				dt_array_room(pv->descs, pv->ndescs,
+					      pv->descs_cap);
+				pv->descs[pv->ndescs++] = d;
+			}
+		pv->descs_nclauses = dtp->nclauses;
+	}
+	*descs = pv->descs;
+	return pv->ndescs;
+}
+
 int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 		  int (*fn)(dtrace_hdl_t *, dtrace_probe_t *, void *),
 		  void *arg)

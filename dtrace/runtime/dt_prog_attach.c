@@ -507,6 +507,9 @@ int dt_attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late)
 		if (rc == 0)
 			rc = attach_pass(dtp, ps, late, &b);
 	}
+	if (late && rc == 0)
+		dt_debug(dtp, "uprobes linked while tracing: %d requests",
+			 ps->ngroups - ngroups);
 	free(retire);
 	free(b.offs);
 	free(b.refs);

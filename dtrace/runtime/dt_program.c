@@ -131,22 +131,17 @@ static void provider_failed(dtrace_hdl_t *dtp, dt_provider_t *pv,
 int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
 {
 	uint32_t first = dtp->nprobes + 1;
+	const dtrace_probedesc_t *const *descs;
+	size_t ndescs = dt_provider_descs(dtp, pv, &descs);
 	int n = 0;
 
-	for (int c = 0; c < dtp->nclauses; c++) {
-		for (int i = 0; i < dtp->clause_ndescs[c]; i++) {
-			if (dt_probe_desc_elsewhere(dtp, pv,
-						    &dtp->clause_descs[c][i]))
-				continue;
-			dt_plugin_call_t call = dt_plugin_enter(dtp, pv,
-								"provide()");
-			int rc = pv->ops->provide(pv, pv->data,
-						  &dtp->clause_descs[c][i]);
-			dt_plugin_leave(dtp, call);
-			if (rc < 0) {
-				provider_failed(dtp, pv, "provide", rc);
-				return -1;
-			}
+	for (size_t i = 0; i < ndescs; i++) {
+		dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "provide()");
+		int rc = pv->ops->provide(pv, pv->data, descs[i]);
+		dt_plugin_leave(dtp, call);
+		if (rc < 0) {
+			provider_failed(dtp, pv, "provide", rc);
+			return -1;
 		}
 	}
 	/* host_probe_insert() gave the new probes their clauses.  A probe that

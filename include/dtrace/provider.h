@@ -77,7 +77,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	4
-#define DTRACE_PROVIDER_MINOR	0
+#define DTRACE_PROVIDER_MINOR	1
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -493,9 +493,13 @@ typedef struct dtrace_host_probes {
 	 * notice_files()), when what the plugin's probes stand for changed
 	 * (a process loaded a library): the engine, which keeps the
 	 * program's probe descriptions, calls the plugin's provide() with
-	 * each again and enable() for every probe this creates that a
-	 * clause matches.  A probe that cannot be enabled is reported and
-	 * the others go on.  0, or a negative errno after the error is set
+	 * each again (those description() shows) and enable() for every
+	 * probe this creates that a clause matches.  A probe that cannot be
+	 * enabled is reported and the others go on.  A plugin for which
+	 * only part of its world changed (one process's files) notes that
+	 * part in its own state before the call, and its provide() answers
+	 * for that part alone; sites it adds to probes enabled already are
+	 * its own to place.  0, or a negative errno after the error is set
 	 * (tracing then stops). */
 	int (*provide_again)(dtrace_provider_t *pv);
 
@@ -507,6 +511,15 @@ typedef struct dtrace_host_probes {
 	 * probe of another provider. */
 	int (*at_function)(dtrace_provider_t *pv, dtrace_probe_t *prp,
 			      const dtrace_elf_t *f);
+
+	/* (4.1) The i-th of the program's probe descriptions the engine
+	 * asks this plugin's provide() (not those that name exactly
+	 * another provider), each once, in clause order; NULL past the
+	 * last.  Whole from start() on.  A plugin that matches what
+	 * appears while tracing reads them here rather than keeping
+	 * copies: the engine keeps them for the session. */
+	const dtrace_probedesc_t *(*description)(dtrace_provider_t *pv,
+						 size_t i);
 } dtrace_host_probes_t;
 
 /* Where the kernel fires: the underlying probes a plugin places and the

@@ -71,13 +71,6 @@ static const dtrace_host_t *host;
 /* Files with USDT probes a session keeps by default (-x usdtfiles). */
 #define USDT_FILES_MAX	1024
 
-/* A description provide() was given, kept to match processes and libraries
- * that appear while tracing. */
-typedef struct usdt_desc {
-	char *prv, *mod, *fun, *prb;
-	pid_t pid;		/* the process it names, or 0 */
-} usdt_desc_t;
-
 /* One site of a probe. */
 typedef struct usdt_site {
 	char *path;		/* the file to place the uprobe on */
@@ -118,6 +111,23 @@ typedef struct usdt_pending {
 	usdt_rtspec_t spec;
 } usdt_pending_t;
 
+/* The files of a process that changed while tracing (see "Late"):
+ * get(pid, arg, &m) returns their number, or -errno when the process is
+ * gone. */
+typedef int (*files_get_f)(pid_t pid, const void *arg, usdt_mapping_t **m);
+
+/* The process provide() answers for while tracing, asked again by the
+ * engine (host->probes->provide_again). */
+typedef struct usdt_late {
+	pid_t pid;
+	bool with_pid;		/* descriptions naming pid apply */
+	files_get_f get;	/* NULL: provide() answers for nothing */
+	const void *arg;
+	bool got;		/* get() was called: m and n are its */
+	usdt_mapping_t *m;
+	int n;			/* -errno: the process is gone */
+} usdt_late_t;
+
 typedef struct usdt_state {
 	usdt_filecache_t fc;
 	usdt_mapping_t *all;	/* every process's files, when scanned */
@@ -135,8 +145,9 @@ typedef struct usdt_state {
 	usdt_pending_t *pending;
 	int npending, pending_cap;
 	/* processes that appear while tracing (see "Late") */
-	usdt_desc_t *descs;	/* the descriptions provide() was given */
-	int ndescs;
+	bool watching;		/* a description asked for them */
+	bool every_desc;	/* one of those covers every process */
+	usdt_late_t late;
 	bool tracing;
 	int nkept;		/* files kept, with probes or that may have */
 	int files_max;		/* -x usdtfiles: how many may be kept */
@@ -364,11 +375,6 @@ static int query_wants_file(const usdt_query_t *q, const usdt_file_t *f)
 	return 0;
 }
 
-/* Files read while tracing (see "Late"): whether f, read for the first
- * time for query q, is kept; one that is not is forgotten. */
-static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
-		       const usdt_query_t *q, usdt_file_t *f);
-
 /* A file that cannot be read for want of descriptors or memory is said
  * by name: its probes go untraced.  A file that is gone (the process
  * exited, the program was removed) is not. */
@@ -379,11 +385,9 @@ static void file_unreadable(dtrace_provider_t *dtp, const char *path, int err)
 				   path, strerror(err));
 }
 
-/* The file m maps, when it has notes the provider keeps or may keep:
- * before tracing, every file read waits for usdt_start(); while tracing, a
- * file read for the first time must be admitted. */
+/* The file m maps, when it has notes: one read for the first time stays
+ * until files_sweep() decides whether it is kept. */
 static usdt_file_t *file_of_mapping(dtrace_provider_t *dtp, usdt_state_t *st,
-				    const usdt_query_t *q,
 				    const usdt_mapping_t *m)
 {
 	/* before tracing, a file known by its (dev, inode) costs no stat */
@@ -393,13 +397,17 @@ static usdt_file_t *file_of_mapping(dtrace_provider_t *dtp, usdt_state_t *st,
 		usdt_file_get(&st->fc, host, dtp, m->path);
 	const char *path = m->path;
 
-	if (f == NULL) {
+	if (f == NULL)
 		file_unreadable(dtp, path, errno);
-		return NULL;
-	}
-	if (f->kept || !st->tracing)
-		return f;
-	return file_admit(dtp, st, q, f) ? f : NULL;
+	return f;
+}
+
+/* Whether probes may point into f: while tracing, a file not kept yet
+ * takes one of -x usdtfiles' places (files_sweep() says when none is
+ * left). */
+static bool file_has_room(const usdt_state_t *st, const usdt_file_t *f)
+{
+	return f->kept || !st->tracing || st->nkept < st->files_max;
 }
 
 /* Create the probes of one file that match the query, those of process
@@ -410,7 +418,7 @@ static int provide_file(dtrace_provider_t *dtp, usdt_state_t *st,
 			usdt_file_t *f, pid_t pid)
 {
 	int created = 0;
-	if (!query_names_file(q, f))
+	if (!query_names_file(q, f) || !file_has_room(st, f))
 		return 0;
 	for (int i = 0; i < f->nnotes; i++) {
 		const usdt_note_t *note = &f->notes[i];
@@ -463,7 +471,7 @@ static int provide_mappings(dtrace_provider_t *dtp, usdt_state_t *st,
 {
 	int total = 0;
 	for (int i = 0; i < n; i++) {
-		usdt_file_t *f = file_of_mapping(dtp, st, q, &m[i]);
+		usdt_file_t *f = file_of_mapping(dtp, st, &m[i]);
 		if (f == NULL)
 			continue;	/* gone, unreadable, or no probes */
 		pid_t pid = q->pid ? q->pid : m[i].pid;
@@ -517,8 +525,6 @@ static int provide_registered(dtrace_provider_t *dtp, usdt_state_t *st,
 	return total;
 }
 
-static int desc_remember(usdt_state_t *st, const usdt_query_t *q);
-
 /* A description of every process whose module is a path: the probes of
  * that file for the processes not seen yet, whether or not a process maps
  * it now (dtrace -l of a file's probes, or tracing a program before it
@@ -534,7 +540,7 @@ static int provide_path(dtrace_provider_t *dtp, usdt_state_t *st,
 	if (!q->by_path || q->pid != 0 || q->ino == 0 ||
 	    realpath(q->pdp->mod, path) == NULL)
 		return 0;
-	f = file_of_mapping(dtp, st, q, &m);
+	f = file_of_mapping(dtp, st, &m);
 	if (f == NULL)
 		return 0;
 	return provide_file(dtp, st, q, path, f, 0);
@@ -552,6 +558,9 @@ static int watch_processes(dtrace_provider_t *dtp, const usdt_query_t *q)
 			   : host->sites->watch_exec(dtp);
 }
 
+static int provide_late_process(dtrace_provider_t *dtp, usdt_state_t *st,
+				const usdt_query_t *q);
+
 static int usdt_provide(dtrace_provider_t *dtp, void *data,
 			const dtrace_probedesc_t *pdp)
 {
@@ -560,6 +569,8 @@ static int usdt_provide(dtrace_provider_t *dtp, void *data,
 	int rc, total;
 
 	query_init(&q, pdp);
+	if (st->tracing)
+		return provide_late_process(dtp, st, &q);
 	regs_load(st);
 	st->matched = false;
 	if (q.pid) {
@@ -602,10 +613,10 @@ static int usdt_provide(dtrace_provider_t *dtp, void *data,
 	 * reserves the provider name pid for the pid provider) do not turn
 	 * the exec watch on. */
 	bool one_process = q.pid != 0 && strcmp(q.prvpat, "pid") != 0;
-	if (!st->tracing && (st->matched || one_process ||
-			     (is_glob(q.prvpat) && pdp->prv && *pdp->prv))) {
-		if (desc_remember(st, &q) < 0)
-			return -ENOMEM;
+	if (st->matched || one_process ||
+	    (is_glob(q.prvpat) && pdp->prv && *pdp->prv)) {
+		st->watching = true;
+		st->every_desc |= q.pid == 0;
 		int err = watch_processes(dtp, &q);
 		if (err < 0)
 			return err;
@@ -973,16 +984,6 @@ static int inline_sites(const dtrace_trampoline_t *tr, usdt_state_t *st,
 	return n;
 }
 
-/* Whether a description remembered for the processes to come covers
- * every process. */
-static bool descs_every(const usdt_state_t *st)
-{
-	for (int i = 0; i < st->ndescs; i++)
-		if (st->descs[i].pid == 0)
-			return true;
-	return false;
-}
-
 static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 			   dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
 {
@@ -999,7 +1000,7 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	 * a matching file (a description of every process that matched
 	 * nothing yet, -Z), and a daemon made the map.  This program serves
 	 * the sites placed later too. */
-	if ((st->any_every || descs_every(st)) && st->procs == NULL &&
+	if ((st->any_every || st->every_desc) && st->procs == NULL &&
 	    access(usdt_reg_map_path(), F_OK) == 0)
 		st->procs = host->bpf->map_pinned(dtp, usdt_reg_map_path());
 	usdt_rtspec_t buf[USDT_INLINE_SITES];
@@ -1009,7 +1010,7 @@ static int usdt_trampoline(dtrace_provider_t *dtp, void *data,
 	return 0;
 }
 
-static void files_sweep(usdt_state_t *st);
+static void files_sweep(dtrace_provider_t *dtp, usdt_state_t *st);
 
 /* Tracing starts: from now on, processes that exec and libraries that the
  * loader maps are matched against the descriptions (see "Late"). */
@@ -1020,9 +1021,9 @@ static int usdt_start(dtrace_provider_t *dtp, void *data)
 
 	if (err < 0)
 		return err;
-	files_sweep(st);
+	files_sweep(dtp, st);
 	st->tracing = true;
-	if (st->ndescs > 0 && st->sub_fd < 0)
+	if (st->watching && st->sub_fd < 0)
 		st->sub_fd = usdt_sub_open();
 	if (st->sub_fd < 0 && st->any_every)
 		usdt_sub_warn_none(host, dtp);
@@ -1032,94 +1033,37 @@ static int usdt_start(dtrace_provider_t *dtp, void *data)
 /*
  * Late: processes and libraries that appear while tracing.
  *
- * provide() keeps every description it is given.  Once tracing, the engine
- * tells notice_process() of each exec on the machine and of each change the
- * dynamic loader makes to a process's libraries (dt_exec.c).  The process's
- * mapped files are then matched against the kept descriptions that apply to
- * it (every "provider*" description; a "name1234" description only for
- * process 1234) exactly as provide() does; the probes this creates, and the
- * sites it adds to enabled probes, are enabled at once.  Nothing is done for
- * a process none of whose files carry matching notes, and nothing is kept
- * of such files but their identity (usdt_notes.c): a file seen again costs
- * one stat(), and a machine making fresh programs whose notes match no
- * description (a build, a CI runner, a user copying binaries) costs the
- * session neither descriptors nor memory that grows with them.  A file
- * whose notes match is kept for the session (probes point into it), up to
- * -x usdtfiles files (files_max, counted from those kept when tracing
- * began); past it, its probes are not made, and dtrace says so once, then
- * how many went untraced when the session ends.  The exec
- * watch runs a few milliseconds behind the process, so when a description
- * covers every process the plugin also asks for the exec gate: the engine
- * holds an exec that maps files with notes it has not shown yet and passes
- * them to notice_files(), which places the uprobes on the files before the
- * program runs.  Libraries dlopen()ed later are still seen through the
- * loader's hook, behind.  The plugin also subscribes to dtprobed
- * (usdt_sub.c): a process built with -G waits in its registration until
- * poll() placed its probes and acked.
+ * Once tracing, the engine tells notice_process() of each exec on the
+ * machine and of each change the dynamic loader makes to a process's
+ * libraries (dt_exec.c).  The plugin notes that process (usdt_late_t) and
+ * has the engine ask every description again (host->probes->provide_again):
+ * provide() then matches that process's mapped files against each
+ * description that applies to it (every "provider*" description; a
+ * "name1234" description only for process 1234) exactly as before tracing,
+ * the engine enables the probes this creates, and the plugin places the
+ * sites it added to probes enabled already.  The descriptions are the
+ * engine's (host->probes->description()); the plugin keeps none.
+ *
+ * Nothing is done for a process none of whose files carry matching notes,
+ * and nothing is kept of such files but their identity (usdt_notes.c): a
+ * file seen again costs one stat(), and a machine making fresh programs
+ * whose notes match no description (a build, a CI runner, a user copying
+ * binaries) costs the session neither descriptors nor memory that grows
+ * with them.  A file whose notes match a description, whatever process it
+ * names, is kept for the session (probes point into it, or will when that
+ * process maps it), up to -x usdtfiles files (files_max, counted from
+ * those kept when tracing began); past it, its probes are not made, and
+ * dtrace says so once, then how many went untraced when the session ends.
+ *
+ * The exec watch runs a few milliseconds behind the process, so when a
+ * description covers every process the plugin also asks for the exec gate:
+ * the engine holds an exec that maps files with notes it has not shown yet
+ * and passes them to notice_files(), which places the uprobes on the files
+ * before the program runs.  Libraries dlopen()ed later are still seen
+ * through the loader's hook, behind.  The plugin also subscribes to
+ * dtprobed (usdt_sub.c): a process built with -G waits in its registration
+ * until poll() placed its probes and acked.
  */
-static char *dup_or_empty(const char *s)
-{
-	return strdup(s ? s : "");
-}
-
-static int desc_remember(usdt_state_t *st, const usdt_query_t *q)
-{
-	const dtrace_probedesc_t *pdp = q->pdp;
-	for (int i = 0; i < st->ndescs; i++) {
-		const usdt_desc_t *o = &st->descs[i];
-		if (o->pid == q->pid && strcmp(o->prv, q->prvpat) == 0 &&
-		    strcmp(o->mod, pdp->mod ? pdp->mod : "") == 0 &&
-		    strcmp(o->fun, pdp->fun ? pdp->fun : "") == 0 &&
-		    strcmp(o->prb, pdp->prb ? pdp->prb : "") == 0)
-			return 0;	/* kept already */
-	}
-	usdt_desc_t d = {
-		.prv = strdup(q->prvpat), .mod = dup_or_empty(pdp->mod),
-		.fun = dup_or_empty(pdp->fun), .prb = dup_or_empty(pdp->prb),
-		.pid = q->pid,
-	};
-	usdt_desc_t *nd = realloc(st->descs,
-				  (size_t)(st->ndescs + 1) * sizeof(*nd));
-
-	if (nd == NULL || !d.prv || !d.mod || !d.fun || !d.prb) {
-		free(d.prv);
-		free(d.mod);
-		free(d.fun);
-		free(d.prb);
-		if (nd != NULL)
-			st->descs = nd;
-		return -ENOMEM;
-	}
-	st->descs = nd;
-	st->descs[st->ndescs++] = d;
-	return 0;
-}
-
-/* The query of a kept description, as processes that appear are matched
- * against it (the module by its glob); q->pdp points to *pd. */
-static void desc_query(const usdt_desc_t *d, dtrace_probedesc_t *pd,
-		       usdt_query_t *q)
-{
-	*pd = (dtrace_probedesc_t){ d->prv, d->mod, d->fun, d->prb };
-	*q = (usdt_query_t){ .pdp = pd, .pid = d->pid };
-	snprintf(q->prvpat, sizeof(q->prvpat), "%s", d->prv);
-}
-
-/* Whether one of f's notes matches a kept description, whatever process
- * the description names: 1, 0, or -ENOMEM. */
-static int file_wanted(const usdt_state_t *st, const usdt_file_t *f)
-{
-	for (int i = 0; i < st->ndescs; i++) {
-		dtrace_probedesc_t pd;
-		usdt_query_t q;
-
-		desc_query(&st->descs[i], &pd, &q);
-		int match = query_wants_file(&q, f);
-		if (match != 0)
-			return match;
-	}
-	return 0;
-}
 
 /* A file with matching notes past -x usdtfiles: said once by name, and
  * counted for the end of the session. */
@@ -1135,31 +1079,28 @@ static void file_dropped(dtrace_provider_t *dtp, usdt_state_t *st,
 			f->path, st->files_max);
 }
 
-static bool file_admit(dtrace_provider_t *dtp, usdt_state_t *st,
-		       const usdt_query_t *q, usdt_file_t *f)
+/* Whether one of f's notes answers to one of the session's descriptions,
+ * whatever process it names: 1, 0, or -ENOMEM. */
+static int file_wanted(dtrace_provider_t *dtp, const usdt_file_t *f)
 {
-	/* the query's own description may be one provide() is given again
-	 * while tracing (host->probes->provide_again) that was not kept */
-	int wanted = query_wants_file(q, f);
+	const dtrace_probedesc_t *pdp;
 
-	if (wanted == 0)
-		wanted = file_wanted(st, f);
-	if (wanted > 0 && st->nkept < st->files_max) {
-		file_keep(st, f);
-		return true;
+	for (size_t i = 0; (pdp = host->probes->description(dtp, i)); i++) {
+		usdt_query_t q;
+
+		query_init(&q, pdp);
+		int match = query_wants_file(&q, f);
+		if (match != 0)
+			return match;
 	}
-	if (wanted > 0)
-		file_dropped(dtp, st, f);
-	else if (wanted < 0)
-		file_unreadable(dtp, f->path, -wanted);
-	usdt_filecache_forget(&st->fc, f);
-	return false;
+	return 0;
 }
 
-/* As tracing starts: the files read for the descriptions are kept when
- * probes point into them or their notes match one, whatever their number;
- * the others are forgotten. */
-static void files_sweep(usdt_state_t *st)
+/* After the descriptions were matched, as tracing starts and after each
+ * late provide: the files read that no probe points into are kept when
+ * their notes answer to a description (within -x usdtfiles while tracing),
+ * else forgotten. */
+static void files_sweep(dtrace_provider_t *dtp, usdt_state_t *st)
 {
 	usdt_file_t *next;
 
@@ -1167,10 +1108,16 @@ static void files_sweep(usdt_state_t *st)
 		next = f->next;
 		if (f->kept)
 			continue;
-		if (file_wanted(st, f) > 0)
+		int wanted = file_wanted(dtp, f);
+		if (wanted > 0 && file_has_room(st, f)) {
 			file_keep(st, f);
-		else
-			usdt_filecache_forget(&st->fc, f);
+			continue;
+		}
+		if (wanted > 0)
+			file_dropped(dtp, st, f);
+		else if (wanted < 0)
+			file_unreadable(dtp, f->path, -wanted);
+		usdt_filecache_forget(&st->fc, f);
 	}
 }
 
@@ -1192,14 +1139,11 @@ static int touch(usdt_state_t *st, usdt_probe_t *pr)
 	return 0;
 }
 
-/* Enable what a late provide created or added.  Returns the number of
- * sites placed that no probe for every process covered already (the
- * engine reports those as a latency: what fired before was lost), or
- * -errno. */
+/* Enable what a late provide created or added that the engine did not:
+ * the sites added to probes enabled already, and the probes made at run
+ * time that the provide made ours.  0 or -errno. */
 static int enable_touched(dtrace_provider_t *dtp, usdt_state_t *st)
 {
-	int placed = st->nplaced;
-
 	for (int i = 0; i < st->ntouched; i++) {
 		usdt_probe_t *pr = st->touched[i];
 		int before = pr->nenabled;
@@ -1221,41 +1165,49 @@ static int enable_touched(dtrace_provider_t *dtp, usdt_state_t *st)
 		pr->nenabled = pr->nsites;
 	}
 	st->ntouched = 0;
-	int err = specs_flush(dtp, st);
-	return err < 0 ? err : st->nplaced - placed;
+	return specs_flush(dtp, st);
 }
 
-/* Match files against the kept descriptions that apply to pid (those of
- * every process, and pid's own when with_pid) and enable what that creates.
- * The files come from get(), called once and only if a description applies:
- * it returns their number or -errno (the process is gone: nothing to do). */
-typedef int (*files_get_f)(pid_t pid, const void *arg, usdt_mapping_t **m);
+/* provide() while tracing: the files of the process that changed, for a
+ * description that applies to it; read once, for the first. */
+static int provide_late_process(dtrace_provider_t *dtp, usdt_state_t *st,
+				const usdt_query_t *q)
+{
+	usdt_late_t *l = &st->late;
 
+	if (l->get == NULL || (q->pid != 0 && (!l->with_pid ||
+					       q->pid != l->pid)))
+		return 0;
+	if (!l->got) {
+		l->got = true;
+		l->n = l->get(l->pid, l->arg, &l->m);
+	}
+	if (l->n < 0)
+		return 0;	/* gone: nothing to match */
+	return provide_mappings(dtp, st, q, l->m, l->n);
+}
+
+/* Match the files of pid (from get()) against the descriptions that apply
+ * to it (those of every process, and pid's own when with_pid) and enable
+ * what that creates or adds.  Returns the number of sites placed that no
+ * probe for every process covered already (the engine reports those as a
+ * latency: what fired before was lost), or -errno. */
 static int provide_late(dtrace_provider_t *dtp, usdt_state_t *st, pid_t pid,
 			bool with_pid, files_get_f get, const void *arg)
 {
-	usdt_mapping_t *m = NULL;
-	int n = -1, rc = 0;
+	int placed = st->nplaced;
 
-	for (int i = 0; i < st->ndescs && rc >= 0; i++) {
-		const usdt_desc_t *d = &st->descs[i];
-		dtrace_probedesc_t pd;
-		usdt_query_t q;
-
-		if (d->pid != 0 && (!with_pid || d->pid != pid))
-			continue;
-		if (n < 0 && (n = get(pid, arg, &m)) < 0)
-			return 0;
-		desc_query(d, &pd, &q);
-		rc = provide_mappings(dtp, st, &q, m, n);
-	}
-	if (n >= 0)
-		usdt_mappings_free(m, n);
-	if (rc < 0) {
-		st->ntouched = 0;
-		return rc;
-	}
-	return enable_touched(dtp, st);
+	st->late = (usdt_late_t){ .pid = pid, .with_pid = with_pid,
+				  .get = get, .arg = arg };
+	int rc = host->probes->provide_again(dtp);
+	if (st->late.got && st->late.n >= 0)
+		usdt_mappings_free(st->late.m, st->late.n);
+	st->late = (usdt_late_t){ 0 };
+	files_sweep(dtp, st);
+	if (rc >= 0)
+		rc = enable_touched(dtp, st);
+	st->ntouched = 0;
+	return rc < 0 ? rc : st->nplaced - placed;
 }
 
 static int files_of_process(pid_t pid, const void *arg, usdt_mapping_t **m)
@@ -1374,13 +1326,6 @@ static void usdt_detach_session(dtrace_provider_t *dtp, void *data)
 	usdt_reg_free(st->regs);
 	free(st->pending);
 	free(st->cookies);
-	for (int i = 0; i < st->ndescs; i++) {
-		free(st->descs[i].prv);
-		free(st->descs[i].mod);
-		free(st->descs[i].fun);
-		free(st->descs[i].prb);
-	}
-	free(st->descs);
 	free(st->touched);
 	if (st->sub_fd >= 0)
 		close(st->sub_fd);

@@ -208,6 +208,11 @@ static void h_debug(dtrace_provider_t *dtp, const char *fmt, ...) { }
 static int h_nop5(dtrace_provider_t *dtp) { return DTRACE_NOP5_TRAP; }
 static int h_watch(dtrace_provider_t *dtp) { return 0; }
 static int h_provide_again(dtrace_provider_t *dtp) { return 0; }
+static const dtrace_probedesc_t *h_description(dtrace_provider_t *dtp,
+					       size_t i)
+{
+	return NULL;
+}
 static dtrace_map_t *h_map_pinned(dtrace_provider_t *dtp, const char *path)
 {
 	return NULL;
@@ -226,7 +231,7 @@ static const dtrace_host_probes_t test_probes = {
 	.size = sizeof(dtrace_host_probes_t),
 	.insert = h_insert, .lookup = h_lookup, .priv = h_priv,
 	.name = h_name, .attr = h_attr, .glob_match = h_glob,
-	.provide_again = h_provide_again,
+	.provide_again = h_provide_again, .description = h_description,
 };
 static const dtrace_host_sites_t test_sites = {
 	.size = sizeof(dtrace_host_sites_t),

@@ -7,7 +7,8 @@
  * the sum of what they returned, 990.
  *
  * With two more arguments, files, it waits for the first to exist before
- * the dlopen() and for the second before the calls, instead of the
+ * the dlopen() (then calls work(0) five times, which tracing sees however
+ * late it began) and for the second before the calls, instead of the
  * times: the test creates them when dtrace says it is ready and when it
  * placed the library's probes, however long a loaded machine makes that.
  */
@@ -44,8 +45,15 @@ int main(int argc, char **argv)
 		sum += work(i);
 		nanosleep(&ts, NULL);
 	}
-	if (paced)
+	if (paced) {
 		wait_for(argv[2]);
+		/* Tracing has begun: work() fires under it however late
+		 * dtrace started (work(0) adds nothing to the sum). */
+		for (int i = 0; i < 5; i++) {
+			sum += work(0);
+			nanosleep(&ts, NULL);
+		}
+	}
 	void *h = dlopen(argv[1], RTLD_NOW);
 	if (h == NULL) {
 		fprintf(stderr, "%s\n", dlerror());

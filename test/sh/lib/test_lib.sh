@@ -97,6 +97,18 @@ wait_line() {
 	return 1
 }
 
+# wait_after FILE FIRST THEN [TRIES]: wait_line for a line matching THEN
+# that comes after one matching FIRST (a step, then its effect: a
+# probe's site chosen, then the links made while tracing).
+wait_after() {
+	local _
+	for _ in $(seq "${4:-100}"); do
+		sed -n "/$2/,\$p" "$1" 2>/dev/null | grep -q "$3" && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 pace_loader() {
 	local rc=0
 	wait_line "$1" '^ready$' 600 || rc=1

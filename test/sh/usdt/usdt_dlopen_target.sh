@@ -4,10 +4,10 @@
 # dlopen() (a JVM's hotspot$target is this case: the launcher dlopens
 # libjvm): the description, which matched nothing at start (-Z), is kept
 # for that process, and the library's probes are placed when the loader
-# maps it.  Before, nothing fired and dtrace exited 0.  The program waits
-# 100 ms after dlopen() before it fires, past the few milliseconds the
-# placement takes (README, "Processes and libraries that appear while
-# tracing").
+# maps it.  Before, nothing fired and dtrace exited 0.  The program fires
+# once dtrace says (-x debug) that it linked the library's probe, which
+# takes a few milliseconds on a quiet machine and longer on a loaded one
+# (README, "Processes and libraries that appear while tracing").
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_cmd cc
@@ -32,7 +32,9 @@ int main(void)
 		return 1;
 	}
 	void (*order)(int) = (void (*)(int))dlsym(h, "order");
-	usleep(100000);
+	/* the probe placed: the test makes ./go, within a minute */
+	for (int i = 0; i < 6000 && access("go", F_OK) != 0; i++)
+		usleep(10000);
 	for (int i = 0; i < 10; i++)
 		order(i);
 	printf("done\n");
@@ -45,9 +47,14 @@ EOF_C
 	cc -shared -o libshop.so lib.o shop_prov.o &&
 	cc -O2 -o host host.c -ldl || exit 1
 
-DTPROBED_SOCKET=$PWD/none "$DTRACE" -Z -q \
+DTPROBED_SOCKET=$PWD/none "$DTRACE" -Z -q -x debug \
 	-n 'shop$target:::order-start { printf("%d %s\n", arg0, probeprov); }' \
-	-c ./host >out 2>err
+	-c ./host >out 2>err &
+dt=$!
+wait_after err 'probe shop[0-9]*:libshop.so:order:order-start: the site' \
+	'uprobes linked while tracing' 1200
+touch go
+wait $dt
 rc=$?
 want=$(for i in 0 1 2 3 4 5 6 7 8 9; do echo "$i shop@"; done)
 got=$(grep -v -e '^$' -e '^done$' out | sed 's/ shop[0-9]*$/ shop@/')
