@@ -28,7 +28,7 @@ static bool as_grow(dt_as_t *as, void **arr, int *cap, int n, size_t elem)
 {
 	size_t c = (size_t)*cap;
 
-	if (dt_array_resize(arr, &c, (size_t)n + 1, elem) < 0) {
+	if (dtrace_array_resize(arr, &c, (size_t)n + 1, elem) < 0) {
 		as_fail(as, -ENOMEM, "out of memory");
 		return false;
 	}

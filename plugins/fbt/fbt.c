@@ -34,6 +34,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include <dtrace/array.h>
 #include <dtrace/provider.h>
 
 #define FBT_PROVIDER	"fbt"
@@ -129,13 +130,8 @@ static void fbt_read_traceable(fbt_session_t *s)
 		fp = fopen(paths[i], "r");
 	while (fp != NULL && fgets(line, sizeof(line), fp) != NULL) {
 		line[strcspn(line, " \t\n")] = '\0';
-		if (s->ntraceable == cap) {
-			cap = cap ? cap * 2 : 4096;
-			char **t = realloc(s->traceable, cap * sizeof(char *));
-			if (t == NULL)
-				break;
-			s->traceable = t;
-		}
+		if (DTRACE_ARRAY_ROOM(s->traceable, s->ntraceable, cap) < 0)
+			break;
 		if ((s->traceable[s->ntraceable] = strdup(line)) != NULL)
 			s->ntraceable++;
 	}

@@ -247,17 +247,9 @@ static void create_probe(provide_ctx_t *c, pid_site_t site, uint64_t off,
 		pid_host->probes->at_function(c->pv, prp, c->mod->file);
 	c->created++;
 	if (c->fresh != NULL) {
-		if (c->nfresh == c->fresh_cap) {
-			int cap = c->fresh_cap * 2;
-			dtrace_probe_t **p = realloc(c->fresh,
-						     cap * sizeof(*p));
-
-			if (p == NULL) {
-				c->err = -ENOMEM;
-				return;
-			}
-			c->fresh = p;
-			c->fresh_cap = cap;
+		if (DTRACE_ARRAY_ROOM(c->fresh, c->nfresh, c->fresh_cap) < 0) {
+			c->err = -ENOMEM;
+			return;
 		}
 		c->fresh[c->nfresh++] = prp;
 	}
@@ -400,11 +392,9 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 	const dtrace_module_t *mods;
 	int i, nmods = pid_host->proc->modules(t->proc, &mods);
 
-	if (freshp != NULL) {
-		c.fresh_cap = 16;
-		if ((c.fresh = malloc(c.fresh_cap * sizeof(*c.fresh))) == NULL)
-			return -ENOMEM;
-	}
+	if (freshp != NULL &&
+	    DTRACE_ARRAY_NEED(c.fresh, c.fresh_cap, 16) < 0)
+		return -ENOMEM;
 	snprintf(c.prv, sizeof(c.prv), "pid%d", (int)t->pid);
 	for (i = 0; i < nmods && c.err == 0; i++) {
 		const dtrace_module_t *m = &mods[i];

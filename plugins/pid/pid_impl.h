@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <dtrace/array.h>
 #include <dtrace/provider.h>
 #include <Zydis/Zydis.h>
 

@@ -38,6 +38,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+#include <dtrace/array.h>
 #include <dtrace/provider.h>
 
 #include "usdt_decl.h"	/* libusdt: .dtrace_prov declarations */

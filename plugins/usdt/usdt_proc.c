@@ -99,15 +99,9 @@ static bool set_has(const mapping_set_t *s, pid_t pid, dev_t dev, ino_t ino)
 static int set_add(mapping_set_t *s, pid_t pid, char *path, dev_t dev,
 		   ino_t ino)
 {
-	if (s->n == s->cap) {
-		int cap = s->cap ? s->cap * 2 : 32;
-		usdt_mapping_t *v = realloc(s->v, (size_t)cap * sizeof(*v));
-		if (v == NULL) {
-			free(path);
-			return -ENOMEM;
-		}
-		s->v = v;
-		s->cap = cap;
+	if (DTRACE_ARRAY_ROOM(s->v, s->n, s->cap) < 0) {
+		free(path);
+		return -ENOMEM;
 	}
 	s->v[s->n++] = (usdt_mapping_t){ .path = path, .dev = dev, .ino = ino,
 					 .pid = pid };

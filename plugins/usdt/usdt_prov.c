@@ -264,14 +264,8 @@ static int probe_add_site(usdt_probe_t *pr, const char *path,
 	for (int i = 0; i < pr->nsites; i++)
 		if (pr->sites[i].note == note)
 			return 0;
-	if (pr->nsites == pr->cap) {
-		int cap = pr->cap ? pr->cap * 2 : 4;
-		usdt_site_t *s = realloc(pr->sites, (size_t)cap * sizeof(*s));
-		if (s == NULL)
-			return -ENOMEM;
-		pr->sites = s;
-		pr->cap = cap;
-	}
+	if (DTRACE_ARRAY_ROOM(pr->sites, pr->nsites, pr->cap) < 0)
+		return -ENOMEM;
 	char *copy = strdup(path);
 	if (copy == NULL)
 		return -ENOMEM;
@@ -796,15 +790,8 @@ static int spec_queue(usdt_state_t *st, uint32_t cookie,
 			st->pending[i].spec.flags |= flags;
 			return 0;
 		}
-	if (st->npending == st->pending_cap) {
-		int cap = st->pending_cap ? st->pending_cap * 2 : 64;
-		usdt_pending_t *p = realloc(st->pending,
-					    (size_t)cap * sizeof(*p));
-		if (p == NULL)
-			return -ENOMEM;
-		st->pending = p;
-		st->pending_cap = cap;
-	}
+	if (DTRACE_ARRAY_ROOM(st->pending, st->npending, st->pending_cap) < 0)
+		return -ENOMEM;
 	usdt_pending_t *p = &st->pending[st->npending++];
 	p->cookie = cookie;
 	usdt_rtspec_fill(note, usdt_site_shift(&st->place, note), &p->spec);
@@ -1126,15 +1113,8 @@ static int touch(usdt_state_t *st, usdt_probe_t *pr)
 	for (int i = 0; i < st->ntouched; i++)
 		if (st->touched[i] == pr)
 			return 0;
-	if (st->ntouched == st->touched_cap) {
-		int cap = st->touched_cap ? st->touched_cap * 2 : 16;
-		usdt_probe_t **t = realloc(st->touched,
-					   (size_t)cap * sizeof(*t));
-		if (t == NULL)
-			return -ENOMEM;
-		st->touched = t;
-		st->touched_cap = cap;
-	}
+	if (DTRACE_ARRAY_ROOM(st->touched, st->ntouched, st->touched_cap) < 0)
+		return -ENOMEM;
 	st->touched[st->ntouched++] = pr;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_array.c: the one growable array (dt_array.c).
+ * test_array.c: the one growable array (<dtrace/array.h>, dt_array.h).
  *
  * Elements pushed one at a time, with counts and capacities of three
  * integer types, keep their values; the capacity doubles and starts at 16
