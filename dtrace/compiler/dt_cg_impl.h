@@ -221,6 +221,9 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 int dt_cg_speculation(dt_cg_t *cx);
 void dt_cg_speculate(dt_cg_t *cx, dt_node_t *id);
 void dt_cg_spec_clause_start(dt_cg_t *cx);
+/* Emit: the fault of commit() or discard() of the id at mstate offset off
+ * when it names no speculation. */
+void dt_cg_spec_id_check(dt_cg_t *cx, uint32_t off);
 void dt_cg_spec_after_output(dt_cg_t *cx);
 
 /* dt_cg_net.c */
