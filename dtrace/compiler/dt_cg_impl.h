@@ -328,6 +328,8 @@ dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size);
 /* Emit: reg = the address of n (dt_sou_rooted(), or reached through a
  * pointer into D scratch memory), for a write. */
 int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n);
+/* Emit: reg = the address of n (dt_sou_rooted()), for a read. */
+int dt_sou_addr(dt_cg_t *cx, dt_node_t *n);
 /* Emit: dst = the scalar of type t at addr; store v there. */
 void dt_sou_load_at(dt_cg_t *cx, int dst, int addr, const dt_type_t *t);
 void dt_sou_store_at(dt_cg_t *cx, int addr, int v, const dt_type_t *t);
