@@ -191,20 +191,26 @@ void dt_cg_scratch_ptr(dt_cg_t *cx, int addr, uint32_t size)
 	EMIT(DT_ALU64_REG(BPF_ADD, addr, DT_R0));
 }
 
-/* Copy size bytes at src (user memory, or D scratch memory) to dest,
- * which must be D scratch memory with room for size bytes.  The value
- * is 0, the statement only matters for its effect. */
+/* Copy size bytes at src (user memory, D scratch memory, or a string's
+ * bytes, of which strsize are readable) to dest, which must be D scratch
+ * memory with room for size bytes.  The value is 0, the statement only
+ * matters for its effect. */
 static int copy_into(dt_cg_t *cx, dt_node_t *src, uint32_t size,
 		     dt_node_t *dest)
 {
+	bool str = dt_check_is_string(src->type);
 	int a = dt_cg_expr(cx, src);
 	int d = dt_cg_expr(cx, dest);
 
 	dt_cg_scratch_ptr(cx, d, size);
 	EMIT(DT_MOV64_REG(DT_R1, d));
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(str && size > cx->st->strsize ?
+					   cx->st->strsize : size)));
 	EMIT(DT_MOV64_REG(DT_R3, a));
-	dt_cg_probe_read(cx, false);
+	if (str)	/* BPF memory */
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	else
+		dt_cg_probe_read(cx, false);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
 	dt_regs_give(cx, d);
 	EMIT(DT_MOV64_IMM(a, 0));

@@ -3,9 +3,10 @@
 # alloca() memory is reached only inside what the clause allocated, as in
 # DTrace: a load or store past the top of the allocations (rounded up to
 # 8 bytes) or below their bottom, a bcopy() that overruns its destination
-# or its source, and a pointer kept from an earlier clause (DTrace resets
-# its scratch memory for each clause) raise the run-time error: DTrace's
-# line on stderr, the ERROR clause runs and its exit() ends the session.
+# (from a string too, which DTrace takes as the source) or its source,
+# and a pointer kept from an earlier clause (DTrace resets its scratch
+# memory for each clause) raise the run-time error: DTrace's line on
+# stderr, the ERROR clause runs and its exit() ends the session.
 # Accesses inside the allocations keep working, and an alloca() of a
 # later clause takes the same memory again.
 . "$TESTDIR/sh/lib/test_lib.sh"
@@ -59,6 +60,11 @@ BEGIN { s = (char *)alloca(15); src = (char *)alloca(8);
 	base = (uint64_t)s; bcopy(src, s - 1, 8); }' \
 	"ERROR fault 1 at base-1" "$(line 1 4)"
 
+fault "bcopy() of a string past the top of its destination" '
+BEGIN { a = "0123456789abcdefgh"; s = (char *)alloca(9);
+	base = (uint64_t)s; bcopy(a, s, 17); }' \
+	"ERROR fault 1 at base+0" "$(line 1 4)"
+
 fault "bcopy() past the top of its source" '
 BEGIN { s = (char *)alloca(16); src = (char *)alloca(8);
 	base = (uint64_t)src; bcopy(src, s, 16); }' \
@@ -79,6 +85,8 @@ BEGIN
 	t = (char *)alloca(8);
 	bcopy(s + 8, t, 8);
 	printf("%d %d\n", s[15], t[7]);
+	bcopy("xyz", &s[8], 4);		/* a string, as DTrace takes one */
+	printf("%s\n", stringof(&s[8]));
 }
 
 BEGIN
@@ -96,6 +104,7 @@ EOF
 timeout 10 "$DTRACE" -q -s prog.d >out 2>err
 rc=$?
 expected='7 7
+xyz
 1 0 42'
 [ $rc = 0 ] && [ "$(grep -v '^$' out)" = "$expected" ] && [ ! -s err ] ||
 	fail_run "accesses inside the allocations" "$expected"
