@@ -293,14 +293,55 @@ void dt_cg_sdiv(dt_cg_t *cx, int a, bool mod)
 	EMIT(DT_MOV64_REG(a, DT_R2));
 }
 
+/* Emit: jump to in when the r2 bytes at mstate offset r4 lie in span sp
+ * (a string: its first byte, its read stops at its NUL); uses r0. */
+static void span_check(dt_cg_t *cx, const dt_cg_span_t *sp, bool str,
+		       int in)
+{
+	int out = dt_as_label(cx->as);
+
+	if (sp->lo == sp->hi)
+		return;
+	dt_as_jump(cx->as, BPF_JLT, DT_R4, (int32_t)sp->lo, out);
+	if (str) {
+		dt_as_jump(cx->as, BPF_JLT, DT_R4, (int32_t)sp->hi, in);
+	} else {
+		EMIT(DT_MOV64_REG(DT_R0, DT_R4));
+		EMIT(DT_ALU64_REG(BPF_ADD, DT_R0, DT_R2));
+		dt_as_jump(cx->as, BPF_JLE, DT_R0, (int32_t)sp->hi, in);
+	}
+	dt_as_place(cx->as, out);
+}
+
+/*
+ * The read of dt_cg_probe_read_user() from the mstate, r4 bytes into it:
+ * only what the clause's pointers may reach (cx->scratch, st->xlated)
+ * may be read; elsewhere r0 is -EFAULT, as the helper's failure, which
+ * the caller turns into its fault.
+ */
+static void mstate_read(dt_cg_t *cx, bool str, int done)
+{
+	int in = dt_as_label(cx->as);
+
+	span_check(cx, &cx->scratch, str, in);
+	span_check(cx, &cx->st->xlated, str, in);
+	EMIT(DT_MOV64_IMM(DT_R0, -EFAULT));
+	if (cx->scratch.lo == cx->scratch.hi &&
+	    cx->st->xlated.lo == cx->st->xlated.hi)
+		return;		/* no read: the verifier refuses dead code */
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, in);
+	EMIT(DT_CALL_HELPER(str ? BPF_FUNC_probe_read_kernel_str
+				: BPF_FUNC_probe_read_kernel));
+}
+
 void dt_cg_probe_read_user(dt_cg_t *cx, bool str)
 {
 	int user = dt_as_label(cx->as), done = dt_as_label(cx->as);
 
 	dt_cg_mst_offset(cx, DT_R4, DT_R3);
 	dt_as_jump(cx->as, BPF_JGE, DT_R4, DT_MSTATE_MAX, user);
-	EMIT(DT_CALL_HELPER(str ? BPF_FUNC_probe_read_kernel_str
-				: BPF_FUNC_probe_read_kernel));
+	mstate_read(cx, str, done);
 	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
 	dt_as_place(cx->as, user);
 	EMIT(DT_CALL_HELPER(str ? BPF_FUNC_probe_read_user_str

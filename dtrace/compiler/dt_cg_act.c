@@ -649,6 +649,7 @@ void dt_cg_action(dt_cg_t *cx, dt_node_t *call)
 		break;
 	case DT_F_COMMIT: case DT_F_DISCARD:
 		record_value(cx, ad, a);
+		dt_cg_spec_id_check(cx, rec_mst_off(cx, ad->recs[0].offset));
 		break;
 	case DT_F_PRINTA:
 		if (a->kind == DT_N_STRING)

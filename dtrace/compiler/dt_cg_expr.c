@@ -796,6 +796,8 @@ static int cg_unary(dt_cg_t *cx, dt_node_t *n)
 	case DT_OP_DEREF:
 		return cg_user_value(cx, n);
 	case DT_OP_ADDROF:
+		if (dt_sou_rooted(n->l))	/* a part of a global */
+			return dt_sou_addr(cx, n->l);
 		return cg_addr(cx, n->l);
 	case DT_OP_STRINGOF:
 		return dt_cg_subr(cx, n);

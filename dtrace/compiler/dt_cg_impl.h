@@ -91,6 +91,21 @@ typedef struct dt_cg_map {
 	struct dt_cg_map *next;
 } dt_cg_map_t;
 
+/* Bytes [lo, hi) of the mstate; lo == hi: none. */
+typedef struct dt_cg_span {
+	uint32_t lo, hi;
+} dt_cg_span_t;
+
+/* Make span s cover size bytes at off too (and what lies between). */
+static inline void dt_cg_span_add(dt_cg_span_t *s, uint32_t off,
+				  uint32_t size)
+{
+	if (s->lo == s->hi || off < s->lo)
+		s->lo = off;
+	if (off + size > s->hi)
+		s->hi = off + size;
+}
+
 struct dt_cg_state {
 	dtrace_hdl_t *dtp;
 	uint32_t strsize;	/* -x strsize: a string's NUL is within it */
@@ -129,6 +144,10 @@ struct dt_cg_state {
 	dt_compiled_clause_t *pending;	/* being compiled */
 	int uret_off[5];	/* kernel offsets for ustack() (dt_cg_act.c);
 				   0: not looked up yet, -1: unknown */
+	dt_cg_span_t xlated;	/* the clause-local slots of the translated
+				   structs placed so far, which the pointers
+				   xlate <T *> yields reach until the firing
+				   ends (dt_cg_xlate.c) */
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
@@ -156,6 +175,15 @@ typedef struct dt_cg {
 	int stmt;		/* 1-based statement being compiled */
 	uint32_t ntemps;	/* string temporaries taken in this statement */
 	uint32_t temps_kept;	/* the first ones, kept for copyin() results */
+	/* The D scratch memory that the clause's alloca() and copyin()
+	 * calls took so far, as mstate offsets: what a pointer into it may
+	 * reach at this point of the clause (with st->xlated).  Known at
+	 * compile time: D has no loops, so what was emitted before ran
+	 * before (an alloca() in one branch of an if counts after the if
+	 * too: the memory is still the clause's own).  A pointer kept from
+	 * another clause or firing reaches only what this clause took, as
+	 * DTrace resets its scratch memory for each clause. */
+	dt_cg_span_t scratch;
 	bool destructive;
 	bool kernel_deref;	/* every probe of the clause is a kernel
 				   probe: pointers are kernel addresses */
@@ -193,6 +221,9 @@ static inline void dt_cg_emit(dt_cg_t *cx, struct bpf_insn insn)
 int dt_cg_speculation(dt_cg_t *cx);
 void dt_cg_speculate(dt_cg_t *cx, dt_node_t *id);
 void dt_cg_spec_clause_start(dt_cg_t *cx);
+/* Emit: the fault of commit() or discard() of the id at mstate offset off
+ * when it names no speculation. */
+void dt_cg_spec_id_check(dt_cg_t *cx, uint32_t off);
 void dt_cg_spec_after_output(dt_cg_t *cx);
 
 /* dt_cg_net.c */
@@ -297,6 +328,8 @@ dtrace_map_t *dt_sou_zero_map(dt_cg_state_t *st, uint32_t size);
 /* Emit: reg = the address of n (dt_sou_rooted(), or reached through a
  * pointer into D scratch memory), for a write. */
 int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n);
+/* Emit: reg = the address of n (dt_sou_rooted()), for a read. */
+int dt_sou_addr(dt_cg_t *cx, dt_node_t *n);
 /* Emit: dst = the scalar of type t at addr; store v there. */
 void dt_sou_load_at(dt_cg_t *cx, int dst, int addr, const dt_type_t *t);
 void dt_sou_store_at(dt_cg_t *cx, int addr, int v, const dt_type_t *t);

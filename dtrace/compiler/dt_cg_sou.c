@@ -134,6 +134,11 @@ int dt_sou_lvalue(dt_cg_t *cx, dt_node_t *n)
 	return sou_addr(cx, n, true);
 }
 
+int dt_sou_addr(dt_cg_t *cx, dt_node_t *n)
+{
+	return sou_addr(cx, n, false);
+}
+
 void dt_sou_load_at(dt_cg_t *cx, int dst, int addr, const dt_type_t *t)
 {
 	uint64_t size = scalar_size(cx, t);

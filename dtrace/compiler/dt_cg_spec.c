@@ -13,7 +13,8 @@
  * commit() or discard() record of that speculation (dt_consume.c).  A
  * speculation is freed once its commit() or discard() record is in the
  * buffer, so that the consumer meets every record of a speculation
- * before the commit that ends it, and none after.
+ * before the commit that ends it, and none after.  commit() and discard()
+ * of an id above nspec fault (dt_cg_spec_id_check()).
  */
 #include "dt_cg_impl.h"
 #include "dt_progdesc.h"
@@ -94,6 +95,16 @@ void dt_cg_spec_clause_start(dt_cg_t *cx)
 {
 	if (cx->speculates)
 		EMIT(DT_STORE_IMM(BPF_W, DT_R9, hdr_spec_off(cx), 0));
+}
+
+/* An id above nspec (a negative one too) is no speculation: an illegal
+ * operation, as in DTrace.  0 and an id of a speculation that is not
+ * active are no error: the consumer ignores their record. */
+void dt_cg_spec_id_check(dt_cg_t *cx, uint32_t off)
+{
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R9, (int16_t)off));
+	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)nspec(cx), DT_FAULT_ILLOP,
+		       -1);
 }
 
 /* Emit: free the speculation whose id action i recorded, when the action

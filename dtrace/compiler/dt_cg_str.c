@@ -140,6 +140,16 @@ static int cg_copyinstr(dt_cg_t *cx, dt_node_t *n)
 	return a;
 }
 
+/* The temporary at mstate offset t holds size bytes of D scratch memory
+ * from here to the clause's end: its room, rounded up to 8 bytes as
+ * DTrace aligns scratch allocations, may be read and written through
+ * pointers (dt_cg_scratch_ptr(), dt_cg_probe_read_user()). */
+static void scratch_take(dt_cg_t *cx, uint32_t t, uint32_t size)
+{
+	dt_cg_span_add(&cx->scratch, t, (size + 7) & ~7u);
+	cx->temps_kept = cx->ntemps;
+}
+
 /* copyin(addr, size): a copy of size bytes of user memory in a new
  * temporary (the checker bounds size by its 2 * strsize); the result
  * points there, and reads through it go to the copy (dt_cg_probe_read). */
@@ -154,42 +164,53 @@ static int cg_copyin(dt_cg_t *cx, dt_node_t *n)
 	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
 	dt_cg_mst_ptr(cx, a, t);
-	cx->temps_kept = cx->ntemps;	/* ours lives to the clause's end */
+	scratch_take(cx, t, (uint32_t)n->args->next->ival);
 	return a;
 }
 
-/* D scratch memory (a copyin() or alloca() result) is the string
- * temporaries of the mstate: addr, a plain address, becomes a pointer
- * into them the verifier accepts (r9 plus an offset checked into
- * [off_temps, off_this - size]), when size bytes there lie inside them;
- * anything else faults as an invalid address, addr's.  Uses r0 and r5. */
+/* D scratch memory (a copyin() or alloca() result) is string temporaries
+ * of the mstate, those the clause took so far (cx->scratch): addr,
+ * a plain address, becomes a pointer into them the verifier accepts (r9
+ * plus an offset checked into [lo, hi - size], inside the temporaries),
+ * when size bytes there lie inside them; anything else faults as an
+ * invalid address, addr's.  Uses r0 and r5. */
 void dt_cg_scratch_ptr(dt_cg_t *cx, int addr, uint32_t size)
 {
-	uint32_t lo = cx->st->off_temps;
+	uint32_t lo = cx->scratch.lo, hi = cx->scratch.hi;
 
 	dt_cg_mst_offset(cx, DT_R0, addr);
+	if (hi - lo < size) {	/* no room: an offset faults, any */
+		dt_cg_fault_if(cx, BPF_JGE, DT_R0, 0, DT_FAULT_BADADDR, addr);
+		return;
+	}
 	dt_cg_fault_if(cx, BPF_JLT, DT_R0, (int32_t)lo, DT_FAULT_BADADDR,
 		       addr);
-	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)(cx->st->off_this - size),
+	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)(hi - size),
 		       DT_FAULT_BADADDR, addr);
 	EMIT(DT_MOV64_REG(addr, DT_R9));
 	EMIT(DT_ALU64_REG(BPF_ADD, addr, DT_R0));
 }
 
-/* Copy size bytes at src (user memory, or D scratch memory) to dest,
- * which must be D scratch memory with room for size bytes.  The value
- * is 0, the statement only matters for its effect. */
+/* Copy size bytes at src (user memory, D scratch memory, or a string's
+ * bytes, of which strsize are readable) to dest, which must be D scratch
+ * memory with room for size bytes.  The value is 0, the statement only
+ * matters for its effect. */
 static int copy_into(dt_cg_t *cx, dt_node_t *src, uint32_t size,
 		     dt_node_t *dest)
 {
+	bool str = dt_check_is_string(src->type);
 	int a = dt_cg_expr(cx, src);
 	int d = dt_cg_expr(cx, dest);
 
 	dt_cg_scratch_ptr(cx, d, size);
 	EMIT(DT_MOV64_REG(DT_R1, d));
-	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(str && size > cx->st->strsize ?
+					   cx->st->strsize : size)));
 	EMIT(DT_MOV64_REG(DT_R3, a));
-	dt_cg_probe_read(cx, false);
+	if (str)	/* BPF memory */
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	else
+		dt_cg_probe_read(cx, false);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
 	dt_regs_give(cx, d);
 	EMIT(DT_MOV64_IMM(a, 0));
@@ -220,7 +241,7 @@ static int cg_alloca(dt_cg_t *cx, dt_node_t *n)
 	for (uint32_t off = 0; off < size; off += 8)
 		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(t + off), 0));
 	dt_cg_mst_ptr(cx, reg, t);
-	cx->temps_kept = cx->ntemps;
+	scratch_take(cx, t, size);
 	return reg;
 }
 

@@ -1006,8 +1006,10 @@ static int cg_substr(dt_cg_t *cx, dt_node_t *n)
  * The string is copied to off_strtok, and the position after the token
  * (at its delimiter) kept in mstate.strtok, so that the next call of this
  * firing goes on from there, in this clause or the next; a firing starts
- * with none (the prologue), as in DTrace.  No token: NULL, and the next
- * calls with NULL give NULL until a new string.
+ * with none (the prologue, 0), as in DTrace, where a call with NULL
+ * faults: invalid address (0x0).  No token: NULL, and the next calls with
+ * NULL give NULL until a new string (the position strsize, past every
+ * token).
  */
 static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
 {
@@ -1015,9 +1017,14 @@ static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
 	uint32_t set = cx->st->off_cmp + cx->st->strroom;
 	int s = dt_cg_expr(cx, n->args);
 	int d = str_operand(cx, n->args->next);
-	int cont = dt_as_label(cx->as), found = dt_as_label(cx->as);
+	int fresh = dt_as_label(cx->as), cont = dt_as_label(cx->as);
+	int found;
 
-	dt_as_jump(cx->as, BPF_JEQ, s, 0, cont);
+	dt_as_jump(cx->as, BPF_JNE, s, 0, fresh);
+	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(strtok)));
+	dt_cg_fault_if(cx, BPF_JEQ, DT_R0, 0, DT_FAULT_BADADDR, -1);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, cont);
+	dt_as_place(cx->as, fresh);
 	pad_copy(cx, tok, cx->st->strroom, s);
 	EMIT(DT_STORE_IMM(BPF_W, DT_R9, DT_MST_OFF(strtok), 1));
 	dt_as_place(cx->as, cont);
@@ -1036,11 +1043,8 @@ static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
 	/* the token */
 	dt_cg_mst_ptr(cx, DT_R0, tok);
 	loop_slot(cx, 0, DT_R0);
-	/* the start: none (0) starts at strsize, past every token */
+	/* the start (1 + it in mstate.strtok, never 0 here) */
 	EMIT(DT_LOAD(BPF_W, DT_R0, DT_R9, DT_MST_OFF(strtok)));
-	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, found);
-	EMIT(DT_MOV64_IMM(DT_R0, (int32_t)ss + 1));
-	dt_as_place(cx->as, found);
 	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R0, 1));
 	loop_slot(cx, 2, DT_R0);
 	loop_slot_imm(cx, 3, -1);
@@ -1051,13 +1055,13 @@ static int cg_strtok(dt_cg_t *cx, dt_node_t *n)
 	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
 	dt_cg_mst_ptr(cx, DT_R3, tok);
 	emit_extract(cx, s);
-	/* the next start: the token's end, or none */
+	/* the next start: the token's end, or past every token */
 	load_slot(cx, DT_R0, 4);
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R0, 1));
 	load_slot(cx, DT_R5, 3);
 	dt_as_jump(cx->as, BPF_JNE, DT_R5, -1, found = dt_as_label(cx->as));
 	EMIT(DT_MOV64_IMM(s, 0));
-	EMIT(DT_MOV64_IMM(DT_R0, 0));
+	EMIT(DT_MOV64_IMM(DT_R0, (int32_t)ss + 1));
 	dt_as_place(cx->as, found);
 	EMIT(DT_STORE(BPF_W, DT_R9, DT_MST_OFF(strtok), DT_R0));
 	return s;

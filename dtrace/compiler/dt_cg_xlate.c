@@ -28,6 +28,7 @@ int dt_xlate_cg(dt_cg_t *cx, dt_node_t *x)
 					r));
 		dt_regs_give(cx, r);
 	}
+	dt_cg_span_add(&cx->st->xlated, off, (uint32_t)out->size);
 	int reg = dt_regs_take(cx);
 	dt_cg_mst_ptr(cx, reg, off);
 	return reg;

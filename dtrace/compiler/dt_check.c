@@ -428,8 +428,19 @@ static bool through_pointer(const dt_node_t *n)
 	return false;
 }
 
+/* The variable a part of a struct, union or array variable belongs to. */
+static const dt_ident_t *sou_root(const dt_node_t *n)
+{
+	while (!dt_sou_is_var(n))
+		n = n->l;
+	return n->ident;
+}
+
 /* &e, DTrace's way: the address of an object reached through a pointer
- * (&p->m, &p[i], &*p).  D variables live in BPF maps and have none. */
+ * (&p->m, &p[i], &*p), or of an element or member of a global struct,
+ * union or array variable (&a[i], &v.m): an address in BPF memory, which
+ * a dereference reads as user memory, so that it faults as in DTrace.
+ * Other D variables, and their parts, have none. */
 static dt_type_t *check_addrof(dt_check_t *cx, dt_node_t *n)
 {
 	dt_node_t *e = n->l;
@@ -441,6 +452,8 @@ static dt_type_t *check_addrof(dt_check_t *cx, dt_node_t *n)
 	if (e->ident != NULL)	/* self->x, this->x, a[k] */
 		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
 		    "variable");
+	if (dt_sou_rooted(e) && sou_root(e)->kind == DT_IK_GLOBAL)
+		return n->type = dt_type_ptr(tt(cx), t);
 	if (dt_sou_rooted(e))
 		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
 		    "object");

@@ -167,7 +167,8 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 		check_scratch_size(cx, n, a);
 		return dt_type_ptr(T, dt_type_void(T));
 	case DT_F_BCOPY:
-		need_arg(cx, n, a, 1, false, "void *");
+		if (!dt_check_is_string(a->type))	/* DTrace takes one */
+			need_arg(cx, n, a, 1, false, "void *");
 		need_arg(cx, n, a->next, 2, false, "void *");
 		need_arg(cx, n, a->next->next, 3, false, "size_t");
 		check_scratch_size(cx, n, a->next->next);
