@@ -846,6 +846,7 @@ static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
 	memcpy(&hdr, buf, sizeof(hdr));
 	dsize = size - sizeof(hdr);
 	dt_consumer_get(dtp)->rec_cpu = hdr.cpu;
+	dt_consumer_get(dtp)->rec_seq++;
 	if (hdr.clause == DT_CLAUSE_ERROR) {
 		dt_errrec_t er;
 
