@@ -776,7 +776,7 @@ int dt_agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 
 	if (err == 0 && (as->desc->map != NULL || as->desc->mstoff != 0))
 		dt_agg_base_apply(as);
-	as->snap_rec = dt_consumer_get(dtp)->rec_seq;
+	as->snap_batch = dt_consumer_get(dtp)->batch;
 	return err;
 }
 

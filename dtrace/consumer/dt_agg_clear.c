@@ -14,8 +14,9 @@
  * are not atomic (each CPU adds to its own slot), so any write of the
  * consumer raced with the firing it overwrote, and the firings between
  * the snapshot printed and the zeroing were dropped.  The snapshot it
- * clears is the one the same record's printa() took, when it did
- * (dt_consumer.rec_seq), so that `printa(@); clear(@);` prints each
+ * clears is the one a printa() took for the records read with it
+ * (dt_consumer.batch: the same record, or another clause of the same
+ * firing), else a new one, so that `printa(@); clear(@);` prints each
  * firing once over the ticks.  min() and max() do not subtract: their
  * entries are zeroed in the maps, in place where the values are in a hash
  * of CPU slots (the zeroing program, dt_aggzero, below).
@@ -495,13 +496,13 @@ static void agg_base_keep_kept(dt_aggstate_t *as)
 	dt_agg_base_free(&gone);
 }
 
-/* Whether as's entries are the snapshot of the record being consumed
- * (its printa()'s). */
+/* Whether as's entries are a snapshot taken for the records being read
+ * (a printa()'s of this record, or of one read with it). */
 static bool agg_snapshot_current(dtrace_hdl_t *dtp, const dt_aggstate_t *as)
 {
-	uint64_t rec = dt_consumer_get(dtp)->rec_seq;
+	uint64_t batch = dt_consumer_get(dtp)->batch;
 
-	return rec != 0 && as->snap_rec == rec;
+	return batch != 0 && as->snap_batch == batch;
 }
 
 /* clear() by subtraction: the entries' values become their bases. */

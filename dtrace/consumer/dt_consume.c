@@ -846,7 +846,6 @@ static int consume_record_next(dtrace_hdl_t *dtp, const void *buf,
 	memcpy(&hdr, buf, sizeof(hdr));
 	dsize = size - sizeof(hdr);
 	dt_consumer_get(dtp)->rec_cpu = hdr.cpu;
-	dt_consumer_get(dtp)->rec_seq++;
 	if (hdr.clause == DT_CLAUSE_ERROR) {
 		dt_errrec_t er;
 
@@ -1015,6 +1014,7 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	}
 	if (!c->targets_read)
 		read_targets(dtp, c);
+	c->batch++;
 	n = ring_buffer__poll(c->rb, timeout_ms);
 	/* Records written without a wakeup (the BPF side wakes the consumer
 	 * only for records that need prompt action, such as exit()) are

@@ -47,7 +47,7 @@ typedef struct dt_aggstate {
 	 * every later snapshot subtracts; the maps are not written
 	 * (dt_agg_clear.c).  NULL until the first such clear(). */
 	struct dt_aggbase *base;
-	uint64_t snap_rec;	/* dt_consumer.rec_seq at the last snapshot */
+	uint64_t snap_batch;	/* dt_consumer.batch at the last snapshot */
 } dt_aggstate_t;
 
 /* The modules of a process whose user stacks are printed (dt_consume.c),
@@ -96,9 +96,9 @@ struct dt_consumer {
 	dt_symproc_t *symprocs;
 	bool targets_read;	/* the -c/-p targets' modules are cached */
 	uint32_t rec_cpu;	/* the CPU of the record being consumed */
-	uint64_t rec_seq;	/* records consumed, from 1: a snapshot that
-				   one record's printa() took serves its
-				   clear() (dt_agg_clear.c) */
+	uint64_t batch;		/* dt_consume_poll() calls, from 1: a snapshot
+				   that a printa() took serves the clear()s of
+				   the records read with it (dt_agg_clear.c) */
 	uint64_t sample_drops;	/* aggregation samples that found no room */
 	/* -F: the record held until the next one is seen (a return
 	 * unindents only when the next record is not the same probe's). */
