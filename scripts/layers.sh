@@ -65,12 +65,14 @@ symbols   dt_untrusted
 # The assembler, the disassembler (-S), the optimizer of finished code
 # (dt_opt; dt_opt_inline: dataflow over straight-line code and functions
 # run inline at a program's entry), the session's maps, program loading
-# and links, the kernel's features (dt_nop5: what the kernel makes of a
-# uprobe on a 5-byte nop, and whether a forked child survives it), and
+# and links (dt_bpf_detach: the links closed at the session's end, the
+# slow part in a process of its own), the kernel's features (dt_nop5:
+# what the kernel makes of a uprobe on a 5-byte nop, and whether a
+# forked child survives it), and
 # the layout of the BPF-side state (dt_runtime.h: the maps every session
 # has, the machine state).
 # May call: base, symbols.
-bpf       dt_as dt_dis dt_opt dt_opt_inline dt_bpf dt_runtime dt_nop5
+bpf       dt_as dt_dis dt_opt dt_opt_inline dt_bpf dt_bpf_detach dt_runtime dt_nop5
 
 # The probe table.
 # Providers' probes by PRID and by name, and the probes the programs make

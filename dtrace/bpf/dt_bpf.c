@@ -11,7 +11,9 @@
  *   are final.  A program load creates the maps it references that are
  *   still pending, so a relocation never sees fd -1.
  * - Every fd this file opens (maps, programs, links) is on a list of the
- *   state and is closed by dt_bpf_fini(), the only place that closes them.
+ *   state and is closed by dt_bpf_fini(), the only place that closes them
+ *   (the links through dt_bpf_detach_links(), which leaves the slow part
+ *   to a process of its own).
  *   The kernel detaches a uprobe when the last fd of its link closes, so a
  *   dtrace that is killed leaves nothing attached.
  * - Kernel features are probed once per session, on first use, by trying
@@ -22,7 +24,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 #include <bpf/libbpf.h>
 
 #include "dt_bpf.h"
+#include "dt_bpf_detach.h"
 
 /*
  * uprobe_multi (Linux 6.6).  The value of BPF_TRACE_UPROBE_MULTI in enum
@@ -85,14 +87,35 @@ static void fd_push(int **arr, int *n, int *cap, int fd)
 	(*arr)[(*n)++] = fd;
 }
 
+/* A link on a perf event (perf), or another: closed at the end. */
+static void session_link_keep(struct dt_bpf_state *st, int fd, bool perf)
+{
+	if (perf)
+		fd_push(&st->perf_links, &st->nperf_links,
+			&st->perf_links_cap, fd);
+	else
+		fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+}
+
 /* A uprobe link of req: closed at the end, or with its set. */
 static void link_keep(struct dt_bpf_state *st, const dt_attach_req_t *req,
-		      int fd)
+		      int fd, bool perf)
 {
-	fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+	session_link_keep(st, fd, perf);
 	if (req->links != NULL)
 		fd_push(&req->links->fds, &req->links->n, &req->links->cap,
 			fd);
+}
+
+/* Takes fd off arr[0..n); whether it was there. */
+static bool fd_drop(int *arr, int *n, int fd)
+{
+	for (int j = 0; j < *n; j++)
+		if (arr[j] == fd) {
+			arr[j] = arr[--*n];
+			return true;
+		}
+	return false;
 }
 
 void dt_bpf_links_close(dtrace_hdl_t *dtp, dt_linkset_t *ls)
@@ -100,66 +123,12 @@ void dt_bpf_links_close(dtrace_hdl_t *dtp, dt_linkset_t *ls)
 	struct dt_bpf_state *st = dtp->bpf;
 
 	for (int i = 0; i < ls->n; i++) {
-		for (int j = 0; j < st->nlinks; j++)
-			if (st->links[j] == ls->fds[i]) {
-				st->links[j] = st->links[--st->nlinks];
-				break;
-			}
+		if (!fd_drop(st->links, &st->nlinks, ls->fds[i]))
+			fd_drop(st->perf_links, &st->nperf_links, ls->fds[i]);
 		close(ls->fds[i]);
 	}
 	free(ls->fds);
 	*ls = (dt_linkset_t){ 0 };
-}
-
-/* Links are closed by several threads when there are many: closing a link
- * waits for a grace period, and the grace periods of concurrent closes
- * overlap.  Measured on 6.18: 2,152 uprobe_multi links take 119 s to close
- * one after the other and 3 s from 64 threads.  Perf-event uprobes gain
- * nothing (about 0.12 s each either way: the kernel serializes them). */
-typedef struct close_job {
-	int *fds;
-	int n, stride, first;
-} close_job_t;
-
-static void *close_stride(void *arg)
-{
-	close_job_t *job = arg;
-	for (int i = job->first; i < job->n; i += job->stride)
-		close(job->fds[i]);
-	return NULL;
-}
-
-#define DT_CLOSE_THREADS	64
-#define DT_CLOSE_PER_THREAD	2	/* links a thread must have to start */
-#define DT_CLOSE_STACK		(64 * 1024)
-
-static void close_all(int *fds, int n)
-{
-	pthread_t tid[DT_CLOSE_THREADS];
-	close_job_t jobs[DT_CLOSE_THREADS];
-	bool started[DT_CLOSE_THREADS] = { false };
-	int want = n / DT_CLOSE_PER_THREAD;
-	pthread_attr_t attr;
-
-	if (want > DT_CLOSE_THREADS)
-		want = DT_CLOSE_THREADS;
-	if (want < 2)
-		want = 1;
-	for (int t = 0; t < want; t++)
-		jobs[t] = (close_job_t){ fds, n, want, t };
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, DT_CLOSE_STACK);
-	for (int t = 1; t < want; t++)
-		started[t] = pthread_create(&tid[t], &attr, close_stride,
-					    &jobs[t]) == 0;
-	pthread_attr_destroy(&attr);
-	/* This thread takes slot 0 and every slot whose thread failed. */
-	for (int t = 0; t < want; t++)
-		if (!started[t])
-			close_stride(&jobs[t]);
-	for (int t = 1; t < want; t++)
-		if (started[t])
-			pthread_join(tid[t], NULL);
 }
 
 /*
@@ -192,7 +161,8 @@ void dt_bpf_fini(dtrace_hdl_t *dtp)
 
 	if (st == NULL)
 		return;
-	close_all(st->links, st->nlinks);
+	dt_bpf_detach_links(st->links, st->nlinks, st->perf_links,
+			    st->nperf_links);
 	for (int i = 0; i < st->nprogs; i++)
 		close(st->progs[i]);
 	for (dtrace_map_t *m = st->maps, *next; m != NULL; m = next) {
@@ -203,6 +173,7 @@ void dt_bpf_fini(dtrace_hdl_t *dtp)
 		free(m);
 	}
 	free(st->links);
+	free(st->perf_links);
 	free(st->progs);
 	free(st->verifier_log);
 	free(st);
@@ -1096,7 +1067,7 @@ static void attach_multi_range(dtrace_hdl_t *dtp, const dt_attach_req_t *req,
 	int fd = fault_attach(dtp) ? -ENOMEM : multi_link(req, lo, cnt);
 
 	if (fd >= 0) {
-		link_keep(st, req, fd);
+		link_keep(st, req, fd, false);
 		return;
 	}
 	if (cnt == 1) {
@@ -1208,7 +1179,7 @@ static int attach_perf(dtrace_hdl_t *dtp, const dt_attach_req_t *req)
 		if (fd < 0)
 			site_failed(dtp, req, &rep, i, -fd);
 		else
-			link_keep(st, req, fd);
+			link_keep(st, req, fd, true);
 	}
 	return attach_done(dtp, req, &rep);
 }
@@ -1246,7 +1217,7 @@ void dt_bpf_link_keep(dtrace_hdl_t *dtp, int fd)
 {
 	struct dt_bpf_state *st = bpf_state(dtp);
 
-	fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+	session_link_keep(st, fd, false);
 }
 
 int dt_bpf_attach_perf_attr(dtrace_hdl_t *dtp, int prog_fd,
@@ -1271,6 +1242,6 @@ int dt_bpf_attach_perf_attr(dtrace_hdl_t *dtp, int prog_fd,
 			     "%s", cpu, strerror(err));
 		return -err;
 	}
-	fd_push(&st->links, &st->nlinks, &st->links_cap, fd);
+	session_link_keep(st, fd, true);
 	return 0;
 }

@@ -42,7 +42,8 @@ struct dt_bpf_state {
 	dtrace_map_t *maps;
 	dt_features_t feat;
 	bool force_perf_uprobes; /* -x uprobe=perf (tests the fallback) */
-	int *links;		/* fds to close at exit */
+	int *links;		/* fds to close at exit: uprobe_multi and raw
+				   tracepoint links, whose closes overlap */
 	int nlinks, links_cap;
 	char *verifier_log;	/* of the last failed load */
 	/* Added by dt_bpf.c's owner (additive): */
@@ -53,6 +54,9 @@ struct dt_bpf_state {
 	char feat_msg[256];	/* what the kernel lacks, "" if nothing */
 	int nop5;		/* dt_bpf_uprobe_nop5(), once nop5_known */
 	bool nop5_known;
+	int *perf_links;	/* fds to close at exit: links on perf events,
+				   which the kernel closes one at a time */
+	int nperf_links, perf_links_cap;
 };
 
 /* What the kernel makes of a uprobe on a 5-byte nop (dt_nop5.c), asked
@@ -181,7 +185,8 @@ struct perf_event_attr;
 int dt_bpf_attach_perf_attr(dtrace_hdl_t *dtp, int prog_fd,
 			    struct perf_event_attr *pa, int cpu,
 			    uint64_t cookie);
-/* Keep a link until dt_bpf_fini() closes it. */
+/* Keep a link (a raw tracepoint's: not on a perf event) until
+ * dt_bpf_fini() closes it. */
 void dt_bpf_link_keep(dtrace_hdl_t *dtp, int fd);
 
 /* tracefs's file ("id", "format") of the tracepoint category:name, under

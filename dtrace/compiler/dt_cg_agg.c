@@ -25,9 +25,12 @@
  * entry on one CPU makes it read as zeros on the others, so min and max
  * carry a count beside the value: a CPU whose count is 0 holds nothing,
  * and a true minimum of 0 is never mistaken for an empty CPU.  An entry that finds no room counts
- * cpuinfo.agg_drops.  The consumer's clear() zeroes the entries of a hash
- * of CPU slots in place (dt_agg.c, agg_zero_emit()): bpf_map_update_elem()
- * would replace the element a firing may hold.  Where every key names the
+ * cpuinfo.agg_drops.  The consumer's clear() writes no map where the values
+ * add up (it subtracts what it cleared from later snapshots: a write would
+ * race with the firings' plain adds); for min and max it zeroes the
+ * entries of a hash of CPU slots in place (dt_agg_clear.c,
+ * agg_zero_emit()): bpf_map_update_elem() would replace the element a
+ * firing may hold.  Where every key names the
  * probe (@[probefunc]), the PRID alone gives the entry: the probes made
  * before tracing began keep theirs in an array indexed by PRID beside the
  * hash (dt_rec.h, byprid), with the same CPU slots.  The kernel inlines an

@@ -72,8 +72,8 @@
 
 /* --- layout --- */
 
-static void agg_merge_val(const dt_aggdesc_t *d, int64_t *dst,
-			  const int64_t *src)
+void dt_agg_merge_val(const dt_aggdesc_t *d, int64_t *dst,
+		      const int64_t *src)
 {
 	size_t i, n = dt_agg_nwords(d);
 
@@ -173,6 +173,7 @@ void dt_agg_fini(dtrace_hdl_t *dtp)
 	for (i = 0; i < c->naggs; i++) {
 		agg_free_entries(&c->aggs[i]);
 		free(c->aggs[i].ents);
+		dt_agg_base_free(&c->aggs[i]);
 	}
 	free(c->aggs);
 	c->aggs = NULL;
@@ -223,7 +224,7 @@ void dt_agg_merge(dtrace_hdl_t *dtp, int id, const void *key,
 	e = agg_find(as, key);
 	if (e == NULL)
 		e = agg_append(as, key);
-	agg_merge_val(as->desc, e->val, val);
+	dt_agg_merge_val(as->desc, e->val, val);
 }
 
 /* --- per-CPU values (aggpercpu) --- */
@@ -322,7 +323,7 @@ static void agg_merge_percpu(dt_aggstate_t *as, dt_aggent_t *e,
 	for (int cpu = 0; cpu < ncpus; cpu++) {
 		dt_agg_init_val(as->desc, tmp);
 		memcpy(tmp, vals + (size_t)cpu * stride, copy);
-		agg_merge_val(as->desc, e->val, tmp);
+		dt_agg_merge_val(as->desc, e->val, tmp);
 		if (keep && dt_agg_recorded(as->desc, tmp))
 			agg_set_cpu(as->desc, e, cpu, ncpus, tmp);
 	}
@@ -744,7 +745,7 @@ static int agg_snap_entry(dtrace_hdl_t *dtp, const dt_aggdesc_t *part,
 	return 0;
 }
 
-int dt_agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
+static int agg_snapshot_maps(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 {
 	const dt_aggdesc_t *d = as->desc;
 	agg_snap_t sn = { .as = as, .ncpus = dt_agg_ncpus(dtp) };
@@ -765,6 +766,17 @@ int dt_agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
 	if (err != 0)
 		dt_set_error(dtp, "failed to read aggregation @%s: %s",
 			     d->name, strerror(-err));
+	return err;
+}
+
+/* The values since the last clear(): the maps' less what it took. */
+int dt_agg_snapshot_one(dtrace_hdl_t *dtp, dt_aggstate_t *as)
+{
+	int err = agg_snapshot_maps(dtp, as);
+
+	if (err == 0 && (as->desc->map != NULL || as->desc->mstoff != 0))
+		dt_agg_base_apply(as);
+	as->snap_batch = dt_consumer_get(dtp)->batch;
 	return err;
 }
 

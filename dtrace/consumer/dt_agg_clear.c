@@ -3,16 +3,29 @@
  * dt_agg_clear.c: what clear(), trunc() and normalize() do to an
  * aggregation: the consumer's table and the maps both, so that the next
  * snapshot agrees (dt_agg.c).  clear() returns each entry to its initial
- * value, in place where the values are in a hash of CPU slots (the
- * zeroing program, dt_aggzero, below); trunc() keeps the largest (or
+ * value, keeping its key, as DTrace does; trunc() keeps the largest (or
  * smallest) n entries by value and deletes the others from the maps;
  * normalize() sets the factor the outputs divide by.
  *
+ * clear() is exact for the functions whose values add up (count, sum,
+ * avg, stddev, the histograms): it writes no map, but keeps what each key
+ * held at the snapshot it clears (the base), which every later snapshot
+ * subtracts.  A firing's count is then never lost: the firings' updates
+ * are not atomic (each CPU adds to its own slot), so any write of the
+ * consumer raced with the firing it overwrote, and the firings between
+ * the snapshot printed and the zeroing were dropped.  The snapshot it
+ * clears is the one a printa() took for the records read with it
+ * (dt_consumer.batch: the same record, or another clause of the same
+ * firing), else a new one, so that `printa(@); clear(@);` prints each
+ * firing once over the ticks.  min() and max() do not subtract: their
+ * entries are zeroed in the maps, in place where the values are in a hash
+ * of CPU slots (the zeroing program, dt_aggzero, below).
+ *
  * Invariants: an entry that stands for several map keys (keys naming the
  * probe, normalized user addresses) has each of them cleared or deleted
- * (dt_agg_walk()); the zeroing programs are loaded before tracing
- * through the session's loader, shown by -S, and closed with the
- * session's programs.
+ * (dt_agg_walk()) and one base; a key trunc() removes loses its base; the
+ * zeroing programs are loaded before tracing through the session's
+ * loader, shown by -S, and closed with the session's programs.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +37,12 @@
 #include "dt_agg_impl.h"
 #include "dt_bpf.h"
 #include "dt_runtime.h"
+
+/* Whether clear() of d subtracts rather than zeroes the maps. */
+static bool agg_clear_subtracts(const dt_aggdesc_t *d)
+{
+	return d->func != DT_AGG_MIN && d->func != DT_AGG_MAX;
+}
 
 /* d's initial value over each of the ncpus values at vals (as a lookup
  * of d's map returns them), leaving the rest of a CPU's slot as it is. */
@@ -285,7 +304,8 @@ void dt_agg_zero_close(struct dt_consumer *c)
  * slots. */
 static void agg_zero_load(dtrace_hdl_t *dtp, dt_aggdesc_t *part)
 {
-	if (part != NULL && dt_agg_in_slots(part) && part->map->fd >= 0)
+	if (part != NULL && !agg_clear_subtracts(part) &&
+	    dt_agg_in_slots(part) && part->map->fd >= 0)
 		agg_zero_prog(dtp, part->map);
 }
 
@@ -333,12 +353,179 @@ static bool agg_zero_in_place(dtrace_hdl_t *dtp, dt_aggdesc_t *d)
 	       (d->plain == NULL || agg_zero_part(dtp, d->plain));
 }
 
+/*
+ * The base of clear() (see above): entries by key, indexed.
+ */
+struct dt_aggbase {
+	dt_aggstate_t tab;	/* desc: the aggregation's; its entries */
+	dt_agg_index_t ix;
+};
+
+/* d's value src taken from dst: the inverse of dt_agg_merge_val() for the
+ * functions that subtract. */
+static void agg_sub_val(const dt_aggdesc_t *d, int64_t *dst,
+			const int64_t *src)
+{
+	size_t n = dt_agg_nwords(d);
+
+	if (d->func == DT_AGG_STDDEV) {
+		unsigned __int128 a = ((unsigned __int128)(uint64_t)dst[3] << 64)
+				      | (uint64_t)dst[2];
+		unsigned __int128 b = ((unsigned __int128)(uint64_t)src[3] << 64)
+				      | (uint64_t)src[2];
+
+		a -= b;
+		dst[2] = (int64_t)(uint64_t)a;
+		dst[3] = (int64_t)(uint64_t)(a >> 64);
+		n = 2;
+	}
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (int64_t)((uint64_t)dst[i] - (uint64_t)src[i]);
+}
+
+void dt_agg_base_free(dt_aggstate_t *as)
+{
+	struct dt_aggbase *b = as->base;
+
+	if (b == NULL)
+		return;
+	for (size_t i = 0; i < b->tab.nents; i++)
+		dt_agg_free_entry(&b->tab.ents[i]);
+	free(b->tab.ents);
+	dt_agg_index_fini(&b->ix);
+	free(b);
+	as->base = NULL;
+}
+
+/* The base entry of key, made (zero) when make and there is none. */
+static dt_aggent_t *agg_base_entry(dt_aggstate_t *as, const uint8_t *key,
+				   bool make)
+{
+	struct dt_aggbase *b = as->base;
+	size_t ks = as->desc->keysize;
+
+	if (b == NULL) {
+		if (!make)
+			return NULL;
+		b = as->base = dt_zalloc(sizeof(*b));
+		b->tab.desc = as->desc;
+	}
+	dt_aggent_t *e = dt_agg_index_find(&b->ix, &b->tab, key);
+	if (e != NULL || !make)
+		return e;
+	dt_array_room(b->tab.ents, b->tab.nents, b->tab.cap);
+	e = &b->tab.ents[b->tab.nents];
+	*e = (dt_aggent_t){ dt_zalloc(ks ? ks : 1),
+			    dt_zalloc(dt_agg_nwords(as->desc) * 8), NULL, 0 };
+	memcpy(e->key, key, ks);
+	dt_agg_index_add(&b->ix, &b->tab, b->tab.nents++);
+	return e;
+}
+
+/* CPU cpu's value in e (aggpercpu), NULL when it has none. */
+static int64_t *agg_cpu_val(const dt_aggent_t *e, int cpu)
+{
+	return e->percpu != NULL && cpu < e->npercpu ? e->percpu[cpu] : NULL;
+}
+
+/* clear() of e: what it holds goes into its base, per CPU too. */
+static void agg_base_take(dt_aggstate_t *as, dt_aggent_t *e)
+{
+	const dt_aggdesc_t *d = as->desc;
+	dt_aggent_t *be = agg_base_entry(as, e->key, true);
+
+	dt_agg_merge_val(d, be->val, e->val);
+	for (int cpu = 0; cpu < e->npercpu; cpu++) {
+		if (e->percpu[cpu] == NULL)
+			continue;
+		if (be->percpu == NULL) {
+			be->percpu = dt_zalloc(sizeof(*be->percpu) *
+					       (size_t)e->npercpu);
+			be->npercpu = e->npercpu;
+		}
+		if (cpu >= be->npercpu)
+			continue;
+		if (be->percpu[cpu] == NULL)
+			be->percpu[cpu] = dt_zalloc(dt_agg_nwords(d) * 8);
+		dt_agg_merge_val(d, be->percpu[cpu], e->percpu[cpu]);
+	}
+}
+
+void dt_agg_base_apply(dt_aggstate_t *as)
+{
+	const dt_aggdesc_t *d = as->desc;
+
+	for (size_t i = 0; as->base != NULL && i < as->nents; i++) {
+		dt_aggent_t *e = &as->ents[i];
+		const dt_aggent_t *be = agg_base_entry(as, e->key, false);
+
+		if (be == NULL)
+			continue;
+		agg_sub_val(d, e->val, be->val);
+		for (int cpu = 0; cpu < e->npercpu; cpu++) {
+			const int64_t *bv = agg_cpu_val(be, cpu);
+
+			if (e->percpu[cpu] == NULL || bv == NULL)
+				continue;
+			agg_sub_val(d, e->percpu[cpu], bv);
+			/* nothing since the clear: no line for it */
+			if (!dt_agg_recorded(d, e->percpu[cpu])) {
+				free(e->percpu[cpu]);
+				e->percpu[cpu] = NULL;
+			}
+		}
+	}
+}
+
+/* trunc(): the keys it removed lose their base (their map values went
+ * too); those of the entries kept, as->ents[0..nents), keep theirs. */
+static void agg_base_keep_kept(dt_aggstate_t *as)
+{
+	struct dt_aggbase *old = as->base;
+
+	if (old == NULL)
+		return;
+	as->base = NULL;
+	for (size_t i = 0; i < as->nents; i++) {
+		dt_aggent_t *be = dt_agg_index_find(&old->ix, &old->tab,
+						    as->ents[i].key);
+		if (be != NULL)
+			agg_base_take(as, be);
+	}
+	dt_aggstate_t gone = { .base = old };
+	dt_agg_base_free(&gone);
+}
+
+/* Whether as's entries are a snapshot taken for the records being read
+ * (a printa()'s of this record, or of one read with it). */
+static bool agg_snapshot_current(dtrace_hdl_t *dtp, const dt_aggstate_t *as)
+{
+	uint64_t batch = dt_consumer_get(dtp)->batch;
+
+	return batch != 0 && as->snap_batch == batch;
+}
+
+/* clear() by subtraction: the entries' values become their bases. */
+static void agg_clear_subtract(dt_aggstate_t *as)
+{
+	for (size_t i = 0; i < as->nents; i++) {
+		agg_base_take(as, &as->ents[i]);
+		dt_agg_init_val(as->desc, as->ents[i].val);
+		dt_agg_free_percpu(&as->ents[i]);
+	}
+}
+
 int dt_agg_clear(dtrace_hdl_t *dtp, int id)
 {
 	dt_aggstate_t *as = dt_agg_state(dtp, id);
 
-	if (as == NULL || dt_agg_snapshot_one(dtp, as) != 0)
+	if (as == NULL || (!agg_snapshot_current(dtp, as) &&
+			   dt_agg_snapshot_one(dtp, as) != 0))
 		return -1;
+	if (agg_clear_subtracts(as->desc)) {
+		agg_clear_subtract(as);
+		return 0;
+	}
 	bool in_place = agg_zero_in_place(dtp, as->desc);
 	bool by_walk = as->desc->map != NULL && dt_agg_keys_merge(as->desc);
 	for (size_t i = 0; i < as->nents; i++) {
@@ -400,6 +587,7 @@ int dt_agg_trunc(dtrace_hdl_t *dtp, int id, int64_t n, bool all)
 	as->cap = nrows ? nrows : 1;
 	if (by_walk)
 		agg_cut(dtp, as, as->nents);
+	agg_base_keep_kept(as);
 	return 0;
 }
 

@@ -76,7 +76,14 @@ dt_agg_row_t *dt_agg_rows(dtrace_hdl_t *dtp, dt_aggstate_t **aggs, int n,
 			  size_t *nrows);
 void dt_agg_rows_free(dt_agg_row_t *r, size_t n);
 
+/* d's value src added to dst (min and max: the smaller or larger). */
+void dt_agg_merge_val(const dt_aggdesc_t *d, int64_t *dst,
+		      const int64_t *src);
+
 /* dt_agg_clear.c: forget the zeroing programs. */
 void dt_agg_zero_close(struct dt_consumer *c);
+/* What clear() took away, out of as's fresh snapshot; forget it. */
+void dt_agg_base_apply(dt_aggstate_t *as);
+void dt_agg_base_free(dt_aggstate_t *as);
 
 #endif /* DT_AGG_IMPL_H */

@@ -1014,6 +1014,7 @@ int dt_consume_poll(dtrace_hdl_t *dtp, int timeout_ms)
 	}
 	if (!c->targets_read)
 		read_targets(dtp, c);
+	c->batch++;
 	n = ring_buffer__poll(c->rb, timeout_ms);
 	/* Records written without a wakeup (the BPF side wakes the consumer
 	 * only for records that need prompt action, such as exit()) are

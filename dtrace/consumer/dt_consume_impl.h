@@ -42,6 +42,12 @@ typedef struct dt_aggstate {
 	bool array_kept;	/* in an array (no keys): its entry has recorded
 				   and was not truncated, so it stays, zero
 				   after clear() as a hash entry would */
+	/* clear() of a function whose values add up (all but min() and
+	 * max()): what each key held at the snapshot it cleared, which
+	 * every later snapshot subtracts; the maps are not written
+	 * (dt_agg_clear.c).  NULL until the first such clear(). */
+	struct dt_aggbase *base;
+	uint64_t snap_batch;	/* dt_consumer.batch at the last snapshot */
 } dt_aggstate_t;
 
 /* The modules of a process whose user stacks are printed (dt_consume.c),
@@ -90,6 +96,9 @@ struct dt_consumer {
 	dt_symproc_t *symprocs;
 	bool targets_read;	/* the -c/-p targets' modules are cached */
 	uint32_t rec_cpu;	/* the CPU of the record being consumed */
+	uint64_t batch;		/* dt_consume_poll() calls, from 1: a snapshot
+				   that a printa() took serves the clear()s of
+				   the records read with it (dt_agg_clear.c) */
 	uint64_t sample_drops;	/* aggregation samples that found no room */
 	/* -F: the record held until the next one is seen (a return
 	 * unindents only when the next record is not the same probe's). */

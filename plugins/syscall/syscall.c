@@ -14,7 +14,9 @@
  *		syscalls:sys_exit_read): nothing for the calls not traced,
  *		but each costs an attachment, and the kernel detaches a
  *		tracepoint's program under a global lock (about 22 ms each:
- *		8 s for the 360 of syscall:::entry).  The record holds the
+ *		8 s for the 360 of syscall:::entry, which the engine leaves
+ *		to a process of its own once the output is final:
+ *		dt_bpf_detach.c).  The record holds the
  *		call's number, then its arguments, 8 bytes each, or its
  *		return value; the trampoline of a kind (entry with N
  *		arguments, or return) copies them into arg0..argN.  A program

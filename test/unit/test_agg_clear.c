@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_agg_clear.c: clear() of an aggregation kept in a hash of CPU slots
- * (dt_cg_agg.c) zeroes its entries in place, against the real kernel: a
- * firing that looked an entry up just before the clear still counts in
- * the entry its key has after it, never in a dead element nor in another
- * key's.
+ * (dt_cg_agg.c), against the real kernel: a firing that looked an entry
+ * up just before the clear still counts in the entry its key has after
+ * it, never in a dead element nor in another key's.  count() is cleared
+ * by subtraction (dt_agg_clear.c): the map is not written, the firing's
+ * count is A's in the map and the one the next snapshot shows; max() is
+ * zeroed in place, and the firing's count survives in A's entry.
  *
  * The firing is a sleepable program (BPF_PROG_TYPE_SYSCALL, run with
  * BPF_PROG_TEST_RUN) that does what a firing's update does, with a pause
@@ -37,7 +39,7 @@
 #include <bpf/libbpf.h>
 
 #include "dt_bpf.h"
-#include "dt_consume_impl.h"
+#include "dt_agg_impl.h"
 #include "unit_check.h"
 
 #define AGG_ID	0	/* its index in the consumer's table */
@@ -204,11 +206,25 @@ static void put_count(const dtrace_map_t *m, uint64_t key, uint64_t n,
 
 static dt_recdesc_t intkey = { .kind = DT_RK_INT, .offset = 0, .size = 8 };
 
-static int test_clear_during_firing(void)
+/* A's value in the consumer's snapshot, or -1 without an entry. */
+static int64_t snapshot_of(dtrace_hdl_t *h, uint64_t key)
+{
+	dt_aggstate_t *as = dt_agg_state(h, AGG_ID);
+
+	if (as == NULL || dt_agg_snapshot_one(h, as) != 0)
+		return -1;
+	for (size_t i = 0; i < as->nents; i++)
+		if (memcmp(as->ents[i].key, &key, sizeof(key)) == 0)
+			return as->ents[i].val[0];
+	return -1;
+}
+
+static int test_clear_during_firing(int func)
 {
 	int ncpus = libbpf_num_possible_cpus(), uffd;
 	dtrace_hdl_t h;
-	dt_aggdesc_t d = { .id = AGG_ID, .name = "a", .func = DT_AGG_COUNT,
+	bool subtracts = func == DT_AGG_COUNT;
+	dt_aggdesc_t d = { .id = AGG_ID, .name = "a", .func = func,
 			   .nkeys = 1, .keys = &intkey, .keysize = 8,
 			   .valsize = 8, .mkeysize = 8, .strsize = 256 };
 	dt_aggdesc_t *descs[] = { &d };
@@ -242,14 +258,21 @@ static int test_clear_during_firing(void)
 		resolve_fault(uffd, page);
 		pthread_join(t, NULL);
 		CHECK(f.err == 0);
-		/* the count made across the clear is A's */
-		CHECK(f.count == 1);
-		CHECK(count_of(d.map, KEY_A, ncpus) == 1);
+		/* the count made across the clear is A's: in the map, on
+		 * the 5 before it when the clear wrote nothing */
+		unsigned want = subtracts ? 6 : 1;
+		CHECK(f.count == want);
+		CHECK(count_of(d.map, KEY_A, ncpus) == want);
 		/* and B, which never fired, has none */
 		CHECK(count_of(d.map, KEY_B, ncpus) == 0);
-		if (f.count != 1)
+		if (f.count != want)
 			fprintf(stderr, "A counts %u after the clear\n",
 				f.count);
+		/* what the consumer shows: the firing since the clear */
+		if (subtracts) {
+			CHECK(snapshot_of(&h, KEY_A) == 1);
+			CHECK(snapshot_of(&h, KEY_B) == 0);
+		}
 	}
 	if (f.prog_fd >= 0)
 		close(f.prog_fd);
@@ -267,7 +290,8 @@ int main(void)
 		fprintf(stderr, "test_agg_clear: needs root, skipped\n");
 		return 77;
 	}
-	if (test_clear_during_firing() == 77)
+	if (test_clear_during_firing(DT_AGG_COUNT) == 77 ||
+	    test_clear_during_firing(DT_AGG_MAX) == 77)
 		return 77;
 	if (failures)
 		fprintf(stderr, "test_agg_clear: %d failures\n", failures);

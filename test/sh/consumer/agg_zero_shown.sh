@@ -1,17 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# clear() of an aggregation kept in a hash of CPU slots runs the
+# clear() of a max() (or min()) kept in a hash of CPU slots runs the
 # consumer's zeroing program (dt_agg_clear.c, dt_aggzero): it is built with the
 # one assembler and loaded through the session's loader before tracing,
 # so -S shows it like the clauses' programs, naming the map it zeroes;
 # clear() then empties the aggregation.  A program without clear() loads
-# none.
+# none, nor does one that clears only a count(), which subtracts.
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-"$DTRACE" -q -S -n 'BEGIN { @a[1] = count(); @a[2] = count(); clear(@a);
+"$DTRACE" -q -S -n 'BEGIN { @a[1] = max(4); @a[2] = max(5); clear(@a);
 	printa("%d %@d\n", @a); exit(0); }' >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if [ $rc -ne 0 ]; then
@@ -34,5 +34,10 @@ fi
 	>"$tmp/out" 2>"$tmp/err"
 if grep -q "^dt_aggzero program" "$tmp/err"; then
 	echo "a program without clear() loads the zeroing program"; status=1
+fi
+"$DTRACE" -q -S -n 'BEGIN { @a[1] = count(); clear(@a); exit(0); }' \
+	>"$tmp/out" 2>"$tmp/err"
+if grep -q "^dt_aggzero program" "$tmp/err"; then
+	echo "clear() of a count() loads the zeroing program"; status=1
 fi
 exit $status
