@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sched.c: the sched provider: threads going on and off a CPU, blocking,
+ * being woken and made runnable, in every process.
+ *
+ *	probe		fires in			arguments
+ *	on-cpu		the thread that a CPU switched	none
+ *			to, as it resumes
+ *	off-cpu		the thread leaving the CPU,	args[0], args[1] the
+ *			before the switch		thread about to run
+ *	sleep		the thread about to block,	none
+ *			before the switch
+ *	dequeue		the thread about to block	args[0], args[1] that
+ *			(it left its run queue)		thread
+ *	wakeup		the thread that wakes another	args[0], args[1] the
+ *							thread woken
+ *	enqueue		wherever the kernel makes a	args[0], args[1] the
+ *			woken or new thread runnable	thread
+ *
+ * args[0] is the thread's struct task_struct *, args[1] its process's
+ * (the thread group leader's), typed from the kernel's BTF: DTrace passes
+ * lwpsinfo_t * and psinfo_t * there, for which there are no translators
+ * here (README, "Limits and differences"), and a cpuinfo_t * as
+ * enqueue's and dequeue's args[2], which this provider does not pass.
+ *
+ * Each probe is a raw tracepoint of the scheduler, whose arguments are
+ * the kernel's own (task pointers, the switch's preempt flag and the
+ * previous thread's state):
+ *
+ *   sched_switch (preempt, prev, next, prev_state): runs in prev's
+ *	context, before the switch: off-cpu, and when prev blocks (not
+ *	preempted, prev_state has TASK_INTERRUPTIBLE or
+ *	TASK_UNINTERRUPTIBLE) sleep and dequeue;
+ *   sched_exit_tp (is_switch): the end of __schedule(), in the thread
+ *	that runs from there on; is_switch is that thread's own, true when
+ *	it had been switched out: on-cpu.  A thread's first run starts
+ *	elsewhere (ret_from_fork), so it has no on-cpu;
+ *   sched_waking (p): in try_to_wake_up(), in the waker's context:
+ *	wakeup;
+ *   sched_wakeup (p), sched_wakeup_new (p): where the woken or new
+ *	thread is made runnable (the waker, or the target CPU's interrupt
+ *	for a remote wakeup): enqueue.
+ *
+ * Every probe shares its tracepoint's program with the others of that
+ * tracepoint only through its kind: one kind per (probe, tracepoint),
+ * whose trampoline skips the firings that are not its probe's.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+
+#include <dtrace/provider.h>
+
+#define SCHED_PROVIDER	"sched"
+#define SCHED_MODULE	"vmlinux"
+#define TASK_BLOCKS	0x3	/* TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE */
+
+static const dtrace_host_t *host;
+
+/* Kinds: one trampoline each. */
+enum {
+	K_ON_CPU, K_OFF_CPU, K_SLEEP, K_DEQUEUE, K_WAKEUP, K_ENQUEUE,
+	K_ENQUEUE_NEW,
+};
+
+/* The raw tracepoint a kind's program is attached to. */
+typedef struct sched_site {
+	const char *tracepoint;
+	int kind;
+} sched_site_t;
+
+typedef struct sched_probe {
+	const char *name;
+	sched_site_t sites[2];	/* the second's tracepoint NULL when unused */
+	int nargs;		/* 0, or 2: the thread and its process */
+} sched_probe_t;
+
+static const sched_probe_t probes[] = {
+	{ "on-cpu", { { "sched_exit_tp", K_ON_CPU } }, 0 },
+	{ "off-cpu", { { "sched_switch", K_OFF_CPU } }, 2 },
+	{ "sleep", { { "sched_switch", K_SLEEP } }, 0 },
+	{ "dequeue", { { "sched_switch", K_DEQUEUE } }, 2 },
+	{ "wakeup", { { "sched_waking", K_WAKEUP } }, 2 },
+	{ "enqueue", { { "sched_wakeup", K_ENQUEUE },
+		       { "sched_wakeup_new", K_ENQUEUE_NEW } }, 2 },
+};
+#define NPROBES	(sizeof(probes) / sizeof(probes[0]))
+
+/* task_struct's group_leader, from the kernel's BTF; -1 before it is
+ * looked up, 0 when unknown (args[1] is then the thread itself). */
+static int32_t group_leader_off = -1;
+
+static int sched_provide(dtrace_provider_t *pv, void *data,
+			 const dtrace_probedesc_t *pdp)
+{
+	int n = 0;
+
+	(void)data;
+	if (!host->probes->glob_match(pdp->prv, SCHED_PROVIDER) ||
+	    !host->probes->glob_match(pdp->mod, SCHED_MODULE) ||
+	    !host->probes->glob_match(pdp->fun, ""))
+		return 0;
+	for (size_t i = 0; i < NPROBES; i++) {
+		const sched_probe_t *p = &probes[i];
+		if (!host->probes->glob_match(pdp->prb, p->name) ||
+		    host->probes->lookup(pv, SCHED_PROVIDER, SCHED_MODULE, "",
+					 p->name))
+			continue;
+		dtrace_probe_t *prp =
+			host->probes->insert(pv, SCHED_PROVIDER, SCHED_MODULE,
+					     "", p->name, (void *)p);
+		if (prp == NULL)
+			return -errno;
+		/* args[] point into the kernel; ustack() and uregs[] are the
+		 * current thread's */
+		host->probes->attr(pv, prp, DTRACE_PROBE_KERNEL |
+				   DTRACE_PROBE_IN_KERNEL);
+		n++;
+	}
+	return n;
+}
+
+static int sched_probe_args(dtrace_provider_t *pv, void *data,
+			    const dtrace_probe_t *prp, dtrace_argdesc_t *args)
+{
+	const sched_probe_t *p = host->probes->priv(prp);
+
+	(void)pv, (void)data;
+	for (int i = 0; i < p->nargs; i++)
+		args[i] = (dtrace_argdesc_t){ "struct task_struct *", NULL, i };
+	return p->nargs;
+}
+
+/* The byte offset of task_struct's group_leader in the kernel's BTF, or
+ * 0 when the kernel has no BTF or the member is not there. */
+static int32_t task_group_leader_offset(dtrace_provider_t *pv)
+{
+	const struct btf *btf = host->bpf->kernel_btf(pv);
+
+	if (btf == NULL)
+		return 0;
+	int id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+	for (int i = 0; t != NULL && i < btf_vlen(t); i++)
+		if (strcmp(btf__name_by_offset(btf, m[i].name_off),
+			   "group_leader") == 0)
+			return (int32_t)(btf_member_bit_offset(t, i) / 8);
+	return 0;
+}
+
+/* Whether the kernel has the raw tracepoint name, as far as its BTF tells
+ * (each has a typedef btf_trace_NAME there); true without BTF, where the
+ * attachment says it instead. */
+static bool kernel_has_tracepoint(dtrace_provider_t *pv, const char *name)
+{
+	const struct btf *btf = host->bpf->kernel_btf(pv);
+	char type[128];
+
+	if (btf == NULL)
+		return true;
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+static int sched_enable(dtrace_provider_t *pv, void *data,
+			dtrace_probe_t *prp)
+{
+	const sched_probe_t *p = host->probes->priv(prp);
+	int rc;
+
+	(void)data;
+	if (group_leader_off < 0)
+		group_leader_off = task_group_leader_offset(pv);
+	if (p->sites[0].kind == K_ON_CPU &&
+	    !kernel_has_tracepoint(pv, p->sites[0].tracepoint)) {
+		host->report->error(pv, "sched:::on-cpu needs the kernel's "
+				    "tracepoint %s (Linux 6.16 and later), "
+				    "which this kernel lacks",
+				    p->sites[0].tracepoint);
+		return -ENOTSUP;
+	}
+	for (int i = 0; i < 2 && p->sites[i].tracepoint != NULL; i++) {
+		dtrace_event_t ev = {
+			.size = sizeof(ev),
+			.type = DTRACE_EVENT_RAW_TRACEPOINT,
+			.name = p->sites[i].tracepoint,
+			.kind = p->sites[i].kind,
+		};
+		int64_t cookie = host->sites->event(pv, &ev);
+		if (cookie < 0)
+			return (int)cookie;
+		if ((rc = host->sites->overlay(pv, cookie, 0, prp)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+#define ARGV(i)	((int16_t)DTRACE_MSTATE_ARG(i))
+
+/* arg0 = the task the tracepoint's argument n points to, arg1 = its
+ * thread group leader (read from the kernel; the task itself when the
+ * read fails or the offset is unknown). */
+static void emit_task_args(dtrace_emitter_t *em, int n)
+{
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX,
+			(int16_t)DTRACE_CTX_TARG(n)));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R3));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R3));
+	if (group_leader_off <= 0)
+		return;
+	int done = host->bpf->label_new(em);
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, group_leader_off));
+	host->bpf->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV(1)));
+	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 8));
+	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	host->bpf->jump(em, BPF_JEQ, DT_R0, 0, done);
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_MSTATE, ARGV(0)));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R3));
+	host->bpf->label_place(em, done);
+}
+
+/* sched_switch: skip a switch in which prev does not block (it was
+ * preempted, or is still runnable). */
+static void emit_skip_unless_blocking(dtrace_emitter_t *em, int skip)
+{
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			(int16_t)DTRACE_CTX_TARG(0)));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, 0xff));
+	host->bpf->jump(em, BPF_JNE, DT_R1, 0, skip);
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			(int16_t)DTRACE_CTX_TARG(3)));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, TASK_BLOCKS));
+	host->bpf->jump(em, BPF_JEQ, DT_R1, 0, skip);
+}
+
+static int sched_trampoline(dtrace_provider_t *pv, void *data,
+			    dtrace_emitter_t *em, const dtrace_trampoline_t *tr)
+{
+	(void)pv, (void)data;
+	switch (tr->kind) {
+	case K_ON_CPU:		/* is_switch, a bool: its low byte */
+		host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+				(int16_t)DTRACE_CTX_TARG(0)));
+		host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, 0xff));
+		host->bpf->jump(em, BPF_JEQ, DT_R1, 0, tr->skip);
+		break;
+	case K_OFF_CPU:		/* next */
+		emit_task_args(em, 2);
+		break;
+	case K_SLEEP:
+		emit_skip_unless_blocking(em, tr->skip);
+		break;
+	case K_DEQUEUE:		/* prev */
+		emit_skip_unless_blocking(em, tr->skip);
+		emit_task_args(em, 1);
+		break;
+	case K_WAKEUP: case K_ENQUEUE: case K_ENQUEUE_NEW:	/* p */
+		emit_task_args(em, 0);
+		break;
+	}
+	return 0;
+}
+
+static const dtrace_provider_ops_t sched_ops = {
+	DTRACE_PROVIDER_OPS_INIT,
+	.name = SCHED_PROVIDER,
+	.provide = sched_provide,
+	.probe_args = sched_probe_args,
+	.enable = sched_enable,
+	.trampoline = sched_trampoline,
+};
+
+DTRACE_PROVIDER(sched_ops, host)
