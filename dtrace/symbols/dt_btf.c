@@ -380,6 +380,11 @@ static dt_type_t *btf_named(dtrace_hdl_t *dtp, const char *text)
 	return t;
 }
 
+dt_type_t *dt_btf_type(dtrace_hdl_t *dtp, const char *name)
+{
+	return dt_btf_kernel(dtp) != NULL ? btf_named(dtp, name) : NULL;
+}
+
 void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	if (!(prp->attr & DTRACE_PROBE_KERNEL) || dt_btf_kernel(dtp) == NULL)
