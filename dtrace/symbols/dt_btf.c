@@ -123,7 +123,11 @@ static dt_type_t *btf_int_type(dtrace_hdl_t *dtp, const struct btf_type *t)
 	bool sign = (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED)) ||
 		    ((btf_is_enum(t) || btf_is_enum64(t)) && btf_kflag(t));
 
-	if (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_CHAR))
+	/* C's char is D's char, signed, even in a kernel built with
+	 * -funsigned-char (Linux 6.2 and later): comm is a char[16] */
+	if (btf_is_int(t) && ((btf_int_encoding(t) & BTF_INT_CHAR) ||
+			      (t->size == 1 && btf_name(dtp->kbtf, t) != NULL &&
+			       strcmp(btf_name(dtp->kbtf, t), "char") == 0)))
 		sign = true;
 	if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
 		return dt_type_array(dtp->types, dt_type_int(dtp->types, 1, true),
