@@ -27,9 +27,22 @@ check begin "$(cat out)" '1 1 1 dtrace\|'
 	    curlwpsinfo->pr_state == SONPROC, curlwpsinfo->pr_sname,
 	    curlwpsinfo->pr_onpro == cpu);
 	printf("cpu %d\n", curcpu->cpu_id == cpu);
+	printf("psargs [%s]\n", curpsinfo->pr_psargs);
 }' >out 2>err || fail_run "curpsinfo at a pid probe"
 check pid "$(grep -v '^done$' out | grep .)" \
-'thread 1 napper\|psinfo 1 1 1 1 1 1 napper\|lwpsinfo 1 1 O 1\|cpu 1\|'
+"thread 1 napper\|psinfo 1 1 1 1 1 1 napper\|lwpsinfo 1 1 O 1\|cpu 1\|psargs \[$T 1 1\]\|"
+
+# d_execargs() of the current thread: its arguments joined by spaces, as
+# much as strsize holds; of another thread, "" (its memory is not mapped).
+"$DTRACE" -q -x strsize=12 -c "$T 1 1" -n '
+pid$target::nap:entry { printf("[%s]\n", d_execargs(curthread)); }
+sched:::off-cpu /pid == $target && args[0]->tgid != pid/ {
+	printf("[%s]\n", d_execargs(args[0])); exit(0);
+}' >out 2>err || fail_run "d_execargs"
+check d_execargs "$(grep -v '^done$' out | grep .)" "\[${T:0:11}\]\|\[\]\|"
+"$DTRACE" -n 'BEGIN { trace(d_execargs("x")); }' >out 2>err
+check refused "$(cat err)" \
+'dtrace: invalid probe specifier .*: d_execargs\( \) argument #1 is incompatible with prototype:\|	prototype: struct task_struct \*\|	 argument: string\|'
 
 # A thread going to sleep: off-cpu in its context, its state set.
 "$DTRACE" -q -c "$T 1 1" -n '
