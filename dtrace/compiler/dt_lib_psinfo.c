@@ -95,7 +95,8 @@ const char dt_lib_psinfo_text[] =
 "inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);\n"
 "inline cpuinfo_t *curcpu = xlate <cpuinfo_t *> (curthread);\n";
 
-/* The words of a program that may use it (curlwpsinfo, psinfo_t...). */
+/* The words of a program that may use it (curlwpsinfo, psinfo_t, a
+ * member of one: the sched provider's args[0]->pr_lwpid...). */
 const char *const dt_lib_psinfo_words[] = {
-	"psinfo", "curcpu", "cpuinfo_t", NULL,
+	"psinfo", "curcpu", "cpuinfo_t", "pr_", "cpu_id", NULL,
 };

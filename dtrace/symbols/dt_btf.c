@@ -395,8 +395,14 @@ void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 		return;
 	for (int i = 0; i < prp->nargs; i++) {
 		const dtrace_argdesc_t *a = &prp->args[i];
-		const char *name = a->xlate ? a->xlate : a->native;
-		dt_type_t *t = name ? btf_named(dtp, name) : NULL;
+		dt_type_t *n = a->native ? btf_named(dtp, a->native) : NULL;
+		dt_type_t *t = a->xlate ? btf_named(dtp, a->xlate) : n;
+		if (n != NULL)
+			prp->nativetypes[i] = n;
+		/* a translated type that no D library defined: the native */
+		if (t == NULL && a->xlate != NULL &&
+		    dt_type_parse(dtp->types, a->xlate) == NULL)
+			t = n;
 		if (t != NULL)
 			prp->argtypes[i] = t;
 	}

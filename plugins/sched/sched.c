@@ -17,11 +17,13 @@
  *	enqueue		wherever the kernel makes a	args[0], args[1] the
  *			woken or new thread runnable	thread
  *
- * args[0] is the thread's struct task_struct *, args[1] its process's
- * (the thread group leader's), typed from the kernel's BTF: DTrace passes
- * lwpsinfo_t * and psinfo_t * there, for which there are no translators
- * here (README, "Limits and differences"), and a cpuinfo_t * as
- * enqueue's and dequeue's args[2], which this provider does not pass.
+ * arg0 is the thread's struct task_struct *, arg1 its process's (the
+ * thread group leader's).  args[0] and args[1] are them translated to
+ * lwpsinfo_t * and psinfo_t *, as in DTrace, by the translators of the
+ * D library psinfo.d (built into dtrace); a program that does not read
+ * that library (it names none of its words) sees the struct task_struct
+ * * itself, typed from the kernel's BTF.  DTrace's cpuinfo_t * of
+ * enqueue's and dequeue's args[2] is not passed.
  *
  * Each probe is a raw tracepoint of the scheduler, whose arguments are
  * the kernel's own (task pointers, the switch's preempt flag and the
@@ -127,10 +129,12 @@ static int sched_probe_args(dtrace_provider_t *pv, void *data,
 			    const dtrace_probe_t *prp, dtrace_argdesc_t *args)
 {
 	const sched_probe_t *p = host->probes->priv(prp);
+	static const char *const xlated[] = { "lwpsinfo_t *", "psinfo_t *" };
 
 	(void)pv, (void)data;
 	for (int i = 0; i < p->nargs; i++)
-		args[i] = (dtrace_argdesc_t){ "struct task_struct *", NULL, i };
+		args[i] = (dtrace_argdesc_t){ "struct task_struct *",
+					      xlated[i], i };
 	return p->nargs;
 }
 

@@ -44,15 +44,16 @@ check d_execargs "$(grep -v '^done$' out | grep .)" "\[${T:0:11}\]\|\[\]\|"
 check refused "$(cat err)" \
 'dtrace: invalid probe specifier .*: d_execargs\( \) argument #1 is incompatible with prototype:\|	prototype: struct task_struct \*\|	 argument: string\|'
 
-# A thread going to sleep: off-cpu in its context, its state set.
+# A thread going to sleep: sched:::sleep in its context, its state set
+# (off-cpu may come first, for a preemption).
 "$DTRACE" -q -c "$T 1 1" -n '
 pid$target::nap:entry { self->in = 1; }
-sched:::off-cpu /self->in/ {
+sched:::sleep /self->in/ {
 	printf("%d %c %s\n", curlwpsinfo->pr_state == SSLEEP,
 	    curlwpsinfo->pr_sname, curpsinfo->pr_fname);
 	self->in = 0;
-}' >out 2>err || fail_run "curlwpsinfo at off-cpu"
-check off-cpu "$(grep -v '^done$' out | grep .)" '1 S napper\|'
+}' >out 2>err || fail_run "curlwpsinfo at sleep"
+check sleep "$(grep -v '^done$' out | grep .)" '1 S napper\|'
 
 # A later program of the session is the first to use it.
 "$DTRACE" -q -n 'BEGIN { x = 1; }' \

@@ -51,6 +51,19 @@ END {
 check counts "$(grep -v '^done$' out | sed 's/ [4-9]$/ N/; s/ [1-9][0-9]$/ N/')" \
 'off-cpu N\|on-cpu N\|sleep N\|dequeue N\|wakeup N\|enqueue N\|off-cpu to N\|'
 
+# As in DTrace, args[0] and args[1] are lwpsinfo_t * and psinfo_t * to
+# a program that reads psinfo.d (naming a member of them): napper is
+# woken from each of its two naps (and maybe from another sleep).
+"$DTRACE" -q -c "$T 2 1" -n '
+sched:::wakeup /args[1]->pr_pid == $target && args[0]->pr_state == SSLEEP/ {
+	printf("wakeup %d %s\n", args[0]->pr_lwpid == $target, args[1]->pr_fname);
+}
+sched:::off-cpu /args[1]->pr_pid == $target/ { on = 1; }
+END { printf("off-cpu to %d\n", on); }' >out 2>err ||
+	fail_run "sched probes' translated arguments"
+check translated "$(grep -v '^done$' out | grep .)" \
+'wakeup 1 napper\|(wakeup 1 napper\|)+off-cpu to 1\|'
+
 "$DTRACE" -l -P sched >out 2>err
 check list "$(awk 'NR > 1 { print $2, $3, $4 }' out)" \
 'sched vmlinux on-cpu\|sched vmlinux off-cpu\|sched vmlinux sleep\|sched vmlinux dequeue\|sched vmlinux wakeup\|sched vmlinux enqueue\|'
