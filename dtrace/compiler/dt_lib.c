@@ -14,6 +14,13 @@
  * error in one is reported with the library's path and line, and
  * discarded (dt_compile.c): they never run.
  *
+ * One library is built in, psinfo.d (dt_lib_psinfo.c: curpsinfo,
+ * curlwpsinfo, curcpu and their translators from the kernel's task_struct):
+ * it comes after the directories, whose psinfo.d replaces it, and only
+ * for a program that names one of its words on a kernel with BTF, since
+ * declaring it reads the kernel's BTF; the first such program of the
+ * session adds it, whether or not the libraries were read before.
+ *
  * `#pragma D depends_on library NAME` orders the files: the library NAME,
  * from whichever directory, comes first.  A dependency
  * on a file that is not there, or a cycle, fails every compile of the
