@@ -35,7 +35,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include <dtrace/provider.h>
@@ -157,25 +156,6 @@ static int tp_has_field(const char *cat, const char *event, const char *field)
 	return found;
 }
 
-/* The byte offset of task_struct's exit_code from the kernel's BTF (the
- * engine's copy), or -1. */
-static int32_t task_exit_code_offset(dtrace_provider_t *pv)
-{
-	const struct btf *btf = host->bpf->kernel_btf(pv);
-	int32_t res = -1;
-
-	if (btf == NULL)
-		return -1;
-	int id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_member *m = t ? btf_members(t) : NULL;
-	for (int i = 0; t != NULL && i < btf_vlen(t); i++)
-		if (strcmp(btf__name_by_offset(btf, m[i].name_off),
-			   "exit_code") == 0)
-			res = (int32_t)(btf_member_bit_offset(t, i) / 8);
-	return res;
-}
-
 /* Find the offsets a kind's trampoline reads. */
 static int proc_offsets(dtrace_provider_t *pv, int kind)
 {
@@ -197,7 +177,8 @@ static int proc_offsets(dtrace_provider_t *pv, int kind)
 					  &size) < 0)
 			return -ENOENT;
 		if (off.task_exit_code < 0)
-			off.task_exit_code = task_exit_code_offset(pv);
+			off.task_exit_code = host->bpf->kernel_member_offset(
+				pv, "task_struct", "exit_code");
 		return 0;
 	case K_EXEC_VE: case K_EXEC_AT:
 		path_map = host->bpf->map_create(pv, "path",

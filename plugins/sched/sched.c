@@ -138,24 +138,6 @@ static int sched_probe_args(dtrace_provider_t *pv, void *data,
 	return p->nargs;
 }
 
-/* The byte offset of task_struct's group_leader in the kernel's BTF, or
- * 0 when the kernel has no BTF or the member is not there. */
-static int32_t task_group_leader_offset(dtrace_provider_t *pv)
-{
-	const struct btf *btf = host->bpf->kernel_btf(pv);
-
-	if (btf == NULL)
-		return 0;
-	int id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_member *m = t ? btf_members(t) : NULL;
-	for (int i = 0; t != NULL && i < btf_vlen(t); i++)
-		if (strcmp(btf__name_by_offset(btf, m[i].name_off),
-			   "group_leader") == 0)
-			return (int32_t)(btf_member_bit_offset(t, i) / 8);
-	return 0;
-}
-
 /* Whether the kernel has the raw tracepoint name, as far as its BTF tells
  * (each has a typedef btf_trace_NAME there); true without BTF, where the
  * attachment says it instead. */
@@ -177,8 +159,11 @@ static int sched_enable(dtrace_provider_t *pv, void *data,
 	int rc;
 
 	(void)data;
-	if (group_leader_off < 0)
-		group_leader_off = task_group_leader_offset(pv);
+	if (group_leader_off < 0) {
+		int32_t off = host->bpf->kernel_member_offset(pv,
+				"task_struct", "group_leader");
+		group_leader_off = off > 0 ? off : 0;
+	}
 	if (p->sites[0].kind == K_ON_CPU &&
 	    !kernel_has_tracepoint(pv, p->sites[0].tracepoint)) {
 		host->report->error(pv, "sched:::on-cpu needs the kernel's "
