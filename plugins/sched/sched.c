@@ -21,8 +21,8 @@
  * thread group leader's).  args[0] and args[1] are them translated to
  * lwpsinfo_t * and psinfo_t *, as in DTrace, by the translators of the
  * D library psinfo.d (built into dtrace); a program that does not read
- * that library (it names none of its words) sees the struct task_struct
- * * itself, typed from the kernel's BTF.  DTrace's cpuinfo_t * of
+ * that library (it names none of its words) sees the task pointers
+ * themselves, typed from the kernel's BTF.  DTrace's cpuinfo_t * of
  * enqueue's and dequeue's args[2] is not passed.
  *
  * Each probe is a raw tracepoint of the scheduler, whose arguments are
@@ -43,9 +43,9 @@
  *	thread is made runnable (the waker, or the target CPU's interrupt
  *	for a remote wakeup): enqueue.
  *
- * Every probe shares its tracepoint's program with the others of that
- * tracepoint only through its kind: one kind per (probe, tracepoint),
- * whose trampoline skips the firings that are not its probe's.
+ * Probes that share a tracepoint have kinds of their own (a program
+ * each, on that tracepoint), whose trampolines skip the firings that are
+ * not theirs.
  */
 #include <errno.h>
 #include <stdbool.h>
