@@ -3,7 +3,9 @@
  * dt_lib_psinfo.c: psinfo.d, the D library built into dtrace: DTrace's
  * views of the current process, thread and CPU (curpsinfo, curlwpsinfo,
  * curcpu) and the types psinfo_t, lwpsinfo_t and cpuinfo_t, translated
- * from the kernel's struct task_struct through its BTF.
+ * from the kernel's struct task_struct through its BTF.  A psinfo_t is
+ * the same from any thread of the process (its leader's name, the
+ * process's ids, credentials and memory).
  *
  * dt_lib.c reads it after the library directories (a psinfo.d of theirs
  * replaces it), on a kernel with BTF, for a program that names
@@ -71,7 +73,7 @@ const char dt_lib_psinfo_text[] =
 "	pr_gid = T->cred->gid.val;\n"
 "	pr_egid = T->cred->egid.val;\n"
 "	pr_addr = (uintptr_t)T->group_leader;\n"
-"	pr_fname = T->comm;\n"
+"	pr_fname = T->group_leader->comm;\n"
 "	pr_psargs = d_execargs(T);\n"
 "};\n"
 "\n"

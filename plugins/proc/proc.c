@@ -24,10 +24,10 @@
  *						the signal
  *
  * The psinfo_t and lwpsinfo_t arguments are the kernel's struct
- * task_struct * of the thread (arg0) and of its thread group leader
- * (arg1), translated by the D library psinfo.d (built into dtrace), as
- * the sched provider's are; a program that does not read that library
- * sees the task pointers themselves, typed from the kernel's BTF.
+ * task_struct * of the thread (arg0 and arg1), translated by the D
+ * library psinfo.d (built into dtrace), as the sched provider's are; a
+ * program that does not read that library sees the task pointer itself,
+ * typed from the kernel's BTF.
  * Each probe is a kernel tracepoint (host->sites->event): the execve
  * system call's, sched:sched_process_exit, and the raw tracepoints whose
  * arguments are the tasks: task_newtask (whose clone flags tell a thread
@@ -98,7 +98,6 @@ static const proc_probe_t probes[] = {
 
 /* What the trampolines need, found when a probe is enabled. */
 static struct {
-	int32_t group_leader;		/* in task_struct; 0: unknown */
 	uint32_t exit_group_dead;	/* 0: the kernel's record has none */
 	int32_t task_exit_code;		/* in task_struct; -1: unknown */
 } off = { .task_exit_code = -1 };
@@ -173,12 +172,6 @@ static int proc_offsets(dtrace_provider_t *pv, int kind)
 	uint32_t size;
 
 	switch (kind) {
-	case K_CREATE: case K_LWP_CREATE: case K_SIGNAL:
-		off.group_leader = host->bpf->kernel_member_offset(pv,
-				"task_struct", "group_leader");
-		if (off.group_leader < 0)
-			off.group_leader = 0;
-		return 0;
 	case K_EXIT: case K_LWP_EXIT:
 		if (tp_has_field("sched", "sched_process_exit", "group_dead") &&
 		    host->sites->tp_field(pv, "sched", "sched_process_exit",
@@ -260,31 +253,19 @@ static void emit_exec_result(dtrace_emitter_t *em, bool fail, int skip)
 			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R1));
 }
 
-/* arg0 = the task the raw tracepoint's argument n points to, arg1 = its
- * thread group leader (the task itself when that cannot be read). */
+/* arg0 = arg1 = the task the raw tracepoint's argument n points to: the
+ * thread, and its process (psinfo_t's translator reads the process's
+ * values from any of its threads). */
 static void emit_task_args(dtrace_emitter_t *em, int n)
 {
-	int done = host->bpf->label_new(em);
-
 	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX,
 			(int16_t)DTRACE_CTX_TARG(n)));
 	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R3));
 	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R3));
-	if (off.group_leader == 0)
-		return;
-	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, off.group_leader));
-	host->bpf->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV(1)));
-	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 8));
-	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	host->bpf->jump(em, BPF_JEQ, DT_R0, 0, done);
-	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_MSTATE, ARGV(0)));
-	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R3));
-	host->bpf->label_place(em, done);
 }
 
 /* create or lwp-create, on task_newtask (task, clone_flags): the clone
- * flags say which; the new task and its leader in arg0 and arg1. */
+ * flags say which; the new task in arg0 and arg1. */
 static void emit_create(dtrace_emitter_t *em, bool lwp, int skip)
 {
 	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
@@ -295,7 +276,7 @@ static void emit_create(dtrace_emitter_t *em, bool lwp, int skip)
 }
 
 /* signal-send, on signal_generate (sig, info, task, group, result): the
- * target task and its leader in arg0 and arg1, the signal in arg2. */
+ * target task in arg0 and arg1, the signal in arg2. */
 static void emit_signal(dtrace_emitter_t *em)
 {
 	emit_task_args(em, 2);

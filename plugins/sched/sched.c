@@ -17,12 +17,12 @@
  *	enqueue		wherever the kernel makes a	args[0], args[1] the
  *			woken or new thread runnable	thread
  *
- * arg0 is the thread's struct task_struct *, arg1 its process's (the
- * thread group leader's).  args[0] and args[1] are them translated to
- * lwpsinfo_t * and psinfo_t *, as in DTrace, by the translators of the
+ * arg0 and arg1 are the thread's struct task_struct *.  args[0] and
+ * args[1] are it translated to lwpsinfo_t * and psinfo_t * (of its
+ * process), as in DTrace, by the translators of the
  * D library psinfo.d (built into dtrace); a program that does not read
- * that library (it names none of its words) sees the task pointers
- * themselves, typed from the kernel's BTF.  DTrace's cpuinfo_t * of
+ * that library (it names none of its words) sees the task pointer
+ * itself, typed from the kernel's BTF.  DTrace's cpuinfo_t * of
  * enqueue's and dequeue's args[2] is not passed.
  *
  * Each probe is a raw tracepoint of the scheduler, whose arguments are
@@ -91,10 +91,6 @@ static const sched_probe_t probes[] = {
 };
 #define NPROBES	(sizeof(probes) / sizeof(probes[0]))
 
-/* task_struct's group_leader, from the kernel's BTF; -1 before it is
- * looked up, 0 when unknown (args[1] is then the thread itself). */
-static int32_t group_leader_off = -1;
-
 static int sched_provide(dtrace_provider_t *pv, void *data,
 			 const dtrace_probedesc_t *pdp)
 {
@@ -159,11 +155,6 @@ static int sched_enable(dtrace_provider_t *pv, void *data,
 	int rc;
 
 	(void)data;
-	if (group_leader_off < 0) {
-		int32_t off = host->bpf->kernel_member_offset(pv,
-				"task_struct", "group_leader");
-		group_leader_off = off > 0 ? off : 0;
-	}
 	if (p->sites[0].kind == K_ON_CPU &&
 	    !kernel_has_tracepoint(pv, p->sites[0].tracepoint)) {
 		host->report->error(pv, "sched:::on-cpu needs the kernel's "
@@ -190,27 +181,15 @@ static int sched_enable(dtrace_provider_t *pv, void *data,
 
 #define ARGV(i)	((int16_t)DTRACE_MSTATE_ARG(i))
 
-/* arg0 = the task the tracepoint's argument n points to, arg1 = its
- * thread group leader (read from the kernel; the task itself when the
- * read fails or the offset is unknown). */
+/* arg0 = arg1 = the task the tracepoint's argument n points to: the
+ * thread, and its process (psinfo_t's translator reads the process's
+ * values from any of its threads). */
 static void emit_task_args(dtrace_emitter_t *em, int n)
 {
 	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX,
 			(int16_t)DTRACE_CTX_TARG(n)));
 	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R3));
 	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R3));
-	if (group_leader_off <= 0)
-		return;
-	int done = host->bpf->label_new(em);
-	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R3, group_leader_off));
-	host->bpf->emit(em, DT_MOV64_REG(DT_R1, DTRACE_REG_MSTATE));
-	host->bpf->emit(em, DT_ALU64_IMM(BPF_ADD, DT_R1, ARGV(1)));
-	host->bpf->emit(em, DT_MOV64_IMM(DT_R2, 8));
-	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	host->bpf->jump(em, BPF_JEQ, DT_R0, 0, done);
-	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_MSTATE, ARGV(0)));
-	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R3));
-	host->bpf->label_place(em, done);
 }
 
 /* sched_switch: skip a switch in which prev does not block (it was
