@@ -469,22 +469,78 @@ static bool is_action(const dt_node_t *e)
 
 static void cg_stmts(dt_cg_t *cx, dt_node_t *s);
 
+/* Whether expression n reads curthread, itself or through an inline
+ * (curpsinfo): the pointers of such an expression are the kernel's. */
+#define DT_CG_INLINES_MAX	64	/* inlines within inlines followed */
+static bool reads_curthread(const dt_node_t *n, int depth)
+{
+	if (n == NULL || depth > DT_CG_INLINES_MAX)
+		return false;
+	if (n->kind == DT_N_IDENT && n->ident != NULL) {
+		if (n->ident->kind == DT_IK_BUILTIN)
+			return n->ident->id == DT_BV_CURTHREAD;
+		if (n->ident->kind == DT_IK_INLINE)
+			return reads_curthread(n->ident->expr, depth + 1);
+	}
+	if (reads_curthread(n->l, depth) || reads_curthread(n->r, depth) ||
+	    reads_curthread(n->cond, depth))
+		return true;
+	for (const dt_node_t *a = n->args; a != NULL; a = a->next)
+		if (reads_curthread(a, depth))
+			return true;
+	return false;
+}
+
+/* Pointers are read as the kernel's in an expression that reads
+ * curthread, whatever the clause's probes: its previous reading is
+ * returned, for kernel_reads_end(). */
+static bool kernel_reads_begin(dt_cg_t *cx, const dt_node_t *e)
+{
+	bool was = cx->kernel_deref;
+
+	if (!was && reads_curthread(e, 0))
+		cx->kernel_deref = true;
+	return was;
+}
+
+static void kernel_reads_end(dt_cg_t *cx, bool was)
+{
+	cx->kernel_deref = was;
+}
+
+static void cg_expr_stmt(dt_cg_t *cx, dt_node_t *e)
+{
+	bool was = kernel_reads_begin(cx, e);
+
+	if (is_action(e))
+		dt_cg_action(cx, e);
+	else if (is_agg_assign(e))
+		dt_cg_agg_assign(cx, e);
+	else
+		dt_regs_give(cx, dt_cg_expr(cx, e));
+	kernel_reads_end(cx, was);
+}
+
+/* Branch to label unless cond holds (when false). */
+static void cg_cond(dt_cg_t *cx, dt_node_t *cond, int label)
+{
+	bool was = kernel_reads_begin(cx, cond);
+
+	dt_cg_branch(cx, cond, false, label);
+	kernel_reads_end(cx, was);
+}
+
 static void cg_stmt(dt_cg_t *cx, dt_node_t *s)
 {
 	cx->stmt++;
 	cx->ntemps = 0;
 	switch (s->kind) {
 	case DT_N_EXPR_STMT:
-		if (is_action(s->l))
-			dt_cg_action(cx, s->l);
-		else if (is_agg_assign(s->l))
-			dt_cg_agg_assign(cx, s->l);
-		else
-			dt_regs_give(cx, dt_cg_expr(cx, s->l));
+		cg_expr_stmt(cx, s->l);
 		break;
 	case DT_N_IF: {
 		int other = dt_as_label(cx->as), done = dt_as_label(cx->as);
-		dt_cg_branch(cx, s->cond, false, other);
+		cg_cond(cx, s->cond, other);
 		cg_stmts(cx, s->l);
 		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
 		dt_as_place(cx->as, other);
@@ -632,7 +688,7 @@ static void cg_clause(dt_cg_t *cx, const dt_clause_ast_t *c, bool record)
 			sizeof(dt_rechdr_t)), 0));
 	}
 	if (c->pred != NULL)
-		dt_cg_branch(cx, c->pred, false, ret0);
+		cg_cond(cx, c->pred, ret0);
 	bool fill = record && cx->dtp->opt.bufpolicy == DT_BUFPOLICY_FILL;
 	if (fill)
 		cg_fill_reserve(cx, ret0);

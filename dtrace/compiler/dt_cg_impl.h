@@ -151,7 +151,7 @@ struct dt_cg_state {
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
-#define DT_CG_NSCANS	8	/* kinds of string scans (dt_cg_subr.c) */
+#define DT_CG_NSCANS	9	/* kinds of string scans (dt_cg_subr.c) */
 /* The comparison buffers take at least this many bytes, whatever strsize:
  * lltostr() writes its digits there backwards (64 binary digits, a
  * prefix and a NUL fit). */

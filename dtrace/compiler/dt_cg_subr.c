@@ -2,7 +2,8 @@
 /*
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
- * strtok, cleanpath, and substr, lltostr, progenyof (the network ones: dt_cg_net.c).
+ * strtok, cleanpath, d_execargs, and substr, lltostr, progenyof (the
+ * network ones: dt_cg_net.c).
  *
  * A scan is one step per byte, i = 0 .. strsize - 1, run by bpf_loop()
  * (a callback appended to the clause once per kind, which the verifier
@@ -24,7 +25,7 @@
 #define SLOT(i)		((int16_t)(8 * (i)))	/* in the callback's ctx */
 
 enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH, CB_TOKSET,
-       CB_TOK, CB_CLEAN };
+       CB_TOK, CB_CLEAN, CB_ARGS };
 
 /*
  * A step of a scan works on r6 = the loop context, r7 = i (0 <= i <
@@ -98,6 +99,23 @@ static void step_case(dt_cg_t *cx)
 	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R5));
 	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R4));
 	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R7));
+	EMIT(DT_STORE(BPF_B, DT_R4, 0, DT_R3));
+}
+
+/* ctx: 0 string, 1 the bytes to look at (those before its last NUL):
+ * a NUL among them becomes a space */
+static void step_args(dt_cg_t *cx)
+{
+	EMIT(DT_MOV64_REG(DT_R4, DT_R7));
+	EMIT(DT_LOAD(BPF_DW, DT_R5, DT_R6, SLOT(1)));
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R4, DT_R5));
+	EMIT(DT_ALU64_IMM(BPF_RSH, DT_R4, 63));		/* i < n */
+	emit_iszero(cx, DT_R5, DT_R3);			/* A[i] == 0 */
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R4, DT_R5));
+	EMIT(DT_ALU64_IMM(BPF_LSH, DT_R4, 5));		/* ' ' or 0 */
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R3, DT_R4));
+	EMIT(DT_LOAD(BPF_DW, DT_R4, DT_R6, SLOT(0)));
 	EMIT(DT_ALU64_REG(BPF_ADD, DT_R4, DT_R7));
 	EMIT(DT_STORE(BPF_B, DT_R4, 0, DT_R3));
 }
@@ -573,6 +591,7 @@ static const struct scan_kind {
 	[CB_TOKSET] = { step_tokset, true },
 	[CB_TOK] = { step_tok, true },
 	[CB_CLEAN] = { step_clean, true },
+	[CB_ARGS] = { step_args, true },
 };
 
 /* r3 = A[i], the byte of the string in ctx[0] at r7 */
@@ -1287,6 +1306,93 @@ static int cg_progenyof(dt_cg_t *cx, dt_node_t *n)
 	return p;
 }
 
+/* Loop slot i = the kernel's 8 bytes at r3 + off; goto fail when they
+ * cannot be read. */
+static void read_kernel_slot(dt_cg_t *cx, int i, int32_t off, int fail)
+{
+	uint32_t scr = cx->st->off_scratch + 16;
+
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, off));
+	dt_cg_mst_ptr(cx, DT_R1, scr);
+	EMIT(DT_MOV64_IMM(DT_R2, 8));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, fail);
+	EMIT(DT_LOAD(BPF_DW, DT_R0, DT_R9, (int16_t)scr));
+	loop_slot(cx, i, DT_R0);
+}
+
+/* Loop slot 1 = the length of task's argument area (slots 2 and 3: its
+ * start and end), at most max; goto none when task is not the current
+ * thread, has no mm (a kernel thread) or an empty area. */
+static void execargs_area(dt_cg_t *cx, int task, int32_t max, int none)
+{
+	int32_t mm = dt_cg_btf_offset(cx->st, "task_struct", "mm");
+	int32_t start = dt_cg_btf_offset(cx->st, "mm_struct", "arg_start");
+	int32_t end = dt_cg_btf_offset(cx->st, "mm_struct", "arg_end");
+	int fit = dt_as_label(cx->as);
+
+	EMIT(DT_CALL_HELPER(BPF_FUNC_get_current_task));
+	dt_as_jump_reg(cx->as, BPF_JNE, DT_R0, task, none);
+	EMIT(DT_MOV64_REG(DT_R3, task));
+	read_kernel_slot(cx, 1, mm, none);
+	load_slot(cx, DT_R3, 1);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R3, 0, none);
+	read_kernel_slot(cx, 2, start, none);
+	load_slot(cx, DT_R3, 1);
+	read_kernel_slot(cx, 3, end, none);
+	load_slot(cx, DT_R0, 3);
+	load_slot(cx, DT_R1, 2);
+	EMIT(DT_ALU64_REG(BPF_SUB, DT_R0, DT_R1));
+	dt_as_jump(cx->as, BPF_JSLE, DT_R0, 0, none);
+	dt_as_jump(cx->as, BPF_JSLE, DT_R0, max, fit);
+	EMIT(DT_MOV64_IMM(DT_R0, max));
+	dt_as_place(cx->as, fit);
+	loop_slot(cx, 1, DT_R0);
+}
+
+/*
+ * d_execargs(task): the command line of task, its arguments joined by
+ * spaces, as much as strsize holds.  It is read from the argument area
+ * of task's process (mm->arg_start to arg_end), user memory which only
+ * the current thread's address space maps: "" unless task is the
+ * current thread, and for a kernel thread.
+ */
+static int cg_execargs(dt_cg_t *cx, dt_node_t *n)
+{
+	uint32_t t = dt_cg_temp(cx);
+	int32_t max = (int32_t)cx->st->strsize - 1;
+	int task = dt_cg_expr(cx, n->args);
+	int none = dt_as_label(cx->as), done = dt_as_label(cx->as);
+
+	if (dt_cg_btf_offset(cx->st, "mm_struct", "arg_end") < 0)
+		dt_pcb_error(cx->pcb, D_IDENT_UNDEF, n->line, "d_execargs( ) "
+			     "needs the kernel's BTF");
+	loop_init(cx);
+	execargs_area(cx, task, max, none);
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	load_slot(cx, DT_R2, 1);
+	dt_as_jump(cx->as, BPF_JGT, DT_R2, max, none);	/* for the verifier */
+	load_slot(cx, DT_R3, 2);
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_user));
+	dt_as_jump(cx->as, BPF_JNE, DT_R0, 0, none);
+	load_slot(cx, DT_R2, 1);
+	dt_as_jump(cx->as, BPF_JGT, DT_R2, max, none);
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R2));
+	EMIT(DT_STORE_IMM(BPF_B, DT_R1, 0, 0));
+	EMIT(DT_ALU64_IMM(BPF_SUB, DT_R2, 1));
+	loop_slot(cx, 1, DT_R2);
+	dt_cg_mst_ptr(cx, DT_R1, t);
+	loop_slot(cx, 0, DT_R1);
+	emit_loop(cx, CB_ARGS);
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, none);
+	EMIT(DT_STORE_IMM(BPF_B, DT_R9, (int16_t)t, 0));
+	dt_as_place(cx->as, done);
+	dt_cg_mst_ptr(cx, task, t);
+	return task;
+}
+
 int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 {
 	switch (f) {
@@ -1304,6 +1410,7 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	case DT_F_CLEANPATH: return cg_cleanpath(cx, n);
 	case DT_F_LLTOSTR: return cg_lltostr(cx, n);
 	case DT_F_PROGENYOF: return cg_progenyof(cx, n);
+	case DT_F_EXECARGS: return cg_execargs(cx, n);
 	case DT_F_HTONS: case DT_F_NTOHS: return dt_cg_byteorder(cx, n, 16);
 	case DT_F_HTONL: case DT_F_NTOHL: return dt_cg_byteorder(cx, n, 32);
 	case DT_F_HTONLL: case DT_F_NTOHLL: return dt_cg_byteorder(cx, n, 64);

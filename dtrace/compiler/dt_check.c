@@ -143,6 +143,7 @@ static dt_type_t *check_bvar(dt_check_t *cx, dt_node_t *n, dt_bvar_t bv,
 {
 	static dt_ident_t bvars[DT_BV_COUNT];	/* read-only use */
 	dt_ident_t *id = &bvars[bv];
+	dt_type_t *t;
 
 	id->kind = DT_IK_BUILTIN;
 	id->id = (int)bv;
@@ -168,8 +169,12 @@ static dt_type_t *check_bvar(dt_check_t *cx, dt_node_t *n, dt_bvar_t bv,
 	case DT_BV_EXECNAME: case DT_BV_PROBEPROV: case DT_BV_PROBEMOD:
 	case DT_BV_PROBEFUNC: case DT_BV_PROBENAME:
 		return dt_type_string(tt(cx));
+	case DT_BV_CURTHREAD:	/* the kernel's type, where BTF has it */
+		if ((t = dt_btf_type(cx->dtp, "struct task_struct *")) != NULL)
+			return t;
+		return dt_type_int(tt(cx), 8, false);
 	case DT_BV_TIMESTAMP: case DT_BV_VTIMESTAMP: case DT_BV_WALLTIMESTAMP:
-	case DT_BV_UCALLER: case DT_BV_CURTHREAD:
+	case DT_BV_UCALLER:
 		return dt_type_int(tt(cx), 8, false);
 	case DT_BV_COUNT:
 		break;

@@ -230,10 +230,65 @@ static const dt_xlator_t *xlate_lookup(dt_check_t *cx, dt_node_t *x,
 	return xl;
 }
 
+static dt_node_t *new_node(dt_check_t *cx, dt_nodekind_t kind, int line)
+{
+	dt_node_t *n = dt_pcb_alloc(cx->pcb, sizeof(*n));
+
+	n->kind = kind;
+	n->line = line;
+	return n;
+}
+
+/* args[i] of probes whose provider gives it a translated type (the sched
+ * provider's lwpsinfo_t *, from the kernel's struct task_struct *):
+ * xlate <that type> ((native type)argN), as DTrace translates it; NULL
+ * for any other args[i] (read as its own type). */
+static dt_node_t *args_operand(dt_check_t *cx, const dt_node_t *n)
+{
+	dt_type_t *t = NULL, *native = NULL;
+	int map = -1;
+
+	if (n->l->kind != DT_N_IDENT || strcmp(n->l->name, "args") != 0 ||
+	    n->args == NULL || n->args->next != NULL ||
+	    n->args->kind != DT_N_INT || n->args->ival >= DTRACE_ARGV_LOW ||
+	    cx->nprobes == 0 || dt_idtab_lookup(cx->idents, DT_IK_GLOBAL,
+						  "args") != NULL)
+		return NULL;
+	for (int k = 0; k < cx->nprobes; k++) {
+		dtrace_probe_t *p = cx->probes[k];
+		int i = (int)n->args->ival;
+		if (cx->probe_ctypes != NULL)
+			cx->probe_ctypes(cx->dtp, p);
+		if (i >= p->nargs || p->args[i].xlate == NULL ||
+		    p->argtypes[i] == p->nativetypes[i] ||
+		    p->argtypes[i]->kind != DT_TK_PTR ||
+		    (k > 0 && (p->argtypes[i] != t ||
+			       p->nativetypes[i] != native)))
+			return NULL;
+		t = p->argtypes[i];
+		native = p->nativetypes[i];
+		map = p->args[i].mapping >= 0 &&
+		      p->args[i].mapping < DTRACE_ARGV_LOW ?
+		      p->args[i].mapping : i;
+	}
+	char *name = dt_pcb_alloc(cx->pcb, 5);	/* arg0 .. arg9 */
+	name[0] = 'a', name[1] = 'r', name[2] = 'g';
+	name[3] = (char)('0' + map);
+	dt_node_t *x = new_node(cx, DT_N_XLATE, n->line);
+	x->ctype = t;
+	x->l = new_node(cx, DT_N_CAST, n->line);
+	x->l->ctype = native;
+	x->l->l = new_node(cx, DT_N_IDENT, n->line);
+	x->l->l->name = name;
+	return x;
+}
+
 dt_node_t *dt_xlate_operand(dt_check_t *cx, const dt_node_t *n)
 {
 	if (n->kind == DT_N_XLATE)
 		return (dt_node_t *)n;
+	if (n->kind == DT_N_INDEX)
+		return args_operand(cx, n);
 	if (n->kind != DT_N_IDENT)
 		return NULL;
 	dt_ident_t *id = dt_idtab_lookup(cx->idents, DT_IK_INLINE, n->name);

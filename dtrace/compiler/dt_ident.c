@@ -55,6 +55,7 @@ static const dt_funcinfo_t dt_funcs[] = {
 	SUB("tolower", DT_F_TOLOWER, 1, 1, false, true),
 	SUB("rand", DT_F_RAND, 0, 0, false, true),
 	SUB("progenyof", DT_F_PROGENYOF, 1, 1, false, true),
+	SUB("d_execargs", DT_F_EXECARGS, 1, 1, false, true),
 	SUB("htons", DT_F_HTONS, 1, 1, false, true),
 	SUB("htonl", DT_F_HTONL, 1, 1, false, true),
 	SUB("htonll", DT_F_HTONLL, 1, 1, false, true),

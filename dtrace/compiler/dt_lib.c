@@ -14,6 +14,13 @@
  * error in one is reported with the library's path and line, and
  * discarded (dt_compile.c): they never run.
  *
+ * One library is built in, psinfo.d (dt_lib_psinfo.c: curpsinfo,
+ * curlwpsinfo, curcpu and their translators from the kernel's task_struct):
+ * it comes after the directories, whose psinfo.d replaces it, and only
+ * for a program that names one of its words on a kernel with BTF, since
+ * declaring it reads the kernel's BTF; the first such program of the
+ * session adds it, whether or not the libraries were read before.
+ *
  * `#pragma D depends_on library NAME` orders the files: the library NAME,
  * from whichever directory, comes first.  A dependency
  * on a file that is not there, or a cycle, fails every compile of the
@@ -37,8 +44,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dt_lib.h"
+#include "dt_lib_psinfo.h"
 
 #ifndef DT_LIBRARYDIR
 #define DT_LIBRARYDIR "/usr/local/lib/dtrace"
@@ -46,6 +55,7 @@
 
 typedef struct dt_library {
 	char *path;		/* DIR/NAME.d */
+	const char *text;	/* a built-in library's; NULL: read path */
 	char **deps;		/* the libraries it depends on, as DIR/NAME
 				   in its own directory (found by NAME in
 				   any directory) */
@@ -274,8 +284,9 @@ static const char *lib_missing(dt_pcb_t *pcb, const char *name)
 static bool lib_parse(dtrace_hdl_t *dtp, dt_library_t *lib,
 		      void (*parsed)(dt_pcb_t *))
 {
-	size_t len;
-	char *text = read_text(lib->path, &len);
+	size_t len = lib->text != NULL ? strlen(lib->text) : 0;
+	char *text = lib->text != NULL ? dt_strdup(lib->text)
+				       : read_text(lib->path, &len);
 
 	if (text == NULL)
 		return true;	/* DTrace skips a file it cannot read */
@@ -358,17 +369,53 @@ void dt_lib_keep(dt_pcb_t *pcb)
 	st->libs[st->nlibs++] = lib;
 }
 
+/* Whether pcb's program names a word of words. */
+static bool names_word(const dt_pcb_t *pcb, const char *const *words)
+{
+	for (; *words != NULL; words++)
+		if (memmem(pcb->src, pcb->srclen, *words, strlen(*words)))
+			return true;
+	return false;
+}
+
+/* The built-in psinfo.d, added for a program that may use it when no
+ * directory has a psinfo.d, on a kernel with BTF (its translators read
+ * the kernel's task_struct); NULL when it is not added. */
+static dt_library_t *add_psinfo(struct dt_lib_state *st, const dt_pcb_t *pcb)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "built-in/%s", dt_lib_psinfo_name);
+	if (lib_find(st, path) != NULL || !names_word(pcb, dt_lib_psinfo_words) ||
+	    access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+		return NULL;
+	dt_library_t *lib = dt_zalloc(sizeof(*lib));
+	lib->path = dt_strdup(path);
+	lib->text = dt_lib_psinfo_text;
+	st->libs = dt_realloc(st->libs, (st->nlibs + 1) * sizeof(*st->libs));
+	st->libs[st->nlibs++] = lib;
+	return lib;
+}
+
 void dt_lib_parse_all(dt_pcb_t *pcb, void (*parsed)(dt_pcb_t *))
 {
 	dtrace_hdl_t *dtp = pcb->dtp;
 	struct dt_lib_state *st = lib_state(dtp);
+	dt_library_t *lib;
 
-	if (st->parsed || dtp->opt.nolibs)
+	if (dtp->opt.nolibs)
 		return;
+	if (st->parsed) {	/* a later program may be the first to use it */
+		if ((lib = add_psinfo(st, pcb)) != NULL &&
+		    !lib_parse(dtp, lib, parsed))
+			dt_pcb_error_wrap(pcb);
+		return;
+	}
 	st->parsed = true;
 	for (int i = 0; i < st->ndirs; i++)
 		add_dir(st, st->dirs[i]);
 	add_dir(st, dtp->opt.syslibdir ? dtp->opt.syslibdir : DT_LIBRARYDIR);
+	add_psinfo(st, pcb);
 	if (parse_sorted(dtp, parsed) < 0)
 		dt_pcb_error_wrap(pcb);
 }

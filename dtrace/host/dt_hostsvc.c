@@ -102,6 +102,12 @@ struct btf *dt_host_kernel_btf(dtrace_provider_t *pv)
 	return dt_btf_kernel(pv->dtp);
 }
 
+int32_t dt_host_kernel_member_offset(dtrace_provider_t *pv, const char *sou,
+				     const char *member)
+{
+	return dt_btf_member_offset(pv->dtp, sou, member);
+}
+
 int dt_hostsvc_elf_open(dt_elf_cache_t *cache, const char *path,
 			const dtrace_elf_t **fp, char *msg, size_t msglen)
 {

@@ -45,6 +45,9 @@ ssize_t dt_host_elf_read(const dtrace_elf_t *f, uint64_t off, void *buf,
 			 size_t len);
 /* host->bpf->kernel_btf: the engine's copy (dt_btf_kernel()). */
 struct btf *dt_host_kernel_btf(dtrace_provider_t *pv);
+/* host->bpf->kernel_member_offset: dt_btf_member_offset(). */
+int32_t dt_host_kernel_member_offset(dtrace_provider_t *pv, const char *sou,
+				     const char *member);
 int dt_host_elf_open(dtrace_provider_t *pv, const char *path,
 		     const dtrace_elf_t **fp, char *msg, size_t msglen);
 void dt_host_elf_release(dtrace_provider_t *pv, const dtrace_elf_t *f);

@@ -1113,6 +1113,7 @@ static const dtrace_host_bpf_t host_bpf = {
 	.cold = host_cold,
 	.call = dt_as_call,
 	.kernel_btf = dt_host_kernel_btf,
+	.kernel_member_offset = dt_host_kernel_member_offset,
 };
 
 static const dtrace_host_elf_t host_elf = {

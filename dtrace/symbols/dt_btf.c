@@ -123,7 +123,11 @@ static dt_type_t *btf_int_type(dtrace_hdl_t *dtp, const struct btf_type *t)
 	bool sign = (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_SIGNED)) ||
 		    ((btf_is_enum(t) || btf_is_enum64(t)) && btf_kflag(t));
 
-	if (btf_is_int(t) && (btf_int_encoding(t) & BTF_INT_CHAR))
+	/* C's char is D's char, signed, even in a kernel built with
+	 * -funsigned-char (Linux 6.2 and later): comm is a char[16] */
+	if (btf_is_int(t) && ((btf_int_encoding(t) & BTF_INT_CHAR) ||
+			      (t->size == 1 && btf_name(dtp->kbtf, t) != NULL &&
+			       strcmp(btf_name(dtp->kbtf, t), "char") == 0)))
 		sign = true;
 	if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8)
 		return dt_type_array(dtp->types, dt_type_int(dtp->types, 1, true),
@@ -380,14 +384,25 @@ static dt_type_t *btf_named(dtrace_hdl_t *dtp, const char *text)
 	return t;
 }
 
+dt_type_t *dt_btf_type(dtrace_hdl_t *dtp, const char *name)
+{
+	return dt_btf_kernel(dtp) != NULL ? btf_named(dtp, name) : NULL;
+}
+
 void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	if (!(prp->attr & DTRACE_PROBE_KERNEL) || dt_btf_kernel(dtp) == NULL)
 		return;
 	for (int i = 0; i < prp->nargs; i++) {
 		const dtrace_argdesc_t *a = &prp->args[i];
-		const char *name = a->xlate ? a->xlate : a->native;
-		dt_type_t *t = name ? btf_named(dtp, name) : NULL;
+		dt_type_t *n = a->native ? btf_named(dtp, a->native) : NULL;
+		dt_type_t *t = a->xlate ? btf_named(dtp, a->xlate) : n;
+		if (n != NULL)
+			prp->nativetypes[i] = n;
+		/* a translated type that no D library defined: the native */
+		if (t == NULL && a->xlate != NULL &&
+		    dt_type_parse(dtp->types, a->xlate) == NULL)
+			t = n;
 		if (t != NULL)
 			prp->argtypes[i] = t;
 	}

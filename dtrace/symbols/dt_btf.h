@@ -13,6 +13,10 @@
  * a type of the kernel's BTF becomes that type, complete, over the
  * engine's reading of the name.  Nothing changes without BTF. */
 void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
+/* The D type of a kernel type's name ("struct task_struct *",
+ * "pid_t"), from the kernel's BTF; NULL without BTF or when BTF does not
+ * name its base. */
+dt_type_t *dt_btf_type(dtrace_hdl_t *dtp, const char *name);
 /* Complete the struct or union tag t from the kernel's BTF, once kernel
  * types are in use (a kernel probe's arguments were typed): a member
  * pointer to a struct is an incomplete tag until a script goes through

@@ -77,7 +77,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	4
-#define DTRACE_PROVIDER_MINOR	1
+#define DTRACE_PROVIDER_MINOR	2
 
 /* The first fields of every table a plugin fills. */
 #define DTRACE_PROVIDER_OPS_INIT \
@@ -655,6 +655,13 @@ typedef struct dtrace_host_bpf {
 	/* BPF emission: a BPF-to-BPF call of the function
 	 * that starts at label (cold code). */
 	void (*call)(dtrace_emitter_t *em, int label);
+
+	/* (4.2) The byte offset of member in the kernel's struct sou
+	 * ("task_struct", "exit_code"), from its BTF, looking into anonymous
+	 * members; -1 when the kernel has no BTF, or the struct no such
+	 * member. */
+	int32_t (*kernel_member_offset)(dtrace_provider_t *pv, const char *sou,
+					const char *member);
 } dtrace_host_bpf_t;
 
 /* ELF files, as the engine reads them for itself (symbols for ustack(),

@@ -10,22 +10,28 @@
  *			execve() returns
  *	exec-failure	the process, as		args[0] the error number
  *			execve() fails
- *	create		the parent		args[0] the child's pid (pid_t)
- *	lwp-create	the creating thread	args[0] the new thread's id,
- *						args[1] its process's pid
+ *	create		the parent		args[0] the child (psinfo_t *)
+ *	lwp-create	the creating thread	args[0] the new thread
+ *						(lwpsinfo_t *), args[1] its
+ *						process (psinfo_t *)
  *	exit		the last thread of a	args[0] CLD_EXITED (1),
  *			process, as it exits	CLD_KILLED (2) or CLD_DUMPED (3)
  *	lwp-exit	each thread, as it	none
  *			exits
- *	signal-send	the sender		args[0] the target thread's id,
- *						args[1] the same (see README),
- *						args[2] the signal
+ *	signal-send	the sender		args[0] the target thread
+ *						(lwpsinfo_t *), args[1] its
+ *						process (psinfo_t *), args[2]
+ *						the signal
  *
- * DTrace passes lwpsinfo_t and psinfo_t pointers where this provider
- * passes ids: there are no such translators here (README, "Limits and
- * differences").  Each probe is a kernel tracepoint (host->sites->event): the
- * execve system call's, task:task_newtask (whose clone flags tell a thread
- * from a process), sched:sched_process_exit and signal:signal_generate.
+ * The psinfo_t and lwpsinfo_t arguments are the kernel's struct
+ * task_struct * of the thread (arg0 and arg1), translated by the D
+ * library psinfo.d (built into dtrace), as the sched provider's are; a
+ * program that does not read that library sees the task pointer itself,
+ * typed from the kernel's BTF.
+ * Each probe is a kernel tracepoint (host->sites->event): the execve
+ * system call's, sched:sched_process_exit, and the raw tracepoints whose
+ * arguments are the tasks: task_newtask (whose clone flags tell a thread
+ * from a process) and signal_generate.
  * Probes that share a tracepoint have kinds of their own, whose
  * trampolines skip the firings that are not theirs.  The exit status
  * comes from the exiting task's exit_code, found through the kernel's BTF.
@@ -35,7 +41,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include <dtrace/provider.h>
@@ -56,15 +61,18 @@ enum {
 
 /* A probe, and the tracepoints it is placed on (kind per tracepoint). */
 typedef struct proc_site {
-	const char *cat, *event;
+	const char *cat, *event;	/* cat NULL: a raw tracepoint */
 	int kind;
 } proc_site_t;
 
 typedef struct proc_probe {
 	const char *name;
-	proc_site_t sites[2];	/* the second's cat NULL when unused */
+	proc_site_t sites[2];	/* the second's event NULL when unused */
 	const char *types[3];	/* argument types, NULL-terminated */
+	const char *xlate[3];	/* what args[] translates them to, or NULL */
 } proc_probe_t;
+
+#define TASK	"struct task_struct *"
 
 static const proc_probe_t probes[] = {
 	{ "exec", { { "syscalls", "sys_enter_execve", K_EXEC_VE },
@@ -76,23 +84,22 @@ static const proc_probe_t probes[] = {
 	{ "exec-failure", { { "syscalls", "sys_exit_execve", K_EXEC_FAIL },
 			    { "syscalls", "sys_exit_execveat", K_EXEC_FAIL } },
 	  { "int" } },
-	{ "create", { { "task", "task_newtask", K_CREATE } }, { "pid_t" } },
-	{ "lwp-create", { { "task", "task_newtask", K_LWP_CREATE } },
-	  { "pid_t", "pid_t" } },
+	{ "create", { { NULL, "task_newtask", K_CREATE } }, { TASK },
+	  { "psinfo_t *" } },
+	{ "lwp-create", { { NULL, "task_newtask", K_LWP_CREATE } },
+	  { TASK, TASK }, { "lwpsinfo_t *", "psinfo_t *" } },
 	{ "exit", { { "sched", "sched_process_exit", K_EXIT } }, { "int" } },
 	{ "lwp-exit", { { "sched", "sched_process_exit", K_LWP_EXIT } },
 	  { NULL } },
-	{ "signal-send", { { "signal", "signal_generate", K_SIGNAL } },
-	  { "pid_t", "pid_t", "int" } },
+	{ "signal-send", { { NULL, "signal_generate", K_SIGNAL } },
+	  { TASK, TASK, "int" }, { "lwpsinfo_t *", "psinfo_t *" } },
 };
 #define NPROBES	(sizeof(probes) / sizeof(probes[0]))
 
 /* What the trampolines need, found when a probe is enabled. */
 static struct {
-	uint32_t newtask_pid, newtask_flags;
 	uint32_t exit_group_dead;	/* 0: the kernel's record has none */
 	int32_t task_exit_code;		/* in task_struct; -1: unknown */
-	uint32_t sig_sig, sig_pid;
 } off = { .task_exit_code = -1 };
 
 /* exec's path, copied from the process (see emit_exec_path). */
@@ -120,8 +127,10 @@ static int proc_provide(dtrace_provider_t *pv, void *data,
 					     p->name, (void *)p);
 		if (prp == NULL)
 			return -errno;
-		/* ustack() and uregs[] are the current thread's */
-		host->probes->attr(pv, prp, DTRACE_PROBE_IN_KERNEL);
+		/* ustack() and uregs[] are the current thread's; a task
+		 * argument points into the kernel */
+		host->probes->attr(pv, prp, DTRACE_PROBE_IN_KERNEL |
+				   (p->xlate[0] ? DTRACE_PROBE_KERNEL : 0));
 		n++;
 	}
 	return n;
@@ -135,7 +144,7 @@ static int proc_probe_args(dtrace_provider_t *pv, void *data,
 
 	(void)pv, (void)data;
 	for (; n < 3 && p->types[n] != NULL; n++)
-		args[n] = (dtrace_argdesc_t){ p->types[n], NULL, n };
+		args[n] = (dtrace_argdesc_t){ p->types[n], p->xlate[n], n };
 	return n;
 }
 
@@ -157,39 +166,12 @@ static int tp_has_field(const char *cat, const char *event, const char *field)
 	return found;
 }
 
-/* The byte offset of task_struct's exit_code from the kernel's BTF (the
- * engine's copy), or -1. */
-static int32_t task_exit_code_offset(dtrace_provider_t *pv)
-{
-	const struct btf *btf = host->bpf->kernel_btf(pv);
-	int32_t res = -1;
-
-	if (btf == NULL)
-		return -1;
-	int id = btf__find_by_name_kind(btf, "task_struct", BTF_KIND_STRUCT);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	const struct btf_member *m = t ? btf_members(t) : NULL;
-	for (int i = 0; t != NULL && i < btf_vlen(t); i++)
-		if (strcmp(btf__name_by_offset(btf, m[i].name_off),
-			   "exit_code") == 0)
-			res = (int32_t)(btf_member_bit_offset(t, i) / 8);
-	return res;
-}
-
 /* Find the offsets a kind's trampoline reads. */
 static int proc_offsets(dtrace_provider_t *pv, int kind)
 {
 	uint32_t size;
 
 	switch (kind) {
-	case K_CREATE: case K_LWP_CREATE:
-		if (host->sites->tp_field(pv, "task", "task_newtask", "pid",
-					  &off.newtask_pid, &size) < 0 ||
-		    host->sites->tp_field(pv, "task", "task_newtask",
-					  "clone_flags", &off.newtask_flags,
-					  &size) < 0)
-			return -ENOENT;
-		return 0;
 	case K_EXIT: case K_LWP_EXIT:
 		if (tp_has_field("sched", "sched_process_exit", "group_dead") &&
 		    host->sites->tp_field(pv, "sched", "sched_process_exit",
@@ -197,20 +179,14 @@ static int proc_offsets(dtrace_provider_t *pv, int kind)
 					  &size) < 0)
 			return -ENOENT;
 		if (off.task_exit_code < 0)
-			off.task_exit_code = task_exit_code_offset(pv);
+			off.task_exit_code = host->bpf->kernel_member_offset(
+				pv, "task_struct", "exit_code");
 		return 0;
 	case K_EXEC_VE: case K_EXEC_AT:
 		path_map = host->bpf->map_create(pv, "path",
 						 BPF_MAP_TYPE_PERCPU_ARRAY, 4,
 						 PROC_PATH_MAX, 1);
 		return path_map ? 0 : -ENOMEM;
-	case K_SIGNAL:
-		if (host->sites->tp_field(pv, "signal", "signal_generate",
-					  "sig", &off.sig_sig, &size) < 0 ||
-		    host->sites->tp_field(pv, "signal", "signal_generate",
-					  "pid", &off.sig_pid, &size) < 0)
-			return -ENOENT;
-		return 0;
 	}
 	return 0;
 }
@@ -221,12 +197,14 @@ static int proc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 	int rc;
 
 	(void)data;
-	for (int i = 0; i < 2 && p->sites[i].cat != NULL; i++) {
+	for (int i = 0; i < 2 && p->sites[i].event != NULL; i++) {
 		const proc_site_t *s = &p->sites[i];
 		if ((rc = proc_offsets(pv, s->kind)) < 0)
 			return rc;
 		dtrace_event_t ev = {
-			.size = sizeof(ev), .type = DTRACE_EVENT_TRACEPOINT,
+			.size = sizeof(ev),
+			.type = s->cat ? DTRACE_EVENT_TRACEPOINT
+				       : DTRACE_EVENT_RAW_TRACEPOINT,
 			.category = s->cat, .name = s->event, .kind = s->kind,
 		};
 		int64_t cookie = host->sites->event(pv, &ev);
@@ -239,19 +217,6 @@ static int proc_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 }
 
 #define ARGV(i)	((int16_t)(offsetof(dtrace_mstate_t, argv) + 8 * (i)))
-
-/* argv[i] = the record's field at off, of size sz (BPF_W, BPF_DW),
- * sign-extended from 32 bits when sz is BPF_W. */
-static void load_field(dtrace_emitter_t *em, int i, uint32_t at, int sz)
-{
-	host->bpf->emit(em, DT_LOAD(sz, DT_R1, DTRACE_REG_CTX, (int16_t)at));
-	if (sz == BPF_W) {
-		host->bpf->emit(em, DT_ALU64_IMM(BPF_LSH, DT_R1, 32));
-		host->bpf->emit(em, DT_ALU64_IMM(BPF_ARSH, DT_R1, 32));
-	}
-	host->bpf->emit(em,
-			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(i), DT_R1));
-}
 
 /* exec: a D string is in the kernel's memory, so the path is copied from
  * the process into this CPU's value of the map "path", and arg0 points
@@ -288,21 +253,38 @@ static void emit_exec_result(dtrace_emitter_t *em, bool fail, int skip)
 			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R1));
 }
 
-/* create or lwp-create: the clone flags say which; the new task's id in
- * arg0, and for a thread the creating process's pid in arg1. */
+/* arg0 = arg1 = the task the raw tracepoint's argument n points to: the
+ * thread, and its process (psinfo_t's translator reads the process's
+ * values from any of its threads). */
+static void emit_task_args(dtrace_emitter_t *em, int n)
+{
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R3, DTRACE_REG_CTX,
+			(int16_t)DTRACE_CTX_TARG(n)));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(0), DT_R3));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R3));
+}
+
+/* create or lwp-create, on task_newtask (task, clone_flags): the clone
+ * flags say which; the new task in arg0 and arg1. */
 static void emit_create(dtrace_emitter_t *em, bool lwp, int skip)
 {
 	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
-			(int16_t)off.newtask_flags));
+			(int16_t)DTRACE_CTX_TARG(1)));
 	host->bpf->emit(em, DT_ALU64_IMM(BPF_AND, DT_R1, CLONE_THREAD_FLAG));
 	host->bpf->jump(em, lwp ? BPF_JEQ : BPF_JNE, DT_R1, 0, skip);
-	load_field(em, 0, off.newtask_pid, BPF_W);
-	if (!lwp)
-		return;
-	host->bpf->emit(em, DT_CALL_HELPER(BPF_FUNC_get_current_pid_tgid));
-	host->bpf->emit(em, DT_ALU64_IMM(BPF_RSH, DT_R0, 32));
-	host->bpf->emit(em,
-			DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(1), DT_R0));
+	emit_task_args(em, 0);
+}
+
+/* signal-send, on signal_generate (sig, info, task, group, result): the
+ * target task in arg0 and arg1, the signal in arg2. */
+static void emit_signal(dtrace_emitter_t *em)
+{
+	emit_task_args(em, 2);
+	host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R1, DTRACE_REG_CTX,
+			(int16_t)DTRACE_CTX_TARG(0)));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_LSH, DT_R1, 32));
+	host->bpf->emit(em, DT_ALU64_IMM(BPF_ARSH, DT_R1, 32));
+	host->bpf->emit(em, DT_STORE(BPF_DW, DTRACE_REG_MSTATE, ARGV(2), DT_R1));
 }
 
 /* exit: only when the last thread of the process exits (group_dead, or
@@ -375,9 +357,7 @@ static int proc_trampoline(dtrace_provider_t *pv, void *data,
 		emit_exit(em, skip);
 		break;
 	case K_SIGNAL:
-		load_field(em, 0, off.sig_pid, BPF_W);
-		load_field(em, 1, off.sig_pid, BPF_W);
-		load_field(em, 2, off.sig_sig, BPF_W);
+		emit_signal(em);
 		break;
 	}
 	return 0;
