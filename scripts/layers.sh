@@ -149,7 +149,7 @@ output    dt_flamegraph dt_pprof dt_printf dt_print
 # May call: every folder below it; of the compiler's work it knows only
 # the program description (`make modcycle`).
 consumer  dt_consume dt_consume_impl dt_consume_buf dt_decode dt_agg
-consumer  dt_agg_impl dt_agg_print dt_agg_clear dt_unwind dt_metrics
+consumer  dt_agg_impl dt_agg_print dt_agg_clear dt_unwind dt_unwind_lu dt_unwind_mem dt_metrics
 
 # Processes as they exec.
 # The exec gate (each exec held until the watching providers saw the

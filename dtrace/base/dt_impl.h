@@ -92,6 +92,7 @@ typedef struct dt_options {
 				   in order: the -c processes' environment
 				   (dt_proc.c) */
 	int nenv_edits;
+	int unwinder;		/* dt_unwinder_t: -x unwinder */
 } dt_options_t;
 
 /* -x oformat: what the output is.  The profile formats write the stack
@@ -122,6 +123,13 @@ typedef enum {
 	DT_EVALTIME_POSTINIT,	/* its entry point: the libraries
 				   initialized, none of its own code run */
 } dt_evaltime_t;
+
+/* -x unwinder: what unwinds the user stacks ustack() copied
+ * (dt_unwind.c); bench/ustack.sh compares them. */
+typedef enum dt_unwinder {
+	DT_UNWINDER_LIBDW,	/* elfutils' libdw (the default) */
+	DT_UNWINDER_LIBUNWIND,	/* libunwind's remote unwinder */
+} dt_unwinder_t;
 
 #define DT_NSPEC_MAX	64	/* speculation() tries each: unrolled */
 /* Processes' own probes the programs may make (-x procprobes): each takes

@@ -156,6 +156,7 @@ static const dt_optdesc_t options[] = {
 	{ "undef",	   OPT_SPECIAL, 0 },	/* -U */
 	{ "unodefs",	   OPT_REFUSED, 0, NO_SYMREF },
 	{ "unsetenv",	   OPT_SPECIAL, 0 },
+	{ "unwinder",	   OPT_SPECIAL, 0 },
 	{ "uprobe",	   OPT_SPECIAL, 0 },
 	{ "ustackbytes",   OPT_SIZE,   O(ustackbytes) },
 	{ "ustackframes",  OPT_INT,    O(ustackframes) },
@@ -228,6 +229,7 @@ static const struct {
 	{ "temporal", "accepted: records are always read in the order written" },
 	{ "undef", "undefine a preprocessor macro (-U)" },
 	{ "unsetenv", "remove a variable from the environment of -c commands" },
+	{ "unwinder", "what unwinds ustack()'s copied stacks: libdw or libunwind" },
 	{ "uprobe", "how uprobes are attached: multi or perf" },
 	{ "ustackbytes", "bytes of user stack ustack() copies for unwinding" },
 	{ "ustackframes", "frames of ustack() when not told" },
@@ -589,6 +591,14 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 		if (val == NULL || (strcmp(val, "multi") && strcmp(val, "perf")))
 			return -1;
 		dtp->opt.uprobe_mech = dt_strdup(val);
+		return 0;
+	}
+	if (strcmp(name, "unwinder") == 0) {
+		if (val == NULL ||
+		    (strcmp(val, "libdw") && strcmp(val, "libunwind")))
+			return -1;
+		dtp->opt.unwinder = strcmp(val, "libdw") == 0 ?
+			DT_UNWINDER_LIBDW : DT_UNWINDER_LIBUNWIND;
 		return 0;
 	}
 	if (strcmp(name, "execgate") == 0) {

@@ -333,7 +333,8 @@ static int usample_pcs(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 
 		pcs[0] = s.ip;
 		if (sp->proc != NULL && sp->uw == NULL)
-			sp->uw = dt_unwind_create(sp->proc);
+			sp->uw = dt_unwind_create(sp->proc,
+						   dtp->opt.unwinder);
 		if (sp->uw != NULL)
 			n = dt_unwind(sp->uw, &s, p + sizeof(dt_usample_t), pcs,
 				      max);

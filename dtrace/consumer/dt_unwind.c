@@ -18,7 +18,11 @@
  * process exits), reported to one Dwfl per process with their load bias;
  * libdw reads the CFI from the files.  Memory reads during the unwind are
  * served from the stack copy, and from the files for addresses in their
- * mappings; anything else is unknown and ends the walk there.
+ * mappings (dt_unwind_mem.c); anything else is unknown and ends the walk.
+ *
+ * -x unwinder=libunwind hands the same stacks to libunwind's remote
+ * unwinder instead (dt_unwind_lu.c); bench/ustack.sh compares the two,
+ * HACKING.md says why libdw is the default.
  *
  * Invariants: a stack is never read outside the copy that travelled in the
  * record; a Dwfl is built for one dt_elf_proc_t and dropped with it.
@@ -32,11 +36,14 @@
 
 #include "dt_debuginfo.h"
 #include "dt_unwind.h"
+#include "dt_unwind_lu.h"
+#include "dt_unwind_mem.h"
 
 /* x86_64 DWARF register numbers. */
 enum { DW_RBX = 3, DW_RBP = 6, DW_RSP = 7, DW_R12 = 12 };
 
 struct dt_unwind {
+	dt_unwind_lu_t *lu;	/* -x unwinder=libunwind: it unwinds */
 	Dwfl *dwfl;
 	const dt_elf_proc_t *proc;
 	bool attached;
@@ -70,42 +77,15 @@ static bool uw_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return true;
 }
 
-/* A word of a module's file, at run-time address addr. */
-static bool read_module(const dt_elf_proc_t *proc, uint64_t addr,
-			uint64_t *word)
-{
-	const dt_elf_module_t *m = dt_elf_proc_module_at(proc, addr);
-
-	if (m == NULL)
-		return false;
-	for (int i = 0; i < m->nranges; i++) {
-		const dt_elf_range_t *r = &m->ranges[i];
-
-		if (addr < r->start || addr + 8 > r->end)
-			continue;
-		return dt_elf_read(m->file, r->offset + (addr - r->start),
-				   word, 8) == 8;
-	}
-	return false;
-}
-
 static bool uw_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result,
 			   void *arg)
 {
 	dt_unwind_t *uw = arg;
-	const dt_usample_t *s = uw->sample;
 	uint64_t word;
 
 	(void)dwfl;
-	if (addr >= s->base && addr - s->base <= s->len &&
-	    s->len - (addr - s->base) >= 8) {
-		memcpy(&word, uw->stack + (addr - s->base), 8);
-	} else if (!read_module(uw->proc, addr, &word)) {
+	if (!dt_unwind_read(uw->proc, uw->sample, uw->stack, addr, &word))
 		return false;
-	}
-	for (int i = 0; i < DT_USAMPLE_URETS && s->uret[i].slot != 0; i++)
-		if (s->uret[i].slot == addr)	/* hijacked by a uretprobe */
-			word = s->uret[i].ret;
 	*result = word;
 	return true;
 }
@@ -131,13 +111,20 @@ static const Dwfl_Thread_Callbacks dt_unwind_thread_callbacks = {
 	.set_initial_registers = uw_set_registers,
 };
 
-dt_unwind_t *dt_unwind_create(const dt_elf_proc_t *proc)
+dt_unwind_t *dt_unwind_create(const dt_elf_proc_t *proc, int which)
 {
 	dt_unwind_t *uw = calloc(1, sizeof(*uw));
 
 	if (uw == NULL)
 		return NULL;
 	uw->proc = proc;
+	if (which == DT_UNWINDER_LIBUNWIND) {
+		if ((uw->lu = dt_unwind_lu_create(proc)) == NULL) {
+			free(uw);
+			return NULL;
+		}
+		return uw;
+	}
 	dt_unwind_callbacks.debuginfo_path = dt_elf_debuginfo_path();
 	uw->dwfl = dwfl_begin(&dt_unwind_callbacks);
 	if (uw->dwfl == NULL) {
@@ -166,7 +153,9 @@ void dt_unwind_destroy(dt_unwind_t *uw)
 {
 	if (uw == NULL)
 		return;
-	dwfl_end(uw->dwfl);
+	dt_unwind_lu_destroy(uw->lu);
+	if (uw->dwfl != NULL)
+		dwfl_end(uw->dwfl);
 	free(uw);
 }
 
@@ -187,6 +176,13 @@ int dt_unwind(dt_unwind_t *uw, const dt_usample_t *s, const uint8_t *stack,
 {
 	if (max <= 0 || s->ip == 0)
 		return 0;
+	if (uw->lu != NULL) {
+		int n = dt_unwind_lu(uw->lu, s, stack, pcs, max);
+
+		if (n == 0)	/* not even the first frame: the probed PC */
+			pcs[n++] = s->ip;
+		return n;
+	}
 	uw->sample = s;
 	uw->stack = stack;
 	uw->pcs = pcs;

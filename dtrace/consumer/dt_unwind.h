@@ -13,9 +13,9 @@
 
 typedef struct dt_unwind dt_unwind_t;
 
-/* An unwinder for the modules of proc (which must outlive it); NULL when
- * out of memory. */
-dt_unwind_t *dt_unwind_create(const dt_elf_proc_t *proc);
+/* An unwinder for the modules of proc (which must outlive it), with the
+ * backend which (dt_unwinder_t, -x unwinder); NULL when out of memory. */
+dt_unwind_t *dt_unwind_create(const dt_elf_proc_t *proc, int which);
 void dt_unwind_destroy(dt_unwind_t *uw);
 
 /* Unwind the sample s, whose stack bytes (s->len of them) are at stack:
