@@ -1041,7 +1041,7 @@ dt_type_t *dt_check_expr(dt_check_t *cx, dt_node_t *n)
 		n->ival = normalize(n->type, n->ival);
 		return n->type;
 	case DT_N_STRING:
-		if (n->slen >= cx->strsize)
+		if (n->slen > cx->strsize)
 			ERR(cx, D_STR_TOOBIG, n, "string literal is longer "
 			    "than strsize (%u)", cx->strsize);
 		return n->type = dt_type_string(tt(cx));
