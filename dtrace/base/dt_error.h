@@ -148,7 +148,14 @@
 	X(D_PRINTF_FMT_EMPTY)	/* empty format string */ \
 	X(D_DECL_LOCASSC)	/* this-> associative array declared */ \
 	X(D_ADDROF_VAR)		/* & of a D variable or a part of one */ \
-	X(D_ADDROF_LVAL)	/* & of what is no object in memory */
+	X(D_ADDROF_LVAL)	/* & of what is no object in memory */ \
+	X(D_DECL_CLASS)		/* more than one storage class */ \
+	X(D_DECL_PARMCLASS)	/* storage class of a parameter */ \
+	X(D_OFFSETOF_BITFIELD)	/* offsetof() of a bit-field */ \
+	X(D_PRINT_SIZE)		/* print() of a type of size 0 */ \
+	X(D_ALLOCA_INCOMPAT)	/* alloca() and other pointers mixed in one
+				   variable */ \
+	X(D_ARR_BOUNDS)		/* constant index past an array's bound */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,

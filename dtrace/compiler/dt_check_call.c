@@ -47,6 +47,26 @@ static void need_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a, int i,
 		    call->name, i, what, t->name);
 }
 
+/* Argument #i of call, a pointer where the prototype (what) takes one:
+ * a pointer to another type than target's (a struct name, NULL: any) or
+ * void does not pass, as DTrace compares pointers; an integer (an
+ * address) passes when addr_ok. */
+static void need_ptr_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a,
+			 int i, const char *what, const char *target,
+			 bool addr_ok)
+{
+	const dt_type_t *t = a->type;
+	bool ok = addr_ok && dt_type_is_integer(t);
+
+	if (t->kind == DT_TK_PTR || t->kind == DT_TK_ARRAY)
+		ok = target == NULL || t->base->kind == DT_TK_VOID ||
+		     strcmp(t->base->name, target) == 0;
+	if (!ok)
+		ERR(cx, D_PROTO_ARG, a, "%s( ) argument #%d is incompatible "
+		    "with prototype:\n\tprototype: %s\n\t argument: %s",
+		    call->name, i, what, t->name);
+}
+
 /* alloca() and bcopy(): a constant size that a scratch area holds. */
 static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 {
@@ -54,6 +74,20 @@ static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 	    size->ival > cx->strsize * 2)
 		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
 		    "constant of at most %u", n->name, cx->strsize * 2);
+}
+
+/* print() of a struct or union of size 0 (a forward declaration, an
+ * empty body), or of a pointer to one, has nothing to show: DTrace
+ * refuses it. */
+static void check_print_size(dt_check_t *cx, dt_node_t *a)
+{
+	const dt_type_t *t = a->type->kind == DT_TK_PTR ? a->type->base
+							 : a->type;
+
+	if ((t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION) &&
+	    t->size == 0)
+		ERR(cx, D_PRINT_SIZE, a, "print( ) argument #1 reference has "
+		    "type '%s' with size 0; cannot print( ) it.", t->name);
 }
 
 static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
@@ -75,7 +109,7 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 	case DT_F_COPYINTO:
 		need_arg(cx, n, a, 1, false, "uintptr_t");
 		need_arg(cx, n, a->next, 2, false, "size_t");
-		need_arg(cx, n, a->next->next, 3, false, "void *");
+		need_ptr_arg(cx, n, a->next->next, 3, "void *", NULL, false);
 		if (!a->next->is_const || a->next->ival == 0 ||
 		    a->next->ival > cx->strsize * 2)
 			ERR(cx, D_PROTO_ARG, a->next, "copyinto( ) size must be "
@@ -151,7 +185,8 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 			    "(2) and AF_INET6 (10) only");
 		return dt_type_string(T);
 	case DT_F_INET_NTOA6:
-		need_arg(cx, n, a, 1, false, "struct in6_addr *");
+		need_ptr_arg(cx, n, a, 1, "in6_addr_t *", "struct in6_addr",
+			     true);
 		return dt_type_string(T);
 	case DT_F_LINK_NTOP:
 		need_arg(cx, n, a, 1, false, "int");
@@ -474,6 +509,8 @@ void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		if (a->type->kind == DT_TK_VOID || a->type->kind == DT_TK_FUNC)
 			ERR(cx, D_PROTO_ARG, a, "%s( ) argument has type "
 			    "%s", fi->name, a->type->name);
+		if (fi->func == DT_F_PRINT)
+			check_print_size(cx, a);
 		break;
 	case DT_F_TRACEMEM:
 		for (dt_node_t *x = a; x != NULL; x = x->next)

@@ -113,6 +113,8 @@ struct dt_ident {
 	int64_t params[4];	/* lquantize, llquantize */
 	dt_keyshape_t *kshapes;
 	const dt_funcinfo_t *fi; /* FUNC */
+	uint8_t ptr_origin;	/* a pointer variable: what its assignments
+				   pointed to (dt_check.c's ptr_origin_t) */
 	int line;
 	struct dt_ident *next;
 };
