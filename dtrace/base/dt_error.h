@@ -150,6 +150,7 @@
 	X(D_ADDROF_VAR)		/* & of a D variable or a part of one */ \
 	X(D_ADDROF_LVAL)	/* & of what is no object in memory */ \
 	X(D_DECL_CLASS)		/* more than one storage class */ \
+	X(D_DECL_BADCLASS)	/* auto, register or static on a variable */ \
 	X(D_DECL_PARMCLASS)	/* storage class of a parameter */ \
 	X(D_OFFSETOF_BITFIELD)	/* offsetof() of a bit-field */ \
 	X(D_PRINT_SIZE)		/* print() of a type of size 0 */ \

@@ -729,8 +729,16 @@ static void parse_keys(dt_pcb_t *pcb, dt_vardecl_t *v)
 	v->nkeys = n;
 }
 
+static _Noreturn void bad_class(dt_pcb_t *pcb, int line)
+{
+	dt_pcb_error(pcb, D_DECL_BADCLASS, line, "specified storage class "
+		     "not appropriate in D");
+}
+
 typedef struct decl_spec {
 	bool is_typedef, is_extern;
+	bool c_class;		/* auto, register or static: C's, which D
+				   takes for functions (of -C's headers) only */
 	dt_varclass_t vclass;
 	dt_type_t *base;
 } decl_spec_t;
@@ -786,6 +794,8 @@ static bool parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 			     "struct/union/enum %s: %s", t->name, v->name);
 	if (ds->is_extern)
 		return false;	/* a symbol of the traced program */
+	if (ds->c_class)
+		bad_class(pcb, v->line);
 	if (t->size > DT_VAR_SIZE_MAX)	/* DTrace refuses it when enabling */
 		dt_pcb_error(pcb, D_DECL_ARRBIG, v->line, "%s is too big: "
 			     "%llu bytes, a variable holds at most %llu",
@@ -1118,11 +1128,18 @@ void parse_declaration(dt_pcb_t *pcb)
 			ds.vclass = DT_VC_SELF;
 		else if (t->kind == T_THIS)
 			ds.vclass = DT_VC_THIS;
-		else if (t->kind != T_STATIC && t->kind != T_REGISTER &&
-			 t->kind != T_AUTO)
+		else if (t->kind == T_STATIC || t->kind == T_REGISTER ||
+			 t->kind == T_AUTO)
+			ds.c_class = true;
+		else
 			break;
 		dt_lex_next(pcb);
 	}
+	/* "register x;": a class and a name, which DTrace refuses for the
+	 * class before it looks for a type */
+	if (ds.c_class && t->kind == T_IDENT &&
+	    !dt_type_is_typedef_name(TT(pcb), t->name))
+		bad_class(pcb, t->line);
 	ds.base = parse_specifiers(pcb);
 	if (accept(pcb, T_SEMI))
 		return;		/* struct foo { ... }; or a bare tag */
