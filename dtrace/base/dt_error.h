@@ -148,7 +148,43 @@
 	X(D_PRINTF_FMT_EMPTY)	/* empty format string */ \
 	X(D_DECL_LOCASSC)	/* this-> associative array declared */ \
 	X(D_ADDROF_VAR)		/* & of a D variable or a part of one */ \
-	X(D_ADDROF_LVAL)	/* & of what is no object in memory */
+	X(D_ADDROF_LVAL)	/* & of what is no object in memory */ \
+	X(D_DECL_CLASS)		/* more than one storage class */ \
+	X(D_DECL_BADCLASS)	/* auto, register or static on a variable */ \
+	X(D_DECL_PARMCLASS)	/* storage class of a parameter */ \
+	X(D_OFFSETOF_BITFIELD)	/* offsetof() of a bit-field */ \
+	X(D_PRINT_SIZE)		/* print() of a type of size 0 */ \
+	X(D_ALLOCA_INCOMPAT)	/* alloca() and other pointers mixed in one
+				   variable */ \
+	X(D_ARR_BOUNDS)		/* constant index past an array's bound */ \
+	X(D_PRINTA_PROTO)	/* printa() without an aggregation */ \
+	X(D_PRINTA_AGGARG)	/* printa() of what is no aggregation */ \
+	X(D_PRINTA_AGGBAD)	/* printa() of an undefined aggregation */ \
+	X(D_CLEAR_AGGARG)	/* clear() of what is no aggregation */ \
+	X(D_CLEAR_AGGBAD)	/* clear() of an undefined aggregation */ \
+	X(D_NORMALIZE_PROTO)	/* (de)normalize() argument count */ \
+	X(D_NORMALIZE_SCALAR)	/* normalize() factor not a scalar */ \
+	X(D_NORMALIZE_AGGARG)	/* (de)normalize() of no aggregation */ \
+	X(D_NORMALIZE_AGGBAD)	/* (de)normalize() of an undefined one */ \
+	X(D_TRUNC_PROTO)	/* trunc() argument count */ \
+	X(D_TRUNC_SCALAR)	/* trunc() count not a scalar */ \
+	X(D_TRUNC_AGGARG)	/* trunc() of what is no aggregation */ \
+	X(D_TRUNC_AGGBAD)	/* trunc() of an undefined aggregation */ \
+	X(D_USTACK_FRAMES)	/* ustack() frames not a positive constant */ \
+	X(D_USTACK_STRSIZE)	/* ustack() strsize not a positive constant */ \
+	X(D_TRACEMEM_ADDR)	/* tracemem() address not a pointer or
+				   integer */ \
+	X(D_TRACEMEM_SIZE)	/* tracemem() size not a positive constant */ \
+	X(D_TRACE_VOID)		/* trace() of a void expression */ \
+	X(D_PRINTF_DYN_PROTO)	/* no argument for a * width or precision */ \
+	X(D_PRINTF_DYN_TYPE)	/* a * width or precision not an integer */ \
+	X(D_LQUANT_MATCHBASE)	/* lquantize() base unlike the first use's */ \
+	X(D_LQUANT_MATCHLIM)	/* lquantize() limit unlike the first use's */ \
+	X(D_LQUANT_MATCHSTEP)	/* lquantize() step unlike the first use's */ \
+	X(D_LLQUANT_MATCHFACTOR) /* llquantize() parameters unlike the first */ \
+	X(D_LLQUANT_MATCHLMAG)	/* use's: factor, low and high magnitude, */ \
+	X(D_LLQUANT_MATCHHMAG)	/* steps */ \
+	X(D_LLQUANT_MATCHSTEPS)
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,

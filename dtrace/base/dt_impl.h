@@ -36,7 +36,8 @@
 typedef struct dt_options {
 	uint64_t bufsize;	/* output ring buffer, default 4m */
 	uint64_t aggsize;	/* aggregation buffer, default 4m */
-	uint64_t strsize;	/* default 256 */
+	uint64_t strsize;	/* characters a string holds, its NUL
+				   aside (as in DTrace), default 256 */
 	uint64_t switchrate;	/* consumer wakeup period, default 1s */
 	uint64_t aggrate;
 	uint64_t statusrate;
@@ -399,6 +400,13 @@ _Noreturn void dt_pcb_error_wrap(dt_pcb_t *pcb);
 _Noreturn void dt_pcb_error(dt_pcb_t *pcb, dt_errtag_t tag, int line,
 			    const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* The bytes a D string takes with its NUL: -x strsize counts the
+ * characters, as DTrace's does (a handle without options: the default). */
+static inline uint32_t dt_str_bytes(const dtrace_hdl_t *dtp)
+{
+	return (dtp->opt.strsize ? (uint32_t)dtp->opt.strsize : 256) + 1;
+}
 
 /* dt_parse.c: parse pcb->src into pcb->prog (errors through dt_pcb_error). */
 void dt_parse(dt_pcb_t *pcb);

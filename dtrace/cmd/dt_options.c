@@ -222,7 +222,7 @@ static const struct {
 	{ "stackframes", "frames of stack() when not told" },
 	{ "stackindent", "columns before each frame of a printed stack" },
 	{ "statusrate", "how often the session's status is read (time)" },
-	{ "strsize", "bytes of a string" },
+	{ "strsize", "characters a string holds" },
 	{ "strip", "accepted: -G writes no D source into its object" },
 	{ "syslibdir", "the installed directory of D libraries" },
 	{ "switchrate", "how often the output buffer is read (time)" },

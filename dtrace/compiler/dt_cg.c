@@ -123,8 +123,7 @@ dt_cg_state_t *dt_cg_state(dtrace_hdl_t *dtp)
 	if (dtp->cg == NULL) {
 		dt_cg_state_t *st = dt_zalloc(sizeof(*st));
 		st->dtp = dtp;
-		st->strsize = dtp->opt.strsize ? (uint32_t)dtp->opt.strsize
-					       : 256;
+		st->strsize = dt_str_bytes(dtp);
 		st->strroom = align8(st->strsize);
 		layout(st);
 		st->strtab = dt_zalloc(64);
@@ -813,7 +812,7 @@ static void free_clause_descs(dt_compiled_clause_t *cc)
 
 static void check_init(dt_cg_t *cx, dt_check_t *ck)
 {
-	dt_check_init(ck, cx->pcb, &cx->st->idents, cx->st->strsize,
+	dt_check_init(ck, cx->pcb, &cx->st->idents, cx->st->strsize - 1,
 		      cx->st->rec_max);
 }
 
@@ -865,7 +864,7 @@ dt_compiled_clause_t *dt_cg_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	cx.st->pending = cc;
 	if (cx.st->rec_max < 1024)
 		dt_pcb_error(pcb, D_STR_TOOBIG, c->line, "strsize %u is too "
-			     "large for the machine state", cx.st->strsize);
+			     "large for the machine state", cx.st->strsize - 1);
 	cx.probes = probes;
 	cx.nprobes = nprobes;
 	cx.kernel_deref = nprobes > 0;
@@ -974,7 +973,7 @@ static void final_sizes(dt_cg_state_t *st, dt_cg_map_t *m)
 	if (strcmp(pm->name, "globals") == 0)
 		pm->vsize = st->globals_size ? st->globals_size : 8;
 	else if (strcmp(pm->name, "strtab") == 0)
-		pm->vsize = align8(st->strtab_len + st->strsize);
+		pm->vsize = align8(st->strtab_len + st->strroom);
 	else if (strcmp(pm->name, "aggzero") == 0) {
 		pm->vsize = 8;
 		for (int i = 0; i < st->dtp->naggs; i++)

@@ -80,8 +80,9 @@ static int cg_string(dt_cg_t *cx, dt_node_t *n)
 {
 	uint32_t off = strtab_add(cx->st, n->str, n->slen);
 
-	/* "strtab" is sized to hold every literal plus strsize bytes, so a
-	 * strsize read from any literal stays inside the value. */
+	/* "strtab" is sized to hold every literal plus a string's room
+	 * (strroom), so a copy of a whole string room from any literal (a
+	 * variable's store) stays inside the value. */
 	dt_cg_array_value(cx, dt_cg_map(cx->st, "strtab", BPF_MAP_TYPE_ARRAY,
 					4, 0, 1), cx->lbl_end);
 	int reg = dt_regs_take(cx);

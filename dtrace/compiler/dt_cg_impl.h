@@ -108,7 +108,8 @@ static inline void dt_cg_span_add(dt_cg_span_t *s, uint32_t off,
 
 struct dt_cg_state {
 	dtrace_hdl_t *dtp;
-	uint32_t strsize;	/* -x strsize: a string's NUL is within it */
+	uint32_t strsize;	/* a string's bytes with its NUL: -x strsize
+				   (characters, as in DTrace) + 1 */
 	uint32_t strroom;	/* strsize rounded up to 8: what a string
 				   takes in buffers, keys and variables */
 	/* The mstate area, as absolute offsets in the mstate value. */

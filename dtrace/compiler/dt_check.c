@@ -490,6 +490,15 @@ static dt_type_t *sou_operand(dt_check_t *cx, dt_node_t *n, const char *op)
 	return t;
 }
 
+/* An array is no lvalue of =, as in C: DTrace refuses a = b of arrays
+ * (a variable or a member), whatever their element types. */
+static void no_array_store(dt_check_t *cx, dt_node_t *n, const dt_type_t *t)
+{
+	if (t->kind == DT_TK_ARRAY || t->kind == DT_TK_FUNC)
+		ERR(cx, D_OP_ARRFUN, n, "operator = may not be applied to "
+		    "operand of type \"%s\"", t->name);
+}
+
 /* Check n, an assignment (=) to a member or element of such a variable. */
 static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
 {
@@ -498,6 +507,7 @@ static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
 	if (!writable_part(n->l))
 		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
 		    "lvalue as an operand");
+	no_array_store(cx, n, t);
 	if ((t->kind == DT_TK_STRING && n->l->kind != DT_N_MEMBER) ||
 	    (t->kind != DT_TK_STRING && !dt_type_is_scalar(t) &&
 	     !dt_sou_type(t)))
@@ -539,6 +549,80 @@ static dt_type_t *check_member_compound(dt_check_t *cx, dt_node_t *n)
 	return n->type = t;
 }
 
+/* What a pointer value points to, for DTrace's rule that one variable
+ * never holds both a pointer into alloca() memory and another pointer:
+ * the code generator bounds loads and stores through the former. */
+typedef enum ptr_origin {
+	PTR_NEUTRAL,		/* NULL, or no pointer yet */
+	PTR_ALLOCA,		/* alloca() memory */
+	PTR_OTHER,		/* any other address */
+} ptr_origin_t;
+
+static bool is_alloca_call(const dt_node_t *e)
+{
+	const dt_funcinfo_t *fi;
+
+	return e->kind == DT_N_CALL &&
+	       (fi = dt_func_lookup(e->name)) != NULL &&
+	       fi->func == DT_F_ALLOCA;
+}
+
+static ptr_origin_t ptr_origin(dt_check_t *cx, const dt_node_t *e)
+{
+	const dt_ident_t *id = e->ident;
+
+	if (is_alloca_call(e))
+		return PTR_ALLOCA;
+	switch (e->kind) {
+	case DT_N_CAST:
+		if (e->l->kind == DT_N_INT)	/* (char *)50, (T *)0 */
+			break;
+		return ptr_origin(cx, e->l);
+	case DT_N_BINARY:
+		if (e->op == DT_OP_ADD || e->op == DT_OP_SUB)
+			return ptr_origin(cx, e->l->type->kind == DT_TK_PTR ?
+					  e->l : e->r);
+		break;
+	case DT_N_TERNARY: {
+		ptr_origin_t l = ptr_origin(cx, e->l), r = ptr_origin(cx, e->r);
+
+		if ((l == PTR_ALLOCA && r == PTR_OTHER) ||
+		    (l == PTR_OTHER && r == PTR_ALLOCA))
+			ERR(cx, D_ALLOCA_INCOMPAT, e, "ternary conditional "
+			    "with alloca and non-alloca branches cannot be "
+			    "assigned to a variable");
+		return l != PTR_NEUTRAL ? l : r;
+	}
+	case DT_N_IDENT: case DT_N_MEMBER:
+		if (id != NULL && (id->kind == DT_IK_GLOBAL ||
+				   id->kind == DT_IK_SELF ||
+				   id->kind == DT_IK_THIS))
+			return (ptr_origin_t)id->ptr_origin;
+		break;
+	default:
+		break;
+	}
+	return e->is_const && e->ival == 0 ? PTR_NEUTRAL : PTR_OTHER;
+}
+
+/* Variable id, a pointer, is assigned n's right operand: it keeps to one
+ * origin (NULL does not count), in every clause. */
+static void note_ptr_origin(dt_check_t *cx, dt_node_t *n, dt_ident_t *id)
+{
+	ptr_origin_t o;
+
+	if (id->type->kind != DT_TK_PTR || id->nkeys >= 0)
+		return;
+	o = ptr_origin(cx, n->r);
+	if (o == PTR_NEUTRAL)
+		return;
+	if (id->ptr_origin != PTR_NEUTRAL && id->ptr_origin != o)
+		ERR(cx, D_ALLOCA_INCOMPAT, n, "%s: cannot reuse the same "
+		    "identifier for both alloca and non-alloca allocations",
+		    id->name);
+	id->ptr_origin = (uint8_t)o;
+}
+
 static dt_type_t *check_assign(dt_check_t *cx, dt_node_t *n)
 {
 	if (n->l->kind == DT_N_AGG || (n->l->kind == DT_N_INDEX &&
@@ -552,10 +636,12 @@ static dt_type_t *check_assign(dt_check_t *cx, dt_node_t *n)
 		return sou_assign(cx, n);
 	if (n->op == DT_OP_ASSIGN) {
 		dt_ident_t *id = check_var_ref(cx, n->l, var_type_of(cx, n->r));
+		no_array_store(cx, n, id->type);
 		if (!dt_check_assignable(id->type, n->r))
 			ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible "
 			    "types: \"%s\" = \"%s\"", id->type->name,
 			    n->r->type->name);
+		note_ptr_origin(cx, n, id);
 		n->type = id->type;
 		return n->type;
 	}
@@ -920,6 +1006,22 @@ static bool subscripts_value(dt_check_t *cx, dt_node_t *l)
 		dt_check_is_string(id->type));
 }
 
+/* A constant index of an array of known size (a declared variable, a
+ * member) lies within it, as DTrace checks; a flexible array member
+ * (no elements) is left to run time. */
+static void check_bounds(dt_check_t *cx, dt_node_t *n, const dt_type_t *t)
+{
+	const dt_node_t *i = n->args;
+
+	if (t->kind != DT_TK_ARRAY || t->nelems == 0 || !i->is_const)
+		return;
+	if ((i->type->is_signed && (int64_t)i->ival < 0) ||
+	    i->ival >= t->nelems)
+		ERR(cx, D_ARR_BOUNDS, n, "index outside array bounds: %lld, "
+		    "max is %llu", (long long)i->ival,
+		    (unsigned long long)t->nelems);
+}
+
 static dt_type_t *check_index(dt_check_t *cx, dt_node_t *n)
 {
 	dt_node_t *l = n->l;
@@ -972,6 +1074,7 @@ array:
 	need_integer(cx, n->args, "[ ]");
 	if (dt_check_is_string(l->type))	/* a string as a char array */
 		return n->type = dt_type_int(tt(cx), 1, true);
+	check_bounds(cx, n, l->type);
 	n->lvalue = true;
 	return n->type = l->type->base;
 }
@@ -1059,7 +1162,7 @@ dt_type_t *dt_check_expr(dt_check_t *cx, dt_node_t *n)
 		n->ival = normalize(n->type, n->ival);
 		return n->type;
 	case DT_N_STRING:
-		if (n->slen >= cx->strsize)
+		if (n->slen > cx->strsize)
 			ERR(cx, D_STR_TOOBIG, n, "string literal is longer "
 			    "than strsize (%u)", cx->strsize);
 		return n->type = dt_type_string(tt(cx));
@@ -1098,6 +1201,9 @@ dt_type_t *dt_check_expr(dt_check_t *cx, dt_node_t *n)
 		if (m == NULL)
 			ERR(cx, D_MEMBER_UNDEF, n, "%s is not a member of %s",
 			    n->name, n->ctype->name);
+		if (m->bit_size != 0)
+			ERR(cx, D_OFFSETOF_BITFIELD, n, "cannot take offset of "
+			    "a bit-field: %s", n->name);
 		set_const(n, dt_type_int(tt(cx), 8, false), m->offset);
 		return n->type;
 	}

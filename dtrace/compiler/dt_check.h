@@ -31,7 +31,8 @@ typedef struct dt_check {
 	void (*probe_ctypes)(dtrace_hdl_t *dtp, dtrace_probe_t *p);
 	bool in_clause;		/* false: declarations (an inline's
 				   definition has no clause to run in) */
-	uint32_t strsize;	/* -x strsize: a string's NUL is within it */
+	uint32_t strsize;	/* -x strsize: the characters a string holds,
+				   its NUL aside */
 	uint32_t rec_max;	/* data bytes a record holds */
 	/* what the check of a clause found */
 	bool records;		/* has a data-recording action */

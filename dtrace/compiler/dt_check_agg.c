@@ -192,6 +192,38 @@ static dt_ident_t *agg_declare(dt_check_t *cx, dt_node_t *agg,
 	return id;
 }
 
+/* DTrace's tag and name for each parameter of lquantize() and
+ * llquantize() that differs from the aggregation's first use. */
+static const struct {
+	dt_errtag_t tag;
+	const char *what;
+} lq_match[] = {
+	{ D_LQUANT_MATCHBASE, "base" },
+	{ D_LQUANT_MATCHLIM, "limit" },
+	{ D_LQUANT_MATCHSTEP, "step" },
+}, llq_match[] = {
+	{ D_LLQUANT_MATCHFACTOR, "factor" },
+	{ D_LLQUANT_MATCHLMAG, "low magnitude" },
+	{ D_LLQUANT_MATCHHMAG, "high magnitude" },
+	{ D_LLQUANT_MATCHSTEPS, "steps per magnitude" },
+};
+
+static void params_match(dt_check_t *cx, dt_node_t *call, dt_aggfunc_t f,
+			 const int64_t *now, const int64_t *before)
+{
+	bool lq = f == DT_AGG_LQUANTIZE;
+	int n = lq ? 3 : f == DT_AGG_LLQUANTIZE ? 4 : 0;
+
+	for (int i = 0; i < n; i++)
+		if (now[i] != before[i])
+			ERR(cx, lq ? lq_match[i].tag : llq_match[i].tag, call,
+			    "%s( ) %s (argument #%d) doesn't match previous "
+			    "declaration: expected %lld, found %lld",
+			    call->name, lq ? lq_match[i].what :
+			    llq_match[i].what, i + 1, (long long)before[i],
+			    (long long)now[i]);
+}
+
 static void agg_match(dt_check_t *cx, const dt_ident_t *ad, dt_node_t *agg,
 		      dt_node_t *call, dt_aggfunc_t f, dt_node_t *keys)
 {
@@ -201,9 +233,7 @@ static void agg_match(dt_check_t *cx, const dt_ident_t *ad, dt_node_t *agg,
 		ERR(cx, D_AGG_REDEF, call, "@%s: aggregation redefined",
 		    agg->name);
 	agg_params(cx, call, f, params);
-	if (memcmp(params, ad->params, sizeof(params)) != 0)
-		ERR(cx, D_AGG_REDEF, call, "@%s: %s( ) parameters differ from "
-		    "a previous use", agg->name, call->name);
+	params_match(cx, call, f, params, ad->params);
 	int i = 0;
 	for (dt_node_t *k = keys; k != NULL; k = k->next, i++) {
 		if (i >= ad->nkeys)
@@ -241,10 +271,15 @@ void dt_check_agg_assign(dt_check_t *cx, dt_node_t *n)
 	if (na < fi->minargs || na > fi->maxargs)
 		ERR(cx, D_PROTO_LEN, call, "%s( ) prototype mismatch: %d "
 		    "arguments passed", call->name, na);
-	for (dt_node_t *a = call->args; a != NULL; a = a->next)
-		if (!dt_type_is_scalar(dt_check_expr(cx, a)))
-			ERR(cx, D_PROTO_ARG, a, "%s( ) argument has type %s, "
-			    "not an integer", call->name, a->type->name);
+	for (dt_node_t *a = call->args; a != NULL; a = a->next) {
+		if (dt_type_is_scalar(dt_check_expr(cx, a)))
+			continue;
+		if (a == call->args)	/* the value: DTrace's own check */
+			ERR(cx, D_AGG_SCALAR, call, "%s( ) argument #1 must be "
+			    "of scalar type", call->name);
+		ERR(cx, D_PROTO_ARG, a, "%s( ) argument has type %s, "
+		    "not an integer", call->name, a->type->name);
+	}
 	for (dt_node_t *k = keys; k != NULL; k = k->next) {
 		if (dt_check_is_stack_call(k)) {
 			dt_check_stack_args(cx, k);

@@ -20,17 +20,48 @@
 
 /* ---- function calls ---- */
 
+/* DTrace's tags for the actions on aggregations, one set per action:
+ * too few or many arguments, an argument that is no aggregation, an
+ * aggregation not defined, a value (argument #2) that is no scalar. */
+typedef struct aggact_tags {
+	dt_func_t func;
+	dt_errtag_t proto, aggarg, aggbad, scalar;
+} aggact_tags_t;
+
+static const aggact_tags_t aggact_tags[] = {
+	{ DT_F_PRINTA, D_PRINTA_PROTO, D_PRINTA_AGGARG, D_PRINTA_AGGBAD,
+	  D_UNKNOWN },
+	{ DT_F_CLEAR, D_PROTO_LEN, D_CLEAR_AGGARG, D_CLEAR_AGGBAD,
+	  D_UNKNOWN },
+	{ DT_F_NORMALIZE, D_NORMALIZE_PROTO, D_NORMALIZE_AGGARG,
+	  D_NORMALIZE_AGGBAD, D_NORMALIZE_SCALAR },
+	{ DT_F_DENORMALIZE, D_NORMALIZE_PROTO, D_NORMALIZE_AGGARG,
+	  D_NORMALIZE_AGGBAD, D_UNKNOWN },
+	{ DT_F_TRUNC, D_TRUNC_PROTO, D_TRUNC_AGGARG, D_TRUNC_AGGBAD,
+	  D_TRUNC_SCALAR },
+};
+
+static const aggact_tags_t *aggact_tags_of(dt_func_t func)
+{
+	for (size_t i = 0; i < sizeof(aggact_tags) / sizeof(*aggact_tags); i++)
+		if (aggact_tags[i].func == func)
+			return &aggact_tags[i];
+	return NULL;
+}
+
 static void check_call_args(dt_check_t *cx, dt_node_t *n,
 			    const dt_funcinfo_t *fi)
 {
 	int k = count_args(n->args);
+	const aggact_tags_t *tags = aggact_tags_of(fi->func);
+	dt_errtag_t tag = tags != NULL ? tags->proto : D_PROTO_LEN;
 
 	if (fi->maxargs >= 0 && k > fi->maxargs && fi->maxargs != fi->minargs)
-		ERR(cx, D_PROTO_LEN, n, "%s( ) prototype mismatch: %d "
+		ERR(cx, tag, n, "%s( ) prototype mismatch: %d "
 		    "arguments passed, at most %d expected", fi->name, k,
 		    fi->maxargs);
 	if (k < fi->minargs || (fi->maxargs >= 0 && k > fi->maxargs))
-		ERR(cx, D_PROTO_LEN, n, "%s( ) prototype mismatch: %d "
+		ERR(cx, tag, n, "%s( ) prototype mismatch: %d "
 		    "arguments passed, %s%d expected", fi->name, k,
 		    fi->maxargs != fi->minargs ? "at least " : "", fi->minargs);
 }
@@ -47,6 +78,26 @@ static void need_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a, int i,
 		    call->name, i, what, t->name);
 }
 
+/* Argument #i of call, a pointer where the prototype (what) takes one:
+ * a pointer to another type than target's (a struct name, NULL: any) or
+ * void does not pass, as DTrace compares pointers; an integer (an
+ * address) passes when addr_ok. */
+static void need_ptr_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a,
+			 int i, const char *what, const char *target,
+			 bool addr_ok)
+{
+	const dt_type_t *t = a->type;
+	bool ok = addr_ok && dt_type_is_integer(t);
+
+	if (t->kind == DT_TK_PTR || t->kind == DT_TK_ARRAY)
+		ok = target == NULL || t->base->kind == DT_TK_VOID ||
+		     strcmp(t->base->name, target) == 0;
+	if (!ok)
+		ERR(cx, D_PROTO_ARG, a, "%s( ) argument #%d is incompatible "
+		    "with prototype:\n\tprototype: %s\n\t argument: %s",
+		    call->name, i, what, t->name);
+}
+
 /* alloca() and bcopy(): a constant size that a scratch area holds. */
 static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 {
@@ -54,6 +105,20 @@ static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 	    size->ival > cx->strsize * 2)
 		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
 		    "constant of at most %u", n->name, cx->strsize * 2);
+}
+
+/* print() of a struct or union of size 0 (a forward declaration, an
+ * empty body), or of a pointer to one, has nothing to show: DTrace
+ * refuses it. */
+static void check_print_size(dt_check_t *cx, dt_node_t *a)
+{
+	const dt_type_t *t = a->type->kind == DT_TK_PTR ? a->type->base
+							 : a->type;
+
+	if ((t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION) &&
+	    t->size == 0)
+		ERR(cx, D_PRINT_SIZE, a, "print( ) argument #1 reference has "
+		    "type '%s' with size 0; cannot print( ) it.", t->name);
 }
 
 static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
@@ -75,7 +140,7 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 	case DT_F_COPYINTO:
 		need_arg(cx, n, a, 1, false, "uintptr_t");
 		need_arg(cx, n, a->next, 2, false, "size_t");
-		need_arg(cx, n, a->next->next, 3, false, "void *");
+		need_ptr_arg(cx, n, a->next->next, 3, "void *", NULL, false);
 		if (!a->next->is_const || a->next->ival == 0 ||
 		    a->next->ival > cx->strsize * 2)
 			ERR(cx, D_PROTO_ARG, a->next, "copyinto( ) size must be "
@@ -151,7 +216,8 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 			    "(2) and AF_INET6 (10) only");
 		return dt_type_string(T);
 	case DT_F_INET_NTOA6:
-		need_arg(cx, n, a, 1, false, "struct in6_addr *");
+		need_ptr_arg(cx, n, a, 1, "in6_addr_t *", "struct in6_addr",
+			     true);
 		return dt_type_string(T);
 	case DT_F_LINK_NTOP:
 		need_arg(cx, n, a, 1, false, "int");
@@ -185,6 +251,21 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 	}
 }
 
+/* A function DTrace knows but does not implement (chill(), panic(),
+ * breakpoint(), jstack()): its prototype checked, then DTrace's refusal. */
+static _Noreturn void refuse_unimplemented(dt_check_t *cx, dt_node_t *n,
+					   const dt_funcinfo_t *fi)
+{
+	check_call_args(cx, n, fi);
+	for (dt_node_t *a = n->args; a != NULL; a = a->next)
+		dt_check_expr(cx, a);
+	if (fi->func == DT_F_CHILL)
+		need_arg(cx, n, n->args, 1, false, "int");
+	if (fi->func == DT_F_JSTACK)
+		dt_check_stack_args(cx, n);
+	ERR(cx, D_UNKNOWN, n, "%s() is not implemented (yet)", fi->name);
+}
+
 dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 {
 	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
@@ -193,7 +274,7 @@ dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 		ERR(cx, D_FUNC_UNDEF, n, "failed to resolve %s: Unknown "
 		    "function name", n->name);
 	if (!fi->implemented)
-		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", n->name);
+		refuse_unimplemented(cx, n, fi);
 	if (fi->fclass == DT_FC_ACTION || fi->fclass == DT_FC_AGGFUNC)
 		ERR(cx, D_CG_EXPR, n, "%s %s( ) may not be called from a D "
 		    "expression (D program context required)",
@@ -209,15 +290,20 @@ dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 
 /* ---- actions ---- */
 
-static int agg_id_of(dt_check_t *cx, dt_node_t *a, const char *fn)
+/* Argument #argn of n, an action on an aggregation: the aggregation's id. */
+static int agg_id_of(dt_check_t *cx, dt_node_t *n, dt_node_t *a, int argn,
+		     const aggact_tags_t *tags)
 {
-	if (a->kind != DT_N_AGG)
-		ERR(cx, D_PROTO_ARG, a, "%s( ) requires an aggregation "
-		    "argument", fn);
+	if (a->kind != DT_N_AGG) {
+		dt_check_expr(cx, a);
+		ERR(cx, tags->aggarg, a, "%s( ) argument #%d is incompatible "
+		    "with prototype:\n\tprototype: aggregation\n\t argument: "
+		    "%s", n->name, argn, a->type->name);
+	}
 	dt_ident_t *id = lookup_var(cx, DT_IK_AGG, a->name);
 	if (id == NULL)
-		ERR(cx, D_IDENT_UNDEF, a, "failed to resolve @%s: Unknown "
-		    "aggregation", a->name);
+		ERR(cx, tags->aggbad, a, "undefined aggregation: @%s",
+		    a->name);
 	a->ident = id;
 	return id->id;
 }
@@ -349,23 +435,34 @@ void dt_check_stack_args(dt_check_t *cx, dt_node_t *n)
 	}
 
 	for (dt_node_t *x = n->args; x != NULL; x = x->next, k++) {
+		/* DTrace's tags: stack()'s and ustack()'s frames, ustack()'s
+		 * strsize */
+		dt_errtag_t tag = k == 2 ? D_USTACK_STRSIZE :
+				  strcmp(n->name, "stack") == 0 ? D_STACK_SIZE :
+				  D_USTACK_FRAMES;
+
 		dt_check_expr(cx, x);
-		need_arg(cx, n, x, k, false, "int");
-		if (!x->is_const || (int64_t)x->ival <= 0 ||
-		    (k == 1 && x->ival > DT_STACK_FRAMES_MAX))
-			ERR(cx, D_PROTO_ARG, x, "%s( ) argument #%d must be a "
-			    "positive integer constant%s", n->name, k,
-			    k == 1 ? " of at most 1024" : "");
+		if (k == 2 && (!dt_type_is_integer(x->type) ||
+			       !x->is_const || (int64_t)x->ival < 0))
+			ERR(cx, tag, x, "ustack( ) argument #2 must be a "
+			    "positive integer constant");
+		if (k == 1 && (!dt_type_is_integer(x->type) ||
+			       !x->is_const || (int64_t)x->ival <= 0 ||
+			       x->ival > DT_STACK_FRAMES_MAX))
+			ERR(cx, tag, x, "%s( ) argument #1 must be a non-zero "
+			    "positive integer constant of at most 1024",
+			    n->name);
 	}
 }
 
 /* tracemem() and printm(): the bytes recorded, a positive constant that
  * a record holds. */
-static void check_mem_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
+static void check_mem_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size,
+			   dt_errtag_t tag)
 {
 	if (!size->is_const || size->ival == 0 ||
 	    size->ival > cx->rec_max / 2)
-		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
+		ERR(cx, tag, size, "%s( ) size must be a positive "
 		    "constant of at most %u", n->name, cx->rec_max / 2);
 }
 
@@ -441,7 +538,7 @@ void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		dt_check_expr(cx, a->next);
 		need_arg(cx, n, a, 1, false, "size_t");
 		need_arg(cx, n, a->next, 2, false, "void *");
-		check_mem_size(cx, n, a);
+		check_mem_size(cx, n, a, D_PROTO_ARG);
 		break;
 	case DT_F_PRINTA: {
 		dt_node_t *x = a;
@@ -449,20 +546,21 @@ void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		if (x->kind == DT_N_STRING)
 			x = x->next;
 		if (x == NULL)
-			ERR(cx, D_PROTO_LEN, n, "printa( ) requires an "
-			    "aggregation argument");
-		for (; x != NULL; x = x->next)
-			agg_id_of(cx, x, "printa");
+			ERR(cx, D_PRINTA_PROTO, n, "printa( ) prototype "
+			    "mismatch: 1 args passed, 2 expected");
+		for (int k = x == a ? 1 : 2; x != NULL; x = x->next, k++)
+			agg_id_of(cx, n, x, k, aggact_tags_of(DT_F_PRINTA));
 		check_printa_format(cx, n);
 		return;
 	}
 	case DT_F_CLEAR: case DT_F_TRUNC: case DT_F_NORMALIZE:
 	case DT_F_DENORMALIZE:
-		agg_id_of(cx, a, fi->name);
-		for (dt_node_t *x = a->next; x != NULL; x = x->next) {
-			dt_check_expr(cx, x);
-			need_arg(cx, n, x, 2, false, "int64_t");
-		}
+		agg_id_of(cx, n, a, 1, aggact_tags_of(fi->func));
+		for (dt_node_t *x = a->next; x != NULL; x = x->next)
+			if (!dt_type_is_scalar(dt_check_expr(cx, x)))
+				ERR(cx, aggact_tags_of(fi->func)->scalar, x,
+				    "%s( ) argument #2 must be of scalar type",
+				    fi->name);
 		break;
 	case DT_F_SETOPT:
 		for (dt_node_t *x = a; x != NULL; x = x->next) {
@@ -475,15 +573,24 @@ void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 	case DT_F_TRACE:
 	case DT_F_PRINT:
 		dt_check_expr(cx, a);
+		if (a->type->kind == DT_TK_VOID && fi->func == DT_F_TRACE)
+			ERR(cx, D_TRACE_VOID, a, "trace( ) may not be applied "
+			    "to a void expression");
 		if (a->type->kind == DT_TK_VOID || a->type->kind == DT_TK_FUNC)
 			ERR(cx, D_PROTO_ARG, a, "%s( ) argument has type "
 			    "%s", fi->name, a->type->name);
+		if (fi->func == DT_F_PRINT)
+			check_print_size(cx, a);
 		break;
 	case DT_F_TRACEMEM:
 		for (dt_node_t *x = a; x != NULL; x = x->next)
 			dt_check_expr(cx, x);
-		need_arg(cx, n, a, 1, false, "void *");
-		check_mem_size(cx, n, a->next);
+		if (!dt_type_is_integer(a->type) && a->type->kind != DT_TK_PTR)
+			ERR(cx, D_TRACEMEM_ADDR, a, "tracemem( ) argument #1 is "
+			    "incompatible with prototype:\n\tprototype: pointer "
+			    "or integer\n\t argument: %s", a->type->name);
+		need_arg(cx, n, a->next, 2, false, "size_t");
+		check_mem_size(cx, n, a->next, D_TRACEMEM_SIZE);
 		if (a->next->next != NULL)
 			need_arg(cx, n, a->next->next, 3, false, "size_t");
 		break;

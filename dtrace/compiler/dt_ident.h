@@ -66,6 +66,9 @@ typedef enum dt_func {
 	DT_F_FREOPEN, DT_F_FTRUNCATE, DT_F_PRINTM, DT_F_SPECULATE,
 	DT_F_COMMIT, DT_F_DISCARD,
 	DT_F_PRINT,		/* print(x): formatted by x's type */
+	/* DTrace's, which it does not implement on Linux either: known,
+	 * their arguments checked, then refused as DTrace refuses them */
+	DT_F_CHILL, DT_F_PANIC, DT_F_BREAKPOINT, DT_F_JSTACK,
 } dt_func_t;
 
 typedef enum dt_fclass {
@@ -113,6 +116,8 @@ struct dt_ident {
 	int64_t params[4];	/* lquantize, llquantize */
 	dt_keyshape_t *kshapes;
 	const dt_funcinfo_t *fi; /* FUNC */
+	uint8_t ptr_origin;	/* a pointer variable: what its assignments
+				   pointed to (dt_check.c's ptr_origin_t) */
 	int line;
 	struct dt_ident *next;
 };

@@ -392,6 +392,7 @@ static dt_type_t *parse_tagged(dt_pcb_t *pcb)
 /* The keywords of a type's specifiers, counted. */
 typedef struct spec_words {
 	int nchar, nint, nvoid, nshort, nlong, nsigned, nunsigned;
+	int nfloat;		/* float and double */
 } spec_words_t;
 
 static bool count_word(spec_words_t *w, dt_tokkind_t kind)
@@ -419,7 +420,7 @@ static void check_words(dt_pcb_t *pcb, const spec_words_t *w,
 {
 	bool sign = w->nsigned || w->nunsigned;
 
-	if (w->nchar + w->nint + w->nvoid + (named != NULL) + (fsize > 0) > 1)
+	if (w->nchar + w->nint + w->nvoid + (named != NULL) + w->nfloat > 1)
 		dt_pcb_error(pcb, D_DECL_COMBO, line,
 			     "invalid type combination");
 	if (w->nchar && (w->nshort || w->nlong))
@@ -495,6 +496,7 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		case T_FLOAT: case T_DOUBLE:
 			/* D has no floating point: an integer of the size */
 			fsize = t->kind == T_FLOAT ? 4 : 8;
+			w.nfloat++;
 			dt_lex_next(pcb);
 			continue;
 		case T_STRING_KW:
@@ -557,6 +559,52 @@ static void skip_balanced(dt_pcb_t *pcb, dt_tokkind_t open, dt_tokkind_t close)
 	}
 }
 
+/* A storage class other than register, which a parameter may not take. */
+static bool param_class(dt_tokkind_t k)
+{
+	return k == T_STATIC || k == T_EXTERN || k == T_AUTO ||
+	       k == T_TYPEDEF || k == T_SELF || k == T_THIS;
+}
+
+/*
+ * The parameters of a function declarator, after its '(', skipped up to
+ * the matching ')' (D calls no C function) but checked as DTrace checks a
+ * prototype: no storage class but register on a parameter, and a void
+ * parameter only as the sole one.
+ */
+static void skip_params(dt_pcb_t *pcb)
+{
+	int depth = 1, nparams = 0, ntokens = 0, line = peek(pcb)->line;
+	bool void_param = false, only_void = false;
+
+	while (depth > 0) {
+		const dt_token_t *t = peek(pcb);
+
+		if (t->kind == T_EOF)
+			syntax_error(pcb, t);
+		if (depth == 1 && param_class(t->kind))
+			dt_pcb_error(pcb, D_DECL_PARMCLASS, t->line,
+				     "inappropriate storage class for "
+				     "function or associative array "
+				     "parameter");
+		if (t->kind == T_LPAREN)
+			depth++;
+		else if (t->kind == T_RPAREN)
+			depth--;
+		if (depth == 0 || (depth == 1 && t->kind == T_COMMA)) {
+			nparams += ntokens > 0;
+			void_param |= only_void && ntokens == 1;
+			ntokens = 0;
+		} else if (ntokens++ == 0) {
+			only_void = t->kind == T_VOID;
+		}
+		dt_lex_next(pcb);
+	}
+	if (void_param && nparams > 1)
+		dt_pcb_error(pcb, D_DECL_PROTO_VOID, line,
+			     "void must be sole parameter");
+}
+
 /*
  * The declarators of C's system headers that D has no use for, so that
  * -C takes <signal.h> and the like: a parenthesized declarator, "(*name)"
@@ -578,7 +626,7 @@ static dt_type_t *parse_c_declarator(dt_pcb_t *pcb, dt_type_t *t,
 		t = parse_array_dims(pcb, t);
 		expect(pcb, T_RPAREN);
 		if (accept(pcb, T_LPAREN)) {
-			skip_balanced(pcb, T_LPAREN, T_RPAREN);
+			skip_params(pcb);
 			*is_func = !fptr;
 			fptr = true;
 		}
@@ -586,7 +634,7 @@ static dt_type_t *parse_c_declarator(dt_pcb_t *pcb, dt_type_t *t,
 	}
 	*name = expect_ident(pcb);
 	if (accept(pcb, T_LPAREN)) {
-		skip_balanced(pcb, T_LPAREN, T_RPAREN);
+		skip_params(pcb);
 		*is_func = true;
 	}
 	return t;
@@ -681,8 +729,16 @@ static void parse_keys(dt_pcb_t *pcb, dt_vardecl_t *v)
 	v->nkeys = n;
 }
 
+static _Noreturn void bad_class(dt_pcb_t *pcb, int line)
+{
+	dt_pcb_error(pcb, D_DECL_BADCLASS, line, "specified storage class "
+		     "not appropriate in D");
+}
+
 typedef struct decl_spec {
 	bool is_typedef, is_extern;
+	bool c_class;		/* auto, register or static: C's, which D
+				   takes for functions (of -C's headers) only */
 	dt_varclass_t vclass;
 	dt_type_t *base;
 } decl_spec_t;
@@ -738,6 +794,8 @@ static bool parse_declarator(dt_pcb_t *pcb, const decl_spec_t *ds)
 			     "struct/union/enum %s: %s", t->name, v->name);
 	if (ds->is_extern)
 		return false;	/* a symbol of the traced program */
+	if (ds->c_class)
+		bad_class(pcb, v->line);
 	if (t->size > DT_VAR_SIZE_MAX)	/* DTrace refuses it when enabling */
 		dt_pcb_error(pcb, D_DECL_ARRBIG, v->line, "%s is too big: "
 			     "%llu bytes, a variable holds at most %llu",
@@ -1035,6 +1093,12 @@ static void parse_translator(dt_pcb_t *pcb)
 	*xp = xl;
 }
 
+/* DTrace's storage classes: a declaration takes one at most. */
+static bool is_storage_class(dt_tokkind_t k)
+{
+	return k == T_REGISTER || param_class(k);
+}
+
 void parse_declaration(dt_pcb_t *pcb)
 {
 	decl_spec_t ds = { .vclass = DT_VC_GLOBAL };
@@ -1052,7 +1116,10 @@ void parse_declaration(dt_pcb_t *pcb)
 		parse_translator(pcb);
 		return;
 	}
-	for (;; t = peek(pcb)) {
+	for (int nclass = 0;; t = peek(pcb)) {
+		if (is_storage_class(t->kind) && nclass++ > 0)
+			dt_pcb_error(pcb, D_DECL_CLASS, t->line, "only one "
+				     "storage class allowed in a declaration");
 		if (t->kind == T_TYPEDEF)
 			ds.is_typedef = true;
 		else if (t->kind == T_EXTERN)
@@ -1061,11 +1128,18 @@ void parse_declaration(dt_pcb_t *pcb)
 			ds.vclass = DT_VC_SELF;
 		else if (t->kind == T_THIS)
 			ds.vclass = DT_VC_THIS;
-		else if (t->kind != T_STATIC && t->kind != T_REGISTER &&
-			 t->kind != T_AUTO)
+		else if (t->kind == T_STATIC || t->kind == T_REGISTER ||
+			 t->kind == T_AUTO)
+			ds.c_class = true;
+		else
 			break;
 		dt_lex_next(pcb);
 	}
+	/* "register x;": a class and a name, which DTrace refuses for the
+	 * class before it looks for a type */
+	if (ds.c_class && t->kind == T_IDENT &&
+	    !dt_type_is_typedef_name(TT(pcb), t->name))
+		bad_class(pcb, t->line);
 	ds.base = parse_specifiers(pcb);
 	if (accept(pcb, T_SEMI))
 		return;		/* struct foo { ... }; or a bare tag */

@@ -248,7 +248,7 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 					 "mismatch: conversion #%d (%%%c) is "
 					 "missing a corresponding \"%s\" "
 					 "argument", convno, sp.conv, what);
-				return D_PRINTF_ARG_PROTO;
+				return D_PRINTF_DYN_PROTO;
 			}
 			if (types[argi] != NULL &&
 			    !dt_type_is_integer(types[argi])) {
@@ -258,7 +258,7 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 					 "\t prototype: int\n\t  argument: %s",
 					 argi + 2, convno, what, sp.conv,
 					 pf_tname(types[argi]));
-				return D_PRINTF_ARG_TYPE;
+				return D_PRINTF_DYN_TYPE;
 			}
 			argi++;
 		}

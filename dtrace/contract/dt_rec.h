@@ -247,7 +247,8 @@ typedef struct dt_aggdesc {
 				   none is, the map's key is the consumer's */
 	uint32_t *moffset;	/* per key: its offset in the map's key */
 	uint32_t mkeysize;	/* the map's key after the prefix */
-	uint32_t strsize;	/* -x strsize of the compile */
+	uint32_t strsize;	/* a string's bytes with its NUL in the
+				   compile (-x strsize + 1) */
 	struct dt_aggdesc *plain;	/* the same aggregation with keys laid
 				   out as the consumer's: id + DT_AGG_PLAIN,
 				   its own map; NULL until a use needs it */

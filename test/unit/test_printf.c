@@ -229,7 +229,8 @@ static void test_check(void)
 		   "\t  argument: int");
 	EXPECT_TAG(check("%c", 1, &t_long, NULL, msg), D_PRINTF_ARG_TYPE);
 	EXPECT_TAG(check("%Y", 1, &t_int, NULL, msg), D_PRINTF_ARG_TYPE);
-	EXPECT_TAG(check("%*d", 2, &t_str, &t_int, msg), D_PRINTF_ARG_TYPE);
+	EXPECT_TAG(check("%*d", 2, &t_str, &t_int, msg), D_PRINTF_DYN_TYPE);
+	EXPECT_TAG(check("%.*s", 0, NULL, NULL, msg), D_PRINTF_DYN_PROTO);
 	EXPECT_TAG(check("%d %d", 1, &t_int, NULL, msg), D_PRINTF_ARG_PROTO);
 	EXPECT_STR(msg, "prototype mismatch: conversion #2 (%d) "
 		   "is missing a corresponding value argument");

@@ -37,7 +37,7 @@ out=$("$DTRACE" -q -c "$L" -n 'pid$target:a.out:show:entry {
 check "char * members of a variable" "$out" "$expected"
 out=$("$DTRACE" -q -x strsize=4 -c "$L" -n 'pid$target:a.out:show:entry {
 	print(args[0]->inner); }' 2>err)
-check "strsize" "$out" 'struct <anon> \{\|    note = "inn"\|\}\|'
+check "strsize" "$out" 'struct <anon> \{\|    note = "inne"\|\}\|'
 out=$("$DTRACE" -q -x oformat=json -c "$L" -n 'pid$target:a.out:show:entry {
 	print(*args[0]); }' 2>err | grep '"type":"probe"' |
 	sed 's/.*"actions":\[//; s/"bytes":"[0-9a-f]*",//')

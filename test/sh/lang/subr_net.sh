@@ -61,7 +61,7 @@ fi
 out=$("$DTRACE" -q -x strsize=40 -c "$T" -n 'pid$target:a.out:link:entry
 	/arg0 == 20/ { printf("%s\n", link_ntop(DL_IPOIB, arg1)); }' \
 	2>err | grep -v '^done')
-if [ "$out" != "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:" ]; then
+if [ "$out" != "00:11:22:33:44:55:66:77:88:99:aa:bb:cc:d" ]; then
 	echo "FAIL link strsize: got: $out"; cat err; status=1
 fi
 
@@ -75,14 +75,14 @@ fi
 	trace(link_ntop(7, arg1)); }' >out 2>err
 grep -q "illegal operation" err || { echo "FAIL link type 7:"; cat err; status=1; }
 
-# any strsize: the text is built whole and cut to strsize - 1 characters
-# (the least strsize, 2, keeps one)
+# any strsize: the text is built whole and cut to strsize characters
+# (the least strsize, 2, keeps two)
 out=$("$DTRACE" -q -x strsize=8 -c "$T" -n 'pid$target:a.out:addr6:entry
 	/self->n++ < 2/ { printf("%s\n", inet_ntoa6(arg0)); }
 	pid$target:a.out:link:entry { printf("%s\n", link_ntop(arg0 == 6 ?
 	DL_ETHER : DL_IPOIB, arg1)); }' 2>err | grep -v -e '^done' -e '^$' |
 	tr '\n' ' ')
-expected="fe80::2 1080::8 00:11:2 00:11:2 "
+expected="fe80::21 1080::80 00:11:22 00:11:22 "
 if [ "$out" != "$expected" ]; then
 	echo "FAIL strsize 8: got: $out"; echo "expected: $expected"
 	cat err; status=1
@@ -90,7 +90,7 @@ fi
 out=$("$DTRACE" -q -x strsize=2 -c "$T" -n 'pid$target:a.out:link:entry {
 	printf("[%s]\n", link_ntop(arg0 == 6 ? DL_ETHER : DL_IPOIB, arg1)); }' \
 	2>err | grep -v -e '^done' -e '^$' | tr '\n' ' ')
-if [ "$out" != "[0] [0] " ]; then
+if [ "$out" != "[00] [00] " ]; then
 	echo "FAIL strsize 2: got: $out"; cat err; status=1
 fi
 exit $status

@@ -37,11 +37,11 @@ check "no match, -Z" "$out" 'ok\||'
 mkdir l7
 printf '#pragma D option quiet\n#pragma D option strsize=4\n' > l7/opts.d
 out=$("$DTRACE" -L l7 -n 'BEGIN { trace(lltostr(1234567)); exit(0); }' 2>err)
-check "library options" "$out" '123\||'
+check "library options" "$out" '1234\||'
 printf '#pragma D option strsize=6\nBEGIN { trace(lltostr(1234567)); exit(0); }\n' \
 	> own.d
 out=$("$DTRACE" -L l7 -s own.d 2>err)
-check "program's option" "$out" '12345\||'
+check "program's option" "$out" '123456\||'
 mkdir l8
 printf '#pragma D option nosuchoption\n' > l8/opt.d
 "$DTRACE" -x errtags -L l8 -s e.d >out 2>err

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* printa() with a format and no aggregation. */
+BEGIN
+{
+	printa("%@d\n");
+	exit(0);
+}

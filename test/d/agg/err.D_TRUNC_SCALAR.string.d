@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: MIT */
+/* trunc()'s count is a scalar. */
+BEGIN
+{
+	@a = count();
+	trunc(@a, "1");
+	exit(0);
+}

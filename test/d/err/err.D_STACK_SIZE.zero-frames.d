@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* stack()'s frames are a non-zero positive constant. */
+BEGIN
+{
+	stack(0);
+	exit(0);
+}

@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* ustack()'s strsize is a positive constant. */
+BEGIN
+{
+	ustack(4, -1);
+	exit(0);
+}
