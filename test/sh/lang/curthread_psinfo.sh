@@ -39,7 +39,7 @@ pid$target::nap:entry { printf("[%s]\n", d_execargs(curthread)); }
 sched:::off-cpu /pid == $target && args[0]->tgid != pid/ {
 	printf("[%s]\n", d_execargs(args[0])); exit(0);
 }' >out 2>err || fail_run "d_execargs"
-check d_execargs "$(grep -v '^done$' out | grep .)" "\[${T:0:11}\]\|\[\]\|"
+check d_execargs "$(grep -v '^done$' out | grep .)" "\[${T:0:12}\]\|\[\]\|"
 "$DTRACE" -n 'BEGIN { trace(d_execargs("x")); }' >out 2>err
 check refused "$(cat err)" \
 'dtrace: invalid probe specifier .*: d_execargs\( \) argument #1 is incompatible with prototype:\|	prototype: struct task_struct \*\|	 argument: string\|'
