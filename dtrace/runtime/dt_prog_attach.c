@@ -246,8 +246,9 @@ bool dt_refused_due(dtrace_hdl_t *dtp)
 }
 
 /* One request: the links of process pid that the underlying probes from
- * index i on, of u's program, file and return flag, still need.  Late, the
- * sites refused are reported by name and the request goes on. */
+ * index i on, of u's program, file and return flag, still need.  Late, or
+ * when the file is gone, the sites refused are reported by name and the
+ * request goes on. */
 static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 			pid_t pid, dt_attach_bufs_t *b, bool late)
 {
@@ -293,9 +294,13 @@ static int attach_group(dtrace_hdl_t *dtp, struct dt_progset *ps, uint32_t i,
 	int rc = dt_bpf_attach_uprobes(dtp, &req);
 	if (rc == 0)
 		dt_uretdepth_attach(dtp, &req);	/* returns: what is omitted */
+	/* A file gone since its probes were matched (another user's program
+	 * removed while a session of every process started) costs its own
+	 * sites, said by name, not the session. */
+	bool gone = rc == -ENOENT;
 	uint32_t refused = request_report(dtp, ps, pid, b, n, u->path,
-					  rc < 0 && !late);
-	if (rc < 0 && late && refused > 0) {
+					  rc < 0 && !late && !gone);
+	if (rc < 0 && (late || gone) && refused > 0) {
 		dtp->errmsg[0] = '\0';	/* each site said why */
 		rc = 0;
 	}
