@@ -53,6 +53,9 @@
 #include "dtprobed.h"
 
 #define DTP_RECV_MS	200
+/* Connections the kernel holds before dtprobed accepts them: a program
+ * forking hundreds of workers connects hundreds of times at once. */
+#define DTP_BACKLOG	1024
 
 static bool foreground;
 static volatile sig_atomic_t quit;
@@ -106,7 +109,7 @@ static int listen_on(const char *path)
 		goto fail;
 	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
-	    chmod(path, 0666) != 0 || listen(fd, 128) != 0)
+	    chmod(path, 0666) != 0 || listen(fd, DTP_BACKLOG) != 0)
 		goto fail;
 	return fd;
 fail:
@@ -421,11 +424,17 @@ static void subs_check(const struct pollfd *pfd, int n)
  * Connections waiting for their message.  Every connection is accepted at
  * once and kept here until its message arrives (then served) or
  * DTP_RECV_MS pass (then refused), so a client that connects and stays
- * silent delays nobody.  A user may hold DTP_CONNS_PER_UID of them at
- * once, and all users DTP_CONNS_MAX: a connection beyond is closed at
- * once, which the registration code sees and retries a few times.
+ * silent delays nobody.  An unprivileged user may hold DTP_CONNS_PER_UID
+ * of them at once, and all of them DTP_CONNS_MAX - DTP_CONNS_RESERVE; the
+ * privileged (dtp_privileged()) have no share of their own, so that a
+ * root program forking 200 workers, each registering at once, is served
+ * whole (a share of 32 once refused a third of them), and the reserve
+ * stays theirs whatever other users hold.  A connection beyond is closed
+ * at once and logged, which the registration code sees and retries a few
+ * times.
  */
 #define DTP_CONNS_MAX		512
+#define DTP_CONNS_RESERVE	256
 #define DTP_CONNS_PER_UID	32
 
 typedef struct conn {
@@ -445,6 +454,21 @@ static int conns_of_uid(uid_t uid)
 	for (int i = 0; i < nconns; i++)
 		n += conns[i].cred.uid == uid;
 	return n;
+}
+
+/* Is there room for one more connection of uid? */
+static bool conns_room(uid_t uid)
+{
+	int unprivileged = 0;
+
+	if (nconns == DTP_CONNS_MAX)
+		return false;
+	if (dtp_privileged(uid))
+		return true;
+	for (int i = 0; i < nconns; i++)
+		unprivileged += !dtp_privileged(conns[i].cred.uid);
+	return unprivileged < DTP_CONNS_MAX - DTP_CONNS_RESERVE &&
+	       conns_of_uid(uid) < DTP_CONNS_PER_UID;
 }
 
 /* Accept what the listening socket holds, within the bounds: a pid's
@@ -471,8 +495,7 @@ static void conns_accept(int lfd)
 			close(cfd);
 			continue;
 		}
-		if (nconns == DTP_CONNS_MAX ||
-		    conns_of_uid(cred.uid) >= DTP_CONNS_PER_UID) {
+		if (!conns_room(cred.uid)) {
 			snprintf(why, sizeof(why), "too many connections of "
 				 "uid %u", (unsigned)cred.uid);
 			refuse(cred.uid, cred.pid, why, false);
@@ -518,6 +541,15 @@ static void conns_serve_pass(unsigned char *buf, bool privileged)
 	}
 }
 
+/* Has the message of connection c come since the last poll?  (Serving
+ * a round of many registrations may outlast a connection's time.) */
+static bool conn_has_message(const conn_t *c)
+{
+	struct pollfd pfd = { c->fd, POLLIN, 0 };
+
+	return poll(&pfd, 1, 0) == 1;
+}
+
 /* Refuse the connections past their time with no message. */
 static void conns_expire(void)
 {
@@ -525,7 +557,8 @@ static void conns_expire(void)
 	char why[128];
 
 	for (int i = nconns - 1; i >= 0; i--) {
-		if (conns[i].ready || now < conns[i].deadline)
+		if (conns[i].ready || now < conns[i].deadline ||
+		    conn_has_message(&conns[i]))
 			continue;
 		snprintf(why, sizeof(why), "no message within %d ms",
 			 DTP_RECV_MS);
