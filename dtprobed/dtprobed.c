@@ -22,8 +22,10 @@
  * arrive, each given at most DTP_RECV_MS to deliver it, within bounds per
  * user and in all (see "Connections waiting"), so silent clients delay
  * nobody.  A registration is answered (DTPV_OP_DONE) once every subscribed
- * dtrace session has acked it or DTP_ACK_MS have passed; with no session
- * subscribed, before it is parsed (see register_message()).
+ * dtrace session has acked it or DTP_ACK_MS have passed, while the next
+ * messages are served (dtp_subs.c; a session that does not read is not
+ * waited for); with no session subscribed, before it is parsed (see
+ * register_message()).
  *
  * One daemon serves a socket: it holds a lock on SOCKET.lock while it runs
  * (lock_socket_path()), and a second one refuses to start.
@@ -119,81 +121,6 @@ fail:
 	return -1;
 }
 
-/*
- * Subscribers: dtrace sessions that asked to hear of each registration
- * before the registering process goes on (dtprobed_proto.h, Handshake).
- * Only root or the daemon's own user may subscribe, since a subscriber
- * delays every registration by up to DTP_ACK_MS.  A subscriber whose
- * connection closes or fails is dropped; one that does not ack in time is
- * simply not waited for any longer (a late ack is read and ignored later).
- */
-#define DTP_SUBS_MAX	16
-#define DTP_ACK_MS	100
-
-typedef struct subscriber {
-	int fd;
-	pid_t pid;
-	bool waiting;		/* for the ack of the current notice */
-	bool dead;		/* to be dropped by subs_compact() */
-} subscriber_t;
-
-static subscriber_t subs[DTP_SUBS_MAX];
-static int nsubs;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void notice_send(int fd, int op, pid_t pid, bool *failed)
-{
-	dtpv_notice_t nt = { .magic = DTPN_MAGIC, .version = DTPV_VERSION,
-			     .op = (uint16_t)op, .pid = (uint32_t)pid };
-
-	*failed = send(fd, &nt, sizeof(nt), MSG_DONTWAIT | MSG_NOSIGNAL) !=
-		  (ssize_t)sizeof(nt);
-}
-
-static void subs_compact(void)
-{
-	int j = 0;
-
-	for (int i = 0; i < nsubs; i++) {
-		if (subs[i].dead) {
-			dtp_log(LOG_INFO, "subscriber pid %d left",
-				(int)subs[i].pid);
-			close(subs[i].fd);
-		} else {
-			subs[j++] = subs[i];
-		}
-	}
-	nsubs = j;
-}
-
-/* Read what a subscriber sent: 1 if an ack of pid came, 0 if not, -1 if
- * the connection is closed or broken (the subscriber is marked dead). */
-static int sub_read(subscriber_t *s, pid_t pid)
-{
-	dtpv_notice_t nt;
-	int acked = 0;
-	ssize_t n;
-
-	while ((n = recv(s->fd, &nt, sizeof(nt), MSG_DONTWAIT)) > 0)
-		if (n == (ssize_t)sizeof(nt) &&
-		    memcmp(nt.magic, DTPN_MAGIC, 4) == 0 &&
-		    nt.op == DTPV_OP_ACK && pid > 0 &&
-		    nt.pid == (uint32_t)pid)
-			acked = 1;
-	if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-		s->dead = true;
-		return -1;
-	}
-	return acked;
-}
-
 /* Is buf a bare header of operation op (a subscription, a sync)? */
 static bool is_bare(const unsigned char *buf, ssize_t n, uint16_t op)
 {
@@ -207,62 +134,6 @@ static bool is_bare(const unsigned char *buf, ssize_t n, uint16_t op)
 	       h.size == sizeof(h);
 }
 
-/* Keep cfd as a subscriber.  Returns true if kept. */
-static bool sub_add(int cfd, const struct ucred *cred)
-{
-	char why[128];
-
-	if (cred->uid != 0 && cred->uid != geteuid())
-		snprintf(why, sizeof(why), "not permitted");
-	else if (nsubs == DTP_SUBS_MAX)
-		snprintf(why, sizeof(why), "too many subscribers");
-	else {
-		subs[nsubs++] = (subscriber_t){ .fd = cfd, .pid = cred->pid };
-		dtp_log(LOG_INFO, "subscriber pid %d", (int)cred->pid);
-		return true;
-	}
-	dtp_log(LOG_WARNING, "refused subscription from pid %d: %s",
-		(int)cred->pid, why);
-	return false;
-}
-
-/* pid registered: tell every subscriber and wait, DTP_ACK_MS in all at
- * most, for their acks. */
-static void subs_notify(pid_t pid)
-{
-	uint64_t deadline = now_ms() + DTP_ACK_MS;
-
-	for (int i = 0; i < nsubs; i++) {
-		bool failed;
-
-		notice_send(subs[i].fd, DTPV_OP_NOTICE, pid, &failed);
-		subs[i].waiting = !failed;
-		if (failed && errno != EAGAIN && errno != EWOULDBLOCK)
-			subs[i].dead = true;
-	}
-	for (;;) {
-		struct pollfd pfd[DTP_SUBS_MAX];
-		int map[DTP_SUBS_MAX], n = 0;
-		uint64_t now = now_ms();
-
-		for (int i = 0; i < nsubs; i++)
-			if (subs[i].waiting && !subs[i].dead) {
-				pfd[n] = (struct pollfd){ subs[i].fd, POLLIN, 0 };
-				map[n++] = i;
-			}
-		if (n == 0 || now >= deadline)
-			break;
-		if (poll(pfd, (nfds_t)n, (int)(deadline - now)) < 0 &&
-		    errno != EINTR)
-			break;
-		for (int k = 0; k < n; k++)
-			if (pfd[k].revents != 0 &&
-			    sub_read(&subs[map[k]], pid) != 0)
-				subs[map[k]].waiting = false;
-	}
-	subs_compact();
-}
-
 static void unregister(const unsigned char *msg, size_t len, uid_t uid,
 		       pid_t pid)
 {
@@ -274,14 +145,6 @@ static void unregister(const unsigned char *msg, size_t len, uid_t uid,
 		refuse(uid, pid, why, false);
 	else
 		dtp_state_unregister(pid, provider, site);
-}
-
-/* Answer a message of pid: op DTPV_OP_DONE, or DTPV_OP_REFUSED. */
-static void answer(int cfd, pid_t pid, int op)
-{
-	bool failed;
-
-	notice_send(cfd, op, pid, &failed);
 }
 
 /*
@@ -319,7 +182,8 @@ static uint64_t header_sites(const unsigned char *msg)
 /*
  * The answer to a registration.  The registering process waits for it in
  * its start-up.  With a session subscribed, it comes once the sessions
- * placed the process's probes (subs_notify()).  With none, nothing needs
+ * placed the process's probes (dtp_subs_notify(), which keeps cfd until
+ * then: returns true).  With none, nothing needs
  * the registration before the process goes on: the daemon reads what it
  * needs of the live process (dtp_state_snap(): its start time and
  * mappings), answers, and only then parses and applies the message, off
@@ -327,7 +191,7 @@ static uint64_t header_sites(const unsigned char *msg)
  * the daemon serves one message at a time, so whatever it answered before
  * is applied by the time it answers the sync.
  */
-static void register_message(int cfd, const unsigned char *msg, size_t len,
+static bool register_message(int cfd, const unsigned char *msg, size_t len,
 			     const struct ucred *cred)
 {
 	char why[256] = "";
@@ -335,30 +199,30 @@ static void register_message(int cfd, const unsigned char *msg, size_t len,
 	usdt_reg_t *reg;
 	uint64_t base, parsed_base;
 	dtp_snap_t snap;
-	bool answered = false;
+	bool answered = false, kept = false;
 	int op, rc;
 
 	if (dtp_msg_header(msg, len, &base, why, sizeof(why)) != 0) {
 		refuse(cred->uid, pid, why, false);
-		answer(cfd, pid, DTPV_OP_DONE);
-		return;
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
+		return false;
 	}
 	/* Past its budget, told from the header alone: refused at once, at
 	 * no cost of a parse. */
 	if (dtp_state_over_budget(cred->uid, pid, header_sites(msg), why,
 				  sizeof(why))) {
 		refuse(cred->uid, pid, why, true);
-		answer(cfd, pid, DTPV_OP_REFUSED);
-		return;
+		dtp_answer(cfd, pid, DTPV_OP_REFUSED);
+		return false;
 	}
 	if (dtp_state_snap(pid, base, &snap, why, sizeof(why)) != 0) {
 		refuse(cred->uid, pid, why, false);
-		answer(cfd, pid, DTPV_OP_DONE);
-		return;
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
+		return false;
 	}
 	snap.uid = cred->uid;
-	if (nsubs == 0) {
-		answer(cfd, pid, DTPV_OP_DONE);
+	if (dtp_subs_count() == 0) {
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
 		answered = true;
 		/* The answer woke the process with the hint that its waker
 		 * would sleep, which put it on this CPU, where it waited for
@@ -371,18 +235,22 @@ static void register_message(int cfd, const unsigned char *msg, size_t len,
 			   sizeof(why));
 	if (rc == 0)
 		rc = dtp_state_apply_snap(pid, &snap, reg, why, sizeof(why));
+	dtp_state_snap_free(&snap);
 	if (rc != 0)
 		refuse(cred->uid, pid, why, rc == DTP_OVER_BUDGET);
+	if (answered)
+		return false;
+	if (rc == 0)
+		kept = dtp_subs_notify(pid, cfd);
 	else
-		subs_notify(pid);
-	dtp_state_snap_free(&snap);
-	if (!answered)
-		answer(cfd, pid, DTPV_OP_DONE);
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
+	return kept;
 }
 
 /* Serve one connection whose message arrived: apply it and answer with
  * DTPV_OP_DONE, unless it was a subscription; a sync is only answered.
- * Returns true if cfd is kept as a subscriber. */
+ * Returns true if cfd is kept: a subscriber, or a registration whose
+ * answer waits for the subscribers (dtp_subs.c). */
 static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 {
 	pid_t pid = cred->pid;
@@ -397,27 +265,16 @@ static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 			 n, DTPV_MSG_MAX);
 		refuse(cred->uid, pid, why, false);
 	} else if (is_bare(buf, n, DTPV_OP_SUBSCRIBE)) {
-		return sub_add(cfd, cred);
+		return dtp_subs_add(cfd, cred);
 	} else if (is_bare(buf, n, DTPV_OP_SYNC)) {
 		/* answered below, after all that came before */
 	} else if (dtp_msg_is_unregistration(buf, (size_t)n)) {
 		unregister(buf, (size_t)n, cred->uid, pid);
 	} else {
-		register_message(cfd, buf, (size_t)n, cred);
-		return false;
+		return register_message(cfd, buf, (size_t)n, cred);
 	}
-	answer(cfd, pid, DTPV_OP_DONE);
+	dtp_answer(cfd, pid, DTPV_OP_DONE);
 	return false;
-}
-
-/* Between registrations: read (and ignore) late acks, and drop the
- * subscribers that left. */
-static void subs_check(const struct pollfd *pfd, int n)
-{
-	for (int k = 0; k < n && k < nsubs; k++)
-		if (pfd[k].revents != 0)
-			(void)sub_read(&subs[k], 0);
-	subs_compact();
 }
 
 /*
@@ -440,7 +297,7 @@ static void subs_check(const struct pollfd *pfd, int n)
 typedef struct conn {
 	int fd;
 	struct ucred cred;
-	uint64_t deadline;	/* now_ms() after which it is refused */
+	uint64_t deadline;	/* dtp_now_ms() after which it is refused */
 	bool ready;		/* its message came (the last poll) */
 } conn_t;
 
@@ -502,14 +359,21 @@ static void conns_accept(int lfd)
 			close(cfd);
 			continue;
 		}
-		conns[nconns++] = (conn_t){ cfd, cred, now_ms() + DTP_RECV_MS,
+		conns[nconns++] = (conn_t){ cfd, cred, dtp_now_ms() + DTP_RECV_MS,
 					    false };
 	}
 }
 
-static void conn_drop(int i)
+/* Drop the connections served (fd -1), keeping the others in their order:
+ * the order they came in. */
+static void conns_compact(void)
 {
-	conns[i] = conns[--nconns];
+	int j = 0;
+
+	for (int i = 0; i < nconns; i++)
+		if (conns[i].fd >= 0)
+			conns[j++] = conns[i];
+	nconns = j;
 }
 
 /*
@@ -528,8 +392,10 @@ static void conns_serve_pass(unsigned char *buf, bool privileged)
 {
 	int served = 0;
 
-	/* Backwards: conn_drop() moves the last entry into the hole. */
-	for (int i = nconns - 1; i >= 0; i--) {
+	/* In the order they came: the oldest has waited longest (200
+	 * workers forking at once, served newest first, left the first
+	 * ones past the 200 ms their registration waits). */
+	for (int i = 0; i < nconns; i++) {
 		if (!conns[i].ready ||
 		    dtp_privileged(conns[i].cred.uid) != privileged)
 			continue;
@@ -537,8 +403,12 @@ static void conns_serve_pass(unsigned char *buf, bool privileged)
 			break;
 		if (!serve(conns[i].fd, buf, &conns[i].cred))
 			close(conns[i].fd);
-		conn_drop(i);
+		conns[i].fd = -1;
+		/* the acks that came meanwhile: a long round of
+		 * registrations answers each as its sessions ack it */
+		dtp_subs_poll();
 	}
+	conns_compact();
 }
 
 /* Has the message of connection c come since the last poll?  (Serving
@@ -553,10 +423,10 @@ static bool conn_has_message(const conn_t *c)
 /* Refuse the connections past their time with no message. */
 static void conns_expire(void)
 {
-	uint64_t now = now_ms();
+	uint64_t now = dtp_now_ms();
 	char why[128];
 
-	for (int i = nconns - 1; i >= 0; i--) {
+	for (int i = 0; i < nconns; i++) {
 		if (conns[i].ready || now < conns[i].deadline ||
 		    conn_has_message(&conns[i]))
 			continue;
@@ -564,8 +434,9 @@ static void conns_expire(void)
 			 DTP_RECV_MS);
 		refuse(conns[i].cred.uid, conns[i].cred.pid, why, false);
 		close(conns[i].fd);
-		conn_drop(i);
+		conns[i].fd = -1;
 	}
+	conns_compact();
 }
 
 /* Serve the connections whose message came (revents of their pollfd, one
@@ -583,11 +454,14 @@ static void conns_serve(const struct pollfd *pfd, int n, unsigned char *buf)
 /* How long poll() may sleep: until the next deadline, at most 1 s. */
 static int poll_timeout(void)
 {
-	uint64_t now = now_ms(), next = now + 1000;
+	uint64_t now = dtp_now_ms(), next = now + 1000;
+	int waiter = dtp_subs_expire();
 
 	for (int i = 0; i < nconns; i++)
 		if (conns[i].deadline < next)
 			next = conns[i].deadline;
+	if (waiter >= 0 && now + (uint64_t)waiter < next)
+		next = now + (uint64_t)waiter;
 	return next > now ? (int)(next - now) : 0;
 }
 
@@ -730,18 +604,17 @@ int main(int argc, char **argv)
 	while (!quit) {
 		struct pollfd pfd[1 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
 			{ lfd, POLLIN, 0 } };
-		int ns = nsubs, nc = nconns;
+		int ns = dtp_subs_pollfds(pfd + 1), nc = nconns;
 
-		for (int i = 0; i < ns; i++)
-			pfd[1 + i] = (struct pollfd){ subs[i].fd, POLLIN, 0 };
 		for (int i = 0; i < nc; i++)
 			pfd[1 + ns + i] = (struct pollfd){ conns[i].fd, POLLIN, 0 };
 		if (poll(pfd, (nfds_t)(1 + ns + nc), poll_timeout()) >= 0) {
-			subs_check(pfd + 1, ns);
+			dtp_subs_read(pfd + 1, ns);
 			conns_serve(pfd + 1 + ns, nc, buf);
 			if (pfd[0].revents & POLLIN)
 				conns_accept(lfd);
 		}
+		(void)dtp_subs_expire();
 		dtp_msg_prepare();
 		if (time(NULL) != last_check) {
 			last_check = time(NULL);
@@ -751,8 +624,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < nconns; i++)
 		close(conns[i].fd);
-	for (int i = 0; i < nsubs; i++)
-		close(subs[i].fd);
+	dtp_subs_close();
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
 	close(lfd);
