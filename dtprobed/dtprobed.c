@@ -47,6 +47,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -96,6 +97,48 @@ static void refuse(uid_t uid, pid_t pid, char *why, bool budget)
 		why);
 }
 
+/*
+ * Peers.  The sender's pid (SO_PEERCRED) is its pid when it connected; its
+ * message is served later, seconds later under load, when the pid may
+ * name another process (the sender exited and the pid was given again),
+ * which would receive the registration.  So the process itself is held
+ * from the accept: a pidfd the kernel took at connect (SO_PEERPIDFD, Linux
+ * 6.5), else one opened at the accept (pidfd_open(), a smaller window: the
+ * pid between connect and accept).  When served, a registration or an
+ * unregistration applies only if that process still runs once its
+ * mappings were read: while it runs, its pid names it.  A kernel with
+ * neither gives no pidfd (-1), and the pid is trusted as before.
+ */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD	77
+#endif
+
+/* The pidfd of cfd's peer, pid; -1 when the kernel has none to give (see
+ * "Peers"), -2 when the peer is gone already. */
+static int peer_pidfd(int cfd, pid_t pid)
+{
+	socklen_t len = sizeof(int);
+	int fd = -1;
+
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0)
+		return fd;
+	if (errno == ESRCH)
+		return -2;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd >= 0)
+		return fd;
+	return errno == ESRCH ? -2 : -1;
+}
+
+/* Does the process of pidfd still run?  (No pidfd: assumed so.) */
+static bool peer_runs(int pidfd)
+{
+	struct pollfd pfd = { pidfd, POLLIN, 0 };
+
+	/* a pidfd is readable once its process exited */
+	return pidfd < 0 || poll(&pfd, 1, 0) == 0;
+}
+
 static int listen_on(const char *path)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -134,8 +177,11 @@ static bool is_bare(const unsigned char *buf, ssize_t n, uint16_t op)
 	       h.size == sizeof(h);
 }
 
+/* An unregistration of pid (pidfd, see "Peers"): from a process that
+ * exited, it is left to dtp_state_check(), which forgets the process's
+ * registrations, since its pid may name another process now. */
 static void unregister(const unsigned char *msg, size_t len, uid_t uid,
-		       pid_t pid)
+		       pid_t pid, int pidfd)
 {
 	char provider[DTPV_NAME_MAX], why[256] = "";
 	uint64_t site;
@@ -143,7 +189,7 @@ static void unregister(const unsigned char *msg, size_t len, uid_t uid,
 	if (dtp_msg_unregistration(msg, len, provider, &site, why,
 				   sizeof(why)) != 0)
 		refuse(uid, pid, why, false);
-	else
+	else if (peer_runs(pidfd))
 		dtp_state_unregister(pid, provider, site);
 }
 
@@ -179,6 +225,23 @@ static uint64_t header_sites(const unsigned char *msg)
 	return h.nsites;
 }
 
+/* Read what the registration of base needs of pid, the sender (pidfd,
+ * see "Peers"), into snap: true, or false (nothing to free) when it cannot
+ * be read, with why, or when the sender exited (the pid may name another
+ * process now).  A sender that exited, a fork child that ended at once, is
+ * not refused: nothing of it is left to register, nor to say. */
+static bool snap_of_sender(pid_t pid, int pidfd, uint64_t base,
+			   dtp_snap_t *snap, char *why, size_t whysz)
+{
+	if (!peer_runs(pidfd) ||
+	    dtp_state_snap(pid, base, snap, why, whysz) != 0)
+		return false;
+	if (peer_runs(pidfd))
+		return true;
+	dtp_state_snap_free(snap);
+	return false;
+}
+
 /*
  * The answer to a registration.  The registering process waits for it in
  * its start-up.  With a session subscribed, it comes once the sessions
@@ -192,7 +255,7 @@ static uint64_t header_sites(const unsigned char *msg)
  * is applied by the time it answers the sync.
  */
 static bool register_message(int cfd, const unsigned char *msg, size_t len,
-			     const struct ucred *cred)
+			     const struct ucred *cred, int pidfd)
 {
 	char why[256] = "";
 	pid_t pid = cred->pid;
@@ -215,8 +278,9 @@ static bool register_message(int cfd, const unsigned char *msg, size_t len,
 		dtp_answer(cfd, pid, DTPV_OP_REFUSED);
 		return false;
 	}
-	if (dtp_state_snap(pid, base, &snap, why, sizeof(why)) != 0) {
-		refuse(cred->uid, pid, why, false);
+	if (!snap_of_sender(pid, pidfd, base, &snap, why, sizeof(why))) {
+		if (peer_runs(pidfd))
+			refuse(cred->uid, pid, why, false);
 		dtp_answer(cfd, pid, DTPV_OP_DONE);
 		return false;
 	}
@@ -251,7 +315,8 @@ static bool register_message(int cfd, const unsigned char *msg, size_t len,
  * DTPV_OP_DONE, unless it was a subscription; a sync is only answered.
  * Returns true if cfd is kept: a subscriber, or a registration whose
  * answer waits for the subscribers (dtp_subs.c). */
-static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
+static bool serve(int cfd, unsigned char *buf, const struct ucred *cred,
+		  int pidfd)
 {
 	pid_t pid = cred->pid;
 	char why[256] = "";
@@ -269,9 +334,9 @@ static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 	} else if (is_bare(buf, n, DTPV_OP_SYNC)) {
 		/* answered below, after all that came before */
 	} else if (dtp_msg_is_unregistration(buf, (size_t)n)) {
-		unregister(buf, (size_t)n, cred->uid, pid);
+		unregister(buf, (size_t)n, cred->uid, pid, pidfd);
 	} else {
-		return register_message(cfd, buf, (size_t)n, cred);
+		return register_message(cfd, buf, (size_t)n, cred, pidfd);
 	}
 	dtp_answer(cfd, pid, DTPV_OP_DONE);
 	return false;
@@ -297,6 +362,7 @@ static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 typedef struct conn {
 	int fd;
 	struct ucred cred;
+	int pidfd;		/* the sender's ("Peers"), or -1 */
 	uint64_t deadline;	/* dtp_now_ms() after which it is refused */
 	bool ready;		/* its message came (the last poll) */
 } conn_t;
@@ -337,6 +403,7 @@ static void conns_accept(int lfd)
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
 		int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int pidfd;
 		char why[128];
 
 		if (cfd < 0)
@@ -359,9 +426,21 @@ static void conns_accept(int lfd)
 			close(cfd);
 			continue;
 		}
-		conns[nconns++] = (conn_t){ cfd, cred, dtp_now_ms() + DTP_RECV_MS,
-					    false };
+		pidfd = peer_pidfd(cfd, cred.pid);
+		if (pidfd == -2) {
+			close(cfd);	/* it exited: see snap_of_sender() */
+			continue;
+		}
+		conns[nconns++] = (conn_t){ cfd, cred, pidfd,
+					    dtp_now_ms() + DTP_RECV_MS, false };
 	}
+}
+
+static void conn_close_pidfd(conn_t *c)
+{
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	c->pidfd = -1;
 }
 
 /* Drop the connections served (fd -1), keeping the others in their order:
@@ -401,8 +480,9 @@ static void conns_serve_pass(unsigned char *buf, bool privileged)
 			continue;
 		if (!privileged && served++ == DTP_SERVE_UNPRIVILEGED)
 			break;
-		if (!serve(conns[i].fd, buf, &conns[i].cred))
+		if (!serve(conns[i].fd, buf, &conns[i].cred, conns[i].pidfd))
 			close(conns[i].fd);
+		conn_close_pidfd(&conns[i]);
 		conns[i].fd = -1;
 		/* the acks that came meanwhile: a long round of
 		 * registrations answers each as its sessions ack it */
@@ -434,6 +514,7 @@ static void conns_expire(void)
 			 DTP_RECV_MS);
 		refuse(conns[i].cred.uid, conns[i].cred.pid, why, false);
 		close(conns[i].fd);
+		conn_close_pidfd(&conns[i]);
 		conns[i].fd = -1;
 	}
 	conns_compact();
@@ -622,8 +703,10 @@ int main(int argc, char **argv)
 			dtp_log_tick();
 		}
 	}
-	for (int i = 0; i < nconns; i++)
+	for (int i = 0; i < nconns; i++) {
 		close(conns[i].fd);
+		conn_close_pidfd(&conns[i]);
+	}
 	dtp_subs_close();
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
