@@ -17,13 +17,15 @@
  * each after its session's ack, and most of them went on unanswered,
  * their firings unnamed).
  *
- * A subscriber that does not read.  One that let a waiter's time pass
- * without its ack, or whose process is stopped (SIGSTOP, Ctrl-Z, a
- * debugger: state T or t) when told, is lagging: it is still told of
+ * A subscriber that does not read.  One whose process is stopped
+ * (SIGSTOP, Ctrl-Z, a debugger: state T or t) when told, or whose socket
+ * is full of notices it did not read, is lagging: it is still told of
  * each registration but not waited for until it acks again, which a
  * resumed session does as it reads the notices it missed.  A stopped
  * session once added DTP_ACK_MS (100 ms) to the start of every program
- * that registered.
+ * that registered.  A session that is only slow (a sanitizer build, a
+ * loaded machine) is waited for, each registration DTP_ACK_MS at most,
+ * while the daemon serves the next ones.
  *
  * Invariant: a waiter holds only the descriptors of live subscribers
  * (dropping a subscriber takes its descriptor out of every waiter before
@@ -139,15 +141,7 @@ static void waiters_drop_sub(int fd)
 			waiter_answer(i);
 }
 
-static subscriber_t *sub_by_fd(int fd)
-{
-	for (int i = 0; i < nsubs; i++)
-		if (subs[i].fd == fd)
-			return &subs[i];
-	return NULL;
-}
-
-/* A subscriber missed a waiter's time: lagging, said once. */
+/* A subscriber does not read: lagging, said once. */
 static void sub_lags(subscriber_t *s, const char *why)
 {
 	if (s == NULL || s->lagging)
@@ -167,9 +161,6 @@ int dtp_subs_expire(void)
 				next = waiters[i].deadline;
 			continue;
 		}
-		for (int k = 0; k < waiters[i].nwait; k++)
-			sub_lags(sub_by_fd(waiters[i].subfd[k]),
-				 "did not ack in time");
 		waiter_answer(i);
 	}
 	return next == UINT64_MAX ? -1 : (int)(next - now);
