@@ -139,7 +139,8 @@ static bool peer_runs(int pidfd)
 	return pidfd < 0 || poll(&pfd, 1, 0) == 0;
 }
 
-static int listen_on(const char *path)
+/* Listen on path, a socket of mode mode. */
+static int listen_on(const char *path, mode_t mode)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd;
@@ -154,7 +155,7 @@ static int listen_on(const char *path)
 		goto fail;
 	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
-	    chmod(path, 0666) != 0 || listen(fd, DTP_BACKLOG) != 0)
+	    chmod(path, mode) != 0 || listen(fd, DTP_BACKLOG) != 0)
 		goto fail;
 	return fd;
 fail:
@@ -636,7 +637,8 @@ int main(int argc, char **argv)
 	const char *mappath = usdt_reg_map_path();
 	unsigned char *buf;
 	time_t last_check = 0;
-	int opt, lfd, lockfd;
+	char priv[PATH_MAX];
+	int opt, lfd, pfd_priv, lockfd;
 
 	if (argc == 2 && strcmp(argv[1], DTP_PARSER_ARG) == 0)
 		dtp_msg_parser_main();
@@ -675,24 +677,30 @@ int main(int argc, char **argv)
 	if (buf == NULL || dtp_state_init(statedir, mappath) != 0)
 		return 1;
 	dtp_discover(sock);
-	lfd = listen_on(sock);
-	if (lfd < 0)
+	/* the privileged socket (dtprobed_proto.h) first: root's programs
+	 * that find the public one find it too */
+	snprintf(priv, sizeof(priv), "%s%s", sock, DTPV_PRIV_SUFFIX);
+	pfd_priv = listen_on(priv, 0600);
+	lfd = listen_on(sock, 0666);
+	if (lfd < 0 || pfd_priv < 0)
 		return 1;
 	if (!foreground && detach() != 0)
 		return 1;
 	lock_note_pid(lockfd);
 	dtp_log(LOG_INFO, "listening on %s, state in %s", sock, statedir);
 	while (!quit) {
-		struct pollfd pfd[1 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
-			{ lfd, POLLIN, 0 } };
-		int ns = dtp_subs_pollfds(pfd + 1), nc = nconns;
+		struct pollfd pfd[2 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
+			{ pfd_priv, POLLIN, 0 }, { lfd, POLLIN, 0 } };
+		int ns = dtp_subs_pollfds(pfd + 2), nc = nconns;
 
 		for (int i = 0; i < nc; i++)
-			pfd[1 + ns + i] = (struct pollfd){ conns[i].fd, POLLIN, 0 };
-		if (poll(pfd, (nfds_t)(1 + ns + nc), poll_timeout()) >= 0) {
-			dtp_subs_read(pfd + 1, ns);
-			conns_serve(pfd + 1 + ns, nc, buf);
+			pfd[2 + ns + i] = (struct pollfd){ conns[i].fd, POLLIN, 0 };
+		if (poll(pfd, (nfds_t)(2 + ns + nc), poll_timeout()) >= 0) {
+			dtp_subs_read(pfd + 2, ns);
+			conns_serve(pfd + 2 + ns, nc, buf);
 			if (pfd[0].revents & POLLIN)
+				conns_accept(pfd_priv);
+			if (pfd[1].revents & POLLIN)
 				conns_accept(lfd);
 		}
 		(void)dtp_subs_expire();
@@ -710,7 +718,9 @@ int main(int argc, char **argv)
 	dtp_subs_close();
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
+	unlink(priv);
 	close(lfd);
+	close(pfd_priv);
 	close(lockfd);
 	free(buf);
 	return 0;
