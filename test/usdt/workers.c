@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* workers.c: a program with myapp probes that forks workers at once, for
- * the tests of registrations on fork.  Usage: workers N [FILE]
+/* workers.c: a program with the probe workers:::tick (its provider
+ * workers.d, of its own, which no other test's session matches) that
+ * forks workers at once, for the tests of registrations on fork.
+ * Usage: workers N [FILE]
  * Forks N children as fast as it can; each fires tick(i) (i its number)
  * once and, with FILE, lives until FILE exists, then exits.  The parent
  * waits for them all. */
@@ -8,7 +10,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "prov.h"
+#include "workers.h"
 
 int main(int argc, char **argv)
 {
@@ -18,7 +20,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		if (fork() != 0)
 			continue;
-		MYAPP_TICK(i);
+		WORKERS_TICK(i);
 		while (go != NULL && access(go, F_OK) != 0)
 			usleep(10000);
 		_exit(0);

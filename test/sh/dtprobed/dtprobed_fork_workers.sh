@@ -11,15 +11,16 @@
 # message byte for byte: dtprobed parses it once (200 took 31 s on a
 # loaded machine with a parser started for each; 1 s now).
 # With a session tracing, each worker's first firing, right after its
-# fork, is named after its pid (myapp<pid>): 179 of 200 were named myapp,
-# since dtprobed answered one registration after another, each once the
-# session acked it, and a worker waits 200 ms at most; the answers now
+# fork, is named after its pid (workers<pid>; myapp<pid> in the program
+# of the finding, where 179 of 200 were named myapp): dtprobed answered
+# one registration after another, each once the session acked it, and a
+# worker waits 200 ms at most; the answers now
 # wait for the acks while dtprobed serves the next ones, oldest first.
 . "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
-write_provider
-"$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
-build_app workers cc "$TESTDIR/usdt/workers.c" "-O2" "" || exit 1
+cp "$TESTDIR/usdt/workers.d" .
+"$DTRACE" -h -s workers.d -o workers.h || { fail "dtrace -h"; exit 1; }
+PROV=workers.d build_app workers cc "$TESTDIR/usdt/workers.c" "-O2" "" || exit 1
 start_daemon
 
 bg "$W/workers" 200 "$W/go"; parent=$!
@@ -36,27 +37,27 @@ touch "$W/go"
 wait "$parent"
 
 # --- a session tracing: every firing named after its pid ---
-# (firings of other programs with myapp probes on the machine, whose
+# (firings of other programs with workers probes on the machine, whose
 # registrations went to another daemon, are told apart by their parent)
 "$DTRACE" -Z -q -n 'BEGIN { printf("ready\n"); }
-	myapp*:::tick { printf("%s %d %d\n", probeprov, pid, ppid); }' \
+	workers*:::tick { printf("%s %d %d\n", probeprov, pid, ppid); }' \
 	>out 2>err &
 dt=$!; bgpids+=("$dt")
 wait_for 15 has_line out '^ready$' || { cat err; fail "dtrace did not start"; }
 "$W/workers" 200 & parent=$!
 wait "$parent"
-mine() { awk -v p="$parent" '/^myapp/ && $3 == p' out; }
+mine() { awk -v p="$parent" '/^workers/ && $3 == p' out; }
 fired() { [ "$(mine | wc -l)" -ge 200 ]; }
 wait_for 30 fired || fail "$(mine | wc -l) of 200 firings seen"
 kill -INT "$dt"; wait "$dt"
-unnamed=$(mine | awk '$1 != "myapp" $2' | wc -l)
-echo "$unnamed of 200 firings not named myapp<pid>"
+unnamed=$(mine | awk '$1 != "workers" $2' | wc -l)
+echo "$unnamed of 200 firings not named workers<pid>"
 # None here unloaded; a worker whose answer comes after the 200 ms it
 # waits (a machine loaded by other work, 15 runnable on 2 CPUs, starves
 # dtprobed) fires before the session knows it: a few in 200 then.  A
 # sanitized session takes tens of ms a worker: most fire first.
 maxunnamed=20; [ "${DT_SANITIZED:-0}" = 1 ] && maxunnamed=200
 [ "$unnamed" -le "$maxunnamed" ] ||
-	fail "$unnamed of 200 firings not named myapp<pid>: $(mine | awk '$1 != "myapp" $2' | head -3 | tr '\n' ' ')"
+	fail "$unnamed of 200 firings not named workers<pid>: $(mine | awk '$1 != "workers" $2' | head -3 | tr '\n' ' ')"
 [ $status = 0 ] || grep -v "^dtprobed: listening" dtprobed.log | head -5
 exit $status
