@@ -54,9 +54,10 @@ unnamed=$(mine | awk '$1 != "workers" $2' | wc -l)
 echo "$unnamed of 200 firings not named workers<pid>"
 # None here unloaded; a worker whose answer comes after the 200 ms it
 # waits (a machine loaded by other work, 15 runnable on 2 CPUs, starves
-# dtprobed) fires before the session knows it: a few in 200 then.  A
-# sanitized session takes tens of ms a worker: most fire first.
-maxunnamed=20; [ "${DT_SANITIZED:-0}" = 1 ] && maxunnamed=200
+# dtprobed) fires before the session knows it: 20 to 50 in 200 then (94
+# before, loaded so).  A sanitized session takes tens of ms a worker:
+# most fire first.
+maxunnamed=50; [ "${DT_SANITIZED:-0}" = 1 ] && maxunnamed=200
 [ "$unnamed" -le "$maxunnamed" ] ||
 	fail "$unnamed of 200 firings not named workers<pid>: $(mine | awk '$1 != "workers" $2' | head -3 | tr '\n' ' ')"
 [ $status = 0 ] || grep -v "^dtprobed: listening" dtprobed.log | head -5
