@@ -18,9 +18,7 @@
 # wait for the acks while dtprobed serves the next ones, oldest first.
 . "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
-cp "$TESTDIR/usdt/workers.d" .
-"$DTRACE" -h -s workers.d -o workers.h || { fail "dtrace -h"; exit 1; }
-PROV=workers.d build_app workers cc "$TESTDIR/usdt/workers.c" "-O2" "" || exit 1
+build_workers
 start_daemon
 
 bg "$W/workers" 200 "$W/go"; parent=$!

@@ -11,9 +11,7 @@
 # acks, is waited for again, and traces a program started after.
 . "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
-cp "$TESTDIR/usdt/workers.d" .
-"$DTRACE" -h -s workers.d -o workers.h || { fail "dtrace -h"; exit 1; }
-PROV=workers.d build_app workers cc "$TESTDIR/usdt/workers.c" "-O2" "" || exit 1
+build_workers
 start_daemon
 "$DTRACE" -Z -q -n 'BEGIN { printf("ready\n"); }
 	workers*:::tick { printf("tick %d %d\n", pid, arg0); }' >out 2>err &
