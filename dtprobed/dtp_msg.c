@@ -20,6 +20,15 @@
  * names made of [A-Za-z0-9_] (provider, probe), types and attributes
  * printable without TAB, argument counts <= 10, type indices inside the
  * type table, mappings naming a native argument, sites naming a probe.
+ *
+ * Repeats.  A program that forks sends, from each child, the very bytes
+ * its parent sent (the child's registration, dtrace -G's fork handler):
+ * the parser's output of the last few messages that passed is kept
+ * beside a copy of each, and a message equal byte for byte to one of them
+ * is answered from that output, parsed again in the daemon by the total
+ * usdt_reg_parse(), without starting a parser.  Spawning one was most of a
+ * registration's cost (200 forked workers took seconds to register, and
+ * their firings went unnamed while they waited).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -603,12 +612,89 @@ int dtp_msg_header(const void *msg, size_t len, uint64_t *base, char *why,
 	return 0;
 }
 
+/* The registration in the parser's output buf ('K', the prefix, the
+ * state text; blen bytes, of which at least the 'K' and the prefix):
+ * 0, or -1 with why.  buf is not freed. */
+static int parsed_text(const char *buf, size_t blen, int *op, uint64_t *base,
+		       usdt_reg_t **reg, char *why, size_t whysz)
+{
+	uint64_t prefix[2];
+
+	memcpy(prefix, buf + 1, sizeof(prefix));
+	if (usdt_reg_parse(buf + 1 + sizeof(prefix), blen - 1 - sizeof(prefix), reg) != 0
+	    || *reg == NULL || (*reg)->next != NULL) {
+		usdt_reg_free(*reg);
+		*reg = NULL;
+		snprintf(why, whysz, "parser output rejected");
+		return -1;
+	}
+	*op = (int)prefix[0];
+	*base = prefix[1];
+	return 0;
+}
+
+/* The parser's outputs of the last messages that passed (see "Repeats"),
+ * each with its message; only messages up to DTP_REPEAT_MAX bytes. */
+#define DTP_REPEATS		4
+#define DTP_REPEAT_MAX		(64u << 10)
+
+typedef struct repeat {
+	unsigned char *msg;	/* NULL: empty slot */
+	size_t len;
+	char *out;		/* the parser's output, 'K' first */
+	size_t outlen;
+} repeat_t;
+
+static repeat_t repeats[DTP_REPEATS];
+static unsigned repeat_next;
+
+/* The output the parser gave for msg (*outlen bytes), or NULL. */
+static const char *repeat_find(const void *msg, size_t len, size_t *outlen)
+{
+	for (int i = 0; i < DTP_REPEATS; i++) {
+		const repeat_t *r = &repeats[i];
+
+		if (r->msg != NULL && r->len == len &&
+		    memcmp(r->msg, msg, len) == 0) {
+			*outlen = r->outlen;
+			return r->out;
+		}
+	}
+	return NULL;
+}
+
+/* Keep the output out of the message msg that passed. */
+static void repeat_keep(const void *msg, size_t len, const char *out,
+			size_t outlen)
+{
+	repeat_t *r = &repeats[repeat_next];
+	unsigned char *m;
+	char *o;
+
+	if (len > DTP_REPEAT_MAX || outlen > DTP_REPEAT_MAX)
+		return;
+	m = malloc(len);
+	o = malloc(outlen);
+	if (m == NULL || o == NULL) {
+		free(m);
+		free(o);
+		return;
+	}
+	memcpy(m, msg, len);
+	memcpy(o, out, outlen);
+	free(r->msg);
+	free(r->out);
+	*r = (repeat_t){ m, len, o, outlen };
+	repeat_next = (repeat_next + 1) % DTP_REPEATS;
+}
+
 int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		  usdt_reg_t **reg, char *why, size_t whysz)
 {
 	msg_ctx_t c = { msg, len, { { 0 } }, why, whysz };
 	char *buf = NULL;
 	size_t blen = 0;
+	const char *kept;
 	uint64_t prefix[2];
 	int status = 0;
 
@@ -621,6 +707,9 @@ int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 	 * message that fails them, garbage or a flood, costs no parser. */
 	if (msg_check_header(&c) != 0)
 		return -1;
+	kept = repeat_find(msg, len, &blen);
+	if (kept != NULL)
+		return parsed_text(kept, blen, op, base, reg, why, whysz);
 	if (parser_run(msg, len, &status, &buf, &blen, why, whysz) != 0)
 		goto fail;
 	if (blen > 0 && buf[0] == 'E') {
@@ -633,16 +722,9 @@ int dtp_msg_parse(const void *msg, size_t len, int *op, uint64_t *base,
 		snprintf(why, whysz, "parser died (status 0x%x)", status);
 		goto fail;
 	}
-	memcpy(prefix, buf + 1, sizeof(prefix));
-	if (usdt_reg_parse(buf + 1 + sizeof(prefix), blen - 1 - sizeof(prefix), reg) != 0
-	    || *reg == NULL || (*reg)->next != NULL) {
-		usdt_reg_free(*reg);
-		*reg = NULL;
-		snprintf(why, whysz, "parser output rejected");
+	if (parsed_text(buf, blen, op, base, reg, why, whysz) != 0)
 		goto fail;
-	}
-	*op = (int)prefix[0];
-	*base = prefix[1];
+	repeat_keep(msg, len, buf, blen);
 	free(buf);
 	return 0;
 fail:

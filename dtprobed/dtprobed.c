@@ -22,8 +22,10 @@
  * arrive, each given at most DTP_RECV_MS to deliver it, within bounds per
  * user and in all (see "Connections waiting"), so silent clients delay
  * nobody.  A registration is answered (DTPV_OP_DONE) once every subscribed
- * dtrace session has acked it or DTP_ACK_MS have passed; with no session
- * subscribed, before it is parsed (see register_message()).
+ * dtrace session has acked it or DTP_ACK_MS have passed, while the next
+ * messages are served (dtp_subs.c; a session that does not read is not
+ * waited for); with no session subscribed, before it is parsed (see
+ * register_message()).
  *
  * One daemon serves a socket: it holds a lock on SOCKET.lock while it runs
  * (lock_socket_path()), and a second one refuses to start.
@@ -45,6 +47,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <syslog.h>
 #include <time.h>
@@ -53,6 +56,9 @@
 #include "dtprobed.h"
 
 #define DTP_RECV_MS	200
+/* Connections the kernel holds before dtprobed accepts them: a program
+ * forking hundreds of workers connects hundreds of times at once. */
+#define DTP_BACKLOG	1024
 
 static bool foreground;
 static volatile sig_atomic_t quit;
@@ -91,7 +97,50 @@ static void refuse(uid_t uid, pid_t pid, char *why, bool budget)
 		why);
 }
 
-static int listen_on(const char *path)
+/*
+ * Peers.  The sender's pid (SO_PEERCRED) is its pid when it connected; its
+ * message is served later, seconds later under load, when the pid may
+ * name another process (the sender exited and the pid was given again),
+ * which would receive the registration.  So the process itself is held
+ * from the accept: a pidfd the kernel took at connect (SO_PEERPIDFD, Linux
+ * 6.5), else one opened at the accept (pidfd_open(), a smaller window: the
+ * pid between connect and accept).  When served, a registration or an
+ * unregistration applies only if that process still runs once its
+ * mappings were read: while it runs, its pid names it.  A kernel with
+ * neither gives no pidfd (-1), and the pid is trusted as before.
+ */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD	77
+#endif
+
+/* The pidfd of cfd's peer, pid; -1 when the kernel has none to give (see
+ * "Peers"), -2 when the peer is gone already. */
+static int peer_pidfd(int cfd, pid_t pid)
+{
+	socklen_t len = sizeof(int);
+	int fd = -1;
+
+	if (getsockopt(cfd, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0)
+		return fd;
+	if (errno == ESRCH)
+		return -2;
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd >= 0)
+		return fd;
+	return errno == ESRCH ? -2 : -1;
+}
+
+/* Does the process of pidfd still run?  (No pidfd: assumed so.) */
+static bool peer_runs(int pidfd)
+{
+	struct pollfd pfd = { pidfd, POLLIN, 0 };
+
+	/* a pidfd is readable once its process exited */
+	return pidfd < 0 || poll(&pfd, 1, 0) == 0;
+}
+
+/* Listen on path, a socket of mode mode. */
+static int listen_on(const char *path, mode_t mode)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	int fd;
@@ -106,7 +155,7 @@ static int listen_on(const char *path)
 		goto fail;
 	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
-	    chmod(path, 0666) != 0 || listen(fd, 128) != 0)
+	    chmod(path, mode) != 0 || listen(fd, DTP_BACKLOG) != 0)
 		goto fail;
 	return fd;
 fail:
@@ -114,81 +163,6 @@ fail:
 	if (fd >= 0)
 		close(fd);
 	return -1;
-}
-
-/*
- * Subscribers: dtrace sessions that asked to hear of each registration
- * before the registering process goes on (dtprobed_proto.h, Handshake).
- * Only root or the daemon's own user may subscribe, since a subscriber
- * delays every registration by up to DTP_ACK_MS.  A subscriber whose
- * connection closes or fails is dropped; one that does not ack in time is
- * simply not waited for any longer (a late ack is read and ignored later).
- */
-#define DTP_SUBS_MAX	16
-#define DTP_ACK_MS	100
-
-typedef struct subscriber {
-	int fd;
-	pid_t pid;
-	bool waiting;		/* for the ack of the current notice */
-	bool dead;		/* to be dropped by subs_compact() */
-} subscriber_t;
-
-static subscriber_t subs[DTP_SUBS_MAX];
-static int nsubs;
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-static void notice_send(int fd, int op, pid_t pid, bool *failed)
-{
-	dtpv_notice_t nt = { .magic = DTPN_MAGIC, .version = DTPV_VERSION,
-			     .op = (uint16_t)op, .pid = (uint32_t)pid };
-
-	*failed = send(fd, &nt, sizeof(nt), MSG_DONTWAIT | MSG_NOSIGNAL) !=
-		  (ssize_t)sizeof(nt);
-}
-
-static void subs_compact(void)
-{
-	int j = 0;
-
-	for (int i = 0; i < nsubs; i++) {
-		if (subs[i].dead) {
-			dtp_log(LOG_INFO, "subscriber pid %d left",
-				(int)subs[i].pid);
-			close(subs[i].fd);
-		} else {
-			subs[j++] = subs[i];
-		}
-	}
-	nsubs = j;
-}
-
-/* Read what a subscriber sent: 1 if an ack of pid came, 0 if not, -1 if
- * the connection is closed or broken (the subscriber is marked dead). */
-static int sub_read(subscriber_t *s, pid_t pid)
-{
-	dtpv_notice_t nt;
-	int acked = 0;
-	ssize_t n;
-
-	while ((n = recv(s->fd, &nt, sizeof(nt), MSG_DONTWAIT)) > 0)
-		if (n == (ssize_t)sizeof(nt) &&
-		    memcmp(nt.magic, DTPN_MAGIC, 4) == 0 &&
-		    nt.op == DTPV_OP_ACK && pid > 0 &&
-		    nt.pid == (uint32_t)pid)
-			acked = 1;
-	if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
-		s->dead = true;
-		return -1;
-	}
-	return acked;
 }
 
 /* Is buf a bare header of operation op (a subscription, a sync)? */
@@ -204,64 +178,11 @@ static bool is_bare(const unsigned char *buf, ssize_t n, uint16_t op)
 	       h.size == sizeof(h);
 }
 
-/* Keep cfd as a subscriber.  Returns true if kept. */
-static bool sub_add(int cfd, const struct ucred *cred)
-{
-	char why[128];
-
-	if (cred->uid != 0 && cred->uid != geteuid())
-		snprintf(why, sizeof(why), "not permitted");
-	else if (nsubs == DTP_SUBS_MAX)
-		snprintf(why, sizeof(why), "too many subscribers");
-	else {
-		subs[nsubs++] = (subscriber_t){ .fd = cfd, .pid = cred->pid };
-		dtp_log(LOG_INFO, "subscriber pid %d", (int)cred->pid);
-		return true;
-	}
-	dtp_log(LOG_WARNING, "refused subscription from pid %d: %s",
-		(int)cred->pid, why);
-	return false;
-}
-
-/* pid registered: tell every subscriber and wait, DTP_ACK_MS in all at
- * most, for their acks. */
-static void subs_notify(pid_t pid)
-{
-	uint64_t deadline = now_ms() + DTP_ACK_MS;
-
-	for (int i = 0; i < nsubs; i++) {
-		bool failed;
-
-		notice_send(subs[i].fd, DTPV_OP_NOTICE, pid, &failed);
-		subs[i].waiting = !failed;
-		if (failed && errno != EAGAIN && errno != EWOULDBLOCK)
-			subs[i].dead = true;
-	}
-	for (;;) {
-		struct pollfd pfd[DTP_SUBS_MAX];
-		int map[DTP_SUBS_MAX], n = 0;
-		uint64_t now = now_ms();
-
-		for (int i = 0; i < nsubs; i++)
-			if (subs[i].waiting && !subs[i].dead) {
-				pfd[n] = (struct pollfd){ subs[i].fd, POLLIN, 0 };
-				map[n++] = i;
-			}
-		if (n == 0 || now >= deadline)
-			break;
-		if (poll(pfd, (nfds_t)n, (int)(deadline - now)) < 0 &&
-		    errno != EINTR)
-			break;
-		for (int k = 0; k < n; k++)
-			if (pfd[k].revents != 0 &&
-			    sub_read(&subs[map[k]], pid) != 0)
-				subs[map[k]].waiting = false;
-	}
-	subs_compact();
-}
-
+/* An unregistration of pid (pidfd, see "Peers"): from a process that
+ * exited, it is left to dtp_state_check(), which forgets the process's
+ * registrations, since its pid may name another process now. */
 static void unregister(const unsigned char *msg, size_t len, uid_t uid,
-		       pid_t pid)
+		       pid_t pid, int pidfd)
 {
 	char provider[DTPV_NAME_MAX], why[256] = "";
 	uint64_t site;
@@ -269,16 +190,8 @@ static void unregister(const unsigned char *msg, size_t len, uid_t uid,
 	if (dtp_msg_unregistration(msg, len, provider, &site, why,
 				   sizeof(why)) != 0)
 		refuse(uid, pid, why, false);
-	else
+	else if (peer_runs(pidfd))
 		dtp_state_unregister(pid, provider, site);
-}
-
-/* Answer a message of pid: op DTPV_OP_DONE, or DTPV_OP_REFUSED. */
-static void answer(int cfd, pid_t pid, int op)
-{
-	bool failed;
-
-	notice_send(cfd, op, pid, &failed);
 }
 
 /*
@@ -313,10 +226,28 @@ static uint64_t header_sites(const unsigned char *msg)
 	return h.nsites;
 }
 
+/* Read what the registration of base needs of pid, the sender (pidfd,
+ * see "Peers"), into snap: true, or false (nothing to free) when it cannot
+ * be read, with why, or when the sender exited (the pid may name another
+ * process now).  A sender that exited, a fork child that ended at once, is
+ * not refused: nothing of it is left to register, nor to say. */
+static bool snap_of_sender(pid_t pid, int pidfd, uint64_t base,
+			   dtp_snap_t *snap, char *why, size_t whysz)
+{
+	if (!peer_runs(pidfd) ||
+	    dtp_state_snap(pid, base, snap, why, whysz) != 0)
+		return false;
+	if (peer_runs(pidfd))
+		return true;
+	dtp_state_snap_free(snap);
+	return false;
+}
+
 /*
  * The answer to a registration.  The registering process waits for it in
  * its start-up.  With a session subscribed, it comes once the sessions
- * placed the process's probes (subs_notify()).  With none, nothing needs
+ * placed the process's probes (dtp_subs_notify(), which keeps cfd until
+ * then: returns true).  With none, nothing needs
  * the registration before the process goes on: the daemon reads what it
  * needs of the live process (dtp_state_snap(): its start time and
  * mappings), answers, and only then parses and applies the message, off
@@ -324,38 +255,39 @@ static uint64_t header_sites(const unsigned char *msg)
  * the daemon serves one message at a time, so whatever it answered before
  * is applied by the time it answers the sync.
  */
-static void register_message(int cfd, const unsigned char *msg, size_t len,
-			     const struct ucred *cred)
+static bool register_message(int cfd, const unsigned char *msg, size_t len,
+			     const struct ucred *cred, int pidfd)
 {
 	char why[256] = "";
 	pid_t pid = cred->pid;
 	usdt_reg_t *reg;
 	uint64_t base, parsed_base;
 	dtp_snap_t snap;
-	bool answered = false;
+	bool answered = false, kept = false;
 	int op, rc;
 
 	if (dtp_msg_header(msg, len, &base, why, sizeof(why)) != 0) {
 		refuse(cred->uid, pid, why, false);
-		answer(cfd, pid, DTPV_OP_DONE);
-		return;
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
+		return false;
 	}
 	/* Past its budget, told from the header alone: refused at once, at
 	 * no cost of a parse. */
 	if (dtp_state_over_budget(cred->uid, pid, header_sites(msg), why,
 				  sizeof(why))) {
 		refuse(cred->uid, pid, why, true);
-		answer(cfd, pid, DTPV_OP_REFUSED);
-		return;
+		dtp_answer(cfd, pid, DTPV_OP_REFUSED);
+		return false;
 	}
-	if (dtp_state_snap(pid, base, &snap, why, sizeof(why)) != 0) {
-		refuse(cred->uid, pid, why, false);
-		answer(cfd, pid, DTPV_OP_DONE);
-		return;
+	if (!snap_of_sender(pid, pidfd, base, &snap, why, sizeof(why))) {
+		if (peer_runs(pidfd))
+			refuse(cred->uid, pid, why, false);
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
+		return false;
 	}
 	snap.uid = cred->uid;
-	if (nsubs == 0) {
-		answer(cfd, pid, DTPV_OP_DONE);
+	if (dtp_subs_count() == 0) {
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
 		answered = true;
 		/* The answer woke the process with the hint that its waker
 		 * would sleep, which put it on this CPU, where it waited for
@@ -368,19 +300,24 @@ static void register_message(int cfd, const unsigned char *msg, size_t len,
 			   sizeof(why));
 	if (rc == 0)
 		rc = dtp_state_apply_snap(pid, &snap, reg, why, sizeof(why));
+	dtp_state_snap_free(&snap);
 	if (rc != 0)
 		refuse(cred->uid, pid, why, rc == DTP_OVER_BUDGET);
+	if (answered)
+		return false;
+	if (rc == 0)
+		kept = dtp_subs_notify(pid, cfd);
 	else
-		subs_notify(pid);
-	dtp_state_snap_free(&snap);
-	if (!answered)
-		answer(cfd, pid, DTPV_OP_DONE);
+		dtp_answer(cfd, pid, DTPV_OP_DONE);
+	return kept;
 }
 
 /* Serve one connection whose message arrived: apply it and answer with
  * DTPV_OP_DONE, unless it was a subscription; a sync is only answered.
- * Returns true if cfd is kept as a subscriber. */
-static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
+ * Returns true if cfd is kept: a subscriber, or a registration whose
+ * answer waits for the subscribers (dtp_subs.c). */
+static bool serve(int cfd, unsigned char *buf, const struct ucred *cred,
+		  int pidfd)
 {
 	pid_t pid = cred->pid;
 	char why[256] = "";
@@ -394,44 +331,40 @@ static bool serve(int cfd, unsigned char *buf, const struct ucred *cred)
 			 n, DTPV_MSG_MAX);
 		refuse(cred->uid, pid, why, false);
 	} else if (is_bare(buf, n, DTPV_OP_SUBSCRIBE)) {
-		return sub_add(cfd, cred);
+		return dtp_subs_add(cfd, cred);
 	} else if (is_bare(buf, n, DTPV_OP_SYNC)) {
 		/* answered below, after all that came before */
 	} else if (dtp_msg_is_unregistration(buf, (size_t)n)) {
-		unregister(buf, (size_t)n, cred->uid, pid);
+		unregister(buf, (size_t)n, cred->uid, pid, pidfd);
 	} else {
-		register_message(cfd, buf, (size_t)n, cred);
-		return false;
+		return register_message(cfd, buf, (size_t)n, cred, pidfd);
 	}
-	answer(cfd, pid, DTPV_OP_DONE);
+	dtp_answer(cfd, pid, DTPV_OP_DONE);
 	return false;
-}
-
-/* Between registrations: read (and ignore) late acks, and drop the
- * subscribers that left. */
-static void subs_check(const struct pollfd *pfd, int n)
-{
-	for (int k = 0; k < n && k < nsubs; k++)
-		if (pfd[k].revents != 0)
-			(void)sub_read(&subs[k], 0);
-	subs_compact();
 }
 
 /*
  * Connections waiting for their message.  Every connection is accepted at
  * once and kept here until its message arrives (then served) or
  * DTP_RECV_MS pass (then refused), so a client that connects and stays
- * silent delays nobody.  A user may hold DTP_CONNS_PER_UID of them at
- * once, and all users DTP_CONNS_MAX: a connection beyond is closed at
- * once, which the registration code sees and retries a few times.
+ * silent delays nobody.  An unprivileged user may hold DTP_CONNS_PER_UID
+ * of them at once, and all of them DTP_CONNS_MAX - DTP_CONNS_RESERVE; the
+ * privileged (dtp_privileged()) have no share of their own, so that a
+ * root program forking 200 workers, each registering at once, is served
+ * whole (a share of 32 once refused a third of them), and the reserve
+ * stays theirs whatever other users hold.  A connection beyond is closed
+ * at once and logged, which the registration code sees and retries a few
+ * times.
  */
 #define DTP_CONNS_MAX		512
+#define DTP_CONNS_RESERVE	256
 #define DTP_CONNS_PER_UID	32
 
 typedef struct conn {
 	int fd;
 	struct ucred cred;
-	uint64_t deadline;	/* now_ms() after which it is refused */
+	int pidfd;		/* the sender's ("Peers"), or -1 */
+	uint64_t deadline;	/* dtp_now_ms() after which it is refused */
 	bool ready;		/* its message came (the last poll) */
 } conn_t;
 
@@ -447,6 +380,21 @@ static int conns_of_uid(uid_t uid)
 	return n;
 }
 
+/* Is there room for one more connection of uid? */
+static bool conns_room(uid_t uid)
+{
+	int unprivileged = 0;
+
+	if (nconns == DTP_CONNS_MAX)
+		return false;
+	if (dtp_privileged(uid))
+		return true;
+	for (int i = 0; i < nconns; i++)
+		unprivileged += !dtp_privileged(conns[i].cred.uid);
+	return unprivileged < DTP_CONNS_MAX - DTP_CONNS_RESERVE &&
+	       conns_of_uid(uid) < DTP_CONNS_PER_UID;
+}
+
 /* Accept what the listening socket holds, within the bounds: a pid's
  * share of messages per window (each connection counts as one) and the
  * connections a user may hold. */
@@ -456,6 +404,7 @@ static void conns_accept(int lfd)
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
 		int cfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		int pidfd;
 		char why[128];
 
 		if (cfd < 0)
@@ -471,22 +420,40 @@ static void conns_accept(int lfd)
 			close(cfd);
 			continue;
 		}
-		if (nconns == DTP_CONNS_MAX ||
-		    conns_of_uid(cred.uid) >= DTP_CONNS_PER_UID) {
+		if (!conns_room(cred.uid)) {
 			snprintf(why, sizeof(why), "too many connections of "
 				 "uid %u", (unsigned)cred.uid);
 			refuse(cred.uid, cred.pid, why, false);
 			close(cfd);
 			continue;
 		}
-		conns[nconns++] = (conn_t){ cfd, cred, now_ms() + DTP_RECV_MS,
-					    false };
+		pidfd = peer_pidfd(cfd, cred.pid);
+		if (pidfd == -2) {
+			close(cfd);	/* it exited: see snap_of_sender() */
+			continue;
+		}
+		conns[nconns++] = (conn_t){ cfd, cred, pidfd,
+					    dtp_now_ms() + DTP_RECV_MS, false };
 	}
 }
 
-static void conn_drop(int i)
+static void conn_close_pidfd(conn_t *c)
 {
-	conns[i] = conns[--nconns];
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	c->pidfd = -1;
+}
+
+/* Drop the connections served (fd -1), keeping the others in their order:
+ * the order they came in. */
+static void conns_compact(void)
+{
+	int j = 0;
+
+	for (int i = 0; i < nconns; i++)
+		if (conns[i].fd >= 0)
+			conns[j++] = conns[i];
+	nconns = j;
 }
 
 /*
@@ -505,34 +472,53 @@ static void conns_serve_pass(unsigned char *buf, bool privileged)
 {
 	int served = 0;
 
-	/* Backwards: conn_drop() moves the last entry into the hole. */
-	for (int i = nconns - 1; i >= 0; i--) {
+	/* In the order they came: the oldest has waited longest (200
+	 * workers forking at once, served newest first, left the first
+	 * ones past the 200 ms their registration waits). */
+	for (int i = 0; i < nconns; i++) {
 		if (!conns[i].ready ||
 		    dtp_privileged(conns[i].cred.uid) != privileged)
 			continue;
 		if (!privileged && served++ == DTP_SERVE_UNPRIVILEGED)
 			break;
-		if (!serve(conns[i].fd, buf, &conns[i].cred))
+		if (!serve(conns[i].fd, buf, &conns[i].cred, conns[i].pidfd))
 			close(conns[i].fd);
-		conn_drop(i);
+		conn_close_pidfd(&conns[i]);
+		conns[i].fd = -1;
+		/* the acks that came meanwhile: a long round of
+		 * registrations answers each as its sessions ack it */
+		dtp_subs_poll();
 	}
+	conns_compact();
+}
+
+/* Has the message of connection c come since the last poll?  (Serving
+ * a round of many registrations may outlast a connection's time.) */
+static bool conn_has_message(const conn_t *c)
+{
+	struct pollfd pfd = { c->fd, POLLIN, 0 };
+
+	return poll(&pfd, 1, 0) == 1;
 }
 
 /* Refuse the connections past their time with no message. */
 static void conns_expire(void)
 {
-	uint64_t now = now_ms();
+	uint64_t now = dtp_now_ms();
 	char why[128];
 
-	for (int i = nconns - 1; i >= 0; i--) {
-		if (conns[i].ready || now < conns[i].deadline)
+	for (int i = 0; i < nconns; i++) {
+		if (conns[i].ready || now < conns[i].deadline ||
+		    conn_has_message(&conns[i]))
 			continue;
 		snprintf(why, sizeof(why), "no message within %d ms",
 			 DTP_RECV_MS);
 		refuse(conns[i].cred.uid, conns[i].cred.pid, why, false);
 		close(conns[i].fd);
-		conn_drop(i);
+		conn_close_pidfd(&conns[i]);
+		conns[i].fd = -1;
 	}
+	conns_compact();
 }
 
 /* Serve the connections whose message came (revents of their pollfd, one
@@ -550,11 +536,14 @@ static void conns_serve(const struct pollfd *pfd, int n, unsigned char *buf)
 /* How long poll() may sleep: until the next deadline, at most 1 s. */
 static int poll_timeout(void)
 {
-	uint64_t now = now_ms(), next = now + 1000;
+	uint64_t now = dtp_now_ms(), next = now + 1000;
+	int waiter = dtp_subs_expire();
 
 	for (int i = 0; i < nconns; i++)
 		if (conns[i].deadline < next)
 			next = conns[i].deadline;
+	if (waiter >= 0 && now + (uint64_t)waiter < next)
+		next = now + (uint64_t)waiter;
 	return next > now ? (int)(next - now) : 0;
 }
 
@@ -648,7 +637,8 @@ int main(int argc, char **argv)
 	const char *mappath = usdt_reg_map_path();
 	unsigned char *buf;
 	time_t last_check = 0;
-	int opt, lfd, lockfd;
+	char priv[PATH_MAX];
+	int opt, lfd, pfd_priv, lockfd;
 
 	if (argc == 2 && strcmp(argv[1], DTP_PARSER_ARG) == 0)
 		dtp_msg_parser_main();
@@ -687,28 +677,33 @@ int main(int argc, char **argv)
 	if (buf == NULL || dtp_state_init(statedir, mappath) != 0)
 		return 1;
 	dtp_discover(sock);
-	lfd = listen_on(sock);
-	if (lfd < 0)
+	/* the privileged socket (dtprobed_proto.h) first: root's programs
+	 * that find the public one find it too */
+	snprintf(priv, sizeof(priv), "%s%s", sock, DTPV_PRIV_SUFFIX);
+	pfd_priv = listen_on(priv, 0600);
+	lfd = listen_on(sock, 0666);
+	if (lfd < 0 || pfd_priv < 0)
 		return 1;
 	if (!foreground && detach() != 0)
 		return 1;
 	lock_note_pid(lockfd);
 	dtp_log(LOG_INFO, "listening on %s, state in %s", sock, statedir);
 	while (!quit) {
-		struct pollfd pfd[1 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
-			{ lfd, POLLIN, 0 } };
-		int ns = nsubs, nc = nconns;
+		struct pollfd pfd[2 + DTP_SUBS_MAX + DTP_CONNS_MAX] = {
+			{ pfd_priv, POLLIN, 0 }, { lfd, POLLIN, 0 } };
+		int ns = dtp_subs_pollfds(pfd + 2), nc = nconns;
 
-		for (int i = 0; i < ns; i++)
-			pfd[1 + i] = (struct pollfd){ subs[i].fd, POLLIN, 0 };
 		for (int i = 0; i < nc; i++)
-			pfd[1 + ns + i] = (struct pollfd){ conns[i].fd, POLLIN, 0 };
-		if (poll(pfd, (nfds_t)(1 + ns + nc), poll_timeout()) >= 0) {
-			subs_check(pfd + 1, ns);
-			conns_serve(pfd + 1 + ns, nc, buf);
+			pfd[2 + ns + i] = (struct pollfd){ conns[i].fd, POLLIN, 0 };
+		if (poll(pfd, (nfds_t)(2 + ns + nc), poll_timeout()) >= 0) {
+			dtp_subs_read(pfd + 2, ns);
+			conns_serve(pfd + 2 + ns, nc, buf);
 			if (pfd[0].revents & POLLIN)
+				conns_accept(pfd_priv);
+			if (pfd[1].revents & POLLIN)
 				conns_accept(lfd);
 		}
+		(void)dtp_subs_expire();
 		dtp_msg_prepare();
 		if (time(NULL) != last_check) {
 			last_check = time(NULL);
@@ -716,13 +711,16 @@ int main(int argc, char **argv)
 			dtp_log_tick();
 		}
 	}
-	for (int i = 0; i < nconns; i++)
+	for (int i = 0; i < nconns; i++) {
 		close(conns[i].fd);
-	for (int i = 0; i < nsubs; i++)
-		close(subs[i].fd);
+		conn_close_pidfd(&conns[i]);
+	}
+	dtp_subs_close();
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
+	unlink(priv);
 	close(lfd);
+	close(pfd_priv);
 	close(lockfd);
 	free(buf);
 	return 0;

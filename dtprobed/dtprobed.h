@@ -13,6 +13,8 @@
  *		registration was sent while no daemon listened
  *   dtp_budget.c	what each user may hold (sites, bytes of state) and
  *		log; who is privileged
+ *   dtp_subs.c	the subscribed dtrace sessions, and the registrations
+ *		whose answer waits for their acks
  *
  * What it shares: the USDT contract of libusdt/ (the message, the state
  * files' reader and writer, the pinned map's key and value, the
@@ -132,6 +134,39 @@ bool dtp_state_over_budget(uid_t uid, pid_t pid, uint64_t nsites, char *why,
 			   size_t whysz);
 /* Messages of pid in the current window: false when over the limit. */
 bool dtp_state_rate_ok(pid_t pid);
+
+/* dtp_subs.c.  The subscribed dtrace sessions (at most DTP_SUBS_MAX),
+ * and the registrations whose answer waits for their acks (DTP_ACK_MS at
+ * most). */
+#define DTP_SUBS_MAX	16
+#define DTP_ACK_MS	100
+struct pollfd;
+struct ucred;
+/* CLOCK_MONOTONIC in milliseconds. */
+uint64_t dtp_now_ms(void);
+/* Send the answer op (DTPV_OP_DONE, DTPV_OP_REFUSED) to pid on cfd. */
+void dtp_answer(int cfd, pid_t pid, int op);
+int dtp_subs_count(void);
+/* Keep cfd, whose peer has cred, as a subscriber; true if kept (else
+ * refused, logged, and cfd is the caller's to close). */
+bool dtp_subs_add(int cfd, const struct ucred *cred);
+/* The subscribers' descriptors, for poll(); returns their count. */
+int dtp_subs_pollfds(struct pollfd *pfd);
+/* Read what the subscribers sent (pfd as dtp_subs_pollfds() filled it,
+ * after poll()): their acks answer the registrations they waited for. */
+void dtp_subs_read(const struct pollfd *pfd, int n);
+/* The same without waiting: poll, read, expire. */
+void dtp_subs_poll(void);
+/* pid registered, on cfd: tell the subscribers.  true when cfd waits for
+ * their acks (it is then answered and closed here); false when it was
+ * answered at once (none to wait for) and is the caller's to close. */
+bool dtp_subs_notify(pid_t pid, int cfd);
+/* Answer the registrations past their time (a subscriber that did not ack
+ * is no longer waited for until it does); the milliseconds until the next
+ * one's time, or -1 when none waits. */
+int dtp_subs_expire(void);
+/* Answer every waiting registration and close the subscriptions. */
+void dtp_subs_close(void);
 
 /* dtp_discover.c.  Register, as if they had sent it, the `dtrace -G`
  * registrations of running processes that the state does not hold and

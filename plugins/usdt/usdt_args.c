@@ -25,11 +25,19 @@
  * A symbol's link-time address is turned into a run-time one without knowing
  * the load base: the probe site's own run-time address is in pt_regs->ip,
  * so the value's address is ip + (sym - site), a memory operand based on ip.
+ *
+ * Whose declared types are taken (usdt_decl_trusted()): a registration
+ * with dtprobed may declare its process's argument types (a description
+ * made without `dtrace -G`); only one sent by a process of root or of the
+ * session's user types the session's probes, so that no other user
+ * changes how root's script compiles.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "usdt_impl.h"
 
@@ -297,4 +305,33 @@ int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* May a process of uid declare the types of this session's probes? */
+static bool uid_trusted(unsigned long uid)
+{
+	return uid == 0 || uid == (unsigned long)getuid();
+}
+
+bool usdt_decl_trusted(pid_t pid)
+{
+	char path[64], line[256];
+	unsigned long ruid, euid;
+	bool trusted = false;
+	FILE *f;
+
+	/* The status file tells the process's credentials, which its owner
+	 * cannot fake (/proc/PID's owner is root for a process that made
+	 * itself undumpable). */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Uid: %lu %lu", &ruid, &euid) == 2) {
+			trusted = uid_trusted(ruid) && uid_trusted(euid);
+			break;
+		}
+	fclose(f);
+	return trusted;
 }

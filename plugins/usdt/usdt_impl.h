@@ -10,7 +10,8 @@
  *			inode) for the session.
  *   usdt_args.c	decodes one note's argument specifications
  *			("-4@%eax", "8@-16(%rbp)", "8@sym(%rip)", ...) into
- *			locations the trampoline can read.
+ *			locations the trampoline can read; whose declared
+ *			types are taken (usdt_decl_trusted()).
  *   usdt_tramp.c	the run-time spec table (a BPF hash map keyed on the
  *			attach cookie) and the trampoline that reads it, or
  *			carries the specs of its program's few sites.
@@ -86,6 +87,13 @@ int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
 /* The pt_regs byte offset of a register name without '%' ("eax", "r8d",
  * "ah" gives rax's offset + 1), or -1. */
 int usdt_reg_offset(const char *name, size_t len);
+/* Whether the argument types that process pid registered with dtprobed
+ * may type this session's probes of it: its real and effective users are
+ * root or the session's own user.  Another user's declarations would
+ * change how a clause whose probes include that process's compiles
+ * (a glob's args[] would disagree), so they are not taken: the notes'
+ * sizes type its arguments. */
+bool usdt_decl_trusted(pid_t pid);
 
 /* One probe site, as a note describes it. */
 typedef struct usdt_note {	/* strings: the file's text */

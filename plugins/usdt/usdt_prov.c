@@ -299,7 +299,8 @@ static void probe_decl_from_reg(usdt_probe_t *pr, const usdt_reg_t *r,
  * file with dtprobed (a description made another way).  Any user's process
  * may register declarations for a file it maps, so a registration never
  * applies to the probes of other processes, nor to the probe of the
- * processes not seen yet.  Notes alone give no types.
+ * processes not seen yet, and only when root or the session's user sent
+ * it (usdt_decl_trusted()).  Notes alone give no types.
  */
 static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 			    const usdt_file_t *f, const usdt_note_t *note)
@@ -321,7 +322,8 @@ static void probe_find_decl(usdt_state_t *st, usdt_probe_t *pr,
 	for (const usdt_reg_t *r = st->regs; r != NULL; r = r->next) {
 		if ((dev_t)r->dev != f->dev || (ino_t)r->ino != f->ino ||
 		    strcmp(r->provider, note->provider) != 0 ||
-		    pr->pid == 0 || r->pid != pr->pid)
+		    pr->pid == 0 || r->pid != pr->pid ||
+		    !usdt_decl_trusted(r->pid))
 			continue;
 		for (int i = 0; i < r->nprobes; i++)
 			if (strcmp(r->probes[i].name, note->name) == 0) {

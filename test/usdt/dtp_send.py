@@ -15,6 +15,11 @@
                                "synced" when it had one at the second,
                                else "unsynced"
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
+    dtp_send.py SOCKET once    send the message good sends, and exit at once
+                               (no wait for the answer)
+    dtp_send.py SOCKET timed N register "pyprov" as good does N times, each
+                               on a connection of its own; print the
+                               milliseconds each answer took, a line each
     dtp_send.py SOCKET idle N SECONDS
                                open N connections, send nothing, hold
                                them for SECONDS
@@ -215,6 +220,14 @@ def main():
                               base=code, site=code + 16 + i * nsites))
         print('answered', nregs, flush=True)
         time.sleep(float(sys.argv[5]))
+    elif what == 'once':
+        send(path, message(), 0)
+    elif what == 'timed':
+        data = message()
+        for _ in range(int(sys.argv[3])):
+            t0 = time.monotonic()
+            ask(path, data)
+            print('%d' % ((time.monotonic() - t0) * 1000), flush=True)
     elif what == 'idle':
         idle(path, int(sys.argv[3]), float(sys.argv[4]))
     elif what == 'refuse-once':

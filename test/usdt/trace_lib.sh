@@ -5,7 +5,8 @@
 # test's scratch directory; the test-owned dtprobed comes from daemon_lib.sh.
 #
 # Provides: what daemon_lib.sh provides, and build_app NAME COMPILER SRC
-# CFLAGS LDFLAGS, build_all, has_line FILE REGEX, missed FILE PID FIRST END.
+# CFLAGS LDFLAGS, build_all, build_workers, has_line FILE REGEX, missed FILE
+# PID FIRST END.
 set -u
 [ -x "${DTRACE:-}" ] || { echo "no dtrace"; exit 77; }
 [ -x "$B/dtprobed" ] || { echo "no $B/dtprobed"; exit 77; }
@@ -72,6 +73,15 @@ build_app() {
 	"$DTRACE" -G -s "$W/${PROV:-prov.d}" -o "$W/${name}_prov.o" "$W/$name.o" &&
 	$c $cf $lf -o "$W/$name" "$W/$name.o" "$W/${name}_prov.o" -ldl ||
 		{ fail "building $name"; return 1; }
+}
+
+# build_workers: $W/workers from workers.c, with its own provider
+# (workers.d: workers:::tick), which no other test's session matches.
+build_workers() {
+	cp "$TESTDIR/usdt/workers.d" . &&
+	"$DTRACE" -h -s workers.d -o workers.h &&
+	PROV=workers.d build_app workers cc "$TESTDIR/usdt/workers.c" "-O2" "" ||
+		{ fail "building workers"; exit 1; }
 }
 
 build_all() {

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# @timeout: 120
+# Another user's connect flood does not lose root's registrations.  Sixteen
+# processes of a throwaway user connect and send garbage as fast as they
+# can (the flood of dtp_send.py) while root starts twenty programs built
+# with `dtrace -G`: each is registered, and whatever dtprobed refused is
+# in its log (the flood's refusals, counted past the user's lines).  A
+# share of 32 connections per user, root's included, and a backlog of 128
+# once lost 1 in 10 of root's registrations, with no line said.
+. "$TESTDIR/sh/lib/test_lib.sh"
+. "$TESTDIR/usdt/trace_lib.sh"
+. "$TESTDIR/sh/lib/user_lib.sh"
+[ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3"; exit 77; }
+throwaway_user
+trap 'remove_throwaway_user; daemon_cleanup' EXIT
+U=$(user_dir u) || { echo "cannot make the user's directory"; exit 1; }
+cp "$TESTDIR/usdt/dtp_send.py" "$U/dtp_send.py"
+write_provider
+"$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
+build_app app cc "$TESTDIR/usdt/app.c" "-O2" "" || exit 1
+start_daemon
+
+# the flood, again and again until the end of root's programs
+as_user /bin/sh -c 'while [ ! -e stop ]; do
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16; do
+		/usr/bin/python3 u/dtp_send.py "$DTPROBED_SOCKET" flood &
+	done
+	wait
+done' &
+flood=$!; bgpids+=("$flood")
+sleep 1
+apps=()
+for i in $(seq 20); do
+	"$W/app" 60 100 >/dev/null & apps+=("$!"); bgpids+=("$!")
+	sleep 0.1
+done
+lost=0
+for a in "${apps[@]}"; do
+	wait_for 10 test -f "state/$a" && continue
+	lost=$((lost + 1))
+	grep -q "pid $a:" dtprobed.log || fail "root's pid $a lost without a word"
+done
+touch stop	# (the user's processes end with it, at exit)
+[ "$lost" = 0 ] || fail "$lost of root's 20 registrations lost"
+grep -c "refused registration" dtprobed.log | sed 's/^/refusals logged: /'
+exit $status

@@ -1,0 +1,4 @@
+/* SPDX-License-Identifier: MIT */
+provider workers {
+	probe tick(int);
+};
