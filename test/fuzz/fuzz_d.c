@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dt_bpf.h"
+#include "dt_btf.h"
 #include "dt_cg_impl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -54,6 +55,7 @@ static void session_close(dtrace_hdl_t *dtp, dt_compiled_clause_t **ccs,
 	dtp->clauses = ccs;	/* the session frees its clauses this way */
 	dtp->nclauses = n;
 	dt_cg_fini(dtp);
+	dt_btf_fini(dtp);	/* curthread's type is the kernel's BTF */
 	dt_bpf_fini(dtp);
 	dt_typetab_destroy(dtp->types);
 	for (int i = 0; i < n; i++) {
