@@ -34,12 +34,15 @@ check pid "$(grep -v '^done$' out | grep .)" \
 
 # d_execargs() of the current thread: its arguments joined by spaces, as
 # much as strsize holds; of another thread, "" (its memory is not mapped).
+# The switch away is taken once nap() was entered (the target may sleep
+# before, in its start-up), and the two lines, which two CPUs may give,
+# are compared sorted.
 "$DTRACE" -q -x strsize=12 -c "$T 1 1" -n '
-pid$target::nap:entry { printf("[%s]\n", d_execargs(curthread)); }
-sched:::off-cpu /pid == $target && args[0]->tgid != pid/ {
+pid$target::nap:entry { printf("[%s]\n", d_execargs(curthread)); napped = 1; }
+sched:::off-cpu /napped && pid == $target && args[0]->tgid != pid/ {
 	printf("[%s]\n", d_execargs(args[0])); exit(0);
 }' >out 2>err || fail_run "d_execargs"
-check d_execargs "$(grep -v '^done$' out | grep .)" "\[${T:0:12}\]\|\[\]\|"
+check d_execargs "$(grep -v '^done$' out | grep . | sort)" "\[${T:0:12}\]\|\[\]\|"
 "$DTRACE" -n 'BEGIN { trace(d_execargs("x")); }' >out 2>err
 check refused "$(cat err)" \
 'dtrace: invalid probe specifier .*: d_execargs\( \) argument #1 is incompatible with prototype:\|	prototype: struct task_struct \*\|	 argument: string\|'
