@@ -25,6 +25,16 @@ daemon_cleanup() {
 	wait 2>/dev/null
 	rm -rf "$PINDIR"
 }
+
+# daemon_user: a throwaway user (user_lib.sh, which the test sources
+# too) for a test of dtprobed, removed at exit with the test's daemon; $U
+# is a directory of the user's.
+daemon_user() {
+	throwaway_user
+	trap 'remove_throwaway_user; daemon_cleanup' EXIT
+	U=$(user_dir u) || { echo "cannot make the user's directory"; exit 1; }
+}
+
 trap daemon_cleanup EXIT
 
 # wait_for SECONDS COMMAND...: until COMMAND succeeds.

@@ -11,9 +11,7 @@
 . "$TESTDIR/usdt/trace_lib.sh"
 . "$TESTDIR/sh/lib/user_lib.sh"
 command -v setpriv >/dev/null || { echo "no setpriv"; exit 77; }
-throwaway_user
-trap 'remove_throwaway_user; daemon_cleanup' EXIT
-user_dir u >/dev/null || { echo "cannot make the user's directory"; exit 1; }
+daemon_user
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }
 build_app app cc "$TESTDIR/usdt/app.c" "-O2" "" || exit 1

@@ -19,9 +19,7 @@
 . "$TESTDIR/sh/lib/user_lib.sh"
 [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3"; exit 77; }
 command -v bpftool >/dev/null || { echo "no bpftool"; exit 77; }
-throwaway_user
-trap 'remove_throwaway_user; daemon_cleanup' EXIT
-U=$(user_dir u) || { echo "cannot make the user's directory"; exit 1; }
+daemon_user
 cp "$TESTDIR/usdt/dtp_send.py" "$U/dtp_send.py"
 write_provider
 "$DTRACE" -h -s prov.d -o prov.h || { fail "dtrace -h"; exit 1; }

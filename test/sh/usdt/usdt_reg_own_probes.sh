@@ -19,9 +19,7 @@
 need_dtrace
 need_sdt
 [ -x /usr/bin/python3 ] || { echo "no /usr/bin/python3"; exit 77; }
-throwaway_user
-trap 'remove_throwaway_user; daemon_cleanup' EXIT
-U=$(user_dir u) || { echo "cannot make the user's directory"; exit 1; }
+daemon_user
 gcc -O2 -o "$U/sdt_args" "$TESTDIR/progs/sdt_args.c" || exit 1
 chmod 755 "$U/sdt_args"
 cp "$TESTDIR/usdt/dtp_send.py" "$U/dtp_send.py"
