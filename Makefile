@@ -102,12 +102,12 @@ DTRACE_LIBS := -lbpf -lelf -ldw -lunwind-ptrace -lunwind-generic -lunwind \
 
 # Objects shared with the plugins and dtprobed (ELF and symbol handling,
 # /proc/PID/maps, opening the files other processes name, and the utility
-# layer of base/: the hash table, the /proc readers; the growable array is
-# <dtrace/array.h>, a header the plugins use too):
+# layer of base/: the /proc readers; the hash table and the growable array
+# are <dtrace/hash.h> and <dtrace/array.h>, headers the plugins use too):
 # compiled once more into a static library.  Everything is built -fPIC, so
 # the same flags serve; the separate directory keeps the two copies apart.
 COMMON_SRCS := $(filter %/dt_elf.c %/dt_elf_stapsdt.c %/dt_procmaps.c \
-		%/dt_untrusted.c %/dt_hash.c %/dt_procfs.c,\
+		%/dt_untrusted.c %/dt_procfs.c,\
 		$(DTRACE_SRCS))
 COMMON_OBJS := $(COMMON_SRCS:%.c=$(O)/common/%.o)
 COMMON_LIB  := $(B)/libdtcommon.a

@@ -39,11 +39,11 @@ layers() {
 # D types, compile error tags, the compile control block's arena and
 # error exit (dt_pcb), which the handle embeds, and the guard around
 # every call into a plugin, which names it when it crashes (dt_plugcall).
-# The utility layer: the one hash function and hash table (dt_hash), the
-# growable array (dt_array.h: <dtrace/array.h>, which plugins use too),
-# what is read of a process in /proc (its stat, environment, root and
-# mount namespace: dt_procfs); these use nothing of the engine and are
-# also compiled into libdtcommon.a.
+# The utility layer: the one hash function and hash table (dt_hash.h:
+# <dtrace/hash.h>) and the growable array (dt_array.h: <dtrace/array.h>),
+# headers that plugins use too; what is read of a process in /proc (its
+# stat, environment, root and mount namespace: dt_procfs).  These use
+# nothing of the engine; dt_procfs is also compiled into libdtcommon.a.
 # May call: no other folder.  dt_impl.h includes compiler/dt_ast.h (the
 # compile control block holds the parse tree): the one include across
 # the order, until the handle is split.

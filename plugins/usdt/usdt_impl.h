@@ -40,6 +40,7 @@
 #include <sys/types.h>
 #include <time.h>
 #include <dtrace/array.h>
+#include <dtrace/hash.h>
 #include <dtrace/provider.h>
 
 #include "usdt_decl.h"	/* libusdt: .dtrace_prov declarations */
@@ -173,23 +174,40 @@ typedef struct usdt_file {
 	struct usdt_file *next;
 } usdt_file_t;
 
-/* A file known to hold nothing to trace, by identity. */
-typedef struct usdt_fileid {
-	bool used;		/* the slot holds one */
+/* A file as /proc/PID/maps names it: the key of the plugin's tables. */
+typedef struct usdt_devino {
 	dev_t dev;
 	ino_t ino;
+} usdt_devino_t;
+
+static inline uint64_t usdt_devino_hash(dev_t dev, ino_t ino)
+{
+	return dtrace_hash_u64(dtrace_hash_u64(DTRACE_HASH_INIT, dev), ino);
+}
+
+static inline bool usdt_devino_eq(const void *elem, const void *key)
+{
+	const usdt_devino_t *a = (const usdt_devino_t *)elem;
+	const usdt_devino_t *b = (const usdt_devino_t *)key;
+
+	return a->dev == b->dev && a->ino == b->ino;
+}
+
+/* A file known to hold nothing to trace, by (dev, inode), and the size
+ * and mtime it had then. */
+typedef struct usdt_fileid {
+	usdt_devino_t id;	/* first: the key */
 	off_t size;
 	struct timespec mtime;
 } usdt_fileid_t;
 
-/* Files remembered as holding nothing to trace (a power of two): some
- * 160 KB at most; when three quarters are taken, the set starts over. */
+/* Files remembered as holding nothing to trace: some 200 KB at most; when
+ * that many are known, the set starts over. */
 #define USDT_IGNORED_MAX	4096
 
 typedef struct usdt_filecache {
 	usdt_file_t *files;	/* with notes */
-	usdt_fileid_t *ignored;	/* USDT_IGNORED_MAX slots, open addressing */
-	int nignored;
+	dtrace_htab_t ignored;	/* of usdt_fileid_t */
 } usdt_filecache_t;
 
 /* The file's notes, read once per (dev, inode, size, mtime) as stat(path)

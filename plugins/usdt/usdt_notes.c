@@ -259,70 +259,56 @@ usdt_file_t *usdt_file_read(const dtrace_host_t *h, dtrace_provider_t *pv,
 
 /* --- the set of files with nothing to trace --- */
 
-static bool same_identity(const usdt_fileid_t *id, const struct stat *sb)
+/* The file of (dev, ino) as the set knows it, whatever its size and
+ * mtime, or NULL. */
+static const usdt_fileid_t *ignored_id(const usdt_filecache_t *fc, dev_t dev,
+				       ino_t ino)
 {
-	return id->dev == sb->st_dev && id->ino == sb->st_ino &&
-	       id->size == sb->st_size &&
-	       id->mtime.tv_sec == sb->st_mtim.tv_sec &&
-	       id->mtime.tv_nsec == sb->st_mtim.tv_nsec;
+	usdt_devino_t key = { dev, ino };
+
+	return dtrace_htab_find(&fc->ignored, usdt_devino_hash(dev, ino), &key);
 }
 
-/* The first slot of a file: by (dev, inode) alone, so that a file can be
- * looked up by what /proc/PID/maps shows of it. */
-static size_t id_hash(dev_t dev, ino_t ino)
-{
-	uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32)) *
-		     0x9e3779b97f4a7c15ull;
-
-	return (size_t)(h ^ (h >> 29)) & (USDT_IGNORED_MAX - 1);
-}
-
-static size_t identity_slot(const usdt_filecache_t *fc, const struct stat *sb)
-{
-	size_t i = id_hash(sb->st_dev, sb->st_ino);
-	while (fc->ignored[i].used && !same_identity(&fc->ignored[i], sb))
-		i = (i + 1) & (USDT_IGNORED_MAX - 1);
-	return i;
-}
-
-/* Whether a file of (dev, ino) is in the set, whatever its size and
- * mtime. */
 static bool is_ignored_id(const usdt_filecache_t *fc, dev_t dev, ino_t ino)
 {
-	if (fc->ignored == NULL)
-		return false;
-	for (size_t i = id_hash(dev, ino); fc->ignored[i].used;
-	     i = (i + 1) & (USDT_IGNORED_MAX - 1))
-		if (fc->ignored[i].dev == dev && fc->ignored[i].ino == ino)
-			return true;
-	return false;
+	return ignored_id(fc, dev, ino) != NULL;
 }
 
+/* Whether the file of identity sb is in the set: a file rewritten in
+ * place since (another size or mtime) is read again. */
 static bool is_ignored(const usdt_filecache_t *fc, const struct stat *sb)
 {
-	return fc->ignored != NULL &&
-	       fc->ignored[identity_slot(fc, sb)].used;
+	const usdt_fileid_t *id = ignored_id(fc, sb->st_dev, sb->st_ino);
+
+	return id != NULL && id->size == sb->st_size &&
+	       id->mtime.tv_sec == sb->st_mtim.tv_sec &&
+	       id->mtime.tv_nsec == sb->st_mtim.tv_nsec;
 }
 
 /* Remember that the file of identity sb has nothing to trace.  Out of
  * memory, it is merely read again next time. */
 static void ignore(usdt_filecache_t *fc, const struct stat *sb)
 {
-	if (fc->ignored == NULL &&
-	    (fc->ignored = calloc(USDT_IGNORED_MAX,
-				  sizeof(*fc->ignored))) == NULL)
-		return;
-	if ((fc->nignored + 1) * 4 > USDT_IGNORED_MAX * 3) {
-		memset(fc->ignored, 0, USDT_IGNORED_MAX * sizeof(*fc->ignored));
-		fc->nignored = 0;
-	}
-	usdt_fileid_t *id = &fc->ignored[identity_slot(fc, sb)];
-	if (id->used)
-		return;
-	*id = (usdt_fileid_t){ .used = true, .dev = sb->st_dev,
-			       .ino = sb->st_ino, .size = sb->st_size,
-			       .mtime = sb->st_mtim };
-	fc->nignored++;
+	usdt_devino_t key = { sb->st_dev, sb->st_ino };
+
+	if (fc->ignored.esize == 0)
+		dtrace_htab_init(&fc->ignored, sizeof(usdt_fileid_t),
+				 usdt_devino_eq);
+	if (dtrace_htab_count(&fc->ignored) >= USDT_IGNORED_MAX)
+		dtrace_htab_clear(&fc->ignored);
+	usdt_fileid_t *id = dtrace_htab_insert(&fc->ignored,
+			usdt_devino_hash(key.dev, key.ino), &key, NULL);
+	if (id != NULL)
+		*id = (usdt_fileid_t){ .id = key, .size = sb->st_size,
+				       .mtime = sb->st_mtim };
+}
+
+static void unignore(usdt_filecache_t *fc, const struct stat *sb)
+{
+	usdt_devino_t key = { sb->st_dev, sb->st_ino };
+
+	dtrace_htab_remove(&fc->ignored, usdt_devino_hash(key.dev, key.ino),
+			   &key);
 }
 
 static struct stat identity_of(const usdt_file_t *f)
@@ -361,6 +347,7 @@ usdt_file_t *usdt_file_get(usdt_filecache_t *fc, const dtrace_host_t *h,
 		errno = 0;
 		return NULL;
 	}
+	unignore(fc, &sb);	/* rewritten in place since, with notes now */
 	f->next = fc->files;
 	fc->files = f;
 	return f;
@@ -413,7 +400,5 @@ void usdt_filecache_free(usdt_filecache_t *fc)
 		fc->files = f->next;
 		usdt_file_free(f);
 	}
-	free(fc->ignored);
-	fc->ignored = NULL;
-	fc->nignored = 0;
+	dtrace_htab_fini(&fc->ignored);
 }

@@ -26,66 +26,43 @@
 
 #include "usdt_impl.h"
 
+/* A file whose path names it here: v[idx] maps it. */
+typedef struct named_here {
+	usdt_devino_t id;	/* first: the key */
+	int idx;
+} named_here_t;
+
 typedef struct mapping_set {
 	usdt_mapping_t *v;
 	int n, cap;
-	int *here;		/* open addressing by (dev, inode): 1 + the
-				   index in v of a mapping whose path names
-				   the file here; 0 is an empty slot */
-	int nhere, herecap;	/* herecap: a power of two, or 0 */
+	dtrace_htab_t here;	/* of named_here_t */
 } mapping_set_t;
 
-static size_t id_slot(const mapping_set_t *s, dev_t dev, ino_t ino)
-{
-	uint64_t h = ((uint64_t)ino ^ ((uint64_t)dev << 32)) *
-		     0x9e3779b97f4a7c15ull;
-	size_t mask = (size_t)s->herecap - 1, i = (size_t)(h >> 17) & mask;
-
-	while (s->here[i] != 0 && (s->v[s->here[i] - 1].dev != dev ||
-				   s->v[s->here[i] - 1].ino != ino))
-		i = (i + 1) & mask;
-	return i;
-}
+#define MAPPING_SET_INIT \
+	{ .here = DTRACE_HTAB_INIT(named_here_t, usdt_devino_eq) }
 
 /* A mapping of the file (dev, ino) whose path names it here, found earlier
  * in this scan, or NULL. */
 static const usdt_mapping_t *set_known_here(const mapping_set_t *s, dev_t dev,
 					    ino_t ino)
 {
-	if (s->herecap == 0)
-		return NULL;
-	int k = s->here[id_slot(s, dev, ino)];
-	return k ? &s->v[k - 1] : NULL;
-}
-
-static void set_rehash(mapping_set_t *s, int *old, int oldcap)
-{
-	for (int i = 0; i < oldcap; i++) {
-		if (old[i] == 0)
-			continue;
-		const usdt_mapping_t *m = &s->v[old[i] - 1];
-		s->here[id_slot(s, m->dev, m->ino)] = old[i];
-	}
+	usdt_devino_t key = { dev, ino };
+	const named_here_t *k = dtrace_htab_find(&s->here,
+						 usdt_devino_hash(dev, ino),
+						 &key);
+	return k ? &s->v[k->idx] : NULL;
 }
 
 /* Remember that v[idx]'s path names its file here.  Out of memory, the
  * next process that maps it merely costs a stat. */
 static void set_remember_here(mapping_set_t *s, int idx)
 {
-	if ((s->nhere + 1) * 2 > s->herecap) {
-		int cap = s->herecap ? s->herecap * 2 : 256;
-		int *here = calloc((size_t)cap, sizeof(*here)), *old = s->here;
-		if (here == NULL)
-			return;
-		s->here = here;
-		set_rehash(s, old, s->herecap);
-		s->herecap = cap;
-		free(old);
-	}
-	size_t i = id_slot(s, s->v[idx].dev, s->v[idx].ino);
-	if (s->here[i] == 0)
-		s->nhere++;
-	s->here[i] = idx + 1;
+	usdt_devino_t key = { s->v[idx].dev, s->v[idx].ino };
+	named_here_t *k = dtrace_htab_insert(&s->here,
+					     usdt_devino_hash(key.dev, key.ino),
+					     &key, NULL);
+	if (k != NULL)
+		*k = (named_here_t){ .id = key, .idx = idx };
 }
 
 static bool set_has(const mapping_set_t *s, pid_t pid, dev_t dev, ino_t ino)
@@ -161,9 +138,9 @@ static int proc_scan(const dtrace_host_t *h, pid_t pid, mapping_set_t *s)
 int usdt_proc_mappings(const dtrace_host_t *h, pid_t pid,
 		       usdt_mapping_t **out)
 {
-	mapping_set_t s = { 0 };
+	mapping_set_t s = MAPPING_SET_INIT;
 	int err = proc_scan(h, pid, &s);
-	free(s.here);
+	dtrace_htab_fini(&s.here);
 	if (err) {
 		usdt_mappings_free(s.v, s.n);
 		return err;
@@ -174,7 +151,7 @@ int usdt_proc_mappings(const dtrace_host_t *h, pid_t pid,
 
 int usdt_all_mappings(const dtrace_host_t *h, usdt_mapping_t **out)
 {
-	mapping_set_t s = { 0 };
+	mapping_set_t s = MAPPING_SET_INIT;
 	DIR *d = opendir("/proc");
 	if (d == NULL)
 		return -errno;
@@ -188,7 +165,7 @@ int usdt_all_mappings(const dtrace_host_t *h, usdt_mapping_t **out)
 		err = proc_scan(h, (pid_t)atoi(de->d_name), &s);
 	}
 	closedir(d);
-	free(s.here);
+	dtrace_htab_fini(&s.here);
 	if (err == -ENOMEM) {
 		usdt_mappings_free(s.v, s.n);
 		return err;

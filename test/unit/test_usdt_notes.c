@@ -685,7 +685,8 @@ static void test_cache_rewrite(const char *bins[2], usdt_file_t *files[2])
 
 /* What the cache keeps: a file with notes, read, holds no descriptor (the
  * engine's file released); a file without notes and a file forgotten are
- * remembered by identity alone, and not read again. */
+ * remembered by identity alone, and not read again, unless rewritten in
+ * place since. */
 static void test_cache_keeps(const char *bin)
 {
 	char path[4200];
@@ -698,11 +699,11 @@ static void test_cache_keeps(const char *bin)
 	CHECK(f != NULL && strcmp(f->notes[0].provider, "sdt_test") == 0,
 	      "%s: the notes' strings", bin);
 	usdt_filecache_forget(&fc, f);
-	CHECK(fc.files == NULL && fc.nignored == 1, "%s", bin);
+	CHECK(fc.files == NULL && dtrace_htab_count(&fc.ignored) == 1, "%s", bin);
 	errno = EBADF;
 	CHECK(usdt_file_get(&fc, &test_host, NULL, bin) == NULL && errno == 0,
 	      "%s: forgotten, read again", bin);
-	CHECK(fc.files == NULL && fc.nignored == 1, "%s", bin);
+	CHECK(fc.files == NULL && dtrace_htab_count(&fc.ignored) == 1, "%s", bin);
 
 	snprintf(path, sizeof(path), "%s/plain", tmpdir);
 	FILE *plain = fopen(path, "w");
@@ -713,7 +714,22 @@ static void test_cache_keeps(const char *bin)
 	      "%s", path);
 	CHECK(usdt_file_get(&fc, &test_host, NULL, path) == NULL && errno == 0,
 	      "%s", path);
-	CHECK(fc.files == NULL && fc.nignored == 2, "%s", path);
+	CHECK(fc.files == NULL && dtrace_htab_count(&fc.ignored) == 2, "%s",
+	      path);
+	/* rewritten in place with notes: read again, not taken as ignored */
+	struct stat plain_sb;
+	CHECK(stat(path, &plain_sb) == 0, "%s", path);
+	CHECK(rewrite_in_place(bin, path) == 0, "%s", path);
+	struct timespec t[2] = { plain_sb.st_atim, plain_sb.st_mtim };
+	t[1].tv_sec += 1;
+	CHECK(utimensat(AT_FDCWD, path, t, 0) == 0, "%s", path);
+	f = usdt_file_get(&fc, &test_host, NULL, path);
+	CHECK(f != NULL && f->nnotes > 0, "%s: rewritten, not read again", path);
+	CHECK(f != NULL && usdt_file_get_known(&fc, &test_host, NULL, path,
+					       plain_sb.st_dev,
+					       plain_sb.st_ino) == f,
+	      "%s: known by (dev, inode) as the file with notes", path);
+	CHECK(dtrace_htab_count(&fc.ignored) == 1, "%s", path);
 	CHECK(usdt_file_get(&fc, &test_host, NULL, "/nonexistent") == NULL &&
 	      errno == ENOENT, "a missing file");
 	usdt_filecache_free(&fc);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Provider plugins built out of the tree against the headers that `make
-# install` puts in a scratch DESTDIR, and nothing else: a C plugin and a
+# install` puts in a scratch DESTDIR, and nothing else (each of which
+# compiles alone as C and as C++): a C plugin and a
 # C++ one load (from -x plugindir and from DTRACE_PLUGIN_PATH) and fire;
 # a plugin built for an older minor version loads and its table's missing
 # fields are not read; one built for another major version (3.x, before
@@ -20,6 +21,17 @@ MAJOR=$(sed -n 's/^#define DTRACE_PROVIDER_MAJOR[[:space:]]*//p' \
 	"$INC/dtrace/provider.h")
 MINOR=$(sed -n 's/^#define DTRACE_PROVIDER_MINOR[[:space:]]*//p' \
 	"$INC/dtrace/provider.h")
+
+# Every installed header, alone, compiles as C11 and as C++17, pedantic:
+# the header-only utilities (<dtrace/hash.h>, <dtrace/array.h>) included.
+for h in "$INC"/dtrace/*.h; do
+	printf "#include <dtrace/%s>\ntypedef int one_t;\n" "${h##*/}" >one.c
+	cp one.c one.cc
+	cc -std=gnu11 -pedantic -Wall -Wextra -Werror -I"$INC" -fsyntax-only \
+		one.c 2>err || { echo "C: ${h##*/}"; cat err; status=1; }
+	c++ -std=c++17 -pedantic -Wall -Wextra -Werror -I"$INC" -fsyntax-only \
+		one.cc 2>err || { echo "C++: ${h##*/}"; cat err; status=1; }
+done
 
 mkdir -p good cxx old bad v3
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$INC" -o good/hello.so \
