@@ -28,17 +28,27 @@ as_user /bin/sh -c 'while [ ! -e stop ]; do
 done' &
 flood=$!; bgpids+=("$flood")
 sleep 1
+# root's programs live until the end: a state file goes at its program's
+# exit, and a program that ended before it was looked at (6 s once, on a
+# loaded machine) looked lost
 apps=()
 for i in $(seq 20); do
-	"$W/app" 60 100 >/dev/null & apps+=("$!"); bgpids+=("$!")
+	"$W/app" 1000000 100 >/dev/null & apps+=("$!"); bgpids+=("$!")
 	sleep 0.1
 done
+all_registered() {
+	local a
+	for a in "${apps[@]}"; do [ -f "state/$a" ] || return 1; done
+}
+wait_for 30 all_registered
 lost=0
 for a in "${apps[@]}"; do
-	wait_for 10 test -f "state/$a" && continue
+	[ -f "state/$a" ] && continue
 	lost=$((lost + 1))
+	kill -0 "$a" 2>/dev/null || fail "root's program $a ended early"
 	grep -q "pid $a:" dtprobed.log || fail "root's pid $a lost without a word"
 done
+[ "$lost" = 0 ] || tail -n 5 dtprobed.log
 touch stop	# (the user's processes end with it, at exit)
 [ "$lost" = 0 ] || fail "$lost of root's 20 registrations lost"
 grep -c "refused registration" dtprobed.log | sed 's/^/refusals logged: /'

@@ -1,5 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
+# @timeout: 120
+# (a make install from a copy of the build and three pages rendered: 25 s
+# on a loaded machine, over the 30 s default once)
 # `make install DESTDIR=` puts every piece in place (commands, plugins,
 # headers, the dtprobed unit with the installed path, man pages, the
 # pkg-config file); the man pages render without a warning from groff
