@@ -582,6 +582,11 @@ static const dtrace_option_t pid_options[] = {
 		  "where the kernel turns it into a call that a child the "
 		  "process forks would crash on; place: placed all the same, "
 		  "with a warning (for programs that do not fork)" },
+	{ "entry", "auto (default): the entry of a function that begins "
+		   "with endbr64 (built with -fcf-protection) is probed on "
+		   "the instruction after it, where that is safe, and fires "
+		   "as at the function's address; classic: always on the "
+		   "function's first instruction" },
 	{ NULL, NULL },
 };
 
@@ -590,7 +595,8 @@ static int pid_set_option(dtrace_provider_t *pv, void *data,
 {
 	pid_session_t *ps = data;
 
-	(void)name;		/* the engine passes only "nop5" */
+	if (strcmp(name, "entry") == 0)
+		return pid_entry_option(pv, ps, value);
 	if (value != NULL && strcmp(value, "refuse") == 0) {
 		ps->nop5_place = false;
 		return 0;
