@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# bench/firing.sh: cost per firing of a pid entry probe (issues 3, 6, 15).
+# bench/firing.sh: cost per firing of a pid entry probe (issues 3, 6, 15,
+# 33).
 #
 # test/progs/bench_loop calls bench_fn(i) N times (default 200,000) and
 # times its own loop.  The loop runs untraced, under the kernel floor (a
@@ -214,6 +215,56 @@ nop5_table() {
 			else printf "%.2f", a / b }')
 }
 nop5_table
+
+# A function that begins with endbr64 (bench_fn_endbr: bench_fn after one,
+# as -fcf-protection makes entries), which the kernel single-steps: the pid
+# provider places its entry probe past it, on the push %rbp the kernel
+# emulates, or with -x pid.entry=classic on it (the bare uprobe there is
+# the floor of that placement); and bench_fn_endbr5, bench_fn5 after an
+# endbr64 (-fcf-protection with -pg -mfentry -mnop-mcount), its probe past
+# it on the 5-byte nop (forced where the kernel's call would crash forked
+# children, as in the table above).
+endbr_table() {
+	local opt=() out
+	out=$("$DTRACE" -x debug -q \
+		-n 'pid$target:a.out:bench_fn_endbr5:entry { }' \
+		-c "$LOOP 1 endbr5" 2>&1)
+	echo
+	printf 'pid entry probes on endbr64 entries, on it and past it (%d calls, median of %d runs)\n' \
+		"$N" "$RUNS"
+	case $out in
+	*"5-byte nop, which this kernel"*) opt=(-x pid.nop5=place)
+		echo "(this kernel's optimized uprobes crash forked children: -x pid.nop5=place)" ;;
+	esac
+	BASE=$(firing_loop_ns bench_loop calls "$LOOP" "$N" endbr)
+	BARE= PBARE=
+	firing_header
+	row "bare uprobe on bench_fn_endbr's endbr64" bench_loop calls \
+		"$FLOOR" run "$LOOP" bench_fn_endbr -- "$LOOP" "$N" endbr
+	row "dtrace { @ = count(); } on endbr64 (classic)" bench_loop calls \
+		"$DTRACE" -x pid.entry=classic -q \
+		-n 'pid$target:a.out:bench_fn_endbr:entry { @ = count(); }' \
+		-c "$LOOP $N endbr"
+	local classic_row=$ROW_I
+	row "dtrace { @ = count(); } past it (push)" bench_loop calls \
+		"$DTRACE" -q \
+		-n 'pid$target:a.out:bench_fn_endbr:entry { @ = count(); }' \
+		-c "$LOOP $N endbr"
+	row "dtrace { @ = count(); } past it (5-byte nop)" bench_loop calls \
+		"$DTRACE" "${opt[@]}" -q \
+		-n 'pid$target:a.out:bench_fn_endbr5:entry { @ = count(); }' \
+		-c "$LOOP $N endbr5"
+	rows_run
+	local i r=()
+	for i in 1 2; do
+		r+=("$(awk -v a="${RNS[classic_row + i]}" \
+			-v b="${RNS[classic_row]}" 'BEGIN {
+			if (a == "-" || b == "-" || b + 0 <= 0) print "-"
+			else printf "%.2f", a / b }')")
+	done
+	printf 'past endbr64 x on it: %s (push), %s (5-byte nop)\n' "${r[@]}"
+}
+endbr_table
 
 # The goals of issue 15.
 STATUS=0
