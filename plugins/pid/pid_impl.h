@@ -172,9 +172,6 @@ int pid_kernel_nop5(dtrace_provider_t *pv, pid_session_t *ps);
  * endbr64, else the placement in words, for -x debug. */
 uint8_t pid_entry_shift(dtrace_provider_t *pv, pid_session_t *ps,
 			const pid_probe_t *pp, const char **why);
-/* -x pid.entry=VALUE: auto or classic.  0 or -EINVAL after an error. */
-int pid_entry_option(dtrace_provider_t *pv, pid_session_t *ps,
-		     const char *value);
 
 /* pid_enable.c */
 int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);

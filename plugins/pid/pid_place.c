@@ -37,7 +37,6 @@
  * instruction (for comparison, and as a way out); -x debug says where each
  * entry of a function that begins with endbr64 went, and why.
  */
-#include <errno.h>
 #include <string.h>
 
 #include "pid_impl.h"
@@ -53,23 +52,6 @@ int pid_kernel_nop5(dtrace_provider_t *pv, pid_session_t *ps)
 		ps->nop5_known = true;
 	}
 	return ps->nop5;
-}
-
-int pid_entry_option(dtrace_provider_t *pv, pid_session_t *ps,
-		     const char *value)
-{
-	if (value != NULL && strcmp(value, "auto") == 0) {
-		ps->entry_classic = false;
-		return 0;
-	}
-	if (value != NULL && strcmp(value, "classic") == 0) {
-		ps->entry_classic = true;
-		return 0;
-	}
-	pid_host->report->error(pv,
-				"pid: -x pid.entry=%s: expected auto or classic",
-				value ? value : "");
-	return -EINVAL;
 }
 
 static bool begins_with_endbr64(const pid_probe_t *pp)

@@ -27,60 +27,30 @@
 #include <string.h>
 #include <time.h>
 
+/* An assembly function NAME, so that its entry does not depend on the
+ * compiler's flags: the bytes of PREFIX, then the classic frame set-up,
+ * then x + 1. */
+#define BENCH_FN(name, prefix)					\
+	".text\n.globl " name "\n.type " name ", @function\n"	\
+	name ":\n" prefix					\
+	"	push %rbp\n"					\
+	"	mov %rsp, %rbp\n"				\
+	"	lea 1(%rdi), %rax\n"				\
+	"	pop %rbp\n"					\
+	"	ret\n"						\
+	".size " name ", . - " name "\n"
+#define NOP5	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
+#define ENDBR64	"	endbr64\n"
+
 long bench_fn(long x);
-
-/* Written in assembly so that its entry does not depend on the compiler's
- * flags: the classic frame set-up, then x + 1. */
-__asm__(".text\n"
-	".globl bench_fn\n"
-	".type bench_fn, @function\n"
-	"bench_fn:\n"
-	"	push %rbp\n"
-	"	mov %rsp, %rbp\n"
-	"	lea 1(%rdi), %rax\n"
-	"	pop %rbp\n"
-	"	ret\n"
-	".size bench_fn, . - bench_fn\n");
-
 long bench_fn5(long x);
-
-__asm__(".text\n"
-	".globl bench_fn5\n"
-	".type bench_fn5, @function\n"
-	"bench_fn5:\n"
-	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
-	"	push %rbp\n"
-	"	mov %rsp, %rbp\n"
-	"	lea 1(%rdi), %rax\n"
-	"	pop %rbp\n"
-	"	ret\n"
-	".size bench_fn5, . - bench_fn5\n");
-
 long bench_fn_endbr(long x);
 long bench_fn_endbr5(long x);
 
-__asm__(".text\n"
-	".globl bench_fn_endbr\n"
-	".type bench_fn_endbr, @function\n"
-	"bench_fn_endbr:\n"
-	"	endbr64\n"
-	"	push %rbp\n"
-	"	mov %rsp, %rbp\n"
-	"	lea 1(%rdi), %rax\n"
-	"	pop %rbp\n"
-	"	ret\n"
-	".size bench_fn_endbr, . - bench_fn_endbr\n"
-	".globl bench_fn_endbr5\n"
-	".type bench_fn_endbr5, @function\n"
-	"bench_fn_endbr5:\n"
-	"	endbr64\n"
-	"	.byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n"
-	"	push %rbp\n"
-	"	mov %rsp, %rbp\n"
-	"	lea 1(%rdi), %rax\n"
-	"	pop %rbp\n"
-	"	ret\n"
-	".size bench_fn_endbr5, . - bench_fn_endbr5\n");
+__asm__(BENCH_FN("bench_fn", "")
+	BENCH_FN("bench_fn5", NOP5)
+	BENCH_FN("bench_fn_endbr", ENDBR64)
+	BENCH_FN("bench_fn_endbr5", ENDBR64 NOP5));
 
 /* The function the loop calls, named by the second argument. */
 static long (*loop_fn(const char *name))(long)
