@@ -4,11 +4,12 @@
  *
  * A function built with -fcf-protection (the default of Ubuntu's and
  * Fedora's gcc) begins with endbr64 (f3 0f 1e fa), which the kernel's
- * uprobe single-steps out of line, about ten times the cost of the
- * instruction after it when that is one the kernel emulates (push %rbp)
- * or, with -pg -mfentry -mnop-mcount, a 5-byte nop it can optimize into a
- * call.  endbr64 changes no register and no memory: at the function's
- * address + 4 the arguments, the stack, every register but the pc, and so
+ * uprobe single-steps out of line: four to ten times the cost of the
+ * instruction after it when that is one the kernel emulates (push %rbp),
+ * and more when it is, with -pg -mfentry -mnop-mcount, a 5-byte nop the
+ * kernel can optimize into a call (bench/firing.sh, HACKING.md).
+ * endbr64 changes no register and no memory: at the function's address
+ * + 4 the arguments, the stack, every register but the pc, and so
  * ustack() and ucaller, are the entry's.  So the uprobe of a function's
  * entry goes there: that of its entry probe, of its offset-0 probe (the
  * entry too), and the uretprobe of its return probe (the return address
