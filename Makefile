@@ -380,7 +380,7 @@ soak: all test-programs
 # Every benchmark runs even when one misses its target; the status is 1 if
 # any did.
 BENCHES := startup.sh attach.sh firing.sh usdt_firing.sh compile.sh aggsnap.sh usdt_reg.sh \
-	usdt_pg_first_event.sh exec_gate.sh ustack.sh syscall.sh fbt_vm.sh
+	usdt_pg_first_event.sh exec_gate.sh ustack.sh syscall.sh fbt_vm.sh sites_vm.sh
 bench: all test-programs
 	@st=0; for b in $(BENCHES); do echo "== bench/$$b"; \
 		B=$(B) bench/$$b || st=1; echo; done; exit $$st

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# bench/firing.sh: cost per firing of a pid entry probe (issues 3, 6, 15).
+# bench/firing.sh: cost per firing of a pid entry probe (issues 3, 6, 15,
+# 33).
 #
 # test/progs/bench_loop calls bench_fn(i) N times (default 200,000) and
 # times its own loop.  The loop runs untraced, under the kernel floor (a
@@ -184,24 +185,45 @@ stage_row "the array by PRID: the value updated (all)" "$DTRACE" -q \
 # bench_fn's push %rbp, which it emulates after a trap (issue 33).  Where
 # that call would crash a forked child, the pid provider places probes
 # there only when told (-x pid.nop5=place; the loop does not fork).
-nop5_table() {
-	local opt=() out
-	out=$("$DTRACE" -q -n 'pid$target:a.out:bench_fn5:entry { }' \
-		-c "$LOOP 1 nop5" 2>&1)
-	case $out in
-	*"5-byte nop"*) opt=(-x pid.nop5=place)
+# nop5_forced FUNC WORD: NOP5_OPT=(-x pid.nop5=place), with a line that
+# says why, when the pid provider would not place the entry probe of
+# bench_loop's FUNC (called with WORD) on its 5-byte nop by itself: where
+# the kernel's call would crash forked children (the loop does not fork).
+nop5_forced() {
+	NOP5_OPT=()
+	case $("$DTRACE" -x debug -q -n "pid\$target:a.out:$1:entry { }" \
+		-c "$LOOP 1 $2" 2>&1) in
+	*"5-byte nop, which this kernel"*) NOP5_OPT=(-x pid.nop5=place)
 		echo "(this kernel's optimized uprobes crash forked children: -x pid.nop5=place)" ;;
 	esac
-	echo
-	printf 'pid entry probes, push %%rbp against a 5-byte nop (%d calls, median of %d runs)\n' \
-		"$N" "$RUNS"
-	BASE=$(firing_loop_ns bench_loop calls "$LOOP" "$N" nop5)
+}
+
+# loop_table TITLE WORD FUNC WHAT: the start of a table of bench_loop N
+# WORD, headed TITLE, whose first row is the bare uprobe on FUNC's first
+# instruction, WHAT.
+loop_table() {
+	printf '%s (%d calls, median of %d runs)\n' "$1" "$N" "$RUNS"
+	BASE=$(firing_loop_ns bench_loop calls "$LOOP" "$N" "$2")
 	BARE= PBARE=
 	firing_header
-	row "bare uprobe on bench_fn5's 5-byte nop" bench_loop calls \
-		"$FLOOR" run "$LOOP" bench_fn5 -- "$LOOP" "$N" nop5
+	row "bare uprobe on $3's $4" bench_loop calls \
+		"$FLOOR" run "$LOOP" "$3" -- "$LOOP" "$N" "$2"
+}
+
+# ratio2 A B: A / B with two decimals, "-" when either is missing.
+ratio2() {
+	awk -v a="$1" -v b="$2" 'BEGIN {
+		if (a == "-" || b == "-" || b + 0 <= 0) print "-"
+		else printf "%.2f", a / b }'
+}
+
+nop5_table() {
+	echo
+	nop5_forced bench_fn5 nop5
+	loop_table "pid entry probes, push %rbp against a 5-byte nop" nop5 \
+		bench_fn5 "5-byte nop"
 	row "dtrace bench_fn5 { @ = count(); }" bench_loop calls \
-		"$DTRACE" "${opt[@]}" -q \
+		"$DTRACE" "${NOP5_OPT[@]}" -q \
 		-n 'pid$target:a.out:bench_fn5:entry { @ = count(); }' \
 		-c "$LOOP $N nop5"
 	NOP5_ROW=$ROW_I
@@ -209,11 +231,42 @@ nop5_table() {
 		"$DTRACE" -q -n 'pid$target:a.out:bench_fn:entry { @ = count(); }' \
 		-c "$LOOP $N"
 	rows_run
-	NOP5_RATIO=$(awk -v a="${RNS[NOP5_ROW]}" -v b="${RNS[NOP5_ROW + 1]}" '
-		BEGIN { if (a == "-" || b == "-" || b + 0 <= 0) print "-"
-			else printf "%.2f", a / b }')
+	NOP5_RATIO=$(ratio2 "${RNS[NOP5_ROW]}" "${RNS[NOP5_ROW + 1]}")
 }
 nop5_table
+
+# A function that begins with endbr64 (bench_fn_endbr: bench_fn after one,
+# as -fcf-protection makes entries), which the kernel single-steps: the pid
+# provider places its entry probe past it, on the push %rbp the kernel
+# emulates, or with -x pid.entry=classic on it (the bare uprobe there is
+# the floor of that placement); and bench_fn_endbr5, bench_fn5 after an
+# endbr64 (-fcf-protection with -pg -mfentry -mnop-mcount), its probe past
+# it on the 5-byte nop (forced where the kernel's call would crash forked
+# children, as in the table above).
+endbr_table() {
+	echo
+	nop5_forced bench_fn_endbr5 endbr5
+	loop_table "pid entry probes on endbr64 entries, on it and past it" \
+		endbr bench_fn_endbr endbr64
+	row "dtrace { @ = count(); } on endbr64 (classic)" bench_loop calls \
+		"$DTRACE" -x pid.entry=classic -q \
+		-n 'pid$target:a.out:bench_fn_endbr:entry { @ = count(); }' \
+		-c "$LOOP $N endbr"
+	local classic_row=$ROW_I
+	row "dtrace { @ = count(); } past it (push)" bench_loop calls \
+		"$DTRACE" -q \
+		-n 'pid$target:a.out:bench_fn_endbr:entry { @ = count(); }' \
+		-c "$LOOP $N endbr"
+	row "dtrace { @ = count(); } past it (5-byte nop)" bench_loop calls \
+		"$DTRACE" "${NOP5_OPT[@]}" -q \
+		-n 'pid$target:a.out:bench_fn_endbr5:entry { @ = count(); }' \
+		-c "$LOOP $N endbr5"
+	rows_run
+	printf 'past endbr64 x on it: %s (push), %s (5-byte nop)\n' \
+		"$(ratio2 "${RNS[classic_row + 1]}" "${RNS[classic_row]}")" \
+		"$(ratio2 "${RNS[classic_row + 2]}" "${RNS[classic_row]}")"
+}
+endbr_table
 
 # The goals of issue 15.
 STATUS=0

@@ -582,27 +582,40 @@ static const dtrace_option_t pid_options[] = {
 		  "where the kernel turns it into a call that a child the "
 		  "process forks would crash on; place: placed all the same, "
 		  "with a warning (for programs that do not fork)" },
+	{ "entry", "auto (default): the entry of a function that begins "
+		   "with endbr64 (built with -fcf-protection) is probed on "
+		   "the instruction after it, where that is safe, and fires "
+		   "as at the function's address; classic: always on the "
+		   "function's first instruction" },
 	{ NULL, NULL },
 };
+
+/* -x pid.NAME=VALUE for an option of two values, no and yes: *yesp says
+ * which VALUE is.  0, or -EINVAL after an error naming both. */
+static int two_way_option(dtrace_provider_t *pv, const char *name,
+			  const char *value, const char *no, const char *yes,
+			  bool *yesp)
+{
+	if (value != NULL && (strcmp(value, no) == 0 ||
+			      strcmp(value, yes) == 0)) {
+		*yesp = strcmp(value, yes) == 0;
+		return 0;
+	}
+	pid_host->report->error(pv, "pid: -x pid.%s=%s: expected %s or %s",
+				name, value ? value : "", no, yes);
+	return -EINVAL;
+}
 
 static int pid_set_option(dtrace_provider_t *pv, void *data,
 			  const char *name, const char *value)
 {
 	pid_session_t *ps = data;
 
-	(void)name;		/* the engine passes only "nop5" */
-	if (value != NULL && strcmp(value, "refuse") == 0) {
-		ps->nop5_place = false;
-		return 0;
-	}
-	if (value != NULL && strcmp(value, "place") == 0) {
-		ps->nop5_place = true;
-		return 0;
-	}
-	pid_host->report->error(pv,
-				"pid: -x pid.nop5=%s: expected refuse or place",
-				value ? value : "");
-	return -EINVAL;
+	if (strcmp(name, "entry") == 0)
+		return two_way_option(pv, name, value, "auto", "classic",
+				      &ps->entry_classic);
+	return two_way_option(pv, name, value, "refuse", "place",
+			      &ps->nop5_place);
 }
 
 static const dtrace_provider_ops_t pid_ops = {

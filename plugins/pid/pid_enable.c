@@ -27,6 +27,8 @@
  *	stack at sp+8 .. sp+32 (0 when unreadable); regs_ip = ip.  At an
  *	offset probe the arguments are whatever those registers and stack
  *	slots hold there (DTrace leaves them undefined: use uregs[]).
+ *   kind 2, entry probes placed past the function's endbr64 (pid_place.c):
+ *	kind 0's, with regs_ip = ip - 4, the function's address.
  *   kind 1, return probes:
  *	arg0 = 0, arg1 = rax, arg2..arg9 = 0; regs_ip = ip, which is the
  *	return address in the caller.  DTrace gives in arg0 the offset of
@@ -184,17 +186,6 @@ void pid_report_skipped(dtrace_provider_t *pv, pid_session_t *ps)
 
 /* ---- enable ------------------------------------------------------------- */
 
-/* What the kernel makes of a uprobe on a 5-byte nop, asked of the engine
- * once. */
-static int kernel_nop5(dtrace_provider_t *pv, pid_session_t *ps)
-{
-	if (!ps->nop5_known) {
-		ps->nop5 = pid_host->sites->uprobe_nop5(pv);
-		ps->nop5_known = true;
-	}
-	return ps->nop5;
-}
-
 /* A probe on a 5-byte nop where the kernel's call would crash a forked
  * child: refused, or with -x pid.nop5=place placed after one warning. */
 static bool nop5_placed(dtrace_provider_t *pv, pid_session_t *ps,
@@ -238,7 +229,7 @@ static bool site_ok(dtrace_provider_t *pv, pid_session_t *ps,
 	}
 	why = pid_insn_unsafe(ps, pp->file, addr, &mnem, &vex, &nop5);
 	if (why == NULL && nop5 &&
-	    kernel_nop5(pv, ps) == DTRACE_NOP5_FORK_UNSAFE)
+	    pid_kernel_nop5(pv, ps) == DTRACE_NOP5_FORK_UNSAFE)
 		return nop5_placed(pv, ps, prp);
 	if (why == NULL)
 		return true;
@@ -253,17 +244,32 @@ static bool site_ok(dtrace_provider_t *pv, pid_session_t *ps,
 	return false;
 }
 
+/* The entry's placement in -x debug's words, where there was a choice. */
+static void entry_debug(dtrace_provider_t *pv, const dtrace_probe_t *prp,
+			const char *why)
+{
+	char name[512];
+
+	full_name(prp, name, sizeof(name));
+	pid_host->report->debug(pv, "probe %s: placed %s", name,
+				why);
+}
+
 int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 {
 	pid_session_t *ps = data;
 	const pid_probe_t *pp = pid_host->probes->priv(prp);
 	uint64_t addr = pp->func_addr, off;
 	dtrace_uprobe_t up = { 0 };
+	const char *why = NULL;
+	uint8_t shift = 0;
 	int64_t cookie;
 	int err;
 
-	if (pp->site == PID_SITE_OFFSET)
+	if (pp->site == PID_SITE_OFFSET && pp->off != 0)
 		addr += pp->off;
+	else
+		addr += shift = pid_entry_shift(pv, ps, pp, &why);
 	if (pp->site == PID_SITE_RETURN && never_called(prp, pp)) {
 		refuse_return(ps, &ps->uncalled, prp);
 		return 0;
@@ -280,17 +286,16 @@ int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp)
 		skip(ps, prp, false, "its address is not in %s", pp->path);
 		return 0;
 	}
+	if (why != NULL)
+		entry_debug(pv, prp, why);
 	up.path = pp->path;
 	up.pid = pp->pid;
 	if (pp->site == PID_SITE_RETURN) {
-		/* a uretprobe is planted at the function's entry */
-		if (pid_host->elf->vaddr_to_offset(pp->file, pp->func_addr,
-						   &off) != 0)
-			return 0;
+		/* a uretprobe is planted at the function's entry (addr) */
 		up.kind = PID_KIND_RETURN;
 		up.flags = DTRACE_UPROBE_RETURN;
 	} else {
-		up.kind = PID_KIND_ENTRY;
+		up.kind = shift ? PID_KIND_ENTRY_SHIFTED : PID_KIND_ENTRY;
 	}
 	up.offset = off;
 	cookie = pid_host->sites->uprobe(pv, &up);
@@ -378,6 +383,7 @@ int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 {
 	switch (tr->kind) {
 	case PID_KIND_ENTRY:
+	case PID_KIND_ENTRY_SHIFTED:
 		entry_trampoline(em, tr->args_read);
 		break;
 	case PID_KIND_RETURN:
@@ -390,6 +396,11 @@ int pid_trampoline(dtrace_provider_t *pv, void *data, dtrace_emitter_t *em,
 	}
 	pid_host->bpf->emit(em, DT_LOAD(BPF_DW, DT_R0, DTRACE_REG_CTX,
 					DTRACE_CTX_IP));
+	/* The function's address, which uregs[R_PC] and ustack() read,
+	 * where the probe is past its endbr64 (pid_place.c). */
+	if (tr->kind == PID_KIND_ENTRY_SHIFTED)
+		pid_host->bpf->emit(em, DT_ALU64_IMM(BPF_SUB, DT_R0,
+						     PID_ENDBR64_LEN));
 	pid_host->bpf->emit(em,
 			    DT_STORE(BPF_DW, DTRACE_REG_MSTATE, IP_OFF, DT_R0));
 	return 0;

@@ -2,7 +2,7 @@
 /*
  * pid_impl.h: private declarations of the pid provider plugin.
  *
- * The plugin is three files:
+ * The plugin is these files:
  *   pid.c		the ops table, the session, provide() (discovery of
  *			probes from the modules and symbols of a process)
  *   pid_enable.c	enable() (placing uprobes and overlays, refusing
@@ -10,6 +10,8 @@
  *   pid_insn.c		instruction decoding with Zydis: boundaries inside a
  *			function, which instructions uprobes mishandle, and
  *			which functions read their return address
+ *   pid_place.c	where a function's entry uprobe goes (past an
+ *			endbr64), and what the kernel does with 5-byte nops
  *   pid_late.c		while tracing: libraries loaded later (dlopen)
  */
 #ifndef PID_IMPL_H
@@ -40,6 +42,14 @@ typedef enum pid_site {
  */
 #define PID_KIND_ENTRY	0
 #define PID_KIND_RETURN	1
+/* An entry placed past the function's endbr64 (pid_place.c): kind 0's
+ * trampoline, with regs_ip taken back to the function's address.  A kind
+ * of its own, since an offset probe on the same instruction sees it as
+ * it is. */
+#define PID_KIND_ENTRY_SHIFTED	2
+
+/* The length of endbr64 (f3 0f 1e fa), which such an entry skips. */
+#define PID_ENDBR64_LEN	4
 
 /* A probe's private data. */
 typedef struct pid_probe {
@@ -95,6 +105,14 @@ typedef struct pid_session {
 	bool nop5_known;
 	bool nop5_place;	/* -x pid.nop5=place */
 	bool nop5_warned;
+
+	bool entry_classic;	/* -x pid.entry=classic */
+	/* The last function whose entry pid_entry_shift() placed: its entry,
+	 * offset-0 and return probes are enabled one after the other. */
+	const dtrace_elf_t *shift_file;
+	uint64_t shift_func;
+	uint8_t shift;
+	const char *shift_why;
 } pid_session_t;
 
 extern const dtrace_host_t *pid_host;
@@ -132,11 +150,28 @@ const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 			    uint64_t addr, const char **mnem, bool *vex,
 			    bool *nop5);
 
+/* Whether an instruction of the function [addr, addr + size) of f
+ * branches to target or takes its address relative to %rip; also true
+ * when the function cannot be read or decoded to its end (cannot tell). */
+bool pid_insn_refers_to(pid_session_t *ps, const dtrace_elf_t *f,
+			uint64_t addr, uint64_t size, uint64_t target);
+
 /* Whether the function at link-time address addr of f (size bytes, 0 if
  * unknown) reads its own return address, the word a return probe replaces
  * (setjmp, getcontext, dlsym...); see pid_insn.c. */
 bool pid_insn_reads_return_address(pid_session_t *ps, const dtrace_elf_t *f,
 				   uint64_t addr, uint64_t size);
+
+/* pid_place.c */
+/* What the kernel makes of a uprobe on a 5-byte nop (DTRACE_NOP5_*),
+ * asked of the engine once. */
+int pid_kernel_nop5(dtrace_provider_t *pv, pid_session_t *ps);
+/* How many bytes past pp's function its entry uprobe goes (that of entry,
+ * offset-0 and return probes): PID_ENDBR64_LEN past an endbr64 when that
+ * is safe, else 0.  *why: NULL when the function does not begin with
+ * endbr64, else the placement in words, for -x debug. */
+uint8_t pid_entry_shift(dtrace_provider_t *pv, pid_session_t *ps,
+			const pid_probe_t *pp, const char **why);
 
 /* pid_enable.c */
 int pid_enable(dtrace_provider_t *pv, void *data, dtrace_probe_t *prp);

@@ -155,6 +155,52 @@ const char *pid_insn_unsafe(pid_session_t *ps, const dtrace_elf_t *f,
 	}
 }
 
+/* Whether an operand of insn (at link-time address ip) is the address
+ * target: a relative branch's destination or a %rip-relative address. */
+static bool operand_is(const ZydisDecodedInstruction *insn,
+		       const ZydisDecodedOperand *ops, uint64_t ip,
+		       uint64_t target)
+{
+	for (int i = 0; i < insn->operand_count_visible; i++) {
+		ZyanU64 abs;
+
+		if (!(ops[i].type == ZYDIS_OPERAND_TYPE_IMMEDIATE &&
+		      ops[i].imm.is_relative) &&
+		    !(ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
+		      ops[i].mem.base == ZYDIS_REGISTER_RIP))
+			continue;
+		if (ZYAN_SUCCESS(ZydisCalcAbsoluteAddress(insn, &ops[i], ip,
+							  &abs)) &&
+		    abs == target)
+			return true;
+	}
+	return false;
+}
+
+bool pid_insn_refers_to(pid_session_t *ps, const dtrace_elf_t *f,
+			uint64_t addr, uint64_t size, uint64_t target)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	ZydisDecodedInstruction insn;
+	uint8_t *code = read_code(f, addr, size);
+	bool found = false;
+	uint64_t off = 0;
+
+	if (code == NULL)
+		return true;
+	while (off < size && !found) {
+		if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&ps->decoder,
+				code + off, size - off, &insn, ops))) {
+			found = true;	/* not code: cannot tell */
+			break;
+		}
+		found = operand_is(&insn, ops, addr + off, target);
+		off += insn.length;
+	}
+	free(code);
+	return found;
+}
+
 /* ---- functions that read their return address --------------------------- */
 
 /*
