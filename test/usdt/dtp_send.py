@@ -48,7 +48,7 @@ import sys
 import time
 
 HDR = struct.Struct('<4sHHII5IIIIIIIII4xQQ')   # 88 bytes
-PROBE = struct.Struct('<IBBHII10BH')            # 28 bytes
+PROBE = struct.Struct('<IBBHII12B')             # 28 bytes
 SITE = struct.Struct('<QQII')                   # 24 bytes
 assert HDR.size == 88 and PROBE.size == 28 and SITE.size == 24
 
@@ -90,8 +90,8 @@ def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
                    f['probes_off'], f['ntypes'], f['types_off'], f['nsites'],
                    f['sites_off'], f['strtab_off'], f['strtab_size'],
                    f['base'], 0)
-    maps = [mapping] + [0] * 9
-    pr = PROBE.pack(s_probe, nargs, nargs, 0, 0, 1, *maps, 0)
+    maps = [mapping] + [0] * 11
+    pr = PROBE.pack(s_probe, nargs, nargs, 0, 0, 1, *maps)
     body = hdr + pr + types + strtab
     body += b'\0' * (sites_off - len(body)) + sites
     return body
@@ -136,7 +136,7 @@ def bad_cases():
         ('string offset outside', message(provider_off=5000)),
         ('bad provider name', message(provider=b'a b;rm')),
         ('bad probe name', message(probe=b'x\x01y')),
-        ('too many args', message(nargs=11)),
+        ('too many args', message(nargs=13)),
         ('mapping outside', message(mapping=5)),
         ('lying site', message(site=0x1000)),
         ('lying base', message(base=0x10)),
