@@ -20,11 +20,15 @@ provider many {
 };
 D
 cat >many.c <<'C'
+#define _DEFAULT_SOURCE
 #include <stdlib.h>
+#include <unistd.h>
 #include "many.h"
 int main(int argc, char **argv)
 {
 	int n = atoi(argv[1]);
+	while (argc > 2 && access(argv[2], F_OK) != 0)
+		usleep(10000);
 	for (int i = 0; i < n; i++) {
 		MANY_ELEVEN(i, 1L, 2, 3, 4, 5, 6L, 7L, 8, 9, 1000L + i);
 		MANY_TWELVE(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10L + i, "l");
@@ -48,18 +52,26 @@ rc=$?
 [ $rc = 0 ] && [ "$(grep -v '^$' out)" = "$expected" ] ||
 	fail_run "-c" "$expected"
 
-# registered while a session traces every process: named after its pid
-"$DTRACE" -Z -q -n 'BEGIN { printf("ready\n"); }
+# registered while a session traces every process: named after its pid,
+# one that mapped the file before the session (its probes made then) and
+# one that starts while it traces
+bg "$W/many" 1 go; early=$!
+wait_for 10 test -f "state/$early" || fail_run "many did not register"
+"$DTRACE" -q -n 'BEGIN { printf("ready\n"); }
 many*:::eleven { printf("%s %d 11 %d %d\n", probeprov, pid, args[9], args[10]); }
 many*:::twelve { printf("%s %d 12 %d %d\n", probeprov, pid, args[10], args[11]); }' \
 	>out 2>err &
 dt=$!
 wait_for 10 has_line out '^ready$' || fail_run "dtrace did not start"
+touch go; wait $early
 "$W/many" 1
-wait_for 10 has_line out ' 12 ' || fail_run "no firing"
+twelves() { [ "$(grep -c ' 12 ' out)" = 2 ]; }
+wait_for 10 twelves || fail_run "firings missed"
 kill -INT $dt; wait $dt
 got=$(grep -v -e '^ready$' -e '^$' out | awk '{ $2 = ($1 == "many" $2) ? "named" : "unnamed " $2; $1 = ""; print }')
 expected=' named 11 9 1000
+ named 12 1 0
+ named 11 9 1000
  named 12 1 0'
 [ "$got" = "$expected" ] || fail_run "every process" "$expected"
 exit $status
