@@ -3,17 +3,23 @@
 # bench/usdt_fork.sh: what dtprobed costs a program built with `dtrace -G`
 # that forks children which exit at once.
 #
-#   Wall time of CYCLES fork/exit cycles (a child registers from the fork
-#   handler, then _exit()s; the parent waits for it) with a dtprobed
-#   running (test-owned socket, state directory and pinned map) and with
-#   none, in alternating rounds; the median round of each.
+#   Wall time of CYCLES fork/exit cycles (a child fires a probe, then
+#   _exit()s; the parent waits for it) with a dtprobed running (test-owned
+#   socket, state directory and pinned map) and with none, in alternating
+#   rounds; the median round of each.  No dtrace session traces, so a
+#   child does not register (its fork handler finds no SOCKET.tracing
+#   file: dtprobed_proto.h).
 #
 #   sudo bench/usdt_fork.sh [CYCLES [ROUNDS]]   (B=build-dir, default build/)
 #
 # Before the fork children's messages were recognised as their parent's
 # (parsed once) and a child that exited before it was served cost no
 # /proc reads and no log line, 10,000 cycles took 118 s with dtprobed and
-# 17.6 s without.  Prints the figures; exits 0.
+# 17.6 s without; then 1,000 cycles took 1,451 ms with dtprobed and 892 ms
+# without (1.63x), each child registering from its fork handler.  Since a
+# child registers only while a session may want it: 6,553 ms with and
+# 6,589 ms without (0.99x; the machine was loaded by other work, 9 runnable
+# on 2 CPUs, which made every fork slow).  Prints the figures; exits 0.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=${B:-build}

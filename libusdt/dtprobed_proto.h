@@ -56,6 +56,14 @@
 #define DTPV_VERSION	1
 #define DTPV_MSG_MAX	(1u << 20)
 #define DTPV_PRIV_SUFFIX ".priv"	/* the privileged socket's path */
+/* Beside the socket, a file (mode 0644, empty) that exists while a dtrace
+ * session may want the processes that programs fork registered: one is
+ * subscribed, or one read the state in the last DTPV_TRACING_MS.  dtrace
+ * -G's fork handler registers a child only then, so that a child forked
+ * while nothing traces costs the daemon nothing; a session that starts
+ * later finds it among the processes. */
+#define DTPV_TRACING_SUFFIX ".tracing"
+#define DTPV_TRACING_MS	60000
 #define DTPV_ARGS_MAX	12	/* as <sys/sdt.h> passes at most */
 #define DTPV_PROBES_MAX	100000
 #define DTPV_SITES_MAX	200000

@@ -14,6 +14,10 @@
                                first answer, else "recorded", then
                                "synced" when it had one at the second,
                                else "unsynced"
+    dtp_send.py SOCKET sync    send a sync, as a dtrace session about to
+                               read the state does, and wait for its answer
+                               (the daemon then wants the children that
+                               programs fork registered for a while)
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
     dtp_send.py SOCKET once    send the message good sends, and exit at once
                                (no wait for the answer)
@@ -51,6 +55,10 @@ HDR = struct.Struct('<4sHHII5IIIIIIIII4xQQ')   # 88 bytes
 PROBE = struct.Struct('<IBBHII12B')             # 28 bytes
 SITE = struct.Struct('<QQII')                   # 24 bytes
 assert HDR.size == 88 and PROBE.size == 28 and SITE.size == 24
+
+
+SYNC = HDR.pack(b'DTPV', 1, 7, HDR.size, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0)       # DTPV_OP_SYNC
 
 
 def own_code():
@@ -192,10 +200,11 @@ def main():
         state = '%s/%d' % (sys.argv[3], os.getpid())
         ask(path, message())
         said = 'recorded' if os.path.exists(state) else 'early'
-        ask(path, HDR.pack(b'DTPV', 1, 7, HDR.size, 0, 0, 0, 0, 0, 0,
-                           0, 0, 0, 0, 0, 0, 0, 0, 0, 0))   # DTPV_OP_SYNC
+        ask(path, SYNC)
         said += ' synced' if os.path.exists(state) else ' unsynced'
         print(said, flush=True)
+    elif what == 'sync':
+        ask(path, SYNC)
     elif what == 'map':
         import mmap
         with open(sys.argv[3], 'rb') as f:
