@@ -18,7 +18,7 @@
  * to the packet's, every table inside the message (64-bit arithmetic, no
  * overflow), string table NUL-terminated, every string offset inside it,
  * names made of [A-Za-z0-9_] (provider, probe), types and attributes
- * printable without TAB, argument counts <= 10, type indices inside the
+ * printable without TAB, argument counts <= 12, type indices inside the
  * type table, mappings naming a native argument, sites naming a probe.
  *
  * Repeats.  A program that forks sends, from each child, the very bytes

@@ -333,7 +333,10 @@ static bool serve(int cfd, unsigned char *buf, const struct ucred *cred,
 	} else if (is_bare(buf, n, DTPV_OP_SUBSCRIBE)) {
 		return dtp_subs_add(cfd, cred);
 	} else if (is_bare(buf, n, DTPV_OP_SYNC)) {
-		/* answered below, after all that came before */
+		/* answered below, after all that came before; a session
+		 * reading the state may subscribe soon */
+		if (dtp_privileged(cred->uid))
+			dtp_tracing_note();
 	} else if (dtp_msg_is_unregistration(buf, (size_t)n)) {
 		unregister(buf, (size_t)n, cred->uid, pid, pidfd);
 	} else {
@@ -677,6 +680,7 @@ int main(int argc, char **argv)
 	if (buf == NULL || dtp_state_init(statedir, mappath) != 0)
 		return 1;
 	dtp_discover(sock);
+	dtp_tracing_init(sock);
 	/* the privileged socket (dtprobed_proto.h) first: root's programs
 	 * that find the public one find it too */
 	snprintf(priv, sizeof(priv), "%s%s", sock, DTPV_PRIV_SUFFIX);
@@ -704,6 +708,7 @@ int main(int argc, char **argv)
 				conns_accept(lfd);
 		}
 		(void)dtp_subs_expire();
+		dtp_tracing_update();
 		dtp_msg_prepare();
 		if (time(NULL) != last_check) {
 			last_check = time(NULL);
@@ -716,6 +721,7 @@ int main(int argc, char **argv)
 		conn_close_pidfd(&conns[i]);
 	}
 	dtp_subs_close();
+	dtp_tracing_close();
 	/* The state stays: a restarted daemon picks it up. */
 	unlink(sock);
 	unlink(priv);

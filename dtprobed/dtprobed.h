@@ -167,6 +167,15 @@ bool dtp_subs_notify(pid_t pid, int cfd);
 int dtp_subs_expire(void);
 /* Answer every waiting registration and close the subscriptions. */
 void dtp_subs_close(void);
+/* The file that tells dtrace -G's fork handler whether a session may want
+ * children registered (DTPV_TRACING_SUFFIX beside sock): init removes a
+ * stale one; note (a subscription, a privileged reader's sync) makes it
+ * for DTPV_TRACING_MS at least; update removes it past that with no
+ * subscriber; close removes it. */
+void dtp_tracing_init(const char *sock);
+void dtp_tracing_note(void);
+void dtp_tracing_update(void);
+void dtp_tracing_close(void);
 
 /* dtp_discover.c.  Register, as if they had sent it, the `dtrace -G`
  * registrations of running processes that the state does not hold and

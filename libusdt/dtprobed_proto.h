@@ -56,7 +56,15 @@
 #define DTPV_VERSION	1
 #define DTPV_MSG_MAX	(1u << 20)
 #define DTPV_PRIV_SUFFIX ".priv"	/* the privileged socket's path */
-#define DTPV_ARGS_MAX	10
+/* Beside the socket, a file (mode 0644, empty) that exists while a dtrace
+ * session may want the processes that programs fork registered: one is
+ * subscribed, or one read the state in the last DTPV_TRACING_MS.  dtrace
+ * -G's fork handler registers a child only then, so that a child forked
+ * while nothing traces costs the daemon nothing; a session that starts
+ * later finds it among the processes. */
+#define DTPV_TRACING_SUFFIX ".tracing"
+#define DTPV_TRACING_MS	60000
+#define DTPV_ARGS_MAX	12	/* as <sys/sdt.h> passes at most */
 #define DTPV_PROBES_MAX	100000
 #define DTPV_SITES_MAX	200000
 #define DTPV_NAME_MAX	256	/* provider, probe and type names */
@@ -106,8 +114,9 @@ typedef struct dtpv_probe {
 	uint16_t pad;
 	uint32_t native;	/* index in types of the first native type */
 	uint32_t xlate;		/* index in types of the first xlate type */
-	uint8_t mapping[DTPV_ARGS_MAX];	/* args[i] is native mapping[i] */
-	uint16_t pad2;
+	uint8_t mapping[DTPV_ARGS_MAX];	/* args[i] is native mapping[i];
+					   [10] and [11] were padding, 0,
+					   when there were 10 at most */
 } dtpv_probe_t;
 
 typedef struct dtpv_site {

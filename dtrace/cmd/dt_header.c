@@ -154,11 +154,11 @@ static int header_argsize(const dt_type_t *t)
 static int header_check_probe(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv,
 			      const dt_probedecl_t *pr)
 {
-	/* usdt.h's DTRACE_USDT_PROBE0 .. 10 */
-	if (pr->nargs > DTRACE_ARGV_LOW) {
+	/* usdt.h's DTRACE_USDT_PROBE0 .. 12 */
+	if (pr->nargs > DTRACE_ARGS_MAX) {
 		dt_set_error(dtp, "probe %s:::%s has %d arguments, at most %d "
 			     "are supported", pv->name, pr->name, pr->nargs,
-			     DTRACE_ARGV_LOW);
+			     DTRACE_ARGS_MAX);
 		return -1;
 	}
 	for (int i = 0; i < pr->nargs; i++) {

@@ -364,7 +364,12 @@ static int link_check_decls(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv)
  * reads none of its image and allocates nothing (the copy cost 21 page
  * faults for 1,000 probes).  The fork handler then makes only system calls,
  * unless the daemon came after the parent's start: the child builds the
- * message, with malloc(), which glibc's fork leaves usable.  After a
+ * message, with malloc(), which glibc's fork leaves usable.  A child
+ * registers only while a dtrace session may want it named (the daemon's
+ * DTPV_TRACING_SUFFIX file exists: one access()), else it costs the
+ * daemon nothing, nor at its exit (only the process that registered
+ * unregisters); a session that starts later finds it among the
+ * processes, its file's declarations in the file.  After a
  * registration it waits for dtprobed's answer (dtprobed_proto.h,
  * Handshake), which comes once the subscribed dtrace sessions placed the
  * process's probes, so that none of its firings is missed.  Never blocks
@@ -416,13 +421,18 @@ static const char link_runtime[] =
 "}\n"
 "static struct sockaddr_un dtpv_sun = { .sun_family = AF_UNIX };\n"
 "static struct sockaddr_un dtpv_sun_priv = { .sun_family = AF_UNIX };\n"
+"static char dtpv_tracing[sizeof(dtpv_sun.sun_path) + sizeof(DTPV_TRACING_SUFFIX)];\n"
+"static pid_t dtpv_registered;\n"
 "static void dtpv_socket_path(void)\n"
 "{\n"
 "	const char *path = secure_getenv(\"DTPROBED_SOCKET\");\n"
 "	if (path == NULL || *path == 0)\n"
 "		path = \"/run/dtprobed.sock\";\n"
-"	if (strlen(path) < sizeof(dtpv_sun.sun_path))\n"
+"	if (strlen(path) < sizeof(dtpv_sun.sun_path)) {\n"
 "		strcpy(dtpv_sun.sun_path, path);\n"
+"		strcpy(dtpv_tracing, path);\n"
+"		strcat(dtpv_tracing, DTPV_TRACING_SUFFIX);\n"
+"	}\n"
 "	if (geteuid() == 0 && strlen(path) + sizeof(DTPV_PRIV_SUFFIX) <= sizeof(dtpv_sun.sun_path)) {\n"
 "		strcpy(dtpv_sun_priv.sun_path, path);\n"
 "		strcat(dtpv_sun_priv.sun_path, DTPV_PRIV_SUFFIX);\n"
@@ -509,24 +519,31 @@ static const char link_runtime[] =
 "	}\n"
 "	errno = saved;\n"
 "}\n"
-"static void dtpv_atfork_child(void)\n"
+"static void dtpv_register_all(void)\n"
 "{\n"
 "	for (unsigned i = 0; i < sizeof(dtpv_descs) / sizeof(dtpv_descs[0]); i++)\n"
 "		dtpv_send(&dtpv_descs[i], 1);\n"
+"	dtpv_registered = getpid();\n"
+"}\n"
+"static void dtpv_atfork_child(void)\n"
+"{\n"
+"	int saved = errno;\n"
+"	if (dtpv_tracing[0] != 0 && access(dtpv_tracing, F_OK) == 0)\n"
+"		dtpv_register_all();\n"
+"	errno = saved;\n"
 "}\n"
 "__attribute__((constructor)) static void dtpv_init(void)\n"
 "{\n"
 "	int saved = errno;\n"
 "	dtpv_socket_path();\n"
-"	for (unsigned i = 0; i < sizeof(dtpv_descs) / sizeof(dtpv_descs[0]); i++)\n"
-"		dtpv_send(&dtpv_descs[i], 1);\n"
+"	dtpv_register_all();\n"
 "	(void)pthread_atfork(NULL, NULL, dtpv_atfork_child);\n"
 "	errno = saved;\n"
 "}\n"
 "__attribute__((destructor)) static void dtpv_fini(void)\n"
 "{\n"
 "	for (unsigned i = 0; i < sizeof(dtpv_descs) / sizeof(dtpv_descs[0]); i++) {\n"
-"		if (dtpv_descs[i].msg)\n"
+"		if (dtpv_descs[i].msg && dtpv_registered == getpid())\n"
 "			dtpv_send(&dtpv_descs[i], 2);\n"
 "		free(dtpv_descs[i].msg);\n"
 "		dtpv_descs[i].msg = NULL;\n"
@@ -589,6 +606,8 @@ static int link_write_source(dtrace_hdl_t *dtp, const dt_program_ast_t *prog,
 		"their registration with dtprobed. */\n#define _GNU_SOURCE\n");
 	fprintf(f, "#define DTPV_HIDDEN __attribute__((visibility(\"hidden\")))\n");
 	fprintf(f, "#define DTPV_PRIV_SUFFIX \"%s\"\n", DTPV_PRIV_SUFFIX);
+	fprintf(f, "#define DTPV_TRACING_SUFFIX \"%s\"\n",
+		DTPV_TRACING_SUFFIX);
 	fprintf(f, "#define DTPV_OFF_OP %zu\n#define DTPV_OFF_SIZE %zu\n"
 		"#define DTPV_OFF_NSITES %zu\n#define DTPV_OFF_BASE %zu\n",
 		offsetof(dtpv_msg_t, op), offsetof(dtpv_msg_t, size),

@@ -191,18 +191,47 @@
 			 DTRACE_USDT_O(a4), DTRACE_USDT_O(a5),		\
 			 DTRACE_USDT_O(a6), DTRACE_USDT_O(a7),		\
 			 DTRACE_USDT_O(a8))
+/* The specifications and operands of ten arguments, which the macros of
+ * 10, 11 and 12 arguments share. */
+#define DTRACE_USDT_SPEC10(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9)	\
+	DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "		\
+	DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "		\
+	DTRACE_USDT_A(s4, 4) " " DTRACE_USDT_A(s5, 5) " "		\
+	DTRACE_USDT_A(s6, 6) " " DTRACE_USDT_A(s7, 7) " "		\
+	DTRACE_USDT_A(s8, 8) " " DTRACE_USDT_A(s9, 9)
+#define DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)	\
+	DTRACE_USDT_O(a0), DTRACE_USDT_O(a1), DTRACE_USDT_O(a2),	\
+	DTRACE_USDT_O(a3), DTRACE_USDT_O(a4), DTRACE_USDT_O(a5),	\
+	DTRACE_USDT_O(a6), DTRACE_USDT_O(a7), DTRACE_USDT_O(a8),	\
+	DTRACE_USDT_O(a9)
+
 #define DTRACE_USDT_PROBE10(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
 			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8, s9, a9) \
 	DTRACE_USDT_SITE(prov, name,					\
-			 DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "	\
-			 DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "	\
-			 DTRACE_USDT_A(s4, 4) " " DTRACE_USDT_A(s5, 5) " "	\
-			 DTRACE_USDT_A(s6, 6) " " DTRACE_USDT_A(s7, 7) " "	\
-			 DTRACE_USDT_A(s8, 8) " " DTRACE_USDT_A(s9, 9),	\
-			 DTRACE_USDT_O(a0), DTRACE_USDT_O(a1),		\
-			 DTRACE_USDT_O(a2), DTRACE_USDT_O(a3),		\
-			 DTRACE_USDT_O(a4), DTRACE_USDT_O(a5),		\
-			 DTRACE_USDT_O(a6), DTRACE_USDT_O(a7),		\
-			 DTRACE_USDT_O(a8), DTRACE_USDT_O(a9))
+			 DTRACE_USDT_SPEC10(s0, s1, s2, s3, s4, s5, s6, s7, \
+					    s8, s9),			\
+			 DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, \
+					   a8, a9))
+#define DTRACE_USDT_PROBE11(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8, s9, a9, \
+			    s10, a10)					\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_SPEC10(s0, s1, s2, s3, s4, s5, s6, s7, \
+					    s8, s9) " "			\
+			 DTRACE_USDT_A(s10, 10),			\
+			 DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, \
+					   a8, a9),			\
+			 DTRACE_USDT_O(a10))
+/* 12: as many as <sys/sdt.h> passes, the most a probe has here. */
+#define DTRACE_USDT_PROBE12(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8, s9, a9, \
+			    s10, a10, s11, a11)				\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_SPEC10(s0, s1, s2, s3, s4, s5, s6, s7, \
+					    s8, s9) " "			\
+			 DTRACE_USDT_A(s10, 10) " " DTRACE_USDT_A(s11, 11), \
+			 DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, \
+					   a8, a9),			\
+			 DTRACE_USDT_O(a10), DTRACE_USDT_O(a11))
 
 #endif /* DTRACE_USDT_H */

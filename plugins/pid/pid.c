@@ -14,10 +14,11 @@
  * library's file name ("libc.so.6"); a description may also name it by its
  * full path, or by the file name up to a '.' ("libc", "libc.so"), or by a
  * glob on the file name or the path (probe_match() tells the engine).  The
- * function is the symbol's name; aliases get a probe each (they share the
- * underlying uprobe).  The name is "entry", "return", or the offset of an
- * instruction in hex without 0x ("1c").  A description whose name is empty
- * or a glob creates entry, return and one probe per instruction.
+ * function is the symbol's preferred name, whichever of its aliases a
+ * description names (see "Aliases" below).  The name is "entry",
+ * "return", or the offset of an instruction in hex without 0x ("1c").  A
+ * description whose name is empty or a glob creates entry, return and one
+ * probe per instruction.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -330,6 +331,45 @@ static void provide_function(provide_ctx_t *c)
 	}
 }
 
+/*
+ * Aliases.  A function may have several names at one address (glibc's
+ * malloc and __libc_malloc, a weak usleep and its strong twin).  DTrace
+ * names its probes after one of them, the preferred one (global before
+ * weak before local, then the fewest leading underscores: symbols() puts
+ * it first at its address), whichever name a description used; and a
+ * description naming any of them matches them.  So a function has one
+ * probe of each kind, and probefunc and -l show the same name.
+ */
+
+/* The preferred name of the function s is a name of; syms is the
+ * module's symbols() array that s points into. */
+static const dtrace_sym_t *preferred_alias(const dtrace_sym_t *syms,
+					   const dtrace_sym_t *s)
+{
+	while (s > syms && s[-1].addr == s->addr)
+		s--;
+	return s;
+}
+
+/* How many names, from s (its preferred one) on, share s's address. */
+static size_t alias_count(const dtrace_sym_t *s, const dtrace_sym_t *end)
+{
+	size_t n = 1;
+
+	while (s + n < end && s[n].addr == s->addr)
+		n++;
+	return n;
+}
+
+/* Whether pat matches one of the n names from s on. */
+static bool alias_matches(const char *pat, const dtrace_sym_t *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (name_matches(pat, s[i].name))
+			return true;
+	return false;
+}
+
 /* Functions of one module matching the description. */
 static void provide_module(provide_ctx_t *c)
 {
@@ -349,7 +389,7 @@ static void provide_module(provide_ctx_t *c)
 		 * files): the first one gets the probes */
 		n = pid_host->elf->sym_by_name(f, fun, &first);
 		if (n > 0) {
-			c->sym = first[0];
+			c->sym = preferred_alias(syms, first[0]);
 			provide_function(c);
 		} else if (c->strict && !is_empty(c->pdp->mod) &&
 			   !has_glob(c->pdp->mod)) {
@@ -362,16 +402,15 @@ static void provide_module(provide_ctx_t *c)
 		}
 		return;
 	}
-	/* A glob: in address order, one name per address, the first alias
-	 * that matches (aliases come preferred name first), as DTrace does;
-	 * and of several functions of one name, the first. */
-	for (i = 0; i < nsyms && c->err == 0; i++) {
+	/* A glob: in address order, each function one of whose names
+	 * matches, under its preferred name; of several functions of one
+	 * name, the first. */
+	for (i = 0; i < nsyms && c->err == 0; i += n) {
 		const dtrace_sym_t *s = &syms[i];
 		const dtrace_sym_t *const *same;
 
-		if (c->sym != NULL && c->sym->addr == s->addr)
-			continue;	/* an alias was taken */
-		if (!name_matches(fun, s->name))
+		n = alias_count(s, syms + nsyms);
+		if (!alias_matches(fun, s, n))
 			continue;
 		if (pid_host->elf->sym_by_name(f, s->name, &same) > 1 &&
 		    same[0] != s)
@@ -505,6 +544,42 @@ static int pid_provide(dtrace_provider_t *pv, void *data,
 
 /* ---- matching (see provider.h: probe_match) ------------------------------ */
 
+/* The first of the names at addr in the sorted syms, or NULL. */
+static const dtrace_sym_t *names_at(const dtrace_sym_t *syms, size_t nsyms,
+				    uint64_t addr)
+{
+	size_t lo = 0, hi = nsyms;
+
+	while (lo < hi) {	/* the first entry >= addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < nsyms && syms[lo].addr == addr ? &syms[lo] : NULL;
+}
+
+/* Whether the description's function field designates pp's function,
+ * named fun (its preferred name), by this or another of its names. */
+static bool function_matches(dtrace_provider_t *pv, const char *pat,
+			     const pid_probe_t *pp, const char *fun)
+{
+	const dtrace_sym_t *syms, *s;
+	size_t nsyms;
+	char msg[256];
+
+	if (name_matches(pat, fun))
+		return true;
+	if (pp->file == NULL ||
+	    pid_host->elf->symbols(pv, pp->file, &syms, &nsyms, msg,
+				   sizeof(msg)) != 0 ||
+	    (s = names_at(syms, nsyms, pp->func_addr)) == NULL)
+		return false;
+	return alias_matches(pat, s, alias_count(s, syms + nsyms));
+}
+
 static int pid_probe_match(dtrace_provider_t *pv, void *data,
 			   const dtrace_probe_t *prp,
 			   const dtrace_probedesc_t *pdp)
@@ -515,8 +590,8 @@ static int pid_probe_match(dtrace_provider_t *pv, void *data,
 
 	if (!name_matches(pdp->prv,
 			  pid_host->probes->name(prp, DTRACE_FIELD_PRV)) ||
-	    !name_matches(pdp->fun,
-			  pid_host->probes->name(prp, DTRACE_FIELD_FUN)))
+	    !function_matches(pv, pdp->fun, pp,
+			      pid_host->probes->name(prp, DTRACE_FIELD_FUN)))
 		return 0;
 	if (!module_matches(pdp->mod,
 			    pid_host->probes->name(prp, DTRACE_FIELD_MOD),

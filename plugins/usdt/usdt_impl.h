@@ -45,7 +45,8 @@
 
 #include "usdt_decl.h"	/* libusdt: .dtrace_prov declarations */
 
-/* <sys/sdt.h> allows up to 12 arguments; DTrace shows 10 (arg0..arg9). */
+/* <sys/sdt.h> allows up to 12 arguments: args[0] .. args[11] (arg0 ..
+ * arg9 as built-in variables, as DTrace has them). */
 #define USDT_NOTE_ARGS_MAX	12
 
 /* Where an argument's value is at the probe site. */

@@ -6,7 +6,8 @@
  *   dlopen	LIB is loaded first; each loop also calls its lib_func(i);
  *		it is closed after the loops
  *   wait	FILE: the first firing waits until FILE exists (a test's
- *		signal that the registration was seen) */
+ *		signal that the registration was seen)
+ *   exec	PROG ARGS...: after the loops, the process execs PROG */
 #define _DEFAULT_SOURCE
 #include <dlfcn.h>
 #include <stdio.h>
@@ -72,5 +73,10 @@ int main(int argc, char **argv)
 		usleep(10 * ms * 1000);
 	}
 	wait(NULL);
+	if (argc > 4 && argv[3][0] == 'e') {
+		execv(argv[4], argv + 4);
+		perror(argv[4]);
+		return 1;
+	}
 	return 0;
 }

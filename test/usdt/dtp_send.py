@@ -14,6 +14,10 @@
                                first answer, else "recorded", then
                                "synced" when it had one at the second,
                                else "unsynced"
+    dtp_send.py SOCKET sync    send a sync, as a dtrace session about to
+                               read the state does, and wait for its answer
+                               (the daemon then wants the children that
+                               programs fork registered for a while)
     dtp_send.py SOCKET flood   send 300 garbage messages as fast as possible
     dtp_send.py SOCKET once    send the message good sends, and exit at once
                                (no wait for the answer)
@@ -48,9 +52,13 @@ import sys
 import time
 
 HDR = struct.Struct('<4sHHII5IIIIIIIII4xQQ')   # 88 bytes
-PROBE = struct.Struct('<IBBHII10BH')            # 28 bytes
+PROBE = struct.Struct('<IBBHII12B')             # 28 bytes
 SITE = struct.Struct('<QQII')                   # 24 bytes
 assert HDR.size == 88 and PROBE.size == 28 and SITE.size == 24
+
+
+SYNC = HDR.pack(b'DTPV', 1, 7, HDR.size, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0, 0, 0, 0, 0, 0, 0)       # DTPV_OP_SYNC
 
 
 def own_code():
@@ -90,8 +98,8 @@ def message(provider=b'pyprov', probe=b'fire', base=None, site=None,
                    f['probes_off'], f['ntypes'], f['types_off'], f['nsites'],
                    f['sites_off'], f['strtab_off'], f['strtab_size'],
                    f['base'], 0)
-    maps = [mapping] + [0] * 9
-    pr = PROBE.pack(s_probe, nargs, nargs, 0, 0, 1, *maps, 0)
+    maps = [mapping] + [0] * 11
+    pr = PROBE.pack(s_probe, nargs, nargs, 0, 0, 1, *maps)
     body = hdr + pr + types + strtab
     body += b'\0' * (sites_off - len(body)) + sites
     return body
@@ -136,7 +144,7 @@ def bad_cases():
         ('string offset outside', message(provider_off=5000)),
         ('bad provider name', message(provider=b'a b;rm')),
         ('bad probe name', message(probe=b'x\x01y')),
-        ('too many args', message(nargs=11)),
+        ('too many args', message(nargs=13)),
         ('mapping outside', message(mapping=5)),
         ('lying site', message(site=0x1000)),
         ('lying base', message(base=0x10)),
@@ -192,10 +200,11 @@ def main():
         state = '%s/%d' % (sys.argv[3], os.getpid())
         ask(path, message())
         said = 'recorded' if os.path.exists(state) else 'early'
-        ask(path, HDR.pack(b'DTPV', 1, 7, HDR.size, 0, 0, 0, 0, 0, 0,
-                           0, 0, 0, 0, 0, 0, 0, 0, 0, 0))   # DTPV_OP_SYNC
+        ask(path, SYNC)
         said += ' synced' if os.path.exists(state) else ' unsynced'
         print(said, flush=True)
+    elif what == 'sync':
+        ask(path, SYNC)
     elif what == 'map':
         import mmap
         with open(sys.argv[3], 'rb') as f:

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # @timeout: 120
-# A root program built with `dtrace -G` that forks 200 workers at once has
-# every worker registered: each registers from the fork handler, all of
-# them within a few milliseconds.  A share of 32 connections per user,
+# A root program built with `dtrace -G` that forks 200 workers at once
+# while a session traces has every worker registered: each registers from
+# the fork handler, all of them within a few milliseconds.  A share of 32 connections per user,
 # root's included, once refused a third of them ("too many connections of
 # uid 0": 118 and 137 of 201 registered); the privileged now have no share
 # of their own, and a message that came while dtprobed served a long round
@@ -21,6 +21,13 @@
 build_workers
 start_daemon
 
+# A child registers while a session may want it (dtprobed_fork_unwatched.sh):
+# a session that prints nothing, subscribed.
+"$DTRACE" -Z -q -n 'BEGIN { printf("ready\n"); } workers*:::tick { }' \
+	>quiet.out 2>quiet.err &
+quiet=$!; bgpids+=("$quiet")
+wait_for 15 has_line quiet.out '^ready$' || { cat quiet.err; fail "dtrace did not start"; }
+
 bg "$W/workers" 200 "$W/go"; parent=$!
 registered() { [ "$(ls state | wc -l)" -ge 201 ]; }
 t0=$(date +%s%N)
@@ -33,6 +40,7 @@ grep "too many connections" dtprobed.log | head -3
 grep -q "too many connections" dtprobed.log && fail "registrations refused"
 touch "$W/go"
 wait "$parent"
+kill -INT "$quiet"; wait "$quiet"
 
 # --- a session tracing: every firing named after its pid ---
 # (firings of other programs with workers probes on the machine, whose

@@ -4,8 +4,9 @@
 # dtprobed with real registrations, on its own socket, state directory and
 # pinned map: programs built with -h/-G (C, C++, -flto, a dlopen'ed library)
 # register at start and are forgotten at exit; dlclose takes a library's
-# registration back; a forked child registers under its own pid, also when
-# its parent started before the daemon; a restart
+# registration back; a forked child registers under its own pid while a
+# session may want it (a sync came), also when its parent started before
+# the daemon; a restart
 # of dtprobed rebuilds the same state and map; malformed, truncated,
 # oversized and lying messages sent straight to the socket are refused and
 # logged with the sender's pid while the daemon goes on serving; a flood is
@@ -67,7 +68,9 @@ grep -q "	$W/bin/lib.so\$" "state/$dlpid" || fail "library module path"
 wait_for 10 has_nregs "$dlpid" 1 || fail "dlclose did not unregister"
 wait "$dlpid"
 
-# --- fork: the child registers under its own pid ---
+# --- fork: the child registers under its own pid, while a session may
+#     want it: one read the state (dtprobed_fork_unwatched.sh) ---
+python3 "$TESTDIR/usdt/dtp_send.py" "$DTPROBED_SOCKET" sync
 "$W/bin/app" 20 100 fork & fpid=$!; bgpids+=("$fpid")
 wait_for 3 test -f "state/$fpid" || fail "forking app did not register"
 child=$(pgrep -P "$fpid" | head -1)
@@ -85,6 +88,7 @@ stop_daemon
 sleep 1				# the registration code gives up after 0.5 s
 start_daemon
 wait_for 3 test -f "state/$lpid" || fail "started before the daemon: not found"
+python3 "$TESTDIR/usdt/dtp_send.py" "$DTPROBED_SOCKET" sync
 touch "$W/go"
 wait_for 3 pgrep -P "$lpid" >/dev/null || fail "no child of $lpid"
 child=$(pgrep -P "$lpid" | head -1)
