@@ -19,7 +19,12 @@
 #   - dtprobed, the test's own (socket, state and pinned map of its own), is
 #             killed with SIGKILL and started again every SOAK_RESTART
 #             seconds during the first half of the run, and runs on
-#             uninterrupted in the second half.
+#             uninterrupted in the second half;
+#   - flood:  (SOAK_FLOOD=1, the default) a throwaway user, made for the
+#             run and removed after it, floods that dtprobed without end:
+#             eight processes connecting and sending garbage, four
+#             registering fake sites past the user's budget; root's
+#             registrations (reg) must lose nothing to it.
 # Sampled every SOAK_SAMPLE seconds: dtrace's resident size, descriptors
 # and memory mappings; dtprobed's (second half), its pinned map's entries
 # and its state files.  After the first tenth of the run (warm-up), the
@@ -39,6 +44,7 @@ SOAK_SAMPLE=${SOAK_SAMPLE:-10}
 SOAK_EXEC_MS=${SOAK_EXEC_MS:-200}
 SOAK_RESTART=${SOAK_RESTART:-60}
 SOAK_SLACK_KB=${SOAK_SLACK_KB:-2048}
+SOAK_FLOOD=${SOAK_FLOOD:-1}
 T=$B/test/progs/pidtarget
 [ -x "$DTRACE" ] && [ -x "$B/dtprobed" ] && [ -x "$T" ] ||
 	{ echo "soak: build first (make)"; exit 1; }
@@ -49,13 +55,20 @@ export DTPROBED_SOCKET=$work/sock DTPROBED_STATEDIR=$work/state
 PINDIR=/sys/fs/bpf/dtprobed-soak-$$
 export DTPROBED_MAP=$PINDIR/usdt_procs
 prog= dt= dpid= churners=
+cd "$work" || exit 1
+if [ "$SOAK_FLOOD" = 1 ]; then
+	. "$ROOT/test/sh/lib/user_lib.sh"
+	throwaway_user		# (exits 77 when no user can be made)
+	U=$(user_dir u) || { echo "soak: cannot make the user's directory"; exit 1; }
+	cp "$ROOT/test/usdt/dtp_send.py" "$U/"
+fi
 cleanup() {
 	kill $churners $prog $dt $dpid 2>/dev/null
 	wait 2>/dev/null
+	[ "$SOAK_FLOOD" = 1 ] && remove_throwaway_user
 	rm -rf "$work" "$PINDIR"
 }
 trap cleanup EXIT
-cd "$work" || exit 1
 
 # Programs of their own, with providers of their own: the probes of the
 # tests' programs stay untouched for tests that run meanwhile.
@@ -167,6 +180,19 @@ churn dlopen 1 ./loader "$work/libsoak.so" &
 churners="$churners $!"
 churn reg 1 ./reg &
 churners="$churners $!"
+if [ "$SOAK_FLOOD" = 1 ]; then
+	as_user /bin/sh -c 'while :; do
+		for i in 1 2 3 4 5 6 7 8; do
+			python3 u/dtp_send.py "$DTPROBED_SOCKET" flood &
+		done
+		for i in 1 2 3 4; do
+			python3 u/dtp_send.py "$DTPROBED_SOCKET" sites 256 64 0 \
+				>/dev/null &
+		done
+		wait
+	done' &
+	churners="$churners $!"
+fi
 
 proc_kb() { awk '/^VmRSS:/ { print $2 }' /proc/$1/status 2>/dev/null; }
 proc_fds() { ls /proc/$1/fd 2>/dev/null | wc -l; }
@@ -257,6 +283,11 @@ for k in "exec 10 0" "dlopen 20 19 190" "reg 5 0 10"; do
 	[ "$nlost" = 0 ] || fail "$1: firings lost"
 	[ "$harmed" = 0 ] || fail "$1: programs harmed"
 done
+if [ "$SOAK_FLOOD" = 1 ]; then
+	echo "soak: flood: $(grep -c "refused registration" dtprobed.log)" \
+		"refusals logged, $(grep -c 'suppressed' dtprobed.log) lines on" \
+		"suppressed ones"
+fi
 [ "$dtstatus" = 0 ] || fail "dtrace exited with $dtstatus"
 grep -v '^$' dtrace.err | sort | uniq -c | sort -rn | head -5
 [ $status = 0 ] && echo "soak: PASS"
