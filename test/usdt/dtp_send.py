@@ -122,7 +122,7 @@ def ask(sock_path, data):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     s.connect(sock_path)
     s.send(data)
-    s.settimeout(5)
+    s.settimeout(20)
     s.recv(64)
     s.close()
 
@@ -192,6 +192,10 @@ def main():
         cases = bad_cases()
         for _, data in cases:
             send(path, data)
+        # Alive until the daemon served them all (it answers a sync after
+        # what came before): a case checked against this process's
+        # mappings is dropped unsaid once the process is gone.
+        ask(path, SYNC)
         print(len(cases))
     elif what == 'good':
         send(path, message())
