@@ -231,10 +231,45 @@ static int cg_bcopy(dt_cg_t *cx, dt_node_t *n)
 			 n->args->next);
 }
 
+/* alloca(0): where the next allocation would start, taking no room: two
+ * in a row are equal, as in DTrace; a load or store through it faults. */
+static int alloca_empty(dt_cg_t *cx)
+{
+	uint32_t kept = cx->temps_kept > cx->ntemps ? cx->temps_kept
+						    : cx->ntemps;
+	int reg = dt_regs_take(cx);
+
+	dt_cg_mst_ptr(cx, reg, cx->st->off_temps +
+				kept * 2 * cx->st->strroom);
+	return reg;
+}
+
+/* alloca(size) of a size known when the program runs, or too large for
+ * a temporary: a whole temporary (2 * strsize bytes), zeroed; a larger
+ * size faults, out of scratch space, as DTrace's does. */
+static int alloca_variable(dt_cg_t *cx, dt_node_t *size)
+{
+	uint32_t room = 2 * cx->st->strsize;
+	int n = dt_cg_expr(cx, size);
+	uint32_t t = dt_cg_temp(cx);
+
+	dt_cg_fault_if(cx, BPF_JGT, n, (int32_t)room, DT_FAULT_NOSCRATCH, n);
+	for (uint32_t off = 0; off < room; off += 8)
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(t + off), 0));
+	dt_cg_mst_ptr(cx, n, t);
+	scratch_take(cx, t, room);
+	return n;
+}
+
 /* alloca(size): size bytes of D scratch memory, zeroed, in string
  * temporaries kept to the end of the clause (as copyin()'s result). */
 static int cg_alloca(dt_cg_t *cx, dt_node_t *n)
 {
+	if (!n->args->is_const || n->args->ival > 2 * cx->st->strsize)
+		return alloca_variable(cx, n->args);
+	if (n->args->ival == 0)
+		return alloca_empty(cx);
+
 	uint32_t size = (uint32_t)n->args->ival, t = dt_cg_temp(cx);
 	int reg = dt_regs_take(cx);
 

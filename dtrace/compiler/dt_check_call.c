@@ -98,7 +98,8 @@ static void need_ptr_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a,
 		    call->name, i, what, t->name);
 }
 
-/* alloca() and bcopy(): a constant size that a scratch area holds. */
+/* bcopy(): a constant size that a scratch area holds.  (alloca()'s size
+ * is checked when the program runs, as DTrace checks it.) */
 static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 {
 	if (!size->is_const || size->ival == 0 ||
@@ -233,7 +234,6 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 		return dt_check_int_type(cx);
 	case DT_F_ALLOCA:
 		need_arg(cx, n, a, 1, false, "size_t");
-		check_scratch_size(cx, n, a);
 		return dt_type_ptr(T, dt_type_void(T));
 	case DT_F_BCOPY:
 		if (!dt_check_is_string(a->type))	/* DTrace takes one */
