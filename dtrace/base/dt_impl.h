@@ -78,6 +78,10 @@ typedef struct dt_options {
 	uint64_t dynvarsize;	/* bytes of each dynamic variable map, 0:
 				   DT_VAR_NENTRIES entries */
 	uint64_t stackframes;	/* stack()'s frames, default 20 */
+	uint64_t maxframes;	/* the most frames any stack() or ustack()
+				   keeps (more asked are cut to it), as
+				   DTrace's: the kernel's
+				   perf_event_max_stack by default */
 	uint64_t stackindent;	/* columns before each frame of a printed
 				   stack, default 14 */
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed

@@ -400,6 +400,15 @@ bool dt_check_is_stack_call(const dt_node_t *n)
 					dt_check_usym_call(n) >= 0);
 }
 
+uint32_t dt_stack_frames(const dtrace_hdl_t *dtp, const dt_node_t *call)
+{
+	uint64_t n = call->args != NULL ? (uint64_t)call->args->ival :
+		     strcmp(call->name, "ustack") == 0 ?
+		     dtp->opt.ustackframes : dtp->opt.stackframes;
+
+	return (uint32_t)(n > dtp->opt.maxframes ? dtp->opt.maxframes : n);
+}
+
 bool dt_check_is_udepth(const dt_node_t *n)
 {
 	dt_bvar_t bv;
