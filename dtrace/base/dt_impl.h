@@ -307,6 +307,10 @@ int dt_glob_match(const char *pattern, const char *s);
 bool dt_glob_has_meta(const char *pattern);
 uint64_t dt_now_ns(void);		/* CLOCK_MONOTONIC */
 uint64_t dt_wall_ns(void);		/* CLOCK_REALTIME */
+/* A time option's value in ns (-x switchrate=10hz, setopt()): a bare
+ * number is in ns, as in DTrace; ns, us, ms, s, m, h, d (and their long
+ * names) scale it, "hz" makes it a frequency.  -1 when it is none. */
+int dt_parse_time(const char *s, uint64_t *ns);
 
 /* dt_probe.c */
 dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,

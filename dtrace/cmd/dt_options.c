@@ -336,37 +336,6 @@ static int parse_size(const char *s, uint64_t *v)
 	return 0;
 }
 
-/* A time in ns; a bare number is in ns for rates such as switchrate, as in
- * DTrace; "hz" gives a frequency. */
-static int parse_time(const char *s, uint64_t *v)
-{
-	static const struct { const char *sfx; uint64_t mult; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "nsec", 1 }, { "us", 1000 },
-		{ "usec", 1000 }, { "ms", 1000000 }, { "msec", 1000000 },
-		{ "s", 1000000000ull }, { "sec", 1000000000ull },
-		{ "m", 60000000000ull }, { "min", 60000000000ull },
-		{ "h", 3600000000000ull }, { "hour", 3600000000000ull },
-		{ "d", 86400000000000ull }, { "day", 86400000000000ull },
-	};
-	char *end;
-
-	if (parse_u64(s, &end, v) < 0)
-		return -1;
-	if (strcasecmp(end, "hz") == 0) {
-		if (*v == 0)
-			return -1;
-		*v = 1000000000ull / *v;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].sfx) == 0) {
-			*v *= units[i].mult;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 /*
  * The values each size option may take.  bufsize: the output ring buffer
  * is a power-of-two number of pages whose size the kernel takes in 32
@@ -676,7 +645,7 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 			*(uint64_t *)(base + d->off) = v;
 		break;
 	case OPT_TIME:
-		rc = val ? parse_time(val, &v) : -1;
+		rc = val ? dt_parse_time(val, &v) : -1;
 		if (rc == 0)
 			*(uint64_t *)(base + d->off) = v;
 		break;

@@ -381,6 +381,27 @@ static bool recs_fit(const dt_actdesc_t *act, size_t size)
 	return true;
 }
 
+/* setopt() of switchrate, aggrate or statusrate: a time, as -x takes it,
+ * used from the session's next turn on. */
+static void setopt_rate(dt_options_t *o, const char *name, const char *opt,
+			const char *val)
+{
+	uint64_t ns;
+
+	if (dt_parse_time(val, &ns) < 0 || ns == 0) {
+		fprintf(stderr, "dtrace: couldn't set option \"%s\" to "
+			"\"%s\": Invalid value for specified option\n", opt,
+			val);
+		return;
+	}
+	if (strcmp(name, "switchrate") == 0)
+		o->switchrate = ns;
+	else if (strcmp(name, "aggrate") == 0)
+		o->aggrate = ns;
+	else
+		o->statusrate = ns;
+}
+
 static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		       const uint8_t *data)
 {
@@ -419,6 +440,10 @@ static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		o->aggsortpos = strtoll(val, NULL, 0);
 	else if (strcmp(name, "aggsortkeypos") == 0)
 		o->aggsortkeypos = strtoll(val, NULL, 0);
+	else if (strcmp(name, "switchrate") == 0 ||
+		 strcmp(name, "aggrate") == 0 ||
+		 strcmp(name, "statusrate") == 0)
+		setopt_rate(o, name, act->fmt, val);
 	else
 		fprintf(stderr, "dtrace: couldn't set option \"%s\" to "
 			"\"%s\": Invalid option name\n", act->fmt, val);
