@@ -614,8 +614,11 @@ void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		}
 		break;
 	}
-	/* Everything the consumer executes travels in the record. */
-	if (fi->func != DT_F_RAISE && fi->func != DT_F_STOP)
+	/* Everything the consumer executes travels in the record;
+	 * speculate() alone records nothing, so that a clause of it alone
+	 * leaves no probe line in the speculation, as in DTrace. */
+	if (fi->func != DT_F_RAISE && fi->func != DT_F_STOP &&
+	    fi->func != DT_F_SPECULATE)
 		cx->records = true;
 	if (fi->destructive)
 		cx->destructive = true;
