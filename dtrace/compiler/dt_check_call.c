@@ -66,11 +66,19 @@ static void check_call_args(dt_check_t *cx, dt_node_t *n,
 		    fi->maxargs != fi->minargs ? "at least " : "", fi->minargs);
 }
 
+/* void *, NULL among them: DTrace passes it where a prototype takes a
+ * const char *, as C converts it. */
+static bool is_void_ptr(const dt_type_t *t)
+{
+	return t->kind == DT_TK_PTR && t->base->kind == DT_TK_VOID;
+}
+
 static void need_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a, int i,
 		     bool string, const char *what)
 {
 	dt_type_t *t = a->type;
-	bool ok = string ? dt_check_is_string(t) || is_char_ptr(t)
+	bool ok = string ? dt_check_is_string(t) || is_char_ptr(t) ||
+			   is_void_ptr(t)
 			 : dt_type_is_scalar(t);
 	if (!ok)
 		ERR(cx, D_PROTO_ARG, a, "%s( ) argument #%d is incompatible "
