@@ -65,8 +65,8 @@ static const dt_optdesc_t options[] = {
 	  "default layout" },
 	{ "agghist",	   OPT_REFUSED, 0, "aggregations print in DTrace's "
 	  "default layout" },
-	{ "amin",	   OPT_REFUSED, 0, "stability attributes are "
-	  "reported (-v), not enforced" },
+	{ "amin",	   OPT_REFUSED, 0, "the compiler computes no "
+	  "stability attributes" },
 	{ "argref",	   OPT_BOOL,   O(argref) },
 	{ "bufpolicy",	   OPT_SPECIAL, 0 },
 	{ "bufresize",	   OPT_ONLY,   0, "manual", "auto" },
