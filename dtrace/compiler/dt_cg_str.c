@@ -224,11 +224,62 @@ static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
 			 n->args->next->next);
 }
 
+/*
+ * bcopy() of a size known when the program runs: dest and dest + size
+ * must lie in the clause's scratch memory, else the copy faults (an
+ * invalid address, dest's).  The verifier, which cannot relate the two,
+ * checks the copy's end as the farthest dest plus the largest size: the
+ * mstate keeps that much room after the scratch memory (this_size).
+ */
+static int copy_into_variable(dt_cg_t *cx, dt_node_t *src, dt_node_t *size,
+			      dt_node_t *dest)
+{
+	uint32_t lo = cx->scratch.lo, hi = cx->scratch.hi, room = hi - lo;
+	bool str = dt_check_is_string(src->type);
+	int a = dt_cg_expr(cx, src);
+	int d = dt_cg_expr(cx, dest);
+	int n = dt_cg_expr(cx, size);
+
+	if (cx->st->this_size < room)
+		cx->st->this_size = room;
+	dt_cg_fault_if(cx, BPF_JGT, n, (int32_t)room, DT_FAULT_BADADDR, d);
+	dt_cg_mst_offset(cx, DT_R0, d);
+	dt_cg_fault_if(cx, BPF_JLT, DT_R0, (int32_t)lo, DT_FAULT_BADADDR, d);
+	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)hi, DT_FAULT_BADADDR, d);
+	EMIT(DT_MOV64_REG(DT_R5, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R5, n));
+	dt_cg_fault_if(cx, BPF_JGT, DT_R5, (int32_t)hi, DT_FAULT_BADADDR, d);
+	EMIT(DT_MOV64_REG(DT_R1, DT_R9));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_MOV64_REG(DT_R2, n));
+	if (str) {	/* a string has strsize readable bytes */
+		int fits = dt_as_label(cx->as);
+
+		dt_as_jump(cx->as, BPF_JLE, DT_R2, (int32_t)cx->st->strsize,
+			   fits);
+		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+		dt_as_place(cx->as, fits);
+	}
+	EMIT(DT_MOV64_REG(DT_R3, a));
+	if (str)	/* BPF memory */
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	else
+		dt_cg_probe_read(cx, false);
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
+	dt_regs_give(cx, n);
+	dt_regs_give(cx, d);
+	EMIT(DT_MOV64_IMM(a, 0));
+	return a;
+}
+
 /* bcopy(src, dest, size) */
 static int cg_bcopy(dt_cg_t *cx, dt_node_t *n)
 {
-	return copy_into(cx, n->args, (uint32_t)n->args->next->next->ival,
-			 n->args->next);
+	dt_node_t *size = n->args->next->next;
+
+	if (!size->is_const)
+		return copy_into_variable(cx, n->args, size, n->args->next);
+	return copy_into(cx, n->args, (uint32_t)size->ival, n->args->next);
 }
 
 /* alloca(0): where the next allocation would start, taking no room: two

@@ -106,11 +106,14 @@ static void need_ptr_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a,
 		    call->name, i, what, t->name);
 }
 
-/* bcopy(): a constant size that a scratch area holds.  (alloca()'s size
+/* bcopy(): a constant size must be one that a scratch area holds; one
+ * known only when the program runs is checked then.  (alloca()'s size
  * is checked when the program runs, as DTrace checks it.) */
 static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 {
-	if (!size->is_const || size->ival == 0 ||
+	if (!size->is_const)
+		return;
+	if (size->ival == 0 ||
 	    size->ival > cx->strsize * 2)
 		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
 		    "constant of at most %u", n->name, cx->strsize * 2);
