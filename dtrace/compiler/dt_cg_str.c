@@ -191,6 +191,19 @@ void dt_cg_scratch_ptr(dt_cg_t *cx, int addr, uint32_t size)
 	EMIT(DT_ALU64_REG(BPF_ADD, addr, DT_R0));
 }
 
+/* The read of a copy into scratch memory, r1 and r2 set: from src (a
+ * string's bytes, in BPF memory, or user or scratch memory); a read that
+ * fails faults, src's address. */
+static void copy_read(dt_cg_t *cx, int src, bool str)
+{
+	EMIT(DT_MOV64_REG(DT_R3, src));
+	if (str)
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	else
+		dt_cg_probe_read(cx, false);
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, src);
+}
+
 /* Copy size bytes at src (user memory, D scratch memory, or a string's
  * bytes, of which strsize are readable) to dest, which must be D scratch
  * memory with room for size bytes.  The value is 0, the statement only
@@ -206,12 +219,7 @@ static int copy_into(dt_cg_t *cx, dt_node_t *src, uint32_t size,
 	EMIT(DT_MOV64_REG(DT_R1, d));
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(str && size > cx->st->strsize ?
 					   cx->st->strsize : size)));
-	EMIT(DT_MOV64_REG(DT_R3, a));
-	if (str)	/* BPF memory */
-		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	else
-		dt_cg_probe_read(cx, false);
-	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
+	copy_read(cx, a, str);
 	dt_regs_give(cx, d);
 	EMIT(DT_MOV64_IMM(a, 0));
 	return a;
@@ -260,12 +268,7 @@ static int copy_into_variable(dt_cg_t *cx, dt_node_t *src, dt_node_t *size,
 		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
 		dt_as_place(cx->as, fits);
 	}
-	EMIT(DT_MOV64_REG(DT_R3, a));
-	if (str)	/* BPF memory */
-		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	else
-		dt_cg_probe_read(cx, false);
-	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
+	copy_read(cx, a, str);
 	dt_regs_give(cx, n);
 	dt_regs_give(cx, d);
 	EMIT(DT_MOV64_IMM(a, 0));
