@@ -78,6 +78,10 @@ typedef struct dt_options {
 	uint64_t dynvarsize;	/* bytes of each dynamic variable map, 0:
 				   DT_VAR_NENTRIES entries */
 	uint64_t stackframes;	/* stack()'s frames, default 20 */
+	uint64_t maxframes;	/* the most frames any stack() or ustack()
+				   keeps (more asked are cut to it), as
+				   DTrace's: the kernel's
+				   perf_event_max_stack by default */
 	uint64_t stackindent;	/* columns before each frame of a printed
 				   stack, default 14 */
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
@@ -303,6 +307,10 @@ int dt_glob_match(const char *pattern, const char *s);
 bool dt_glob_has_meta(const char *pattern);
 uint64_t dt_now_ns(void);		/* CLOCK_MONOTONIC */
 uint64_t dt_wall_ns(void);		/* CLOCK_REALTIME */
+/* A time option's value in ns (-x switchrate=10hz, setopt()): a bare
+ * number is in ns, as in DTrace; ns, us, ms, s, m, h, d (and their long
+ * names) scale it, "hz" makes it a frequency.  -1 when it is none. */
+int dt_parse_time(const char *s, uint64_t *ns);
 
 /* dt_probe.c */
 dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,

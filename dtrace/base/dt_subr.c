@@ -3,13 +3,14 @@
  * dt_subr.c: small utilities of the engine: allocation that cannot fail
  * silently (also for the hash tables and arrays of dt_hash.h and
  * dt_array.h), error and warning messages, the (tag, name) map of
- * dt_strmap.h, D's glob matching, clocks.
+ * dt_strmap.h, D's glob matching, clocks and times as options give them.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "dt_impl.h"
@@ -286,4 +287,37 @@ uint64_t dt_now_ns(void)
 uint64_t dt_wall_ns(void)
 {
 	return clock_ns(CLOCK_REALTIME);
+}
+
+int dt_parse_time(const char *s, uint64_t *ns)
+{
+	static const struct { const char *sfx; uint64_t mult; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "nsec", 1 }, { "us", 1000 },
+		{ "usec", 1000 }, { "ms", 1000000 }, { "msec", 1000000 },
+		{ "s", 1000000000ull }, { "sec", 1000000000ull },
+		{ "m", 60000000000ull }, { "min", 60000000000ull },
+		{ "h", 3600000000000ull }, { "hour", 3600000000000ull },
+		{ "d", 86400000000000ull }, { "day", 86400000000000ull },
+	};
+	char *end;
+
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return -1;
+	*ns = strtoull(s, &end, 0);
+	if (errno != 0)
+		return -1;
+	if (strcasecmp(end, "hz") == 0) {
+		if (*ns == 0)
+			return -1;
+		*ns = 1000000000ull / *ns;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].sfx) == 0) {
+			*ns *= units[i].mult;
+			return 0;
+		}
+	}
+	return -1;
 }

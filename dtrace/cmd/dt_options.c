@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -64,8 +65,8 @@ static const dt_optdesc_t options[] = {
 	  "default layout" },
 	{ "agghist",	   OPT_REFUSED, 0, "aggregations print in DTrace's "
 	  "default layout" },
-	{ "amin",	   OPT_REFUSED, 0, "stability attributes are "
-	  "reported (-v), not enforced" },
+	{ "amin",	   OPT_REFUSED, 0, "the compiler computes no "
+	  "stability attributes" },
 	{ "argref",	   OPT_BOOL,   O(argref) },
 	{ "bufpolicy",	   OPT_SPECIAL, 0 },
 	{ "bufresize",	   OPT_ONLY,   0, "manual", "auto" },
@@ -115,7 +116,7 @@ static const dt_optdesc_t options[] = {
 	{ "linktype",	   OPT_ONLY,   0, "elf", "dof" },
 	{ "lockmem",	   OPT_REFUSED, 0, "the locked memory limit is "
 	  "raised to unlimited" },
-	{ "maxframes",	   OPT_REFUSED, 0, "a stack has at most 1024 frames" },
+	{ "maxframes",	   OPT_INT,    O(maxframes) },
 	{ "metrics",	   OPT_STRING, O(metrics) },
 	{ "modpath",	   OPT_REFUSED, 0, "kernel modules are not read" },
 	{ "nolibs",	   OPT_BOOL,   O(nolibs) },
@@ -208,6 +209,7 @@ static const struct {
 	{ "late", "static: translators are chosen at compile time (the one choice)" },
 	{ "libdir", "a directory of D libraries (-L)" },
 	{ "linktype", "elf: -G writes an ELF object (the one choice)" },
+	{ "maxframes", "the most frames a stack() or ustack() keeps" },
 	{ "metrics", "serve the aggregations to Prometheus at http://[ADDR:]PORT/metrics (loopback when no ADDR)" },
 	{ "nolibs", "read no D library" },
 	{ "noresolve", "print user addresses unresolved, as module:0xoffset" },
@@ -245,6 +247,21 @@ static const char *option_help_of(const char *name)
 	return "";
 }
 
+/* maxframes' default, DTrace's: the kernel's bound on a stack it takes
+ * (perf_event_max_stack), 127 where it cannot be read. */
+static uint64_t kernel_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+	unsigned long n = 0;
+
+	if (f != NULL) {
+		if (fscanf(f, "%lu", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n >= 1 && n <= 1024 ? n : 127;
+}
+
 void dt_opt_defaults(dt_options_t *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -258,6 +275,7 @@ void dt_opt_defaults(dt_options_t *o)
 	o->specsize = 32 << 10;
 	o->ustackframes = 100;
 	o->stackframes = 20;
+	o->maxframes = kernel_max_stack();
 	o->stackindent = 14;
 	o->ustackbytes = 8192;
 	o->procprobes = DT_INST_DEFAULT;
@@ -316,37 +334,6 @@ static int parse_size(const char *s, uint64_t *v)
 		return -1;
 	*v *= mult;
 	return 0;
-}
-
-/* A time in ns; a bare number is in ns for rates such as switchrate, as in
- * DTrace; "hz" gives a frequency. */
-static int parse_time(const char *s, uint64_t *v)
-{
-	static const struct { const char *sfx; uint64_t mult; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "nsec", 1 }, { "us", 1000 },
-		{ "usec", 1000 }, { "ms", 1000000 }, { "msec", 1000000 },
-		{ "s", 1000000000ull }, { "sec", 1000000000ull },
-		{ "m", 60000000000ull }, { "min", 60000000000ull },
-		{ "h", 3600000000000ull }, { "hour", 3600000000000ull },
-		{ "d", 86400000000000ull }, { "day", 86400000000000ull },
-	};
-	char *end;
-
-	if (parse_u64(s, &end, v) < 0)
-		return -1;
-	if (strcasecmp(end, "hz") == 0) {
-		if (*v == 0)
-			return -1;
-		*v = 1000000000ull / *v;
-		return 0;
-	}
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].sfx) == 0) {
-			*v *= units[i].mult;
-			return 0;
-		}
-	}
-	return -1;
 }
 
 /*
@@ -658,7 +645,7 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 			*(uint64_t *)(base + d->off) = v;
 		break;
 	case OPT_TIME:
-		rc = val ? parse_time(val, &v) : -1;
+		rc = val ? dt_parse_time(val, &v) : -1;
 		if (rc == 0)
 			*(uint64_t *)(base + d->off) = v;
 		break;
@@ -672,7 +659,8 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 				*(int64_t *)(base + d->off) = n;
 				rc = 0;
 				if ((d->off == O(ustackframes) ||
-				     d->off == O(stackframes)) &&
+				     d->off == O(stackframes) ||
+				     d->off == O(maxframes)) &&
 				    (n < 1 || n > 1024))
 					rc = -1;	/* as ustack(n) */
 				if (d->off == O(nspec) &&

@@ -138,18 +138,6 @@ static void record_print(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 		record_print_strings(cx, ad, a->type, ad->recs[0].offset, &n);
 }
 
-/* stack(n) keeps n frames (default -x stackframes), ustack(n) n (default
- * -x ustackframes). */
-/* The frames a stack() or ustack() call asks for (checked constant). */
-static uint32_t stack_frames(const dt_cg_state_t *st, const dt_node_t *call)
-{
-	if (call->args != NULL)
-		return (uint32_t)call->args->ival;
-	return strcmp(call->name, "ustack") == 0 ?
-	       (uint32_t)st->dtp->opt.ustackframes :
-	       (uint32_t)st->dtp->opt.stackframes;
-}
-
 /* The bytes of user stack ustack() copies: -x ustackbytes in whole
  * blocks, at least one. */
 static uint32_t usample_bytes(const dt_cg_state_t *st)
@@ -166,7 +154,7 @@ void dt_cg_usample_desc(const dt_cg_state_t *st, const dt_node_t *call,
 			dt_recdesc_t *rd)
 {
 	rd->kind = DT_RK_USAMPLE;
-	rd->arg = call != NULL ? stack_frames(st, call) : 0;
+	rd->arg = call != NULL ? dt_stack_frames(st->dtp, call) : 0;
 	rd->size = (uint32_t)sizeof(dt_usample_t) + usample_bytes(st);
 }
 
@@ -184,7 +172,7 @@ void dt_cg_stack_desc(const dt_cg_state_t *st, const dt_node_t *call,
 	}
 
 	rd->kind = user ? DT_RK_USTACK : DT_RK_KSTACK;
-	rd->arg = stack_frames(st, call);
+	rd->arg = dt_stack_frames(st->dtp, call);
 	rd->size = 8 * (rd->arg + (user ? 1 : 0));
 }
 

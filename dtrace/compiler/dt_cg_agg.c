@@ -47,47 +47,18 @@
 
 #include "dt_cg_impl.h"
 #include "dt_progdesc.h"
+#include "dt_recval.h"
 
 #define EMIT(insn)	dt_cg_emit(cx, insn)
 #define ERR(cx, tag, n, ...) dt_pcb_error((cx)->pcb, tag, (n)->line, __VA_ARGS__)
 
 #define DT_LLQUANTIZE_MAXBYTES	((DT_LQUANTIZE_MAXLEVELS + 2) * 8)
 
-/*
- * llquantize(v, factor, low, high, nsteps): DTrace's bucket rules, which
- * dt_llquantize_bucket() (dt_agg.c) implements for the consumer.  Bucket
- * 0 holds v < factor^low; order o (low <= o <= high) covers [factor^o,
- * factor^(o+1)) in buckets of width factor^(o+1) / nsteps (1 while
- * factor^(o+1) <= nsteps); the last bucket holds v >= factor^(high+1).
- */
-typedef struct llq_order {
-	int64_t lo, hi;		/* [factor^o, factor^(o+1)) */
-	int64_t width;		/* of one bucket */
-	int64_t base;		/* the bucket of lo */
-} llq_order_t;
-
-/* The order o of params p (factor, low, high, nsteps) and the base of the
- * next order; the caller checked that factor^(high+1) fits in 64 bits. */
-static llq_order_t llq_order(const int64_t *p, int64_t o, int64_t base)
-{
-	llq_order_t r = { 1, 0, 1, base };
-
-	for (int64_t i = 0; i < o; i++)
-		r.lo *= p[0];
-	r.hi = r.lo * p[0];
-	r.width = r.hi > p[3] ? r.hi / p[3] : 1;
-	return r;
-}
-
+/* llquantize(v, factor, low, high, nsteps): the buckets of
+ * dt_llquantize_bucket() (dt_recval.c), Oracle DTrace's layout. */
 static int64_t llq_nbuckets(const int64_t *p)
 {
-	int64_t base = 1;
-
-	for (int64_t o = p[1]; o <= p[2]; o++) {
-		llq_order_t r = llq_order(p, o, base);
-		base += (r.hi - r.lo) / r.width;
-	}
-	return base + 1;	/* and the bucket at or above the top */
+	return dt_llquantize_nbuckets(p[0], p[1], p[2], p[3]);
 }
 
 static bool agg_has_incr(const dt_node_t *call, dt_aggfunc_t f)
@@ -507,36 +478,60 @@ static void emit_lquantize_bucket(dt_cg_t *cx, int v, const int64_t *p)
 	dt_as_place(cx->as, done);
 }
 
-/* r1 = the llquantize bucket of v: one test per order, constants loaded
- * whole (they may not fit an immediate); uses r2. */
+/* r1 = the bin of abs(v) in r3 counted from bin0, for order mag: one
+ * bin per value (ghost bins between) in order 0 when nsteps > factor,
+ * else a / (factor^(mag+1) / nsteps) past the order's first bin. */
+static void emit_llq_order_bin(dt_cg_t *cx, const int64_t *p, int64_t mag)
+{
+	int64_t sf = p[3] / p[0], k = p[3] - sf;
+
+	EMIT(DT_MOV64_REG(DT_R1, DT_R3));
+	if (p[1] == 0 && p[3] > p[0] && mag == 0) {
+		EMIT(DT_ALU64_IMM(BPF_MUL, DT_R1, (int32_t)sf));
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, (int32_t)(1 - sf)));
+		return;
+	}
+	dt_as_ld_imm64(cx->as, DT_R2,
+		       (uint64_t)(dt_agg_ipow(p[0], mag + 1) / p[3]));
+	EMIT(DT_ALU64_REG(BPF_DIV, DT_R1, DT_R2));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1,
+			  (int32_t)(1 + (mag - p[1]) * k - sf)));
+}
+
+/* r1 = the llquantize bucket of v (dt_llquantize_bucket()): the bin of
+ * abs(v) (r3, unsigned: INT64_MIN lands past the top) by order, then
+ * above or below bin0 by v's sign; uses r2 and r3. */
 static void emit_llquantize_bucket(dt_cg_t *cx, int v, const int64_t *p)
 {
-	int done = dt_as_label(cx->as);
-	int64_t base = 1;
+	int sign = dt_as_label(cx->as), neg = dt_as_label(cx->as);
+	int done = dt_as_label(cx->as), pos = dt_as_label(cx->as);
+	int64_t bin0 = dt_llquantize_bin0(p[0], p[1], p[2], p[3]);
 
 	EMIT(DT_MOV64_IMM(DT_R1, 0));
-	dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)llq_order(p, p[1], 1).lo);
-	dt_as_jump_reg(cx->as, BPF_JSLT, v, DT_R2, done);
-	for (int64_t o = p[1]; o <= p[2]; o++) {
-		llq_order_t r = llq_order(p, o, base);
+	EMIT(DT_MOV64_REG(DT_R3, v));
+	dt_as_jump(cx->as, BPF_JSGE, v, 0, pos);
+	EMIT(DT_NEG64(DT_R3));
+	dt_as_place(cx->as, pos);
+	dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)dt_agg_ipow(p[0], p[1]));
+	dt_as_jump_reg(cx->as, BPF_JLT, DT_R3, DT_R2, sign);
+	for (int64_t mag = p[1]; mag <= p[2]; mag++) {
 		int next = dt_as_label(cx->as);
 
-		dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)r.hi);
-		dt_as_jump_reg(cx->as, BPF_JSGE, v, DT_R2, next);
-		/* r1 = base + (v - lo) / width, v - lo >= 0 */
-		EMIT(DT_MOV64_REG(DT_R1, v));
-		dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)r.lo);
-		EMIT(DT_ALU64_REG(BPF_SUB, DT_R1, DT_R2));
-		if (r.width != 1) {
-			dt_as_ld_imm64(cx->as, DT_R2, (uint64_t)r.width);
-			EMIT(DT_ALU64_REG(BPF_DIV, DT_R1, DT_R2));
-		}
-		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, (int32_t)r.base));
-		dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+		dt_as_ld_imm64(cx->as, DT_R2,
+			       (uint64_t)dt_agg_ipow(p[0], mag + 1));
+		dt_as_jump_reg(cx->as, BPF_JGE, DT_R3, DT_R2, next);
+		emit_llq_order_bin(cx, p, mag);
+		dt_as_jump(cx->as, BPF_JA, 0, 0, sign);
 		dt_as_place(cx->as, next);
-		base += (r.hi - r.lo) / r.width;
 	}
-	EMIT(DT_MOV64_IMM(DT_R1, (int32_t)base));
+	EMIT(DT_MOV64_IMM(DT_R1, (int32_t)bin0));	/* nord + 1: the top */
+	dt_as_place(cx->as, sign);
+	dt_as_jump(cx->as, BPF_JSLT, v, 0, neg);
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, (int32_t)bin0));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, done);
+	dt_as_place(cx->as, neg);
+	EMIT(DT_NEG64(DT_R1));
+	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, (int32_t)bin0));
 	dt_as_place(cx->as, done);
 }
 

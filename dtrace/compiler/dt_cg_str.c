@@ -191,6 +191,19 @@ void dt_cg_scratch_ptr(dt_cg_t *cx, int addr, uint32_t size)
 	EMIT(DT_ALU64_REG(BPF_ADD, addr, DT_R0));
 }
 
+/* The read of a copy into scratch memory, r1 and r2 set: from src (a
+ * string's bytes, in BPF memory, or user or scratch memory); a read that
+ * fails faults, src's address. */
+static void copy_read(dt_cg_t *cx, int src, bool str)
+{
+	EMIT(DT_MOV64_REG(DT_R3, src));
+	if (str)
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	else
+		dt_cg_probe_read(cx, false);
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, src);
+}
+
 /* Copy size bytes at src (user memory, D scratch memory, or a string's
  * bytes, of which strsize are readable) to dest, which must be D scratch
  * memory with room for size bytes.  The value is 0, the statement only
@@ -206,12 +219,7 @@ static int copy_into(dt_cg_t *cx, dt_node_t *src, uint32_t size,
 	EMIT(DT_MOV64_REG(DT_R1, d));
 	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)(str && size > cx->st->strsize ?
 					   cx->st->strsize : size)));
-	EMIT(DT_MOV64_REG(DT_R3, a));
-	if (str)	/* BPF memory */
-		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	else
-		dt_cg_probe_read(cx, false);
-	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, a);
+	copy_read(cx, a, str);
 	dt_regs_give(cx, d);
 	EMIT(DT_MOV64_IMM(a, 0));
 	return a;
@@ -224,17 +232,98 @@ static int cg_copyinto(dt_cg_t *cx, dt_node_t *n)
 			 n->args->next->next);
 }
 
+/*
+ * bcopy() of a size known when the program runs: dest and dest + size
+ * must lie in the clause's scratch memory, else the copy faults (an
+ * invalid address, dest's).  The verifier, which cannot relate the two,
+ * checks the copy's end as the farthest dest plus the largest size: the
+ * mstate keeps that much room after the scratch memory (this_size).
+ */
+static int copy_into_variable(dt_cg_t *cx, dt_node_t *src, dt_node_t *size,
+			      dt_node_t *dest)
+{
+	uint32_t lo = cx->scratch.lo, hi = cx->scratch.hi, room = hi - lo;
+	bool str = dt_check_is_string(src->type);
+	int a = dt_cg_expr(cx, src);
+	int d = dt_cg_expr(cx, dest);
+	int n = dt_cg_expr(cx, size);
+
+	if (cx->st->this_size < room)
+		cx->st->this_size = room;
+	dt_cg_fault_if(cx, BPF_JGT, n, (int32_t)room, DT_FAULT_BADADDR, d);
+	dt_cg_mst_offset(cx, DT_R0, d);
+	dt_cg_fault_if(cx, BPF_JLT, DT_R0, (int32_t)lo, DT_FAULT_BADADDR, d);
+	dt_cg_fault_if(cx, BPF_JGT, DT_R0, (int32_t)hi, DT_FAULT_BADADDR, d);
+	EMIT(DT_MOV64_REG(DT_R5, DT_R0));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R5, n));
+	dt_cg_fault_if(cx, BPF_JGT, DT_R5, (int32_t)hi, DT_FAULT_BADADDR, d);
+	EMIT(DT_MOV64_REG(DT_R1, DT_R9));
+	EMIT(DT_ALU64_REG(BPF_ADD, DT_R1, DT_R0));
+	EMIT(DT_MOV64_REG(DT_R2, n));
+	if (str) {	/* a string has strsize readable bytes */
+		int fits = dt_as_label(cx->as);
+
+		dt_as_jump(cx->as, BPF_JLE, DT_R2, (int32_t)cx->st->strsize,
+			   fits);
+		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+		dt_as_place(cx->as, fits);
+	}
+	copy_read(cx, a, str);
+	dt_regs_give(cx, n);
+	dt_regs_give(cx, d);
+	EMIT(DT_MOV64_IMM(a, 0));
+	return a;
+}
+
 /* bcopy(src, dest, size) */
 static int cg_bcopy(dt_cg_t *cx, dt_node_t *n)
 {
-	return copy_into(cx, n->args, (uint32_t)n->args->next->next->ival,
-			 n->args->next);
+	dt_node_t *size = n->args->next->next;
+
+	if (!size->is_const)
+		return copy_into_variable(cx, n->args, size, n->args->next);
+	return copy_into(cx, n->args, (uint32_t)size->ival, n->args->next);
+}
+
+/* alloca(0): where the next allocation would start, taking no room: two
+ * in a row are equal, as in DTrace; a load or store through it faults. */
+static int alloca_empty(dt_cg_t *cx)
+{
+	uint32_t kept = cx->temps_kept > cx->ntemps ? cx->temps_kept
+						    : cx->ntemps;
+	int reg = dt_regs_take(cx);
+
+	dt_cg_mst_ptr(cx, reg, cx->st->off_temps +
+				kept * 2 * cx->st->strroom);
+	return reg;
+}
+
+/* alloca(size) of a size known when the program runs, or too large for
+ * a temporary: a whole temporary (2 * strsize bytes), zeroed; a larger
+ * size faults, out of scratch space, as DTrace's does. */
+static int alloca_variable(dt_cg_t *cx, dt_node_t *size)
+{
+	uint32_t room = 2 * cx->st->strsize;
+	int n = dt_cg_expr(cx, size);
+	uint32_t t = dt_cg_temp(cx);
+
+	dt_cg_fault_if(cx, BPF_JGT, n, (int32_t)room, DT_FAULT_NOSCRATCH, n);
+	for (uint32_t off = 0; off < room; off += 8)
+		EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(t + off), 0));
+	dt_cg_mst_ptr(cx, n, t);
+	scratch_take(cx, t, room);
+	return n;
 }
 
 /* alloca(size): size bytes of D scratch memory, zeroed, in string
  * temporaries kept to the end of the clause (as copyin()'s result). */
 static int cg_alloca(dt_cg_t *cx, dt_node_t *n)
 {
+	if (!n->args->is_const || n->args->ival > 2 * cx->st->strsize)
+		return alloca_variable(cx, n->args);
+	if (n->args->ival == 0)
+		return alloca_empty(cx);
+
 	uint32_t size = (uint32_t)n->args->ival, t = dt_cg_temp(cx);
 	int reg = dt_regs_take(cx);
 

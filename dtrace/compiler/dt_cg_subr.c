@@ -661,12 +661,26 @@ void dt_cg_callbacks(dt_cg_t *cx)
 
 /* ---- callers ---- */
 
-/* A string operand: never NULL past this point (the scans read it). */
+/* A string operand: never NULL past this point (the scans read it).  A
+ * char * or void * (scratch memory, a kernel address) is copied into a
+ * temporary first: the scans read their operand in place, which the
+ * verifier allows in BPF memory only; an address that cannot be read
+ * faults. */
 static int str_operand(dt_cg_t *cx, dt_node_t *n)
 {
 	int r = dt_cg_expr(cx, n);
 
 	dt_cg_str_notnull(cx, r);
+	if (!dt_check_is_string(n->type)) {
+		uint32_t t = dt_cg_temp(cx);
+
+		dt_cg_mst_ptr(cx, DT_R1, t);
+		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)cx->st->strsize));
+		EMIT(DT_MOV64_REG(DT_R3, r));
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel_str));
+		dt_cg_fault_if(cx, BPF_JSLT, DT_R0, 0, DT_FAULT_BADADDR, r);
+		dt_cg_mst_ptr(cx, r, t);
+	}
 	return r;
 }
 

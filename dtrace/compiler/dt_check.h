@@ -65,6 +65,10 @@ bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from);
 /* stack(), ustack(), ufunc(), usym(), umod() and uaddr(): the calls whose
  * record the consumer formats (actions and aggregation keys). */
 bool dt_check_is_stack_call(const dt_node_t *n);
+/* The frames a stack() or ustack() call keeps: its argument (a checked
+ * constant) or -x stackframes or ustackframes, cut to -x maxframes as
+ * DTrace cuts them. */
+uint32_t dt_stack_frames(const dtrace_hdl_t *dtp, const dt_node_t *call);
 /* The dt_usym_t of a ufunc/usym/umod/uaddr call, or -1. */
 int dt_check_usym_call(const dt_node_t *n);
 /* Whether n is the built-in ustackdepth, or a list (keys, args) holds it:

@@ -154,9 +154,7 @@ static dt_keyshape_t key_shape(dt_check_t *cx, const dt_node_t *k)
 	} else if (dt_check_is_stack_call(k)) {
 		bool user = strcmp(k->name, "ustack") == 0;
 		ks.kind = user ? DT_RK_USTACK : DT_RK_KSTACK;
-		ks.frames = k->args != NULL ? (uint32_t)k->args->ival : user ?
-			    (uint32_t)cx->dtp->opt.ustackframes :
-			    (uint32_t)cx->dtp->opt.stackframes;
+		ks.frames = dt_stack_frames(cx->dtp, k);
 	} else if (dt_check_is_string(k->type)) {
 		ks.kind = DT_RK_STRING;
 	}

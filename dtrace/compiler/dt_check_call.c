@@ -66,11 +66,19 @@ static void check_call_args(dt_check_t *cx, dt_node_t *n,
 		    fi->maxargs != fi->minargs ? "at least " : "", fi->minargs);
 }
 
+/* void *, NULL among them: DTrace passes it where a prototype takes a
+ * const char *, as C converts it. */
+static bool is_void_ptr(const dt_type_t *t)
+{
+	return t->kind == DT_TK_PTR && t->base->kind == DT_TK_VOID;
+}
+
 static void need_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a, int i,
 		     bool string, const char *what)
 {
 	dt_type_t *t = a->type;
-	bool ok = string ? dt_check_is_string(t) || is_char_ptr(t)
+	bool ok = string ? dt_check_is_string(t) || is_char_ptr(t) ||
+			   is_void_ptr(t)
 			 : dt_type_is_scalar(t);
 	if (!ok)
 		ERR(cx, D_PROTO_ARG, a, "%s( ) argument #%d is incompatible "
@@ -98,10 +106,14 @@ static void need_ptr_arg(dt_check_t *cx, dt_node_t *call, dt_node_t *a,
 		    call->name, i, what, t->name);
 }
 
-/* alloca() and bcopy(): a constant size that a scratch area holds. */
+/* bcopy(): a constant size must be one that a scratch area holds; one
+ * known only when the program runs is checked then.  (alloca()'s size
+ * is checked when the program runs, as DTrace checks it.) */
 static void check_scratch_size(dt_check_t *cx, dt_node_t *n, dt_node_t *size)
 {
-	if (!size->is_const || size->ival == 0 ||
+	if (!size->is_const)
+		return;
+	if (size->ival == 0 ||
 	    size->ival > cx->strsize * 2)
 		ERR(cx, D_PROTO_ARG, size, "%s( ) size must be a positive "
 		    "constant of at most %u", n->name, cx->strsize * 2);
@@ -233,7 +245,6 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 		return dt_check_int_type(cx);
 	case DT_F_ALLOCA:
 		need_arg(cx, n, a, 1, false, "size_t");
-		check_scratch_size(cx, n, a);
 		return dt_type_ptr(T, dt_type_void(T));
 	case DT_F_BCOPY:
 		if (!dt_check_is_string(a->type))	/* DTrace takes one */
@@ -398,6 +409,15 @@ bool dt_check_is_stack_call(const dt_node_t *n)
 	return n->kind == DT_N_CALL && (strcmp(n->name, "ustack") == 0 ||
 					strcmp(n->name, "stack") == 0 ||
 					dt_check_usym_call(n) >= 0);
+}
+
+uint32_t dt_stack_frames(const dtrace_hdl_t *dtp, const dt_node_t *call)
+{
+	uint64_t n = call->args != NULL ? (uint64_t)call->args->ival :
+		     strcmp(call->name, "ustack") == 0 ?
+		     dtp->opt.ustackframes : dtp->opt.stackframes;
+
+	return (uint32_t)(n > dtp->opt.maxframes ? dtp->opt.maxframes : n);
 }
 
 bool dt_check_is_udepth(const dt_node_t *n)
@@ -605,8 +625,11 @@ void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 		}
 		break;
 	}
-	/* Everything the consumer executes travels in the record. */
-	if (fi->func != DT_F_RAISE && fi->func != DT_F_STOP)
+	/* Everything the consumer executes travels in the record;
+	 * speculate() alone records nothing, so that a clause of it alone
+	 * leaves no probe line in the speculation, as in DTrace. */
+	if (fi->func != DT_F_RAISE && fi->func != DT_F_STOP &&
+	    fi->func != DT_F_SPECULATE)
 		cx->records = true;
 	if (fi->destructive)
 		cx->destructive = true;

@@ -499,7 +499,8 @@ static void skip_blank(dt_pcb_t *pcb)
 /* ---- macros ---- */
 
 /* The value of a macro variable as text ("$1" -> its argument; one not
- * given is 0, or "" for $$1, with -x defaultargs). */
+ * given is 0, or "" for $$1, with -x defaultargs; $target is 0 when
+ * there is no -c or -p). */
 static const char *macro_value(dt_pcb_t *pcb, const char *name, bool dollar2,
 			       int line)
 {
@@ -540,8 +541,8 @@ static const char *macro_value(dt_pcb_t *pcb, const char *name, bool dollar2,
 		v = getpgid(0);
 	else if (strcmp(name, "sid") == 0)
 		v = getsid(0);
-	else if (strcmp(name, "target") == 0 && dtp->target != 0)
-		v = dtp->target;
+	else if (strcmp(name, "target") == 0)
+		v = dtp->target;	/* 0 without -c or -p, as in DTrace */
 	else
 		dt_pcb_error(pcb, D_MACRO_UNDEF, line,
 			     "macro variable $%s is not defined", name);

@@ -31,12 +31,14 @@
  *   lquantize(low, high, step)   levels = (high - low) / step; levels + 2
  *			buckets: [0] v < low, [levels + 1] v >= low +
  *			levels * step, else [1 + (v - low) / step]
- *   llquantize(factor, low, high, nsteps)  as illumos lays it out:
- *			[0] v < factor^low; then, for each order o from low
- *			to high, the bins of [factor^o, factor^(o+1)) in
- *			steps of factor^(o+1) / nsteps (1 if that is < 1);
- *			last, v >= factor^(high+1).  dt_llquantize_bucket()
- *			is the reference the code generator follows.
+ *   llquantize(factor, low, high, nsteps)  as Oracle DTrace lays it
+ *			out: bin0 holds abs(v) < factor^low; above it, for
+ *			each order o from low to high, nsteps - nsteps /
+ *			factor bins of [factor^o, factor^(o+1)) in steps of
+ *			factor^(o+1) / nsteps, then v >= factor^(high+1);
+ *			below it the same for negative values, mirrored.
+ *			dt_llquantize_bucket() (contract/dt_recval.c) is the
+ *			reference the code generator follows.
  *
  * -x aggpercpu: the snapshot also keeps, per entry, the value of each CPU
  * that recorded something in it (dt_agg_recorded(): a non-zero count, or

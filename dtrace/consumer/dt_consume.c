@@ -381,6 +381,27 @@ static bool recs_fit(const dt_actdesc_t *act, size_t size)
 	return true;
 }
 
+/* setopt() of switchrate, aggrate or statusrate: a time, as -x takes it,
+ * used from the session's next turn on. */
+static void setopt_rate(dt_options_t *o, const char *name, const char *opt,
+			const char *val)
+{
+	uint64_t ns;
+
+	if (dt_parse_time(val, &ns) < 0 || ns == 0) {
+		fprintf(stderr, "dtrace: couldn't set option \"%s\" to "
+			"\"%s\": Invalid value for specified option\n", opt,
+			val);
+		return;
+	}
+	if (strcmp(name, "switchrate") == 0)
+		o->switchrate = ns;
+	else if (strcmp(name, "aggrate") == 0)
+		o->aggrate = ns;
+	else
+		o->statusrate = ns;
+}
+
 static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		       const uint8_t *data)
 {
@@ -419,6 +440,10 @@ static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		o->aggsortpos = strtoll(val, NULL, 0);
 	else if (strcmp(name, "aggsortkeypos") == 0)
 		o->aggsortkeypos = strtoll(val, NULL, 0);
+	else if (strcmp(name, "switchrate") == 0 ||
+		 strcmp(name, "aggrate") == 0 ||
+		 strcmp(name, "statusrate") == 0)
+		setopt_rate(o, name, act->fmt, val);
 	else
 		fprintf(stderr, "dtrace: couldn't set option \"%s\" to "
 			"\"%s\": Invalid option name\n", act->fmt, val);
@@ -629,34 +654,37 @@ size_t dt_consume_mem_len(const dt_actdesc_t *act, const uint8_t *data)
 	return n;
 }
 
+/*
+ * A fault's line, in Oracle DTrace's words: "error in dt_clause_N for
+ * probe ID P (prov:mod:func:name): invalid address (0x8) at BPF pc M",
+ * N the clause's index in the session (from 0).  An address shows for
+ * the faults DTrace shows one for (in hexadecimal; an index in decimal).
+ */
 static void dt_consume_error(dtrace_hdl_t *dtp, const dt_rechdr_t *hdr,
 			     const dt_errrec_t *er)
 {
 	const dtrace_probe_t *prp = NULL;
-	char details[64] = "", where[32], msg[1400];
+	char details[64] = "", msg[1400];
 
 	prp = dt_probe_by_id(dtp, hdr->prid);
 	switch (er->fault) {
 	case DT_FAULT_BADADDR:
+		if ((int64_t)er->addr == -1)
+			break;
+		/* FALLTHROUGH */
 	case DT_FAULT_BADALIGN:
 	case DT_FAULT_BADSTACK:
-	case DT_FAULT_KPRIV:
-	case DT_FAULT_UPRIV:
 		snprintf(details, sizeof(details), " (0x%" PRIx64 ")",
 			 er->addr);
 		break;
 	default:
 		break;
 	}
-	if (er->action == 0)
-		snprintf(where, sizeof(where), "predicate");
-	else
-		snprintf(where, sizeof(where), "action #%u", er->action);
-	snprintf(msg, sizeof(msg), "error on enabled probe ID %u (ID %u: "
-		 "%s:%s:%s:%s): %s%s in %s at BPF pc %u", er->clause + 1,
+	snprintf(msg, sizeof(msg), "error in dt_clause_%u for probe ID %u "
+		 "(%s:%s:%s:%s): %s%s at BPF pc %u", er->clause,
 		 hdr->prid, prp ? prp->prv : "", prp ? prp->mod : "",
 		 prp ? prp->fun : "", prp ? prp->prb : "",
-		 dt_fault_str(er->fault), details, where, er->pc);
+		 dt_fault_str(er->fault), details, er->pc);
 	/* the output's own form (JSON's line), and the usual message on
 	 * stderr */
 	dt_outfault_t f = { hdr, prp, er, msg };

@@ -10,7 +10,7 @@
  * and the outputs (text and JSON) both read values this way; the layout of
  * each function's words is described at the top of consumer/dt_agg.c.
  * dt_llquantize_bucket() is the reference the code generator's llquantize
- * follows (dt_cg_agg.c).
+ * follows (dt_cg_agg.c), in Oracle DTrace's layout.
  *
  * Invariants: pure functions of a descriptor and bytes; nothing here reads
  * outside what the descriptor says.
@@ -33,64 +33,97 @@ int64_t dt_agg_ipow(int64_t base, int64_t exp)
 }
 
 /*
- * Walk the llquantize bins: call fn(bin, lower bound) for each bin between
- * the underflow and the overflow bin.  Returns the number of bins walked.
+ * llquantize(factor, low, high, nsteps), laid out as Oracle DTrace lays
+ * it out: each order of magnitude from low to high has K = nsteps -
+ * nsteps / factor bins of width factor^(order+1) / nsteps; the positive
+ * values' bins follow bin0 (abs(v) < factor^low), the negative values'
+ * mirror them below it, and the two ends hold what lies beyond
+ * factor^(high+1) either way.  With low 0 and nsteps > factor, order 0
+ * has one bin per value 1 .. factor-1, nsteps / factor apart: the bins
+ * between them (DTrace's "ghost bins") stay empty.
  */
-int dt_llq_walk(int64_t factor, int64_t low, int64_t high, int64_t nsteps,
-		    bool (*fn)(int bin, int64_t lo, void *arg), void *arg)
+static bool llq_valid(int64_t factor, int64_t low, int64_t high,
+		      int64_t nsteps)
 {
-	int64_t value = dt_agg_ipow(factor, low), next, step;
-	int bin = 1;
+	return factor >= 2 && nsteps >= 1 && low >= 0 && low <= high &&
+	       high - low < 1000;
+}
 
-	if (factor < 2 || nsteps < 1 || low > high)
-		return 0;
-	for (int64_t order = low; order <= high; order++) {
-		next = value > INT64_MAX / factor ? INT64_MAX : value * factor;
-		step = next > nsteps ? next / nsteps : 1;
-		for (; value < next; value += step, bin++) {
-			if (fn != NULL && !fn(bin, value, arg))
-				return bin;
-			if (bin > 100000)
-				return bin;	/* absurd parameters */
-		}
-		value = next;
-	}
-	return bin - 1;
+static int64_t llq_nord(int64_t factor, int64_t low, int64_t high,
+			int64_t nsteps)
+{
+	return (high - low + 1) * (nsteps - nsteps / factor);
 }
 
 int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
 			   int64_t nsteps)
 {
-	return dt_llq_walk(factor, low, high, nsteps, NULL, NULL) + 2;
+	if (!llq_valid(factor, low, high, nsteps))
+		return 0;
+	return (int)(2 * llq_nord(factor, low, high, nsteps) + 3);
 }
 
-struct llq_find {
-	int64_t v;
-	int bin;
-};
-
-static bool llq_find_fn(int bin, int64_t lo, void *arg)
+int dt_llquantize_bin0(int64_t factor, int64_t low, int64_t high,
+		       int64_t nsteps)
 {
-	struct llq_find *f = arg;
+	return (int)llq_nord(factor, low, high, nsteps) + 1;
+}
 
-	if (f->v < lo)
-		return false;
-	f->bin = bin;
-	return true;
+/* The bin of a magnitude a (0 for a < factor^low) counted from bin0. */
+static int64_t llq_pos(int64_t factor, int64_t low, int64_t high,
+		       int64_t nsteps, uint64_t a)
+{
+	int64_t sf = nsteps / factor, k = nsteps - sf, mag = low;
+	uint64_t lo = (uint64_t)dt_agg_ipow(factor, low), top, scale;
+
+	if (a < lo)
+		return 0;
+	if (a >= (uint64_t)dt_agg_ipow(factor, high + 1))
+		return llq_nord(factor, low, high, nsteps) + 1;
+	for (top = lo * (uint64_t)factor; a >= top; top *= (uint64_t)factor)
+		mag++;
+	if (low == 0 && nsteps > factor && mag == 0)
+		return 1 + (int64_t)(a - 1) * sf;
+	scale = top / (uint64_t)nsteps;
+	return 1 + (mag - low) * k + (int64_t)(a / (scale ? scale : 1)) - sf;
 }
 
 int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
 			 int64_t nsteps, int64_t v)
 {
-	struct llq_find f = { v, 0 };
-	int n = dt_llquantize_nbuckets(factor, low, high, nsteps);
+	uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	int64_t bin0 = dt_llquantize_bin0(factor, low, high, nsteps);
+	int64_t i = llq_pos(factor, low, high, nsteps, a);
 
-	if (v < dt_agg_ipow(factor, low))
+	return (int)(v < 0 ? bin0 - i : bin0 + i);
+}
+
+/* Whether bin i from bin0 (1 .. nord) starts a range of values (a ghost
+ * bin of order 0 does not). */
+bool dt_llquantize_labelled(int64_t factor, int64_t low, int64_t nsteps,
+			    int64_t i)
+{
+	int64_t sf = nsteps / factor;
+
+	if (low == 0 && nsteps > factor && i <= nsteps - sf)
+		return (i - 1) % sf == 0;
+	return true;
+}
+
+int64_t dt_llquantize_lo(int64_t factor, int64_t low, int64_t high,
+			 int64_t nsteps, int64_t i)
+{
+	int64_t sf = nsteps / factor, k = nsteps - sf, mag, scale;
+
+	if (i <= 0)
 		return 0;
-	if (v >= dt_agg_ipow(factor, high + 1))
-		return n - 1;
-	dt_llq_walk(factor, low, high, nsteps, llq_find_fn, &f);
-	return f.bin;
+	if (i > llq_nord(factor, low, high, nsteps))
+		return dt_agg_ipow(factor, high + 1);
+	if (low == 0 && nsteps > factor && i <= k)
+		return 1 + (i - 1 + sf - 1) / sf;	/* ghost: the next */
+	mag = low + (i - 1) / k;
+	scale = dt_agg_ipow(factor, mag + 1) / nsteps;
+	return (sf + (i - 1) % k) * scale;
 }
 
 int dt_agg_lq_levels(const dt_aggdesc_t *d)
@@ -184,21 +217,6 @@ uint64_t dt_agg_stddev(const int64_t *val, uint64_t normal)
 	return (uint64_t)isqrt128(avgsq - sqavg);
 }
 
-struct llq_lo {
-	int bin;
-	int64_t lo;
-};
-
-static bool llq_lo_fn(int bin, int64_t lo, void *arg)
-{
-	struct llq_lo *f = arg;
-
-	if (bin < f->bin)
-		return true;
-	f->lo = lo;
-	return false;
-}
-
 /* quantize: bucket 63 + 1 + k starts at 2^k, bucket 63 - 1 - k at
  * -(2^(k+1) - 1), as DTrace counts (-5 in -4's); bucket 0 also holds
  * INT64_MIN. */
@@ -213,11 +231,23 @@ static int64_t quantize_bucket_min(int bin)
 	return -(int64_t)((1ull << (DT_QUANTIZE_ZERO - bin)) - 1);
 }
 
+/* The least value of llquantize bin `bin` (dt_llquantize_bucket()). */
+static int64_t llq_bucket_min(const dt_aggdesc_t *d, int bin)
+{
+	int64_t f = d->params[0], l = d->params[1], h = d->params[2];
+	int64_t s = d->params[3];
+	int64_t bin0 = dt_llquantize_bin0(f, l, h, s);
+
+	if (bin == 0)
+		return INT64_MIN;
+	if (bin >= bin0)
+		return bin == bin0 ? 1 - dt_agg_ipow(f, l) :
+		       dt_llquantize_lo(f, l, h, s, bin - bin0);
+	return 1 - dt_llquantize_lo(f, l, h, s, bin0 - bin + 1);
+}
+
 int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin)
 {
-	int64_t factor = d->params[0], low = d->params[1];
-	struct llq_lo f = { bin, INT64_MAX };
-
 	switch (d->func) {
 	case DT_AGG_QUANTIZE:
 		return quantize_bucket_min(bin);
@@ -226,13 +256,7 @@ int64_t dt_agg_bucket_min(const dt_aggdesc_t *d, int bin)
 			return INT64_MIN;
 		return d->params[0] + (int64_t)(bin - 1) * d->params[2];
 	case DT_AGG_LLQUANTIZE:
-		if (bin == 0)
-			return INT64_MIN;
-		if (bin == (int)dt_agg_nwords(d) - 1)
-			return dt_agg_ipow(factor, d->params[2] + 1);
-		dt_llq_walk(factor, low, d->params[2], d->params[3], llq_lo_fn,
-			 &f);
-		return f.lo;
+		return llq_bucket_min(d, bin);
 	default:
 		return 0;
 	}

@@ -30,17 +30,22 @@ uint64_t dt_agg_stddev(const int64_t *val, uint64_t normal);
 int64_t dt_agg_ipow(int64_t base, int64_t exp);
 /* lquantize's levels: (high - low) / step, 0 for absurd parameters. */
 int dt_agg_lq_levels(const dt_aggdesc_t *desc);
-/* llquantize: the bucket of value v (what BPF must compute) and the
- * number of buckets for the parameters. */
+/* llquantize, laid out as Oracle DTrace lays it out (dt_recval.c): the
+ * bucket of value v (what BPF must compute), the number of buckets (0 for
+ * absurd parameters) and bin0, the bucket of abs(v) < factor^low; bin i
+ * above bin0 (and i below it, negated) starts at dt_llquantize_lo(i),
+ * unless it is a ghost bin (!dt_llquantize_labelled(i)), which holds
+ * nothing. */
 int dt_llquantize_bucket(int64_t factor, int64_t low, int64_t high,
 			 int64_t nsteps, int64_t v);
 int dt_llquantize_nbuckets(int64_t factor, int64_t low, int64_t high,
 			   int64_t nsteps);
-/* Walk the llquantize bins between the underflow and the overflow bin:
- * fn(bin, lower bound, arg) for each until it returns false.  Returns the
- * number of bins walked. */
-int dt_llq_walk(int64_t factor, int64_t low, int64_t high, int64_t nsteps,
-		bool (*fn)(int bin, int64_t lo, void *arg), void *arg);
+int dt_llquantize_bin0(int64_t factor, int64_t low, int64_t high,
+		       int64_t nsteps);
+int64_t dt_llquantize_lo(int64_t factor, int64_t low, int64_t high,
+			 int64_t nsteps, int64_t i);
+bool dt_llquantize_labelled(int64_t factor, int64_t low, int64_t nsteps,
+			    int64_t i);
 /* Inclusive bounds of histogram bucket `bin` (quantize, lquantize,
  * llquantize): the first bucket starts at INT64_MIN, the last ends at
  * INT64_MAX. */

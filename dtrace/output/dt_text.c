@@ -14,8 +14,9 @@
  * (dt_text_agg.c).
  *
  * trace(): integers right-aligned unless quiet, in the width DTrace gives
- * them (trace_width()), with the sign of their type; strings and other
- * data through dt_print_strbytes(); stacks a frame a line.
+ * them (trace_width()), with the sign of their type; strings through
+ * dt_print_strbytes(); structs, unions and arrays as a table of their
+ * bytes (and everything with -x rawbytes); stacks a frame a line.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -149,6 +150,12 @@ void dt_text_trace(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *val)
 	bool quiet = dtp->opt.quiet;
 	long long v;
 
+	if (dtp->opt.rawbytes && (rec->kind == DT_RK_INT ||
+				  rec->kind == DT_RK_STRING ||
+				  rec->kind == DT_RK_MEM)) {
+		dt_print_bytes(out, val->p, rec->size);
+		return;
+	}
 	switch (rec->kind) {
 	case DT_RK_INT:
 		v = dt_rec_int(rec, val->p);
@@ -167,6 +174,11 @@ void dt_text_trace(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *val)
 		return;
 	case DT_RK_UADDR:
 		dt_text_usym(out, val);
+		return;
+	case DT_RK_MEM:
+		/* a struct, union or array: its bytes, even those that
+		 * would read as a string (Oracle's DTrace) */
+		dt_print_bytes(out, val->p, rec->size);
 		return;
 	default:
 		dt_print_strbytes(dtp, out, val->p, rec->size, -33, quiet);

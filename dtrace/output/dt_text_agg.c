@@ -148,55 +148,78 @@ static void agg_print_lquantize(FILE *out, const dt_aggdesc_t *d,
 	}
 }
 
-struct llq_print {
-	FILE *out;
-	const int64_t *b;
-	int first, last;
-	uint64_t normal;
-	long double total;
-	bool pos, neg;
-};
-
-static bool llq_print_fn(int bin, int64_t lo, void *arg)
+/* The label of llquantize bucket i (first: the first bucket printed),
+ * as DTrace writes it; "" for a ghost bin. */
+static void llq_label(const dt_aggdesc_t *d, int i, int first, char *buf,
+		      size_t size)
 {
-	struct llq_print *p = arg;
+	int64_t f = d->params[0], l = d->params[1], h = d->params[2];
+	int64_t s = d->params[3];
+	int n = dt_llquantize_nbuckets(f, l, h, s);
+	int bin0 = dt_llquantize_bin0(f, l, h, s), k = i - bin0;
+	unsigned long long lo = (unsigned long long)dt_agg_ipow(f, l);
+	unsigned long long top = (unsigned long long)dt_agg_ipow(f, h + 1);
 
-	if (bin >= p->first && bin <= p->last) {
-		fprintf(p->out, "%16lld ", (long long)lo);
-		agg_quantline(p->out, p->b[bin], p->normal, p->total, p->pos,
-			      p->neg);
-	}
-	return true;
+	buf[0] = '\0';
+	if (i == 0)
+		snprintf(buf, size, "<= -%llu", top);
+	else if (i == n - 1)
+		snprintf(buf, size, ">= %llu", top);
+	else if (k == 0 && lo == 1)
+		snprintf(buf, size, "0");
+	else if (k == 0)
+		snprintf(buf, size, "%s< %llu", first >= bin0 ? "" : "abs() ",
+			 lo);
+	else if (dt_llquantize_labelled(f, l, s, k < 0 ? -k : k))
+		snprintf(buf, size, "%s%llu", k < 0 ? "-" : "",
+			 (unsigned long long)dt_llquantize_lo(f, l, h, s,
+							      k < 0 ? -k : k));
 }
 
+/* A ghost bin first or last takes the label of the nearest bin outside
+ * (DTrace's padding: at most nsteps / factor away). */
+static void llq_edge_label(const dt_aggdesc_t *d, int i, int first,
+			   int dir, char *buf, size_t size)
+{
+	int64_t pad = d->params[3] / d->params[0];
+	int n = (int)dt_agg_nwords(d);
+
+	for (int j = 1; buf[0] == '\0' && j < pad; j++)
+		if (i + dir * j >= 0 && i + dir * j < n)
+			llq_label(d, i + dir * j, first, buf, size);
+}
+
+/* llquantize as Oracle DTrace prints it: the buckets with data and one on
+ * either side, negative values below the bucket of abs(v) < factor^low,
+ * ghost bins left out. */
 static void agg_print_llquantize(FILE *out, const dt_aggdesc_t *d,
 				 const int64_t *b, uint64_t normal)
 {
-	int64_t factor = d->params[0], low = d->params[1];
-	int64_t high = d->params[2], nsteps = d->params[3];
-	int n = dt_llquantize_nbuckets(factor, low, high, nsteps);
-	struct llq_print p = { out, b, 0, 0, normal, 0, false, false };
+	int n = dt_llquantize_nbuckets(d->params[0], d->params[1],
+				       d->params[2], d->params[3]);
+	int bin0 = dt_llquantize_bin0(d->params[0], d->params[1],
+				      d->params[2], d->params[3]);
+	int first, last;
+	long double total;
+	bool pos, neg;
 	char label[48];
 
 	if (n < 3) {
 		fprintf(out, " (bad llquantize parameters)\n");
 		return;
 	}
-	agg_hist_range(b, n, 0, 1, &p.first, &p.last);
-	agg_hist_totals(b, p.first, p.last, &p.total, &p.pos, &p.neg);
+	agg_hist_range(b, n, bin0, bin0 + 2, &first, &last);
+	agg_hist_totals(b, first, last, &total, &pos, &neg);
 	agg_hist_header(out);
-	if (p.first == 0) {
-		snprintf(label, sizeof(label), "< %lld",
-			 (long long)dt_agg_ipow(factor, low));
+	for (int i = first; i <= last; i++) {
+		llq_label(d, i, first, label, sizeof(label));
+		if (label[0] == '\0' && (i == first || i == last))
+			llq_edge_label(d, i, first, i == first ? -1 : 1,
+				       label, sizeof(label));
+		if (label[0] == '\0')
+			continue;
 		fprintf(out, "%16s ", label);
-		agg_quantline(out, b[0], normal, p.total, p.pos, p.neg);
-	}
-	dt_llq_walk(factor, low, high, nsteps, llq_print_fn, &p);
-	if (p.last == n - 1) {
-		snprintf(label, sizeof(label), ">= %lld",
-			 (long long)dt_agg_ipow(factor, high + 1));
-		fprintf(out, "%16s ", label);
-		agg_quantline(out, b[n - 1], normal, p.total, p.pos, p.neg);
+		agg_quantline(out, b[i], normal, total, pos, neg);
 	}
 }
 

@@ -342,7 +342,7 @@ void dt_emit_clause_call(dtrace_hdl_t *dtp, dt_as_t *as, int c,
 	}
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dtrace_mstate_t, clause),
 			      c));
-	/* The enabled probe id as the error messages name it: clause + 1. */
+	/* The enabled probe id (epid, ERROR's arg1): clause + 1. */
 	EMIT(as, DT_STORE_IMM(BPF_W, DT_R7, OFF(dt_mstate_t, epid), c + 1));
 	EMIT(as, DT_MOV64_REG(DT_R1, DT_R6));
 	EMIT(as, DT_MOV64_REG(DT_R2, DT_R7));

@@ -341,7 +341,7 @@ static void test_lquantize(void)
 static void test_llquantize(void)
 {
 	dt_aggdesc_t d = mkdesc(0, DT_AGG_LLQUANTIZE, NULL);
-	int64_t b[20] = { 0 };
+	int64_t b[39] = { 0 };
 	int ids[1] = { 0 };
 	int n;
 
@@ -349,36 +349,48 @@ static void test_llquantize(void)
 	d.params[1] = 0;	/* low magnitude */
 	d.params[2] = 1;	/* high magnitude */
 	d.params[3] = 10;	/* steps */
+	/* Oracle DTrace's layout: 18 bins each way around bin0 (19) */
 	n = dt_llquantize_nbuckets(10, 0, 1, 10);
-	if (n != 20 || dt_llquantize_bucket(10, 0, 1, 10, 0) != 0 ||
-	    dt_llquantize_bucket(10, 0, 1, 10, 5) != 5 ||
-	    dt_llquantize_bucket(10, 0, 1, 10, 25) != 11 ||
-	    dt_llquantize_bucket(10, 0, 1, 10, 99) != 18 ||
-	    dt_llquantize_bucket(10, 0, 1, 10, 100) != 19) {
+	if (n != 39 || dt_llquantize_bucket(10, 0, 1, 10, 0) != 19 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 5) != 24 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 25) != 30 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 99) != 37 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, 100) != 38 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, -5) != 14 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, -100) != 0 ||
+	    dt_llquantize_bucket(10, 0, 1, 10, INT64_MIN) != 0 ||
+	    dt_llquantize_bucket(10, 1, 2, 20, 7) != 37 ||
+	    dt_llquantize_bucket(10, 1, 2, 20, -15) != 35) {
 		fprintf(stderr, "llquantize buckets wrong (n %d)\n", n);
 		failures++;
 	}
-	b[0] = 1;	/* < 1 */
-	b[5] = 1;	/* 5 */
-	b[11] = 2;	/* 20..29 */
-	b[19] = 0;
+	b[14] = 1;	/* -5 */
+	b[19] = 1;	/* 0 */
+	b[24] = 1;	/* 5 */
+	b[30] = 2;	/* 20..29 */
 	setup(&d, 1);
 	dt_agg_merge(&dtp, 0, NULL, b);
 	dt_agg_print(&dtp, dtp.out, ids, 1);
 	EXPECT_STR(output(), "\n\n"
 		   "           value  ------------- Distribution ------------- count    \n"
-		   "             < 1 |@@@@@@@@@@                               1        \n"
+		   "              -6 |                                         0        \n"
+		   "              -5 |@@@@@@@@                                 1        \n"
+		   "              -4 |                                         0        \n"
+		   "              -3 |                                         0        \n"
+		   "              -2 |                                         0        \n"
+		   "              -1 |                                         0        \n"
+		   "               0 |@@@@@@@@                                 1        \n"
 		   "               1 |                                         0        \n"
 		   "               2 |                                         0        \n"
 		   "               3 |                                         0        \n"
 		   "               4 |                                         0        \n"
-		   "               5 |@@@@@@@@@@                               1        \n"
+		   "               5 |@@@@@@@@                                 1        \n"
 		   "               6 |                                         0        \n"
 		   "               7 |                                         0        \n"
 		   "               8 |                                         0        \n"
 		   "               9 |                                         0        \n"
 		   "              10 |                                         0        \n"
-		   "              20 |@@@@@@@@@@@@@@@@@@@@                     2        \n"
+		   "              20 |@@@@@@@@@@@@@@@@                         2        \n"
 		   "              30 |                                         0        \n"
 		   "\n");
 }

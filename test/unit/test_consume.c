@@ -278,14 +278,14 @@ static void test_errors(void)
 	one_action(DT_ACT_TRACE, NULL, NULL, 0, 0);
 	capture_stderr(feed_errors, err, sizeof(err));
 	EXPECT_STR(err,
-		   "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): "
-		   "invalid address (0x0) in action #1 at BPF pc 17\n"
-		   "dtrace: error on enabled probe ID 3 (ID 2: "
-		   "pid123:libc.so.6:malloc:entry): divide-by-zero in action #3 "
+		   "dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): "
+		   "invalid address (0x0) at BPF pc 17\n"
+		   "dtrace: error in dt_clause_2 for probe ID 2 "
+		   "(pid123:libc.so.6:malloc:entry): divide-by-zero "
 		   "at BPF pc 5\n"
-		   "dtrace: error on enabled probe ID 1 (ID 2: "
-		   "pid123:libc.so.6:malloc:entry): invalid alignment (0x1001) "
-		   "in action #2 at BPF pc 9\n"
+		   "dtrace: error in dt_clause_0 for probe ID 2 "
+		   "(pid123:libc.so.6:malloc:entry): invalid alignment (0x1001) "
+		   "at BPF pc 9\n"
 		   "dtrace: record of unknown clause 7\n"
 		   "dtrace: short record (3 bytes)\n");
 	EXPECT_STR(output(), "");

@@ -304,9 +304,9 @@ static void test_error_record(void)
 		   "\"probe\":{\"provider\":\"dtrace\",\"module\":\"\","
 		   "\"function\":\"\",\"name\":\"BEGIN\"},"
 		   "\"fault\":\"invalid address\",\"address\":16,"
-		   "\"action\":2,\"pc\":17,\"message\":\"error on enabled "
-		   "probe ID 1 (ID 1: dtrace:::BEGIN): invalid address "
-		   "(0x10) in action #2 at BPF pc 17\"}\n");
+		   "\"action\":2,\"pc\":17,\"message\":\"error in "
+		   "dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address "
+		   "(0x10) at BPF pc 17\"}\n");
 }
 
 /* --- aggregations --- */

@@ -57,11 +57,11 @@ li 46
 bslibs
 still tracing
 after the fault'
-experr="dtrace: error on enabled probe ID N (ID N: pidN:libc.so.6:dlopen:entry): invalid address (0x0) in action #2 at BPF pc N
-dtrace: error on enabled probe ID N (ID N: pidN:a.out:add:entry): invalid address (0x8) in action #1 at BPF pc N"
+experr="dtrace: error in dt_clause_N for probe ID N (pidN:libc.so.6:dlopen:entry): invalid address (0x0) at BPF pc N
+dtrace: error in dt_clause_N for probe ID N (pidN:a.out:add:entry): invalid address (0x8) at BPF pc N"
 actual=$(grep -v -e '^done ' -e '^$' out)
 if [ $rc != 0 ] || [ "$actual" != "$expected" ] ||
-   [ "$(grep -v '^pid ' err | sed -E 's/(ID|pid|pc) [0-9]+/\1 N/g; s/pid[0-9]+:/pidN:/')" != "$experr" ]; then
+   [ "$(grep -v '^pid ' err | sed -E 's/(ID|pid|pc) [0-9]+/\1 N/g; s/dt_clause_[0-9]+/dt_clause_N/g; s/pid[0-9]+:/pidN:/')" != "$experr" ]; then
 	echo "exit $rc; stdout:"; cat out; echo "stderr:"; cat err
 	echo "expected:"; echo "$expected"
 	exit 1

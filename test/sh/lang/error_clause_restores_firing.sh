@@ -9,9 +9,9 @@
 need_dtrace
 need_prog pidtarget
 
-# Two faults in one BEGIN firing, the ERROR clause between them.  DTrace:
-# "dtrace: error on enabled probe ID 2 (ID 1: dtrace:::BEGIN):
-# divide-by-zero in action #1 at DIF offset N"; we report a BPF pc.
+# Two faults in one BEGIN firing, the ERROR clause between them.  Oracle
+# DTrace: "dtrace: error in dt_clause_1 for probe ID 1 (dtrace:::BEGIN):
+# divide-by-zero at BPF pc N".
 "$DTRACE" -n 'BEGIN { x = 0; trace(1 / x); }' -n 'BEGIN { trace(2 / x); }' \
 	-n 'ERROR { trace(arg1); }' -n 'BEGIN { trace(3); exit(0); }' \
 	>out 2>err
@@ -23,8 +23,8 @@ expected=$(printf '%s\n' \
 	'  N      3                           :ERROR                    2' \
 	'  N      1                           :BEGIN           3')
 errors=$(grep '^dtrace: error' err | sed -e 's/BPF pc [0-9]*$/BPF pc N/')
-expected_errors='dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN): divide-by-zero in action #2 at BPF pc N
-dtrace: error on enabled probe ID 2 (ID 1: dtrace:::BEGIN): divide-by-zero in action #1 at BPF pc N'
+expected_errors='dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc N
+dtrace: error in dt_clause_1 for probe ID 1 (dtrace:::BEGIN): divide-by-zero at BPF pc N'
 if [ $rc != 0 ] || [ "$actual" != "$expected" ] ||
    [ "$errors" != "$expected_errors" ]; then
 	echo "two faults in BEGIN: exit $rc, stdout:"; cat out
@@ -52,7 +52,7 @@ actual=$(grep -v -e '^done' -e '^$' out)
 expected='ERROR epid 1 fault 4 dtrace:ERROR
 sum8:entry own id: 1 2 3 4 5 6 7 8'
 if [ $rc != 0 ] || [ "$actual" != "$expected" ] ||
-   ! grep -Eq '^dtrace: error on enabled probe ID 1 \(ID [0-9]+: pid[0-9]+:a\.out:sum8:entry\): divide-by-zero in action #2 at BPF pc [0-9]+$' err; then
+   ! grep -Eq '^dtrace: error in dt_clause_0 for probe ID [0-9]+ \(pid[0-9]+:a\.out:sum8:entry\): divide-by-zero at BPF pc [0-9]+$' err; then
 	echo "pid probe after ERROR: exit $rc, stdout:"; cat out
 	echo "stderr:"; cat err
 	echo "expected:"; echo "$expected"

@@ -14,61 +14,61 @@
 need_dtrace
 
 line() {
-	fault_line "$1" dtrace:::BEGIN "invalid address (ADDR)" "$2"
+	fault_line "$1" dtrace:::BEGIN "invalid address (ADDR)"
 }
 
 fault "load past the top" '
 BEGIN { s = (char *)alloca(15); base = (uint64_t)s; trace(s[16]); }' \
-	"ERROR fault 1 at base+16" "$(line 1 3)"
+	"ERROR fault 1 at base+16" "$(line 1)"
 
 fault "load below the bottom" '
 BEGIN { s = (char *)alloca(15); base = (uint64_t)s; trace(s[-1]); }' \
-	"ERROR fault 1 at base-1" "$(line 1 3)"
+	"ERROR fault 1 at base-1" "$(line 1)"
 
 fault "store past the top" '
 BEGIN { s = (char *)alloca(15); base = (uint64_t)s; s[16] = 1; }' \
-	"ERROR fault 1 at base+16" "$(line 1 3)"
+	"ERROR fault 1 at base+16" "$(line 1)"
 
 fault "store of 8 bytes crossing the top" '
 BEGIN { p = (uint64_t *)alloca(16); base = (uint64_t)p; *(p + 1) = 2;
 	*(uint64_t *)((char *)p + 12) = 3; }' \
-	"ERROR fault 1 at base+12" "$(line 1 4)"
+	"ERROR fault 1 at base+12" "$(line 1)"
 
 fault "store below the bottom" '
 BEGIN { s = (char *)alloca(15); base = (uint64_t)s; s[-1] = 1; }' \
-	"ERROR fault 1 at base-1" "$(line 1 3)"
+	"ERROR fault 1 at base-1" "$(line 1)"
 
 fault "a global pointer kept from the clause before" '
 BEGIN { s = (char *)alloca(1); base = (uint64_t)s; *s = 97; }
 BEGIN { printf("next clause\n"); }
 BEGIN { trace(*s); }' \
 	"next clause
-ERROR fault 1 at base+0" "$(line 3 1)"
+ERROR fault 1 at base+0" "$(line 3)"
 
 fault "a clause-local pointer kept from the clause before" '
 BEGIN { this->s = (char *)alloca(8); base = (uint64_t)this->s; }
 BEGIN { this->s[2] = 1; }' \
-	"ERROR fault 1 at base+2" "$(line 2 1)"
+	"ERROR fault 1 at base+2" "$(line 2)"
 
 fault "bcopy() past the top of its destination" '
 BEGIN { src = (char *)alloca(32); s = (char *)alloca(9);
 	base = (uint64_t)s; bcopy(src, s, 17); }' \
-	"ERROR fault 1 at base+0" "$(line 1 4)"
+	"ERROR fault 1 at base+0" "$(line 1)"
 
 fault "bcopy() below the bottom of its destination" '
 BEGIN { s = (char *)alloca(15); src = (char *)alloca(8);
 	base = (uint64_t)s; bcopy(src, s - 1, 8); }' \
-	"ERROR fault 1 at base-1" "$(line 1 4)"
+	"ERROR fault 1 at base-1" "$(line 1)"
 
 fault "bcopy() of a string past the top of its destination" '
 BEGIN { a = "0123456789abcdefgh"; s = (char *)alloca(9);
 	base = (uint64_t)s; bcopy(a, s, 17); }' \
-	"ERROR fault 1 at base+0" "$(line 1 4)"
+	"ERROR fault 1 at base+0" "$(line 1)"
 
 fault "bcopy() past the top of its source" '
 BEGIN { s = (char *)alloca(16); src = (char *)alloca(8);
 	base = (uint64_t)src; bcopy(src, s, 16); }' \
-	"ERROR fault 1 at base+0" "$(line 1 4)"
+	"ERROR fault 1 at base+0" "$(line 1)"
 
 # What lies inside the allocations is read and written as before; a later
 # clause's alloca() takes the same memory again, fresh.  The pointer that

@@ -9,20 +9,20 @@
 need_dtrace
 
 illop() {
-	fault_line "$1" dtrace:::BEGIN "illegal operation" "$2"
+	fault_line "$1" dtrace:::BEGIN "illegal operation"
 }
 
 fault "commit() of no speculation" '
 BEGIN { commit(1234); }' \
-	"ERROR fault 3 at base+0" "$(illop 1 1)" -x nspec=2
+	"ERROR fault 3 at base+0" "$(illop 1)" -x nspec=2
 
 fault "discard() of no speculation" '
 BEGIN { discard(3); }' \
-	"ERROR fault 3 at base+0" "$(illop 1 1)" -x nspec=2
+	"ERROR fault 3 at base+0" "$(illop 1)" -x nspec=2
 
 fault "commit() of a negative id" '
 BEGIN { x = -1; commit(x); }' \
-	"ERROR fault 3 at base+0" "$(illop 1 2)" -x nspec=2
+	"ERROR fault 3 at base+0" "$(illop 1)" -x nspec=2
 
 fault "commit() of 0 and of an inactive speculation go by" '
 BEGIN { commit(0); }
@@ -30,5 +30,5 @@ BEGIN { discard(2); }
 BEGIN { printf("still running\n"); }
 BEGIN { discard(-5); }' \
 	"still running
-ERROR fault 3 at base+0" "$(illop 4 1)" -x nspec=2
+ERROR fault 3 at base+0" "$(illop 4)" -x nspec=2
 exit $status

@@ -10,16 +10,16 @@
 need_dtrace
 
 badaddr() {
-	fault_line "$1" "$2" "invalid address (0x0)" "$3"
+	fault_line "$1" "$2" "invalid address (0x0)"
 }
 
 fault "strtok(NULL) first" '
 BEGIN { trace(strtok(NULL, ",")); }' \
-	"ERROR fault 1 at base+0" "$(badaddr 1 dtrace:::BEGIN 1)"
+	"ERROR fault 1 at base+0" "$(badaddr 1 dtrace:::BEGIN)"
 
 fault "strtok(NULL) first, its result unused" '
 BEGIN { strtok(strstr("abc", "x"), ","); }' \
-	"ERROR fault 1 at base+0" "$(badaddr 1 dtrace:::BEGIN 1)"
+	"ERROR fault 1 at base+0" "$(badaddr 1 dtrace:::BEGIN)"
 
 fault "strtok(NULL) in a firing after a string ended" '
 BEGIN { x = strtok("a,b", ","); }
@@ -29,5 +29,5 @@ END { this->t = strtok(NULL, " "); }
 BEGIN { exit(0); }' \
 	"b 1
 1
-ERROR fault 1 at base+0" "$(badaddr 4 dtrace:::END 1)"
+ERROR fault 1 at base+0" "$(badaddr 4 dtrace:::END)"
 exit $status

@@ -29,11 +29,11 @@ fault() {
 	fi
 }
 
-# fault_line ID PROBE WHAT ACTION: DTrace's error line for a fault WHAT
-# ("illegal operation", "invalid address (ADDR)") in action #ACTION of
-# enabled probe ID, a firing of PROBE (dtrace:::BEGIN is ID 1).
+# fault_line N PROBE WHAT: Oracle DTrace's error line for a fault WHAT
+# ("illegal operation", "invalid address (ADDR)") in the Nth clause of the
+# session (dt_clause_N-1), in a firing of PROBE (dtrace:::BEGIN is ID 1).
 fault_line() {
 	local prid=1
 	[ "$2" = dtrace:::END ] && prid=2
-	echo "dtrace: error on enabled probe ID $1 (ID $prid: $2): $3 in action #$4 at BPF pc N"
+	echo "dtrace: error in dt_clause_$(($1 - 1)) for probe ID $prid ($2): $3 at BPF pc N"
 }

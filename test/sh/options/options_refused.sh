@@ -13,7 +13,7 @@ need_dtrace
 for o in amin=x ctfpath=x ctypes=x debugassert disasm=x dtypes=x \
 	 encoding=utf8 grabanon iregs=8 jstackframes=10 jstackstrsize=10 \
 	 kdefs knodefs lazyload ldpath=/bin/ld linkmode=static lockmem=1m \
-	 maxframes=10 modpath=x pcapsize=1k pgmax=1 preallocate=1m pspec \
+	 modpath=x pcapsize=1k pgmax=1 preallocate=1m pspec \
 	 scratchsize=1k stdc=a tree=1 tregs=8 udefs unodefs version=2.0 \
 	 zone=global cpu=0; do
 	"$DTRACE" -x $o -n BEGIN >out 2>err; check $o 1 $?

@@ -23,8 +23,8 @@ a 6 7
 even 3'
 actual=$(grep -v -e '^done ' -e '^$' out)
 [ $rc = 0 ] && [ "$actual" = "$expected" ] || fail_run "arguments" "$expected"
-experr='dtrace: error on enabled probe ID N (ID N: pidN:a.out:add:entry): invalid address (0x4) in action #1 at BPF pc N'
-acterr=$(grep '^dtrace: error' err | sed -E 's/ID [0-9]+/ID N/g; s/pid[0-9]+/pidN/; s/pc [0-9]+/pc N/')
+experr='dtrace: error in dt_clause_N for probe ID N (pidN:a.out:add:entry): invalid address (0x4) at BPF pc N'
+acterr=$(grep '^dtrace: error' err | sed -E 's/ID [0-9]+/ID N/g; s/dt_clause_[0-9]+/dt_clause_N/; s/pid[0-9]+/pidN/; s/pc [0-9]+/pc N/')
 [ "$acterr" = "$experr" ] || fail_run "fault" "$experr"
 
 # One clause: its prefilter runs inline at the program's entry and reads

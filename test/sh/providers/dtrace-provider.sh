@@ -23,9 +23,9 @@ if [ $rc != 0 ] || ! grep -qx after out; then
 	echo "divide by zero: exit $rc, stdout:"; cat out; cat err
 	status=1
 fi
-# DTrace: "dtrace: error on enabled probe ID 1 (ID 1: dtrace:::BEGIN):
-# divide-by-zero in action #N at DIF offset M"; we report a BPF pc.
-if ! grep -Eq '^dtrace: error on enabled probe ID [0-9]+ \(ID 1: dtrace:::BEGIN\): divide-by-zero in action #[0-9]+ at ' err; then
+# Oracle DTrace: "dtrace: error in dt_clause_N for probe ID 1
+# (dtrace:::BEGIN): divide-by-zero at BPF pc M".
+if ! grep -Eq '^dtrace: error in dt_clause_[0-9]+ for probe ID 1 \(dtrace:::BEGIN\): divide-by-zero at BPF pc [0-9]+$' err; then
 	echo "divide by zero: no error message on stderr:"; cat err
 	status=1
 fi
