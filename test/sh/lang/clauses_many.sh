@@ -56,19 +56,19 @@ rc=$?
   echo; } >exp
 check "BEGIN and END" $rc exp
 
-# two pid probes at one address (alias_fn and pt_alias), 150 clauses each,
-# two calls: each probe's clauses in order, once per call
+# two pid probes at one address (alias_fn's entry and its offset 0), 150
+# clauses each, two calls: each probe's clauses in order, once per call
 if [ -x "$T" ]; then
 	for i in $(seq 300); do
-		if [ $((i % 2)) = 0 ]; then f=alias_fn; else f=pt_alias; fi
-		echo "pid\$target:a.out:$f:entry { printf(\"%s %d %d\\n\", probefunc, arg0, $i); }"
+		if [ $((i % 2)) = 0 ]; then n=entry; else n=0; fi
+		echo "pid\$target:a.out:alias_fn:$n { printf(\"%s %d %d\\n\", probename, arg0, $i); }"
 	done >pa.d
 	"$DTRACE" -q -c "$T 2" -s pa.d >all 2>err
 	rc=$?
 	grep -v -e '^done ' -e '^$' all >out
 	for call in 0 1; do
-		seq 1 2 299 | sed "s/^/pt_alias $call /"
-		seq 2 2 300 | sed "s/^/alias_fn $call /"
+		seq 1 2 299 | sed "s/^/0 $call /"
+		seq 2 2 300 | sed "s/^/entry $call /"
 	done >exp
 	check "two probes at one site" $rc exp
 	if ! grep -qx 'done 78' all; then

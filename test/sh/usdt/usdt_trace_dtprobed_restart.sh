@@ -59,5 +59,6 @@ done
 [ "$(grep -c '^enabled$' running.out)" -ge $((400 - ${first:-400})) ] ||
 	fail "running app: is-enabled lost across the restart"
 [ -s err ] && { fail "dtrace wrote errors"; }
-[ $status = 0 ] || { echo "--- out"; cat out; echo "--- err"; cat err; tail -20 dtprobed.log; }
+[ $status = 0 ] || { echo "--- err"; cat err; echo "--- dtprobed.log"
+	tail -20 dtprobed.log; echo "--- out"; head -20 out; }
 exit $status
