@@ -23,4 +23,4 @@ mkdir empty
 "$DTRACE" -q -x plugindir="$PWD/empty" -n 'BEGIN { printf("ran\n"); exit(0); }' \
 	>out 2>err || fail "an empty directory: $(cat err)"
 [ "$(cat out)" = ran ] || fail "an empty directory: $(cat out)"
-exit 0
+exit $status
