@@ -368,7 +368,7 @@ modcycle: all
 	scripts/modcycle.sh $(B)
 
 # --- demo and benchmarks -----------------------------------------------------
-demo: all
+demo: all $(B)/test/progs/demo
 	DTRACE_PLUGIN_PATH=$(B)/plugins $(B)/dtrace -s demo/demo.d -c $(B)/test/progs/demo
 
 # An hour of tracing with dtrace's memory sampled (test/soak/soak.sh);
