@@ -430,7 +430,7 @@ install-files:
 
 # The installed paths, written into the man pages and the pkg-config file.
 INSTALL_SUBST := -e 's|@PLUGINDIR@|$(PLUGINDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
-		 -e 's|@DLIBDIR@|$(DLIBDIR)|g' \
+		 -e 's|@DLIBDIR@|$(DLIBDIR)|g' -e 's|@EXAMPLEDIR@|$(EXAMPLEDIR)|g' \
 		 -e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 clean:
