@@ -7,7 +7,12 @@
 need_dtrace
 ROOT=$(cd "$TESTDIR/.." && pwd)
 
-make -s --no-print-directory -C "$ROOT" demo B="$B" >out 2>err ||
+# the build under test as it was made (the sanitizer's flags too), so
+# that nothing is rebuilt
+san=
+[ -n "${DT_SANITIZED:-}" ] && san=SANITIZE=1
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	make -s --no-print-directory -C "$ROOT" demo B="$B" $san >out 2>err ||
 	{ cat out err; fail "make demo failed"; exit 1; }
 grep -q '^Tracing demo (pid [0-9]*)\.\.\. it ends by itself in 3 seconds\.$' out ||
 	fail "no header line"
