@@ -9,7 +9,9 @@
 # .note.stapsdt, every section's size huge); the daemon, started after them, reads each in its reader child
 # (dtprobed/dtp_discover.c), registers none of them, and goes on: it
 # finds the intact program a second process runs and takes a registration
-# sent after its walk.
+# sent after its walk.  Each reader child is jailed: what a subverted one
+# would try (DTPROBED_FAULT_DISCOVER_ESCAPE: create a file, remove one,
+# signal the daemon) is refused with EPERM, and said in the log.
 . "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 [ -x /usr/bin/python3 ] || { echo "no python3"; exit 77; }
@@ -76,7 +78,8 @@ mapper=$!; bgpids+=("$mapper")
 wait_for 5 grep -q mapped mapper.out || { fail "the copies are not mapped"; exit 1; }
 sleep 1				# the app's registration code gives up after 0.5 s
 
-start_daemon
+mkdir esc && : >esc/kept || exit 1
+DTPROBED_FAULT_DISCOVER_ESCAPE=$W/esc start_daemon
 wait_for 10 test -f "state/$app" || fail "the intact program not found"
 grep -q "found registration of pid $app: provider myapp in $W/app\$" \
 	dtprobed.log || fail "no log line for the intact program"
@@ -87,6 +90,12 @@ grep -q "^dtprobed: found registration of pid $mapper" dtprobed.log &&
 grep -q "refused found registration of pid $mapper ($W/app_provsize): damaged declarations in .dtrace_prov" \
 	dtprobed.log || fail "the damaged image not refused with its reason"
 kill -0 "$dpid" 2>/dev/null || fail "dtprobed died"
+# the jail: nothing written, removed or signalled
+e='Operation not permitted'
+grep -qF "refused found registration of pid $app ($W/app): escape: create $e, remove $e, signal $e" \
+	dtprobed.log || fail "the reader of the intact program was not jailed"
+[ -e esc/created ] && fail "a reader child created a file"
+[ -e esc/kept ] || fail "a reader child removed a file"
 
 # Still serving: a program started now registers.
 "$W/app" 100 20 >app2.out & app2=$!; bgpids+=("$app2")
