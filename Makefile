@@ -368,7 +368,7 @@ modcycle: all
 	scripts/modcycle.sh $(B)
 
 # --- demo and benchmarks -----------------------------------------------------
-demo: all
+demo: all $(B)/test/progs/demo
 	DTRACE_PLUGIN_PATH=$(B)/plugins $(B)/dtrace -s demo/demo.d -c $(B)/test/progs/demo
 
 # An hour of tracing with dtrace's memory sampled (test/soak/soak.sh);
@@ -430,7 +430,7 @@ install-files:
 
 # The installed paths, written into the man pages and the pkg-config file.
 INSTALL_SUBST := -e 's|@PLUGINDIR@|$(PLUGINDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
-		 -e 's|@DLIBDIR@|$(DLIBDIR)|g' \
+		 -e 's|@DLIBDIR@|$(DLIBDIR)|g' -e 's|@EXAMPLEDIR@|$(EXAMPLEDIR)|g' \
 		 -e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 
 clean:

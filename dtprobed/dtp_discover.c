@@ -20,9 +20,14 @@
  * Isolation.  The file belongs to any process on the machine, so its ELF is
  * read (libdtcommon's ELF and note reader, the declaration reader) in a
  * child forked for that file, never in the daemon: the child runs under
- * limits (address
- * space, CPU time, no files written, no new privileges, killed with the
- * daemon), gets DISCOVER_TIMEOUT_MS, and can only write records to a pipe:
+ * limits (address space, CPU time, no files written, no new privileges,
+ * killed with the daemon) and is jailed as the message parser is, as far
+ * as a reader that opens a file and allocates can be: a seccomp filter
+ * refuses (EPERM) every system call that changes anything outside it
+ * (opening for writing, creating, removing or renaming files, signals to
+ * others, exec, sockets, ptrace, bpf, mounts...), so that a reader
+ * subverted by a crafted file can still only read.  It gets
+ * DISCOVER_TIMEOUT_MS, and can only write records to a pipe:
  * 'M' and a built message, or 'E' and why the file was refused.  The
  * daemon reads at most DISCOVER_OUT_MAX bytes, kills a child that overruns
  * either bound, and hands each message to the checks above.  Files larger
@@ -30,10 +35,14 @@
  */
 #include <ctype.h>
 #include <dirent.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <elf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -269,6 +278,110 @@ static void walk_add_none(walk_t *w, const dt_mapping_t *m)
 	}
 }
 
+#ifdef __x86_64__
+/* The system calls the reader child may not make: none of them reads a
+ * file, and each could change something outside the child. */
+static const int jail_refused[] = {
+	SYS_open, SYS_creat, SYS_execve, SYS_execveat, SYS_fork, SYS_vfork,
+	SYS_clone, SYS_clone3, SYS_kill, SYS_tkill, SYS_tgkill,
+	SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo, SYS_pidfd_open,
+	SYS_pidfd_send_signal, SYS_pidfd_getfd, SYS_ptrace,
+	SYS_process_vm_writev, SYS_process_vm_readv, SYS_socket,
+	SYS_socketpair, SYS_connect, SYS_bind, SYS_sendto, SYS_sendmsg,
+	SYS_unlink, SYS_unlinkat, SYS_rmdir, SYS_rename, SYS_renameat,
+	SYS_renameat2, SYS_link, SYS_linkat, SYS_symlink, SYS_symlinkat,
+	SYS_mkdir, SYS_mkdirat, SYS_mknod, SYS_mknodat, SYS_chmod,
+	SYS_fchmod, SYS_fchmodat, SYS_chown, SYS_fchown, SYS_lchown,
+	SYS_fchownat, SYS_truncate, SYS_ftruncate, SYS_fallocate,
+	SYS_utimensat, SYS_setxattr, SYS_lsetxattr, SYS_fsetxattr,
+	SYS_removexattr, SYS_lremovexattr, SYS_fremovexattr, SYS_mount,
+	SYS_umount2, SYS_pivot_root, SYS_chroot, SYS_setns, SYS_unshare,
+	SYS_bpf, SYS_perf_event_open, SYS_init_module, SYS_finit_module,
+	SYS_delete_module, SYS_kexec_load, SYS_reboot, SYS_io_uring_setup,
+	SYS_name_to_handle_at, SYS_open_by_handle_at, SYS_setuid,
+	SYS_setgid, SYS_setreuid, SYS_setregid, SYS_setresuid,
+	SYS_setresgid, SYS_setgroups, SYS_setpriority, SYS_ioctl,
+	SYS_keyctl, SYS_add_key, SYS_request_key, SYS_fanotify_init,
+	SYS_inotify_init1, SYS_userfaultfd, SYS_memfd_create,
+};
+
+#define JAIL_LEN	(6 + sizeof(jail_refused) / sizeof(jail_refused[0]) + 5)
+
+/* The filter: another architecture's calls (and x32's) kill the child;
+ * an openat for anything but reading and a refused call fail with
+ * EPERM; the rest is allowed. */
+static int jail_enter(void)
+{
+	enum { N = sizeof(jail_refused) / sizeof(jail_refused[0]) };
+	struct sock_filter f[JAIL_LEN] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	size_t at = 6;
+
+	for (int i = 0; i < N; i++)	/* a match jumps to the EPERM */
+		f[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ |
+			BPF_K, (uint32_t)jail_refused[i], (uint8_t)(N - i + 3),
+			0);
+	/* openat(dirfd, path, flags): anything but O_RDONLY is refused */
+	f[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					       SYS_openat, 0, 2);
+	f[at++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		offsetof(struct seccomp_data, args[2]));
+	f[at++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
+		O_WRONLY | O_RDWR | O_CREAT | O_TRUNC | O_APPEND,
+		1, 0);
+	f[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					       SECCOMP_RET_ALLOW);
+	f[at++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+		SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+	struct sock_fprog prog = { (unsigned short)at, f };
+
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+#else
+/* The list above names x86-64's calls: elsewhere, the limits alone. */
+static int jail_enter(void)
+{
+	return 0;
+}
+#endif
+
+/*
+ * DTPROBED_FAULT_DISCOVER_ESCAPE=DIR, for the tests only: what a reader
+ * subverted by a crafted file would try, tried by every reader child once
+ * jailed (test/sh/dtprobed/dtprobed_discover_malformed.sh): create
+ * DIR/created, remove DIR/kept and end the daemon; then a reason record
+ * says what each got, which the daemon logs.
+ */
+static void jail_probe(void)
+{
+	const char *dir = getenv("DTPROBED_FAULT_DISCOVER_ESCAPE");
+	char path[PATH_MAX], why[128];
+	int created, removed, signalled;
+
+	if (dir == NULL)
+		return;
+	snprintf(path, sizeof(path), "%s/created", dir);
+	created = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	snprintf(why, sizeof(why), "escape: create %s", created >= 0 ? "done" :
+		 strerror(errno));
+	snprintf(path, sizeof(path), "%s/kept", dir);
+	removed = unlink(path);
+	snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		 ", remove %s", removed == 0 ? "done" : strerror(errno));
+	signalled = kill(getppid(), SIGTERM);
+	snprintf(why + strlen(why), sizeof(why) - strlen(why),
+		 ", signal %s", signalled == 0 ? "done" : strerror(errno));
+	reason_put(3, why);
+}
+
 /* The child that reads one file: limits first, then the file; never
  * returns. */
 static _Noreturn void file_child(const char *path, uint64_t size,
@@ -288,8 +401,9 @@ static _Noreturn void file_child(const char *path, uint64_t size,
 	    prctl(PR_SET_DUMPABLE, 0) != 0 ||
 	    setrlimit(RLIMIT_AS, &as) != 0 || setrlimit(RLIMIT_CPU, &cpu) != 0 ||
 	    setrlimit(RLIMIT_FSIZE, &none) != 0 ||
-	    setrlimit(RLIMIT_CORE, &none) != 0)
+	    setrlimit(RLIMIT_CORE, &none) != 0 || jail_enter() != 0)
 		_exit(2);
+	jail_probe();
 	_exit(file_put(3, path, maps, n, file) ? 0 : DISCOVER_NO_PROVIDERS);
 }
 

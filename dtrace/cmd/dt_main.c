@@ -129,6 +129,7 @@ static dtrace_hdl_t *dt_open(void)
 
 static void dt_close(dtrace_hdl_t *dtp)
 {
+	dt_session_steps_end();	/* start-up may have ended in an error */
 	dt_exec_fini(dtp);
 	dt_metrics_stop(dtp);
 	dt_consume_fini(dtp);
@@ -598,6 +599,7 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
 	/* A kernel without the ring buffer or attach cookies gets a message
 	 * that says so, rather than a verifier complaint. */
+	dt_session_step("building and attaching the programs");
 	if (dt_bpf_check_features(dtp) < 0 ||
 	    dt_cg_check_destructive(dtp) < 0 || dt_cg_check_space(dtp) < 0 ||
 	    dt_prog_build_all(dtp) < 0 ||
@@ -625,6 +627,7 @@ static int trace(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	}
 	if (cmd->ncmds > 0 && dt_proc_release(dtp) < 0)
 		return -1;
+	dt_session_steps_end();
 	int rc = dt_session_loop(dtp, cmd->outpath,
 				 cmd->ncmds > 0 || cmd->npids > 0);
 	dt_exec_stop(dtp);
@@ -710,10 +713,16 @@ static int run(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	if (dtp->opt.list)	/* even when a description matches nothing */
 		fprintf(dtp->out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER",
 			"MODULE", "FUNCTION", "NAME");
-	if (dt_bpf_init(dtp) < 0 || dt_provider_load_all(dtp) < 0 ||
-	    grab_processes(dtp, cmd) < 0 ||
-	    dt_prog_maps_declare(dtp) < 0 || compile_specs(dtp, cmd, false) < 0)
+	dt_session_step("loading the provider plugins");
+	if (dt_bpf_init(dtp) < 0 || dt_provider_load_all(dtp) < 0)
 		return E_ERROR;
+	dt_session_step("starting the -c and -p processes");
+	if (grab_processes(dtp, cmd) < 0)
+		return E_ERROR;
+	dt_session_step("matching the probe descriptions");
+	if (dt_prog_maps_declare(dtp) < 0 || compile_specs(dtp, cmd, false) < 0)
+		return E_ERROR;
+	dt_session_step(NULL);
 	if (dtp->opt.list)
 		return list_probes(dtp, cmd) < 0 ? E_ERROR : E_SUCCESS;
 	if (cmd->compile_only)

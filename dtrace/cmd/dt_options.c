@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "dt_impl.h"
 #include "dt_output.h"
@@ -537,6 +538,26 @@ static int opt_cppargs(dtrace_hdl_t *dtp, const char *val)
 	return 0;
 }
 
+/* -x plugindir names a directory that must exist: a typo refused here,
+ * as DTrace refuses a bad option value, instead of a session that goes on
+ * without its plugins and later says its probes match nothing. */
+static bool plugindir_exists(dtrace_hdl_t *dtp, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st) != 0) {
+		dt_set_error(dtp, "failed to set option -x plugindir=%s: %s",
+			     dir, strerror(errno));
+		return false;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		dt_set_error(dtp, "failed to set option -x plugindir=%s: %s",
+			     dir, strerror(ENOTDIR));
+		return false;
+	}
+	return true;
+}
+
 static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 {
 	int rc = opt_cpp(dtp, name, val);
@@ -603,6 +624,8 @@ static int opt_special(dtrace_hdl_t *dtp, const char *name, const char *val)
 	if (strcmp(name, "plugindir") == 0) {
 		if (val == NULL || *val == '\0')
 			return -1;
+		if (!plugindir_exists(dtp, val))
+			return -2;
 		int n = 0;
 		while (dtp->plugin_dirs && dtp->plugin_dirs[n])
 			n++;

@@ -33,13 +33,25 @@
  * asked for at every wakeup, since a source may start while tracing (a
  * provider that asks for the exec watch, the signal watch once a uprobe
  * is placed).
+ *
+ * Start-up progress.  Before the loop, start-up's steps may be slow on a
+ * large machine or a large script (matching descriptions against every
+ * process's files, reading BTF, attaching thousands of probes); on a
+ * terminal a step still running after a second says so on one line, as
+ * teardown's detaching does.  A thread waits out each step's second: the
+ * step that is slow cannot be interrupted to print.  It prints with
+ * write(2) alone, so that a -c command forked meanwhile inherits no stdio
+ * lock held.
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "dt_impl.h"
 #include "dt_bpf.h"
@@ -275,4 +287,89 @@ int dt_session_loop(dtrace_hdl_t *dtp, const char *outpath, bool have_procs)
 		rc = loop_turn(dtp, &ps, outpath, have_procs, &exit_seen_ns);
 	free(ps.fds);
 	return rc < 0 ? -1 : 0;
+}
+
+#define DT_STEP_TELL_S	1	/* a step is told after this many seconds */
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t changed;	/* step or done changed */
+	pthread_t thread;
+	bool started, done;
+	const char *step;	/* the step now, NULL between steps */
+	unsigned gen;		/* counts steps: each waits its own second */
+} progress = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER };
+
+static void step_tell(const char *step)
+{
+	char line[256];
+	int n = snprintf(line, sizeof(line), "dtrace: %s...\n", step);
+
+	if (n > 0 && write(STDERR_FILENO, line,
+			   (size_t)n < sizeof(line) ? (size_t)n :
+			   sizeof(line) - 1) < 0)
+		return;		/* nothing to do about a terminal gone */
+}
+
+/* Waits for the step of generation gen to change, at most until
+ * deadline (NULL: no limit); true if it changed.  Under the lock. */
+static bool step_changed(unsigned gen, const struct timespec *deadline)
+{
+	while (!progress.done && progress.gen == gen) {
+		int rc = deadline == NULL ?
+			pthread_cond_wait(&progress.changed, &progress.lock) :
+			pthread_cond_timedwait(&progress.changed,
+					       &progress.lock, deadline);
+		if (rc == ETIMEDOUT)
+			return false;
+	}
+	return true;
+}
+
+static void *step_watch(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&progress.lock);
+	while (!progress.done) {
+		unsigned gen = progress.gen;
+		struct timespec deadline;
+
+		if (progress.step == NULL) {
+			step_changed(gen, NULL);
+			continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &deadline);
+		deadline.tv_sec += DT_STEP_TELL_S;
+		if (step_changed(gen, &deadline))
+			continue;
+		step_tell(progress.step);	/* once per step */
+		step_changed(gen, NULL);
+	}
+	pthread_mutex_unlock(&progress.lock);
+	return NULL;
+}
+
+void dt_session_step(const char *step)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	pthread_mutex_lock(&progress.lock);
+	if (!progress.started && !progress.done && step != NULL)
+		progress.started = pthread_create(&progress.thread, NULL,
+						  step_watch, NULL) == 0;
+	progress.step = step;
+	progress.gen++;
+	pthread_cond_signal(&progress.changed);
+	pthread_mutex_unlock(&progress.lock);
+}
+
+void dt_session_steps_end(void)
+{
+	pthread_mutex_lock(&progress.lock);
+	progress.done = true;
+	pthread_cond_signal(&progress.changed);
+	pthread_mutex_unlock(&progress.lock);
+	if (progress.started)
+		pthread_join(progress.thread, NULL);
+	progress.started = false;
 }

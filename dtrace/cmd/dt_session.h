@@ -31,4 +31,14 @@ int dt_session_flush(dtrace_hdl_t *dtp, const char *outpath);
  * (dt_sigwatch.c). */
 void dt_session_report_exits(dtrace_hdl_t *dtp);
 
+/* Start-up progress: what start-up does now (a string that lives as long
+ * as the program: "matching probe descriptions"), or NULL between steps.
+ * On a terminal (stderr), a step still running after a second is told
+ * once, "dtrace: STEP...", as teardown tells its detaching; elsewhere
+ * nothing is printed and nothing is started. */
+void dt_session_step(const char *step);
+
+/* The end of start-up (or of the command): no step is told afterwards. */
+void dt_session_steps_end(void);
+
 #endif /* DT_SESSION_H */

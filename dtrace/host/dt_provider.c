@@ -336,7 +336,8 @@ static void provider_load_dir(dtrace_hdl_t *dtp, const char *dir, bool named)
 		names[n++] = dt_strdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 0)	/* an empty directory: names is NULL */
+		qsort(names, n, sizeof(*names), cmp_names);
 
 	for (size_t i = 0; i < n; i++) {
 		if (!provider_loaded(dtp, names[i])) {

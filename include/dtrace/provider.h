@@ -79,7 +79,9 @@ extern "C" {
 #define DTRACE_PROVIDER_MAJOR	4
 #define DTRACE_PROVIDER_MINOR	2
 
-/* The first fields of every table a plugin fills. */
+/* The first fields of every table a plugin fills, as designated
+ * initializers (C, or C++20); dtrace_provider_ops_start() below serves
+ * C++ before C++20. */
 #define DTRACE_PROVIDER_OPS_INIT \
 	.major = DTRACE_PROVIDER_MAJOR, .minor = DTRACE_PROVIDER_MINOR, \
 	.size = sizeof(dtrace_provider_ops_t)
@@ -955,6 +957,37 @@ typedef struct dtrace_provider_ops {
 	 * file once.  Read when the gate opens, as tracing starts. */
 	const char *const *gate_sections;
 } dtrace_provider_ops_t;
+
+/*
+ * A table with its first fields filled (those of DTRACE_PROVIDER_OPS_INIT)
+ * and every operation NULL, for a plugin that fills its table in code:
+ * C++ before C++20 has no designated initializers, so that
+ * DTRACE_PROVIDER_OPS_INIT is a -pedantic warning there.  A C++ plugin
+ * writes
+ *
+ *	dtrace_provider_ops_t make_ops()
+ *	{
+ *		dtrace_provider_ops_t ops = dtrace_provider_ops_start();
+ *		ops.name = "myprov";
+ *		ops.provide = provide;
+ *		...
+ *		return ops;
+ *	}
+ *	const dtrace_provider_ops_t ops = make_ops();
+ *	DTRACE_PROVIDER(ops, host)
+ */
+static inline dtrace_provider_ops_t dtrace_provider_ops_start(void)
+{
+#ifdef __cplusplus
+	dtrace_provider_ops_t ops = {};
+#else
+	dtrace_provider_ops_t ops = { 0 };
+#endif
+	ops.major = DTRACE_PROVIDER_MAJOR;
+	ops.minor = DTRACE_PROVIDER_MINOR;
+	ops.size = sizeof(ops);
+	return ops;
+}
 
 /* The one symbol a plugin exports.  It returns the plugin's operations, or
  * NULL when it cannot serve this engine (host->major other than its own,

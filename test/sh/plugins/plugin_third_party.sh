@@ -36,8 +36,8 @@ done
 mkdir -p good cxx old bad v3
 cc -shared -fPIC -O2 -Wall -Wextra -Werror -I"$INC" -o good/hello.so \
 	"$TESTDIR/plugins/hello.c" || exit 1
-c++ -shared -fPIC -O2 -std=c++17 -Wall -Wextra -Werror -I"$INC" \
-	-o cxx/hellocxx.so "$TESTDIR/plugins/hello_cxx.cc" || exit 1
+c++ -shared -fPIC -O2 -std=c++17 -pedantic -Wall -Wextra -Werror -I"$INC" \
+	-o cxx/hellocxx.so "$TESTDIR/../examples/cxx/hello_cxx.cc" || exit 1
 cc -shared -fPIC -O2 -I"$INC" -DHELLO_MINOR0 -o old/hello.so \
 	"$TESTDIR/plugins/hello.c" || exit 1
 cc -shared -fPIC -O2 -I"$INC" -DHELLO_MAJOR=99 -o bad/hello.so \

@@ -4,7 +4,7 @@
 # The Debian package, built from a copy of the tree as a packager would
 # (dpkg-buildpackage -b), installs dtrace, dtprobed and its systemd unit
 # (enabled by the maintainer scripts, ExecStart on the installed path), the
-# plugins, headers, man pages and dtrace-provider.pc; its dependencies are
+# plugins, headers, example plugins, man pages and dtrace-provider.pc; its dependencies are
 # satisfiable here (apt-get -s); unpacked into a scratch root, its dtrace
 # runs with its own plugins and reports the packaged plugin directory, and
 # systemctl --root enables the unit there.  With Debian's systemtap-sdt-dev
@@ -41,7 +41,10 @@ for f in /usr/sbin/dtrace /usr/sbin/dtprobed /lib/systemd/system/dtprobed.servic
 	 /usr/include/dtrace/provider.h /usr/include/dtrace/bpf.h \
 	 /usr/include/dtrace/usdt.h /usr/lib/pkgconfig/dtrace-provider.pc \
 	 /usr/share/man/man8/dtrace.8.gz /usr/share/man/man8/dtprobed.8.gz \
-	 /usr/share/man/man7/dtrace-provider.7.gz /usr/share/doc/dtrace/copyright; do
+	 /usr/share/man/man7/dtrace-provider.7.gz /usr/share/doc/dtrace/copyright \
+	 /usr/share/dtrace/examples/tracepoint/Makefile \
+	 /usr/share/dtrace/examples/uprobe/ucall.c \
+	 /usr/share/dtrace/examples/cxx/hello_cxx.cc; do
 	grep -qx "$f" files || fail "not in the package: $f"
 done
 grep -q '/usr/local' files && fail "the package installs under /usr/local"

@@ -94,4 +94,26 @@ out=$(DTRACE_PLUGIN_PATH=$D$plugindir "$P/sbin/dtrace" -q -n '
 oneshot:::fire { printf("%d %d\n", args[0] > 0, args[1] == pid); exit(0); }' 2>err)
 [ "$out" = "1 1" ] || { fail "example's probe: '$out'"; cat err; }
 
+# Every file or directory of the installation the pages name (the
+# examples of dtrace-provider(7) among them) is installed, and so is each
+# plugin of the tree, which dtrace(8) and dtrace-provider(7) name.
+for m in "$P"/share/man/man[78]/*.[78]; do
+	for f in $(grep -o "/usr/local/[^ ]*" "$m" | sed 's/[),;.]*$//' | sort -u); do
+		[ -e "$D$f" ] || fail "${m##*/} names $f, which is not installed"
+	done
+done
+for d in "$ROOT"/plugins/*/; do
+	p=$(basename "$d")
+	[ -f "$P/lib/dtrace/plugins/$p.so" ] || fail "plugin $p not installed"
+	for m in dtrace.8 dtrace-provider.7; do
+		groff -man -Tascii -P -cbou "$P"/share/man/man*/$m 2>/dev/null |
+			grep -qw "$p" || fail "$m does not name the provider $p"
+	done
+done
+words=(none one two three four five six seven eight nine ten eleven twelve)
+n=$(ls -d "$ROOT"/plugins/*/ | wc -l)
+groff -man -Tascii -P -cbou "$P/share/man/man7/dtrace-provider.7" 2>/dev/null |
+	grep -q "The ${words[n]:-$n} built-in ones" ||
+	fail "dtrace-provider(7) does not count the $n built-in providers"
+
 exit $status

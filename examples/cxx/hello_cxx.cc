@@ -2,8 +2,12 @@
 // hello_cxx.cc: a provider plugin written in C++, against the installed
 // header <dtrace/provider.h> only.  One probe, hellocxx:::greet, fired once
 // when tracing starts, with arg0 = the length of its greeting (an
-// std::string) and arg1 = 7.  The table is filled at run time, without
-// designated initializers, so that C++ before C++20 serves.
+// std::string) and arg1 = 7.  The table is filled at run time from
+// dtrace_provider_ops_start(), without designated initializers, so that
+// C++11 to C++17 serve (-pedantic clean).  Build it with the Makefile
+// beside it, then:
+//
+//   dtrace -x plugindir=. -n 'hellocxx:::greet { trace(arg0); exit(0); }'
 #include <cerrno>
 #include <cstddef>
 #include <string>
@@ -67,11 +71,8 @@ int start(dtrace_provider_t *pv, void *)
 
 dtrace_provider_ops_t make_ops()
 {
-	dtrace_provider_ops_t ops = {};
+	dtrace_provider_ops_t ops = dtrace_provider_ops_start();
 
-	ops.major = DTRACE_PROVIDER_MAJOR;
-	ops.minor = DTRACE_PROVIDER_MINOR;
-	ops.size = sizeof(ops);
 	ops.name = "hellocxx";
 	ops.provide = provide;
 	ops.enable = enable;
