@@ -70,6 +70,26 @@
 
 #define EXEC_RING_SIZE		(256 * 1024)	/* ~16k events in flight */
 #define EXEC_WATCHERS_MAX	16
+
+/*
+ * Probes of an old image.  A process's overlays name the probes of the
+ * image they were made for, which DTrace removes when the process execs:
+ * each exec event retires them (dt_prog_retire_pid()) before any watcher
+ * hears of the new image.  An exec the gate held was served before its
+ * event: the old image's overlays go then, before the gated providers make
+ * the new image's, and the event that follows must leave those alone.
+ * The gate's recent executions are kept for that (served[]), each for
+ * SERVED_FRESH_NS: an exec goes on as soon as the gate answers, so its
+ * event is that close; an older entry (an exec that failed, or whose
+ * event the exec program left out) is not taken for a later exec.
+ */
+#define SERVED_MAX		16
+#define SERVED_FRESH_NS		(2000 * 1000 * 1000ull)
+
+typedef struct exec_served {
+	pid_t pid;		/* 0: a free slot */
+	uint64_t when;		/* dt_now_ns() of the gate's request */
+} exec_served_t;
 #define EXEC_TP_PID_OFFSET	12	/* "pid_t pid" in the format file */
 #define RTLD_SITES_MAX		32	/* calls of the loader's hook */
 #define UPROBE_PMU_TYPE_PATH	"/sys/bus/event_source/devices/uprobe/type"
@@ -108,6 +128,9 @@ struct dt_exec {
 	dt_provider_t *gated[EXEC_WATCHERS_MAX];	/* notice_files() */
 	int ngated;
 	bool gate_refused;	/* warned once: no gate */
+	exec_served_t served[SERVED_MAX]; /* see "Probes of an old image" */
+	uint32_t served_next;	/* the slot the next one takes */
+	bool wanted;		/* some request was made */
 	bool started;		/* dt_exec_start() ran */
 	exec_event_t *batch;	/* events read, not yet handed out */
 	int nbatch, batch_cap;
@@ -448,6 +471,7 @@ static int exec_request(dtrace_hdl_t *dtp, dt_provider_t *pv, bool gate)
 		return -ENOMEM;
 	struct dt_exec *ex = dtp->exec;
 	int rc = 0;
+	ex->wanted = true;
 	if (pv != NULL && pv->ops->notice_process != NULL)
 		rc = watchers_add(dtp, ex->watchers, &ex->nwatchers, pv);
 	if (rc == 0 && gate && pv != NULL && pv->ops->notice_files != NULL &&
@@ -474,14 +498,17 @@ int dt_exec_gate(dtrace_hdl_t *dtp, dt_provider_t *pv)
 	return exec_request(dtp, pv, true);
 }
 
+/* The state is made even when nothing was asked yet, so that a request
+ * made while tracing (a provider's start(), or an enable() of provide_again)
+ * knows that it takes effect at once. */
 int dt_exec_start(dtrace_hdl_t *dtp)
 {
+	if (dtp->exec == NULL && (dtp->exec = exec_new(dtp)) == NULL)
+		return -1;
 	struct dt_exec *ex = dtp->exec;
 
-	if (ex == NULL)
-		return 0;
 	ex->started = true;
-	return exec_activate(dtp, ex);
+	return ex->wanted ? exec_activate(dtp, ex) : 0;
 }
 
 void dt_exec_stop(dtrace_hdl_t *dtp)
@@ -535,6 +562,9 @@ static int gate_serve(dtrace_hdl_t *dtp, int pid, const char *const *paths,
 			    .npaths = npaths };
 	int placed = 0;
 
+	ex->served[ex->served_next++ % SERVED_MAX] = (exec_served_t){
+		(pid_t)pid, dt_now_ns() };
+	dt_prog_retire_pid(dtp, (pid_t)pid);
 	for (int i = 0; i < ex->ngated; i++) {
 		int rc = notify(dtp, ex->gated[i], &n);
 		if (rc < 0)
@@ -579,6 +609,22 @@ static void exec_report_ungated(const struct dt_exec *ex,
 			ev->pid, n > 0 ? exe : "?", late_us);
 }
 
+/* Whether the gate served pid's exec just now (taken off the list). */
+static bool exec_was_served(struct dt_exec *ex, pid_t pid)
+{
+	uint64_t now = dt_now_ns();
+
+	for (int i = 0; i < SERVED_MAX; i++) {
+		exec_served_t *s = &ex->served[i];
+
+		if (s->pid != pid || now - s->when > SERVED_FRESH_NS)
+			continue;
+		s->pid = 0;
+		return true;
+	}
+	return false;
+}
+
 /* Hand one event to every watcher, after maps_changed for a library
  * change. */
 static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
@@ -590,6 +636,10 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 
 	if (ev->what == DTRACE_NOTICE_MAPS && maps_changed != NULL)
 		maps_changed(dtp, (pid_t)ev->pid);
+	/* The probes of the old image go before anyone hears of the new. */
+	if (ev->what == DTRACE_NOTICE_EXEC &&
+	    !exec_was_served(ex, (pid_t)ev->pid))
+		dt_prog_retire_pid(dtp, (pid_t)ev->pid);
 	for (int i = 0; i < ex->nwatchers; i++) {
 		int rc = notify(dtp, ex->watchers[i], &n);
 		if (rc < 0)

@@ -117,6 +117,7 @@ typedef struct dt_overlay_ent {
 	uint32_t described;	/* prids[0 .. described) have their names
 				   in the probedesc map */
 	uint32_t cookie_next;	/* the next overlay of the cookie, +1 */
+	uint32_t pid_next;	/* the next overlay of the pid (not 0), +1 */
 } dt_overlay_ent_t;
 
 typedef struct dt_kprog {
@@ -179,6 +180,8 @@ struct dt_progset {
 	dt_overlay_ent_t *ovls;
 	uint32_t novls, ovls_cap;
 	dt_htab_t ovls_index;	/* overlay numbers + 1 */
+	dt_htab_t pid_index;	/* (pid, its first overlay + 1), for each
+				   process with overlays of its own */
 	dt_kprog_t *progs;
 	int nprogs;
 	bool live;		/* dt_prog_build_all() ran: the kernel is
@@ -380,6 +383,7 @@ uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			const dtrace_perfprobe_t *pp);
 int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		      uint32_t cookie, uint32_t pid, const dtrace_probe_t *prp);
+uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid);
 
 /* dt_prog_reconcile.c: the kernel made to match the record (at start,
  * else after each host call; batch_end: the end of a batch, whose refused

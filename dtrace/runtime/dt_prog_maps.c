@@ -321,8 +321,31 @@ static int overlays_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
 	return err;
 }
 
+/* Whether o is the overlay of a process that exec'ed since
+ * (dt_overlays_retire()): none in the map. */
+static bool overlay_retired(const dt_overlay_ent_t *o)
+{
+	return o->pid != 0 && o->n == 0;
+}
+
+/* A retired overlay out of the map, so that the process's firings find
+ * the overlay of every process.  0 or -errno. */
+static int overlay_delete(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
+{
+	const uint32_t key[2] = { o->pid, o->cookie };
+
+	if (bpf_map_delete_elem(dt_bpf_map_find(dtp, "overlay")->fd,
+				key) == 0 || errno == ENOENT)
+		return 0;
+	int err = -errno;
+	dt_warn(dtp, "failed to retire an overlay: %s", strerror(-err));
+	return err;
+}
+
 static int overlay_update(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 {
+	if (overlay_retired(o))
+		return overlay_delete(dtp, o);
 	return overlays_write(dtp, o, 1);
 }
 
@@ -336,6 +359,7 @@ int dt_overlay_write(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o)
 	for (uint32_t i = ps->ups[o->cookie - 1].ovl_first;
 	     o->pid == 0 && i != 0; i = ps->ovls[i - 1].cookie_next)
 		if (ps->ovls[i - 1].pid != 0 &&
+		    !overlay_retired(&ps->ovls[i - 1]) &&
 		    overlay_update(dtp, &ps->ovls[i - 1]) < 0)
 			err = -1;
 	return err;

@@ -17,7 +17,8 @@
  * underlying probe by (file, offset, flags, solo provider), site_index the
  * first underlying probe at a (path, offset), whose semaphore they all
  * share (site_link()), and ovls_index an overlay by (pid, cookie) (of
- * overlay numbers + 1).
+ * overlay numbers + 1); pid_index chains the overlays of each process
+ * (pid_next), which an exec of that process retires (dt_overlays_retire()).
  *
  * This is the record, which the host entry points (dt_program.c) write
  * and nothing else: what changed since the kernel last matched it waits
@@ -422,6 +423,42 @@ uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	return cookie;
 }
 
+/* An element of pid_index: a process and the first of its overlays. */
+typedef struct pid_chain {
+	uint32_t pid;
+	uint32_t first;		/* overlay number + 1 */
+} pid_chain_t;
+
+static bool pid_chain_eq(const void *elem, const void *key)
+{
+	return ((const pid_chain_t *)elem)->pid == *(const uint32_t *)key;
+}
+
+static dt_htab_t *pid_index_of(struct dt_progset *ps)
+{
+	if (ps->pid_index.esize == 0) {
+		dt_htab_init(&ps->pid_index, sizeof(pid_chain_t),
+			     pid_chain_eq);
+		dt_htab_nofail(&ps->pid_index);
+	}
+	return &ps->pid_index;
+}
+
+/* Overlay o (number + 1: ovl) chained to its process's. */
+static void pid_chain_add(struct dt_progset *ps, dt_overlay_ent_t *o,
+			  uint32_t ovl)
+{
+	bool added;
+	pid_chain_t *c = dt_htab_insert(pid_index_of(ps),
+					dt_hash_u64(DT_HASH_INIT, o->pid),
+					&o->pid, &added);
+
+	if (added)
+		*c = (pid_chain_t){ .pid = o->pid };
+	o->pid_next = c->first;
+	c->first = ovl;
+}
+
 /* The overlay of (pid, cookie), made if there is none. */
 static dt_overlay_ent_t *overlay_find_or_add(struct dt_progset *ps,
 					     uint32_t pid, uint32_t cookie)
@@ -440,6 +477,8 @@ static dt_overlay_ent_t *overlay_find_or_add(struct dt_progset *ps,
 	*slot = ps->novls;
 	o->cookie_next = ps->ups[cookie - 1].ovl_first;
 	ps->ups[cookie - 1].ovl_first = ps->novls;
+	if (pid != 0)
+		pid_chain_add(ps, o, ps->novls);
 	return o;
 }
 
@@ -465,4 +504,35 @@ int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	o->prids[o->n++] = prp->id;
 	overlay_queue(ps, o);
 	return 0;
+}
+
+/*
+ * Process pid exec'ed: its overlays, which named the probes of its old
+ * image, are emptied and queued, so that the reconciliation takes them
+ * out of the kernel's map (dt_overlay_write()); its firings then find the
+ * overlays of every process alone, as a new process's do.  The emptied
+ * entries stay in the record, and take the probes that providers overlay
+ * for the new image as any overlay would.  How many were retired.
+ */
+uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid)
+{
+	const pid_chain_t *c = NULL;
+	uint32_t n = 0;
+
+	if (pid != 0 && ps->pid_index.esize != 0)
+		c = dt_htab_find(&ps->pid_index, dt_hash_u64(DT_HASH_INIT, pid),
+				 &pid);
+	for (uint32_t i = c ? c->first : 0; i != 0;) {
+		dt_overlay_ent_t *o = &ps->ovls[i - 1];
+
+		i = o->pid_next;
+
+		if (o->n == 0)
+			continue;
+		o->n = 0;
+		o->described = 0;
+		overlay_queue(ps, o);
+		n++;
+	}
+	return n;
 }

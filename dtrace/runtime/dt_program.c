@@ -106,6 +106,16 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 	return rc < 0 ? rc : dt_reconcile(dtp, false);
 }
 
+int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	if (ps == NULL || !ps->reconciled || pid <= 0 ||
+	    dt_overlays_retire(ps, (uint32_t)pid) == 0)
+		return 0;
+	return dt_reconcile(dtp, false);
+}
+
 static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	dt_provider_t *pv = prp->provider;
@@ -320,6 +330,7 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	dt_htab_fini(&ps->ups_index);
 	dt_htab_fini(&ps->site_index);
 	dt_htab_fini(&ps->ovls_index);
+	dt_htab_fini(&ps->pid_index);
 	free(ps->progs);
 	for (int g = 0; g < ps->ngroups; g++)
 		free(ps->groups[g].fds);	/* closed by dt_bpf.c */

@@ -32,6 +32,13 @@ int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv);
 /* host->sites->overlay(). */
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp);
+/* While tracing: process pid exec'ed.  Every provider's overlays of pid,
+ * which named the probes of its old image, are taken out, as DTrace
+ * removes a process's probes with the image they were made for; firings
+ * in the new image find the overlays of every process alone, until
+ * providers overlay probes of the new image.  0 or -errno of a failed
+ * map update (warned). */
+int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid);
 
 /* Create the session maps every program uses (before compiling clauses). */
 int dt_prog_maps_declare(dtrace_hdl_t *dtp);

@@ -623,8 +623,7 @@ static void *pid_attach_session(dtrace_provider_t *pv)
 static int pid_start(dtrace_provider_t *pv, void *data)
 {
 	pid_report_skipped(pv, data);
-	pid_late_start(data);
-	return 0;
+	return pid_late_start(pv, data);
 }
 
 static void pid_free_priv(void *data, void *priv)
@@ -706,6 +705,7 @@ static const dtrace_provider_ops_t pid_ops = {
 	.free_priv = pid_free_priv,
 	.detach_session = pid_detach_session,
 	.poll = pid_poll,
+	.notice_process = pid_notice_process,
 	.probe_match = pid_probe_match,
 	.options = pid_options,
 	.set_option = pid_set_option,

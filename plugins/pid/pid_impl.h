@@ -74,7 +74,7 @@ typedef struct pid_target {
 	pid_t pid;
 	dtrace_proc_t *proc;
 	pid_maps_t maps;	/* as they were just before proc was read */
-	bool gone;		/* exited while tracing */
+	bool gone;		/* exited or exec'ed while tracing */
 } pid_target_t;
 
 /* Return probes refused for one reason, named in one warning. */
@@ -127,7 +127,9 @@ int pid_provide_target(dtrace_provider_t *pv, pid_session_t *ps,
 /* pid_late.c */
 int pid_maps_read(pid_t pid, pid_maps_t *m);
 void pid_maps_free(pid_maps_t *m);
-void pid_late_start(pid_session_t *ps);
+int pid_late_start(dtrace_provider_t *pv, pid_session_t *ps);
+int pid_notice_process(dtrace_provider_t *pv, void *data, pid_t pid,
+		       int what);
 int pid_poll(dtrace_provider_t *pv, void *data);
 
 /* pid_insn.c */

@@ -18,6 +18,10 @@
  * then a difference the next poll() sees, not a state it takes as known.
  * A reading of the modules that fails keeps the old mappings, so that the
  * next poll() tries again.
+ *
+ * A target that execs has its probes removed with its old image, as in
+ * DTrace: the plugin watches the targets' execs (host->sites->watch_exec)
+ * and stops reading a target once it exec'ed (pid_notice_process()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -75,9 +79,41 @@ void pid_maps_free(pid_maps_t *m)
 	*m = (pid_maps_t){ NULL, 0 };
 }
 
-void pid_late_start(pid_session_t *ps)
+/* The targets' execs are watched: their probes end with their image. */
+int pid_late_start(dtrace_provider_t *pv, pid_session_t *ps)
 {
 	ps->tracing = true;
+	if (ps->ntargets == 0 || pid_host->sites->watch_exec == NULL)
+		return 0;
+	return pid_host->sites->watch_exec(pv);
+}
+
+/*
+ * A target exec'ed.  DTrace removes a process's pid probes with the image
+ * they were made for: the engine has taken their overlays out of the
+ * kernel (dt_prog_retire_pid()), and the target is no longer read again,
+ * so that no probe of the new image is made after the fact, whether or
+ * not its functions have the old one's names.  Other processes' execs,
+ * and library changes (poll() reads the targets' mappings), are not the
+ * plugin's business here.
+ */
+int pid_notice_process(dtrace_provider_t *pv, void *data, pid_t pid,
+		       int what)
+{
+	pid_session_t *ps = data;
+
+	if (what != DTRACE_NOTICE_EXEC)
+		return 0;
+	for (int i = 0; i < ps->ntargets; i++) {
+		pid_target_t *t = &ps->targets[i];
+
+		if (t->pid != pid || t->gone)
+			continue;
+		t->gone = true;
+		pid_debug(pv, "process %d exec'ed: its probes are removed",
+			  (int)pid);
+	}
+	return 0;
 }
 
 /* Target t's modules read again when the files it maps changed; true
