@@ -184,7 +184,9 @@
 	X(D_LLQUANT_MATCHFACTOR) /* llquantize() parameters unlike the first */ \
 	X(D_LLQUANT_MATCHLMAG)	/* use's: factor, low and high magnitude, */ \
 	X(D_LLQUANT_MATCHHMAG)	/* steps */ \
-	X(D_LLQUANT_MATCHSTEPS)
+	X(D_LLQUANT_MATCHSTEPS) \
+	X(D_OP_VFPTR)		/* += or -= on what is no integer or pointer
+				   to a type of known size */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,

@@ -4,18 +4,7 @@
 # word for word (the err.D_TAG tests check the tags only).
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
-
-# want NAME SCRIPT EXPECTED-STDERR: compile the script from a file x.d
-want() {
-	printf '%s' "$2" >x.d
-	"$DTRACE" -x errtags -s x.d >out 2>err
-	rc=$?
-	if [ $rc != 1 ] || [ "$(cat err)" != "$3" ]; then
-		echo "$1: exit $rc, stderr:"; cat err
-		echo "wanted:"; printf '%s\n' "$3"
-		status=1
-	fi
-}
+. "$TESTDIR/sh/lib/check_lib.sh"
 
 F="dtrace: failed to compile script x.d:"
 want "duplicate member" $'struct foo {\n\tint x;\n\tchar x;\n};\n' \
