@@ -48,7 +48,7 @@
 	X(D_PROTO_LEN)		/* wrong number of arguments to a function */ \
 	X(D_PROTO_ARG)		/* wrong type of argument to a function */ \
 	X(D_FUNC_UNDEF)		/* unknown function */ \
-	X(D_PRINTF_FMT)		/* bad printf format */ \
+	X(D_PRINTF_FMT)		/* no longer given: DTrace's D_SYNTAX */ \
 	X(D_PRINTF_ARG_TYPE)	/* printf argument does not fit its conversion */ \
 	X(D_PRINTF_ARG_EXTRA)	/* too many printf arguments */ \
 	X(D_PRINTF_ARG_PROTO)	/* too few printf arguments */ \

@@ -363,6 +363,8 @@ static void check_printf_args(dt_check_t *cx, dt_node_t *n, dt_node_t *fmt)
 	if (fmt->str[0] == '\0' && k == 0 && strcmp(n->name, "freopen") == 0)
 		return;
 	int tag = dt_printf_check(fmt->str, k, types, msg, sizeof(msg));
+	if (tag == D_SYNTAX)	/* the format itself: DTrace names no call */
+		ERR(cx, D_SYNTAX, n, "%s", msg);
 	if (tag != 0)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
 	for (dt_node_t *a = fmt->next; a != NULL; a = a->next)
@@ -384,6 +386,8 @@ static void check_printa_format(dt_check_t *cx, dt_node_t *n)
 	const dt_ident_t *ad = fmt->next->ident;
 	int tag = dt_printf_check(fmt->str, ad->nkeys, ad->keys, msg,
 				  sizeof(msg));
+	if (tag == D_SYNTAX)
+		ERR(cx, D_SYNTAX, n, "%s", msg);
 	if (tag != 0 && tag != D_PRINTF_ARG_EXTRA)
 		ERR(cx, (dt_errtag_t)tag, n, "printa( ) %s", msg);
 }
