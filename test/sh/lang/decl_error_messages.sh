@@ -55,6 +55,10 @@ want "tuple length" $'int a[int];\nint a[int, int];\n' \
 	"$F [D_DECL_IDRED] line 2: identifier redeclared: a
 	 current: associative array of int, tuple length 2
 	previous: associative array of int, tuple length 1"
+want "built-in variable" $'int pid;\n' \
+	"$F [D_DECL_IDRED] line 1: built-in identifier redeclared: pid"
+want "built-in function" $'BEGIN { }\nstring trace[int];\n' \
+	"$F [D_DECL_IDRED] line 2: built-in identifier redeclared: trace"
 want "read as a scalar" $'BEGIN { y = self->x; self->x[1] = 2; }\n' \
 	"$F [D_IDENT_BADREF] line 1: scalar 'x' may not be referenced as associative array"
 want "short and long" $'BEGIN { i = (long short)0; }\n' \
