@@ -1311,9 +1311,12 @@ void dt_check_clause(dt_check_t *cx, const dt_clause_ast_t *c)
 {
 	if (c->pred != NULL) {
 		dt_check_expr(cx, c->pred);
-		need_scalar(cx, c->pred, "predicate");
+		if (!dt_type_is_scalar(c->pred->type))
+			ERR(cx, D_PRED_SCALAR, c->pred, "predicate result must "
+			    "be of scalar type");
 	}
 	check_stmts(cx, c->body);
+	dt_check_action_values(cx);
 }
 
 void dt_check_init(dt_check_t *cx, dt_pcb_t *pcb, dt_idtab_t *idents,

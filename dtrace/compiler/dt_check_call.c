@@ -277,6 +277,48 @@ static _Noreturn void refuse_unimplemented(dt_check_t *cx, dt_node_t *n,
 	ERR(cx, D_UNKNOWN, n, "%s() is not implemented (yet)", fi->name);
 }
 
+/* An action or aggregating function used as a value: its prototype is
+ * checked, its value is void (what the expression around it makes of a
+ * void is its error, as in DTrace); the call itself is refused by
+ * dt_check_action_values() once the clause passed its checks. */
+static dt_type_t *action_value(dt_check_t *cx, dt_node_t *n,
+			       const dt_funcinfo_t *fi)
+{
+	bool int_args = fi->func == DT_F_EXIT || fi->func == DT_F_RAISE ||
+			fi->func == DT_F_SPECULATE || fi->func == DT_F_COMMIT ||
+			fi->func == DT_F_DISCARD;
+	int k = 1;
+
+	check_call_args(cx, n, fi);
+	for (dt_node_t *a = n->args; a != NULL; a = a->next, k++) {
+		if (a->kind != DT_N_AGG)
+			dt_check_expr(cx, a);
+		if (int_args)
+			need_arg(cx, n, a, k, false, "int");
+	}
+	if (cx->action_value == NULL)
+		cx->action_value = n;
+	/* DTrace's stack() and the user address actions have types of
+	 * their own, which a variable takes: D_CG_EXPR, not void's error */
+	if (fi->func == DT_F_STACK || fi->func == DT_F_USTACK ||
+	    dt_check_usym_call(n) >= 0)
+		return n->type = dt_type_int(tt(cx), 8, false);
+	return n->type = dt_type_void(tt(cx));
+}
+
+void dt_check_action_values(dt_check_t *cx)
+{
+	dt_node_t *n = cx->action_value;
+
+	if (n == NULL)
+		return;
+	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
+	ERR(cx, D_CG_EXPR, n, "%s %s( ) may not be called from a D "
+	    "expression (D program context required)",
+	    fi->fclass == DT_FC_ACTION ? "tracing function" :
+	    "aggregating function", n->name);
+}
+
 dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 {
 	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
@@ -287,10 +329,7 @@ dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 	if (!fi->implemented)
 		refuse_unimplemented(cx, n, fi);
 	if (fi->fclass == DT_FC_ACTION || fi->fclass == DT_FC_AGGFUNC)
-		ERR(cx, D_CG_EXPR, n, "%s %s( ) may not be called from a D "
-		    "expression (D program context required)",
-		    fi->fclass == DT_FC_ACTION ? "tracing function" :
-		    "aggregating function", n->name);
+		return action_value(cx, n, fi);
 	/* DTrace compiles it and refuses the enabling without -w */
 	if (fi->destructive)
 		cx->destructive = true;

@@ -4,7 +4,7 @@
 # words: + and - take integers and pointers (D_OP_INCOMPAT otherwise),
 # * and / arithmetic operands (D_OP_ARITH), % and the bitwise operators
 # integers (D_OP_INT), comparisons operands of compatible types
-# (D_OP_INCOMPAT), op= the rules of op.
+# (D_OP_INCOMPAT), op= the rules of op; an action used as a value is void.
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 . "$TESTDIR/sh/lib/check_lib.sh"
@@ -41,4 +41,16 @@ want "*= string" 'BEGIN { x = 1; x *= "a"; }' \
 	"$F [D_OP_ARITH] line 1: operator *= requires operands of arithmetic type"
 want "|= string" 'BEGIN { x = 1; x |= "a"; }' \
 	"$F [D_OP_INT] line 1: operator |= requires operands of integral type"
+# an action's value is void, what DTrace's checks see before its code
+# generator refuses the action in an expression
+want "action + int" 'BEGIN { x = 1 + trace(1); }' \
+	"$F [D_OP_INCOMPAT] line 1: operands have incompatible types: \"int\" + \"void\""
+want "exit of a string" 'BEGIN { x = exit("a"); }' \
+	"$F [D_PROTO_ARG] line 1: exit( ) argument #1 is incompatible with prototype:
+	prototype: int
+	 argument: string"
+want "action in a comma" 'BEGIN { x = (printf("a"), 2); }' \
+	"$F [D_CG_EXPR] line 1: tracing function printf( ) may not be called from a D expression (D program context required)"
+want "predicate" "${S}BEGIN /v/ { exit(0); }" \
+	"$F [D_PRED_SCALAR] line 3: predicate result must be of scalar type"
 exit $status
