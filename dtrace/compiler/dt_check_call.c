@@ -133,6 +133,9 @@ static void check_print_size(dt_check_t *cx, dt_node_t *a)
 		    "type '%s' with size 0; cannot print( ) it.", t->name);
 }
 
+static dt_type_t *check_copyout(dt_check_t *cx, dt_node_t *n,
+				const dt_funcinfo_t *fi);
+
 static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 			     const dt_funcinfo_t *fi)
 {
@@ -254,12 +257,36 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 		check_scratch_size(cx, n, a->next->next);
 		return dt_type_void(T);
 	case DT_F_COPYOUT: case DT_F_COPYOUTSTR:
-		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported: dtrace does "
-		    "not write the memory of the processes it traces",
-		    fi->name);
+		return check_copyout(cx, n, fi);
 	default:
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", fi->name);
 	}
+}
+
+/* copyout(buf, addr, n) and copyoutstr(s, addr, n), DTrace's destructive
+ * subroutines: their prototypes checked; without -w (destructive) the
+ * program compiles and its enabling is refused, as in DTrace; with it the
+ * call is refused, since the kernel keeps BPF programs from writing user
+ * memory (bpf_probe_write_user()) under lockdown, as on the kernels this
+ * dtrace targets. */
+static dt_type_t *check_copyout(dt_check_t *cx, dt_node_t *n,
+				const dt_funcinfo_t *fi)
+{
+	dt_node_t *a = n->args;
+
+	if (fi->func == DT_F_COPYOUT)
+		need_ptr_arg(cx, n, a, 1, "void *", NULL,
+			     a->is_const && a->ival == 0);	/* NULL */
+	else
+		need_arg(cx, n, a, 1, true, "char *");
+	need_arg(cx, n, a->next, 2, false, "uintptr_t");
+	need_arg(cx, n, a->next->next, 3, false, "size_t");
+	if (cx->dtp->opt.destructive)
+		ERR(cx, D_UNKNOWN, n, "%s( ) is not supported: BPF programs "
+		    "may not write user memory (bpf_probe_write_user() is "
+		    "refused under kernel lockdown)", fi->name);
+	cx->destructive = true;
+	return dt_type_void(tt(cx));
 }
 
 /* A function DTrace knows but does not implement (chill(), panic(),
