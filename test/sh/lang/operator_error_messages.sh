@@ -53,4 +53,9 @@ want "action in a comma" 'BEGIN { x = (printf("a"), 2); }' \
 	"$F [D_CG_EXPR] line 1: tracing function printf( ) may not be called from a D expression (D program context required)"
 want "predicate" "${S}BEGIN /v/ { exit(0); }" \
 	"$F [D_PRED_SCALAR] line 3: predicate result must be of scalar type"
+# a translator cast of what no translator takes, to what none yields
+want "xlate input" "${S}BEGIN { trace(xlate <struct s *>((char *)0)->a); }" \
+	"$F [D_XLATE_NONE] line 3: cannot translate from \"char *\" to \"struct s *\""
+want "xlate output" 'BEGIN { trace(xlate <int>(1)); }' \
+	"$F [D_XLATE_NONE] line 1: cannot translate from \"int\" to \"int\""
 exit $status
