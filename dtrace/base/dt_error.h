@@ -48,7 +48,7 @@
 	X(D_PROTO_LEN)		/* wrong number of arguments to a function */ \
 	X(D_PROTO_ARG)		/* wrong type of argument to a function */ \
 	X(D_FUNC_UNDEF)		/* unknown function */ \
-	X(D_PRINTF_FMT)		/* bad printf format */ \
+	X(D_PRINTF_FMT)		/* no longer given: DTrace's D_SYNTAX */ \
 	X(D_PRINTF_ARG_TYPE)	/* printf argument does not fit its conversion */ \
 	X(D_PRINTF_ARG_EXTRA)	/* too many printf arguments */ \
 	X(D_PRINTF_ARG_PROTO)	/* too few printf arguments */ \
@@ -184,7 +184,10 @@
 	X(D_LLQUANT_MATCHFACTOR) /* llquantize() parameters unlike the first */ \
 	X(D_LLQUANT_MATCHLMAG)	/* use's: factor, low and high magnitude, */ \
 	X(D_LLQUANT_MATCHHMAG)	/* steps */ \
-	X(D_LLQUANT_MATCHSTEPS)
+	X(D_LLQUANT_MATCHSTEPS) \
+	X(D_OP_VFPTR)		/* += or -= on what is no integer or pointer
+				   to a type of known size */ \
+	X(D_PRED_SCALAR)	/* a predicate of no scalar type */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,

@@ -340,7 +340,8 @@ static int parse_size(const char *s, uint64_t *v)
 /*
  * The values each size option may take.  bufsize: the output ring buffer
  * is a power-of-two number of pages whose size the kernel takes in 32
- * bits; aggsize and dynvarsize: a map's memory, which the kernel bounds
+ * bits (0, or less than a record, is taken, and refused when enabling,
+ * as DTrace refuses it: dt_cg_check_space()); aggsize and dynvarsize: a map's memory, which the kernel bounds
  * at 4 GiB (0, dynvarsize's default, leaves each variable its usual
  * number of elements); strsize: a string lives on the BPF stack and in
  * map values.
@@ -350,7 +351,7 @@ static const struct {
 	uint64_t min, max;
 	const char *range;
 } size_limits[] = {
-	{ O(bufsize), 1, 1ull << 31, "between 1 and 2g" },
+	{ O(bufsize), 0, 1ull << 31, "at most 2g" },
 	{ O(aggsize), 1, 1ull << 32, "between 1 and 4g" },
 	{ O(dynvarsize), 0, 1ull << 32, "at most 4g" },
 	{ O(strsize), 2, 4096, "between 2 and 4096" },

@@ -929,7 +929,9 @@ void dt_cg_declare(dt_pcb_t *pcb, const dt_program_ast_t *prog)
 
 int dt_cg_check_space(dtrace_hdl_t *dtp)
 {
-	bool fits = true;
+	/* DTrace's minimum: room for one record, whatever the clauses
+	 * record (a bufsize of 0 included) */
+	bool fits = dtp->opt.bufsize >= sizeof(dt_rechdr_t);
 
 	for (int i = 0; i < dtp->nclauses; i++) {
 		const dt_compiled_clause_t *cc = dtp->clauses[i];

@@ -89,6 +89,14 @@ static void need_integer(dt_check_t *cx, dt_node_t *n, const char *op)
 		    "integral type", op);
 }
 
+/* A binary operator's operands, as DTrace words it: "operands" */
+static void need_integers(dt_check_t *cx, dt_node_t *n, const char *op)
+{
+	if (!dt_type_is_integer(n->l->type) || !dt_type_is_integer(n->r->type))
+		ERR(cx, D_OP_INT, n, "operator %s requires operands of "
+		    "integral type", op);
+}
+
 static const char *op_name(dt_op_t op)
 {
 	static const char *const names[] = {
@@ -534,18 +542,45 @@ static bool member_lvalue(dt_check_t *cx, dt_node_t *l)
 		l->l->kind == DT_N_INDEX || subscripts_value(cx, l->l));
 }
 
+/* The operands of op= as DTrace checks them: += and -= take an integer,
+ * or a pointer on the left (never a string); *= and /= arithmetic
+ * operands; the others integers. */
+static void check_compound_operands(dt_check_t *cx, dt_node_t *n)
+{
+	const dt_type_t *lt = n->l->type, *rt = n->r->type;
+	const char *op = op_name(n->op);
+
+	switch (n->op) {
+	case DT_OP_ADD_ASSIGN: case DT_OP_SUB_ASSIGN:
+		if (dt_check_is_string(lt) || dt_check_is_string(rt) ||
+		    (lt->kind == DT_TK_PTR && !dt_type_is_integer(rt)))
+			ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible "
+			    "types: \"%s\" %s \"%s\"", lt->name, op,
+			    rt->name);
+		if (!dt_type_is_integer(rt) ||
+		    (!dt_type_is_integer(lt) && lt->kind != DT_TK_PTR) ||
+		    (lt->kind == DT_TK_PTR && lt->base->kind == DT_TK_VOID))
+			ERR(cx, D_OP_VFPTR, n, "operator %s requires left-hand "
+			    "scalar operand of known size", op);
+		break;
+	case DT_OP_MUL_ASSIGN: case DT_OP_DIV_ASSIGN:
+		if (!dt_type_is_integer(lt) || !dt_type_is_integer(rt))
+			ERR(cx, D_OP_ARITH, n, "operator %s requires operands "
+			    "of arithmetic type", op);
+		break;
+	default:
+		need_integers(cx, n, op);
+		break;
+	}
+}
+
 /* m op= v, m a member or element of a struct, union or array variable:
  * the rules of op= on a variable. */
 static dt_type_t *check_member_compound(dt_check_t *cx, dt_node_t *n)
 {
 	dt_type_t *t = sou_operand(cx, n, op_name(n->op));
 
-	if (n->op == DT_OP_ADD_ASSIGN || n->op == DT_OP_SUB_ASSIGN) {
-		need_integer(cx, n->r, op_name(n->op));
-	} else {
-		need_integer(cx, n->l, op_name(n->op));
-		need_integer(cx, n->r, op_name(n->op));
-	}
+	check_compound_operands(cx, n);
 	return n->type = t;
 }
 
@@ -648,14 +683,7 @@ static dt_type_t *check_assign(dt_check_t *cx, dt_node_t *n)
 	/* x += v declares x like x = v would */
 	dt_ident_t *id = check_var_ref(cx, n->l, dt_type_is_integer(n->r->type)
 				       ? var_type_of(cx, n->r) : NULL);
-	need_scalar(cx, n->l, op_name(n->op));
-	if (n->op == DT_OP_ADD_ASSIGN || n->op == DT_OP_SUB_ASSIGN) {
-		if (!dt_type_is_integer(n->r->type))
-			need_integer(cx, n->r, op_name(n->op));
-	} else {
-		need_integer(cx, n->l, op_name(n->op));
-		need_integer(cx, n->r, op_name(n->op));
-	}
+	check_compound_operands(cx, n);
 	n->type = id->type;
 	return n->type;
 }
@@ -726,15 +754,15 @@ static dt_type_t *check_compare(dt_check_t *cx, dt_node_t *n)
 	if (dt_check_is_string(lt) || dt_check_is_string(rt)) {
 		if (!(dt_check_is_string(lt) || is_char_ptr(lt)) ||
 		    !(dt_check_is_string(rt) || is_char_ptr(rt)))
-			ERR(cx, D_OP_INCOMPAT, n, "operator %s: operands "
-			    "have incompatible types: \"%s\" %s \"%s\"",
-			    op_name(n->op), lt->name, op_name(n->op),
-			    rt->name);
+			ERR(cx, D_OP_INCOMPAT, n, "operands have "
+			    "incompatible types: \"%s\" %s \"%s\"",
+			    lt->name, op_name(n->op), rt->name);
 		n->type = it;
 		return it;
 	}
-	need_scalar(cx, n->l, op_name(n->op));
-	need_scalar(cx, n->r, op_name(n->op));
+	if (!dt_type_is_scalar(lt) || !dt_type_is_scalar(rt))
+		ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible types: "
+		    "\"%s\" %s \"%s\"", lt->name, op_name(n->op), rt->name);
 	n->type = it;
 	if (n->l->is_const && n->r->is_const) {
 		bool s = dt_type_is_integer(lt) && dt_type_is_integer(rt) &&
@@ -746,8 +774,9 @@ static dt_type_t *check_compare(dt_check_t *cx, dt_node_t *n)
 
 static dt_type_t *check_logical(dt_check_t *cx, dt_node_t *n)
 {
-	need_scalar(cx, n->l, op_name(n->op));
-	need_scalar(cx, n->r, op_name(n->op));
+	if (!dt_type_is_scalar(n->l->type) || !dt_type_is_scalar(n->r->type))
+		ERR(cx, D_OP_SCALAR, n, "operator %s requires operands of "
+		    "scalar type", op_name(n->op));
 	n->type = dt_check_int_type(cx);
 	if (n->l->is_const && n->r->is_const) {
 		bool a = n->l->ival != 0, b = n->r->ival != 0;
@@ -780,8 +809,8 @@ static dt_type_t *check_additive(dt_check_t *cx, dt_node_t *n)
 		return n->type = dt_type_int(tt(cx), 8, true);
 	}
 	if (!dt_type_is_integer(lt) || !dt_type_is_integer(rt))
-		ERR(cx, D_OP_ARITH, n, "operator %s requires operands of "
-		    "arithmetic type", op_name(n->op));
+		ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible types: "
+		    "\"%s\" %s \"%s\"", lt->name, op_name(n->op), rt->name);
 	return NULL;
 }
 
@@ -804,15 +833,14 @@ static dt_type_t *check_binary(dt_check_t *cx, dt_node_t *n)
 		if (check_additive(cx, n) != NULL)
 			return n->type;
 		break;
-	case DT_OP_MUL: case DT_OP_DIV: case DT_OP_MOD:
+	case DT_OP_MUL: case DT_OP_DIV:
 		if (!dt_type_is_integer(n->l->type) ||
 		    !dt_type_is_integer(n->r->type))
 			ERR(cx, D_OP_ARITH, n, "operator %s requires operands "
 			    "of arithmetic type", op_name(n->op));
 		break;
-	default:
-		need_integer(cx, n->l, op_name(n->op));
-		need_integer(cx, n->r, op_name(n->op));
+	default:	/* % and the bitwise operators */
+		need_integers(cx, n, op_name(n->op));
 		break;
 	}
 	if (n->op == DT_OP_SHL || n->op == DT_OP_SHR)
@@ -838,7 +866,7 @@ static dt_type_t *check_incdec(dt_check_t *cx, dt_node_t *n)
 	/* x++ declares x as an int */
 	dt_ident_t *id = check_var_ref(cx, n->l, dt_check_int_type(cx));
 	if (!dt_type_is_scalar(id->type))
-		ERR(cx, D_OP_SCALAR, n, "operator %s requires an operand of "
+		ERR(cx, D_OP_SCALAR, n, "operator %s requires operand of "
 		    "scalar type", op_name(n->op));
 	n->type = id->type;
 	return n->type;
@@ -891,7 +919,11 @@ static dt_type_t *check_unary(dt_check_t *cx, dt_node_t *n)
 			set_const(n, n->type, n->l->ival == 0);
 		return n->type;
 	}
-	need_integer(cx, n->l, op_name(n->op));
+	if (n->op == DT_OP_BITNOT)
+		need_integer(cx, n->l, op_name(n->op));
+	else if (!dt_type_is_integer(n->l->type))
+		ERR(cx, D_OP_ARITH, n, "operator %s requires an operand of "
+		    "arithmetic type", op_name(n->op));
 	n->type = promote(cx, n->l->type);
 	if (n->l->is_const) {
 		uint64_t v = n->l->ival;
@@ -904,7 +936,9 @@ static dt_type_t *check_unary(dt_check_t *cx, dt_node_t *n)
 static dt_type_t *check_ternary(dt_check_t *cx, dt_node_t *n)
 {
 	dt_check_expr(cx, n->cond);
-	need_scalar(cx, n->cond, "?:");
+	if (!dt_type_is_scalar(n->cond->type))
+		ERR(cx, D_OP_SCALAR, n, "operator ?: expression must be of "
+		    "scalar type");
 	dt_type_t *lt = dt_check_expr(cx, n->l), *rt = dt_check_expr(cx, n->r);
 	if (dt_check_is_string(lt) || dt_check_is_string(rt)) {
 		if (!dt_check_is_string(lt) || !dt_check_is_string(rt))
@@ -1277,9 +1311,12 @@ void dt_check_clause(dt_check_t *cx, const dt_clause_ast_t *c)
 {
 	if (c->pred != NULL) {
 		dt_check_expr(cx, c->pred);
-		need_scalar(cx, c->pred, "predicate");
+		if (!dt_type_is_scalar(c->pred->type))
+			ERR(cx, D_PRED_SCALAR, c->pred, "predicate result must "
+			    "be of scalar type");
 	}
 	check_stmts(cx, c->body);
+	dt_check_action_values(cx);
 }
 
 void dt_check_init(dt_check_t *cx, dt_pcb_t *pcb, dt_idtab_t *idents,

@@ -47,6 +47,11 @@ typedef struct dt_check {
 				   speculation, seen */
 	int nexits;		/* exit( ) calls seen */
 	int depth_if;		/* nesting of if statements */
+	dt_node_t *action_value;	/* the first action or aggregating
+				   function used as a value: typed void, and
+				   refused (D_CG_EXPR) once the clause passed
+				   its other checks, as DTrace's code
+				   generator refuses it after its checks */
 } dt_check_t;
 
 /* A context to check clauses or declarations of pcb's program with. */

@@ -133,6 +133,9 @@ static void check_print_size(dt_check_t *cx, dt_node_t *a)
 		    "type '%s' with size 0; cannot print( ) it.", t->name);
 }
 
+static dt_type_t *check_copyout(dt_check_t *cx, dt_node_t *n,
+				const dt_funcinfo_t *fi);
+
 static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 			     const dt_funcinfo_t *fi)
 {
@@ -254,12 +257,36 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 		check_scratch_size(cx, n, a->next->next);
 		return dt_type_void(T);
 	case DT_F_COPYOUT: case DT_F_COPYOUTSTR:
-		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported: dtrace does "
-		    "not write the memory of the processes it traces",
-		    fi->name);
+		return check_copyout(cx, n, fi);
 	default:
 		ERR(cx, D_FUNC_UNDEF, n, "%s( ) is not supported yet", fi->name);
 	}
+}
+
+/* copyout(buf, addr, n) and copyoutstr(s, addr, n), DTrace's destructive
+ * subroutines: their prototypes checked; without -w (destructive) the
+ * program compiles and its enabling is refused, as in DTrace; with it the
+ * call is refused, since the kernel keeps BPF programs from writing user
+ * memory (bpf_probe_write_user()) under lockdown, as on the kernels this
+ * dtrace targets. */
+static dt_type_t *check_copyout(dt_check_t *cx, dt_node_t *n,
+				const dt_funcinfo_t *fi)
+{
+	dt_node_t *a = n->args;
+
+	if (fi->func == DT_F_COPYOUT)
+		need_ptr_arg(cx, n, a, 1, "void *", NULL,
+			     a->is_const && a->ival == 0);	/* NULL */
+	else
+		need_arg(cx, n, a, 1, true, "char *");
+	need_arg(cx, n, a->next, 2, false, "uintptr_t");
+	need_arg(cx, n, a->next->next, 3, false, "size_t");
+	if (cx->dtp->opt.destructive)
+		ERR(cx, D_UNKNOWN, n, "%s( ) is not supported: BPF programs "
+		    "may not write user memory (bpf_probe_write_user() is "
+		    "refused under kernel lockdown)", fi->name);
+	cx->destructive = true;
+	return dt_type_void(tt(cx));
 }
 
 /* A function DTrace knows but does not implement (chill(), panic(),
@@ -277,6 +304,48 @@ static _Noreturn void refuse_unimplemented(dt_check_t *cx, dt_node_t *n,
 	ERR(cx, D_UNKNOWN, n, "%s() is not implemented (yet)", fi->name);
 }
 
+/* An action or aggregating function used as a value: its prototype is
+ * checked, its value is void (what the expression around it makes of a
+ * void is its error, as in DTrace); the call itself is refused by
+ * dt_check_action_values() once the clause passed its checks. */
+static dt_type_t *action_value(dt_check_t *cx, dt_node_t *n,
+			       const dt_funcinfo_t *fi)
+{
+	bool int_args = fi->func == DT_F_EXIT || fi->func == DT_F_RAISE ||
+			fi->func == DT_F_SPECULATE || fi->func == DT_F_COMMIT ||
+			fi->func == DT_F_DISCARD;
+	int k = 1;
+
+	check_call_args(cx, n, fi);
+	for (dt_node_t *a = n->args; a != NULL; a = a->next, k++) {
+		if (a->kind != DT_N_AGG)
+			dt_check_expr(cx, a);
+		if (int_args)
+			need_arg(cx, n, a, k, false, "int");
+	}
+	if (cx->action_value == NULL)
+		cx->action_value = n;
+	/* DTrace's stack() and the user address actions have types of
+	 * their own, which a variable takes: D_CG_EXPR, not void's error */
+	if (fi->func == DT_F_STACK || fi->func == DT_F_USTACK ||
+	    dt_check_usym_call(n) >= 0)
+		return n->type = dt_type_int(tt(cx), 8, false);
+	return n->type = dt_type_void(tt(cx));
+}
+
+void dt_check_action_values(dt_check_t *cx)
+{
+	dt_node_t *n = cx->action_value;
+
+	if (n == NULL)
+		return;
+	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
+	ERR(cx, D_CG_EXPR, n, "%s %s( ) may not be called from a D "
+	    "expression (D program context required)",
+	    fi->fclass == DT_FC_ACTION ? "tracing function" :
+	    "aggregating function", n->name);
+}
+
 dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 {
 	const dt_funcinfo_t *fi = dt_func_lookup(n->name);
@@ -287,10 +356,7 @@ dt_type_t *check_call(dt_check_t *cx, dt_node_t *n)
 	if (!fi->implemented)
 		refuse_unimplemented(cx, n, fi);
 	if (fi->fclass == DT_FC_ACTION || fi->fclass == DT_FC_AGGFUNC)
-		ERR(cx, D_CG_EXPR, n, "%s %s( ) may not be called from a D "
-		    "expression (D program context required)",
-		    fi->fclass == DT_FC_ACTION ? "tracing function" :
-		    "aggregating function", n->name);
+		return action_value(cx, n, fi);
 	/* DTrace compiles it and refuses the enabling without -w */
 	if (fi->destructive)
 		cx->destructive = true;
@@ -363,6 +429,8 @@ static void check_printf_args(dt_check_t *cx, dt_node_t *n, dt_node_t *fmt)
 	if (fmt->str[0] == '\0' && k == 0 && strcmp(n->name, "freopen") == 0)
 		return;
 	int tag = dt_printf_check(fmt->str, k, types, msg, sizeof(msg));
+	if (tag == D_SYNTAX)	/* the format itself: DTrace names no call */
+		ERR(cx, D_SYNTAX, n, "%s", msg);
 	if (tag != 0)
 		ERR(cx, (dt_errtag_t)tag, n, "%s( ) %s", n->name, msg);
 	for (dt_node_t *a = fmt->next; a != NULL; a = a->next)
@@ -384,6 +452,8 @@ static void check_printa_format(dt_check_t *cx, dt_node_t *n)
 	const dt_ident_t *ad = fmt->next->ident;
 	int tag = dt_printf_check(fmt->str, ad->nkeys, ad->keys, msg,
 				  sizeof(msg));
+	if (tag == D_SYNTAX)
+		ERR(cx, D_SYNTAX, n, "%s", msg);
 	if (tag != 0 && tag != D_PRINTF_ARG_EXTRA)
 		ERR(cx, (dt_errtag_t)tag, n, "printa( ) %s", msg);
 }

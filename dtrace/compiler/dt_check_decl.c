@@ -51,6 +51,16 @@ void dt_decl_redeclared(dt_pcb_t *pcb, const dt_vardecl_t *now,
 			     now->nkeys, var_kind(nkeys), type->name, nkeys);
 }
 
+/* A name D gives a variable or function of its own (pid, trace...): a
+ * global may not take it, as in DTrace; self-> and this-> may. */
+static bool is_builtin(const char *name)
+{
+	dt_bvar_t bv;
+	int argn;
+
+	return dt_bvar_lookup(name, &bv, &argn) || dt_func_lookup(name) != NULL;
+}
+
 static void declare_var(dt_check_t *cx, dt_vardecl_t *v)
 {
 	static const dt_identkind_t kinds[] = {
@@ -67,6 +77,9 @@ static void declare_var(dt_check_t *cx, dt_vardecl_t *v)
 	    !(dt_sou_type(t) && t->size > 0))
 		dt_pcb_error(cx->pcb, D_DECL_INCOMPLETE, v->line, "incomplete "
 			     "struct/union/enum %s: %s", t->name, v->name);
+	if (kind == DT_IK_GLOBAL && is_builtin(v->name))
+		dt_pcb_error(cx->pcb, D_DECL_IDRED, v->line, "built-in "
+			     "identifier redeclared: %s", v->name);
 	dt_ident_t *id = lookup_var(cx, kind, v->name);
 	if (id != NULL) {
 		dt_vardecl_t now = *v;

@@ -61,6 +61,8 @@ static inline int count_args(const dt_node_t *a)
 
 /* A call in an expression: a subroutine (dt_check_call.c); its type. */
 dt_type_t *check_call(dt_check_t *cx, dt_node_t *n);
+/* An action or aggregating function used as a value: refused (D_CG_EXPR). */
+void dt_check_action_values(dt_check_t *cx);
 /* A call of an action, a statement of its own (dt_check_call.c). */
 void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi);
 

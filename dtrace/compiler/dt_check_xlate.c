@@ -226,7 +226,7 @@ static const dt_xlator_t *xlate_lookup(dt_check_t *cx, dt_node_t *x,
 
 	if (xl == NULL)
 		ERR(cx, D_XLATE_NONE, x, "cannot translate from \"%s\" to "
-		    "\"%s\"", in->name, out->name);
+		    "\"%s\"", in->name, x->ctype->name);
 	return xl;
 }
 
@@ -384,9 +384,9 @@ dt_type_t *dt_xlate_value(dt_check_t *cx, dt_node_t *n, dt_node_t *x)
 {
 	dt_type_t *out = xlate_out(x, x->ctype->kind == DT_TK_PTR);
 
-	if (out == NULL)
-		ERR(cx, D_XLATE_SOU, n, "translator output type must be a "
-		    "struct or union");
+	if (out == NULL)	/* no translator yields it: DTrace's words */
+		ERR(cx, D_XLATE_NONE, n, "cannot translate from \"%s\" to "
+		    "\"%s\"", dt_check_expr(cx, x->l)->name, x->ctype->name);
 	if (!cx->in_clause) {	/* an inline's definition */
 		if (x->l->type == NULL)
 			xlate_lookup(cx, x, out);

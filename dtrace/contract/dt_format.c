@@ -234,7 +234,7 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 
 		convno++;
 		if (pf_parse(p, convno, &sp, msg, msglen) != 0)
-			return D_PRINTF_FMT;
+			return D_SYNTAX;	/* DTrace's tag for these */
 		p = sp.end;
 		cls = pf_class(sp.conv);
 		if (cls == PF_PCT)

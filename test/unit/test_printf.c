@@ -237,17 +237,17 @@ static void test_check(void)
 	EXPECT_TAG(check("%d", 2, &t_int, &t_int, msg), D_PRINTF_ARG_EXTRA);
 	EXPECT_STR(msg, "prototype mismatch: only 1 arguments "
 		   "required by this format string");
-	EXPECT_TAG(check("%q", 1, &t_int, NULL, msg), D_PRINTF_FMT);
+	EXPECT_TAG(check("%q", 1, &t_int, NULL, msg), D_SYNTAX);
 	EXPECT_STR(msg, "format conversion #1 is undefined: %q");
 	EXPECT_TAG(check("%f", 1, &t_int, NULL, msg), D_PRINTF_ARG_TYPE);
 	EXPECT_STR(msg, "argument #2 is incompatible with conversion #1 "
 		   "prototype:\n\tconversion: %f\n\t prototype: float, "
 		   "double, or long double\n\t  argument: int");
 	EXPECT_TAG(check("%f", 0, NULL, NULL, msg), D_PRINTF_ARG_PROTO);
-	EXPECT_TAG(check("abc %", 0, NULL, NULL, msg), D_PRINTF_FMT);
+	EXPECT_TAG(check("abc %", 0, NULL, NULL, msg), D_SYNTAX);
 	EXPECT_STR(msg, "format conversion #1 name expected before end of "
 		   "format string");
-	EXPECT_TAG(check("%1.2.3d", 1, &t_int, NULL, msg), D_PRINTF_FMT);
+	EXPECT_TAG(check("%1.2.3d", 1, &t_int, NULL, msg), D_SYNTAX);
 }
 
 int main(void)

@@ -4,18 +4,7 @@
 # word for word (the err.D_TAG tests check the tags only).
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
-
-# want NAME SCRIPT EXPECTED-STDERR: compile the script from a file x.d
-want() {
-	printf '%s' "$2" >x.d
-	"$DTRACE" -x errtags -s x.d >out 2>err
-	rc=$?
-	if [ $rc != 1 ] || [ "$(cat err)" != "$3" ]; then
-		echo "$1: exit $rc, stderr:"; cat err
-		echo "wanted:"; printf '%s\n' "$3"
-		status=1
-	fi
-}
+. "$TESTDIR/sh/lib/check_lib.sh"
 
 F="dtrace: failed to compile script x.d:"
 want "duplicate member" $'struct foo {\n\tint x;\n\tchar x;\n};\n' \
@@ -66,6 +55,10 @@ want "tuple length" $'int a[int];\nint a[int, int];\n' \
 	"$F [D_DECL_IDRED] line 2: identifier redeclared: a
 	 current: associative array of int, tuple length 2
 	previous: associative array of int, tuple length 1"
+want "built-in variable" $'int pid;\n' \
+	"$F [D_DECL_IDRED] line 1: built-in identifier redeclared: pid"
+want "built-in function" $'BEGIN { }\nstring trace[int];\n' \
+	"$F [D_DECL_IDRED] line 2: built-in identifier redeclared: trace"
 want "read as a scalar" $'BEGIN { y = self->x; self->x[1] = 2; }\n' \
 	"$F [D_IDENT_BADREF] line 1: scalar 'x' may not be referenced as associative array"
 want "short and long" $'BEGIN { i = (long short)0; }\n' \

@@ -24,4 +24,20 @@ for opt in -w "-x destructive"; do
 		status=1
 	fi
 done
+# copyout() and copyoutstr(): without -w DTrace's refusal of the enabling;
+# with it, the kernel's refusal of BPF writes to user memory, named
+for f in 'copyout(alloca(1), 0, 1)' 'copyoutstr("x", 0, 2)'; do
+	"$DTRACE" -n "BEGIN { $f; exit(0); }" >out 2>err
+	rc=$?
+	if [ $rc != 1 ] || [ "$(cat err)" != "$expected" ]; then
+		echo "$f without -w: exit $rc, stderr:"; cat err
+		status=1
+	fi
+	"$DTRACE" -w -n "BEGIN { $f; exit(0); }" >out 2>err
+	rc=$?
+	if [ $rc != 1 ] || ! grep -q "${f%%(*}( ) is not supported: BPF programs may not write user memory (bpf_probe_write_user() is refused under kernel lockdown)" err; then
+		echo "$f with -w: exit $rc, stderr:"; cat err
+		status=1
+	fi
+done
 exit $status

@@ -27,3 +27,16 @@ refused() {
 			{ echo "FAIL '$s':"; cat err; status=1; }
 	done
 }
+
+# want NAME SCRIPT EXPECTED-STDERR: the script, written to a file x.d,
+# fails to compile (exit 1) with exactly that stderr, under -x errtags.
+want() {
+	printf '%s' "$2" >x.d
+	"$DTRACE" -x errtags -s x.d >out 2>err
+	rc=$?
+	if [ $rc != 1 ] || [ "$(cat err)" != "$3" ]; then
+		echo "$1: exit $rc, stderr:"; cat err
+		echo "wanted:"; printf '%s\n' "$3"
+		status=1
+	fi
+}

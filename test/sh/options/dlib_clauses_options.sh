@@ -13,10 +13,10 @@ need_dtrace
 
 echo 'BEGIN { exit(0); }' > e.d
 mkdir l5 l6
-printf 'inline int z = 1;\n\nBEGIN\n{\n\tx = "s" + 1;\n}\n' > l5/clause.d
+printf 'inline int z = 1;\n\nBEGIN\n{\n\tx = "s" * 1;\n}\n' > l5/clause.d
 "$DTRACE" -x errtags -L l5 -s e.d >out 2>err
 check "clause" "$(cat err)" \
-	'dtrace: failed to compile script e.d: \[D_OP_ARITH\] "l5/clause.d", line 5: operator \+ requires operands of arithmetic type\|'
+	'dtrace: failed to compile script e.d: \[D_OP_ARITH\] "l5/clause.d", line 5: operator \* requires operands of arithmetic type\|'
 printf '\nnosuch:::probe { }\n' > l6/nomatch.d
 "$DTRACE" -x errtags -L l6 -s e.d >out 2>err
 check "no match" "$(cat err)" \

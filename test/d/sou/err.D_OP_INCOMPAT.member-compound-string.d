@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Must fail to compile: op= of a member takes an integer. */
+/* Must fail to compile: += of a member takes an integer, never a string. */
 struct a { int x; };
 struct a va;
 BEGIN { va.x += "text"; }
