@@ -558,6 +558,41 @@ static int list_one(dtrace_hdl_t *dtp, dtrace_probe_t *p, void *arg)
 	return 0;
 }
 
+/* Whether t is the probe that stands for the processes not seen yet
+ * (DTRACE_PROBE_TEMPLATE) of the same file site as p, a process's own. */
+static bool stands_for(const dtrace_probe_t *t, const dtrace_probe_t *p)
+{
+	return t != p && t->provider == p->provider &&
+	       (t->attr & DTRACE_PROBE_TEMPLATE) &&
+	       strcmp(t->mod, p->mod) == 0 && strcmp(t->fun, p->fun) == 0 &&
+	       strcmp(t->prb, p->prb) == 0;
+}
+
+/* Whether clause c names p only through a description of a file by its
+ * path ("myapp:/usr/bin/myapp::"), which lists the file's probes: those
+ * that stand for its processes, not each running process's own too, when
+ * the clause lists the one that stands for p. */
+static bool listed_by_path_only(dtrace_hdl_t *dtp, const dtrace_probe_t *p,
+				int c)
+{
+	bool template_listed = false;
+
+	if ((p->attr & DTRACE_PROBE_TEMPLATE) || p->provider == NULL ||
+	    !p->provider->templates)
+		return false;
+	for (int i = 0; i < dtp->clause_ndescs[c]; i++) {
+		const dtrace_probedesc_t *d = &dtp->clause_descs[c][i];
+
+		if ((d->mod == NULL || d->mod[0] != '/') &&
+		    dt_probe_matches(dtp, p, d))
+			return false;
+	}
+	for (uint32_t id = 1; id <= dtp->nprobes && !template_listed; id++)
+		template_listed = stands_for(dtp->probes[id], p) &&
+				  dt_cs_has(&dtp->probes[id]->clauses, c);
+	return template_listed;
+}
+
 /* -l: the probes of the descriptions (or all), as DTrace lists them. */
 static int list_probes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 {
@@ -581,7 +616,8 @@ static int list_probes(dtrace_hdl_t *dtp, dt_cmd_t *cmd)
 	for (int c = 0; c < dtp->nclauses; c++) {
 		memset(seen, 0, dtp->nprobes + 1);
 		for (uint32_t id = 1; id <= dtp->nprobes; id++)
-			if (dt_cs_has(&dtp->probes[id]->clauses, c))
+			if (dt_cs_has(&dtp->probes[id]->clauses, c) &&
+			    !listed_by_path_only(dtp, dtp->probes[id], c))
 				list_one(dtp, dtp->probes[id], seen);
 	}
 	free(seen);

@@ -3,8 +3,10 @@
 # USDT probes of a file named by its path, without a process:
 # dtrace -l -n 'PROVIDER:/path/to/file::' lists the file's probes (provider
 # without a pid, module the file's name), through a symbolic link too; the
-# same description traces the program run afterwards; a path that names no
-# file with probes matches nothing.
+# same description traces the program run afterwards; while a process runs
+# the file, the file's probes are listed still, not that process's own too
+# (its pid names them); a path that names no file with probes matches
+# nothing.
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 [ -x "$B/test/progs/sdt_args" ] || exit 77
@@ -42,7 +44,23 @@ if ! grep -Eq '^ +1 +1$' <<<"$out"; then
 	echo "tracing by path:"; echo "$out"; cat err; status=1
 fi
 
-# 4. a missing file, and an ELF file without USDT notes
+# 4. while a process runs the file: still the file's probes, not that
+# process's own too, which its pid names
+SDT_ARGS_READY=$PWD/ready "$S" 0 100 >/dev/null & run=$!
+for _ in $(seq 100); do [ -e ready ] && break; sleep 0.05; done
+"$DTRACE" -l -n "sdt_test:$S::" >out 2>err
+if [ "$(cut -c7- out)" != "$(cut -c7- <<<"$want")" ]; then
+	echo "-l by path, the file run:"; diff <(cut -c7- <<<"$want") \
+		<(cut -c7- out); cat err; status=1
+fi
+"$DTRACE" -l -n "sdt_test$run:$S::consts" >out 2>err
+if [ "$(wc -l <out)" != 2 ] ||
+   ! sed -n 2p out | grep -Eqx " *[0-9]+ +sdt_test$run +sdt_args +fire_consts consts"; then
+	echo "-l by path of the process:"; cat out err; status=1
+fi
+kill $run; wait $run 2>/dev/null
+
+# 5. a missing file, and an ELF file without USDT notes
 for f in /nonexistent/prog "$B/test/progs/pidtarget"; do
 	if ! "$DTRACE" -l -n "sdt_test:$f::" >out 2>err ||
 	   ! grep -qx "dtrace: failed to match sdt_test:$f::: No probe matches description" err; then
