@@ -179,6 +179,9 @@ prev=$clause_ns
 stage_row "the array by PRID: the value updated (all)" "$DTRACE" -q \
 	-n "pid\$target:a.out:bench_fn:entry { @[probefunc] = count(); }" \
 	-c "$LOOP $SN"
+# The tables below run N calls again: with the stages' count, the program
+# nearest it was the exec watch's (2 runs), not the probe's (N).
+export PROGSTAT_RUNS=$N
 
 # A function whose entry is a 5-byte nop (bench_fn5: bench_fn after one),
 # which a kernel with the optimized uprobe turns into a call, beside
