@@ -186,11 +186,10 @@ if [ "$SOAK_FLOOD" = 1 ]; then
 			python3 u/dtp_send.py "$DTPROBED_SOCKET" flood &
 		done
 		for i in 1 2 3 4; do
-			python3 u/dtp_send.py "$DTPROBED_SOCKET" sites 256 64 0 \
-				>/dev/null &
+			python3 u/dtp_send.py "$DTPROBED_SOCKET" sites 256 64 0 &
 		done
 		wait
-	done' &
+	done' >/dev/null 2>&1 &	# (refused, as they must be: not the soak'"'"'s output)
 	churners="$churners $!"
 fi
 
