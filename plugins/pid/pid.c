@@ -544,9 +544,8 @@ static int pid_provide(dtrace_provider_t *pv, void *data,
 
 /* ---- matching (see provider.h: probe_match) ------------------------------ */
 
-/* The first of the names at addr in the sorted syms, or NULL. */
-static const dtrace_sym_t *names_at(const dtrace_sym_t *syms, size_t nsyms,
-				    uint64_t addr)
+const dtrace_sym_t *pid_names_at(const dtrace_sym_t *syms, size_t nsyms,
+				 uint64_t addr)
 {
 	size_t lo = 0, hi = nsyms;
 
@@ -575,7 +574,7 @@ static bool function_matches(dtrace_provider_t *pv, const char *pat,
 	if (pp->file == NULL ||
 	    pid_host->elf->symbols(pv, pp->file, &syms, &nsyms, msg,
 				   sizeof(msg)) != 0 ||
-	    (s = names_at(syms, nsyms, pp->func_addr)) == NULL)
+	    (s = pid_names_at(syms, nsyms, pp->func_addr)) == NULL)
 		return false;
 	return alias_matches(pat, s, alias_count(s, syms + nsyms));
 }

@@ -164,6 +164,12 @@ bool pid_insn_refers_to(pid_session_t *ps, const dtrace_elf_t *f,
 bool pid_insn_reads_return_address(pid_session_t *ps, const dtrace_elf_t *f,
 				   uint64_t addr, uint64_t size);
 
+/* pid.c */
+/* The first of the names at addr in syms (nsyms symbols() sorted by
+ * address: the preferred name first), or NULL when none begins there. */
+const dtrace_sym_t *pid_names_at(const dtrace_sym_t *syms, size_t nsyms,
+				 uint64_t addr);
+
 /* pid_place.c */
 /* What the kernel makes of a uprobe on a 5-byte nop (DTRACE_NOP5_*),
  * asked of the engine once. */

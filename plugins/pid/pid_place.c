@@ -72,21 +72,11 @@ static bool symbol_at(dtrace_provider_t *pv, const dtrace_elf_t *f,
 		      uint64_t addr)
 {
 	const dtrace_sym_t *syms;
-	size_t lo = 0, hi, n;
+	size_t n;
 	char msg[256];
 
-	if (pid_host->elf->symbols(pv, f, &syms, &n, msg, sizeof(msg)) != 0)
-		return false;
-	hi = n;
-	while (lo < hi) {	/* sorted by address */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (syms[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && syms[lo].addr == addr;
+	return pid_host->elf->symbols(pv, f, &syms, &n, msg, sizeof(msg)) == 0 &&
+	       pid_names_at(syms, n, addr) != NULL;
 }
 
 /* Where the instruction after the endbr64 is a 5-byte nop: the words for
