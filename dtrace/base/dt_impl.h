@@ -221,6 +221,8 @@ struct dtrace_hdl {
 	dtrace_probe_t **probes;
 	uint32_t nprobes, probes_cap;
 	dt_htab_t probe_names;	/* of dtrace_probe_t *, by their names */
+	dt_htab_t pid_probes;	/* the probes of one process each
+				   (dt_probe_of_process()) */
 	/* probes the programs made at run time (dt_instance.c): inst[i] has
 	 * the id inst_base + i */
 	dtrace_probe_t **inst;
@@ -350,6 +352,15 @@ dtrace_probe_t *dt_probe_by_id(dtrace_hdl_t *dtp, uint32_t id);
 /* Put p, made outside dt_probe_insert() with its id set, in the index
  * by name. */
 void dt_probe_hash_add(dtrace_hdl_t *dtp, dtrace_probe_t *p);
+/* p stands for process pid alone (host->probes->of_process()): it goes
+ * with the process, in dt_probe_remove_pid(). */
+void dt_probe_of_process(dtrace_hdl_t *dtp, dtrace_probe_t *p, pid_t pid);
+/* Remove the probes of process pid, which has exited and whose records
+ * were read: their names, ids (never given again) and private data are
+ * gone, dt_probe_by_id() answers NULL for them.  How many. */
+uint32_t dt_probe_remove_pid(dtrace_hdl_t *dtp, pid_t pid);
+/* The processes with probes of their own: a list of *n pids, to free. */
+uint32_t *dt_probe_pids(dtrace_hdl_t *dtp, uint32_t *n);
 void dt_probe_fini(dtrace_hdl_t *dtp);
 
 /* dt_provider.c: find, load and initialise the provider plugins. */

@@ -21,6 +21,9 @@
  *			scrape waits		readable: the snapshot
  *			(consumer/)
  *
+ * After the sources, each turn lets the program builder retire the
+ * processes that exited (dt_prog_sweep_gone(), once a second at most).
+ *
  * Kernel events (runtime/dt_kevent.c) have no descriptor of their own:
  * their programs write to the output ring buffer.  The sleep lasts one
  * poll period at most (the switch rate, capped at 100 ms), so that what
@@ -271,6 +274,7 @@ static int loop_turn(dtrace_hdl_t *dtp, pollset_t *ps, const char *outpath,
 		return 0;
 	if (dt_prog_poll_providers(dtp) < 0)
 		return -1;
+	dt_prog_sweep_gone(dtp);	/* after the buffers were read */
 	dt_session_report_exits(dtp);
 	if (have_procs && dt_proc_done(dtp))
 		return 0;

@@ -714,7 +714,7 @@ static dt_provider_t *prv_owner(dtrace_hdl_t *dtp, const dt_provider_t *pv,
 {
 	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
 		dtrace_probe_t *p = dtp->probes[id];
-		if (p->provider != pv && strcmp(p->prv, prv) == 0)
+		if (p != NULL && p->provider != pv && strcmp(p->prv, prv) == 0)
 			return p->provider;
 	}
 	return NULL;
@@ -786,6 +786,15 @@ static dtrace_probe_t *host_probe_insert(dtrace_provider_t *pv,
 		p->enabled = !dt_cs_empty(&p->clauses);
 	}
 	return p;
+}
+
+static int host_probe_of_process(dtrace_provider_t *pv, dtrace_probe_t *prp,
+				 pid_t pid)
+{
+	if (prp == NULL || prp->provider != pv || pid <= 0)
+		return -EPERM;
+	dt_probe_of_process(pv->dtp, prp, pid);
+	return 0;
 }
 
 static dtrace_probe_t *host_probe_lookup(dtrace_provider_t *pv,
@@ -1086,6 +1095,7 @@ static const dtrace_host_probes_t host_probes = {
 	.glob_match = host_glob_match,
 	.provide_again = host_provide_again,
 	.description = host_probe_description,
+	.of_process = host_probe_of_process,
 };
 
 static const dtrace_host_sites_t host_sites = {

@@ -3,9 +3,12 @@
  * dt_probe.c: the session's probe table.
  *
  * Probes are created by providers (on demand, from a description) and live
- * until the session ends.  probes[id] holds the probe of PRID id (ids start
- * at 1 and never change); a hash table (dt_hash.h) on the full name finds
- * a probe by its four names.  Matching a description asks every provider to create what may
+ * until the session ends, but for those a provider made for one process
+ * alone (dt_probe_of_process()), which go when the process has exited
+ * (dt_probe_remove_pid()).  probes[id] holds the probe of PRID id (ids
+ * start at 1, never change and are never given again: NULL once removed);
+ * a hash table (dt_hash.h) on the full name finds a probe by its four
+ * names.  Matching a description asks every provider to create what may
  * match first, then walks the table in PRID order, so results come in the
  * order probes were created.
  *
@@ -237,7 +240,7 @@ int dt_probe_iter(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp,
 	}
 	for (uint32_t id = 1; id <= dtp->nprobes; id++) {
 		dtrace_probe_t *p = dtp->probes[id];
-		if (!dt_probe_matches(dtp, p, pdp))
+		if (p == NULL || !dt_probe_matches(dtp, p, pdp))
 			continue;
 		matched++;
 		if (fn != NULL && fn(dtp, p, arg) < 0)
@@ -303,12 +306,107 @@ static void probe_free(dtrace_probe_t *p)
 	free(p);
 }
 
+/* The probes of one process (an element of dtp->pid_probes). */
+typedef struct pid_probes {
+	uint32_t pid;
+	uint32_t *ids;
+	uint32_t n, cap;
+} pid_probes_t;
+
+static bool pid_probes_eq(const void *elem, const void *key)
+{
+	return ((const pid_probes_t *)elem)->pid == *(const uint32_t *)key;
+}
+
+void dt_probe_of_process(dtrace_hdl_t *dtp, dtrace_probe_t *p, pid_t pid)
+{
+	dt_htab_t *t = &dtp->pid_probes;
+	uint32_t key = (uint32_t)pid;
+	bool added;
+
+	if (t->eq == NULL) {
+		dt_htab_init(t, sizeof(pid_probes_t), pid_probes_eq);
+		dt_htab_nofail(t);
+	}
+	pid_probes_t *e = dt_htab_insert(t, dt_hash_u64(DT_HASH_INIT, key),
+					 &key, &added);
+	if (added)
+		e->pid = key;
+	for (uint32_t i = 0; i < e->n; i++)
+		if (e->ids[i] == p->id)
+			return;
+	dt_array_room(e->ids, e->n, e->cap);
+	e->ids[e->n++] = p->id;
+}
+
+/* Take p out of the table and free it. */
+static void probe_remove(dtrace_hdl_t *dtp, dtrace_probe_t *p)
+{
+	probe_names_t k = { p->prv, p->mod, p->fun, p->prb };
+
+	dt_htab_remove(&dtp->probe_names, names_hash(&k), &k);
+	if (p->id >= 1 && p->id <= dtp->nprobes)
+		dtp->probes[p->id] = NULL;
+	else if (dtp->inst_base != 0 && p->id >= dtp->inst_base &&
+		 p->id - dtp->inst_base < dtp->ninst)
+		dtp->inst[p->id - dtp->inst_base] = NULL;
+	probe_free(p);
+}
+
+uint32_t dt_probe_remove_pid(dtrace_hdl_t *dtp, pid_t pid)
+{
+	uint32_t key = (uint32_t)pid, n = 0;
+	uint64_t h = dt_hash_u64(DT_HASH_INIT, key);
+	pid_probes_t *e = dtp->pid_probes.eq ?
+			  dt_htab_find(&dtp->pid_probes, h, &key) : NULL;
+
+	if (e == NULL)
+		return 0;
+	for (uint32_t i = 0; i < e->n; i++) {
+		dtrace_probe_t *p = dt_probe_by_id(dtp, e->ids[i]);
+
+		if (p != NULL && p != dtp->error_probe) {
+			probe_remove(dtp, p);
+			n++;
+		}
+	}
+	free(e->ids);
+	dt_htab_remove(&dtp->pid_probes, h, &key);
+	return n;
+}
+
+uint32_t *dt_probe_pids(dtrace_hdl_t *dtp, uint32_t *n)
+{
+	uint32_t *pids = dt_zalloc((dt_htab_count(&dtp->pid_probes) + 1) *
+				   sizeof(*pids));
+	const pid_probes_t *e;
+
+	*n = 0;
+	for (uint32_t pos = 0;
+	     (e = dt_htab_next(&dtp->pid_probes, &pos)) != NULL;)
+		pids[(*n)++] = e->pid;
+	return pids;
+}
+
+static void pid_probes_fini(dtrace_hdl_t *dtp)
+{
+	pid_probes_t *e;
+
+	for (uint32_t pos = 0;
+	     (e = dt_htab_next(&dtp->pid_probes, &pos)) != NULL;)
+		free(e->ids);
+	dt_htab_fini(&dtp->pid_probes);
+}
+
 void dt_probe_fini(dtrace_hdl_t *dtp)
 {
+	pid_probes_fini(dtp);
 	for (uint32_t id = 1; id <= dtp->nprobes; id++)
-		probe_free(dtp->probes[id]);
+		if (dtp->probes[id] != NULL)
+			probe_free(dtp->probes[id]);
 	for (uint32_t i = 0; i < dtp->ninst; i++)
-		probe_free(dtp->inst[i]);
+		if (dtp->inst[i] != NULL)
+			probe_free(dtp->inst[i]);
 	free(dtp->inst);
 	dtp->inst = NULL;
 	dtp->ninst = dtp->inst_cap = 0;

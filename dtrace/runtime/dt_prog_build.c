@@ -271,8 +271,12 @@ int dt_kprog_find(struct dt_progset *ps, const dt_uprobe_ent_t *u)
 static void overlay_clauses(dtrace_hdl_t *dtp, const dt_overlay_ent_t *o,
 			    dt_clauseset_t *set)
 {
-	for (uint32_t i = 0; i < o->n; i++)
-		dt_cs_or(set, &dt_probe_by_id(dtp, o->prids[i])->clauses);
+	for (uint32_t i = 0; i < o->n; i++) {
+		const dtrace_probe_t *p = dt_probe_by_id(dtp, o->prids[i]);
+
+		if (p != NULL)
+			dt_cs_or(set, &p->clauses);
+	}
 }
 
 /* Whether pv declares provider name prv as it is (not by a pattern). */
@@ -342,6 +346,8 @@ void dt_group_programs(dtrace_hdl_t *dtp, struct dt_progset *ps)
 	for (uint32_t i = 0; i < ps->nups; i++)
 		ps->ups[i].prog = dt_kprog_find(ps, &ps->ups[i]);
 	for (uint32_t i = 0; i < ps->novls; i++) {
+		if (ps->ovls[i].cookie == 0)
+			continue;	/* a free slot */
 		dt_uprobe_ent_t *u = &ps->ups[ps->ovls[i].cookie - 1];
 		overlay_clauses(dtp, &ps->ovls[i], &ps->progs[u->prog].clauses);
 	}

@@ -182,6 +182,11 @@ struct dt_progset {
 	dt_htab_t ovls_index;	/* overlay numbers + 1 */
 	dt_htab_t pid_index;	/* (pid, its first overlay + 1), for each
 				   process with overlays of its own */
+	uint32_t ovl_free;	/* the first free slot of ovls (+1), of a
+				   process gone; chained by cookie_next */
+	uint32_t *gone;		/* processes found gone by the last sweep */
+	uint32_t ngone, gone_cap;
+	uint64_t sweep_at;	/* dt_now_ns() of the next sweep */
 	dt_kprog_t *progs;
 	int nprogs;
 	bool live;		/* dt_prog_build_all() ran: the kernel is
@@ -384,6 +389,9 @@ uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		      uint32_t cookie, uint32_t pid, const dtrace_probe_t *prp);
 uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid);
+uint32_t dt_overlays_free_pid(struct dt_progset *ps, uint32_t pid);
+/* The processes with overlays of their own: a list of *n pids, to free. */
+uint32_t *dt_overlays_pids(struct dt_progset *ps, uint32_t *n);
 
 /* dt_prog_reconcile.c: the kernel made to match the record (at start,
  * else after each host call; batch_end: the end of a batch, whose refused

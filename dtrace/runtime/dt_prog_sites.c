@@ -471,15 +471,90 @@ static dt_overlay_ent_t *overlay_find_or_add(struct dt_progset *ps,
 
 	if (!added)
 		return &ps->ovls[*slot - 1];
-	dt_array_room(ps->ovls, ps->novls, ps->ovls_cap);
-	dt_overlay_ent_t *o = &ps->ovls[ps->novls++];
+	uint32_t ovl = ps->ovl_free;
+	if (ovl != 0) {		/* a slot of a process gone */
+		ps->ovl_free = ps->ovls[ovl - 1].cookie_next;
+	} else {
+		dt_array_room(ps->ovls, ps->novls, ps->ovls_cap);
+		ovl = ++ps->novls;
+	}
+	dt_overlay_ent_t *o = &ps->ovls[ovl - 1];
 	*o = key;
-	*slot = ps->novls;
+	*slot = ovl;
 	o->cookie_next = ps->ups[cookie - 1].ovl_first;
-	ps->ups[cookie - 1].ovl_first = ps->novls;
+	ps->ups[cookie - 1].ovl_first = ovl;
 	if (pid != 0)
-		pid_chain_add(ps, o, ps->novls);
+		pid_chain_add(ps, o, ovl);
 	return o;
+}
+
+/* Overlay ovl (number + 1) out of its underlying probe's chain. */
+static void cookie_chain_remove(struct dt_progset *ps, uint32_t ovl)
+{
+	uint32_t *link = &ps->ups[ps->ovls[ovl - 1].cookie - 1].ovl_first;
+
+	while (*link != 0 && *link != ovl)
+		link = &ps->ovls[*link - 1].cookie_next;
+	if (*link == ovl)
+		*link = ps->ovls[ovl - 1].cookie_next;
+}
+
+/* Overlay ovl, retired and written, made a free slot. */
+static void overlay_free(struct dt_progset *ps, uint32_t ovl)
+{
+	dt_overlay_ent_t *o = &ps->ovls[ovl - 1];
+	index_key_t k = { ps, o };
+
+	dt_htab_remove(&ps->ovls_index, overlay_hash(o->pid, o->cookie), &k);
+	cookie_chain_remove(ps, ovl);
+	*o = (dt_overlay_ent_t){ .cookie_next = ps->ovl_free };
+	ps->ovl_free = ovl;
+}
+
+uint32_t *dt_overlays_pids(struct dt_progset *ps, uint32_t *n)
+{
+	uint32_t *pids = dt_zalloc((dt_htab_count(&ps->pid_index) + 1) *
+				   sizeof(*pids));
+	const pid_chain_t *c;
+
+	*n = 0;
+	for (uint32_t pos = 0; ps->pid_index.esize != 0 &&
+	     (c = dt_htab_next(&ps->pid_index, &pos)) != NULL;)
+		pids[(*n)++] = c->pid;
+	return pids;
+}
+
+/*
+ * Process pid has exited and its overlays were retired (dt_overlays_retire())
+ * and written: their slots are made free for the overlays of processes to
+ * come, and the process leaves pid_index.  One still waiting to be written
+ * (queued, or deferred while its site is linked again) keeps the process
+ * there for a later call.  How many are left.
+ */
+uint32_t dt_overlays_free_pid(struct dt_progset *ps, uint32_t pid)
+{
+	uint64_t h = dt_hash_u64(DT_HASH_INIT, pid);
+	pid_chain_t *c = ps->pid_index.esize != 0 ?
+			 dt_htab_find(&ps->pid_index, h, &pid) : NULL;
+	uint32_t left = 0;
+
+	if (c == NULL)
+		return 0;
+	for (uint32_t *link = &c->first; *link != 0;) {
+		dt_overlay_ent_t *o = &ps->ovls[*link - 1];
+		uint32_t ovl = *link;
+
+		if (o->n != 0 || o->queued || o->deferred) {
+			left++;
+			link = &o->pid_next;
+			continue;
+		}
+		*link = o->pid_next;
+		overlay_free(ps, ovl);
+	}
+	if (left == 0)
+		dt_htab_remove(&ps->pid_index, h, &pid);
+	return left;
 }
 
 /* Record that probe prp applies at underlying probe cookie in process pid

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -116,6 +117,85 @@ int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid)
 	return dt_reconcile(dtp, false);
 }
 
+/* Whether process pid is still there (a zombie still is). */
+static bool process_exists(uint32_t pid)
+{
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/* Process pid, found gone by two sweeps: its overlays out of the kernel's
+ * map and their slots free, and the probes made for it alone removed. */
+static void retire_gone(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			uint32_t pid)
+{
+	uint32_t novls = dt_overlays_retire(ps, pid);
+
+	if (novls > 0)
+		dt_reconcile(dtp, false);
+	uint32_t left = dt_overlays_free_pid(ps, pid);
+	uint32_t nprobes = dt_probe_remove_pid(dtp, (pid_t)pid);
+	dt_debug(dtp, "process %u exited: its overlays (%u) and probes (%u) "
+		 "removed%s", pid, novls, nprobes,
+		 left ? "; some overlays wait to be written" : "");
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Add to ps->gone each of pids[0 .. n) that has exited. */
+static void note_gone(struct dt_progset *ps, const uint32_t *pids, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (process_exists(pids[i]))
+			continue;
+		dt_array_room(ps->gone, ps->ngone, ps->gone_cap);
+		ps->gone[ps->ngone++] = pids[i];
+	}
+}
+
+/* ps->gone sorted, each pid once (one with overlays and probes of its own
+ * is found twice). */
+static void gone_unique(struct dt_progset *ps)
+{
+	uint32_t n = 0;
+
+	if (ps->ngone == 0)
+		return;
+	qsort(ps->gone, ps->ngone, sizeof(*ps->gone), pid_cmp);
+	for (uint32_t i = 0; i < ps->ngone; i++)
+		if (n == 0 || ps->gone[n - 1] != ps->gone[i])
+			ps->gone[n++] = ps->gone[i];
+	ps->ngone = n;
+}
+
+void dt_prog_sweep_gone(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = dtp->progs;
+	uint64_t now = dt_now_ns();
+
+	if (ps == NULL || !ps->reconciled || now < ps->sweep_at)
+		return;
+	ps->sweep_at = now + DT_SWEEP_NS;
+	/* Those found gone last time: their records were read since. */
+	for (uint32_t i = 0; i < ps->ngone; i++)
+		if (!process_exists(ps->gone[i]))
+			retire_gone(dtp, ps, ps->gone[i]);
+	ps->ngone = 0;
+
+	uint32_t n;
+	uint32_t *pids = dt_overlays_pids(ps, &n);
+	note_gone(ps, pids, n);
+	free(pids);
+	pids = dt_probe_pids(dtp, &n);
+	note_gone(ps, pids, n);
+	free(pids);
+	gone_unique(ps);
+}
+
 static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	dt_provider_t *pv = prp->provider;
@@ -159,7 +239,7 @@ int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
 	 * tracing does. */
 	for (uint32_t id = first; id <= dtp->nprobes; id++) {
 		dtrace_probe_t *p = dtp->probes[id];
-		if (p->provider != pv || dt_cs_empty(&p->clauses))
+		if (p == NULL || p->provider != pv || dt_cs_empty(&p->clauses))
 			continue;
 		if (enable_probe(dtp, p) < 0) {
 			dt_warn(dtp, "%s", dtp->errmsg);
@@ -338,6 +418,7 @@ void dt_prog_fini(dtrace_hdl_t *dtp)
 	free(ps->refused);
 	free(ps->queued_ups);
 	free(ps->queued_ovls);
+	free(ps->gone);
 	free(ps);
 	dtp->progs = NULL;
 }

@@ -39,6 +39,20 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
  * providers overlay probes of the new image.  0 or -errno of a failed
  * map update (warned). */
 int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid);
+/*
+ * While tracing, at most once every DT_SWEEP_NS, from the session's loop
+ * after it read the buffers: the processes that exited since.  Each
+ * process with overlays or probes of its own (host->probes->of_process())
+ * is asked after (kill(pid, 0)); one found gone is retired at the next
+ * sweep, once the records it wrote before it exited have been read, so
+ * that none names a probe removed: its overlays leave the kernel's map
+ * and their slots are given to processes to come, and its own probes are
+ * removed.  Without it a session that traces every process of a busy
+ * machine keeps every process it ever saw, about 1.5 kB each.  A pid that
+ * a new process took meanwhile is alive, and stays.
+ */
+#define DT_SWEEP_NS	(1000 * 1000 * 1000ull)
+void dt_prog_sweep_gone(dtrace_hdl_t *dtp);
 
 /* Create the session maps every program uses (before compiling clauses). */
 int dt_prog_maps_declare(dtrace_hdl_t *dtp);

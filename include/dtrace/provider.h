@@ -77,7 +77,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	4
-#define DTRACE_PROVIDER_MINOR	2
+#define DTRACE_PROVIDER_MINOR	3
 
 /* The first fields of every table a plugin fills, as designated
  * initializers (C, or C++20); dtrace_provider_ops_start() below serves
@@ -522,6 +522,18 @@ typedef struct dtrace_host_probes {
 	 * copies: the engine keeps them for the session. */
 	const dtrace_probedesc_t *(*description)(dtrace_provider_t *pv,
 						 size_t i);
+
+	/* (4.3) The probe stands for process pid alone (a provider named
+	 * after it, "myapp1234"): once the process has exited and the
+	 * records it wrote were read, the engine removes the probe (its
+	 * overlays, its names, and its private data, handed to free_priv())
+	 * and its id is never given again.  A plugin keeps no pointer to
+	 * it, or its private data, past the provide() or poll() that made
+	 * it.  A session that traces every process of a busy machine then
+	 * keeps the probes of the processes alive, not of every one it saw.
+	 * EPERM for a probe of another provider. */
+	int (*of_process)(dtrace_provider_t *pv, dtrace_probe_t *prp,
+			  pid_t pid);
 } dtrace_host_probes_t;
 
 /* Where the kernel fires: the underlying probes a plugin places and the

@@ -253,6 +253,9 @@ static usdt_probe_t *probe_get(dtrace_provider_t *dtp, const char *prv,
 		free(pr);
 		return NULL;
 	}
+	/* A process's own probe goes with it (interface 4.3). */
+	if (pid != 0 && DTRACE_HOST_HAS(host, probes, of_process))
+		host->probes->of_process(dtp, pr->prp, pid);
 	*created = true;
 	return pr;
 }
