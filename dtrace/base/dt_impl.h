@@ -223,6 +223,12 @@ struct dtrace_hdl {
 	dt_htab_t probe_names;	/* of dtrace_probe_t *, by their names */
 	dt_htab_t pid_probes;	/* the probes of one process each
 				   (dt_probe_of_process()) */
+	/* Ids for the probes made while tracing: below late_limit (0: no
+	 * limit yet), then the ids of removed probes again, oldest first,
+	 * when reuse_ids (dt_probe_late_room()). */
+	uint32_t late_limit;
+	bool reuse_ids;
+	uint32_t *free_ids, nfree_ids, free_ids_cap, free_ids_head;
 	/* probes the programs made at run time (dt_instance.c): inst[i] has
 	 * the id inst_base + i */
 	dtrace_probe_t **inst;
@@ -356,11 +362,23 @@ void dt_probe_hash_add(dtrace_hdl_t *dtp, dtrace_probe_t *p);
  * with the process, in dt_probe_remove_pid(). */
 void dt_probe_of_process(dtrace_hdl_t *dtp, dtrace_probe_t *p, pid_t pid);
 /* Remove the probes of process pid, which has exited and whose records
- * were read: their names, ids (never given again) and private data are
- * gone, dt_probe_by_id() answers NULL for them.  How many. */
+ * were read: their names and private data are gone, dt_probe_by_id()
+ * answers NULL for their ids (until given again, dt_probe_late_room()).
+ * How many. */
 uint32_t dt_probe_remove_pid(dtrace_hdl_t *dtp, pid_t pid);
 /* The processes with probes of their own: a list of *n pids, to free. */
 uint32_t *dt_probe_pids(dtrace_hdl_t *dtp, uint32_t *n);
+/*
+ * The ids probes made while tracing may have: below limit, which the
+ * programs' map of probe names has room for (and where the ids of the
+ * probes the programs make begin, dt_instance.c).  Past it, with reuse,
+ * the ids of probes removed (those of processes gone, whose records were
+ * read) are given again, oldest first; without (an aggregation keyed by
+ * the probe's names keeps ids, a speculation holds records), or none
+ * being free, new ids go on past the programs' own, and such a probe's
+ * names read as "" in the programs.
+ */
+void dt_probe_late_room(dtrace_hdl_t *dtp, uint32_t limit, bool reuse);
 void dt_probe_fini(dtrace_hdl_t *dtp);
 
 /* dt_provider.c: find, load and initialise the provider plugins. */

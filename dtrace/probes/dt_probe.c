@@ -6,7 +6,8 @@
  * until the session ends, but for those a provider made for one process
  * alone (dt_probe_of_process()), which go when the process has exited
  * (dt_probe_remove_pid()).  probes[id] holds the probe of PRID id (ids
- * start at 1, never change and are never given again: NULL once removed);
+ * start at 1 and never change; NULL once removed, and given again only
+ * past the room for the probes made while tracing, dt_probe_late_room());
  * a hash table (dt_hash.h) on the full name finds a probe by its four
  * names.  Matching a description asks every provider to create what may
  * match first, then walks the table in PRID order, so results come in the
@@ -65,16 +66,22 @@ void dt_probe_hash_add(dtrace_hdl_t *dtp, dtrace_probe_t *p)
 	*(dtrace_probe_t **)dt_htab_insert(t, names_hash(&k), &k, NULL) = p;
 }
 
+/* Whether id is one of those the programs give the probes they make. */
+static bool id_of_programs(const dtrace_hdl_t *dtp, uint32_t id)
+{
+	return dtp->inst_base != 0 && id >= dtp->inst_base &&
+	       id - dtp->inst_base < dtp->inst_max;
+}
+
 dtrace_probe_t *dt_probe_by_id(dtrace_hdl_t *dtp, uint32_t id)
 {
-	if (id >= 1 && id <= dtp->nprobes)
-		return dtp->probes[id];
-	if (dtp->inst_base == 0 || id < dtp->inst_base)
-		return NULL;
-	if (id - dtp->inst_base >= dtp->ninst)
-		dt_inst_import(dtp);
-	return id - dtp->inst_base < dtp->ninst ?
-	       dtp->inst[id - dtp->inst_base] : NULL;
+	if (id_of_programs(dtp, id)) {
+		if (id - dtp->inst_base >= dtp->ninst)
+			dt_inst_import(dtp);
+		return id - dtp->inst_base < dtp->ninst ?
+		       dtp->inst[id - dtp->inst_base] : NULL;
+	}
+	return id >= 1 && id <= dtp->nprobes ? dtp->probes[id] : NULL;
 }
 
 dtrace_probe_t *dt_probe_lookup(dtrace_hdl_t *dtp, const char *prv,
@@ -85,6 +92,43 @@ dtrace_probe_t *dt_probe_lookup(dtrace_hdl_t *dtp, const char *prv,
 	dtrace_probe_t **e = dt_htab_find(&dtp->probe_names, names_hash(&k), &k);
 
 	return e != NULL ? *e : NULL;
+}
+
+void dt_probe_late_room(dtrace_hdl_t *dtp, uint32_t limit, bool reuse)
+{
+	dtp->late_limit = limit;
+	dtp->reuse_ids = reuse;
+}
+
+/* The id of a probe about to be made (see dt_probe_late_room()). */
+static uint32_t probe_id_new(dtrace_hdl_t *dtp)
+{
+	bool past = dtp->late_limit != 0 && dtp->nprobes + 1 >= dtp->late_limit;
+
+	if (past && dtp->reuse_ids && dtp->free_ids_head < dtp->nfree_ids)
+		return dtp->free_ids[dtp->free_ids_head++];
+	if (id_of_programs(dtp, dtp->nprobes + 1)) {	/* step over them */
+		uint32_t last = dtp->inst_base + dtp->inst_max - 1;
+
+		dt_array_room(dtp->probes, last + 1, dtp->probes_cap);
+		while (dtp->nprobes < last)
+			dtp->probes[++dtp->nprobes] = NULL;
+	}
+	dt_array_room(dtp->probes, dtp->nprobes + 1, dtp->probes_cap);
+	return ++dtp->nprobes;
+}
+
+/* The id of a probe removed, to be given again (oldest first). */
+static void probe_id_free(dtrace_hdl_t *dtp, uint32_t id)
+{
+	if (dtp->free_ids_head > 0 && dtp->free_ids_head * 2 >= dtp->nfree_ids) {
+		dtp->nfree_ids -= dtp->free_ids_head;
+		memmove(dtp->free_ids, dtp->free_ids + dtp->free_ids_head,
+			dtp->nfree_ids * sizeof(*dtp->free_ids));
+		dtp->free_ids_head = 0;
+	}
+	dt_array_room(dtp->free_ids, dtp->nfree_ids, dtp->free_ids_cap);
+	dtp->free_ids[dtp->nfree_ids++] = id;
 }
 
 dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
@@ -99,9 +143,8 @@ dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,
 		p->priv = priv;
 	if (p != NULL)
 		return p;
-	dt_array_room(dtp->probes, dtp->nprobes + 1, dtp->probes_cap);
 	p = dt_zalloc(sizeof(*p));
-	p->id = ++dtp->nprobes;
+	p->id = probe_id_new(dtp);
 	p->prv = dt_strdup(prv);
 	p->mod = dt_strdup(mod);
 	p->fun = dt_strdup(fun);
@@ -345,11 +388,13 @@ static void probe_remove(dtrace_hdl_t *dtp, dtrace_probe_t *p)
 	probe_names_t k = { p->prv, p->mod, p->fun, p->prb };
 
 	dt_htab_remove(&dtp->probe_names, names_hash(&k), &k);
-	if (p->id >= 1 && p->id <= dtp->nprobes)
-		dtp->probes[p->id] = NULL;
-	else if (dtp->inst_base != 0 && p->id >= dtp->inst_base &&
-		 p->id - dtp->inst_base < dtp->ninst)
+	if (id_of_programs(dtp, p->id)) {
 		dtp->inst[p->id - dtp->inst_base] = NULL;
+	} else {
+		dtp->probes[p->id] = NULL;
+		if (dtp->reuse_ids)
+			probe_id_free(dtp, p->id);
+	}
 	probe_free(p);
 }
 
@@ -401,6 +446,9 @@ static void pid_probes_fini(dtrace_hdl_t *dtp)
 void dt_probe_fini(dtrace_hdl_t *dtp)
 {
 	pid_probes_fini(dtp);
+	free(dtp->free_ids);
+	dtp->free_ids = NULL;
+	dtp->nfree_ids = dtp->free_ids_cap = dtp->free_ids_head = 0;
 	for (uint32_t id = 1; id <= dtp->nprobes; id++)
 		if (dtp->probes[id] != NULL)
 			probe_free(dtp->probes[id]);

@@ -112,7 +112,8 @@ static void probedesc_value(const dtrace_probe_t *p, dt_probedesc_rt_t *d)
 
 /* The names probeprov.. read at run time for probe p; a probe created
  * while tracing gets its entry when first overlaid (room for
- * DT_LATE_PROBES_MAX of them; beyond, its names read as ""). */
+ * DT_LATE_PROBES_MAX of them, then for those given the id of a probe
+ * removed, dt_probe_late_room(); beyond, its names read as ""). */
 int dt_probedesc_store(dtrace_hdl_t *dtp, const dtrace_probe_t *p)
 {
 	dtrace_map_t *pd = dt_bpf_map_find(dtp, "probedesc");

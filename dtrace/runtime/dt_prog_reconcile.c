@@ -30,6 +30,33 @@
 #include "dt_cg.h"
 #include "dt_instance.h"
 
+/* Whether the ids of probes removed may be given to others: nothing the
+ * session keeps names a probe by its id but the records, which are read
+ * before a probe goes; but an aggregation keyed by a probe's names keeps
+ * its id (dt_rec.h), and a speculation holds records until committed. */
+static bool ids_reusable(dtrace_hdl_t *dtp)
+{
+	if (dt_bpf_map_find(dtp, "spec") != NULL)
+		return false;
+	for (int i = 0; i < dtp->naggs; i++) {
+		const dt_aggdesc_t *d = dtp->aggs[i];
+
+		if (d != NULL && (d->kprobe != NULL || d->byprid != NULL))
+			return false;
+	}
+	return true;
+}
+
+/* The room for probes made while tracing: DT_LATE_PROBES_MAX, or for a
+ * test DTRACE_LATE_PROBES (a few, to reach past it with a few processes). */
+static uint32_t late_room(void)
+{
+	const char *v = getenv("DTRACE_LATE_PROBES");
+	long n = v ? strtol(v, NULL, 10) : 0;
+
+	return n > 0 && n < DT_LATE_PROBES_MAX ? (uint32_t)n : DT_LATE_PROBES_MAX;
+}
+
 /* The session's maps sized for the probes enabled and created, the
  * mstate mapped.  0 or -1 after dt_set_error(). */
 static int maps_create(dtrace_hdl_t *dtp, struct dt_progset *ps)
@@ -37,18 +64,19 @@ static int maps_create(dtrace_hdl_t *dtp, struct dt_progset *ps)
 	/* Room for overlays that providers add while tracing (libraries
 	 * and processes that appear); entries are allocated on use. */
 	uint32_t novl = ps->novls < 32768 ? 65536 : ps->novls * 2;
-	uint32_t ninst = 0;
+	uint32_t ninst = 0, late = late_room();
 	for (dt_provider_t *pv = dtp->providers; pv; pv = pv->next)
 		if (pv->templates)	/* room for dt_instance.c */
 			ninst = (uint32_t)dtp->opt.procprobes;
 	dtp->inst_max = ninst;
 	if (ninst)
-		dtp->inst_base = dtp->nprobes + 1 + DT_LATE_PROBES_MAX;
+		dtp->inst_base = dtp->nprobes + 1 + late;
+	dt_probe_late_room(dtp, dtp->nprobes + 1 + late, ids_reusable(dtp));
 	if (!dt_bpf_map(dtp, "overlay", BPF_MAP_TYPE_HASH, 8,
 			dt_ovl_size(dt_clause_words(dtp->nclauses)), novl) ||
 	    !dt_bpf_map(dtp, "probedesc", BPF_MAP_TYPE_ARRAY, 4,
 			sizeof(dt_probedesc_rt_t),
-			dtp->nprobes + 1 + DT_LATE_PROBES_MAX + ninst) ||
+			dtp->nprobes + 1 + late + ninst) ||
 	    (ninst && dt_inst_maps_declare(dtp) < 0))
 		return -1;
 	dtrace_map_t *mst = dt_bpf_map_find(dtp, "mstate");

@@ -526,8 +526,8 @@ typedef struct dtrace_host_probes {
 	/* (4.3) The probe stands for process pid alone (a provider named
 	 * after it, "myapp1234"): once the process has exited and the
 	 * records it wrote were read, the engine removes the probe (its
-	 * overlays, its names, and its private data, handed to free_priv())
-	 * and its id is never given again.  A plugin keeps no pointer to
+	 * overlays, its names, and its private data, handed to free_priv());
+	 * its id may be given to a probe made later.  A plugin keeps no pointer to
 	 * it, or its private data, past the provide() or poll() that made
 	 * it.  A session that traces every process of a busy machine then
 	 * keeps the probes of the processes alive, not of every one it saw.
