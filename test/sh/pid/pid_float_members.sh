@@ -3,7 +3,8 @@
 # Floating-point values of a traced program (floats), typed by its DWARF:
 # a struct's double, float and long double members read through a pid
 # probe's args[0] (printf's %f %e %g, trace(), print(), a thread-local
-# variable), through a cast of arg0 and through copyin(); in JSON.  A
+# variable), through a cast of arg0 and through copyin(); in JSON; a
+# translator's floating-point members, one by one and as a struct.  A
 # function whose first parameter is a double (passed in an SSE register,
 # not in arg0's) keeps untyped arguments, and its double return value too.
 . "$TESTDIR/sh/lib/test_lib.sh"
@@ -60,4 +61,16 @@ out=$("$DTRACE" -q -x oformat=json -c "$T" -n 'pid$target:a.out:weigh:entry {
 	trace(args[0]->f); printf("%.1f", args[0]->d); }' 2>err |
 	grep -o '"actions":.*' )
 same "json" '"actions":[{"action":"trace","value":-1.5},{"action":"printf","format":"%.1f","output":"3.2","args":[3.25]}]}' "$out"
+# 5. a translator's floating-point members
+out=$("$DTRACE" -q -c "$T" -n 'struct out { double dd; float ff; int nn; };
+translator struct out < struct sample *p > { dd = p->d; ff = p->f; nn = p->n; };
+pid$target:a.out:weigh:entry { printf("%.2f %.1f\n",
+	xlate<struct out>(args[0]).dd, xlate<struct out>(args[0]).ff);
+	print(xlate<struct out>(args[0])); }' 2>err | grep -v '^done ')
+same "translator" "3.25 -1.5
+struct out {
+    dd = +3.2500000e+00
+    ff = -1.5000000e+00
+    nn = 0x7
+}" "$out"
 exit $status
