@@ -285,6 +285,13 @@ bool dt_type_float_value(const dt_type_t *t, const void *p, long double *v)
 	}
 }
 
+dt_type_t *dt_type_c_float(dt_typetab_t *tt, uint64_t size, const char *name)
+{
+	if (size == 16 && (name == NULL || strcmp(name, "long double") != 0))
+		return NULL;
+	return size <= 16 ? dt_type_float(tt, (unsigned)size) : NULL;
+}
+
 dt_type_t *dt_type_ptr(dt_typetab_t *tt, dt_type_t *base)
 {
 	char *name;

@@ -78,6 +78,11 @@ dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed);
 dt_type_t *dt_type_string(dt_typetab_t *tt);
 /* float, double or long double by size (4, 8, 16); NULL for another. */
 dt_type_t *dt_type_float(dt_typetab_t *tt, unsigned size);
+/* The D type of a C floating-point base type (DWARF's, BTF's) of size
+ * bytes named name: float, double, and long double, x86's extended
+ * precision; NULL for another (_Float128 and __float128 are IEEE
+ * binary128 in 16 bytes too). */
+dt_type_t *dt_type_c_float(dt_typetab_t *tt, uint64_t size, const char *name);
 dt_type_t *dt_type_ptr(dt_typetab_t *tt, dt_type_t *base);
 dt_type_t *dt_type_array(dt_typetab_t *tt, dt_type_t *elem, uint64_t n);
 

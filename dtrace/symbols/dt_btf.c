@@ -250,7 +250,8 @@ static dt_type_t *btf_convert(dtrace_hdl_t *dtp, uint32_t id, int depth)
 	case BTF_KIND_INT:
 		return btf_int_type(dtp, t);
 	case BTF_KIND_FLOAT:
-		b = dt_type_float(dtp->types, t->size);
+		b = dt_type_c_float(dtp->types, t->size,
+				    btf_name(dtp->kbtf, t));
 		return b != NULL ? b : btf_int_type(dtp, t);
 	case BTF_KIND_PTR:
 		return btf_ptr(dtp, t->type, depth);

@@ -19,8 +19,8 @@
  * their names declared, so that casts and sizeof can use them).  Struct,
  * union and enum tags share the session's namespace: the first
  * definition of a tag wins.  Floating-point types are D's float, double
- * and long double (another size, as _Float128 or a complex type, becomes
- * bytes of its size); function types stay opaque.
+ * and long double (another, as _Float128 or a complex type, becomes bytes
+ * of its size); function types stay opaque.
  *
  * The debugging information of a file is opened once per session
  * (dtp->dwarf); a file without any is remembered as such.
@@ -219,8 +219,9 @@ static dt_type_t *base_type(dt_typetab_t *tt, Dwarf_Die *die)
 	uint64_t size = udata(die, DW_AT_byte_size, 0);
 	uint64_t enc = udata(die, DW_AT_encoding, DW_ATE_signed);
 
-	if (enc == DW_ATE_float && dt_type_float(tt, (unsigned)size) != NULL)
-		return dt_type_float(tt, (unsigned)size);
+	if (enc == DW_ATE_float &&
+	    dt_type_c_float(tt, size, dwarf_diename(die)) != NULL)
+		return dt_type_c_float(tt, size, dwarf_diename(die));
 	if (size != 1 && size != 2 && size != 4 && size != 8)	/* _Float128 */
 		return size ? dt_type_array(tt, dt_type_int(tt, 1, true), size)
 			    : NULL;

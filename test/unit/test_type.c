@@ -130,6 +130,10 @@ static void test_floats(void)
 	CHECK(dt_type_parse(tt, "short double") == NULL);
 	CHECK(dt_type_float(tt, 8) == dt_type_lookup(tt, "double"));
 	CHECK(dt_type_float(tt, 2) == NULL);
+	CHECK(dt_type_c_float(tt, 16, "long double") ==
+	      dt_type_float(tt, 16));
+	CHECK(dt_type_c_float(tt, 16, "_Float128") == NULL);
+	CHECK(dt_type_c_float(tt, 4, "_Float32") == dt_type_float(tt, 4));
 	CHECK(dt_type_lookup(tt, "long double")->align == 16);
 	CHECK(!dt_type_in_register(dt_type_float(tt, 16)) &&
 	      dt_type_is_wide_float(dt_type_float(tt, 16)));
