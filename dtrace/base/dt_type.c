@@ -10,7 +10,8 @@
  *  - A name maps to exactly one type.  Typedef names, the built-in typedefs
  *    (uint64_t, size_t, ...) and the C spellings of integer types all map
  *    straight to the canonical node, so the checker compares types by
- *    identity.  `long long` is the same node as `long` (LP64).
+ *    identity.  `long long` is the same node as `long` (LP64); float,
+ *    double and long double are one node each.
  *  - Pointer types are cached on their base (ptr_cache); array types are
  *    found again by (element, count) so they are unique too.
  */
@@ -46,6 +47,7 @@ struct dt_typetab {
 	dt_tname_t *buckets[TT_NBUCKETS];
 	dt_type_t *void_t, *string_t, *bool_t;
 	dt_type_t *sints[9], *uints[9];	/* indexed by size 1, 2, 4, 8 */
+	dt_type_t *float_t, *double_t, *ldouble_t;
 	dt_strmap_t enums;	/* the enumerators of complete enums, by name:
 				   tag ENUM_VAL their dt_enumval_t, ENUM_TYPE
 				   their type */
@@ -130,6 +132,15 @@ static dt_type_t *int_new(dt_typetab_t *tt, const char *name, unsigned size,
 	return t;
 }
 
+static dt_type_t *float_new(dt_typetab_t *tt, const char *name,
+			    unsigned size)
+{
+	dt_type_t *t = type_new(tt, DT_TK_FLOAT, name, size, size);
+
+	name_add(tt, name, t, false);
+	return t;
+}
+
 /* The built-in typedefs of D (and of the C headers providers use). */
 static const struct {
 	const char *name;
@@ -197,6 +208,9 @@ dt_typetab_t *dt_typetab_create(void)
 	tt->uints[4] = int_new(tt, "unsigned int", 4, false);
 	tt->sints[8] = int_new(tt, "long", 8, true);
 	tt->uints[8] = int_new(tt, "unsigned long", 8, false);
+	tt->float_t = float_new(tt, "float", 4);
+	tt->double_t = float_new(tt, "double", 8);
+	tt->ldouble_t = float_new(tt, "long double", 16);
 	tt->bool_t = type_new(tt, DT_TK_INT, "_Bool", 1, 1);
 	name_add(tt, "_Bool", tt->bool_t, true);
 
@@ -239,6 +253,43 @@ dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed)
 	if (size != 1 && size != 2 && size != 4 && size != 8)
 		return NULL;
 	return is_signed ? tt->sints[size] : tt->uints[size];
+}
+
+dt_type_t *dt_type_float(dt_typetab_t *tt, unsigned size)
+{
+	return size == 4 ? tt->float_t : size == 8 ? tt->double_t :
+	       size == 16 ? tt->ldouble_t : NULL;
+}
+
+bool dt_type_float_value(const dt_type_t *t, const void *p, long double *v)
+{
+	float f;
+	double d;
+
+	if (t == NULL || t->kind != DT_TK_FLOAT)
+		return false;
+	switch (t->size) {
+	case 4:
+		memcpy(&f, p, sizeof(f));
+		*v = f;
+		return true;
+	case 8:
+		memcpy(&d, p, sizeof(d));
+		*v = d;
+		return true;
+	case 16:
+		memcpy(v, p, sizeof(*v));
+		return true;
+	default:
+		return false;
+	}
+}
+
+dt_type_t *dt_type_c_float(dt_typetab_t *tt, uint64_t size, const char *name)
+{
+	if (size == 16 && (name == NULL || strcmp(name, "long double") != 0))
+		return NULL;
+	return size <= 16 ? dt_type_float(tt, (unsigned)size) : NULL;
 }
 
 dt_type_t *dt_type_ptr(dt_typetab_t *tt, dt_type_t *base)
@@ -285,6 +336,7 @@ dt_type_t *dt_type_array(dt_typetab_t *tt, dt_type_t *elem, uint64_t n)
  */
 typedef struct tp_spec {
 	int nsigned, nunsigned, nshort, nlong, nint, nchar, nvoid;
+	int nfloat, ndouble;
 	dt_type_t *named;	/* string, typedef name or tag */
 	int nnamed;
 } tp_spec_t;
@@ -309,16 +361,29 @@ static const char *tp_skip(const char *p)
 	return p;
 }
 
+/* float, double and long double: with no other word but one long of a
+ * double. */
+static dt_type_t *tp_float(dt_typetab_t *tt, const tp_spec_t *s, int nbasic)
+{
+	if (s->nfloat + s->ndouble > 1 || s->nsigned + s->nunsigned > 0 ||
+	    nbasic != s->nlong || s->nlong > s->ndouble)
+		return NULL;
+	return s->nfloat ? tt->float_t : s->nlong ? tt->ldouble_t :
+	       tt->double_t;
+}
+
 static dt_type_t *tp_resolve(dt_typetab_t *tt, const tp_spec_t *s)
 {
 	int nbasic = s->nshort + s->nlong + s->nint + s->nchar + s->nvoid;
 	unsigned size = 4;
 
 	if (s->nnamed > 1 || (s->nnamed == 1 &&
-	    nbasic + s->nsigned + s->nunsigned > 0))
+	    nbasic + s->nsigned + s->nunsigned + s->nfloat + s->ndouble > 0))
 		return NULL;
 	if (s->nnamed == 1)
 		return s->named;
+	if (s->nfloat + s->ndouble > 0)
+		return tp_float(tt, s, nbasic);
 	if (s->nsigned + s->nunsigned > 1 || s->nint > 1 || s->nchar > 1 ||
 	    s->nshort > 1 || s->nlong > 2 || s->nvoid > 1)
 		return NULL;
@@ -394,6 +459,10 @@ static dt_type_t *tp_parse(dt_typetab_t *tt, const char *text,
 			s.nchar++;
 		else if (!strcmp(word, "void"))
 			s.nvoid++;
+		else if (!strcmp(word, "float"))
+			s.nfloat++;
+		else if (!strcmp(word, "double"))
+			s.ndouble++;
 		else if (!strcmp(word, "struct") || !strcmp(word, "union") ||
 			 !strcmp(word, "enum"))
 			p = tp_tag(tt, p, word, &s, create_tags);

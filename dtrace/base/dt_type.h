@@ -8,8 +8,9 @@
  * the type it names, so no typedef node ever reaches the checker.
  *
  * D's model is LP64: char 1 (signed), short 2, int 4, long 8, long long 8,
- * pointers 8.  `string` is its own kind: a NUL-terminated value of at most
- * strsize bytes, stored inline wherever a string lives.
+ * pointers 8; float 4, double 8, long double 16 (x86_64's 80-bit extended
+ * precision in 16 bytes).  `string` is its own kind: a NUL-terminated
+ * value of at most strsize bytes, stored inline wherever a string lives.
  */
 #ifndef DT_TYPE_H
 #define DT_TYPE_H
@@ -27,6 +28,8 @@ typedef enum dt_typekind {
 	DT_TK_ENUM,		/* an int of size 4 with named constants */
 	DT_TK_STRING,		/* D string */
 	DT_TK_FUNC,		/* only as a pointed-to type; opaque */
+	DT_TK_FLOAT,		/* float, double, long double: loaded, stored,
+				   traced and printed, never computed with */
 } dt_typekind_t;
 
 typedef struct dt_type dt_type_t;
@@ -73,6 +76,13 @@ void dt_typetab_destroy(dt_typetab_t *tt);
 dt_type_t *dt_type_void(dt_typetab_t *tt);
 dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed);
 dt_type_t *dt_type_string(dt_typetab_t *tt);
+/* float, double or long double by size (4, 8, 16); NULL for another. */
+dt_type_t *dt_type_float(dt_typetab_t *tt, unsigned size);
+/* The D type of a C floating-point base type (DWARF's, BTF's) of size
+ * bytes named name: float, double, and long double, x86's extended
+ * precision; NULL for another (_Float128 and __float128 are IEEE
+ * binary128 in 16 bytes too). */
+dt_type_t *dt_type_c_float(dt_typetab_t *tt, uint64_t size, const char *name);
 dt_type_t *dt_type_ptr(dt_typetab_t *tt, dt_type_t *base);
 dt_type_t *dt_type_array(dt_typetab_t *tt, dt_type_t *elem, uint64_t n);
 
@@ -102,6 +112,11 @@ bool dt_type_enum_const(dt_typetab_t *tt, const char *name, int64_t *value,
 			dt_type_t **type);
 dt_member_t *dt_type_member(const dt_type_t *sou, const char *name);
 
+/* The value of float type t whose bytes are at p (as the machine stores
+ * it), widened to a long double; false if t is no floating-point type of
+ * a size D knows. */
+bool dt_type_float_value(const dt_type_t *t, const void *p, long double *v);
+
 static inline bool dt_type_is_integer(const dt_type_t *t)
 {
 	return t->kind == DT_TK_INT || t->kind == DT_TK_ENUM;
@@ -109,6 +124,22 @@ static inline bool dt_type_is_integer(const dt_type_t *t)
 static inline bool dt_type_is_scalar(const dt_type_t *t)
 {
 	return dt_type_is_integer(t) || t->kind == DT_TK_PTR;
+}
+static inline bool dt_type_is_float(const dt_type_t *t)
+{
+	return t->kind == DT_TK_FLOAT;
+}
+/* A value that lives in a register: an integer, a pointer, or the bits of
+ * a float or a double. */
+static inline bool dt_type_in_register(const dt_type_t *t)
+{
+	return dt_type_is_scalar(t) || (t->kind == DT_TK_FLOAT && t->size <= 8);
+}
+/* A floating-point value too wide for a register (long double): like a
+ * struct, it is handled by its address and copied by its bytes. */
+static inline bool dt_type_is_wide_float(const dt_type_t *t)
+{
+	return t->kind == DT_TK_FLOAT && t->size > 8;
 }
 
 #endif /* DT_TYPE_H */

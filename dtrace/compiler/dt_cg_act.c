@@ -53,7 +53,7 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 		rd->size = cx->st->strsize;
 		rd->offset = dt_cg_rec_alloc(cx, rd->size);
 		dt_cg_copy_str(cx, rec_mst_off(cx, rd->offset), reg);
-	} else if (dt_type_is_scalar(t)) {
+	} else if (dt_type_in_register(t)) {
 		rd->kind = DT_RK_INT;
 		rd->size = t->kind == DT_TK_PTR ? 8 : (uint32_t)t->size;
 		rd->is_signed = t->kind != DT_TK_PTR && t->is_signed;

@@ -24,7 +24,7 @@
 static bool is_sou_or_array(const dt_type_t *t)
 {
 	return t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION ||
-	       t->kind == DT_TK_ARRAY;
+	       t->kind == DT_TK_ARRAY || dt_type_is_wide_float(t);
 }
 
 /* Normalize reg, holding a value of integer type from, to type to. */

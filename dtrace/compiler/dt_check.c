@@ -323,7 +323,7 @@ static dt_ident_t *check_var_ref(dt_check_t *cx, dt_node_t *n, dt_type_t *vt)
 		if (args != NULL)
 			ERR(cx, D_IDENT_BADREF, n, "scalar '%s' may not be "
 			    "referenced as associative array", v->name);
-		if (!dt_type_is_scalar(vt))
+		if (!dt_type_in_register(vt))
 			ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible "
 			    "types: \"%s\" = \"%s\"", id->type->name,
 			    vt->name);
@@ -378,9 +378,8 @@ static dt_type_t *var_type_of(dt_check_t *cx, dt_node_t *r)
 {
 	dt_type_t *t = r->type;
 
-	if (dt_type_is_integer(t) || t->kind == DT_TK_PTR ||
-	    dt_check_is_string(t))
-		return t->kind == DT_TK_ENUM ? t : t;
+	if (dt_type_in_register(t) || dt_check_is_string(t))
+		return t;
 	if (t->kind == DT_TK_ARRAY && is_char_ptr(t))
 		return dt_type_string(tt(cx));
 	if (dt_sou_type(t) && t->size > 0)	/* by value: dt_cg_sou.c */
@@ -399,7 +398,7 @@ static bool subscripts_value(dt_check_t *cx, dt_node_t *l);
 bool dt_sou_type(const dt_type_t *t)
 {
 	return t->kind == DT_TK_STRUCT || t->kind == DT_TK_UNION ||
-	       t->kind == DT_TK_ARRAY;
+	       t->kind == DT_TK_ARRAY || dt_type_is_wide_float(t);
 }
 
 bool dt_sou_is_var(const dt_node_t *n)
@@ -517,7 +516,7 @@ static dt_type_t *sou_assign(dt_check_t *cx, dt_node_t *n)
 		    "lvalue as an operand");
 	no_array_store(cx, n, t);
 	if ((t->kind == DT_TK_STRING && n->l->kind != DT_N_MEMBER) ||
-	    (t->kind != DT_TK_STRING && !dt_type_is_scalar(t) &&
+	    (t->kind != DT_TK_STRING && !dt_type_in_register(t) &&
 	     !dt_sou_type(t)))
 		ERR(cx, D_OP_LVAL, n, "a member of type %s cannot be "
 		    "assigned", t->name);
@@ -949,6 +948,9 @@ static dt_type_t *check_ternary(dt_check_t *cx, dt_node_t *n)
 		n->type = arith_type(cx, lt, rt);
 	} else if (dt_type_is_scalar(lt) && dt_type_is_scalar(rt)) {
 		n->type = lt->kind == DT_TK_PTR ? lt : rt;
+	} else if (dt_type_is_float(lt) && lt == rt &&
+		   dt_type_in_register(lt)) {	/* the same type: its bits */
+		n->type = lt;
 	} else {
 		ERR(cx, D_OP_INCOMPAT, n, "operator ?: operands must have "
 		    "compatible types");
@@ -963,6 +965,8 @@ static dt_type_t *check_cast(dt_check_t *cx, dt_node_t *n)
 	dt_type_t *from = dt_check_expr(cx, n->l), *to = n->ctype;
 
 	if (to->kind == DT_TK_VOID)
+		return n->type = to;
+	if (dt_type_is_float(to) && to == from)	/* the only cast of a float */
 		return n->type = to;
 	if (dt_type_is_scalar(to) && (dt_type_is_scalar(from) ||
 				      from->kind == DT_TK_ARRAY)) {

@@ -418,7 +418,7 @@ static void check_printf_args(dt_check_t *cx, dt_node_t *n, dt_node_t *fmt)
 		dt_check_expr(cx, a);
 		if (k >= 64)
 			ERR(cx, D_PROTO_LEN, a, "too many arguments");
-		if (!dt_type_is_scalar(a->type) &&
+		if (!dt_type_is_scalar(a->type) && !dt_type_is_float(a->type) &&
 		    !dt_check_is_string(a->type) && !is_char_ptr(a->type))
 			ERR(cx, D_PRINTF_ARG_TYPE, a, "%s( ) argument #%d has "
 			    "type %s, which cannot be printed", n->name, k + 2,

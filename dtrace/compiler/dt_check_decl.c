@@ -73,7 +73,7 @@ static void declare_var(dt_check_t *cx, dt_vardecl_t *v)
 	if (t->kind == DT_TK_ARRAY && t->base->kind == DT_TK_INT &&
 	    t->base->size == 1)
 		t = dt_type_string(cx->dtp->types);
-	if (!dt_type_is_scalar(t) && t->kind != DT_TK_STRING &&
+	if (!dt_type_in_register(t) && t->kind != DT_TK_STRING &&
 	    !(dt_sou_type(t) && t->size > 0))
 		dt_pcb_error(cx->pcb, D_DECL_INCOMPLETE, v->line, "incomplete "
 			     "struct/union/enum %s: %s", t->name, v->name);

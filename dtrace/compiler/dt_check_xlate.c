@@ -320,7 +320,7 @@ dt_type_t *dt_xlate_member(dt_check_t *cx, dt_node_t *n, dt_node_t *x)
 		ERR(cx, D_XLATE_NOCONV, n, "translator does not define "
 		    "conversion for member: %s", n->name);
 	dt_node_t *e = member_expr(cx, xl, m, arg, n->line);
-	if (dt_type_is_scalar(om->type)) {
+	if (dt_type_in_register(om->type)) {
 		/* the value is the member's, as an assignment would make it */
 		dt_node_t *cast = dt_pcb_alloc(cx->pcb, sizeof(*cast));
 		cast->kind = DT_N_CAST;
@@ -343,7 +343,7 @@ static dt_node_t *member_value(dt_check_t *cx, const dt_xlator_t *xl,
 	dt_member_t *om = dt_type_member(out, m->name);
 	dt_node_t *cast = dt_pcb_alloc(cx->pcb, sizeof(*cast));
 
-	if (!dt_type_is_scalar(om->type))
+	if (!dt_type_in_register(om->type))
 		dt_pcb_error(cx->pcb, D_XLATE_INCOMPAT, line, "translator "
 			     "member %s of type %s cannot be translated into a "
 			     "value: read it with operator . or ->", m->name,

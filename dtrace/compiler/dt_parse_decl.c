@@ -387,7 +387,7 @@ static dt_type_t *parse_tagged(dt_pcb_t *pcb)
  * Declaration specifiers: the type named by keywords (in any order, as C
  * allows), a typedef name, or a struct/union/enum.  const, volatile,
  * restrict and userland are accepted and ignored; float, double and long
- * double are integers of their size (as DWARF's floating-point types).
+ * double are D's floating-point types.
  */
 /* The keywords of a type's specifiers, counted. */
 typedef struct spec_words {
@@ -494,7 +494,6 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 			dt_lex_next(pcb);
 			continue;
 		case T_FLOAT: case T_DOUBLE:
-			/* D has no floating point: an integer of the size */
 			fsize = t->kind == T_FLOAT ? 4 : 8;
 			w.nfloat++;
 			dt_lex_next(pcb);
@@ -527,10 +526,8 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 			     "%s%s: Unknown type name", w.nshort ? "short " :
 			     w.nlong > 1 ? "long long " : "long ",
 			     fsize == 4 ? "float" : "double");
-	if (fsize > 0 && w.nlong)	/* long double: 16 bytes */
-		return dt_type_array(TT(pcb), dt_type_int(TT(pcb), 8, false), 2);
-	if (fsize > 0)
-		return dt_type_int(TT(pcb), fsize, false);
+	if (fsize > 0)		/* long double: 16 bytes */
+		return dt_type_float(TT(pcb), w.nlong ? 16 : (unsigned)fsize);
 	if (named != NULL)
 		return named;
 	if (w.nchar + w.nint + w.nvoid + w.nshort + w.nlong + w.nsigned +

@@ -207,6 +207,8 @@ static bool pf_fits(pf_class_t cls, const dt_type_t *t)
 		return dt_type_is_integer(t) && t->size == 2;
 	case PF_STACK:
 		return t == &dt_printf_stack_type;	/* printa() keys */
+	case PF_FLOAT:
+		return dt_type_is_float(t);
 	default:
 		return false;
 	}
@@ -281,9 +283,7 @@ int dt_printf_check(const char *fmt, int nargs, dt_type_t *const *types,
 				 sp.len, sp.conv);
 			return D_PRINTF_ARG_PROTO;
 		}
-		/* D has no floating-point value: DTrace's prototype
-		 * mismatch for any argument of %e, %f, %g */
-		if (cls == PF_FLOAT || !pf_fits(cls, types[argi])) {
+		if (!pf_fits(cls, types[argi])) {
 			snprintf(msg, msglen, "argument #%d is "
 				 "incompatible with conversion #%d prototype:"
 				 "\n\tconversion: %%%s%c\n\t prototype: %s\n"

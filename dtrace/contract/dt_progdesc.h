@@ -101,7 +101,7 @@ typedef enum pf_class {
 	PF_STR,			/* s S I: string or char array */
 	PF_PORT,		/* P: a 16-bit port number */
 	PF_TIME,		/* Y: 64-bit integer */
-	PF_FLOAT,		/* e E f g G: D has no floating point */
+	PF_FLOAT,		/* e E f g G: float, double, long double */
 	PF_PCT,			/* %% */
 	PF_STACK,		/* k: a stack() value */
 	PF_NONE,		/* undefined */

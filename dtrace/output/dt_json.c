@@ -11,7 +11,10 @@
  * Values.  Integers are JSON numbers, exact: a signed type prints as a
  * signed 64-bit value, an unsigned one as an unsigned 64-bit value (up to
  * 18446744073709551615; readers that keep numbers in doubles lose
- * precision above 2^53, Python's json does not).  Strings are JSON strings
+ * precision above 2^53, Python's json does not).  A float, double or long
+ * double is a JSON number with the digits that give its value back (9, 17
+ * and 21 significant digits), or the string "nan", "inf" or "-inf", which
+ * JSON has no number for.  Strings are JSON strings
  * of the bytes up to the first NUL: '"', '\' and control characters
  * (below 0x20, and 0x7f) are escaped (\n, \t, ... or \u00XX); a byte that
  * is not part of valid UTF-8 (overlong forms and surrogates included)
@@ -113,6 +116,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -333,10 +337,30 @@ static void json_uaddr_fields(dtrace_hdl_t *dtp, FILE *out,
 	json_key_str(out, "value", v->usym);
 }
 
+/* A value of floating-point type (see the top of the file). */
+static void json_float(FILE *out, const dt_type_t *t, const uint8_t *p)
+{
+	long double v;
+
+	if (!dt_type_float_value(t, p, &v))
+		fputs("null", out);
+	else if (isnan(v))
+		fputs("\"nan\"", out);
+	else if (isinf(v))
+		fputs(v < 0 ? "\"-inf\"" : "\"inf\"", out);
+	else
+		fprintf(out, "%.*Lg", t->size == 4 ? 9 : t->size == 8 ? 17 : 21,
+			v);
+}
+
 void dt_json_value(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *v)
 {
 	const dt_recdesc_t *rec = v->rec;
 
+	if (rec->type != NULL && dt_type_is_float(rec->type)) {
+		json_float(out, rec->type, v->p);
+		return;
+	}
 	switch (rec->kind) {
 	case DT_RK_INT:
 		json_rec_int(out, rec, v->p);
@@ -368,6 +392,11 @@ static void json_trace_fields(dtrace_hdl_t *dtp, FILE *out,
 	const uint8_t *p = v->p;
 	const char *nul;
 
+	if (rec->type != NULL && dt_type_is_float(rec->type)) {
+		json_key(out, "value");
+		json_float(out, rec->type, p);
+		return;
+	}
 	switch (rec->kind) {
 	case DT_RK_INT:
 		json_key(out, "value");

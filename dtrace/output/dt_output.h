@@ -252,7 +252,10 @@ int dt_agg_print_value(FILE *out, const dt_aggdesc_t *desc,
 		       const int64_t *val, uint64_t normal);
 void dt_text_agg_rows(dtrace_hdl_t *dtp, FILE *out, const dt_outagg_t *agg);
 
-/* dt_print.c: print(): the value of act's first record laid out by its
+/* dt_print.c: a value of floating-point type t at p as DTrace's print()
+ * writes it: float and double as %+.7e, long double as %+.16LE. */
+void dt_print_float(FILE *out, const dt_type_t *t, const uint8_t *p);
+/* print(): the value of act's first record laid out by its
  * type (rec->type), with the strings of a struct's char * members that the
  * next records hold; v is the first record's value, data the record's. */
 void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,

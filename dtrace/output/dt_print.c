@@ -76,6 +76,18 @@ static void print_scalar(FILE *out, const dt_type_t *t, uint64_t v)
 		fprintf(out, "0x%" PRIx64, v);
 }
 
+void dt_print_float(FILE *out, const dt_type_t *t, const uint8_t *p)
+{
+	long double v;
+
+	if (!dt_type_float_value(t, p, &v))
+		fputs("<unknown encoding>", out);
+	else if (t->size > 8)
+		fprintf(out, "%+.16LE", v);
+	else
+		fprintf(out, "%+.7e", (double)v);
+}
+
 static void print_quoted(FILE *out, const uint8_t *p, size_t n)
 {
 	size_t len = strnlen((const char *)p, n);
@@ -180,6 +192,11 @@ static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
 		if (t->size > avail)
 			break;
 		print_scalar(out, t, load_uint(p, (size_t)t->size));
+		return;
+	case DT_TK_FLOAT:
+		if (t->size > avail)
+			break;
+		dt_print_float(out, t, p);
 		return;
 	case DT_TK_STRING:
 		print_quoted(out, p, avail);

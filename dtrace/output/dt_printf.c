@@ -93,6 +93,11 @@ static void pf_out_char(FILE *out, const char *cfmt, int c)
 {
 	fprintf(out, cfmt, c);
 }
+
+static void pf_out_float(FILE *out, const char *cfmt, long double v)
+{
+	fprintf(out, cfmt, v);
+}
 #pragma GCC diagnostic pop
 
 /* Take the next value, or fail with a message. */
@@ -258,6 +263,26 @@ static int pf_emit_port(pf_run_t *r, const pf_spec_t *sp, int width,
 	return pf_emit_str(r, sp, width, prec, name, strlen(name));
 }
 
+/* %e %E %f %g %G: a float, double or long double, whichever the argument
+ * is (the length modifier is not asked for). */
+static int pf_emit_float(pf_run_t *r, const pf_spec_t *sp, int convno,
+			 int width, int prec, const dt_value_t *val)
+{
+	char cfmt[64];
+	long double v;
+
+	if ((val->rec->kind != DT_RK_INT && val->rec->kind != DT_RK_MEM) ||
+	    !dt_type_float_value(val->rec->type, val->p, &v)) {
+		snprintf(r->err, sizeof(r->err), "printf( ) conversion #%d "
+			 "(%%%c) needs a floating-point argument", convno,
+			 sp->conv);
+		return -1;
+	}
+	pf_cfmt(cfmt, sizeof(cfmt), sp, width, prec, "L", sp->conv);
+	pf_out_float(r->out, cfmt, v);
+	return 0;
+}
+
 /* Print one value conversion (not %%). */
 static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		   int prec)
@@ -304,6 +329,8 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 	if (val == NULL)
 		return -1;
 	rec = val->rec;
+	if (cls == PF_FLOAT)
+		return pf_emit_float(r, sp, convno, width, prec, val);
 	if (cls == PF_STR) {
 		if (rec->kind == DT_RK_INT) {
 			snprintf(r->err, sizeof(r->err), "printf( ) "

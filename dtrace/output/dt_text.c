@@ -156,6 +156,14 @@ void dt_text_trace(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *val)
 		dt_print_bytes(out, val->p, rec->size);
 		return;
 	}
+	if (rec->type != NULL && dt_type_is_float(rec->type)) {
+		/* as print() writes a float: DTrace's records of trace() have
+		 * no type, which prints the bits as an integer */
+		if (!quiet)
+			fputc(' ', out);
+		dt_print_float(out, rec->type, val->p);
+		return;
+	}
 	switch (rec->kind) {
 	case DT_RK_INT:
 		v = dt_rec_int(rec, val->p);

@@ -18,8 +18,8 @@
  * A member whose type D cannot hold becomes bytes of its size.  Struct,
  * union and enum tags share the session's namespace with the DWARF of
  * traced programs: the first definition of a tag wins.  Floating-point
- * types and enums become integers of their size (the enumerators are not
- * made D constants).
+ * types are D's float, double and long double; enums become integers of
+ * their size (the enumerators are not made D constants).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -247,8 +247,12 @@ static dt_type_t *btf_convert(dtrace_hdl_t *dtp, uint32_t id, int depth)
 	if (t == NULL || depth >= DT_BTF_DEPTH)
 		return NULL;
 	switch (btf_kind(t)) {
-	case BTF_KIND_INT: case BTF_KIND_FLOAT:
+	case BTF_KIND_INT:
 		return btf_int_type(dtp, t);
+	case BTF_KIND_FLOAT:
+		b = dt_type_c_float(dtp->types, t->size,
+				    btf_name(dtp->kbtf, t));
+		return b != NULL ? b : btf_int_type(dtp, t);
 	case BTF_KIND_PTR:
 		return btf_ptr(dtp, t->type, depth);
 	case BTF_KIND_ARRAY:

@@ -8,6 +8,9 @@
  * standard search), the function's parameters give args[] their C types:
  * args[0]->x on f(struct point *p) reads the member from the process's
  * memory.  At a return probe, args[1] takes the function's return type.
+ * A floating-point parameter or return value is not in the integer
+ * register that its args[] reads: it, and the parameters after it, keep
+ * the register's type (dt_dwarf_probe_args).
  *
  * DWARF types become D types of the session's table: base types by size
  * and signedness, pointers, arrays, enums, structs and unions with their
@@ -15,8 +18,9 @@
  * that packed layouts read right), typedefs by the type they name (and
  * their names declared, so that casts and sizeof can use them).  Struct,
  * union and enum tags share the session's namespace: the first
- * definition of a tag wins.  Floating-point types, which D lacks, become
- * integers of their size; function types stay opaque.
+ * definition of a tag wins.  Floating-point types are D's float, double
+ * and long double (another, as _Float128 or a complex type, becomes bytes
+ * of its size); function types stay opaque.
  *
  * The debugging information of a file is opened once per session
  * (dtp->dwarf); a file without any is remembered as such.
@@ -215,7 +219,10 @@ static dt_type_t *base_type(dt_typetab_t *tt, Dwarf_Die *die)
 	uint64_t size = udata(die, DW_AT_byte_size, 0);
 	uint64_t enc = udata(die, DW_AT_encoding, DW_ATE_signed);
 
-	if (size != 1 && size != 2 && size != 4 && size != 8)	/* long double */
+	if (enc == DW_ATE_float &&
+	    dt_type_c_float(tt, size, dwarf_diename(die)) != NULL)
+		return dt_type_c_float(tt, size, dwarf_diename(die));
+	if (size != 1 && size != 2 && size != 4 && size != 8)	/* _Float128 */
 		return size ? dt_type_array(tt, dt_type_int(tt, 1, true), size)
 			    : NULL;
 	return dt_type_int(tt, (unsigned)size, enc == DW_ATE_signed ||
@@ -485,15 +492,24 @@ void dt_dwarf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 				DTRACE_ARGS_MAX, &ret);
 	if (n < 0)
 		return;
+	/* arg0 ... are the integer registers of the calling convention: a
+	 * floating-point value is passed and returned in an SSE register
+	 * instead, which a probe does not read, and the integer parameters
+	 * after it take the registers it left.  So a floating-point return
+	 * value, and a floating-point parameter and those after it, keep
+	 * the registers' integer type. */
 	if (!entry) {	/* arg0 the offset, arg1 the value returned */
 		if (prp->nargs >= 2 && ret != NULL &&
-		    ret->kind != DT_TK_VOID)
+		    ret->kind != DT_TK_VOID && !dt_type_is_float(ret))
 			prp->argtypes[1] = ret;
 		return;
 	}
-	for (int i = 0; i < n && i < prp->nargs; i++)
+	for (int i = 0; i < n && i < prp->nargs; i++) {
+		if (params[i] != NULL && dt_type_is_float(params[i]))
+			break;
 		if (params[i] != NULL)
 			prp->argtypes[i] = params[i];
+	}
 	if (n < prp->nargs)	/* the parameters there are, no more */
 		prp->nargs = n;
 }

@@ -374,10 +374,11 @@ static void test_declarations(void)
 	  "ERR D_DECL_IDRED: failed to compile script x.d: line 1: "
 	  "identifier redeclared: x\n\t current: scalar char\n\tprevious: "
 	  "scalar int");
-	/* D has no floating point: float and double are integers of their
-	 * size, as the C headers of -C and DWARF's types need */
-	S("float f; double d;",
-	  "(var global f \"unsigned int\")\n(var global d \"unsigned long\")\n");
+	/* D's floating-point types, which values may have but no
+	 * arithmetic takes */
+	S("float f; double d; long double ld; double long dl;",
+	  "(var global f \"float\")\n(var global d \"double\")\n"
+	  "(var global ld \"long double\")\n(var global dl \"long double\")\n");
 	S("struct sx { int a; int a; };",
 	  "ERR D_UNKNOWN: failed to compile script x.d: line 1: failed to "
 	  "define member 'a': Duplicate member or variable name");

@@ -108,6 +108,43 @@ static void test_builtins(void)
 	CHECK(!dt_type_is_typedef_name(tt, "int"));
 }
 
+/* float, double and long double: one node each, the value of their
+ * bytes as a long double. */
+static void test_floats(void)
+{
+	const float f = -1.5f;
+	const double d = 3.25;
+	const long double ld = 1.0L / 3;
+	long double v;
+
+	NAME("float", "float", 4);
+	NAME("double", "double", 8);
+	NAME("long double", "long double", 16);
+	NAME("double long", "long double", 16);
+	NAME("const double *", "double *", 8);
+	NAME("float [2]", "float [2]", 8);
+	CHECK(dt_type_parse(tt, "long float") == NULL);
+	CHECK(dt_type_parse(tt, "long long double") == NULL);
+	CHECK(dt_type_parse(tt, "unsigned double") == NULL);
+	CHECK(dt_type_parse(tt, "float double") == NULL);
+	CHECK(dt_type_parse(tt, "short double") == NULL);
+	CHECK(dt_type_float(tt, 8) == dt_type_lookup(tt, "double"));
+	CHECK(dt_type_float(tt, 2) == NULL);
+	CHECK(dt_type_c_float(tt, 16, "long double") ==
+	      dt_type_float(tt, 16));
+	CHECK(dt_type_c_float(tt, 16, "_Float128") == NULL);
+	CHECK(dt_type_c_float(tt, 4, "_Float32") == dt_type_float(tt, 4));
+	CHECK(dt_type_lookup(tt, "long double")->align == 16);
+	CHECK(!dt_type_in_register(dt_type_float(tt, 16)) &&
+	      dt_type_is_wide_float(dt_type_float(tt, 16)));
+	CHECK(dt_type_in_register(dt_type_float(tt, 4)) &&
+	      !dt_type_is_scalar(dt_type_float(tt, 4)));
+	CHECK(dt_type_float_value(dt_type_float(tt, 4), &f, &v) && v == f);
+	CHECK(dt_type_float_value(dt_type_float(tt, 8), &d, &v) && v == d);
+	CHECK(dt_type_float_value(dt_type_float(tt, 16), &ld, &v) && v == ld);
+	CHECK(!dt_type_float_value(dt_type_int(tt, 8, true), &d, &v));
+}
+
 static void test_constructors(void)
 {
 	dt_type_t *i = dt_type_int(tt, 4, true);
@@ -252,6 +289,7 @@ int main(void)
 {
 	tt = dt_typetab_create();
 	test_builtins();
+	test_floats();
 	test_constructors();
 	test_typedefs();
 	test_layout();

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* %f takes a floating-point value, which D has none of: DTrace's
+/* %f takes a float, a double or a long double: DTrace's
  * prototype mismatch for the integer given. */
 BEGIN
 {
