@@ -163,7 +163,8 @@ static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
 
 	for (int i = 0; i < btf_vlen(t); i++) {
 		const struct btf_type *anon = btf_anon_sou(dtp->kbtf, bm[i].type);
-		uint32_t off = base + btf_member_bit_offset(t, i) / 8;
+		uint32_t bits = btf_member_bit_offset(t, i);
+		uint32_t off = base + bits / 8;
 		if (anon != NULL && depth < DT_BTF_DEPTH) {
 			btf_add_members(dtp, ms, anon, off, depth + 1);
 			continue;
@@ -180,6 +181,8 @@ static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
 					m->type->kind != DT_TK_ENUM) ||
 		    m->type->kind == DT_TK_VOID || m->type->kind == DT_TK_FUNC)
 			m->type = btf_bytes(dtp, bm[i].type);
+		if (m->bit_size != 0)	/* its bit, in place of its byte */
+			m->bit_offset = (uint8_t)(bits % 8);
 		ms->off[ms->n++] = off;
 	}
 }
@@ -200,6 +203,9 @@ static void btf_sou_fill(dtrace_hdl_t *dtp, dt_type_t *s,
 		for (int i = 0; d != NULL && i < ms.n; d = d->next, i++)
 			if (ms.m[i].bit_size == 0)
 				d->offset = ms.off[i];
+			else	/* where BTF puts it */
+				dt_type_place_bitfield(d, (uint64_t)ms.off[i] *
+						       8 + ms.m[i].bit_offset);
 		s->size = t->size;
 	}
 	free(ms.m);
