@@ -21,7 +21,10 @@
  * a pointer (`*p = s`, `p->inner = s.inner`) is copied the same way, to
  * D scratch memory only, as every store through a pointer
  * (dt_cg_scratch_lvalue()).  An array index is checked at run time: one
- * past the end faults as a bad address.
+ * past the end faults as a bad address.  A bit-field is read from its
+ * unit (dt_member_unit_size()) by two shifts, and written by a read of
+ * the unit, its bits replaced, and a write back: its neighbours keep
+ * theirs.
  */
 #include "dt_cg_impl.h"
 

@@ -6,7 +6,8 @@
  * The layout is the one the DTrace guide documents for print(): the type's
  * name, then the value.  A struct or union is a block of its members, one
  * a line as "name = value", indented four columns per level of nesting;
- * integers print in hexadecimal, null pointers as NULL, enums by the name
+ * integers print in hexadecimal (a bit-field its bits, not sign-extended,
+ * unnamed ones not at all), null pointers as NULL, enums by the name
  * of their constant, strings and char arrays quoted, other arrays as
  * "[ a, b ]":
  *

@@ -10,10 +10,12 @@
  *                "c " (the program's, not dtrace's)
  *
  * A struct huge holds a field D cannot read (print() shows it).  The
- * values are the ones the test expects dtrace to read at
+ * program makes itself a child subreaper first, which the kernel keeps
+ * in a bit-field of its signal_struct.  The values are the ones the test expects dtrace to read at
  * pid$target:a.out:inspect:entry.
  */
 #include <stdio.h>
+#include <sys/prctl.h>
 
 struct flags {
 	int neg : 5;			/* -7 */
@@ -67,6 +69,9 @@ int main(void)
 	t.after = 77;
 	h.low = 3;
 	h.big = 0x2aaaaaaaaaaaaaaaULL;
+	/* a kernel bit-field of known value: the signal_struct's
+	 * is_child_subreaper, read through curthread from the kernel's BTF */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	inspect(&f, &t, &h);
 	printf("c sizes %zu %zu\n", sizeof(f), sizeof(t));
 	printf("c %d %u %u %d %lld %llx %d\n", f.neg, f.pos, f.nib, f.sh,

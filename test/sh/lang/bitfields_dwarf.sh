@@ -7,7 +7,8 @@
 # through a struct declared in D with the same members (D's layout is
 # GCC's), shown by print(); a store into the program's memory faults; a
 # field no load of 8 bytes holds is refused.
-# The same reads with the program built -gdwarf-4 (DW_AT_bit_offset).
+# The same reads with the program built -gdwarf-4 (DW_AT_bit_offset); a
+# bit-field of the kernel's BTF (curthread->signal->is_child_subreaper).
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_prog bitfields
@@ -93,5 +94,15 @@ if command -v gcc >/dev/null; then
 	"$DTRACE" -q -c ./bitfields4 -s r.d >out 2>err
 	check "dwarf 4" "$(ours)" "$EXPECT"
 	check "dwarf 4 program" "$(prog)" "$PROG"
+fi
+
+# 7. a kernel bit-field from BTF: the program made itself a child
+#    subreaper (signal_struct's is_child_subreaper, bit 0 of its unit);
+#    its neighbour has_child_subreaper is 0
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	"$DTRACE" -q -c "$T" -n 'pid$target:a.out:inspect:entry {
+		printf("%d %d\n", curthread->signal->is_child_subreaper,
+		    curthread->signal->has_child_subreaper); }' >out 2>err
+	check "btf" "$(ours)" '1 0\|'
 fi
 exit $status
