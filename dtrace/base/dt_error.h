@@ -122,6 +122,7 @@
 	X(D_DECL_ARRBIG)	/* array dimension or variable too big */ \
 	X(D_DECL_BFCONST)	/* bit-field size not a positive constant */ \
 	X(D_DECL_BFSIZE)	/* bit-field too big for its type */ \
+	X(D_DECL_BFTYPE)	/* bit-field of a type not an integer */ \
 	X(D_DECL_ENCONST)	/* enumerator value not a constant */ \
 	X(D_DECL_ENOFLOW)	/* enumerator value past INT_MAX */ \
 	X(D_DECL_IDRED)		/* identifier redeclared */ \
@@ -153,6 +154,8 @@
 	X(D_DECL_BADCLASS)	/* auto, register or static on a variable */ \
 	X(D_DECL_PARMCLASS)	/* storage class of a parameter */ \
 	X(D_OFFSETOF_BITFIELD)	/* offsetof() of a bit-field */ \
+	X(D_SIZEOF_BITFIELD)	/* sizeof of a bit-field */ \
+	X(D_ADDROF_BITFIELD)	/* & of a bit-field */ \
 	X(D_PRINT_SIZE)		/* print() of a type of size 0 */ \
 	X(D_ALLOCA_INCOMPAT)	/* alloca() and other pointers mixed in one
 				   variable */ \

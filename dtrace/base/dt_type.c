@@ -607,11 +607,36 @@ static uint64_t round_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
+void dt_type_place_bitfield(dt_member_t *m, uint64_t bitpos)
+{
+	uint64_t unit = (uint64_t)m->type->size * 8;
+
+	if (unit != 0 && unit <= 64 &&
+	    bitpos / unit == (bitpos + m->bit_size - 1) / unit) {
+		m->offset = (uint32_t)(bitpos / unit * m->type->size);
+		m->bit_offset = (uint8_t)(bitpos % unit);
+		return;
+	}
+	m->offset = (uint32_t)(bitpos / 8);
+	m->bit_offset = (uint8_t)(bitpos % 8);
+}
+
+unsigned dt_member_unit_size(const dt_member_t *m)
+{
+	unsigned size = m->type->size >= 1 && m->type->size <= 8 ?
+			(unsigned)m->type->size : 1;
+
+	while (size < 8 && m->bit_offset + m->bit_size > size * 8)
+		size *= 2;
+	return m->bit_offset + m->bit_size <= size * 8 ? size : 0;
+}
+
 /*
  * Place member m of a struct at bit position *bitpos with the System V
  * rules GCC follows: a member starts at its type's alignment; a bit-field
  * is packed into the current storage unit of its type when it fits there,
- * else it starts the next unit; a zero-width bit-field closes the unit.
+ * else it starts the next unit; an unnamed `: 0` moves to the next
+ * boundary of its type's alignment.
  */
 static void layout_member(dt_member_t *m, uint64_t *bitpos,
 			  uint32_t string_room)
@@ -619,6 +644,11 @@ static void layout_member(dt_member_t *m, uint64_t *bitpos,
 	uint64_t unit = (uint64_t)m->type->size * 8;
 	uint64_t abits = (uint64_t)m->type->align * 8;
 
+	if (dt_member_is_zero_width(m)) {
+		*bitpos = round_up(*bitpos, abits);
+		m->offset = (uint32_t)(*bitpos / 8);
+		return;
+	}
 	if (m->bit_size == 0) {
 		uint64_t size = m->type->size;
 
@@ -631,9 +661,16 @@ static void layout_member(dt_member_t *m, uint64_t *bitpos,
 	}
 	if (*bitpos / unit != (*bitpos + m->bit_size - 1) / unit)
 		*bitpos = round_up(*bitpos, unit);
-	m->offset = (uint32_t)(*bitpos / unit * m->type->size);
-	m->bit_offset = (uint8_t)(*bitpos - (uint64_t)m->offset * 8);
+	dt_type_place_bitfield(m, *bitpos);
 	*bitpos += m->bit_size;
+}
+
+/* Whether m counts in its struct's alignment: an unnamed bit-field, as a
+ * `: 0`, does not (System V ABI). */
+static bool aligns_struct(const dt_member_t *m)
+{
+	return m->name != NULL || (m->bit_size == 0 &&
+				   !dt_member_is_zero_width(m));
 }
 
 int dt_type_complete_sou(dt_typetab_t *tt, dt_type_t *sou, dt_member_t *mems)
@@ -673,7 +710,7 @@ int dt_type_complete_d_sou(dt_typetab_t *tt, dt_type_t *sou,
 		layout_member(c, &bitpos, string_room);
 		if (bitpos > maxbits)
 			maxbits = bitpos;
-		if (c->type->align > align)
+		if (aligns_struct(c) && c->type->align > align)
 			align = c->type->align;
 		*tail = c;
 		tail = &c->next;

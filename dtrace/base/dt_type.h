@@ -37,8 +37,12 @@ typedef struct dt_type dt_type_t;
 typedef struct dt_member {
 	const char *name;
 	dt_type_t *type;
-	uint32_t offset;	/* bytes */
-	uint8_t bit_offset, bit_size; /* bit-fields; bit_size 0 if none */
+	uint32_t offset;	/* bytes; of a bit-field, its unit's */
+	uint8_t bit_offset, bit_size; /* bit-fields: bit_size bits from bit
+				   bit_offset (0 the least significant) of
+				   the unit at offset; bit_size 0 if none.
+				   An unnamed integer member of bit_size 0 is
+				   C's `: 0`, which only closes the unit. */
 	uint32_t str_room;	/* a string member: its bytes (the strsize of
 				   its declaration) */
 	struct dt_member *next;
@@ -111,6 +115,21 @@ int dt_type_complete_enum(dt_typetab_t *tt, dt_type_t *e, dt_enumval_t *vals);
 bool dt_type_enum_const(dt_typetab_t *tt, const char *name, int64_t *value,
 			dt_type_t **type);
 dt_member_t *dt_type_member(const dt_type_t *sou, const char *name);
+/* Give bit-field m the place at bit bitpos of its struct that DWARF or BTF
+ * names: the unit of its type that holds it when one does (C's layout),
+ * else the bytes from the one holding its first bit (a packed struct). */
+void dt_type_place_bitfield(dt_member_t *m, uint64_t bitpos);
+/* The bytes to load for bit-field m from its offset (1, 2, 4 or 8): its
+ * type's size, more when the field reaches past it; 0 when no load of 8
+ * bytes or fewer holds it. */
+unsigned dt_member_unit_size(const dt_member_t *m);
+
+/* Whether m is C's unnamed `: 0`, which closes a bit-field unit. */
+static inline bool dt_member_is_zero_width(const dt_member_t *m)
+{
+	return m->name == NULL && m->bit_size == 0 && m->type != NULL &&
+	       (m->type->kind == DT_TK_INT || m->type->kind == DT_TK_ENUM);
+}
 
 /* The value of float type t whose bytes are at p (as the machine stores
  * it), widened to a long double; false if t is no floating-point type of

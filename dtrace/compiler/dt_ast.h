@@ -79,6 +79,7 @@ typedef struct dt_node {
 	/* set by the checker */
 	dt_type_t *type;	/* the expression's type */
 	dt_ident_t *ident;	/* IDENT, AGG, self->x, this->x, CALL */
+	const dt_member_t *member; /* MEMBER of a struct or union */
 	bool lvalue;
 	bool is_const;		/* folded: value in ival */
 } dt_node_t;

@@ -94,12 +94,12 @@ static int cg_string(dt_cg_t *cx, dt_node_t *n)
 
 /* ---- user memory ---- */
 
-/* reg = *(type *)reg in user memory, through bpf_probe_read_user into the
+/* reg = the sz bytes (1, 2, 4 or 8) at reg in user memory, an integer
+ * sign-extended when is_signed, through bpf_probe_read_user into the
  * scratch area; a fault reports the address. */
-static void load_user(dt_cg_t *cx, int reg, const dt_type_t *t)
+static void load_user_bytes(dt_cg_t *cx, int reg, int sz, bool is_signed)
 {
 	uint32_t scr = cx->st->off_scratch + 16;
-	int sz = t->kind == DT_TK_PTR ? 8 : (int)t->size;
 	int bsz = sz == 1 ? BPF_B : sz == 2 ? BPF_H : sz == 4 ? BPF_W : BPF_DW;
 
 	if (sz != 1 && sz != 2 && sz != 4 && sz != 8)
@@ -110,8 +110,23 @@ static void load_user(dt_cg_t *cx, int reg, const dt_type_t *t)
 	dt_cg_probe_read(cx, false);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	EMIT(DT_LOAD(bsz, reg, DT_R9, (int16_t)scr));
-	if (t->is_signed && sz < 8)
+	if (is_signed && sz < 8)
 		dt_cg_movsx(cx, reg, reg, sz * 8);
+}
+
+/* reg = *(type *)reg in user memory (load_user_bytes()). */
+static void load_user(dt_cg_t *cx, int reg, const dt_type_t *t)
+{
+	load_user_bytes(cx, reg, t->kind == DT_TK_PTR ? 8 : (int)t->size,
+			t->is_signed);
+}
+
+/* The bytes of bit-field n's unit, at the user address in reg: reg = the
+ * field's value. */
+static void load_user_bitfield(dt_cg_t *cx, int reg, const dt_node_t *n)
+{
+	load_user_bytes(cx, reg, (int)dt_member_unit_size(n->member), false);
+	dt_cg_bitfield_value(cx, reg, n->member);
 }
 
 static int cg_addr(dt_cg_t *cx, dt_node_t *n);
@@ -123,7 +138,9 @@ static int cg_user_value(dt_cg_t *cx, dt_node_t *n)
 	if (dt_sou_rooted(n))	/* a part of a variable: BPF memory */
 		return dt_sou_value(cx, n);
 	int reg = cg_addr(cx, n);
-	if (!is_sou_or_array(n->type))
+	if (dt_node_is_bitfield(n))
+		load_user_bitfield(cx, reg, n);
+	else if (!is_sou_or_array(n->type))
 		load_user(cx, reg, n->type);
 	return reg;
 }
@@ -165,7 +182,11 @@ int dt_cg_scratch_lvalue(dt_cg_t *cx, dt_node_t *n)
 	const dt_type_t *t = n->type;
 	int reg = cg_addr(cx, n);
 
-	dt_cg_scratch_ptr(cx, reg, t->kind == DT_TK_PTR ? 8 : (uint32_t)t->size);
+	if (dt_node_is_bitfield(n))	/* its unit is read and written */
+		dt_cg_scratch_ptr(cx, reg, dt_member_unit_size(n->member));
+	else
+		dt_cg_scratch_ptr(cx, reg, t->kind == DT_TK_PTR ? 8 :
+				  (uint32_t)t->size);
 	return reg;
 }
 
@@ -743,9 +764,9 @@ static int cg_member_update(dt_cg_t *cx, dt_node_t *n, cg_change_fn *change)
 	int d = dt_sou_lvalue(cx, n->l);
 	int a = dt_regs_take(cx);
 
-	dt_sou_load_at(cx, a, d, t);
+	dt_sou_load_lvalue(cx, a, d, n->l);
 	int v = change(cx, n, a, t);
-	dt_sou_store_at(cx, d, v, t);
+	dt_sou_store_lvalue(cx, d, v, n->l);
 	if (v != a)
 		incdec_result(cx, n, a, v);
 	EMIT(DT_MOV64_REG(d, a));

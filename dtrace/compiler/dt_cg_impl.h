@@ -334,6 +334,17 @@ int dt_sou_addr(dt_cg_t *cx, dt_node_t *n);
 /* Emit: dst = the scalar of type t at addr; store v there. */
 void dt_sou_load_at(dt_cg_t *cx, int dst, int addr, const dt_type_t *t);
 void dt_sou_store_at(dt_cg_t *cx, int addr, int v, const dt_type_t *t);
+/* The same for lvalue n, whose address addr is (its unit's, for a
+ * bit-field: the field is read or written alone). */
+void dt_sou_load_lvalue(dt_cg_t *cx, int dst, int addr, const dt_node_t *n);
+void dt_sou_store_lvalue(dt_cg_t *cx, int addr, int v, const dt_node_t *n);
+/* Emit: reg, holding the bytes of bit-field m's unit, = m's value (its
+ * bits, sign-extended when its type is signed). */
+void dt_cg_bitfield_value(dt_cg_t *cx, int reg, const dt_member_t *m);
+/* Emit: store the low bits of v (left as it is) in bit-field m of the unit
+ * at addr (BPF memory), the other bits of the unit kept: read, masked,
+ * or'ed, written back; r0 and r1 are changed, addr may be r2..r5. */
+void dt_cg_bitfield_store(dt_cg_t *cx, int addr, int v, const dt_member_t *m);
 /* Emit: the value of n (dt_sou_rooted()): a scalar, or an address. */
 int dt_sou_value(dt_cg_t *cx, dt_node_t *n);
 /* Emit: assignment n to a member or element of such a variable. */

@@ -21,7 +21,10 @@
  * a pointer (`*p = s`, `p->inner = s.inner`) is copied the same way, to
  * D scratch memory only, as every store through a pointer
  * (dt_cg_scratch_lvalue()).  An array index is checked at run time: one
- * past the end faults as a bad address.
+ * past the end faults as a bad address.  A bit-field is read from its
+ * unit (dt_member_unit_size()) by two shifts, and written by a read of
+ * the unit, its bits replaced, and a write back: its neighbours keep
+ * theirs.
  */
 #include "dt_cg_impl.h"
 
@@ -153,10 +156,64 @@ void dt_sou_store_at(dt_cg_t *cx, int addr, int v, const dt_type_t *t)
 	EMIT(DT_STORE(size_op(scalar_size(cx, t)), addr, 0, v));
 }
 
+void dt_cg_bitfield_value(dt_cg_t *cx, int reg, const dt_member_t *m)
+{
+	int above = 64 - m->bit_offset - m->bit_size;
+
+	if (above != 0)
+		EMIT(DT_ALU64_IMM(BPF_LSH, reg, above));
+	if (m->bit_size < 64)
+		EMIT(DT_ALU64_IMM(m->type->is_signed ? BPF_ARSH : BPF_RSH, reg,
+				  64 - m->bit_size));
+}
+
+/* r0 and r1 are the scratch: no pool register is taken, which would
+ * spill addr or v. */
+void dt_cg_bitfield_store(dt_cg_t *cx, int addr, int v, const dt_member_t *m)
+{
+	int op = size_op(dt_member_unit_size(m));
+	uint64_t ones = m->bit_size < 64 ? (1ULL << m->bit_size) - 1 : ~0ULL;
+
+	EMIT(DT_LOAD(op, DT_R1, addr, 0));
+	dt_as_ld_imm64(cx->as, DT_R0, ~(ones << m->bit_offset));
+	EMIT(DT_ALU64_REG(BPF_AND, DT_R1, DT_R0));
+	EMIT(DT_MOV64_REG(DT_R0, v));
+	if (m->bit_size < 64)
+		EMIT(DT_ALU64_IMM(BPF_LSH, DT_R0, 64 - m->bit_size));
+	if (64 - m->bit_size - m->bit_offset != 0)
+		EMIT(DT_ALU64_IMM(BPF_RSH, DT_R0,
+				  64 - m->bit_size - m->bit_offset));
+	EMIT(DT_ALU64_REG(BPF_OR, DT_R1, DT_R0));
+	EMIT(DT_STORE(op, addr, 0, DT_R1));
+}
+
+void dt_sou_load_lvalue(dt_cg_t *cx, int dst, int addr, const dt_node_t *n)
+{
+	if (!dt_node_is_bitfield(n)) {
+		dt_sou_load_at(cx, dst, addr, n->type);
+		return;
+	}
+	EMIT(DT_LOAD(size_op(dt_member_unit_size(n->member)), dst, addr, 0));
+	dt_cg_bitfield_value(cx, dst, n->member);
+}
+
+void dt_sou_store_lvalue(dt_cg_t *cx, int addr, int v, const dt_node_t *n)
+{
+	if (dt_node_is_bitfield(n))
+		dt_cg_bitfield_store(cx, addr, v, n->member);
+	else
+		dt_sou_store_at(cx, addr, v, n->type);
+}
+
 int dt_sou_value(dt_cg_t *cx, dt_node_t *n)
 {
 	int reg = sou_addr(cx, n, false);
 	const dt_type_t *t = n->type;
+
+	if (dt_node_is_bitfield(n)) {
+		dt_sou_load_lvalue(cx, reg, reg, n);
+		return reg;
+	}
 
 	/* a string member, as a string variable, is read where it lies */
 	if (!dt_sou_type(t) && t->kind != DT_TK_STRING)
@@ -232,7 +289,7 @@ int dt_sou_assign(dt_cg_t *cx, dt_node_t *n)
 	}
 	dt_cg_convert(cx, v, n->r->type, t);
 	int d = dt_sou_lvalue(cx, n->l);
-	dt_sou_store_at(cx, d, v, t);
+	dt_sou_store_lvalue(cx, d, v, n->l);
 	dt_regs_give(cx, d);
-	return v;
+	return v;	/* as in DTrace, a bit-field's too: not cut to it */
 }

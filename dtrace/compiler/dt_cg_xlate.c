@@ -24,8 +24,15 @@ int dt_xlate_cg(dt_cg_t *cx, dt_node_t *x)
 			 size == 4 ? BPF_W : BPF_DW;
 		int r = dt_cg_expr(cx, c);
 
-		dt_cg_emit(cx, DT_STORE(op, DT_R9, (int16_t)(off + m->offset),
-					r));
+		if (m->bit_size != 0) {	/* its bits of its unit */
+			dt_cg_emit(cx, DT_MOV64_REG(DT_R2, DT_R9));
+			dt_cg_emit(cx, DT_ALU64_IMM(BPF_ADD, DT_R2,
+						    (int32_t)(off + m->offset)));
+			dt_cg_bitfield_store(cx, DT_R2, r, m);
+		} else {
+			dt_cg_emit(cx, DT_STORE(op, DT_R9,
+						(int16_t)(off + m->offset), r));
+		}
 		dt_regs_give(cx, r);
 	}
 	dt_cg_span_add(&cx->st->xlated, off, (uint32_t)out->size);

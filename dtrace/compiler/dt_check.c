@@ -461,6 +461,9 @@ static dt_type_t *check_addrof(dt_check_t *cx, dt_node_t *n)
 		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
 		    "variable");
 	dt_type_t *t = dt_check_expr(cx, e);
+	if (dt_node_is_bitfield(e))
+		ERR(cx, D_ADDROF_BITFIELD, n, "cannot take address of "
+		    "bit-field");
 	if (e->ident != NULL)	/* self->x, this->x, a[k] */
 		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
 		    "variable");
@@ -879,6 +882,9 @@ static dt_type_t *check_unary(dt_check_t *cx, dt_node_t *n)
 		return check_incdec(cx, n);
 	case DT_OP_SIZEOF:
 		dt_check_expr(cx, n->l);
+		if (dt_node_is_bitfield(n->l))
+			ERR(cx, D_SIZEOF_BITFIELD, n, "cannot apply sizeof to "
+			    "a bit-field");
 		if (n->l->type->size == 0 && !dt_check_is_string(n->l->type))
 			ERR(cx, D_SIZEOF_TYPE, n, "cannot apply sizeof to an "
 			    "operand of unknown size");
@@ -1135,6 +1141,28 @@ static void check_member_of(dt_check_t *cx, dt_node_t *n, dt_type_t *t)
 		    n->arrow ? "->" : ".", t->name);
 }
 
+/* The type a read of bit-field m gives, promoted as C does: int when int
+ * holds all its values, else unsigned int when that does, else its own. */
+static dt_type_t *bitfield_type(dt_check_t *cx, dt_node_t *n,
+				const dt_member_t *m)
+{
+	bool is_signed = m->type->is_signed;
+
+	if (dt_member_unit_size(m) == 0)
+		ERR(cx, D_OP_STRUCT, n, "bit-field %s spans more than 8 "
+		    "bytes", n->name);
+	if (m->bit_size < 32 || (m->bit_size == 32 && is_signed))
+		return dt_check_int_type(cx);
+	return dt_type_int(tt(cx), m->bit_size == 32 ? 4 : 8, is_signed);
+}
+
+/* Whether n is a bit-field member. */
+bool dt_node_is_bitfield(const dt_node_t *n)
+{
+	return n->kind == DT_N_MEMBER && n->member != NULL &&
+	       n->member->bit_size != 0;
+}
+
 static dt_type_t *check_member(dt_check_t *cx, dt_node_t *n)
 {
 	dt_identkind_t kind;
@@ -1173,11 +1201,9 @@ static dt_type_t *check_member(dt_check_t *cx, dt_node_t *n)
 	if (m == NULL)
 		ERR(cx, D_TYPE_MEMBER, n, "%s is not a member of %s", n->name,
 		    t->name);
-	if (m->bit_size != 0)
-		ERR(cx, D_OP_STRUCT, n, "bit-field %s is not supported",
-		    n->name);
 	n->lvalue = true;
-	n->type = m->type;
+	n->member = m;
+	n->type = m->bit_size != 0 ? bitfield_type(cx, n, m) : m->type;
 	/* A string member is strsize bytes of a D variable; in memory
 	 * reached through a pointer it would be read as a char array,
 	 * which D does not do for a string */

@@ -83,6 +83,8 @@ bool dt_check_is_udepth(const dt_node_t *n);
 bool dt_check_has_udepth(const dt_node_t *list);
 /* A struct, union or array: stored by value in a variable (dt_cg_sou.c). */
 bool dt_sou_type(const dt_type_t *t);
+/* Whether checked node n is a bit-field member (n->member). */
+bool dt_node_is_bitfield(const dt_node_t *n);
 /* Whether lvalue n is such a variable or a member or element of one. */
 bool dt_sou_rooted(const dt_node_t *n);
 /* Whether checked node n names a variable (and not a part of one). */

@@ -199,6 +199,29 @@ static void check_member_type(dt_pcb_t *pcb, const dt_type_t *t,
 			     name ? name : "");
 }
 
+/*
+ * The width of a bit-field of type t after its ':', as DTrace checks it: a
+ * positive constant (0 only for an unnamed one, C's `: 0`), of an integer
+ * type (not an enum), no wider than the type.
+ */
+static uint8_t bitfield_width(dt_pcb_t *pcb, const dt_type_t *t,
+			      const char *name, int line)
+{
+	static const char positive[] = "positive integral constant "
+				       "expression expected as bit-field size";
+	int64_t w = const_expr(pcb, NULL, D_DECL_BFCONST, positive);
+
+	if (w < 0 || (w == 0 && name != NULL))
+		dt_pcb_error(pcb, D_DECL_BFCONST, line, "%s", positive);
+	if (t->kind != DT_TK_INT)
+		dt_pcb_error(pcb, D_DECL_BFTYPE, line, "invalid type for "
+			     "bit-field: %s", name != NULL ? name : "(anon)");
+	if ((uint64_t)w > t->size * 8)
+		dt_pcb_error(pcb, D_DECL_BFSIZE, line, "bit-field too big "
+			     "for type: %s", name != NULL ? name : "(anon)");
+	return (uint8_t)w;
+}
+
 /* Members of a struct or union body, after its '{'. */
 static dt_member_t *parse_members(dt_pcb_t *pcb)
 {
@@ -211,9 +234,7 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 		do {
 			dt_member_t *m = dt_pcb_alloc(pcb, sizeof(*m)), *o;
 			dt_type_t *t = base;
-			int64_t w;
-
-			bool is_func;
+			bool is_func, zero_width = false;
 
 			t = parse_pointers(pcb, t);
 			if (peek_is(pcb, T_IDENT) || peek_is(pcb, T_LPAREN))
@@ -231,28 +252,15 @@ static dt_member_t *parse_members(dt_pcb_t *pcb)
 				t = array_of(pcb, t, n, line);
 			}
 			if (accept(pcb, T_COLON)) {
-				w = const_expr(pcb, NULL, D_DECL_BFCONST,
-					       "positive integral constant "
-					       "expression expected as "
-					       "bit-field size");
-				if (w <= 0)
-					dt_pcb_error(pcb, D_DECL_BFCONST, line,
-						     "positive integral "
-						     "constant expression "
-						     "expected as bit-field "
-						     "size");
-				if (!dt_type_is_integer(t) ||
-				    (uint64_t)w > t->size * 8)
-					dt_pcb_error(pcb, D_DECL_BFSIZE, line,
-						     "bit-field too big for "
-						     "type: %s", m->name ?
-						     m->name : "(anon)");
-				m->bit_size = (uint8_t)w;
+				m->bit_size = bitfield_width(pcb, t, m->name,
+							     line);
+				zero_width = m->bit_size == 0;
 			}
 			/* an anonymous struct or union member (C11) takes
 			 * its room; its members are not reached by name */
 			if (m->name == NULL && m->bit_size == 0 &&
-			    t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION)
+			    t->kind != DT_TK_STRUCT && t->kind != DT_TK_UNION &&
+			    !zero_width)
 				syntax_error(pcb, peek(pcb));
 			check_member_type(pcb, t, m->name, line);
 			for (o = head; o != NULL && m->name; o = o->next)

@@ -6,7 +6,8 @@
  * The layout is the one the DTrace guide documents for print(): the type's
  * name, then the value.  A struct or union is a block of its members, one
  * a line as "name = value", indented four columns per level of nesting;
- * integers print in hexadecimal, null pointers as NULL, enums by the name
+ * integers print in hexadecimal (a bit-field its bits, not sign-extended,
+ * unnamed ones not at all), null pointers as NULL, enums by the name
  * of their constant, strings and char arrays quoted, other arrays as
  * "[ a, b ]":
  *
@@ -120,10 +121,21 @@ static void print_array(FILE *out, const dt_type_t *t, const uint8_t *p,
 	fputs(" ]", out);
 }
 
-/* A bit-field's value: bit_size bits from bit_offset of its unit. */
+/* The bytes bit-field m's bits take from its offset (9 at most). */
+static size_t bitfield_bytes(const dt_member_t *m)
+{
+	return ((size_t)m->bit_offset + m->bit_size + 7) / 8;
+}
+
+/* A bit-field's value, as DTrace prints it: its bit_size bits from
+ * bit_offset of its unit, never sign-extended; also one of a packed
+ * struct that no 8 bytes hold. */
 static uint64_t bitfield(const dt_member_t *m, const uint8_t *p)
 {
-	uint64_t v = load_uint(p, (size_t)m->type->size) >> m->bit_offset;
+	unsigned __int128 bits = 0;
+
+	memcpy(&bits, p, bitfield_bytes(m));
+	uint64_t v = (uint64_t)(bits >> m->bit_offset);
 
 	return m->bit_size < 64 ? v & ((1ULL << m->bit_size) - 1) : v;
 }
@@ -158,14 +170,23 @@ static bool print_member_string(FILE *out, print_strings_t *ps)
 	return true;
 }
 
+/* The bytes member m takes from its offset. */
+static size_t member_bytes(const dt_member_t *m)
+{
+	return m->bit_size != 0 ? bitfield_bytes(m) : (size_t)m->type->size;
+}
+
 static void print_members(FILE *out, const dt_type_t *t, const uint8_t *p,
 			  size_t avail, int indent, print_strings_t *ps)
 {
 	for (const dt_member_t *m = t->members; m != NULL; m = m->next) {
 		size_t off = m->offset;
 
-		if (off + m->type->size > avail)
+		if (off + member_bytes(m) > avail)
 			break;	/* past what was recorded */
+		if (m->name == NULL && (m->bit_size != 0 ||
+					dt_member_is_zero_width(m)))
+			continue;	/* padding */
 		if (m->name == NULL) {	/* anonymous: its members are ours */
 			print_members(out, m->type, p + off, avail - off,
 				      indent, ps);

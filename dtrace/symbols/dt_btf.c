@@ -154,6 +154,25 @@ static const struct btf_type *btf_anon_sou(const struct btf *btf, uint32_t id)
 	       t : NULL;
 }
 
+/* The width of member i of t as a bit-field (0: none), *bits moved to its
+ * first bit: BTF with kind_flag says it in the member, older BTF in an int
+ * type of fewer bits than its size (BTF_INT_BITS, BTF_INT_OFFSET). */
+static uint8_t btf_bitfield(const struct btf *btf, const struct btf_type *t,
+			    int i, uint32_t *bits)
+{
+	uint32_t size = btf_member_bitfield_size(t, (uint32_t)i);
+	const struct btf_type *mt;
+
+	if (size != 0 || btf_kflag(t))
+		return (uint8_t)size;
+	mt = btf__type_by_id(btf, btf_members(t)[i].type);
+	if (mt == NULL || !btf_is_int(mt) ||
+	    (btf_int_bits(mt) == mt->size * 8 && btf_int_offset(mt) == 0))
+		return 0;
+	*bits += btf_int_offset(mt);
+	return btf_int_bits(mt);
+}
+
 /* Add the members of t at byte offset base; those of an anonymous struct
  * or union member are added in its place, as C lets them be named. */
 static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
@@ -163,7 +182,8 @@ static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
 
 	for (int i = 0; i < btf_vlen(t); i++) {
 		const struct btf_type *anon = btf_anon_sou(dtp->kbtf, bm[i].type);
-		uint32_t off = base + btf_member_bit_offset(t, i) / 8;
+		uint32_t bits = btf_member_bit_offset(t, i);
+		uint32_t off = base + bits / 8;
 		if (anon != NULL && depth < DT_BTF_DEPTH) {
 			btf_add_members(dtp, ms, anon, off, depth + 1);
 			continue;
@@ -175,11 +195,15 @@ static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
 		if (m->name != NULL && m->name[0] == '\0')
 			m->name = NULL;
 		m->type = btf_import(dtp, bm[i].type, depth + 1);
-		m->bit_size = (uint8_t)btf_member_bitfield_size(t, i);
+		m->bit_size = btf_bitfield(dtp->kbtf, t, i, &bits);
 		if (m->type == NULL || (!m->type->complete &&
 					m->type->kind != DT_TK_ENUM) ||
 		    m->type->kind == DT_TK_VOID || m->type->kind == DT_TK_FUNC)
 			m->type = btf_bytes(dtp, bm[i].type);
+		if (m->bit_size != 0) {	/* its bit, in place of its byte */
+			off = base + bits / 8;
+			m->bit_offset = (uint8_t)(bits % 8);
+		}
 		ms->off[ms->n++] = off;
 	}
 }
@@ -200,6 +224,9 @@ static void btf_sou_fill(dtrace_hdl_t *dtp, dt_type_t *s,
 		for (int i = 0; d != NULL && i < ms.n; d = d->next, i++)
 			if (ms.m[i].bit_size == 0)
 				d->offset = ms.off[i];
+			else	/* where BTF puts it */
+				dt_type_place_bitfield(d, (uint64_t)ms.off[i] *
+						       8 + ms.m[i].bit_offset);
 		s->size = t->size;
 	}
 	free(ms.m);

@@ -275,6 +275,22 @@ static dt_type_t *enum_type(dt_typetab_t *tt, Dwarf_Die *die)
 	return t;
 }
 
+/* The bit of its struct where bit-field member m (DIE die) starts: DWARF
+ * 4's DW_AT_data_bit_offset, else DWARF 2's DW_AT_bit_offset, which counts
+ * from the most significant bit of a unit of DW_AT_byte_size bytes (its
+ * type's size when absent) at DW_AT_data_member_location. */
+static uint64_t bitfield_pos(Dwarf_Die *die, const dt_member_t *m)
+{
+	uint64_t loc = udata(die, DW_AT_data_member_location, 0) * 8;
+	uint64_t unit = udata(die, DW_AT_byte_size, m->type->size) * 8;
+
+	if (dwarf_hasattr_integrate(die, DW_AT_data_bit_offset))
+		return udata(die, DW_AT_data_bit_offset, 0);
+	if (!dwarf_hasattr_integrate(die, DW_AT_bit_offset))
+		return loc;
+	return loc + unit - udata(die, DW_AT_bit_offset, 0) - m->bit_size;
+}
+
 /* The members of a struct or union DIE, in order; NULL when one has a type
  * D cannot hold. */
 static dt_member_t *members_of(dw_ctx_t *cx, Dwarf_Die *die, bool *ok)
@@ -291,6 +307,12 @@ static dt_member_t *members_of(dw_ctx_t *cx, Dwarf_Die *die, bool *ok)
 		m->type = type_of(cx, &c);
 		m->offset = (uint32_t)udata(&c, DW_AT_data_member_location, 0);
 		m->bit_size = (uint8_t)udata(&c, DW_AT_bit_size, 0);
+		if (m->bit_size != 0 && m->type != NULL) {
+			uint64_t pos = bitfield_pos(&c, m);
+
+			m->offset = (uint32_t)(pos / 8);
+			m->bit_offset = (uint8_t)(pos % 8);
+		}
 		*tail = m;
 		tail = &m->next;
 		if (m->type == NULL)
@@ -332,6 +354,9 @@ static dt_type_t *sou_type(dw_ctx_t *cx, Dwarf_Die *die)
 		for (; d != NULL && s != NULL; d = d->next, s = s->next)
 			if (s->bit_size == 0)
 				d->offset = s->offset;
+			else	/* where DWARF puts it */
+				dt_type_place_bitfield(d, (uint64_t)s->offset *
+						       8 + s->bit_offset);
 		t->size = udata(die, DW_AT_byte_size, t->size);
 	}
 	members_free(mems);

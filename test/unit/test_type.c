@@ -191,6 +191,8 @@ struct c_s3 { char a; char b[3]; struct c_s1 s; char *p; };
 union c_u1 { char a; int b; char c[5]; };
 struct c_b1 { int a : 3; int b : 5; int c : 30; char d; };
 struct c_b2 { char a; unsigned short b : 9; unsigned short c : 9; };
+struct c_b3 { char a : 3; long : 0; char b : 2; };
+struct c_b4 { int : 5; char a; };
 
 static void test_layout(void)
 {
@@ -266,6 +268,44 @@ static void test_layout(void)
 	CHECK(!t->complete);
 }
 
+/* `: 0` and unnamed bit-fields as GCC lays them; where DWARF or BTF put a
+ * field, in its unit or, packed, across one; the bytes a read takes. */
+static void test_bitfield_places(void)
+{
+	dt_member_t m[4];
+	dt_type_t *t = dt_type_tag(tt, DT_TK_STRUCT, "b3");
+
+	CHECK(dt_type_complete_sou(tt, t, mem(&m[0], "a", "char", 3,
+		mem(&m[1], NULL, "long", 0, mem(&m[2], "b", "char", 2,
+		NULL)))) == 0);
+	CHECK(t->size == sizeof(struct c_b3) && t->align == 1);
+	CHECK(dt_member_is_zero_width(t->members->next));
+	CHECK(dt_type_member(t, "b")->offset == 8);
+	t = dt_type_tag(tt, DT_TK_STRUCT, "b4");
+	CHECK(dt_type_complete_sou(tt, t, mem(&m[0], NULL, "int", 5,
+		mem(&m[1], "a", "char", 0, NULL))) == 0);
+	CHECK(t->size == sizeof(struct c_b4) && t->align == 1);
+	CHECK(dt_type_member(t, "a")->offset == 1);
+
+	mem(&m[0], "x", "int", 7, NULL);
+	dt_type_place_bitfield(&m[0], 37);	/* in the int at 4 */
+	CHECK(m[0].offset == 4 && m[0].bit_offset == 5 &&
+	      dt_member_unit_size(&m[0]) == 4);
+	mem(&m[0], "x", "unsigned int", 30, NULL);
+	dt_type_place_bitfield(&m[0], 8);	/* packed: across two ints */
+	CHECK(m[0].offset == 1 && m[0].bit_offset == 0 &&
+	      dt_member_unit_size(&m[0]) == 4);
+	mem(&m[0], "x", "char", 5, NULL);
+	dt_type_place_bitfield(&m[0], 14);	/* packed: across two chars */
+	CHECK(m[0].offset == 1 && m[0].bit_offset == 6 &&
+	      dt_member_unit_size(&m[0]) == 2);
+	mem(&m[0], "x", "long", 62, NULL);
+	dt_type_place_bitfield(&m[0], 2);
+	CHECK(m[0].offset == 0 && dt_member_unit_size(&m[0]) == 8);
+	dt_type_place_bitfield(&m[0], 13);	/* no 8 bytes hold it */
+	CHECK(m[0].offset == 1 && dt_member_unit_size(&m[0]) == 0);
+}
+
 static void test_enums(void)
 {
 	dt_type_t *e = dt_type_tag(tt, DT_TK_ENUM, "color"), *et;
@@ -293,6 +333,7 @@ int main(void)
 	test_constructors();
 	test_typedefs();
 	test_layout();
+	test_bitfield_places();
 	test_enums();
 	dt_typetab_destroy(tt);
 	printf("test_type: %d passed, %d failed\n", npass, nfail);
