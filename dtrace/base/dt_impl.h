@@ -229,6 +229,10 @@ struct dtrace_hdl {
 	uint32_t late_limit;
 	bool reuse_ids;
 	uint32_t *free_ids, nfree_ids, free_ids_cap, free_ids_head;
+	uint32_t *reused_ids, nreused, reused_cap;	/* given again, which
+				   dt_prog_provide_again() looks for beside
+				   the ids past the last */
+	int providing_again;	/* dt_prog_provide_again() calls running */
 	/* probes the programs made at run time (dt_instance.c): inst[i] has
 	 * the id inst_base + i */
 	dtrace_probe_t **inst;

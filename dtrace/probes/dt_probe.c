@@ -105,8 +105,13 @@ static uint32_t probe_id_new(dtrace_hdl_t *dtp)
 {
 	bool past = dtp->late_limit != 0 && dtp->nprobes + 1 >= dtp->late_limit;
 
-	if (past && dtp->reuse_ids && dtp->free_ids_head < dtp->nfree_ids)
-		return dtp->free_ids[dtp->free_ids_head++];
+	if (past && dtp->reuse_ids && dtp->free_ids_head < dtp->nfree_ids) {
+		uint32_t id = dtp->free_ids[dtp->free_ids_head++];
+
+		dt_array_room(dtp->reused_ids, dtp->nreused, dtp->reused_cap);
+		dtp->reused_ids[dtp->nreused++] = id;
+		return id;
+	}
 	if (id_of_programs(dtp, dtp->nprobes + 1)) {	/* step over them */
 		uint32_t last = dtp->inst_base + dtp->inst_max - 1;
 
@@ -447,6 +452,9 @@ void dt_probe_fini(dtrace_hdl_t *dtp)
 {
 	pid_probes_fini(dtp);
 	free(dtp->free_ids);
+	free(dtp->reused_ids);
+	dtp->reused_ids = NULL;
+	dtp->nreused = dtp->reused_cap = 0;
 	dtp->free_ids = NULL;
 	dtp->nfree_ids = dtp->free_ids_cap = dtp->free_ids_head = 0;
 	for (uint32_t id = 1; id <= dtp->nprobes; id++)

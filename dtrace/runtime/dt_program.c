@@ -218,36 +218,49 @@ static int enable_probe(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 static void provider_failed(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			    const char *op, int rc);
 
+/* Enable p, made by pv's provide() while tracing, when a clause wants
+ * it: 1 if enabled.  A probe that cannot be enabled now is reported and
+ * the others go on, as tracing does. */
+static int enable_new(dtrace_hdl_t *dtp, dt_provider_t *pv, dtrace_probe_t *p)
+{
+	if (p == NULL || p->provider != pv || dt_cs_empty(&p->clauses))
+		return 0;
+	if (enable_probe(dtp, p) < 0) {
+		dt_warn(dtp, "%s", dtp->errmsg);
+		dtp->errmsg[0] = '\0';
+		return 0;
+	}
+	return 1;
+}
+
 int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv)
 {
-	uint32_t first = dtp->nprobes + 1;
 	const dtrace_probedesc_t *const *descs;
 	size_t ndescs = dt_provider_descs(dtp, pv, &descs);
 	int n = 0;
 
+	if (dtp->providing_again == 0)	/* not those given outside it */
+		dtp->nreused = 0;
+	uint32_t first = dtp->nprobes + 1, first_reused = dtp->nreused;
+	dtp->providing_again++;
 	for (size_t i = 0; i < ndescs; i++) {
 		dt_plugin_call_t call = dt_plugin_enter(dtp, pv, "provide()");
 		int rc = pv->ops->provide(pv, pv->data, descs[i]);
 		dt_plugin_leave(dtp, call);
 		if (rc < 0) {
+			dtp->providing_again--;
 			provider_failed(dtp, pv, "provide", rc);
 			return -1;
 		}
 	}
-	/* host_probe_insert() gave the new probes their clauses.  A probe that
-	 * cannot be enabled now is reported and the others go on, as
-	 * tracing does. */
-	for (uint32_t id = first; id <= dtp->nprobes; id++) {
-		dtrace_probe_t *p = dtp->probes[id];
-		if (p == NULL || p->provider != pv || dt_cs_empty(&p->clauses))
-			continue;
-		if (enable_probe(dtp, p) < 0) {
-			dt_warn(dtp, "%s", dtp->errmsg);
-			dtp->errmsg[0] = '\0';
-			continue;
-		}
-		n++;
-	}
+	dtp->providing_again--;
+	/* host_probe_insert() gave the new probes their clauses: those past
+	 * the last id, and those given the id of a probe removed. */
+	for (uint32_t id = first; id <= dtp->nprobes; id++)
+		n += enable_new(dtp, pv, dtp->probes[id]);
+	for (uint32_t i = first_reused; i < dtp->nreused; i++)
+		n += enable_new(dtp, pv, dtp->probes[dtp->reused_ids[i]]);
+	dtp->nreused = first_reused;
 	return n;
 }
 
