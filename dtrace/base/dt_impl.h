@@ -84,6 +84,8 @@ typedef struct dt_options {
 				   perf_event_max_stack by default */
 	uint64_t stackindent;	/* columns before each frame of a printed
 				   stack, default 14 */
+	uint64_t printsize;	/* bytes of an object print() shows (its
+				   members from there on are cut: "...") */
 	uint64_t cleanrate;	/* checked only: a dynamic variable is freed
 				   when assigned 0, there is nothing to clean */
 	int bufpolicy;		/* dt_bufpolicy_t */
@@ -323,6 +325,14 @@ uint64_t dt_wall_ns(void);		/* CLOCK_REALTIME */
  * number is in ns, as in DTrace; ns, us, ms, s, m, h, d (and their long
  * names) scale it, "hz" makes it a frequency.  -1 when it is none. */
 int dt_parse_time(const char *s, uint64_t *ns);
+/* A size option's value (-x bufsize=4m, setopt()): a number, with k, m,
+ * g or t to scale it.  -1 when it is none. */
+int dt_parse_size(const char *s, uint64_t *v);
+/* -x printsize, as DTrace takes it: 0 or more than 64k is the default,
+ * any other value rounded up to 8 bytes. */
+#define DT_PRINTSIZE_DEFAULT	8192
+#define DT_PRINTSIZE_MAX	65536
+uint64_t dt_printsize_value(uint64_t v);
 
 /* dt_probe.c */
 dtrace_probe_t *dt_probe_insert(dtrace_hdl_t *dtp, dt_provider_t *pv,

@@ -289,6 +289,43 @@ uint64_t dt_wall_ns(void)
 	return clock_ns(CLOCK_REALTIME);
 }
 
+static int parse_u64(const char *s, char **end, uint64_t *v)
+{
+	errno = 0;
+	if (*s == '-' || *s == '\0')
+		return -1;
+	*v = strtoull(s, end, 0);
+	return errno ? -1 : 0;
+}
+
+int dt_parse_size(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (parse_u64(s, &end, v) < 0)
+		return -1;
+	uint64_t mult = 1;
+	switch (*end) {
+	case '\0': break;
+	case 'k': case 'K': mult = 1ull << 10; end++; break;
+	case 'm': case 'M': mult = 1ull << 20; end++; break;
+	case 'g': case 'G': mult = 1ull << 30; end++; break;
+	case 't': case 'T': mult = 1ull << 40; end++; break;
+	default: return -1;
+	}
+	if (*end != '\0' || (mult > 1 && *v > UINT64_MAX / mult))
+		return -1;
+	*v *= mult;
+	return 0;
+}
+
+uint64_t dt_printsize_value(uint64_t v)
+{
+	if (v == 0 || v > DT_PRINTSIZE_MAX)
+		v = DT_PRINTSIZE_DEFAULT;
+	return (v + 7) & ~7ull;
+}
+
 int dt_parse_time(const char *s, uint64_t *ns)
 {
 	static const struct { const char *sfx; uint64_t mult; } units[] = {

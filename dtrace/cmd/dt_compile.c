@@ -174,6 +174,49 @@ static dt_compiled_clause_t *match_and_compile(dt_pcb_t *pcb,
 	return dt_cg_clause(pcb, c, acc->probes, acc->n);
 }
 
+void dt_probe_attrs(dtrace_probe_t *p, dtrace_stability_t attr[6])
+{
+	for (int i = 0; i < 6; i++)
+		attr[i] = DTRACE_STABILITY_EVOLVING;
+	attr[2] = attr[5] = (dtrace_stability_t)DT_CLASS_COMMON;
+	if (p->provider->ops->probe_stability)
+		p->provider->ops->probe_stability(p->provider,
+						  p->provider->data, p, attr);
+}
+
+static dt_attr_t attr_at(const dtrace_stability_t *a)
+{
+	return (dt_attr_t){ a[0], a[1], (dt_depclass_t)a[2] };
+}
+
+/* Clause c's attributes as DTrace computes them for dtrace -v: its
+ * probes' description attributes (Unstable/Unstable/Common when it
+ * matched none), and its statements' (the probes' argument attributes
+ * where it names args[ ]), folded into res's. */
+static void clause_attrs(const dt_clause_ast_t *c, const match_acc_t *acc,
+			 dt_compile_result_t *res)
+{
+	static const dt_attr_t unmatched = {
+		DTRACE_STABILITY_UNSTABLE, DTRACE_STABILITY_UNSTABLE,
+		DT_CLASS_COMMON,
+	};
+	dt_attr_t desc = acc->n == 0 ? unmatched : dt_attr_max, args;
+	dtrace_stability_t a[6];
+	bool uses_args;
+	dt_attr_t stmt = dt_clause_attr(c, &uses_args);
+
+	args = dt_attr_max;
+	for (int i = 0; i < acc->n; i++) {
+		dt_probe_attrs(acc->probes[i], a);
+		desc = dt_attr_min(desc, attr_at(a));
+		args = dt_attr_min(args, attr_at(a + 3));
+	}
+	if (uses_args)
+		stmt = dt_attr_min(stmt, args);
+	res->descattr = dt_attr_min(res->descattr, desc);
+	res->stmtattr = dt_attr_min(res->stmtattr, stmt);
+}
+
 static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 			   dt_compile_result_t *res)
 {
@@ -182,6 +225,7 @@ static void compile_clause(dt_pcb_t *pcb, const dt_clause_ast_t *c,
 	dt_compiled_clause_t *cc = match_and_compile(pcb, c, res, &acc);
 
 	dt_pd_clause_add(dtp, cc);
+	clause_attrs(c, &acc, res);
 
 	keep_descs(dtp, cc->id, c);
 	/* "matched N probes" counts as DTrace does, each description's
@@ -224,6 +268,7 @@ int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,
 
 	res->nclauses = res->nprobes = 0;
 	res->scratch = NULL;
+	res->descattr = res->stmtattr = dt_attr_max;
 	dtp->ncompiles++;
 	if (dtp->opt.cpp) {
 		if (dt_cpp_run(dtp, src, len, &cppout, &cpplen) < 0) {

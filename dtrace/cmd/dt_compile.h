@@ -6,6 +6,7 @@
 #define DT_COMPILE_H
 
 #include "dt_impl.h"
+#include "dt_ident.h"
 
 /* How a program text was given: a script (-s), or a command-line probe
  * specifier whose bare single field names a name/provider/module/function
@@ -20,7 +21,15 @@ typedef struct dt_compile_result {
 	int (*gen)(dtrace_hdl_t *, const dt_program_ast_t *, void *);
 	void *gen_arg;
 	void *scratch;		/* internal */
+	/* dtrace -v: the least attributes of the probes the clauses
+	 * matched, and of their statements */
+	dt_attr_t descattr, stmtattr;
 } dt_compile_result_t;
+
+/* The attributes of probe p as its provider gives them (dtrace -l -v):
+ * its description's name, data and class, then its arguments'; those of
+ * a provider that gives none are Evolving/Evolving/Common. */
+void dt_probe_attrs(dtrace_probe_t *p, dtrace_stability_t attr[6]);
 
 /* Compile; 0, or -1 with dtp->errmsg and dtp->errtag set. */
 int dt_compile(dtrace_hdl_t *dtp, const char *src, size_t len,

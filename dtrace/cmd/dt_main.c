@@ -462,6 +462,9 @@ static char *resolve_probe_id(dtrace_hdl_t *dtp, const char *arg)
 	return text;
 }
 
+static void print_stability(dtrace_hdl_t *dtp, const dt_spec_t *s,
+			    const dt_compile_result_t *res);
+
 static int compile_specs(dtrace_hdl_t *dtp, dt_cmd_t *cmd, bool generate)
 {
 	cmd->nmatched = 0;
@@ -497,6 +500,8 @@ static int compile_specs(dtrace_hdl_t *dtp, dt_cmd_t *cmd, bool generate)
 			return -1;
 		if (!generate && !dtp->opt.list)
 			print_description_match(dtp, s, &res);
+		if (!generate && !dtp->opt.list && dtp->opt.verbose)
+			print_stability(dtp, s, &res);
 		cmd->nmatched += res.nprobes;
 	}
 	return 0;
@@ -511,31 +516,52 @@ static const char *stability_name(dtrace_stability_t s)
 	return (unsigned)s < 8 ? names[s] : "Unknown";
 }
 
-static void list_verbose(dtrace_hdl_t *dtp, dtrace_probe_t *p)
+/* One block of attributes, as dtrace -l -v and -v print them: a name's
+ * and its data's stability, then the dependency class. */
+static void print_attrs(FILE *out, const char *title,
+			const dtrace_stability_t *a)
 {
-	dtrace_stability_t attr[6] = {
-		DTRACE_STABILITY_EVOLVING, DTRACE_STABILITY_EVOLVING,
-		DTRACE_STABILITY_EVOLVING, DTRACE_STABILITY_EVOLVING,
-		DTRACE_STABILITY_EVOLVING, DTRACE_STABILITY_EVOLVING,
-	};
 	static const char *classes[] = { "Unknown", "CPU", "Platform",
 					 "Group", "ISA", "Common" };
+
+	fprintf(out, "\n\t%s\n\t\tIdentifier Names: %s\n"
+		"\t\tData Semantics:   %s\n\t\tDependency Class: %s\n",
+		title, stability_name(a[0]), stability_name(a[1]),
+		classes[(unsigned)a[2] < 6 ? a[2] : 0]);
+}
+
+/* dtrace -v: the stability report of one program, after its "matched"
+ * line, as DTrace prints it (the description cut where its clause
+ * starts, as there). */
+static void print_stability(dtrace_hdl_t *dtp, const dt_spec_t *s,
+			    const dt_compile_result_t *res)
+{
+	dtrace_stability_t d[3] = { res->descattr.name, res->descattr.data,
+				    (dtrace_stability_t)res->descattr.dclass };
+	dtrace_stability_t t[3] = { res->stmtattr.name, res->stmtattr.data,
+				    (dtrace_stability_t)res->stmtattr.dclass };
 	FILE *out = dtp->out;
 
-	if (p->provider->ops->probe_stability)
-		p->provider->ops->probe_stability(p->provider, p->provider->data, p,
-						  attr);
+	if (s->ctx == DT_CTX_SCRIPT)
+		fprintf(out, "\nStability attributes for script %s:\n",
+			s->arg);
+	else
+		fprintf(out, "\nStability attributes for description %.*s:\n",
+			(int)description_len(s->arg), s->arg);
+	print_attrs(out, "Minimum Probe Description Attributes", d);
+	print_attrs(out, "Minimum Statement Attributes", t);
+	fprintf(out, "\n");
+}
+
+static void list_verbose(dtrace_hdl_t *dtp, dtrace_probe_t *p)
+{
+	dtrace_stability_t attr[6];
+	FILE *out = dtp->out;
+
+	dt_probe_attrs(p, attr);
 	dt_probe_ctypes(dtp, p);
-	fprintf(out, "\n\tProbe Description Attributes\n"
-		"\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n"
-		"\t\tDependency Class: %s\n", stability_name(attr[0]),
-		stability_name(attr[1]),
-		classes[(unsigned)attr[2] < 6 ? attr[2] : 0]);
-	fprintf(out, "\n\tArgument Attributes\n"
-		"\t\tIdentifier Names: %s\n\t\tData Semantics:   %s\n"
-		"\t\tDependency Class: %s\n", stability_name(attr[3]),
-		stability_name(attr[4]),
-		classes[(unsigned)attr[5] < 6 ? attr[5] : 0]);
+	print_attrs(out, "Probe Description Attributes", attr);
+	print_attrs(out, "Argument Attributes", attr + 3);
 	fprintf(out, "\n\tArgument Types\n");
 	if (p->nargs <= 0)
 		fprintf(out, "\t\tNone\n");

@@ -130,6 +130,7 @@ static const dt_optdesc_t options[] = {
 	{ "plugindir",	   OPT_SPECIAL, 0 },
 	{ "preallocate",   OPT_REFUSED, 0, "buffers are allocated when "
 	  "tracing starts" },
+	{ "printsize",	   OPT_SIZE,   O(printsize) },
 	{ "procprobes",	   OPT_INT,    O(procprobes) },
 	{ "pspec",	   OPT_REFUSED, 0, "a probe description and a "
 	  "declaration are told apart by what follows them" },
@@ -219,6 +220,7 @@ static const struct {
 	{ "plugindir", "load provider plugins from this directory too, first" },
 	{ "procprobes", "probes the programs may make for registered processes not seen yet" },
 	{ "quiet", "print only what the script traces (-q)" },
+	{ "printsize", "bytes of an object that print() shows (8192)" },
 	{ "rawbytes", "print traced data as bytes" },
 	{ "setenv", "set a variable in the environment of -c commands (NAME=VALUE)" },
 	{ "specsize", "bytes of records a speculation holds" },
@@ -278,6 +280,7 @@ void dt_opt_defaults(dt_options_t *o)
 	o->stackframes = 20;
 	o->maxframes = kernel_max_stack();
 	o->stackindent = 14;
+	o->printsize = DT_PRINTSIZE_DEFAULT;
 	o->ustackbytes = 8192;
 	o->procprobes = DT_INST_DEFAULT;
 	o->aggsortpos = 0;
@@ -305,36 +308,6 @@ static int parse_bool(const char *s, bool *v)
 		}
 	}
 	return -1;
-}
-
-static int parse_u64(const char *s, char **end, uint64_t *v)
-{
-	errno = 0;
-	if (*s == '-' || *s == '\0')
-		return -1;
-	*v = strtoull(s, end, 0);
-	return errno ? -1 : 0;
-}
-
-static int parse_size(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (parse_u64(s, &end, v) < 0)
-		return -1;
-	uint64_t mult = 1;
-	switch (*end) {
-	case '\0': break;
-	case 'k': case 'K': mult = 1ull << 10; end++; break;
-	case 'm': case 'M': mult = 1ull << 20; end++; break;
-	case 'g': case 'G': mult = 1ull << 30; end++; break;
-	case 't': case 'T': mult = 1ull << 40; end++; break;
-	default: return -1;
-	}
-	if (*end != '\0' || (mult > 1 && *v > UINT64_MAX / mult))
-		return -1;
-	*v *= mult;
-	return 0;
 }
 
 /*
@@ -662,9 +635,11 @@ int dt_opt_set(dtrace_hdl_t *dtp, const char *name, const char *val)
 		rc = parse_bool(val, (bool *)(base + d->off));
 		break;
 	case OPT_SIZE:
-		rc = val ? parse_size(val, &v) : -1;
+		rc = val ? dt_parse_size(val, &v) : -1;
 		if (rc == 0 && size_in_range(dtp, d, val, v) < 0)
 			return -1;
+		if (rc == 0 && d->off == O(printsize))
+			v = dt_printsize_value(v);
 		if (rc == 0)
 			*(uint64_t *)(base + d->off) = v;
 		break;

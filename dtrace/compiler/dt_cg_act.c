@@ -66,14 +66,8 @@ static void record_value(dt_cg_t *cx, dt_actdesc_t *ad, dt_node_t *a)
 		rd->kind = DT_RK_MEM;
 		rd->size = (uint32_t)t->size;
 		rd->offset = dt_cg_rec_alloc(cx, rd->size);
-		dt_cg_mst_ptr(cx, DT_R1, rec_mst_off(cx, rd->offset));
-		EMIT(DT_MOV64_IMM(DT_R2, (int32_t)rd->size));
-		EMIT(DT_MOV64_REG(DT_R3, reg));
-		if (dt_sou_rooted(a))
-			EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-		else
-			dt_cg_probe_read(cx, false);
-		dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
+		dt_sou_copy_to_mst(cx, rec_mst_off(cx, rd->offset), reg, a,
+				   rd->size);
 	}
 	dt_regs_give(cx, reg);
 	cx->ntemps = ntemps;	/* the value is in the record now */

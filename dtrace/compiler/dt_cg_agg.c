@@ -70,12 +70,19 @@ static bool agg_has_incr(const dt_node_t *call, dt_aggfunc_t f)
 }
 
 /* How key k is stored: an integer in an 8-byte slot, a string in
- * strsize bytes, a stack() or ustack() as its record (dt_rec.h). */
+ * strsize bytes, a struct or union as its bytes in a slot of 8-byte
+ * words, a stack() or ustack() as its record (dt_rec.h). */
 static void key_desc(dt_cg_state_t *st, dt_node_t *k, dt_recdesc_t *rd)
 {
 	memset(rd, 0, sizeof(*rd));
 	if (dt_check_is_stack_call(k)) {
 		dt_cg_stack_desc(st, k, rd);
+		return;
+	}
+	if (dt_sou_type(k->type)) {	/* its bytes */
+		rd->kind = DT_RK_MEM;
+		rd->size = (uint32_t)k->type->size;
+		rd->type = k->type;
 		return;
 	}
 	bool s = dt_check_is_string(k->type);
@@ -88,6 +95,8 @@ static void key_desc(dt_cg_state_t *st, dt_node_t *k, dt_recdesc_t *rd)
 
 static uint32_t key_slot(const dt_recdesc_t *rd)
 {
+	if (rd->kind == DT_RK_MEM)	/* as dt_var_slot_size() */
+		return (rd->size + 7) & ~7u;
 	return rd->kind == DT_RK_INT ? 8 : rd->size;
 }
 

@@ -303,6 +303,9 @@ int dt_cg_var_load(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys);
 /* Emit: store the value in reg (of type vt) into the variable. */
 void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,
 		     dt_type_t *vt);
+/* Emit: delete the element of map-backed variable id (a thread-local or
+ * an associative array) at keys, as storing 0 does. */
+void dt_cg_var_delete(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys);
 /* Emit: build the tuple key of args at st->off_key; size in *ksize.
  * The first 8 bytes can hold a prefix: the thread id (self-> variables,
  * DT_KEY_TID) or a number (the aggregation's id in a shared map). */
@@ -354,6 +357,11 @@ int dt_sou_assign(dt_cg_t *cx, dt_node_t *n);
 void dt_sou_stringof(dt_cg_t *cx, int a, uint64_t size);
 /* Emit: copy the value at address v (of expression r) into lhs. */
 void dt_sou_store_var(dt_cg_t *cx, dt_node_t *lhs, int v, dt_node_t *r);
+/* Emit: copy the size bytes of the struct, union or array at address v
+ * (the value of expression n: BPF memory when dt_sou_rooted(n), else the
+ * traced memory, which faults at a bad address) to mstate offset off. */
+void dt_sou_copy_to_mst(dt_cg_t *cx, uint32_t off, int v, const dt_node_t *n,
+			uint32_t size);
 
 /* dt_cg_act.c: stack(), ustack(), ufunc(), usym(), umod() and uaddr(), as
  * actions and aggregation keys (the "stack calls" of the checker: their

@@ -251,6 +251,38 @@ static void copy_value(dt_cg_t *cx, int dst, int src, bool src_bpf,
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, src);
 }
 
+void dt_sou_copy_to_mst(dt_cg_t *cx, uint32_t off, int v, const dt_node_t *n,
+			uint32_t size)
+{
+	dt_cg_mst_ptr(cx, DT_R1, off);
+	EMIT(DT_MOV64_IMM(DT_R2, (int32_t)size));
+	EMIT(DT_MOV64_REG(DT_R3, v));
+	if (dt_sou_rooted(n))
+		EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	else
+		dt_cg_probe_read(cx, false);
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, v);
+}
+
+/* Emit: variable lhs (a whole struct or union variable) = 0: a
+ * thread-local or an associative array's element is deleted, a global or
+ * a clause-local is cleared; either reads as zeros after. */
+static void clear_var(dt_cg_t *cx, dt_node_t *lhs)
+{
+	dt_ident_t *id = lhs->ident;
+	dt_node_t *keys = lhs->kind == DT_N_INDEX ? lhs->args : NULL;
+
+	if (id->kind == DT_IK_SELF || id->nkeys >= 0) {
+		dt_cg_var_delete(cx, id, keys);
+		return;
+	}
+	int d = dt_cg_var_load(cx, id, NULL);	/* its slot's address */
+	uint32_t room = dt_var_slot_size(cx->st, id->type);
+	for (uint32_t i = 0; i < room; i += 8)
+		EMIT(DT_STORE_IMM(BPF_DW, d, (int16_t)i, 0));
+	dt_regs_give(cx, d);
+}
+
 void dt_sou_store_var(dt_cg_t *cx, dt_node_t *lhs, int v, dt_node_t *r)
 {
 	int d = dt_sou_lvalue(cx, lhs);	/* through a pointer: scratch */
@@ -279,6 +311,10 @@ int dt_sou_assign(dt_cg_t *cx, dt_node_t *n)
 	int v = dt_cg_expr(cx, n->r);
 	const dt_type_t *t = n->l->type;
 
+	if (dt_sou_type(t) && !dt_sou_type(n->r->type)) {
+		clear_var(cx, n->l);	/* = 0 (dt_check.c) */
+		return v;
+	}
 	if (dt_sou_type(t)) {
 		dt_sou_store_var(cx, n->l, v, n->r);
 		return v;

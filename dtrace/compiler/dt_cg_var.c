@@ -14,7 +14,8 @@
  *			one firing, as DTrace does)
  * A struct, union or array variable takes its size, rounded up to 8, and
  * reads as its address (dt_cg_sou.c).
- * Tuple keys: integers as 8 bytes, strings strsize bytes NUL padded.  A
+ * Tuple keys: integers as 8 bytes, strings strsize bytes NUL padded, a
+ * struct or union its bytes in its slot (zero padded).  A
  * missing element reads as 0, a string one as NULL (DTrace's unset
  * element).  Storing 0 (or a NULL string) into a map-backed variable
  * deletes the element; a full map counts cpuinfo.dyn_drops.  A NULL string
@@ -216,6 +217,12 @@ uint32_t dt_cg_key_part(dt_cg_t *cx, dt_node_t *a, uint32_t off)
 	if (dt_check_is_string(a->type)) {
 		key_str(cx, off, r);
 		size = cx->st->strroom;
+	} else if (dt_sou_type(a->type)) {
+		/* its bytes, the slot's padding zeroed: keys compare whole */
+		size = dt_var_slot_size(cx->st, a->type);
+		if (size != a->type->size)
+			zero_mst(cx, off + size - 8, 8);
+		dt_sou_copy_to_mst(cx, off, r, a, (uint32_t)a->type->size);
 	} else {
 		dt_cg_emit(cx, DT_STORE(BPF_DW, DT_R9, (int16_t)off, r));
 	}
@@ -439,6 +446,13 @@ static void store_map(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg)
 	dt_as_load_map(cx->as, DT_R1, id->map);
 	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_delete_elem));
 	dt_as_place(cx->as, done);
+}
+
+void dt_cg_var_delete(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys)
+{
+	var_key(cx, id, keys);
+	dt_as_load_map(cx->as, DT_R1, id->map);
+	dt_cg_emit(cx, DT_CALL_HELPER(BPF_FUNC_map_delete_elem));
 }
 
 void dt_cg_var_store(dt_cg_t *cx, dt_ident_t *id, dt_node_t *keys, int reg,

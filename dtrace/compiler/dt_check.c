@@ -256,11 +256,11 @@ static void check_keys(dt_check_t *cx, dt_node_t *n, dt_ident_t *id,
 
 	for (dt_node_t *a = args; a != NULL; a = a->next, k++) {
 		dt_type_t *t = dt_check_expr(cx, a);
-		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
+		if (!dt_check_key_type(t))
 			ERR(cx, D_KEY_TYPE, a, "%s: key #%d is neither an "
-			    "integer nor a string", id->name, k + 1);
-		if (k < id->nkeys && dt_check_is_string(t) !=
-		    dt_check_is_string(id->keys[k]))
+			    "integer, a string, a struct nor a union",
+			    id->name, k + 1);
+		if (k < id->nkeys && !dt_check_key_compatible(id->keys[k], t))
 			ERR(cx, D_PROTO_ARG, a, "%s[ ] key #%d is incompatible "
 			    "with prototype:\n\tprototype: %s\n\t      key: "
 			    "%s", id->name, k + 1, id->keys[k]->name,
@@ -352,6 +352,33 @@ static bool ptr_compatible(const dt_type_t *to, const dt_type_t *from)
 	return a == b || a->kind == DT_TK_VOID || b->kind == DT_TK_VOID ||
 	       (a->kind == b->kind && a->size == b->size &&
 		strcmp(a->name, b->name) == 0);
+}
+
+bool dt_check_key_type(const dt_type_t *t)
+{
+	return dt_type_is_scalar(t) || dt_check_is_string(t) ||
+	       (dt_sou_type(t) && t->size > 0);
+}
+
+/* Two struct, union or array types that are one: the same object, or the
+ * same kind, size and name (a type read again from another file). */
+static bool same_sou(const dt_type_t *a, const dt_type_t *b)
+{
+	return a == b || (a->kind == b->kind && a->size == b->size &&
+			  strcmp(a->name, b->name) == 0);
+}
+
+bool dt_check_key_compatible(const dt_type_t *proto, const dt_type_t *t)
+{
+	if (dt_sou_type(proto) || dt_sou_type(t))
+		return dt_sou_type(proto) && dt_sou_type(t) &&
+		       same_sou(proto, t);
+	return dt_check_is_string(proto) == dt_check_is_string(t);
+}
+
+bool dt_check_is_zero(const dt_node_t *n)
+{
+	return n->is_const && n->ival == 0 && dt_type_is_integer(n->type);
 }
 
 /* The value of from may be stored in an object of type to, by DTrace's
@@ -674,7 +701,10 @@ static dt_type_t *check_assign(dt_check_t *cx, dt_node_t *n)
 	if (n->op == DT_OP_ASSIGN) {
 		dt_ident_t *id = check_var_ref(cx, n->l, var_type_of(cx, n->r));
 		no_array_store(cx, n, id->type);
-		if (!dt_check_assignable(id->type, n->r))
+		/* 0 into a struct or union variable clears it (an element of
+		 * an associative array or a thread-local is deleted) */
+		if (!dt_check_assignable(id->type, n->r) &&
+		    !(dt_sou_type(id->type) && dt_check_is_zero(n->r)))
 			ERR(cx, D_OP_INCOMPAT, n, "operands have incompatible "
 			    "types: \"%s\" = \"%s\"", id->type->name,
 			    n->r->type->name);

@@ -67,6 +67,16 @@ void dt_check_declare(dt_check_t *ck, const dt_program_ast_t *prog);
 bool dt_check_is_string(const dt_type_t *t);
 /* Whether the value of node from may be stored in an object of type to. */
 bool dt_check_assignable(const dt_type_t *to, const dt_node_t *from);
+/* Whether t may be a key of an associative array or an aggregation: an
+ * integer, a pointer, a string, or a struct, union or array (compared by
+ * its bytes). */
+bool dt_check_key_type(const dt_type_t *t);
+/* Whether a key of type t fits the key type proto that the array's first
+ * use fixed: integers and pointers alike, strings alike, the same struct,
+ * union or array. */
+bool dt_check_key_compatible(const dt_type_t *proto, const dt_type_t *t);
+/* Whether checked node n is the integer constant 0. */
+bool dt_check_is_zero(const dt_node_t *n);
 /* stack(), ustack(), ufunc(), usym(), umod() and uaddr(): the calls whose
  * record the consumer formats (actions and aggregation keys). */
 bool dt_check_is_stack_call(const dt_node_t *n);

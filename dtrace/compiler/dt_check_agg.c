@@ -157,6 +157,8 @@ static dt_keyshape_t key_shape(dt_check_t *cx, const dt_node_t *k)
 		ks.frames = dt_stack_frames(cx->dtp, k);
 	} else if (dt_check_is_string(k->type)) {
 		ks.kind = DT_RK_STRING;
+	} else if (dt_sou_type(k->type)) {
+		ks.kind = DT_RK_MEM;
 	}
 	return ks;
 }
@@ -238,7 +240,9 @@ static void agg_match(dt_check_t *cx, const dt_ident_t *ad, dt_node_t *agg,
 			break;
 		dt_keyshape_t ks = key_shape(cx, k);
 		if (ks.kind != ad->kshapes[i].kind ||
-		    ks.frames != ad->kshapes[i].frames)
+		    ks.frames != ad->kshapes[i].frames ||
+		    (ks.kind == DT_RK_MEM &&
+		     !dt_check_key_compatible(ad->keys[i], k->type)))
 			break;
 	}
 	int nk = dt_node_count(keys);
@@ -284,9 +288,10 @@ void dt_check_agg_assign(dt_check_t *cx, dt_node_t *n)
 			continue;
 		}
 		dt_type_t *t = dt_check_expr(cx, k);
-		if (!dt_type_is_scalar(t) && !dt_check_is_string(t))
-			ERR(cx, D_KEY_TYPE, k, "@%s: a key must be an integer "
-			    "or a string, not %s", agg->name, t->name);
+		if (!dt_check_key_type(t))
+			ERR(cx, D_KEY_TYPE, k, "@%s: a key must be an integer, "
+			    "a string, a struct or a union, not %s", agg->name,
+			    t->name);
 	}
 	dt_aggfunc_t f = aggfuncs[fi->func];
 	dt_ident_t *id = dt_idtab_lookup(cx->idents, DT_IK_AGG, agg->name);

@@ -249,3 +249,89 @@ void dt_idtab_fini(dt_idtab_t *tab)
 		free(id);
 	}
 }
+
+/* ---- stability attributes (dtrace -v) ---- */
+
+const dt_attr_t dt_attr_max = {
+	DTRACE_STABILITY_STABLE, DTRACE_STABILITY_STABLE, DT_CLASS_COMMON,
+};
+
+dt_attr_t dt_attr_min(dt_attr_t a, dt_attr_t b)
+{
+	return (dt_attr_t){ a.name < b.name ? a.name : b.name,
+			    a.data < b.data ? a.data : b.data,
+			    a.dclass < b.dclass ? a.dclass : b.dclass };
+}
+
+/* The identifiers whose attributes DTrace gives below Stable/Stable/Common;
+ * every other built-in is Stable/Stable/Common. */
+static const struct {
+	const char *name;
+	dt_attr_t attr;
+} attr_exceptions[] = {
+#define EVOLCMN { DTRACE_STABILITY_EVOLVING, DTRACE_STABILITY_EVOLVING, \
+		  DT_CLASS_COMMON }
+	{ "curthread", { DTRACE_STABILITY_STABLE, DTRACE_STABILITY_PRIVATE,
+			 DT_CLASS_COMMON } },
+	{ "uregs", { DTRACE_STABILITY_STABLE, DTRACE_STABILITY_PRIVATE,
+		     DT_CLASS_ISA } },
+	{ "d_path", EVOLCMN }, { "ddi_pathname", EVOLCMN },
+	{ "getmajor", EVOLCMN }, { "getminor", EVOLCMN },
+	{ "htonl", EVOLCMN }, { "htonll", EVOLCMN }, { "htons", EVOLCMN },
+	{ "ntohl", EVOLCMN }, { "ntohll", EVOLCMN }, { "ntohs", EVOLCMN },
+	{ "mutex_owned", EVOLCMN }, { "mutex_owner", EVOLCMN },
+	{ "mutex_type_adaptive", EVOLCMN }, { "mutex_type_spin", EVOLCMN },
+	{ "rw_iswriter", EVOLCMN }, { "rw_read_held", EVOLCMN },
+	{ "rw_write_held", EVOLCMN },
+#undef EVOLCMN
+};
+
+/* A built-in variable or a function named by n: its attributes. */
+static dt_attr_t builtin_attr(const dt_node_t *n)
+{
+	for (size_t i = 0; i < sizeof(attr_exceptions) /
+			       sizeof(attr_exceptions[0]); i++)
+		if (strcmp(n->name, attr_exceptions[i].name) == 0)
+			return attr_exceptions[i].attr;
+	return dt_attr_max;
+}
+
+/* Whether IDENT or CALL node n names a built-in (not a variable of the
+ * program's that happens to have the same name). */
+static bool names_builtin(const dt_node_t *n)
+{
+	dt_bvar_t bv;
+	int argn;
+
+	if (n->kind == DT_N_CALL)
+		return true;
+	return n->kind == DT_N_IDENT && (n->ident == NULL ||
+					 n->ident->kind == DT_IK_BUILTIN) &&
+	       dt_bvar_lookup(n->name, &bv, &argn);
+}
+
+static dt_attr_t list_attr(const dt_node_t *n, bool *uses_args)
+{
+	dt_attr_t a = dt_attr_max;
+
+	for (; n != NULL; n = n->next) {
+		if (n->name != NULL && names_builtin(n)) {
+			a = dt_attr_min(a, builtin_attr(n));
+			if (n->kind == DT_N_IDENT &&
+			    strcmp(n->name, "args") == 0)
+				*uses_args = true;
+		}
+		a = dt_attr_min(a, list_attr(n->l, uses_args));
+		a = dt_attr_min(a, list_attr(n->r, uses_args));
+		a = dt_attr_min(a, list_attr(n->cond, uses_args));
+		a = dt_attr_min(a, list_attr(n->args, uses_args));
+	}
+	return a;
+}
+
+dt_attr_t dt_clause_attr(const dt_clause_ast_t *c, bool *uses_args)
+{
+	*uses_args = false;
+	return dt_attr_min(list_attr(c->pred, uses_args),
+			   list_attr(c->body, uses_args));
+}

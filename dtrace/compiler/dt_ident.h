@@ -143,6 +143,31 @@ void dt_idtab_fini(dt_idtab_t *tab);
 const dt_funcinfo_t *dt_func_lookup(const char *name);
 /* A built-in variable by name: fills *bv (and *argn for argN). */
 bool dt_bvar_lookup(const char *name, dt_bvar_t *bv, int *argn);
+
+/*
+ * Stability attributes (dtrace -v): a name's stability, its data's, and a
+ * dependency class (DT_CLASS_*), each ordered so that the lesser is the
+ * less stable; a statement's are the least of those of the identifiers it
+ * names, as DTrace computes them.
+ */
+typedef enum dt_depclass {
+	DT_CLASS_UNKNOWN, DT_CLASS_CPU, DT_CLASS_PLATFORM, DT_CLASS_GROUP,
+	DT_CLASS_ISA, DT_CLASS_COMMON,
+} dt_depclass_t;
+
+typedef struct dt_attr {
+	dtrace_stability_t name, data;
+	dt_depclass_t dclass;
+} dt_attr_t;
+
+/* Stable/Stable/Common: what a statement naming nothing less has. */
+extern const dt_attr_t dt_attr_max;
+dt_attr_t dt_attr_min(dt_attr_t a, dt_attr_t b);
+/* The least attributes of the identifiers clause c (checked) names: its
+ * built-in variables and functions, those DTrace documents below
+ * Stable/Stable/Common lowering it; *uses_args set when it names args[ ],
+ * whose attributes are the probes' argument attributes (the caller's). */
+dt_attr_t dt_clause_attr(const dt_clause_ast_t *c, bool *uses_args);
 /* DTrace's user register names (R_PC, R_SP, R_RAX ...): the index into
  * uregs[] and the byte offset in struct pt_regs. */
 /* A constant every D program knows (DTRACEFLT_*, SIG*). */

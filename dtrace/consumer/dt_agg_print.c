@@ -84,8 +84,9 @@ static uint64_t key_int(const dt_recdesc_t *r, const uint8_t *key)
 	return v;
 }
 
-/* Keys compare field by field from key position `from`: integers as
- * unsigned values (as DTrace sorts them), strings and bytes bytewise. */
+/* Keys compare field by field from key position `from`: integers, and
+ * structs and unions of an integer's size, as unsigned values (as DTrace
+ * sorts them), strings and other bytes bytewise. */
 static int agg_keycmp(const dt_aggdesc_t *d, const uint8_t *a,
 		      const uint8_t *b, int from)
 {
@@ -93,7 +94,7 @@ static int agg_keycmp(const dt_aggdesc_t *d, const uint8_t *a,
 		const dt_recdesc_t *r = &d->keys[(k + from) % d->nkeys];
 		int c;
 
-		if (r->kind == DT_RK_INT) {
+		if (dt_rec_is_word(r)) {
 			uint64_t x = key_int(r, a), y = key_int(r, b);
 
 			c = x < y ? -1 : x > y;

@@ -381,6 +381,12 @@ static bool recs_fit(const dt_actdesc_t *act, size_t size)
 	return true;
 }
 
+static void setopt_invalid(const char *opt, const char *val)
+{
+	fprintf(stderr, "dtrace: couldn't set option \"%s\" to \"%s\": "
+		"Invalid value for specified option\n", opt, val);
+}
+
 /* setopt() of switchrate, aggrate or statusrate: a time, as -x takes it,
  * used from the session's next turn on. */
 static void setopt_rate(dt_options_t *o, const char *name, const char *opt,
@@ -389,9 +395,7 @@ static void setopt_rate(dt_options_t *o, const char *name, const char *opt,
 	uint64_t ns;
 
 	if (dt_parse_time(val, &ns) < 0 || ns == 0) {
-		fprintf(stderr, "dtrace: couldn't set option \"%s\" to "
-			"\"%s\": Invalid value for specified option\n", opt,
-			val);
+		setopt_invalid(opt, val);
 		return;
 	}
 	if (strcmp(name, "switchrate") == 0)
@@ -400,6 +404,19 @@ static void setopt_rate(dt_options_t *o, const char *name, const char *opt,
 		o->aggrate = ns;
 	else
 		o->statusrate = ns;
+}
+
+/* setopt("printsize", size): as -x printsize, for the print()s after. */
+static void setopt_printsize(dt_options_t *o, const char *opt,
+			     const char *val)
+{
+	uint64_t v;
+
+	if (dt_parse_size(val, &v) < 0) {
+		setopt_invalid(opt, val);
+		return;
+	}
+	o->printsize = dt_printsize_value(v);
 }
 
 static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
@@ -440,6 +457,8 @@ static void act_setopt(dtrace_hdl_t *dtp, const dt_actdesc_t *act,
 		o->aggsortpos = strtoll(val, NULL, 0);
 	else if (strcmp(name, "aggsortkeypos") == 0)
 		o->aggsortkeypos = strtoll(val, NULL, 0);
+	else if (strcmp(name, "printsize") == 0)
+		setopt_printsize(o, act->fmt, val);
 	else if (strcmp(name, "switchrate") == 0 ||
 		 strcmp(name, "aggrate") == 0 ||
 		 strcmp(name, "statusrate") == 0)

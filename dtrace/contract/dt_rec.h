@@ -132,6 +132,16 @@ typedef struct dt_recdesc {
 				   0 otherwise */
 } dt_recdesc_t;
 
+/* Whether r is an aggregation key that sorts and prints as an integer of
+ * its size: an integer, or a struct or union of 1, 2, 4 or 8 bytes, as
+ * DTrace treats every key of those sizes. */
+static inline bool dt_rec_is_word(const dt_recdesc_t *r)
+{
+	return r->kind == DT_RK_INT ||
+	       (r->kind == DT_RK_MEM && (r->size == 1 || r->size == 2 ||
+					 r->size == 4 || r->size == 8));
+}
+
 /* What the consumer does with an action's records. */
 typedef enum dt_actkind {
 	DT_ACT_TRACE,		/* trace(x): 1 record */

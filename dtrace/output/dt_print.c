@@ -27,6 +27,7 @@
  * shows such a member.
  */
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,10 +42,22 @@ typedef struct print_strings {
 	const dt_recdesc_t *recs;
 	int nrecs, next;
 	const uint8_t *data;	/* the record's data */
+	/* -x printsize: the first member (in the order they print, not
+	 * within arrays) at that offset or beyond ends the print, a "..."
+	 * line in its place at the depth of the member printed before it */
+	uint64_t limit;
+	bool cut;
 } print_strings_t;
 
+/* Where a member lies: its offset in the printed object, and that of the
+ * member that prints after the last of its own (SIZE_MAX: none). */
+typedef struct print_at {
+	size_t base, after;
+} print_at_t;
+
 static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
-			size_t avail, int indent, print_strings_t *ps);
+			size_t avail, int indent, print_strings_t *ps,
+			print_at_t at);
 
 /* The unsigned value of the size bytes at p (little endian). */
 static uint64_t load_uint(const uint8_t *p, size_t size)
@@ -116,7 +129,8 @@ static void print_array(FILE *out, const dt_type_t *t, const uint8_t *p,
 	     i++) {
 		if (i > 0)
 			fputs(", ", out);
-		print_value(out, t->base, p + i * esize, esize, indent, NULL);
+		print_value(out, t->base, p + i * esize, esize, indent, NULL,
+			    (print_at_t){ 0, SIZE_MAX });
 	}
 	fputs(" ]", out);
 }
@@ -176,20 +190,36 @@ static size_t member_bytes(const dt_member_t *m)
 	return m->bit_size != 0 ? bitfield_bytes(m) : (size_t)m->type->size;
 }
 
+/* Whether the member at offset off is cut by -x printsize: the "..."
+ * line, once, at this depth. */
+static bool cut_at(FILE *out, print_strings_t *ps, size_t off, int indent)
+{
+	if (ps == NULL || ps->cut || off == SIZE_MAX || off < ps->limit)
+		return ps != NULL && ps->cut;
+	fprintf(out, "%*s...\n", indent, "");
+	ps->cut = true;
+	return true;
+}
+
 static void print_members(FILE *out, const dt_type_t *t, const uint8_t *p,
-			  size_t avail, int indent, print_strings_t *ps)
+			  size_t avail, int indent, print_strings_t *ps,
+			  print_at_t at)
 {
 	for (const dt_member_t *m = t->members; m != NULL; m = m->next) {
 		size_t off = m->offset;
+		print_at_t in = { at.base + off, m->next != NULL ?
+				  at.base + m->next->offset : at.after };
 
 		if (off + member_bytes(m) > avail)
 			break;	/* past what was recorded */
 		if (m->name == NULL && (m->bit_size != 0 ||
 					dt_member_is_zero_width(m)))
 			continue;	/* padding */
+		if (cut_at(out, ps, in.base, indent))
+			return;
 		if (m->name == NULL) {	/* anonymous: its members are ours */
 			print_members(out, m->type, p + off, avail - off,
-				      indent, ps);
+				      indent, ps, in);
 			continue;
 		}
 		fprintf(out, "%*s%s = ", indent, "", m->name);
@@ -198,13 +228,16 @@ static void print_members(FILE *out, const dt_type_t *t, const uint8_t *p,
 		else if (!dt_print_is_strptr(m->type) ||
 			 !print_member_string(out, ps))
 			print_value(out, m->type, p + off, avail - off, indent,
-				    ps);
+				    ps, in);
 		fputc('\n', out);
 	}
+	if (t->members != NULL)	/* the member after ours, at our depth */
+		cut_at(out, ps, at.after, indent);
 }
 
 static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
-			size_t avail, int indent, print_strings_t *ps)
+			size_t avail, int indent, print_strings_t *ps,
+			print_at_t at)
 {
 	switch (t->kind) {
 	case DT_TK_INT:
@@ -228,7 +261,8 @@ static void print_value(FILE *out, const dt_type_t *t, const uint8_t *p,
 	case DT_TK_STRUCT:
 	case DT_TK_UNION:
 		fputs("{\n", out);
-		print_members(out, t, p, avail, indent + PRINT_INDENT, ps);
+		print_members(out, t, p, avail, indent + PRINT_INDENT, ps,
+			      at);
 		fprintf(out, "%*s}", indent, "");
 		return;
 	default:
@@ -243,7 +277,9 @@ void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
 	const dt_recdesc_t *rec = &act->recs[0];
 	const dt_type_t *t = rec->type;
 	const uint8_t *p = data + rec->offset;
-	print_strings_t ps = { act->recs, act->nrecs, 1, data };
+	print_strings_t ps = { act->recs, act->nrecs, 1, data,
+			       dtp->opt.printsize, false };
+	print_at_t whole = { 0, SIZE_MAX };
 	uint8_t word[8];
 
 	if (t == NULL) {
@@ -254,9 +290,9 @@ void dt_print_typed(dtrace_hdl_t *dtp, FILE *out, const dt_actdesc_t *act,
 	if (rec->kind == DT_RK_INT && t->kind != DT_TK_STRING) {
 		/* recorded in 8 bytes whatever its size */
 		memcpy(word, p, sizeof(word));
-		print_value(out, t, word, sizeof(word), 0, NULL);
+		print_value(out, t, word, sizeof(word), 0, NULL, whole);
 	} else {
-		print_value(out, t, p, rec->size, 0, &ps);
+		print_value(out, t, p, rec->size, 0, &ps, whole);
 	}
 	/* one value a line, after the probe line too: values printed one
 	 * after another must not run together */

@@ -254,7 +254,9 @@ int dt_agg_print_value(FILE *out, const dt_aggdesc_t *d, const int64_t *v,
 }
 
 /* One key field, DTrace's way: integers right-aligned by size (1 and 2
- * bytes unsigned, 4 and 8 signed), strings left-aligned in 50 columns. */
+ * bytes unsigned, 4 and 8 signed), strings left-aligned in 50 columns;
+ * a struct or union as an integer of its size when it has one, else as a
+ * string when it reads as one, else its bytes. */
 static void agg_print_key(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *kv)
 {
 	const dt_recdesc_t *r = kv->rec;
@@ -268,7 +270,7 @@ static void agg_print_key(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *kv)
 		dt_text_usym(out, kv);
 		return;
 	}
-	if (r->kind != DT_RK_INT) {
+	if (!dt_rec_is_word(r)) {	/* a struct too, unless int-sized */
 		dt_print_strbytes(dtp, out, kv->p, r->size, -50, false);
 		return;
 	}

@@ -6,7 +6,7 @@
 # (query__start(int a, char *b) : (char *b, int a)), so copyinstr(args[0])
 # is the string and args[1] the int while arg0/arg1 stay the raw native
 # arguments; -l -v shows the declared types and the stability that the
-# #pragma D attributes lines give.
+# #pragma D attributes lines give, and -v reports them.
 . "$TESTDIR/sh/lib/test_lib.sh"
 . "$TESTDIR/usdt/trace_lib.sh"
 build_all
@@ -54,5 +54,27 @@ PROBE app                              fire query-start
 
 X
 diff lv.exp lv.got || fail "-l -v output"
+
+# -v: the report of the program, its description attributes as -l -v
+# shows them, its statements' lowered to the arguments' by args[ ].
+"$DTRACE" -q -v -n 'myapp$target:::query-start { trace(args[1]); }' \
+	-c "$W/app 1" >v 2>v.err || fail "dtrace -v"
+head -13 v >v.got
+cat >v.exp <<'X'
+
+Stability attributes for description myapp$target:::query-start :
+
+	Minimum Probe Description Attributes
+		Identifier Names: Evolving
+		Data Semantics:   Unstable
+		Dependency Class: ISA
+
+	Minimum Statement Attributes
+		Identifier Names: Unstable
+		Data Semantics:   Stable
+		Dependency Class: Platform
+
+X
+diff v.exp v.got || fail "-v report"
 
 exit $status
