@@ -144,10 +144,11 @@ run_dtrace() {
 }
 
 run_unit() {
-	local bin=$1 name tmp status
+	local bin=$1 name tmp status limit
 	name=$(test_name "$bin")
 	tmp=$(mktemp -d)
-	(cd "$tmp" && timeout -k 5 "$DT_TIMEOUT" "$bin") >"$tmp/.out" 2>&1
+	limit=$(sh_timeout "$TESTDIR/unit/$(basename "$bin").c")
+	(cd "$tmp" && timeout -k 5 "$limit" "$bin") >"$tmp/.out" 2>&1
 	status=$?
 	case $status in
 	0) report PASS "$name" ;;
@@ -210,11 +211,13 @@ run_err() {
 	rm -rf "$tmp"
 }
 
-# A shell test that builds much (a package) asks for a longer limit than
-# $DT_TIMEOUT with a line "# @timeout: SECONDS".
+# A test that builds much (a package, programs with -flto) asks for a
+# longer limit than $DT_TIMEOUT with a line "# @timeout: SECONDS" (a unit
+# test's source: " * @timeout: SECONDS" in a comment).
 sh_timeout() {
 	local t
-	t=$(sed -n 's/^# @timeout: *\([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
+	t=$(sed -n 's/^\( \*\|#\) @timeout: *\([0-9][0-9]*\)$/\2/p' "$1" 2>/dev/null |
+		head -n 1)
 	[ -n "$t" ] && [ "$t" -gt "$DT_TIMEOUT" ] && echo "$t" || echo "$DT_TIMEOUT"
 }
 

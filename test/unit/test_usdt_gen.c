@@ -11,6 +11,10 @@
  * to an input) with the inputs left byte for byte as they were, and that -G
  * runs twice to the same result.
  *
+ * It builds about twenty programs, some with -flto: a minute on a loaded
+ * machine.
+ * @timeout: 180
+ *
  *	test_usdt_gen			run the checks (exit 0, 77 skip)
  *	test_usdt_gen gen DIR		only build DIR/{prov.h,app,app_lto,
  *					app_cxx,lib.so} for the shell tests
