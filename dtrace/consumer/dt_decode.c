@@ -162,7 +162,10 @@ static void uaddr_decode(dtrace_hdl_t *dtp, dt_value_t *v)
 		v->addr.pc = pc;
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, pc);
 	} else {
-		upc_decode(dtp, v->pid, pc, false, &v->addr);
+		if (v->rec->arg == DT_USYM_ADDR && dt_ksym_is_kernel(pc))
+			kpc_decode(dtp, pc, &v->addr);	/* %a of caller */
+		else
+			upc_decode(dtp, v->pid, pc, false, &v->addr);
 		dt_format_usym(dtp, v->rec, v->p, buf, sizeof(buf));
 	}
 	v->usym = strdup(buf);

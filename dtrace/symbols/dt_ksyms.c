@@ -8,7 +8,7 @@
  * by address, searched by bisection.  A symbol has no size there: an
  * address belongs to the last symbol at or below it, except past
  * _etext, the end of the kernel's text, where a kernel symbol below it
- * would claim data.  Module symbols carry their module ("[ext4]"); JIT-ed
+ * would claim data; a user address is never looked up.  Module symbols carry their module ("[ext4]"); JIT-ed
  * BPF programs are symbols of the module "bpf".  When kallsyms shows
  * every address as 0 (not root, kptr_restrict), the table stays empty
  * and addresses print as numbers.
@@ -106,12 +106,21 @@ static struct dt_ksyms *ksyms_load(dtrace_hdl_t *dtp)
 	return ks;
 }
 
+bool dt_ksym_is_kernel(uint64_t pc)
+{
+	return pc >= 0xffff800000000000ULL;
+}
+
 bool dt_ksym_lookup(dtrace_hdl_t *dtp, uint64_t pc, dt_ksym_t *out)
 {
-	struct dt_ksyms *ks = ksyms_load(dtp);
-	size_t lo = 0, hi = ks->n;
+	struct dt_ksyms *ks;
+	size_t lo = 0, hi;
 	const ksym_ent_t *e;
 
+	if (!dt_ksym_is_kernel(pc))
+		return false;
+	ks = ksyms_load(dtp);
+	hi = ks->n;
 	/* the last symbol at or below pc */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

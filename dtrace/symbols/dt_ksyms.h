@@ -21,6 +21,10 @@ typedef struct dt_ksym {
 	uint64_t offset;
 } dt_ksym_t;
 
+/* Whether pc lies in the kernel's half of the address space (x86-64:
+ * from 0xffff800000000000), where no user address does. */
+bool dt_ksym_is_kernel(uint64_t pc);
+
 /* Look up pc among the kernel's text symbols, read at the first call of
  * the session (never before a kernel address is printed).  False when
  * pc is in no known function, or kallsyms hides the addresses (zeros for
