@@ -54,12 +54,13 @@ base      dt_plugcall dt_hash dt_array dt_procfs
 # ELF files, their symbols and <sys/sdt.h> notes, /proc/PID/maps, D types
 # from DWARF and from the kernel's BTF, separate debug files, and the
 # processes of -c and -p; the one way to open a file another process
-# names (dt_untrusted: never blocking, regular files only).  dt_elf.c,
+# names (dt_untrusted: never blocking, regular files only); the
+# kernel's text symbols from /proc/kallsyms (dt_ksyms).  dt_elf.c,
 # dt_elf_stapsdt.c, dt_procmaps.c and dt_untrusted.c are also compiled
 # into libdtcommon.a for dtprobed, and use nothing of the engine.
 # May call: base.
 symbols   dt_elf dt_elf_stapsdt dt_procmaps dt_dwarf dt_btf dt_debuginfo dt_proc
-symbols   dt_untrusted
+symbols   dt_untrusted dt_ksyms
 
 # BPF code and objects.
 # The assembler, the disassembler (-S), the optimizer of finished code

@@ -278,6 +278,9 @@ struct dtrace_hdl {
 	struct btf *kbtf;		/* dt_btf.c: the kernel's BTF, read at
 					   its first use (dt_btf_kernel()) */
 	struct dt_btf_names *kbtf_names; /* dt_btf.c: its named types, sorted */
+	struct dt_ksyms *ksyms;		/* dt_ksyms.c: the kernel's text symbols,
+					   read at the first kernel address
+					   printed */
 	struct dt_lib_state *lib;	/* dt_lib.c: the D libraries */
 	int uret_depth_fd;		/* dt_uretdepth.c: its program, or -1, */
 	bool uret_depth_tried;		/*   once tried */

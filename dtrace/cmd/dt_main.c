@@ -27,6 +27,7 @@
 #include "dt_consume.h"
 #include "dt_dwarf.h"
 #include "dt_exec.h"
+#include "dt_ksyms.h"
 #include "dt_metrics.h"
 #include "dt_lib.h"
 #include "dt_options.h"
@@ -138,6 +139,7 @@ static void dt_close(dtrace_hdl_t *dtp)
 	dt_proc_fini(dtp);
 	dt_cg_fini(dtp);
 	dt_btf_fini(dtp);
+	dt_ksyms_fini(dtp);
 	dt_compile_fini(dtp);
 	dt_lib_fini(dtp);
 	dt_probe_fini(dtp);

@@ -170,9 +170,8 @@ void dt_cg_stack_desc(const dt_cg_state_t *st, const dt_node_t *call,
 	rd->size = 8 * (rd->arg + (user ? 1 : 0));
 }
 
-/* Emit: bpf_get_stack(ctx, mst + off, frames * 8, flags). */
-static void get_stack(dt_cg_t *cx, uint32_t off, uint32_t frames,
-		      uint64_t flags)
+void dt_cg_get_stack(dt_cg_t *cx, uint32_t off, uint32_t frames,
+		     uint64_t flags)
 {
 	EMIT(DT_LOAD(BPF_DW, DT_R1, DT_FP, DT_FRAME_CTX));
 	dt_cg_mst_ptr(cx, DT_R2, off);
@@ -211,7 +210,7 @@ void dt_cg_stack(dt_cg_t *cx, dt_node_t *call, const dt_recdesc_t *rd,
 	}
 	if (rd->kind != DT_RK_KSTACK)
 		dt_cg_ice(cx, "user stack key");
-	get_stack(cx, off, rd->arg, 0);
+	dt_cg_get_stack(cx, off, rd->arg, 0);
 }
 
 /* pt_regs offsets of the registers of a dt_usample_t, in its order. */

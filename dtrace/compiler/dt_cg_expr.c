@@ -338,6 +338,62 @@ static int cg_ucaller(dt_cg_t *cx)
 	return reg;
 }
 
+/* The frames of a kernel stack read into a string temporary: as many as
+ * it holds, up to the kernel's own bound (perf_event_max_stack, 127 by
+ * default). */
+static uint32_t kstack_temp_frames(dt_cg_t *cx)
+{
+	uint32_t frames = 2 * cx->st->strroom / 8;
+
+	return frames < 127 ? frames : 127;
+}
+
+/* stackdepth: the frames of the kernel stack, those of the probe's BPF
+ * programs included, as stack() prints them. */
+static int cg_stackdepth(dt_cg_t *cx)
+{
+	int reg = dt_regs_take(cx);
+	int done = dt_as_label(cx->as);
+
+	dt_cg_get_stack(cx, dt_cg_temp(cx), kstack_temp_frames(cx), 0);
+	EMIT(DT_MOV64_REG(reg, DT_R0));
+	dt_as_jump(cx->as, BPF_JSGE, reg, 0, done);
+	EMIT(DT_MOV64_IMM(reg, 0));
+	dt_as_place(cx->as, done);
+	EMIT(DT_ALU64_IMM(BPF_RSH, reg, 3));
+	return reg;
+}
+
+/* The lowest address of x86-64's module area (MODULES_VADDR), where the
+ * JIT puts BPF programs: the kernel's own text lies below it.  As a BPF
+ * immediate, sign-extended to 64 bits. */
+#define KERNEL_MODULES_VADDR	((int32_t)0xc0000000)
+/* The BPF frames of a probe (the clause, the programs that called it):
+ * at most this many lead the kernel stack. */
+#define CALLER_SCAN		8
+
+/* caller: the first kernel frame below the probe's BPF programs (which
+ * lead the stack, in the module area), the PC of the kernel code that
+ * ran the probe; 0 when there is none. */
+static int cg_caller(dt_cg_t *cx)
+{
+	uint32_t frames = kstack_temp_frames(cx);
+	uint32_t off = dt_cg_temp(cx);
+	int reg = dt_regs_take(cx);
+	int done = dt_as_label(cx->as);
+
+	if (frames > CALLER_SCAN)
+		frames = CALLER_SCAN;
+	dt_cg_get_stack(cx, off, frames, 0);
+	for (uint32_t i = 0; i < frames; i++) {
+		EMIT(DT_LOAD(BPF_DW, reg, DT_R9, (int16_t)(off + 8 * i)));
+		dt_as_jump(cx->as, BPF_JLT, reg, KERNEL_MODULES_VADDR, done);
+	}
+	EMIT(DT_MOV64_IMM(reg, 0));
+	dt_as_place(cx->as, done);
+	return reg;
+}
+
 void dt_cg_user_sp_word(dt_cg_t *cx, uint32_t off)
 {
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)off, 0));
@@ -415,6 +471,10 @@ static int cg_bvar(dt_cg_t *cx, dt_node_t *n)
 		return cg_ucaller(cx);
 	case DT_BV_CURTHREAD:
 		return cg_helper_value(cx, BPF_FUNC_get_current_task);
+	case DT_BV_CALLER:
+		return cg_caller(cx);
+	case DT_BV_STACKDEPTH:
+		return cg_stackdepth(cx);
 	case DT_BV_USTACKDEPTH:
 		dt_pcb_error(cx->pcb, D_VAR_UNSUP, n->line, "ustackdepth can "
 			     "only be traced, printed or aggregated as it is "

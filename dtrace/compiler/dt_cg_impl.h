@@ -254,6 +254,10 @@ void dt_cg_count_drop(dt_cg_t *cx, uint32_t field_off);
 int32_t dt_cg_btf_offset(dt_cg_state_t *st, const char *sou,
 			 const char *member);
 uint32_t dt_cg_temp(dt_cg_t *cx);	/* offset of a new string temp */
+/* Emit: r0 = bpf_get_stack(ctx, mst + off, frames * 8, flags): the bytes
+ * of kernel PCs written, the rest of the buffer zeroed. */
+void dt_cg_get_stack(dt_cg_t *cx, uint32_t off, uint32_t frames,
+		     uint64_t flags);
 /* Emit: r0 = read r2 bytes from r3 to r1 (a string: up to r2 with the
  * NUL), from the mstate when r3 points there (copyin), else from user
  * memory.  Uses r0-r5. */

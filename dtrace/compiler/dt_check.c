@@ -172,7 +172,7 @@ static dt_type_t *check_bvar(dt_check_t *cx, dt_node_t *n, dt_bvar_t bv,
 	case DT_BV_ERRNO:
 		return dt_type_int(tt(cx), 4, true);
 	case DT_BV_UID: case DT_BV_GID: case DT_BV_CPU: case DT_BV_ID:
-	case DT_BV_EPID: case DT_BV_USTACKDEPTH:
+	case DT_BV_EPID: case DT_BV_USTACKDEPTH: case DT_BV_STACKDEPTH:
 		return dt_type_int(tt(cx), 4, false);
 	case DT_BV_EXECNAME: case DT_BV_PROBEPROV: case DT_BV_PROBEMOD:
 	case DT_BV_PROBEFUNC: case DT_BV_PROBENAME:
@@ -182,7 +182,7 @@ static dt_type_t *check_bvar(dt_check_t *cx, dt_node_t *n, dt_bvar_t bv,
 			return t;
 		return dt_type_int(tt(cx), 8, false);
 	case DT_BV_TIMESTAMP: case DT_BV_VTIMESTAMP: case DT_BV_WALLTIMESTAMP:
-	case DT_BV_UCALLER:
+	case DT_BV_UCALLER: case DT_BV_CALLER:
 		return dt_type_int(tt(cx), 8, false);
 	case DT_BV_COUNT:
 		break;

@@ -117,6 +117,7 @@ static const struct {
 	{ "probefunc", DT_BV_PROBEFUNC }, { "probename", DT_BV_PROBENAME },
 	{ "errno", DT_BV_ERRNO }, { "ucaller", DT_BV_UCALLER },
 	{ "curthread", DT_BV_CURTHREAD }, { "ustackdepth", DT_BV_USTACKDEPTH },
+	{ "caller", DT_BV_CALLER }, { "stackdepth", DT_BV_STACKDEPTH },
 };
 
 bool dt_bvar_lookup(const char *name, dt_bvar_t *bv, int *argn)

@@ -38,6 +38,8 @@ typedef enum dt_bvar {
 	DT_BV_ERRNO, DT_BV_UCALLER, DT_BV_CURTHREAD,
 	DT_BV_USTACKDEPTH,	/* known once the consumer unwinds: recorded
 				   values only (dt_cg_act.c) */
+	DT_BV_CALLER,		/* the kernel PC that ran the probe */
+	DT_BV_STACKDEPTH,	/* the kernel stack's frames */
 	DT_BV_COUNT		/* how many there are */
 } dt_bvar_t;
 

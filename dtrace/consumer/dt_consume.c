@@ -35,6 +35,7 @@
 
 #include "dt_consume_impl.h"
 #include "dt_elf.h"
+#include "dt_ksyms.h"
 #include "dt_unwind.h"
 #include "dt_proc.h"
 #include "dt_bpf.h"
@@ -279,6 +280,11 @@ void dt_format_usym(dtrace_hdl_t *dtp, const dt_recdesc_t *rec,
 	pid_t pid;
 
 	dt_uaddr_rec(p, &pid, &pc);
+	if (rec->arg == DT_USYM_ADDR && dt_ksym_is_kernel(pc)) {
+		/* %a of a kernel address (caller): DTrace's own use */
+		dt_ksym_format(dtp, pc, buf, len);
+		return;
+	}
 	if (rec->arg == DT_USYM_ADDR ||
 	    (dtp->opt.noresolve && rec->arg != DT_USYM_MOD)) {
 		dt_format_upc(dtp, pid, pc, buf, len);

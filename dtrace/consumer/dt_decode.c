@@ -2,9 +2,9 @@
 /*
  * dt_decode.c: a record's actions decoded into the values the outputs
  * print (output/dt_output.h): what only the consumer knows is settled
- * here, once, whichever output prints it.  A user stack is unwound (a
- * sampled one) and each frame symbolized against the modules of its
- * process, a ufunc()/usym()/umod()/uaddr() address too and its text made;
+ * here, once, whichever output prints it.  A kernel stack's frames are
+ * symbolized from kallsyms; a user stack is unwound (a sampled one) and
+ * each frame symbolized against the modules of its process, a ufunc()/usym()/umod()/uaddr() address too and its text made;
  * a printa() takes its snapshot and sorts its rows (dt_agg_print.c), the
  * names of the aggregations an action names are looked up, freopen()'s
  * file name is formatted.
@@ -21,6 +21,7 @@
 #include "dt_consume_impl.h"
 #include "dt_dwarf.h"
 #include "dt_elf.h"
+#include "dt_ksyms.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -98,8 +99,28 @@ static void upc_free(dt_upc_t *f)
 	free(f->srcfile);
 }
 
-/* A kernel stack: its PCs up to the first 0. */
-static void kstack_decode(dt_value_t *v)
+/* Kernel PC pc, as module`function+0xoff when kallsyms knows it. */
+static void kpc_decode(dtrace_hdl_t *dtp, uint64_t pc, dt_upc_t *f)
+{
+	dt_ksym_t ks;
+	char buf[1024];
+
+	f->pc = pc;
+	if (dtp == NULL)
+		return;
+	f->found = dt_ksym_lookup(dtp, pc, &ks);
+	if (f->found) {
+		f->module = dup_or_null(ks.module);
+		f->symbol = dup_or_null(ks.name);
+		f->offset = ks.offset;
+	}
+	dt_ksym_format(dtp, pc, buf, sizeof(buf));
+	f->text = strdup(buf);
+}
+
+/* A kernel stack: its PCs up to the first 0, each symbolized.  Without
+ * a session (tests), the PCs only. */
+static void kstack_decode(dtrace_hdl_t *dtp, dt_value_t *v)
 {
 	size_t n = v->rec->size / 8;
 
@@ -110,7 +131,7 @@ static void kstack_decode(dt_value_t *v)
 		memcpy(&pc, v->p + i * 8, 8);
 		if (pc == 0)
 			break;
-		v->frames[v->nframes++].pc = pc;
+		kpc_decode(dtp, pc, &v->frames[v->nframes++]);
 	}
 }
 
@@ -141,7 +162,10 @@ static void uaddr_decode(dtrace_hdl_t *dtp, dt_value_t *v)
 		v->addr.pc = pc;
 		snprintf(buf, sizeof(buf), "0x%" PRIx64, pc);
 	} else {
-		upc_decode(dtp, v->pid, pc, false, &v->addr);
+		if (v->rec->arg == DT_USYM_ADDR && dt_ksym_is_kernel(pc))
+			kpc_decode(dtp, pc, &v->addr);	/* %a of caller */
+		else
+			upc_decode(dtp, v->pid, pc, false, &v->addr);
 		dt_format_usym(dtp, v->rec, v->p, buf, sizeof(buf));
 	}
 	v->usym = strdup(buf);
@@ -155,7 +179,7 @@ void dt_value_decode(dtrace_hdl_t *dtp, dt_value_t *v,
 	v->p = p;
 	switch (rec->kind) {
 	case DT_RK_KSTACK:
-		kstack_decode(v);
+		kstack_decode(dtp, v);
 		break;
 	case DT_RK_USTACK:
 	case DT_RK_USAMPLE:

@@ -20,9 +20,10 @@
  * is not part of valid UTF-8 (overlong forms and surrogates included)
  * becomes U+FFFD, written "\ufffd".  Raw memory (tracemem, non-string
  * data) is a string of lowercase hex digits, two per byte.  A stack is an
- * array of its frames, innermost first: a kernel PC as a number, a user
- * frame as {"address", "module", "symbol", "offset"} (module, symbol and
- * offset from the symbol as far as they are known).  A ufunc(), usym(),
+ * array of its frames, innermost first, each {"address", "module",
+ * "symbol", "offset"} (module, symbol and offset from the symbol as far
+ * as they are known: a kernel frame's module is "vmlinux" or the kernel
+ * module's name, from kallsyms).  A ufunc(), usym(),
  * umod() or uaddr() value, and a printf %a or %A argument, is {"pid",
  * the fields of a user frame, "value": the text DTrace prints}.
  *
@@ -283,7 +284,7 @@ static void json_rec_int(FILE *out, const dt_recdesc_t *rec, const uint8_t *p)
 		fprintf(out, "%" PRIu64, (uint64_t)v);
 }
 
-/* What a user address is: "address", and "module", "symbol" and
+/* What a user or kernel address is: "address", and "module", "symbol" and
  * "offset" (from the symbol) as far as they are known. */
 static void json_upc_fields(dtrace_hdl_t *dtp, FILE *out, const dt_upc_t *u)
 {
@@ -297,21 +298,17 @@ static void json_upc_fields(dtrace_hdl_t *dtp, FILE *out, const dt_upc_t *u)
 	}
 }
 
-/* A stack as an array, innermost first: kernel PCs as numbers, user
- * frames as objects (json_upc_fields()). */
+/* A stack as an array, innermost first: each frame, kernel or user, an
+ * object (json_upc_fields()). */
 static void json_stack(dtrace_hdl_t *dtp, FILE *out, const dt_value_t *v)
 {
 	const char *sep = "";
 
 	fputc('[', out);
 	for (int i = 0; i < v->nframes; i++) {
-		if (v->rec->kind == DT_RK_KSTACK) {
-			fprintf(out, "%s%" PRIu64, sep, v->frames[i].pc);
-		} else {
-			fprintf(out, "%s{", sep);
-			json_upc_fields(dtp, out, &v->frames[i]);
-			fputc('}', out);
-		}
+		fprintf(out, "%s{", sep);
+		json_upc_fields(dtp, out, &v->frames[i]);
+		fputc('}', out);
 		sep = ",";
 	}
 	fputc(']', out);

@@ -22,6 +22,7 @@
 #include <netdb.h>
 
 #include "dt_output.h"
+#include "dt_ksyms.h"
 
 /* --- run time --- */
 
@@ -396,9 +397,13 @@ static int pf_emit(pf_run_t *r, const pf_spec_t *sp, int convno, int width,
 		return 0;
 	case 'a':
 	case 'A':
-		/* recorded without the pid (printa keys): the address */
+		/* recorded without the pid (printa keys): the address, a
+		 * kernel one (caller) by its symbol */
 		v = pf_int(val, false);
-		snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
+		if (r->dtp != NULL && dt_ksym_is_kernel(v))
+			dt_ksym_format(r->dtp, v, tmp, sizeof(tmp));
+		else
+			snprintf(tmp, sizeof(tmp), "0x%" PRIx64, v);
 		return pf_emit_str(r, sp, width, prec, tmp, strlen(tmp));
 	case 'Y':
 	case 'T':

@@ -20,9 +20,9 @@
  * alone.
  *
  * A frame is named by its function, without the offset into it
- * ("libc.so.6`malloc"), so that the firings of one function add up;
- * a user frame no symbol covers keeps its module and address, a kernel
- * frame its address.
+ * ("libc.so.6`malloc", "vmlinux`do_sys_openat2"), so that the firings
+ * of one function add up; a user frame no symbol covers keeps its module
+ * and address, a kernel frame kallsyms does not know its address.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -104,13 +104,13 @@ static void put_name(FILE *out, const char *s)
 	put_bytes(out, s, strlen(s));
 }
 
-static void put_frame(FILE *out, const dt_value_t *v, const dt_upc_t *f)
+static void put_frame(FILE *out, const dt_upc_t *f)
 {
-	if (v->rec->kind != DT_RK_KSTACK && f->found && f->symbol != NULL) {
+	if (f->found && f->symbol != NULL) {
 		put_name(out, f->module);
 		fputc('`', out);
 		put_name(out, f->symbol);
-	} else if (v->rec->kind != DT_RK_KSTACK && f->text != NULL) {
+	} else if (f->text != NULL) {
 		put_name(out, f->text);
 	} else {
 		fprintf(out, "0x%" PRIx64, f->pc);
@@ -164,7 +164,7 @@ static void put_row(profile_out_t *p, const dt_aggdesc_t *d,
 	int n = stack->nframes < DT_STACK_MAX ? stack->nframes : DT_STACK_MAX;
 	for (int i = n - 1; i >= 0; i--) {
 		fputs(sep, p->acc);
-		put_frame(p->acc, stack, &stack->frames[i]);
+		put_frame(p->acc, &stack->frames[i]);
 		sep = ";";
 	}
 	fprintf(p->acc, "%s %" PRId64 "\n", *sep ? "" : "[no frames]",

@@ -221,6 +221,7 @@ static void test_builtins(void)
 	OK("BEGIN { trace(execname); trace(probeprov); trace(probemod);"
 	   " trace(probefunc); trace(probename); }");
 	OK("BEGIN { trace(uregs[R_PC]); trace(uregs[R_SP]); }");
+	OK("BEGIN { trace(caller); trace(stackdepth); x = caller + stackdepth; }");
 	OK("BEGIN { trace(curthread); trace(rand()); }");
 }
 

@@ -171,7 +171,7 @@ static void test_values(void)
 	free(s);
 	r = (dt_recdesc_t){ .kind = DT_RK_KSTACK, .size = 32 };
 	CAPTURE(s, json_value(out, &r, (const uint8_t *)stack));
-	EXPECT_STR(s, "[4096,8192]");
+	EXPECT_STR(s, "[{\"address\":4096},{\"address\":8192}]");
 	free(s);
 	r = (dt_recdesc_t){ .kind = DT_RK_MEM, .size = 2 };
 	CAPTURE(s, json_value(out, &r, (const uint8_t *)"\x01\xab"));
