@@ -83,6 +83,18 @@ build_sdt() {
 	gcc -O2 "$@" -o "$out" "$src" || { echo "cannot build $out"; exit 1; }
 }
 
+# build_usdt OUT PROV.d SRC.c: a program with the USDT probes of PROV.d,
+# built as an application does (dtrace -h, cc, dtrace -G, link); exits 1
+# when it cannot.
+build_usdt() {
+	local out=$1 prov=$2 src=$3 h=${2%.d}.h
+	"$DTRACE" -h -s "$prov" -o "$h" &&
+		cc -O2 -I"$TESTDIR/../include" -I. -c -o "$out.o" "$src" &&
+		"$DTRACE" -G -s "$prov" -o "${out}_prov.o" "$out.o" &&
+		cc -o "$out" "$out.o" "${out}_prov.o" ||
+		{ echo "cannot build $out"; exit 1; }
+}
+
 stage_install() {
 	make -s -C "$TESTDIR/.." install-files B="$B" DESTDIR="$PWD/stage" \
 		PREFIX=/usr/local >install.log 2>&1 || { cat install.log; exit 1; }

@@ -13,7 +13,6 @@
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_cmd cc
-INC=$TESTDIR/../include
 printf 'provider rid { probe tick(int); };\n' >rid.d
 cat >prog.c <<'EOF_C'
 #include "rid.h"
@@ -26,9 +25,7 @@ int main(void)
 	return 0;
 }
 EOF_C
-"$DTRACE" -h -s rid.d -o rid.h && cc -O2 -I"$INC" -I. -c -o prog.o prog.c &&
-	"$DTRACE" -G -s rid.d -o rid_prov.o prog.o &&
-	cc -o prog prog.o rid_prov.o || exit 1
+build_usdt prog rid.d prog.c
 export DTPROBED_SOCKET=$PWD/none DTRACE_LATE_PROBES=5
 
 "$DTRACE" -x debug -Z -q -n 'BEGIN { printf("ready\n"); }

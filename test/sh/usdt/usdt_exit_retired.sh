@@ -13,7 +13,6 @@
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_cmd cc
-INC=$TESTDIR/../include
 printf 'provider ret { probe tick(int); };\n' >ret.d
 cat >prog.c <<'EOF_C'
 #include "ret.h"
@@ -26,9 +25,7 @@ int main(void)
 	return 0;
 }
 EOF_C
-"$DTRACE" -h -s ret.d -o ret.h && cc -O2 -I"$INC" -I. -c -o prog.o prog.c &&
-	"$DTRACE" -G -s ret.d -o ret_prov.o prog.o &&
-	cc -o prog prog.o ret_prov.o || exit 1
+build_usdt prog ret.d prog.c
 export DTPROBED_SOCKET=$PWD/none
 
 "$DTRACE" -x debug -Z -q -n 'BEGIN { printf("ready\n"); }

@@ -11,7 +11,6 @@
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_cmd cc
-INC=$TESTDIR/../include
 printf 'provider lrn { probe tick(int); };\n' >lrn.d
 cat >prog.c <<'EOF_C'
 #include "lrn.h"
@@ -24,9 +23,7 @@ int main(void)
 	return 0;
 }
 EOF_C
-"$DTRACE" -h -s lrn.d -o lrn.h && cc -O2 -I"$INC" -I. -c -o prog.o prog.c &&
-	"$DTRACE" -G -s lrn.d -o lrn_prov.o prog.o &&
-	cc -o prog prog.o lrn_prov.o || exit 1
+build_usdt prog lrn.d prog.c
 export DTPROBED_SOCKET=$PWD/none
 
 "$DTRACE" -Z -q -n 'BEGIN { printf("ready\n"); }
