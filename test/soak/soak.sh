@@ -27,8 +27,8 @@
 #             registrations (reg) must lose nothing to it.
 # Sampled every SOAK_SAMPLE seconds: dtrace's resident size, descriptors
 # and memory mappings; dtprobed's (second half), its pinned map's entries
-# of processes gone (its total, printed, moves with the flood's live
-# registrations) and its state files.  After the first tenth of the run (warm-up), the
+# of processes gone since the last sample (its total, printed, moves with
+# the flood's live registrations) and its state files.  After the first tenth of the run (warm-up), the
 # median of the last quarter of each series may exceed the median of the
 # first quarter by at most SOAK_SLACK_KB for sizes and by 8 for counts.
 # Every churning program must exit 0 having computed what it computes
@@ -198,25 +198,35 @@ proc_kb() { awk '/^VmRSS:/ { print $2 }' /proc/$1/status 2>/dev/null; }
 proc_fds() { ls /proc/$1/fd 2>/dev/null | wc -l; }
 proc_maps() { wc -l </proc/$1/maps 2>/dev/null; }
 map_entries() { bpftool map dump pinned "$DTPROBED_MAP" 2>/dev/null | grep -c '^key:'; }
-# the map's entries of processes gone: those dtprobed should have removed
-# (the flood's live registrations come and go by hundreds, so the total
-# says nothing of a leak)
+# the map's entries of processes gone since the last sample at least:
+# those dtprobed should have removed by now (the flood's live
+# registrations come and go by hundreds, and a process that has just
+# exited keeps its entries for the moment dtprobed takes to hear of it, so
+# neither the total nor the entries of dead processes at one instant say
+# anything of a leak).  stale.pids: the dead processes of the last sample.
 map_stale() {
 	bpftool -j map dump pinned "$DTPROBED_MAP" 2>/dev/null | python3 -c '
-import json, os, sys
+import collections, json, os, sys
 try:
     entries = json.load(sys.stdin)
 except ValueError:
     entries = []
-pids = [int.from_bytes(bytes(int(b, 16) for b in e["key"][:4]), "little")
-        for e in entries]
-print(sum(1 for p in pids if not os.path.exists("/proc/%d" % p)))'
+try:
+    before = set(int(p) for p in open("stale.pids").read().split())
+except OSError:
+    before = set()
+count = collections.Counter(
+    int.from_bytes(bytes(int(b, 16) for b in e["key"][:4]), "little")
+    for e in entries)
+dead = [p for p in count if not os.path.exists("/proc/%d" % p)]
+open("stale.pids", "w").write(" ".join(map(str, dead)))
+print(sum(count[p] for p in dead if p in before))'
 }
 
 echo "soak: ${SOAK_TIME}s, dtrace pid $dt, sampling every ${SOAK_SAMPLE}s," \
 	"dtprobed restarted every ${SOAK_RESTART}s in the first half"
 # samples: seconds, dtrace kB fds maps, dtprobed kB fds, map entries, state
-# files, map entries of processes gone
+# files, map entries of processes gone a sample ago
 : >samples
 restarts=0
 start=$(date +%s) last_restart=$(date +%s)
@@ -277,7 +287,7 @@ growth 3 "dtrace's descriptors" 8
 growth 4 "dtrace's memory mappings" 8
 growth 5 "dtprobed's resident size (kB), second half" "$SOAK_SLACK_KB" "${half:-1}"
 growth 6 "dtprobed's descriptors, second half" 8 "${half:-1}"
-growth 9 "dtprobed's map entries of processes gone" 8
+growth 9 "dtprobed's map entries of processes gone a sample ago" 8
 growth 8 "dtprobed's state files" 8
 
 # Losses: per run, the firings the session printed.
