@@ -25,6 +25,7 @@
 
 #include "dt_parse_impl.h"
 #include "dt_dwarf.h"
+#include "dt_btf.h"
 #include "dt_check.h"
 
 static dt_type_t *parse_specifiers(dt_pcb_t *pcb);
@@ -313,8 +314,29 @@ static dt_enumval_t *parse_enumerators(dt_pcb_t *pcb)
 }
 
 /* struct a.out`point: a type of the $target's module (the executable,
- * "a.out", or a library by its name), from its DWARF.  tag is the first
+ * "a.out", or a library by its name), from its DWARF; struct
+ * vmlinux`task_struct: the kernel's, from its BTF.  tag is the first
  * word; the rest of a dotted module name follows as tokens. */
+/* struct vmlinux`tag: the kernel's type of that tag, from its BTF. */
+static dt_type_t *kernel_type(dt_pcb_t *pcb, const char *kw, const char *tag,
+			      int line)
+{
+	char name[300];
+	dt_type_t *t;
+
+	snprintf(name, sizeof(name), "%s %s", kw, tag);
+	t = dt_btf_type(pcb->dtp, name);
+	if (t != NULL)
+		dt_btf_complete(pcb->dtp, t);
+	if (t == NULL)
+		dt_pcb_error(pcb, D_UNKNOWN, line, "failed to resolve type "
+			     "%s vmlinux`%s: %s", kw, tag,
+			     dt_btf_kernel(pcb->dtp) != NULL ?
+			     "no such type in the kernel's BTF" :
+			     "the kernel has no BTF");
+	return t;
+}
+
 static dt_type_t *module_type(dt_pcb_t *pcb, dt_typekind_t kind,
 			      const char *tag, int line)
 {
@@ -334,11 +356,14 @@ static dt_type_t *module_type(dt_pcb_t *pcb, dt_typekind_t kind,
 	if ((q = strchr(name, '`')) == NULL || q[1] == '\0')
 		syntax_error(pcb, peek(pcb));
 	name[q - name] = '\0';
+	const char *kw = kind == DT_TK_STRUCT ? "struct" :
+			 kind == DT_TK_UNION ? "union" : "enum";
+	if (strcmp(name, "vmlinux") == 0)
+		return kernel_type(pcb, kw, q + 1, line);
 	t = dt_dwarf_module_type(pcb->dtp, name, kind, q + 1);
 	if (t == NULL)
 		dt_pcb_error(pcb, D_UNKNOWN, line, "failed to resolve type "
-			     "%s %s`%s: %s", kind == DT_TK_STRUCT ? "struct" :
-			     kind == DT_TK_UNION ? "union" : "enum", name, q + 1,
+			     "%s %s`%s: %s", kw, name, q + 1,
 			     pcb->dtp->target > 0 ? "no such type in its "
 			     "debugging information" : "no target process");
 	return t;

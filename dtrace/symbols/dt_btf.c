@@ -173,15 +173,20 @@ static uint8_t btf_bitfield(const struct btf *btf, const struct btf_type *t,
 	return btf_int_bits(mt);
 }
 
-/* Add the members of t at byte offset base; those of an anonymous struct
- * or union member are added in its place, as C lets them be named. */
+/* Add the members of t at byte offset base; those of an unnamed member of
+ * an anonymous struct or union type are added in its place, as C lets
+ * them be named (a named member of such a type, as the kernel's
+ * struct_group() makes, stays one member). */
 static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
 			    const struct btf_type *t, uint32_t base, int depth)
 {
 	const struct btf_member *bm = btf_members(t);
 
 	for (int i = 0; i < btf_vlen(t); i++) {
-		const struct btf_type *anon = btf_anon_sou(dtp->kbtf, bm[i].type);
+		const char *mname = btf__name_by_offset(dtp->kbtf,
+							bm[i].name_off);
+		const struct btf_type *anon = mname == NULL || mname[0] == '\0' ?
+			btf_anon_sou(dtp->kbtf, bm[i].type) : NULL;
 		uint32_t bits = btf_member_bit_offset(t, i);
 		uint32_t off = base + bits / 8;
 		if (anon != NULL && depth < DT_BTF_DEPTH) {
@@ -191,9 +196,7 @@ static void btf_add_members(dtrace_hdl_t *dtp, btf_mems_t *ms,
 		dt_array_room(ms->m, ms->n, ms->cap);
 		dt_array_room(ms->off, ms->n, ms->offcap);
 		dt_member_t *m = &ms->m[ms->n];
-		m->name = btf__name_by_offset(dtp->kbtf, bm[i].name_off);
-		if (m->name != NULL && m->name[0] == '\0')
-			m->name = NULL;
+		m->name = mname != NULL && mname[0] != '\0' ? mname : NULL;
 		m->type = btf_import(dtp, bm[i].type, depth + 1);
 		m->bit_size = btf_bitfield(dtp->kbtf, t, i, &bits);
 		if (m->type == NULL || (!m->type->complete &&
