@@ -383,8 +383,6 @@ void dt_probe_of_process(dtrace_hdl_t *dtp, dtrace_probe_t *p, pid_t pid);
  * answers NULL for their ids (until given again, dt_probe_late_room()).
  * How many. */
 uint32_t dt_probe_remove_pid(dtrace_hdl_t *dtp, pid_t pid);
-/* The processes with probes of their own: a list of *n pids, to free. */
-uint32_t *dt_probe_pids(dtrace_hdl_t *dtp, uint32_t *n);
 /*
  * The ids probes made while tracing may have: below limit, which the
  * programs' map of probe names has room for (and where the ids of the

@@ -354,7 +354,8 @@ static void probe_free(dtrace_probe_t *p)
 	free(p);
 }
 
-/* The probes of one process (an element of dtp->pid_probes). */
+/* The probes of one process (an element of dtp->pid_probes; the pid
+ * first: dt_prog_sweep_gone() reads it). */
 typedef struct pid_probes {
 	uint32_t pid;
 	uint32_t *ids;
@@ -423,19 +424,6 @@ uint32_t dt_probe_remove_pid(dtrace_hdl_t *dtp, pid_t pid)
 	free(e->ids);
 	dt_htab_remove(&dtp->pid_probes, h, &key);
 	return n;
-}
-
-uint32_t *dt_probe_pids(dtrace_hdl_t *dtp, uint32_t *n)
-{
-	uint32_t *pids = dt_zalloc((dt_htab_count(&dtp->pid_probes) + 1) *
-				   sizeof(*pids));
-	const pid_probes_t *e;
-
-	*n = 0;
-	for (uint32_t pos = 0;
-	     (e = dt_htab_next(&dtp->pid_probes, &pos)) != NULL;)
-		pids[(*n)++] = e->pid;
-	return pids;
 }
 
 static void pid_probes_fini(dtrace_hdl_t *dtp)

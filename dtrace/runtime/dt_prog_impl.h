@@ -390,8 +390,6 @@ int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		      uint32_t cookie, uint32_t pid, const dtrace_probe_t *prp);
 uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid);
 uint32_t dt_overlays_free_pid(struct dt_progset *ps, uint32_t pid);
-/* The processes with overlays of their own: a list of *n pids, to free. */
-uint32_t *dt_overlays_pids(struct dt_progset *ps, uint32_t *n);
 
 /* dt_prog_reconcile.c: the kernel made to match the record (at start,
  * else after each host call; batch_end: the end of a batch, whose refused

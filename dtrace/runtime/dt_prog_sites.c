@@ -423,7 +423,8 @@ uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	return cookie;
 }
 
-/* An element of pid_index: a process and the first of its overlays. */
+/* An element of pid_index: a process and the first of its overlays (the
+ * pid first: dt_prog_sweep_gone() reads it). */
 typedef struct pid_chain {
 	uint32_t pid;
 	uint32_t first;		/* overlay number + 1 */
@@ -509,19 +510,6 @@ static void overlay_free(struct dt_progset *ps, uint32_t ovl)
 	cookie_chain_remove(ps, ovl);
 	*o = (dt_overlay_ent_t){ .cookie_next = ps->ovl_free };
 	ps->ovl_free = ovl;
-}
-
-uint32_t *dt_overlays_pids(struct dt_progset *ps, uint32_t *n)
-{
-	uint32_t *pids = dt_zalloc((dt_htab_count(&ps->pid_index) + 1) *
-				   sizeof(*pids));
-	const pid_chain_t *c;
-
-	*n = 0;
-	for (uint32_t pos = 0; ps->pid_index.esize != 0 &&
-	     (c = dt_htab_next(&ps->pid_index, &pos)) != NULL;)
-		pids[(*n)++] = c->pid;
-	return pids;
 }
 
 /*

@@ -146,14 +146,19 @@ static int pid_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Add to ps->gone each of pids[0 .. n) that has exited. */
-static void note_gone(struct dt_progset *ps, const uint32_t *pids, uint32_t n)
+/* Add to ps->gone each process of t that has exited: t is one of the
+ * tables keyed by pid, whose elements begin with it (ps->pid_index,
+ * dtp->pid_probes). */
+static void note_gone(struct dt_progset *ps, const dt_htab_t *t)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		if (process_exists(pids[i]))
+	const uint32_t *pid;
+
+	for (uint32_t pos = 0;
+	     t->esize != 0 && (pid = dt_htab_next(t, &pos)) != NULL;) {
+		if (process_exists(*pid))
 			continue;
 		dt_array_room(ps->gone, ps->ngone, ps->gone_cap);
-		ps->gone[ps->ngone++] = pids[i];
+		ps->gone[ps->ngone++] = *pid;
 	}
 }
 
@@ -186,13 +191,8 @@ void dt_prog_sweep_gone(dtrace_hdl_t *dtp)
 			retire_gone(dtp, ps, ps->gone[i]);
 	ps->ngone = 0;
 
-	uint32_t n;
-	uint32_t *pids = dt_overlays_pids(ps, &n);
-	note_gone(ps, pids, n);
-	free(pids);
-	pids = dt_probe_pids(dtp, &n);
-	note_gone(ps, pids, n);
-	free(pids);
+	note_gone(ps, &ps->pid_index);
+	note_gone(ps, &dtp->pid_probes);
 	gone_unique(ps);
 }
 
