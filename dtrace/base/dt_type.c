@@ -48,6 +48,7 @@ struct dt_typetab {
 	dt_type_t *void_t, *string_t, *bool_t;
 	dt_type_t *sints[9], *uints[9];	/* indexed by size 1, 2, 4, 8 */
 	dt_type_t *float_t, *double_t, *ldouble_t;
+	dt_type_t *stack_t, *usymaddr_t;	/* see dt_type_stack() */
 	dt_strmap_t enums;	/* the enumerators of complete enums, by name:
 				   tag ENUM_VAL their dt_enumval_t, ENUM_TYPE
 				   their type */
@@ -211,6 +212,9 @@ dt_typetab_t *dt_typetab_create(void)
 	tt->float_t = float_new(tt, "float", 4);
 	tt->double_t = float_new(tt, "double", 8);
 	tt->ldouble_t = float_new(tt, "long double", 16);
+	/* not in the namespace: no script can name them */
+	tt->stack_t = type_new(tt, DT_TK_VOID, "stack", 0, 1);
+	tt->usymaddr_t = type_new(tt, DT_TK_VOID, "_usymaddr", 0, 1);
 	tt->bool_t = type_new(tt, DT_TK_INT, "_Bool", 1, 1);
 	name_add(tt, "_Bool", tt->bool_t, true);
 
@@ -241,6 +245,16 @@ void dt_typetab_destroy(dt_typetab_t *tt)
 dt_type_t *dt_type_void(dt_typetab_t *tt)
 {
 	return tt->void_t;
+}
+
+dt_type_t *dt_type_stack(dt_typetab_t *tt, bool usym)
+{
+	return usym ? tt->usymaddr_t : tt->stack_t;
+}
+
+bool dt_type_is_action_value(const dt_type_t *t)
+{
+	return t->kind == DT_TK_VOID && t->name[0] != 'v';
 }
 
 dt_type_t *dt_type_string(dt_typetab_t *tt)

@@ -80,6 +80,12 @@ void dt_typetab_destroy(dt_typetab_t *tt);
 dt_type_t *dt_type_void(dt_typetab_t *tt);
 dt_type_t *dt_type_int(dt_typetab_t *tt, unsigned size, bool is_signed);
 dt_type_t *dt_type_string(dt_typetab_t *tt);
+/* The values of stack() and ustack() ("stack") and of the user address
+ * actions (ufunc()..., "_usymaddr"), as DTrace types them: like void, no
+ * operator applies to them, but a variable or trace() takes them, and
+ * only then is the action refused in an expression (D_CG_EXPR). */
+dt_type_t *dt_type_stack(dt_typetab_t *tt, bool usym);
+bool dt_type_is_action_value(const dt_type_t *t);
 /* float, double or long double by size (4, 8, 16); NULL for another. */
 dt_type_t *dt_type_float(dt_typetab_t *tt, unsigned size);
 /* The D type of a C floating-point base type (DWARF's, BTF's) of size

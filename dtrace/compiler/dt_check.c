@@ -405,7 +405,8 @@ static dt_type_t *var_type_of(dt_check_t *cx, dt_node_t *r)
 {
 	dt_type_t *t = r->type;
 
-	if (dt_type_in_register(t) || dt_check_is_string(t))
+	if (dt_type_in_register(t) || dt_check_is_string(t) ||
+	    dt_type_is_action_value(t))	/* then D_CG_EXPR */
 		return t;
 	if (t->kind == DT_TK_ARRAY && is_char_ptr(t))
 		return dt_type_string(tt(cx));

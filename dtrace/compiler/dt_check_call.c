@@ -326,10 +326,12 @@ static dt_type_t *action_value(dt_check_t *cx, dt_node_t *n,
 	if (cx->action_value == NULL)
 		cx->action_value = n;
 	/* DTrace's stack() and the user address actions have types of
-	 * their own, which a variable takes: D_CG_EXPR, not void's error */
-	if (fi->func == DT_F_STACK || fi->func == DT_F_USTACK ||
-	    dt_check_usym_call(n) >= 0)
-		return n->type = dt_type_int(tt(cx), 8, false);
+	 * their own, which no operator takes but a variable does: then
+	 * D_CG_EXPR, not void's error */
+	if (fi->func == DT_F_STACK || fi->func == DT_F_USTACK)
+		return n->type = dt_type_stack(tt(cx), false);
+	if (dt_check_usym_call(n) >= 0)
+		return n->type = dt_type_stack(tt(cx), true);
 	return n->type = dt_type_void(tt(cx));
 }
 
@@ -419,7 +421,8 @@ static void check_printf_args(dt_check_t *cx, dt_node_t *n, dt_node_t *fmt)
 		if (k >= 64)
 			ERR(cx, D_PROTO_LEN, a, "too many arguments");
 		if (!dt_type_is_scalar(a->type) && !dt_type_is_float(a->type) &&
-		    !dt_check_is_string(a->type) && !is_char_ptr(a->type))
+		    !dt_check_is_string(a->type) && !is_char_ptr(a->type) &&
+		    !dt_type_is_action_value(a->type))
 			ERR(cx, D_PRINTF_ARG_TYPE, a, "%s( ) argument #%d has "
 			    "type %s, which cannot be printed", n->name, k + 2,
 			    a->type->name);
@@ -663,6 +666,8 @@ void check_action(dt_check_t *cx, dt_node_t *n, const dt_funcinfo_t *fi)
 	case DT_F_TRACE:
 	case DT_F_PRINT:
 		dt_check_expr(cx, a);
+		if (dt_type_is_action_value(a->type))
+			break;	/* D_CG_EXPR, dt_check_action_values() */
 		if (a->type->kind == DT_TK_VOID && fi->func == DT_F_TRACE)
 			ERR(cx, D_TRACE_VOID, a, "trace( ) may not be applied "
 			    "to a void expression");
