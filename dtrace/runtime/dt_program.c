@@ -111,10 +111,18 @@ int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid)
 {
 	struct dt_progset *ps = dtp->progs;
 
-	if (ps == NULL || !ps->reconciled || pid <= 0 ||
-	    dt_overlays_retire(ps, (uint32_t)pid) == 0)
+	if (ps == NULL || !ps->reconciled || pid <= 0)
 		return 0;
-	return dt_reconcile(dtp, false);
+	uint64_t t0 = dt_now_ns();
+	uint32_t novls = dt_overlays_retire(ps, (uint32_t)pid);
+	uint32_t nsites = dt_links_retire_pid(dtp, ps, pid);
+
+	if (novls + nsites > 0)
+		dt_debug(dtp, "process %d exec'ed: its overlays (%u) retired, "
+			 "its own sites (%u) unlinked in %llu us", (int)pid,
+			 novls, nsites,
+			 (unsigned long long)(dt_now_ns() - t0) / 1000);
+	return novls == 0 ? 0 : dt_reconcile(dtp, false);
 }
 
 /* Whether process pid is still there (a zombie still is). */
@@ -129,14 +137,15 @@ static void retire_gone(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			uint32_t pid)
 {
 	uint32_t novls = dt_overlays_retire(ps, pid);
+	uint32_t nsites = dt_links_retire_pid(dtp, ps, (pid_t)pid);
 
 	if (novls > 0)
 		dt_reconcile(dtp, false);
 	uint32_t left = dt_overlays_free_pid(ps, pid);
 	uint32_t nprobes = dt_probe_remove_pid(dtp, (pid_t)pid);
 	dt_debug(dtp, "process %u exited: its overlays (%u) and probes (%u) "
-		 "removed%s", pid, novls, nprobes,
-		 left ? "; some overlays wait to be written" : "");
+		 "removed, its own sites (%u) unlinked%s", pid, novls, nprobes,
+		 nsites, left ? "; some overlays wait to be written" : "");
 }
 
 static int pid_cmp(const void *a, const void *b)
