@@ -76,9 +76,12 @@
  * image they were made for, which DTrace removes when the process execs:
  * each exec event retires them (dt_prog_retire_pid()) before any watcher
  * hears of the new image.  An exec the gate held was served before its
- * event: the old image's overlays go then, before the gated providers make
- * the new image's, and the event that follows must leave those alone.
- * The gate's recent executions are kept for that (served[]), each for
+ * event: the gated providers made the new image's overlays then, under a
+ * new generation (dt_prog_image_next()), and the event that follows
+ * retires only what is older.  Until then the old image keeps its
+ * probes, and keeps them if the exec fails after the gate (an
+ * interpreter missing, a bad ELF file), which has no event.  The gate's
+ * recent executions are kept for that (served[]), each for
  * SERVED_FRESH_NS: an exec goes on as soon as the gate answers, so its
  * event is that close; an older entry (an exec that failed, or whose
  * event the exec program left out) is not taken for a later exec.
@@ -88,6 +91,7 @@
 
 typedef struct exec_served {
 	pid_t pid;		/* 0: a free slot */
+	uint32_t image;		/* the generation begun for the new image */
 	uint64_t when;		/* dt_now_ns() of the gate's request */
 } exec_served_t;
 #define EXEC_TP_PID_OFFSET	12	/* "pid_t pid" in the format file */
@@ -563,8 +567,8 @@ static int gate_serve(dtrace_hdl_t *dtp, int pid, const char *const *paths,
 	int placed = 0;
 
 	ex->served[ex->served_next++ % SERVED_MAX] = (exec_served_t){
-		(pid_t)pid, dt_now_ns() };
-	dt_prog_retire_pid(dtp, (pid_t)pid);
+		.pid = (pid_t)pid, .image = dt_prog_image_next(dtp),
+		.when = dt_now_ns() };
 	for (int i = 0; i < ex->ngated; i++) {
 		int rc = notify(dtp, ex->gated[i], &n);
 		if (rc < 0)
@@ -609,8 +613,10 @@ static void exec_report_ungated(const struct dt_exec *ex,
 			ev->pid, n > 0 ? exe : "?", late_us);
 }
 
-/* Whether the gate served pid's exec just now (taken off the list). */
-static bool exec_was_served(struct dt_exec *ex, pid_t pid)
+/* What pid's exec retires: if the gate served it just now (taken off the
+ * list), what was recorded before the new image's generation, else
+ * everything. */
+static uint32_t exec_retires_before(struct dt_exec *ex, pid_t pid)
 {
 	uint64_t now = dt_now_ns();
 
@@ -620,9 +626,9 @@ static bool exec_was_served(struct dt_exec *ex, pid_t pid)
 		if (s->pid != pid || now - s->when > SERVED_FRESH_NS)
 			continue;
 		s->pid = 0;
-		return true;
+		return s->image;
 	}
-	return false;
+	return UINT32_MAX;
 }
 
 /* Hand one event to every watcher, after maps_changed for a library
@@ -637,9 +643,9 @@ static int exec_dispatch(dtrace_hdl_t *dtp, struct dt_exec *ex,
 	if (ev->what == DTRACE_NOTICE_MAPS && maps_changed != NULL)
 		maps_changed(dtp, (pid_t)ev->pid);
 	/* The probes of the old image go before anyone hears of the new. */
-	if (ev->what == DTRACE_NOTICE_EXEC &&
-	    !exec_was_served(ex, (pid_t)ev->pid))
-		dt_prog_retire_pid(dtp, (pid_t)ev->pid);
+	if (ev->what == DTRACE_NOTICE_EXEC)
+		dt_prog_retire_pid(dtp, (pid_t)ev->pid,
+				   exec_retires_before(ex, (pid_t)ev->pid));
 	for (int i = 0; i < ex->nwatchers; i++) {
 		int rc = notify(dtp, ex->watchers[i], &n);
 		if (rc < 0)

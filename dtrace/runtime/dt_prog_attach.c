@@ -338,12 +338,14 @@ static int attach_pass(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late,
 	return rc;
 }
 
-/* Take process pid out of u's processes, marking the request that
- * linked u for it in marked[].  Returns whether it was there. */
-static bool site_drop_pid(dt_uprobe_ent_t *u, pid_t pid, bool *marked)
+/* Take process pid out of u's processes, when it was last asked for
+ * before generation before, marking the request that linked u for it in
+ * marked[].  Returns whether it was. */
+static bool site_drop_pid(dt_uprobe_ent_t *u, pid_t pid, uint32_t before,
+			  bool *marked)
 {
 	for (uint32_t k = 0; k < u->npids; k++) {
-		if (u->pids[k].pid != pid)
+		if (u->pids[k].pid != pid || u->pids[k].image >= before)
 			continue;
 		if (u->pids[k].attached && u->pids[k].group >= 0)
 			marked[u->pids[k].group] = true;
@@ -355,7 +357,8 @@ static bool site_drop_pid(dt_uprobe_ent_t *u, pid_t pid, bool *marked)
 
 /*
  * Process pid exec'ed or exited: the underlying probes linked for it
- * alone (pid probes, a USDT site of its own) named its old image, and
+ * alone (pid probes, a USDT site of its own) that were last asked for
+ * before generation before (UINT32_MAX: all) named its old image, and
  * would still trap where the new image maps the same file (libc),
  * finding no probe.  They lose the process, and the requests that linked
  * them for it close: each request is one process's (one per program,
@@ -364,13 +367,13 @@ static bool site_drop_pid(dt_uprobe_ent_t *u, pid_t pid, bool *marked)
  * sites lost the process.
  */
 uint32_t dt_links_retire_pid(dtrace_hdl_t *dtp, struct dt_progset *ps,
-			     pid_t pid)
+			     pid_t pid, uint32_t before)
 {
 	bool *marked = dt_zalloc((size_t)ps->ngroups + 1);
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < ps->nups; i++)
-		n += site_drop_pid(&ps->ups[i], pid, marked);
+		n += site_drop_pid(&ps->ups[i], pid, before, marked);
 	for (int g = 0; n > 0 && g < ps->ngroups; g++)
 		if (marked[g])
 			dt_bpf_links_close(dtp, &ps->groups[g]);

@@ -43,6 +43,7 @@ typedef struct dt_uprobe_pid {
 	bool attached;		/* or given up (see "Refused links") */
 	uint8_t tries;		/* requests the kernel refused */
 	int group;		/* the link's, in ps->groups, else -1 */
+	uint32_t image;		/* ps->image when it was last asked for */
 } dt_uprobe_pid_t;
 
 /* A provider's trampoline (its kind) that reads the arguments of some
@@ -111,6 +112,8 @@ typedef struct dt_overlay_ent {
 	uint32_t pid, cookie;
 	uint32_t prids[DT_OVERLAY_MAX];
 	dt_site_user_t users[DT_OVERLAY_MAX];	/* whose trampoline */
+	uint32_t images[DT_OVERLAY_MAX]; /* ps->image when each was last
+				   overlaid (see dt_prog_image_next()) */
 	uint32_t n;
 	bool deferred;		/* written once its site is linked again */
 	bool queued;		/* on ps->queued_ovls */
@@ -187,6 +190,8 @@ struct dt_progset {
 	uint32_t *gone;		/* processes found gone by the last sweep */
 	uint32_t ngone, gone_cap;
 	uint64_t sweep_at;	/* dt_now_ns() of the next sweep */
+	uint32_t image;		/* the generation of what is recorded for a
+				   process, see dt_prog_image_next() */
 	dt_kprog_t *progs;
 	int nprogs;
 	bool live;		/* dt_prog_build_all() ran: the kernel is
@@ -381,7 +386,7 @@ int dt_site_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 /* dt_prog_attach.c */
 int dt_attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late);
 uint32_t dt_links_retire_pid(dtrace_hdl_t *dtp, struct dt_progset *ps,
-			     pid_t pid);
+			     pid_t pid, uint32_t before);
 bool dt_refused_due(dtrace_hdl_t *dtp);
 
 /* dt_prog_sites.c: the record */
@@ -390,7 +395,8 @@ uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			const dtrace_perfprobe_t *pp);
 int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		      uint32_t cookie, uint32_t pid, const dtrace_probe_t *prp);
-uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid);
+uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid,
+			    uint32_t before);
 uint32_t dt_overlays_free_pid(struct dt_progset *ps, uint32_t pid);
 
 /* dt_prog_reconcile.c: the kernel made to match the record (at start,

@@ -189,9 +189,10 @@ static void site_ref_ctr_set(struct dt_progset *ps, dt_uprobe_ent_t *u,
 	u->ref_ctr = ref_ctr;
 }
 
-/* Make u fire in process pid too (0: every process).  Returns whether
- * that needs a link it does not have yet. */
-static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
+/* Make u fire in process pid too (0: every process), for the process's
+ * image of generation image.  Returns whether that needs a link it does
+ * not have yet. */
+static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid, uint32_t image)
 {
 	if (u->all)
 		return false;
@@ -200,10 +201,13 @@ static bool uprobe_add_pid(dt_uprobe_ent_t *u, pid_t pid)
 		return true;
 	}
 	for (uint32_t i = 0; i < u->npids; i++)
-		if (u->pids[i].pid == pid)
+		if (u->pids[i].pid == pid) {
+			u->pids[i].image = image;	/* wanted still */
 			return false;
+		}
 	u->pids = dt_realloc(u->pids, (u->npids + 1) * sizeof(*u->pids));
-	u->pids[u->npids++] = (dt_uprobe_pid_t){ .pid = pid, .group = -1 };
+	u->pids[u->npids++] = (dt_uprobe_pid_t){ .pid = pid, .group = -1,
+						 .image = image };
 	return true;
 }
 
@@ -416,7 +420,7 @@ uint32_t dt_site_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			site_ref_ctr_set(ps, u, up->ref_ctr_offset);
 	}
 	dt_uprobe_ent_t *u = &ps->ups[cookie - 1];
-	bool more = uprobe_add_pid(u, pp ? 0 : up->pid);
+	bool more = uprobe_add_pid(u, pp ? 0 : up->pid, ps->image);
 	ps->links_pending |= more;
 	if (more || u->joined || u->relink)
 		site_queue(ps, cookie);
@@ -555,8 +559,10 @@ int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 	dt_overlay_ent_t *o = overlay_find_or_add(ps, pid, cookie);
 
 	for (uint32_t i = 0; i < o->n; i++)
-		if (o->prids[i] == prp->id)
+		if (o->prids[i] == prp->id) {
+			o->images[i] = ps->image;	/* wanted still */
 			return 0;
+		}
 	if (o->n == DT_OVERLAY_MAX) {
 		dt_warn(dtp, "more than %d probes on one site: %s:%s:%s:%s "
 			"left out", DT_OVERLAY_MAX, prp->prv, prp->mod,
@@ -564,20 +570,44 @@ int dt_overlay_record(dtrace_hdl_t *dtp, struct dt_progset *ps,
 		return -E2BIG;
 	}
 	o->users[o->n] = site_user_of(&ps->ups[cookie - 1], prp->provider);
+	o->images[o->n] = ps->image;
 	o->prids[o->n++] = prp->id;
 	overlay_queue(ps, o);
 	return 0;
 }
 
+/* The probes of overlay o overlaid before generation before taken out,
+ * the others kept in their order.  Whether any was. */
+static bool overlay_drop_before(dt_overlay_ent_t *o, uint32_t before)
+{
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < o->n; i++) {
+		if (o->images[i] < before)
+			continue;
+		o->prids[kept] = o->prids[i];
+		o->users[kept] = o->users[i];
+		o->images[kept++] = o->images[i];
+	}
+	if (kept == o->n)
+		return false;
+	o->n = kept;
+	o->described = 0;	/* the names of those kept move */
+	return true;
+}
+
 /*
- * Process pid exec'ed: its overlays, which named the probes of its old
- * image, are emptied and queued, so that the reconciliation takes them
- * out of the kernel's map (dt_overlay_write()); its firings then find the
- * overlays of every process alone, as a new process's do.  The emptied
- * entries stay in the record, and take the probes that providers overlay
- * for the new image as any overlay would.  How many were retired.
+ * Process pid exec'ed: the probes of its overlays made before generation
+ * before (UINT32_MAX: all), which named the probes of its old image, are
+ * taken out and the overlays queued, so that the reconciliation writes
+ * them or takes them out of the kernel's map (dt_overlay_write()); its
+ * firings then find the overlays of every process alone, as a new
+ * process's do, until providers overlay the new image's.  The entries
+ * stay in the record, and take the probes that providers overlay for the
+ * new image as any overlay would.  How many changed.
  */
-uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid)
+uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid,
+			    uint32_t before)
 {
 	const pid_chain_t *c = NULL;
 	uint32_t n = 0;
@@ -590,10 +620,8 @@ uint32_t dt_overlays_retire(struct dt_progset *ps, uint32_t pid)
 
 		i = o->pid_next;
 
-		if (o->n == 0)
+		if (!overlay_drop_before(o, before))
 			continue;
-		o->n = 0;
-		o->described = 0;
 		overlay_queue(ps, o);
 		n++;
 	}

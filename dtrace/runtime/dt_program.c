@@ -107,15 +107,22 @@ int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 	return rc < 0 ? rc : dt_reconcile(dtp, false);
 }
 
-int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid)
+uint32_t dt_prog_image_next(dtrace_hdl_t *dtp)
+{
+	struct dt_progset *ps = dtp->progs;
+
+	return ps == NULL ? 0 : ++ps->image;
+}
+
+int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid, uint32_t before)
 {
 	struct dt_progset *ps = dtp->progs;
 
 	if (ps == NULL || !ps->reconciled || pid <= 0)
 		return 0;
 	uint64_t t0 = dt_now_ns();
-	uint32_t novls = dt_overlays_retire(ps, (uint32_t)pid);
-	uint32_t nsites = dt_links_retire_pid(dtp, ps, pid);
+	uint32_t novls = dt_overlays_retire(ps, (uint32_t)pid, before);
+	uint32_t nsites = dt_links_retire_pid(dtp, ps, pid, before);
 
 	if (novls + nsites > 0)
 		dt_debug(dtp, "process %d exec'ed: its overlays (%u) retired, "
@@ -136,8 +143,8 @@ static bool process_exists(uint32_t pid)
 static void retire_gone(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			uint32_t pid)
 {
-	uint32_t novls = dt_overlays_retire(ps, pid);
-	uint32_t nsites = dt_links_retire_pid(dtp, ps, (pid_t)pid);
+	uint32_t novls = dt_overlays_retire(ps, pid, UINT32_MAX);
+	uint32_t nsites = dt_links_retire_pid(dtp, ps, (pid_t)pid, UINT32_MAX);
 
 	if (novls > 0)
 		dt_reconcile(dtp, false);

@@ -32,13 +32,27 @@ int dt_prog_provide_again(dtrace_hdl_t *dtp, dt_provider_t *pv);
 /* host->sites->overlay(). */
 int dt_prog_overlay(dtrace_hdl_t *dtp, int64_t cookie, pid_t pid,
 		    dtrace_probe_t *prp);
-/* While tracing: process pid exec'ed.  Every provider's overlays of pid,
- * which named the probes of its old image, are taken out, as DTrace
- * removes a process's probes with the image they were made for; firings
- * in the new image find the overlays of every process alone, until
- * providers overlay probes of the new image.  0 or -errno of a failed
- * map update (warned). */
-int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid);
+/*
+ * While tracing: process pid exec'ed.  What every provider recorded for
+ * pid before generation before (UINT32_MAX: everything), which named the
+ * probes of its old image, is taken out, as DTrace removes a process's
+ * probes with the image they were made for: its overlays, and its sites
+ * of its own, which are unlinked.  Firings in the new image find the
+ * overlays of every process alone, until providers overlay probes of the
+ * new image.  0 or -errno of a failed map update (warned).
+ */
+int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid, uint32_t before);
+/*
+ * Generations.  The exec gate has the providers record a new image's
+ * probes before the exec completes (and before its event); the old
+ * image's go at the event, if it comes: an exec that fails leaves the
+ * process its old image, and its probes.  So what is recorded for a
+ * process (overlays, sites of its own) is stamped with the generation in
+ * force, and asked for again restamps it; the gate begins a new one
+ * before it serves an exec, and the exec's event retires what is older.
+ * Returns the new generation.
+ */
+uint32_t dt_prog_image_next(dtrace_hdl_t *dtp);
 /*
  * While tracing, at most once every DT_SWEEP_NS, from the session's loop
  * after it read the buffers: the processes that exited since.  Each
