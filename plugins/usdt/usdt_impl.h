@@ -45,9 +45,10 @@
 
 #include "usdt_decl.h"	/* libusdt: .dtrace_prov declarations */
 
-/* <sys/sdt.h> allows up to 12 arguments: args[0] .. args[11] (arg0 ..
- * arg9 as built-in variables, as DTrace has them). */
-#define USDT_NOTE_ARGS_MAX	12
+/* <sys/sdt.h> passes up to 12 arguments, <dtrace/usdt.h> up to 16:
+ * args[0] .. args[15] (arg0 .. arg9 as built-in variables, as DTrace has
+ * them). */
+#define USDT_NOTE_ARGS_MAX	DTRACE_ARGS_MAX
 
 /* Where an argument's value is at the probe site. */
 typedef enum usdt_loc {
