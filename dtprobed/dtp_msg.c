@@ -18,7 +18,7 @@
  * to the packet's, every table inside the message (64-bit arithmetic, no
  * overflow), string table NUL-terminated, every string offset inside it,
  * names made of [A-Za-z0-9_] (provider, probe), types and attributes
- * printable without TAB, argument counts <= 12, type indices inside the
+ * printable without TAB, argument counts <= 16, type indices inside the
  * type table, mappings naming a native argument, sites naming a probe.
  *
  * Repeats.  A program that forks sends, from each child, the very bytes
@@ -211,14 +211,33 @@ static int msg_check_header(msg_ctx_t *c)
 	return 0;
 }
 
+/* Word idx of types[] in *w; false past its end. */
+static bool msg_word(msg_ctx_t *c, uint64_t idx, uint32_t *w)
+{
+	if (idx >= c->h.ntypes)
+		return false;
+	memcpy(w, c->m + c->h.types_off + 4 * (size_t)idx, 4);
+	return true;
+}
+
 static const char *msg_type(msg_ctx_t *c, uint32_t idx)
 {
 	uint32_t off;
 
-	if (idx >= c->h.ntypes)
+	if (!msg_word(c, idx, &off))
 		return NULL;
-	memcpy(&off, c->m + c->h.types_off + 4 * (size_t)idx, 4);
 	return msg_str(c, off);
+}
+
+/* The native argument translated argument a of p is taken from, or
+ * UINT32_MAX when the message does not say. */
+static uint32_t msg_mapping(msg_ctx_t *c, const dtpv_probe_t *p, uint32_t a)
+{
+	uint32_t map;
+
+	if (a < DTPV_MAPPING_INLINE)
+		return p->mapping[a];
+	return msg_word(c, dtpv_mapping_index(p, a), &map) ? map : UINT32_MAX;
 }
 
 /* Site s of the message (msg_check_header() checked the table's bounds)
@@ -256,9 +275,11 @@ static int msg_probe(msg_ctx_t *c, msg_out_t *o, uint32_t i)
 
 		if (p.xlate + a < p.xlate || !msg_is_text(t))
 			return msg_fail(c, "bad translated argument type");
-		if (p.mapping[a] >= (p.nargs ? p.nargs : 1))
+		uint32_t map = msg_mapping(c, &p, a);
+
+		if (map >= (p.nargs ? p.nargs : 1u))
 			return msg_fail(c, "argument mapping out of range");
-		out_fmt(o, "xlate\t%u\t%s\t%u\n", a, t, p.mapping[a]);
+		out_fmt(o, "xlate\t%u\t%s\t%u\n", a, t, map);
 	}
 	for (uint32_t s = probe_sites[i]; s != MSG_NO_SITE; s = site_next[s]) {
 		dtpv_site_t st;

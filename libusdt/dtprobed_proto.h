@@ -12,6 +12,8 @@
  *	dtpv_msg_t		header, 88 bytes
  *	dtpv_probe_t[nprobes]	at probes_off
  *	uint32_t types[ntypes]	at types_off: string offsets of type names
+ *				(and the argument mappings past
+ *				DTPV_MAPPING_INLINE, see dtpv_probe_t)
  *	dtpv_site_t[nsites]	at sites_off: the module's sites of this
  *				provider, found at run time
  *	char strtab[strtab_size] at strtab_off; offset 0 is ""
@@ -64,7 +66,9 @@
  * later finds it among the processes. */
 #define DTPV_TRACING_SUFFIX ".tracing"
 #define DTPV_TRACING_MS	60000
-#define DTPV_ARGS_MAX	12	/* as <sys/sdt.h> passes at most */
+#define DTPV_ARGS_MAX	16	/* as <dtrace/usdt.h> passes at most (12
+				   until the site macros passed 16) */
+#define DTPV_MAPPING_INLINE 12	/* mappings a dtpv_probe_t holds */
 #define DTPV_PROBES_MAX	100000
 #define DTPV_SITES_MAX	200000
 #define DTPV_NAME_MAX	256	/* provider, probe and type names */
@@ -114,10 +118,21 @@ typedef struct dtpv_probe {
 	uint16_t pad;
 	uint32_t native;	/* index in types of the first native type */
 	uint32_t xlate;		/* index in types of the first xlate type */
-	uint8_t mapping[DTPV_ARGS_MAX];	/* args[i] is native mapping[i];
-					   [10] and [11] were padding, 0,
-					   when there were 10 at most */
+	uint8_t mapping[DTPV_MAPPING_INLINE];
+				/* args[i] is native mapping[i]; [10] and
+				   [11] were padding, 0, when there were 10
+				   at most.  Those of args[12] on are words
+				   of types[] (dtpv_mapping_index()) */
 } dtpv_probe_t;
+
+/* The index in types[] of the mapping of translated argument i past the
+ * inline ones (i >= DTPV_MAPPING_INLINE): such mappings follow the
+ * probe's translated types, one word each, so that a probe of at most 12
+ * arguments is written as before. */
+static inline uint64_t dtpv_mapping_index(const dtpv_probe_t *p, uint32_t i)
+{
+	return (uint64_t)p->xlate + p->nxargs + (i - DTPV_MAPPING_INLINE);
+}
 
 typedef struct dtpv_site {
 	uint64_t addr;		/* run-time address of the nop */

@@ -29,14 +29,37 @@ static const char *decl_str(const usdt_decl_t *d, uint32_t off, uint32_t size)
 }
 
 /* A type name through the types table: index idx of ntypes. */
+/* Word idx of types[] in *w; false past its end. */
+static bool decl_word(const unsigned char *img, const dtpv_msg_t *h,
+		      uint64_t idx, uint32_t *w)
+{
+	if (idx >= h->ntypes)
+		return false;
+	memcpy(w, img + h->types_off + 4 * idx, 4);
+	return true;
+}
+
 static const char *decl_type(const usdt_decl_t *d, const unsigned char *img,
 			     const dtpv_msg_t *h, uint64_t idx)
 {
 	uint32_t off;
-	if (idx >= h->ntypes)
+	if (!decl_word(img, h, idx, &off))
 		return NULL;
-	memcpy(&off, img + h->types_off + 4 * idx, 4);
 	return decl_str(d, off, h->strtab_size);
+}
+
+/* The native argument translated argument a is taken from; -1 when the
+ * image does not say. */
+static int decl_mapping(const unsigned char *img, const dtpv_msg_t *h,
+			const dtpv_probe_t *rp, int a)
+{
+	uint32_t map;
+	if (a < DTPV_MAPPING_INLINE)
+		return rp->mapping[a];
+	if (!decl_word(img, h, dtpv_mapping_index(rp, (uint32_t)a), &map) ||
+	    map >= USDT_DECL_ARGS_MAX)
+		return -1;
+	return (int)map;
 }
 
 static bool decl_table_ok(uint64_t off, uint64_t n, uint64_t esz,
@@ -63,8 +86,9 @@ static int decl_probe(usdt_decl_t *d, const unsigned char *img,
 			return -EINVAL;
 	for (int a = 0; a < p->nxargs; a++) {
 		p->xlate[a] = decl_type(d, img, h, (uint64_t)rp.xlate + a);
-		p->mapping[a] = rp.mapping[a];
-		if (p->xlate[a] == NULL || p->mapping[a] >= p->nargs)
+		p->mapping[a] = decl_mapping(img, h, &rp, a);
+		if (p->xlate[a] == NULL || p->mapping[a] < 0 ||
+		    p->mapping[a] >= p->nargs)
 			return -EINVAL;
 	}
 	return 0;

@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 /* Arguments of a probe at most: DTPV_ARGS_MAX of the message. */
-#define USDT_DECL_ARGS_MAX	12
+#define USDT_DECL_ARGS_MAX	16
 
 /* A probe as a provider file declared it.  Parsed: its strings point into
  * the owning usdt_decl_t's strtab. */

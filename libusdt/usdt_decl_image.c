@@ -121,7 +121,13 @@ static dtpv_probe_t decl_probe_record(const usdt_decl_probe_t *p,
 		uint32_t s = decl_str_add(st, p->xlate[i]);
 
 		decl_buf_add(types, &s, 4);
-		rp.mapping[i] = (uint8_t)p->mapping[i];
+		if (i < DTPV_MAPPING_INLINE)
+			rp.mapping[i] = (uint8_t)p->mapping[i];
+	}
+	for (int i = DTPV_MAPPING_INLINE; i < p->nxargs; i++) {
+		uint32_t map = (uint32_t)p->mapping[i];
+
+		decl_buf_add(types, &map, 4);
 	}
 	return rp;
 }

@@ -69,7 +69,7 @@ typedef struct usdt_reg_site {
 	uint64_t sema_offset;	/* its file offset (uprobe ref_ctr_offset), or 0 */
 } usdt_reg_site_t;
 
-#define USDT_REG_ARGS_MAX	12	/* DTPV_ARGS_MAX */
+#define USDT_REG_ARGS_MAX	16	/* DTPV_ARGS_MAX */
 
 typedef struct usdt_reg_probe {
 	char *name;		/* as declared: "query__start" */

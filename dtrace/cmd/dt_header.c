@@ -128,7 +128,8 @@ fail:
 }
 
 /* The C spelling of a D type for a cast, or NULL if a site cannot pass it
- * in a register (structs by value, void). */
+ * in a register (structs by value, void).  A float or double goes in a
+ * general register or memory ("nor"), where a uprobe reads its bits. */
 static const char *header_ctype(const dt_type_t *t)
 {
 	switch (t->kind) {
@@ -137,13 +138,15 @@ static const char *header_ctype(const dt_type_t *t)
 	case DT_TK_INT:
 	case DT_TK_ENUM:
 	case DT_TK_PTR:
+	case DT_TK_FLOAT:
 		return t->name;
 	default:
 		return NULL;
 	}
 }
 
-/* The size field of an argument specification: bytes, negative if signed. */
+/* The size field of an argument specification: bytes, negative if signed
+ * (header_probe() adds the f of a floating-point type). */
 static int header_argsize(const dt_type_t *t)
 {
 	if (t->kind == DT_TK_PTR || t->kind == DT_TK_STRING)
@@ -154,7 +157,7 @@ static int header_argsize(const dt_type_t *t)
 static int header_check_probe(dtrace_hdl_t *dtp, const dt_providerdecl_t *pv,
 			      const dt_probedecl_t *pr)
 {
-	/* usdt.h's DTRACE_USDT_PROBE0 .. 12 */
+	/* usdt.h's DTRACE_USDT_PROBE0 .. 16 */
 	if (pr->nargs > DTRACE_ARGS_MAX) {
 		dt_set_error(dtp, "probe %s:::%s has %d arguments, at most %d "
 			     "are supported", pv->name, pr->name, pr->nargs,
@@ -190,8 +193,9 @@ static void header_probe(FILE *f, const dt_providerdecl_t *pv,
 	fprintf(f, ") \\\n\tDTRACE_USDT_PROBE%d(%s, %s", pr->nargs, pv->name,
 		pr->name);
 	for (int i = 0; i < pr->nargs; i++)
-		fprintf(f, ", \\\n\t    %d, (%s)(arg%d)",
+		fprintf(f, ", \\\n\t    %d%s, (%s)(arg%d)",
 			header_argsize(pr->args[i]),
+			pr->args[i]->kind == DT_TK_FLOAT ? "f" : "",
 			header_ctype(pr->args[i]), i);
 	fprintf(f, ")\n");
 	fprintf(f, "#define\t%s_%s_ENABLED() \\\n\tDTRACE_USDT_ENABLED(%s, %s)\n\n",

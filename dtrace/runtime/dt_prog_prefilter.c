@@ -31,8 +31,8 @@
  * the program's first subprogram.
  */
 #define DT_PREFILTER_MAX	8	/* clauses tested at most */
-#define DT_PREFILTER_MST	200	/* the copy of the public mstate:
-					   fp - 200 .. fp - 73 */
+#define DT_PREFILTER_MST	232	/* the copy of the public mstate:
+					   fp - 232 .. fp - 73 */
 
 /* Whether the program of kp, calling clauses, takes a prefilter. */
 bool dt_prefilter_fits(dtrace_hdl_t *dtp, const dt_kprog_t *kp,

@@ -77,7 +77,7 @@ extern "C" {
 #endif
 
 #define DTRACE_PROVIDER_MAJOR	4
-#define DTRACE_PROVIDER_MINOR	3
+#define DTRACE_PROVIDER_MINOR	4
 
 /* The first fields of every table a plugin fills, as designated
  * initializers (C, or C++20); dtrace_provider_ops_start() below serves
@@ -119,8 +119,12 @@ typedef struct dtrace_argdesc {
 	int mapping;
 } dtrace_argdesc_t;
 
-#define DTRACE_ARGS_MAX	12	/* arguments of a probe: what <sys/sdt.h>
-				   passes at most */
+/* Arguments of a probe at most: what <dtrace/usdt.h>'s site macros pass
+ * (<sys/sdt.h> passes 12).  12 before interface 4.4: a plugin built
+ * against 4.4 fills up to 16 argv slots and probe_args() entries, so it
+ * requires an engine of 4.4 (DTRACE_PROVIDER()); one built for 4.0 .. 4.3
+ * fills at most 12, which a 4.4 engine takes as they are. */
+#define DTRACE_ARGS_MAX	16
 #define DTRACE_ARGV_LOW	10	/* of them in argv[], the others in
 				   argv_hi[] */
 
@@ -147,7 +151,7 @@ typedef struct dtrace_mstate {
 					   a system call's return sets it */
 	uint64_t argv_hi[DTRACE_ARGS_MAX - DTRACE_ARGV_LOW];
 					/* the arguments after arg9
-					   (args[10], args[11]) */
+					   (args[10] .. args[15]) */
 } dtrace_mstate_t;
 
 /* Offset in the mstate of argument i (0 .. DTRACE_ARGS_MAX - 1). */

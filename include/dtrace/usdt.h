@@ -113,7 +113,9 @@
 			     : : __VA_ARGS__)
 
 /* An argument: its spec "SIZE@%N" and its operand.  s is the size, negated
- * for a signed type, as a literal (the generated header knows the types). */
+ * for a signed type, as a literal (the generated header knows the types);
+ * 4f or 8f for a float or a double, which "nor" keeps out of the SSE
+ * registers a uprobe cannot read. */
 #define DTRACE_USDT_A(s, n)	DTRACE_USDT_STR(s) "@%" #n
 #define DTRACE_USDT_O(v)	"nor"(v)
 
@@ -192,7 +194,7 @@
 			 DTRACE_USDT_O(a6), DTRACE_USDT_O(a7),		\
 			 DTRACE_USDT_O(a8))
 /* The specifications and operands of ten arguments, which the macros of
- * 10, 11 and 12 arguments share. */
+ * 10 and more arguments share. */
 #define DTRACE_USDT_SPEC10(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9)	\
 	DTRACE_USDT_A(s0, 0) " " DTRACE_USDT_A(s1, 1) " "		\
 	DTRACE_USDT_A(s2, 2) " " DTRACE_USDT_A(s3, 3) " "		\
@@ -222,7 +224,7 @@
 			 DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, \
 					   a8, a9),			\
 			 DTRACE_USDT_O(a10))
-/* 12: as many as <sys/sdt.h> passes, the most a probe has here. */
+/* 12: as many as <sys/sdt.h> passes. */
 #define DTRACE_USDT_PROBE12(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
 			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8, s9, a9, \
 			    s10, a10, s11, a11)				\
@@ -233,5 +235,72 @@
 			 DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, \
 					   a8, a9),			\
 			 DTRACE_USDT_O(a10), DTRACE_USDT_O(a11))
+
+/*
+ * 13 to 16 arguments.  An argument costs the asm statement one operand,
+ * and GCC takes at most 30 operands in one; 16 is what the engine keeps
+ * per probe (DTRACE_ARGS_MAX of <dtrace/provider.h>).
+ */
+#define DTRACE_USDT_PROBE13(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8,	\
+			    s9, a9, s10, a10, s11, a11, s12, a12)	\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_SPEC10(s0, s1, s2, s3, s4, s5, s6, s7, \
+					    s8, s9) " "			\
+			 DTRACE_USDT_A(s10, 10) " "			\
+			 DTRACE_USDT_A(s11, 11) " "			\
+			 DTRACE_USDT_A(s12, 12),			\
+			 DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, \
+					   a8, a9),			\
+			 DTRACE_USDT_O(a10), DTRACE_USDT_O(a11),	\
+			 DTRACE_USDT_O(a12))
+
+/* The specifications and operands of fourteen arguments, which the macros
+ * of 14 and more arguments share. */
+#define DTRACE_USDT_SPEC14(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10,	\
+			   s11, s12, s13)				\
+	DTRACE_USDT_SPEC10(s0, s1, s2, s3, s4, s5, s6, s7, s8, s9) " "	\
+	DTRACE_USDT_A(s10, 10) " " DTRACE_USDT_A(s11, 11) " "		\
+	DTRACE_USDT_A(s12, 12) " " DTRACE_USDT_A(s13, 13)
+#define DTRACE_USDT_OPS14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10,	\
+			  a11, a12, a13)				\
+	DTRACE_USDT_OPS10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9),	\
+	DTRACE_USDT_O(a10), DTRACE_USDT_O(a11), DTRACE_USDT_O(a12),	\
+	DTRACE_USDT_O(a13)
+
+#define DTRACE_USDT_PROBE14(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8,	\
+			    s9, a9, s10, a10, s11, a11, s12, a12,	\
+			    s13, a13)					\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_SPEC14(s0, s1, s2, s3, s4, s5, s6, s7, \
+					    s8, s9, s10, s11, s12, s13), \
+			 DTRACE_USDT_OPS14(a0, a1, a2, a3, a4, a5, a6, a7, \
+					   a8, a9, a10, a11, a12, a13))
+
+#define DTRACE_USDT_PROBE15(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8,	\
+			    s9, a9, s10, a10, s11, a11, s12, a12,	\
+			    s13, a13, s14, a14)				\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_SPEC14(s0, s1, s2, s3, s4, s5, s6, s7, \
+					    s8, s9, s10, s11, s12, s13) " " \
+			 DTRACE_USDT_A(s14, 14),			\
+			 DTRACE_USDT_OPS14(a0, a1, a2, a3, a4, a5, a6, a7, \
+					   a8, a9, a10, a11, a12, a13),	\
+			 DTRACE_USDT_O(a14))
+
+/* 16: DTRACE_ARGS_MAX, the most a probe has here. */
+#define DTRACE_USDT_PROBE16(prov, name, s0, a0, s1, a1, s2, a2, s3, a3,	\
+			    s4, a4, s5, a5, s6, a6, s7, a7, s8, a8,	\
+			    s9, a9, s10, a10, s11, a11, s12, a12,	\
+			    s13, a13, s14, a14, s15, a15)		\
+	DTRACE_USDT_SITE(prov, name,					\
+			 DTRACE_USDT_SPEC14(s0, s1, s2, s3, s4, s5, s6, s7, \
+					    s8, s9, s10, s11, s12, s13) " " \
+			 DTRACE_USDT_A(s14, 14) " " DTRACE_USDT_A(s15, 15), \
+			 DTRACE_USDT_OPS14(a0, a1, a2, a3, a4, a5, a6, a7, \
+					   a8, a9, a10, a11, a12, a13),	\
+			 DTRACE_USDT_O(a14), DTRACE_USDT_O(a15))
 
 #endif /* DTRACE_USDT_H */

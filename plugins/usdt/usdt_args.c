@@ -3,9 +3,10 @@
  * usdt_args.c: decoding of <sys/sdt.h> argument specifications (x86-64).
  *
  * A note carries its arguments as one string of space-separated
- * specifications "[-]N@operand", where N is the size in bytes (1, 2, 4, 8;
- * negative: signed) and operand is the assembler operand the compiler chose
- * for the value at the probe site (AT&T syntax):
+ * specifications "[-]N[f]@operand", where N is the size in bytes (1, 2, 4,
+ * 8; negative: signed), f marks a floating-point value (4: float, 8:
+ * double, read as its bits) and operand is the assembler operand the
+ * compiler chose for the value at the probe site (AT&T syntax):
  *
  *	%reg			a register, any width (%al %ah %ax %eax %rax,
  *				%r8b %r8w %r8d %r8, %sil %dil %bpl %spl ...)
@@ -21,6 +22,8 @@
  * evaluate from pt_regs and user memory alone; anything else (segment
  * overrides, symbols that are not in the file, sizes other than 1/2/4/8)
  * is refused with -EINVAL and USDT_LOC_NONE, and the caller reports it.
+ * A floating-point value in an SSE register (%xmm0) is refused with
+ * -EOPNOTSUPP: a uprobe's pt_regs holds the general registers only.
  *
  * A symbol's link-time address is turned into a run-time one without knowing
  * the load base: the probe site's own run-time address is in pt_regs->ip,
@@ -214,8 +217,9 @@ static bool parse_mem_regs(const char **pp, usdt_arg_t *arg)
 	return true;
 }
 
-/* The size prefix "[-]N@"; a specification without one is an old-style
- * 8-byte value. */
+/* The size prefix "[-]N[f]@"; a specification without one is an
+ * old-style 8-byte value.  A floating-point value is its bits,
+ * zero-extended, whatever its sign says. */
 static bool parse_size(const char **pp, usdt_arg_t *arg)
 {
 	const char *p = *pp;
@@ -229,13 +233,32 @@ static bool parse_size(const char **pp, usdt_arg_t *arg)
 		p++;
 	}
 	int64_t n;
-	if (!parse_number(&p, &n) || p != at)
+	if (!parse_number(&p, &n))
 		return false;
-	if (n != 1 && n != 2 && n != 4 && n != 8)
+	if (*p == 'f') {
+		arg->is_float = true;
+		arg->is_signed = false;
+		p++;
+	}
+	if (p != at)
+		return false;
+	if (arg->is_float ? n != 4 && n != 8 :
+	    n != 1 && n != 2 && n != 4 && n != 8)
 		return false;
 	arg->size = (uint8_t)n;
 	*pp = at + 1;
 	return true;
+}
+
+/* Whether the operand is an SSE register ("%xmm0" .. "%xmm31"). */
+static bool is_sse_reg(const char *p)
+{
+	if (strncmp(p, "%xmm", 4) != 0 || !isdigit((unsigned char)p[4]))
+		return false;
+	p += 4;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return *p == '\0';
 }
 
 /* The operand after the size, into arg. */
@@ -297,14 +320,21 @@ int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
 	arg->base = USDT_NOREG;
 	arg->index = USDT_NOREG;
 	const char *p = spec;
-	if (!parse_size(&p, arg) || !parse_operand(p, site, pie, st, arg)) {
+	int rc = 0;
+	if (!parse_size(&p, arg))
+		rc = -EINVAL;
+	else if (is_sse_reg(p))
+		rc = -EOPNOTSUPP;
+	else if (!parse_operand(p, site, pie, st, arg))
+		rc = -EINVAL;
+	if (rc != 0) {
 		arg->loc = USDT_LOC_NONE;
 		arg->base = USDT_NOREG;
 		arg->index = USDT_NOREG;
 		arg->val = 0;
-		return -EINVAL;
+		arg->error = rc;
 	}
-	return 0;
+	return rc;
 }
 
 /* May a process of uid declare the types of this session's probes? */

@@ -45,9 +45,10 @@
 
 #include "usdt_decl.h"	/* libusdt: .dtrace_prov declarations */
 
-/* <sys/sdt.h> allows up to 12 arguments: args[0] .. args[11] (arg0 ..
- * arg9 as built-in variables, as DTrace has them). */
-#define USDT_NOTE_ARGS_MAX	12
+/* <sys/sdt.h> passes up to 12 arguments, <dtrace/usdt.h> up to 16:
+ * args[0] .. args[15] (arg0 .. arg9 as built-in variables, as DTrace has
+ * them). */
+#define USDT_NOTE_ARGS_MAX	DTRACE_ARGS_MAX
 
 /* Where an argument's value is at the probe site. */
 typedef enum usdt_loc {
@@ -69,6 +70,8 @@ typedef struct usdt_arg {
 	usdt_loc_t loc;
 	uint8_t size;		/* 1, 2, 4 or 8 bytes */
 	bool is_signed;		/* -N@: sign-extended, else zero-extended */
+	bool is_float;		/* Nf@: a float (4) or double (8), its bits */
+	int error;		/* why loc is USDT_LOC_NONE: usdt_arg_parse() */
 	uint8_t base;		/* pt_regs byte offset or USDT_NOREG */
 	uint8_t index;		/* pt_regs byte offset or USDT_NOREG */
 	uint8_t scale_shift;	/* log2 of the index scale */
@@ -80,10 +83,11 @@ typedef struct usdt_symtab usdt_symtab_t;
 int usdt_sym_lookup(const usdt_symtab_t *st, const char *name,
 		    uint64_t *addr);
 
-/* Decode one argument specification ("-4@%eax").  site is the link-time
- * address of the probe site and pie whether addresses move at load time.
- * Returns 0, or -EINVAL when the form cannot be decoded (arg->loc is then
- * USDT_LOC_NONE). */
+/* Decode one argument specification ("-4@%eax", "8f@-16(%rbp)").  site is
+ * the link-time address of the probe site and pie whether addresses move at
+ * load time.  Returns 0, -EINVAL when the form cannot be decoded, or
+ * -EOPNOTSUPP for a value in an SSE register, which a uprobe cannot read
+ * (arg->loc is then USDT_LOC_NONE, arg->error the same value). */
 int usdt_arg_parse(const char *spec, uint64_t site, bool pie,
 		   const usdt_symtab_t *st, usdt_arg_t *arg);
 /* The pt_regs byte offset of a register name without '%' ("eax", "r8d",

@@ -626,6 +626,8 @@ static int usdt_provide(dtrace_provider_t *dtp, void *data,
 /* Argument types as the note's sizes give them. */
 static const char *note_type(const usdt_arg_t *a)
 {
+	if (a->is_float)
+		return a->size == 4 ? "float" : "double";
 	switch (a->size) {
 	case 1: return a->is_signed ? "int8_t" : "uint8_t";
 	case 2: return a->is_signed ? "int16_t" : "uint16_t";
@@ -813,25 +815,42 @@ static void probe_fullname(const dtrace_probe_t *prp, char *buf, size_t len)
 		 host->probes->name(prp, DTRACE_FIELD_PRB));
 }
 
-/* Once per probe: arguments that read as 0. */
+/* The warning for argument i of the probe name, spec its text, when it
+ * reads as 0. */
+static void warn_arg(dtrace_provider_t *dtp, const char *name, int i,
+		     const char *spec, const usdt_arg_t *a)
+{
+	if (a->error == -EOPNOTSUPP)
+		host->report->warn(dtp,
+			"probe %s: cannot read argument %d (\"%s\"): a uprobe "
+			"does not see SSE registers; arg%d reads as 0",
+			name, i, spec, i);
+	else
+		host->report->warn(dtp,
+			"probe %s: cannot decode argument %d (\"%s\"): "
+			"arg%d reads as 0", name, i, spec, i);
+}
+
+/* Once per probe: each argument that reads as 0. */
 static void warn_args(dtrace_provider_t *dtp, usdt_probe_t *pr,
 		      const dtrace_probe_t *prp, const usdt_note_t *note)
 {
 	char name[512];
 	if (pr->warned)
 		return;
-	if (note->bad_arg >= 0 && note->bad_arg < DTRACE_ARGS_MAX) {
-		probe_fullname(prp, name, sizeof(name));
-		host->report->warn(dtp,
-			"probe %s: cannot decode argument %d (\"%s\"): "
-			"arg%d reads as 0",
-			name, note->bad_arg,
-			note->bad_spec ? note->bad_spec : "",
-			note->bad_arg);
+	probe_fullname(prp, name, sizeof(name));
+	if (note->bad_arg >= 0) {
+		char *copy = strdup(note->argstr), *save = NULL;
+		const char *tok = copy ? strtok_r(copy, " \t", &save) : NULL;
+		for (int i = 0; tok != NULL && i < note->nargs &&
+				i < DTRACE_ARGS_MAX;
+		     i++, tok = strtok_r(NULL, " \t", &save))
+			if (note->args[i].loc == USDT_LOC_NONE)
+				warn_arg(dtp, name, i, tok, &note->args[i]);
+		free(copy);
 		pr->warned = true;
 	}
 	if (note->nargs > DTRACE_ARGS_MAX) {
-		probe_fullname(prp, name, sizeof(name));
 		host->report->warn(dtp,
 				   "probe %s: has %d arguments; only args[0.."
 				   "%d] are available",

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../dtprobed/dtp_msg.c"
+#include "usdt_decl.h"
 #include "unit_check.h"
 
 /* dtp_msg.c's log hook is dtprobed.c's; not linked here. */
@@ -101,6 +102,44 @@ static void check_valid(void)
 	CHECK(r->probes[0].nsites == 1 && r->probes[0].sites[0].addr == 0x401000);
 	CHECK(usdt_reg_stability("Evolving") == 5);
 	usdt_reg_free(r);
+}
+
+/* A probe of 16 arguments translated in reverse, as `dtrace -G` writes
+ * it (usdt_decl_image(), no sites): the mappings past the 12th, words of
+ * the types table, reach the state text. */
+static void check_sixteen(void)
+{
+	usdt_decl_probe_t p = { .name = "sixteen", .nargs = 16,
+				.nxargs = 16 };
+	usdt_decl_t d = { .provider = "many", .nprobes = 1, .probes = &p };
+	unsigned char *img = NULL;
+	size_t len = 0;
+	dtpv_msg_t h;
+	usdt_reg_t *r;
+
+	for (int a = 0; a < 16; a++) {
+		p.native[a] = "int";
+		p.xlate[a] = "long";
+		p.mapping[a] = 15 - a;
+	}
+	CHECK(usdt_decl_image(&d, &img, &len) == 0);
+	if (img == NULL)
+		return;
+	memcpy(&h, img, sizeof(h));
+	h.op = DTPV_OP_REGISTER;
+	memcpy(img, &h, sizeof(h));
+	CHECK(convert_and_parse(img, len, &r) == 0);
+	CHECK(r && r->nprobes == 1 && r->probes[0].nargs == 16 &&
+	      r->probes[0].nxargs == 16);
+	for (int a = 0; r && r->nprobes == 1 && a < 16; a++)
+		CHECK(r->probes[0].mapping[a] == 15 - a);
+	usdt_reg_free(r);
+
+	uint32_t bad = 16;	/* args[15]'s mapping: no such native */
+	memcpy(img + h.types_off + 4 * (h.ntypes - 1), &bad, 4);
+	CHECK(convert_and_parse(img, len, &r) != 0);
+	usdt_reg_free(r);
+	free(img);
 }
 
 /*
@@ -317,6 +356,7 @@ int main(void)
 {
 	srand((unsigned)time(NULL));
 	check_valid();
+	check_sixteen();
 	check_sites_and_unregistration();
 	check_many_probes();
 	fuzz_messages(1.5);

@@ -6,7 +6,8 @@
  * (what the usdt plugin and dtprobed's discovery read), its strings stored
  * once; two images in a row with the padding between them read as two;
  * every truncation of an image is refused or read whole, never past its
- * end (the sanitizer build checks every access).
+ * end (the sanitizer build checks every access).  A probe of 16 translated
+ * arguments keeps the mappings past the 12th in the types table.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,44 @@ static void test_truncated(const unsigned char *img, size_t len)
 	}
 }
 
+/* 16 arguments translated in reverse: the mappings of args[12] ..
+ * args[15] follow the translated types, one word each; one naming no
+ * native argument makes the image refused. */
+static void test_sixteen(void)
+{
+	usdt_decl_probe_t p = { .name = "sixteen", .nargs = 16,
+				.nxargs = 16 };
+	usdt_decl_t d16 = { .provider = "many", .nprobes = 1, .probes = &p };
+	unsigned char *img = NULL;
+	usdt_decl_t *d;
+	size_t len = 0;
+	dtpv_msg_t h;
+	int n;
+
+	for (int a = 0; a < 16; a++) {
+		p.native[a] = a == 15 ? "char *" : "int";
+		p.xlate[a] = a == 0 ? "char *" : "int";
+		p.mapping[a] = 15 - a;
+	}
+	CHECK(usdt_decl_image(&d16, &img, &len) == 0);
+	if (img == NULL)
+		return;
+	memcpy(&h, img, sizeof(h));
+	CHECK(h.ntypes == 16 + 16 + 4);
+	n = usdt_decls_parse(img, len, &d);
+	CHECK(n == 1);
+	if (n == 1)
+		check_probe(&d[0].probes[0], &p);
+	usdt_decls_free(d, n > 0 ? n : 0);
+
+	uint32_t bad = 16;	/* args[15]'s mapping: no such native */
+	memcpy(img + h.types_off + 4 * (h.ntypes - 1), &bad, 4);
+	n = usdt_decls_parse(img, len, &d);
+	CHECK(n == 0);
+	usdt_decls_free(d, n > 0 ? n : 0);
+	free(img);
+}
+
 int main(void)
 {
 	unsigned char *img = NULL;
@@ -132,5 +171,6 @@ int main(void)
 	test_two(img, len);
 	test_truncated(img, len);
 	free(img);
+	test_sixteen();
 	return failures ? 1 : 0;
 }

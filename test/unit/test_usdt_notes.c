@@ -176,7 +176,11 @@ static void test_arg_forms(void)
 		{ "-4@nosuch(%rip)", 1, 0 },
 		{ "4@8(%rip)", 1, 0 },
 		{ "3@%eax", 0, 0 },
-		{ "4@%xmm0", 0, 0 },
+		{ "4@%xmm0", 0, -EOPNOTSUPP },
+		{ "8f@%xmm15", 0, -EOPNOTSUPP },
+		{ "2f@%ax", 0, 0 },
+		{ "8g@%rax", 0, 0 },
+		{ "8f@%xmm", 0, 0 },
 		{ "4@%fs:8", 0, 0 },
 		{ "4@(%rax,%rbx,3)", 0, 0 },
 		{ "4@(%rax", 0, 0 },
@@ -191,9 +195,12 @@ static void test_arg_forms(void)
 		usdt_arg_t a;
 		int rc = usdt_arg_parse(c->spec, 0x1000, c->pie,
 					one_sym_table(), &a);
-		if (!c->ok) {
-			CHECK(rc == -EINVAL && a.loc == USDT_LOC_NONE,
-			      "'%s' must be refused", c->spec);
+		if (c->ok != 1) {
+			int want = c->ok ? c->ok : -EINVAL;
+			CHECK(rc == want && a.error == want &&
+			      a.loc == USDT_LOC_NONE,
+			      "'%s' must be refused (%d), not %d", c->spec,
+			      want, rc);
 			continue;
 		}
 		CHECK(rc == 0, "'%s' refused", c->spec);
@@ -205,6 +212,33 @@ static void test_arg_forms(void)
 		      "scale %d val %lld", c->spec, a.loc, a.size,
 		      a.is_signed, a.base, a.index, a.scale_shift,
 		      (long long)a.val);
+	}
+}
+
+/* Floating-point values: their bits, read as an unsigned integer of
+ * their size would be. */
+static void test_arg_floats(void)
+{
+	static const struct {
+		const char *spec;
+		usdt_loc_t loc;
+		int size, base;
+	} cases[] = {
+		{ "8f@%rax", USDT_LOC_REG, 8, RAX },
+		{ "4f@%edx", USDT_LOC_REG, 4, RDX },
+		{ "-8f@-16(%rbp)", USDT_LOC_MEM, 8, RBP },
+		{ "4f@-20(%rbp)", USDT_LOC_MEM, 4, RBP },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		usdt_arg_t a;
+		int rc = usdt_arg_parse(cases[i].spec, 0x1000, false,
+					one_sym_table(), &a);
+		CHECK(rc == 0 && a.is_float && !a.is_signed &&
+		      a.loc == cases[i].loc && a.size == cases[i].size &&
+		      a.base == cases[i].base,
+		      "'%s': rc %d float %d signed %d loc %d size %d base %d",
+		      cases[i].spec, rc, a.is_float, a.is_signed, a.loc,
+		      a.size, a.base);
 	}
 }
 
@@ -740,6 +774,7 @@ int main(void)
 {
 	elf_version(EV_CURRENT);
 	test_arg_forms();
+	test_arg_floats();
 	test_names();
 	test_system_notes();
 

@@ -7,9 +7,10 @@
  * one-time warning for an argument that cannot be decoded.
  *
  * Two programs run while it tests: test/progs/sdt_args.c built at -O2, and a
- * small one written here whose probe has an argument in %xmm0.  The plugin's
- * sources are included (the plugin is not linked with the engine); the host
- * table is the test's own, so no engine object is needed.
+ * small one written here whose probe has an argument read through %fs.
+ * The plugin's sources are included (the plugin is not linked with the
+ * engine); the host table is the test's own, so no engine object is
+ * needed.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -266,7 +267,7 @@ static const char bad_src[] =
 	"{\n"
 	"\t__asm__ volatile(\"mov %0, %%rax\" :: \"r\"(x) : \"rax\");\n"
 	"\t__asm__ volatile(STAP_PROBE_ASM(bad_test, mixed,"
-	" -4@%xmm0 8@%rax));\n"
+	" -4@%fs:8 8@%rax));\n"
 	"}\n"
 	"int main(void) { fire_bad(42); sleep(60); return 0; }\n";
 
@@ -390,7 +391,7 @@ static void test_provider(const char *sdt_bin, pid_t sdt_pid,
 	CHECK(b && ops->enable(dtp, data, b) == 0, "enable bad again");
 	char want[256];
 	snprintf(want, sizeof(want), "probe %s:%s:fire_bad:mixed: cannot decode"
-		 " argument 0 (\"-4@%%xmm0\"): arg0 reads as 0\n", prv,
+		 " argument 0 (\"-4@%%fs:8\"): arg0 reads as 0\n", prv,
 		 strrchr(bad_bin, '/') + 1);
 	CHECK(dtp->nwarnings == 1 && strcmp(dtp->warnings, want) == 0,
 	      "warning: '%s', expected '%s'", dtp->warnings, want);

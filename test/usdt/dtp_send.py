@@ -144,7 +144,7 @@ def bad_cases():
         ('string offset outside', message(provider_off=5000)),
         ('bad provider name', message(provider=b'a b;rm')),
         ('bad probe name', message(probe=b'x\x01y')),
-        ('too many args', message(nargs=13)),
+        ('too many args', message(nargs=17)),
         ('mapping outside', message(mapping=5)),
         ('lying site', message(site=0x1000)),
         ('lying base', message(base=0x10)),

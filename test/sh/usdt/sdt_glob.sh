@@ -5,8 +5,8 @@
 # file: one running before dtrace starts and one started afterwards, whose
 # first firing is not missed; each firing is named as DTrace names it, the
 # provider followed by the pid of the process (sdt_test1234).  Also a
-# probe whose argument cannot be decoded (%xmm0): one warning naming the
-# probe, and its other argument still reads.
+# probe whose argument cannot be decoded (%fs:8, through a segment): one
+# warning naming the probe, and its other argument still reads.
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_sdt
@@ -38,14 +38,14 @@ if [ "$actual" != "$expected" ]; then
 	status=1
 fi
 
-# An argument in %xmm0 cannot be decoded; arg1 (%rax) still works.
+# An argument read through %fs cannot be decoded; arg1 (%rax) still works.
 cat >bad.c <<'C'
 #include <sys/sdt.h>
 void fire_bad(long x);
 void fire_bad(long x)
 {
 	__asm__ volatile("mov %0, %%rax" :: "r"(x) : "rax");
-	__asm__ volatile(STAP_PROBE_ASM(bad_test, mixed, -4@%xmm0 8@%rax));
+	__asm__ volatile(STAP_PROBE_ASM(bad_test, mixed, -4@%fs:8 8@%rax));
 }
 int main(void) { fire_bad(42); fire_bad(43); return 0; }
 C
@@ -58,7 +58,7 @@ if [ "$(sed '/^$/d' out)" != "0 42
 	status=1
 fi
 if [ "$(grep -c 'cannot decode' err)" != 1 ] ||
-   ! grep -Eq '^dtrace: .*probe bad_test[0-9]+:bad:fire_bad:mixed: cannot decode argument 0 \("-4@%xmm0"\): arg0 reads as 0$' err; then
+   ! grep -Eq '^dtrace: .*probe bad_test[0-9]+:bad:fire_bad:mixed: cannot decode argument 0 \("-4@%fs:8"\): arg0 reads as 0$' err; then
 	echo "undecodable argument: messages:"; cat err
 	status=1
 fi
