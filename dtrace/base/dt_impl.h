@@ -179,9 +179,11 @@ struct dtrace_probe {
 	void *priv;
 	int nargs;		/* -1 until probe_args was asked */
 	bool ctypes_read;	/* dt_probe_ctypes() ran */
-	dtrace_argdesc_t args[DTRACE_ARGS_MAX];
-	dt_type_t *argtypes[DTRACE_ARGS_MAX];	/* of args[N] */
-	dt_type_t *nativetypes[DTRACE_ARGS_MAX];	/* of argN */
+	/* nargs of each, in one allocation (dt_probe_args_alloc()), made
+	 * when the arguments are asked for: most probes listed never are */
+	dtrace_argdesc_t *args;
+	dt_type_t **argtypes;		/* of args[N] */
+	dt_type_t **nativetypes;	/* of argN */
 	dt_clauseset_t clauses; /* the clauses enabled on it */
 	unsigned attr;		/* DTRACE_PROBE_* from its provider */
 	const char *func_file;	/* host->probes->at_function: the file whose
@@ -365,6 +367,9 @@ size_t dt_provider_descs(dtrace_hdl_t *dtp, dt_provider_t *pv,
 			 const dtrace_probedesc_t *const **descs);
 /* Fill prp->args/argtypes from its provider (once). */
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
+/* Room for n arguments in prp (args, argtypes, nativetypes zeroed), and
+ * nargs set to n; what was there is freed. */
+void dt_probe_args_alloc(dtrace_probe_t *prp, int n);
 /* dt_probe_args(), then the C types of prp's arguments (once): a pid
  * probe's from its function's DWARF, a kernel probe's from the kernel's
  * BTF.  Asked only where args[] is used, or the types are listed: a

@@ -344,10 +344,13 @@ static dtrace_probe_t *inst_probe(dtrace_hdl_t *dtp, uint32_t id,
 	p->fun = dt_strdup(t->fun);
 	p->prb = dt_strdup(t->prb);
 	p->provider = t->provider;
-	p->nargs = t->nargs;
-	memcpy(p->args, t->args, sizeof(p->args));
-	memcpy(p->argtypes, t->argtypes, sizeof(p->argtypes));
-	memcpy(p->nativetypes, t->nativetypes, sizeof(p->nativetypes));
+	dt_probe_args_alloc(p, t->nargs);
+	for (int i = 0; i < t->nargs; i++) {
+		p->args[i] = t->args[i];
+		p->argtypes[i] = t->argtypes[i];
+		p->nativetypes[i] = t->nativetypes[i];
+	}
+	p->nargs = t->nargs;	/* -1: not asked for yet */
 	dt_cs_copy(&p->clauses, &t->clauses);
 	p->attr = t->attr & ~DTRACE_PROBE_TEMPLATE;
 	p->enabled = true;

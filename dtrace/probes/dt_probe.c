@@ -306,8 +306,24 @@ static dt_type_t *arg_type(dtrace_hdl_t *dtp, const char *name)
 	return t ? t : dt_type_int(dtp->types, 8, false);
 }
 
+void dt_probe_args_alloc(dtrace_probe_t *prp, int n)
+{
+	free(prp->args);
+	prp->args = NULL;
+	prp->argtypes = prp->nativetypes = NULL;
+	prp->nargs = n;
+	if (n <= 0)
+		return;
+	prp->args = dt_zalloc((size_t)n * (sizeof(*prp->args) +
+					   2 * sizeof(*prp->argtypes)));
+	prp->argtypes = (dt_type_t **)(prp->args + n);
+	prp->nativetypes = prp->argtypes + n;
+}
+
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
+	dtrace_argdesc_t args[DTRACE_ARGS_MAX] = { { 0 } };
+
 	if (prp->nargs >= 0)
 		return 0;
 	prp->nargs = 0;
@@ -318,12 +334,13 @@ int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 
 	dt_plugin_call_t call = dt_plugin_enter(dtp, prp->provider,
 						"probe_args()");
-	int n = ops->probe_args(prp->provider, prp->provider->data, prp, prp->args);
+	int n = ops->probe_args(prp->provider, prp->provider->data, prp, args);
 	dt_plugin_leave(dtp, call);
 	if (n < 0)
 		return n;
-	prp->nargs = n > DTRACE_ARGS_MAX ? DTRACE_ARGS_MAX : n;
+	dt_probe_args_alloc(prp, n > DTRACE_ARGS_MAX ? DTRACE_ARGS_MAX : n);
 	for (int i = 0; i < prp->nargs; i++) {
+		prp->args[i] = args[i];
 		dtrace_argdesc_t *a = &prp->args[i];
 		prp->nativetypes[i] = arg_type(dtp, a->native);
 		prp->argtypes[i] = arg_type(dtp, a->xlate ? a->xlate : a->native);
@@ -350,6 +367,7 @@ static void probe_free(dtrace_probe_t *p)
 	free(p->mod);
 	free(p->fun);
 	free(p->prb);
+	free(p->args);
 	dt_cs_free(&p->clauses);
 	free(p);
 }

@@ -43,7 +43,7 @@ static void setup(void)
 	probe.mod = mod;
 	probe.fun = fun;
 	probe.prb = prb;
-	probe.nargs = 2;
+	dt_probe_args_alloc(&probe, 2);
 	probe.argtypes[0] = dt_type_int(hdl.types, 4, true);
 	probe.argtypes[1] = dt_type_ptr(hdl.types, dt_type_int(hdl.types, 1,
 							       true));
@@ -53,6 +53,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+	dt_probe_args_alloc(&probe, 0);
 	dt_cg_fini(&hdl);
 	dt_btf_fini(&hdl);
 	dt_bpf_fini(&hdl);
