@@ -40,6 +40,8 @@ typedef enum dt_bvar {
 				   values only (dt_cg_act.c) */
 	DT_BV_CALLER,		/* the kernel PC that ran the probe */
 	DT_BV_STACKDEPTH,	/* the kernel stack's frames */
+	DT_BV_KVAR,		/* `name: a kernel per-CPU variable, this
+				   CPU's (no name of its own: dt_check.c) */
 	DT_BV_COUNT		/* how many there are */
 } dt_bvar_t;
 

@@ -31,6 +31,18 @@ struct btf *dt_btf_kernel(dtrace_hdl_t *dtp);
 int32_t dt_btf_member_offset(dtrace_hdl_t *dtp, const char *sou,
 			     const char *member);
 
+/* What a kernel symbol (`name) is to a D program: */
+typedef enum dt_ksym_kind {
+	DT_KSYM_UNKNOWN,	/* no symbol of the kernel's */
+	DT_KSYM_UNTYPED,	/* in kallsyms, without a BTF type */
+	DT_KSYM_PERCPU,		/* a per-CPU variable of BTF: *type, and its
+				   distance from the per-CPU variable
+				   runqueues in the per-CPU area, *from_rq */
+} dt_ksym_kind_t;
+/* Only per-CPU variables have a VAR in the kernel's BTF. */
+dt_ksym_kind_t dt_btf_kernel_symbol(dtrace_hdl_t *dtp, const char *name,
+				    dt_type_t **type, int64_t *from_rq);
+
 /* Free the kernel's BTF and its index. */
 void dt_btf_fini(dtrace_hdl_t *dtp);
 
