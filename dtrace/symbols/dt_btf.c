@@ -424,6 +424,18 @@ dt_type_t *dt_btf_type(dtrace_hdl_t *dtp, const char *name)
 	return dt_btf_kernel(dtp) != NULL ? btf_named(dtp, name) : NULL;
 }
 
+dt_type_t *dt_btf_scoped_typedef(dtrace_hdl_t *dtp, const char *ref)
+{
+	static const char mod[] = "vmlinux`";
+	const char *name = ref + sizeof(mod) - 1;
+
+	if (strncmp(ref, mod, sizeof(mod) - 1) != 0 || *name == '\0' ||
+	    strpbrk(name, "` *") != NULL || dt_btf_kernel(dtp) == NULL ||
+	    btf_find(dtp, name, BTF_KIND_TYPEDEF) == 0)
+		return NULL;
+	return btf_named(dtp, name);
+}
+
 void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	if (!(prp->attr & DTRACE_PROBE_KERNEL) || dt_btf_kernel(dtp) == NULL)

@@ -17,6 +17,9 @@ void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
  * "pid_t"), from the kernel's BTF; NULL without BTF or when BTF does not
  * name its base. */
 dt_type_t *dt_btf_type(dtrace_hdl_t *dtp, const char *name);
+/* The kernel typedef that a scoped name gives (vmlinux`pid_t), from its
+ * BTF; NULL for any other name (vmlinux`cpu_number, a variable). */
+dt_type_t *dt_btf_scoped_typedef(dtrace_hdl_t *dtp, const char *ref);
 /* Complete the struct or union tag t from the kernel's BTF, once kernel
  * types are in use (a kernel probe's arguments were typed): a member
  * pointer to a struct is an incomplete tag until a script goes through
