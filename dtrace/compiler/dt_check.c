@@ -531,6 +531,21 @@ static const dt_ident_t *sou_root(const dt_node_t *n)
 	return n->ident;
 }
 
+/* Whether checked lvalue n is a kernel variable (`name), or a member or
+ * element of one: an object in kernel memory, which has an address. */
+static bool kernel_object(const dt_node_t *n)
+{
+	if (n->kind == DT_N_IDENT)
+		return n->ident != NULL && n->ident->kind == DT_IK_BUILTIN &&
+		       n->ident->id == DT_BV_KVAR;
+	if (n->ident != NULL || n->l == NULL || n->l->type == NULL)
+		return false;	/* self->x, a[k] */
+	if ((n->kind == DT_N_MEMBER && !n->arrow) ||
+	    (n->kind == DT_N_INDEX && n->l->type->kind == DT_TK_ARRAY))
+		return kernel_object(n->l);
+	return false;
+}
+
 /* &e, DTrace's way: the address of an object reached through a pointer
  * (&p->m, &p[i], &*p), or of an element or member of a global struct,
  * union or array variable (&a[i], &v.m): an address in BPF memory, which
@@ -540,10 +555,13 @@ static dt_type_t *check_addrof(dt_check_t *cx, dt_node_t *n)
 {
 	dt_node_t *e = n->l;
 
-	if (e->kind == DT_N_IDENT || e->kind == DT_N_AGG)
+	if ((e->kind == DT_N_IDENT && strchr(e->name, '`') == NULL) ||
+	    e->kind == DT_N_AGG)
 		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
 		    "variable");
 	dt_type_t *t = dt_check_expr(cx, e);
+	if (kernel_object(e))
+		return n->type = dt_type_ptr(tt(cx), t);
 	if (dt_node_is_bitfield(e))
 		ERR(cx, D_ADDROF_BITFIELD, n, "cannot take address of "
 		    "bit-field");

@@ -4,7 +4,8 @@
 # the kernel's BTF reads this CPU's instance, so `cpu_number and
 # vmlinux`runqueues.cpu are D's cpu, at profile probes on every CPU, at a
 # system call and at a user probe (pid provider), where curthread's reads
-# are the kernel's too.
+# are the kernel's too; one has an address (&`runqueues) and is read in
+# a predicate.
 . "$TESTDIR/sh/lib/test_lib.sh"
 need_dtrace
 need_prog pidtarget
@@ -21,4 +22,10 @@ same='`cpu_number == cpu && vmlinux`runqueues.cpu == cpu ? "same" : "differs"'
 	-c "$T 1" >out 2>err || fail_run "syscall and pid failed"
 [ "$(grep -c '^same$' out)" -ge 1 ] && ! grep -q differs out ||
 	fail "syscall and pid: got '$(cat out)'"
+"$DTRACE" -q -n 'BEGIN /`cpu_number == cpu/ {
+	printf("%d %d\n", (&`runqueues)->cpu == cpu,
+	    *&vmlinux`runqueues.cpu == cpu);
+	exit(0);
+}' >out 2>err || fail_run "address failed"
+[ "$(cat out)" = "1 1" ] || fail "address: got '$(cat out)', want '1 1'"
 exit $status
