@@ -21,7 +21,7 @@
  * chrooted in); a name the kernel makes up (d_dname(): pipes, sockets,
  * anonymous inodes) is not made ("/"); a path longer than strsize - 1
  * characters keeps its last components that fit whole (so that the file's
- * own name stays), "/" first.  Every offset is the kernel's BTF's;
+ * own name stays), "/" first, and is "" when even the last does not.  Every offset is the kernel's BTF's;
  * reads go through bpf_probe_read_kernel(), a dentry freed meanwhile
  * ends the walk where it was.
  *
@@ -37,6 +37,7 @@
 /* The loop context of the walk */
 enum { DP_DENTRY, DP_MNT, DP_POS, DP_DONE, DP_MST, DP_NEXT, DP_NAME,
        DP_START };	/* DP_START: the position the walk starts at */
+#define DP_CUT	2	/* DP_DONE when a name did not fit */
 
 /* The kernel's offsets the walk reads, from BTF */
 typedef struct dpath_offs {
@@ -120,7 +121,7 @@ static void step_mount(dt_cg_t *cx, const dpath_offs_t *o, int done,
 /* "/" and the dentry's name before what is built, when both fit (else
  * the walk ends: the path keeps the components it has); then on from
  * its parent (DP_NEXT). */
-static void step_name(dt_cg_t *cx, const dpath_offs_t *o, int done)
+static void step_name(dt_cg_t *cx, const dpath_offs_t *o, int done, int cut)
 {
 	int32_t last = (int32_t)cx->st->strsize - 1;
 	uint32_t buf = cx->st->off_cmp;
@@ -133,7 +134,7 @@ static void step_name(dt_cg_t *cx, const dpath_offs_t *o, int done)
 	ctx_load(cx, DT_R0, DP_POS);
 	EMIT(DT_MOV64_REG(DT_R1, DT_R9));
 	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R1, 1));
-	dt_as_jump_reg(cx->as, BPF_JGT, DT_R1, DT_R0, done);
+	dt_as_jump_reg(cx->as, BPF_JGT, DT_R1, DT_R0, cut);
 	EMIT(DT_ALU64_REG(BPF_SUB, DT_R0, DT_R9));
 	dt_as_jump(cx->as, BPF_JGT, DT_R0, last, done);	/* the verifier's */
 	dt_as_jump(cx->as, BPF_JGT, DT_R9, last, done);
@@ -159,7 +160,7 @@ void dt_cg_dpath_step(dt_cg_t *cx)
 {
 	dpath_offs_t o;
 	int done = dt_as_label(cx->as), out = dt_as_label(cx->as);
-	int mount = dt_as_label(cx->as);
+	int mount = dt_as_label(cx->as), cut = dt_as_label(cx->as);
 
 	if (!dpath_offsets(cx->st, &o))
 		dt_cg_ice(cx, "d_path offsets");
@@ -175,10 +176,13 @@ void dt_cg_dpath_step(dt_cg_t *cx)
 	ctx_load(cx, DT_R0, DP_DENTRY);
 	dt_as_jump_reg(cx->as, BPF_JEQ, DT_R0, DT_R9, mount);
 	ctx_store(cx, DP_NEXT, DT_R9);
-	step_name(cx, &o, done);
+	step_name(cx, &o, done, cut);
 	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
 	dt_as_place(cx->as, mount);
 	step_mount(cx, &o, done, out);
+	dt_as_place(cx->as, cut);
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(DP_DONE), DP_CUT));
+	dt_as_jump(cx->as, BPF_JA, 0, 0, out);
 	dt_as_place(cx->as, done);
 	EMIT(DT_STORE_IMM(BPF_DW, DT_R6, SLOT(DP_DONE), 1));
 	dt_as_place(cx->as, out);
@@ -238,12 +242,15 @@ static void deleted_suffix(dt_cg_t *cx, const dpath_offs_t *o)
 	dt_as_place(cx->as, linked);
 }
 
-/* Nothing put before the end (the root): "/" */
+/* Nothing put before the end, at the root: "/" (a path cut before its
+ * last component stays empty) */
 static void root_slash(dt_cg_t *cx)
 {
 	int some = dt_as_label(cx->as);
 	int32_t last = (int32_t)cx->st->strsize - 1;
 
+	dt_cg_loop_load(cx, DT_R0, DP_DONE);
+	dt_as_jump(cx->as, BPF_JEQ, DT_R0, DP_CUT, some);
 	dt_cg_loop_load(cx, DT_R0, DP_POS);
 	dt_cg_loop_load(cx, DT_R1, DP_START);
 	dt_as_jump_reg(cx->as, BPF_JNE, DT_R0, DT_R1, some);

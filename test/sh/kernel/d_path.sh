@@ -4,7 +4,8 @@
 # BPF from the kernel's BTF: the cwd of a process (curthread->fs->pwd) in
 # a directory of this test's, on other mounts (/dev/shm, /proc, bpffs under
 # sysfs: mounts crossed), at the root, deleted (" (deleted)"), cut to its
-# last components by a small strsize; and the executable's path
+# last components by a small strsize (to nothing when the last does not
+# fit); and the executable's path
 # (mm->exe_file->f_path), the program's real path.  The program is
 # /bin/echo, which surely writes.
 . "$TESTDIR/sh/lib/test_lib.sh"
@@ -42,6 +43,11 @@ if mountpoint -q /sys/fs/bpf; then
 fi
 mkdir -p deep/aaaa/bbbb/cccc/dddd
 check deep/aaaa/bbbb/cccc/dddd /bbbb/cccc/dddd -x strsize=16
+# a last component longer than strsize: nothing is left
+(cd deep/aaaa && "$DTRACE" -q -x strsize=4 -n 'syscall::write:entry
+	/pid == $target/ { printf("[%s]\n", d_path(&curthread->fs->pwd)); }' \
+	-c '/bin/echo hi') >out 2>err || fail_run "dtrace failed with strsize=4"
+grep -qx '\[\]' out || fail "strsize=4: got '$(cat out)', want '[]'"
 
 # a directory removed while it is the cwd
 mkdir gone
