@@ -102,8 +102,8 @@ compiler  dt_lex dt_parse dt_parse_decl dt_parse_impl dt_ast dt_ast_dump
 compiler  dt_check dt_check_impl dt_check_call dt_check_decl dt_check_agg
 compiler  dt_check_xlate
 compiler  dt_ident dt_cg dt_cg_impl dt_cg_act dt_cg_agg dt_cg_expr dt_cg_net
-compiler  dt_cg_sou dt_cg_spec dt_cg_str dt_cg_subr dt_cg_var dt_cg_xlate
-compiler  dt_regs dt_lib dt_lib_psinfo dt_cpp
+compiler  dt_cg_sou dt_cg_spec dt_cg_str dt_cg_subr dt_cg_dpath dt_cg_var
+compiler  dt_cg_xlate dt_regs dt_lib dt_lib_psinfo dt_cpp
 
 # The programs that run the clauses.
 # The program builder, one file per job, called one way (dt_prog_impl.h

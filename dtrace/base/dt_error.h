@@ -190,7 +190,8 @@
 	X(D_LLQUANT_MATCHSTEPS) \
 	X(D_OP_VFPTR)		/* += or -= on what is no integer or pointer
 				   to a type of known size */ \
-	X(D_PRED_SCALAR)	/* a predicate of no scalar type */
+	X(D_PRED_SCALAR)	/* a predicate of no scalar type */ \
+	X(D_SYM_NOTYPES)	/* a kernel symbol without a type */
 
 typedef enum dt_errtag {
 #define DT_ERRTAG_ENUM(t) t,

@@ -476,8 +476,9 @@ static bool reads_curthread(const dt_node_t *n, int depth)
 	if (n == NULL || depth > DT_CG_INLINES_MAX)
 		return false;
 	if (n->kind == DT_N_IDENT && n->ident != NULL) {
-		if (n->ident->kind == DT_IK_BUILTIN)
-			return n->ident->id == DT_BV_CURTHREAD;
+		if (n->ident->kind == DT_IK_BUILTIN)	/* and `name */
+			return n->ident->id == DT_BV_CURTHREAD ||
+			       n->ident->id == DT_BV_KVAR;
 		if (n->ident->kind == DT_IK_INLINE)
 			return reads_curthread(n->ident->expr, depth + 1);
 	}

@@ -130,6 +130,57 @@ static void load_user_bitfield(dt_cg_t *cx, int reg, const dt_node_t *n)
 }
 
 static int cg_addr(dt_cg_t *cx, dt_node_t *n);
+static int cg_helper_value(dt_cg_t *cx, int helper);
+
+/* reg = the kernel's 8 bytes at reg + off (a fault reports reg + off) */
+static void load_kernel_word(dt_cg_t *cx, int reg, int32_t off)
+{
+	uint32_t scr = cx->st->off_scratch + 16;
+
+	EMIT(DT_ALU64_IMM(BPF_ADD, reg, off));
+	dt_cg_mst_ptr(cx, DT_R1, scr);
+	EMIT(DT_MOV64_IMM(DT_R2, 8));
+	EMIT(DT_MOV64_REG(DT_R3, reg));
+	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
+	EMIT(DT_LOAD(BPF_DW, reg, DT_R9, (int16_t)scr));
+}
+
+/*
+ * The address of this CPU's instance of the kernel's per-CPU variable n
+ * (`name).  Neither its symbol nor __per_cpu_offset[] has an address the
+ * program can learn (kallsyms lists text symbols only without
+ * CONFIG_KALLSYMS_ALL, and the kernel then refuses BPF_PSEUDO_BTF_ID for
+ * them too); but the current task's runqueue (task->se.cfs_rq->rq) is
+ * this CPU's instance of the per-CPU variable runqueues, and BTF gives
+ * every variable's place in the per-CPU area: the variable lies n->ival
+ * bytes from it.
+ */
+static int cg_kvar_addr(dt_cg_t *cx, dt_node_t *n)
+{
+	int32_t se = dt_cg_btf_offset(cx->st, "task_struct", "se");
+	int32_t cfs = dt_cg_btf_offset(cx->st, "sched_entity", "cfs_rq");
+	int32_t rq = dt_cg_btf_offset(cx->st, "cfs_rq", "rq");
+	int64_t delta = (int64_t)n->ival;
+
+	if (se < 0 || cfs < 0 || rq < 0 || delta != (int32_t)delta)
+		dt_pcb_error(cx->pcb, D_IDENT_UNDEF, n->line, "%s: kernel "
+			     "variables need the scheduler's group runqueues "
+			     "(CONFIG_FAIR_GROUP_SCHED) in the kernel's BTF",
+			     n->name);
+	int reg = cg_helper_value(cx, BPF_FUNC_get_current_task);
+	load_kernel_word(cx, reg, se + cfs);
+	load_kernel_word(cx, reg, rq);
+	if (delta != 0)
+		EMIT(DT_ALU64_IMM(BPF_ADD, reg, (int32_t)delta));
+	return reg;
+}
+
+static bool is_kvar(const dt_node_t *n)
+{
+	return n->kind == DT_N_IDENT && n->ident != NULL &&
+	       n->ident->kind == DT_IK_BUILTIN && n->ident->id == DT_BV_KVAR;
+}
 
 /* The value of an lvalue in user memory: scalars are read, aggregates
  * (struct, union, array) stay addresses. */
@@ -137,7 +188,7 @@ static int cg_user_value(dt_cg_t *cx, dt_node_t *n)
 {
 	if (dt_sou_rooted(n))	/* a part of a variable: BPF memory */
 		return dt_sou_value(cx, n);
-	int reg = cg_addr(cx, n);
+	int reg = is_kvar(n) ? cg_kvar_addr(cx, n) : cg_addr(cx, n);
 	if (dt_node_is_bitfield(n))
 		load_user_bitfield(cx, reg, n);
 	else if (!is_sou_or_array(n->type))
@@ -152,6 +203,8 @@ static int cg_addr(dt_cg_t *cx, dt_node_t *n)
 
 	if (n->kind == DT_N_UNARY && n->op == DT_OP_DEREF)
 		return dt_cg_expr(cx, n->l);
+	if (is_kvar(n))
+		return cg_kvar_addr(cx, n);
 	if (n->kind == DT_N_MEMBER) {
 		const dt_type_t *st = n->l->type;
 		reg = n->arrow ? dt_cg_expr(cx, n->l) : cg_addr(cx, n->l);
@@ -473,6 +526,8 @@ static int cg_bvar(dt_cg_t *cx, dt_node_t *n)
 		return cg_helper_value(cx, BPF_FUNC_get_current_task);
 	case DT_BV_CALLER:
 		return cg_caller(cx);
+	case DT_BV_KVAR:
+		return cg_user_value(cx, n);
 	case DT_BV_STACKDEPTH:
 		return cg_stackdepth(cx);
 	case DT_BV_USTACKDEPTH:

@@ -152,7 +152,7 @@ struct dt_cg_state {
 };
 typedef struct dt_cg_state dt_cg_state_t;
 
-#define DT_CG_NSCANS	9	/* kinds of string scans (dt_cg_subr.c) */
+#define DT_CG_NSCANS	10	/* kinds of string scans (dt_cg_subr.c) */
 /* The comparison buffers take at least this many bytes, whatever strsize:
  * lltostr() writes its digits there backwards (64 binary digits, a
  * prefix and a NUL fit). */
@@ -406,6 +406,22 @@ int dt_cg_subr(dt_cg_t *cx, dt_node_t *n);
 /* dt_cg_subr.c: the scanning string subroutines */
 int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f);
 void dt_cg_callbacks(dt_cg_t *cx);
+/* The loop context of a scan (DT_FRAME_LOOP): slot i = reg, or an
+ * immediate; reg = slot i; every slot 0. */
+void dt_cg_loop_slot(dt_cg_t *cx, int i, int reg);
+void dt_cg_loop_slot_imm(dt_cg_t *cx, int i, int32_t v);
+void dt_cg_loop_load(dt_cg_t *cx, int reg, int i);
+void dt_cg_loop_init(dt_cg_t *cx);
+/* Whether the kernel has bpf_loop(); the scans of d_path() need it. */
+bool dt_cg_have_loop(dt_cg_t *cx);
+/* Emit: the d_path() walk over the loop context, its step run up to
+ * strsize times by bpf_loop(). */
+void dt_cg_dpath_loop(dt_cg_t *cx);
+
+/* dt_cg_dpath.c: d_path() */
+int dt_cg_d_path(dt_cg_t *cx, dt_node_t *n);
+/* The walk's step (bpf_loop()'s callback: r6 = the loop context, r7 = i) */
+void dt_cg_dpath_step(dt_cg_t *cx);
 
 /* dt_cg_agg.c */
 void dt_cg_agg_assign(dt_cg_t *cx, dt_node_t *n);

@@ -3,7 +3,8 @@
  * dt_cg_subr.c: the string subroutines that scan their input: strchr,
  * strrchr, index, rindex, strstr, toupper, tolower, basename, dirname,
  * strtok, cleanpath, d_execargs, and substr, lltostr, progenyof (the
- * network ones: dt_cg_net.c).
+ * network ones: dt_cg_net.c; d_path()'s walk, whose step is here as a scan
+ * kind: dt_cg_dpath.c).
  *
  * A scan is one step per byte, i = 0 .. strsize - 1, run by bpf_loop()
  * (a callback appended to the clause once per kind, which the verifier
@@ -25,7 +26,7 @@
 #define SLOT(i)		((int16_t)(8 * (i)))	/* in the callback's ctx */
 
 enum { CB_CHR, CB_STR_NEEDLE, CB_STR_WINDOW, CB_CASE, CB_PATH, CB_TOKSET,
-       CB_TOK, CB_CLEAN, CB_ARGS };
+       CB_TOK, CB_CLEAN, CB_ARGS, CB_DPATH };
 
 /*
  * A step of a scan works on r6 = the loop context, r7 = i (0 <= i <
@@ -592,6 +593,7 @@ static const struct scan_kind {
 	[CB_TOK] = { step_tok, true },
 	[CB_CLEAN] = { step_clean, true },
 	[CB_ARGS] = { step_args, true },
+	[CB_DPATH] = { dt_cg_dpath_step, false },
 };
 
 /* r3 = A[i], the byte of the string in ctx[0] at r7 */
@@ -725,6 +727,17 @@ static void load_slot(dt_cg_t *cx, int reg, int i)
 {
 	EMIT(DT_LOAD(BPF_DW, reg, DT_FP, (int16_t)DT_FRAME_LOOP_SLOT(i)));
 }
+
+/* What other files' scans use of the loop context (d_path()) */
+void dt_cg_loop_slot(dt_cg_t *cx, int i, int reg) { loop_slot(cx, i, reg); }
+void dt_cg_loop_slot_imm(dt_cg_t *cx, int i, int32_t v)
+{
+	loop_slot_imm(cx, i, v);
+}
+void dt_cg_loop_load(dt_cg_t *cx, int reg, int i) { load_slot(cx, reg, i); }
+void dt_cg_loop_init(dt_cg_t *cx) { loop_init(cx); }
+bool dt_cg_have_loop(dt_cg_t *cx) { return have_loop(cx); }
+void dt_cg_dpath_loop(dt_cg_t *cx) { emit_loop(cx, CB_DPATH); }
 
 /* Copy the string at src into the machine state at offset dst (strsize
  * bytes, NUL terminated); reg = its length. */
@@ -1435,6 +1448,7 @@ int dt_cg_subr_more(dt_cg_t *cx, dt_node_t *n, dt_func_t f)
 	case DT_F_LLTOSTR: return cg_lltostr(cx, n);
 	case DT_F_PROGENYOF: return cg_progenyof(cx, n);
 	case DT_F_EXECARGS: return cg_execargs(cx, n);
+	case DT_F_D_PATH: return dt_cg_d_path(cx, n);
 	case DT_F_HTONS: case DT_F_NTOHS: return dt_cg_byteorder(cx, n, 16);
 	case DT_F_HTONL: case DT_F_NTOHL: return dt_cg_byteorder(cx, n, 32);
 	case DT_F_HTONLL: case DT_F_NTOHLL: return dt_cg_byteorder(cx, n, 64);

@@ -184,10 +184,60 @@ static dt_type_t *check_bvar(dt_check_t *cx, dt_node_t *n, dt_bvar_t bv,
 	case DT_BV_TIMESTAMP: case DT_BV_VTIMESTAMP: case DT_BV_WALLTIMESTAMP:
 	case DT_BV_UCALLER: case DT_BV_CALLER:
 		return dt_type_int(tt(cx), 8, false);
-	case DT_BV_COUNT:
+	case DT_BV_KVAR: case DT_BV_COUNT:
 		break;
 	}
 	return dt_check_int_type(cx);
+}
+
+/* Whether n names a kernel symbol: `name or vmlinux`name; *sym = name */
+static bool is_ksym(const dt_node_t *n, const char **sym)
+{
+	const char *tick = strrchr(n->name, '`');
+
+	if (tick == NULL)
+		return false;
+	*sym = tick + 1;
+	return tick == n->name || (tick - n->name == 7 &&
+				   strncmp(n->name, "vmlinux", 7) == 0);
+}
+
+/*
+ * A kernel symbol, `name or vmlinux`name, as DTrace reads them.  A
+ * per-CPU variable of the kernel's BTF is this CPU's instance, an lvalue
+ * of its BTF type: the code generator finds it from the runqueue of this
+ * CPU (the per-CPU variable runqueues, reached from the current task),
+ * n->ival being the variable's distance from it in the per-CPU area.  A
+ * symbol that kallsyms names but BTF does not type (the kernel's BTF
+ * types its per-CPU variables only) is refused as DTrace refuses a
+ * symbol without type information (D_SYM_NOTYPES); any other is unknown.
+ */
+static dt_type_t *check_ksym(dt_check_t *cx, dt_node_t *n)
+{
+	static dt_ident_t kvar = { .kind = DT_IK_BUILTIN, .id = DT_BV_KVAR,
+				   .nkeys = -1, .name = "`" };
+	const char *sym = NULL;
+	dt_type_t *t;
+	int64_t from_rq;
+
+	if (!is_ksym(n, &sym))
+		ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s: Unknown "
+		    "symbol name", n->name);
+	switch (dt_btf_kernel_symbol(cx->dtp, sym, &t, &from_rq)) {
+	case DT_KSYM_PERCPU:
+		n->ident = &kvar;
+		n->ival = (uint64_t)from_rq;
+		n->lvalue = true;
+		return t;
+	case DT_KSYM_UNTYPED:
+		ERR(cx, D_SYM_NOTYPES, n, "no symbolic type information is "
+		    "available for vmlinux`%s: No type information available "
+		    "for symbol", sym);
+	case DT_KSYM_UNKNOWN:
+		break;
+	}
+	ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s: Unknown symbol "
+	    "name", n->name);
 }
 
 static dt_type_t *check_ident(dt_check_t *cx, dt_node_t *n)
@@ -230,6 +280,8 @@ static dt_type_t *check_ident(dt_check_t *cx, dt_node_t *n)
 		set_const(n, dt_type_ptr(tt(cx), dt_type_void(tt(cx))), 0);
 		return n->type;
 	}
+	if (strchr(n->name, '`') != NULL)
+		return check_ksym(cx, n);
 	ERR(cx, D_IDENT_UNDEF, n, "failed to resolve %s: Unknown variable "
 	    "name", n->name);
 }
@@ -298,6 +350,9 @@ static dt_ident_t *check_var_ref(dt_check_t *cx, dt_node_t *n, dt_type_t *vt)
 		if (dt_bvar_lookup(v->name, &bv, &argn))
 			ERR(cx, D_OP_WRITE, n, "operator = may not be applied "
 			    "to built-in variable %s", v->name);
+		if (strchr(v->name, '`') != NULL)	/* the kernel's */
+			ERR(cx, D_OP_WRITE, n, "operator = can only be "
+			    "applied to a writable variable");
 	} else if (!var_member(v, &kind)) {
 		ERR(cx, D_OP_LVAL, n, "operator = requires a modifiable "
 		    "lvalue as an operand");
@@ -476,6 +531,21 @@ static const dt_ident_t *sou_root(const dt_node_t *n)
 	return n->ident;
 }
 
+/* Whether checked lvalue n is a kernel variable (`name), or a member or
+ * element of one: an object in kernel memory, which has an address. */
+static bool kernel_object(const dt_node_t *n)
+{
+	if (n->kind == DT_N_IDENT)
+		return n->ident != NULL && n->ident->kind == DT_IK_BUILTIN &&
+		       n->ident->id == DT_BV_KVAR;
+	if (n->ident != NULL || n->l == NULL || n->l->type == NULL)
+		return false;	/* self->x, a[k] */
+	if ((n->kind == DT_N_MEMBER && !n->arrow) ||
+	    (n->kind == DT_N_INDEX && n->l->type->kind == DT_TK_ARRAY))
+		return kernel_object(n->l);
+	return false;
+}
+
 /* &e, DTrace's way: the address of an object reached through a pointer
  * (&p->m, &p[i], &*p), or of an element or member of a global struct,
  * union or array variable (&a[i], &v.m): an address in BPF memory, which
@@ -485,10 +555,13 @@ static dt_type_t *check_addrof(dt_check_t *cx, dt_node_t *n)
 {
 	dt_node_t *e = n->l;
 
-	if (e->kind == DT_N_IDENT || e->kind == DT_N_AGG)
+	if ((e->kind == DT_N_IDENT && strchr(e->name, '`') == NULL) ||
+	    e->kind == DT_N_AGG)
 		ERR(cx, D_ADDROF_VAR, n, "cannot take address of dynamic "
 		    "variable");
 	dt_type_t *t = dt_check_expr(cx, e);
+	if (kernel_object(e))
+		return n->type = dt_type_ptr(tt(cx), t);
 	if (dt_node_is_bitfield(e))
 		ERR(cx, D_ADDROF_BITFIELD, n, "cannot take address of "
 		    "bit-field");

@@ -244,6 +244,10 @@ static dt_type_t *check_subr(dt_check_t *cx, dt_node_t *n,
 	case DT_F_EXECARGS:
 		need_arg(cx, n, a, 1, false, "struct task_struct *");
 		return dt_type_string(T);
+	case DT_F_D_PATH:
+		need_ptr_arg(cx, n, a, 1, "struct path *", "struct path",
+			     false);
+		return dt_type_string(T);
 	case DT_F_SPECULATION:
 		return dt_check_int_type(cx);
 	case DT_F_ALLOCA:

@@ -56,6 +56,7 @@ static const dt_funcinfo_t dt_funcs[] = {
 	SUB("rand", DT_F_RAND, 0, 0, false, true),
 	SUB("progenyof", DT_F_PROGENYOF, 1, 1, false, true),
 	SUB("d_execargs", DT_F_EXECARGS, 1, 1, false, true),
+	SUB("d_path", DT_F_D_PATH, 1, 1, false, true),
 	SUB("htons", DT_F_HTONS, 1, 1, false, true),
 	SUB("htonl", DT_F_HTONL, 1, 1, false, true),
 	SUB("htonll", DT_F_HTONLL, 1, 1, false, true),

@@ -40,6 +40,8 @@ typedef enum dt_bvar {
 				   values only (dt_cg_act.c) */
 	DT_BV_CALLER,		/* the kernel PC that ran the probe */
 	DT_BV_STACKDEPTH,	/* the kernel stack's frames */
+	DT_BV_KVAR,		/* `name: a kernel per-CPU variable, this
+				   CPU's (no name of its own: dt_check.c) */
 	DT_BV_COUNT		/* how many there are */
 } dt_bvar_t;
 
@@ -58,7 +60,7 @@ typedef enum dt_func {
 	DT_F_NTOHL, DT_F_NTOHLL, DT_F_INET_NTOA, DT_F_INET_NTOP,
 	DT_F_COPYOUT, DT_F_COPYOUTSTR, DT_F_SPECULATION, DT_F_ALLOCA,
 	DT_F_BCOPY, DT_F_STRTOK, DT_F_CLEANPATH, DT_F_INET_NTOA6,
-	DT_F_LINK_NTOP, DT_F_EXECARGS,
+	DT_F_LINK_NTOP, DT_F_EXECARGS, DT_F_D_PATH,
 	/* aggregating functions */
 	DT_F_COUNT, DT_F_SUM, DT_F_AVG, DT_F_MIN, DT_F_MAX, DT_F_STDDEV,
 	DT_F_QUANTIZE, DT_F_LQUANTIZE, DT_F_LLQUANTIZE,

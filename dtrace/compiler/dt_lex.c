@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "dt_lex.h"
+#include "dt_btf.h"
 
 #define LEX_NBUF (DT_LEX_LOOKAHEAD + 2)
 
@@ -1072,7 +1073,8 @@ bool dt_lex_at_decl(dt_pcb_t *pcb)
 		return false;
 	memcpy(name, lx->p, n);
 	name[n] = '\0';
-	return dt_type_is_typedef_name(pcb->dtp->types, name);
+	return dt_type_is_typedef_name(pcb->dtp->types, name) ||
+	       dt_btf_scoped_typedef(pcb->dtp, name) != NULL;
 }
 
 static bool pdesc_char(int c)

@@ -36,6 +36,14 @@ static dt_type_t *parse_c_declarator(dt_pcb_t *pcb, dt_type_t *t,
 
 /* ---- types ---- */
 
+/* Whether identifier t names a type: a typedef, or a kernel's by its
+ * module's name. */
+static bool is_typedef_ident(dt_pcb_t *pcb, const dt_token_t *t)
+{
+	return dt_type_is_typedef_name(TT(pcb), t->name) ||
+	       dt_btf_scoped_typedef(pcb->dtp, t->name) != NULL;
+}
+
 bool is_type_start(dt_pcb_t *pcb, const dt_token_t *t)
 {
 	switch (t->kind) {
@@ -46,7 +54,7 @@ bool is_type_start(dt_pcb_t *pcb, const dt_token_t *t)
 	case T_USERLAND:
 		return true;
 	case T_IDENT:
-		return dt_type_is_typedef_name(TT(pcb), t->name);
+		return is_typedef_ident(pcb, t);
 	default:
 		return false;
 	}
@@ -536,15 +544,16 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		case T_IDENT:
 			/* after a base type, a name is the declarator's */
 			if (named != NULL || w.nchar + w.nint + w.nvoid > 0 ||
-			    (t->kind == T_IDENT &&
-			     !dt_type_is_typedef_name(TT(pcb), t->name)))
+			    (t->kind == T_IDENT && !is_typedef_ident(pcb, t)))
 				break;
 			/* t points into the lookahead: done with it first */
 			if (t->kind == T_STRUCT || t->kind == T_UNION ||
 			    t->kind == T_ENUM) {
 				named = parse_tagged(pcb);
 			} else {
-				named = dt_type_lookup(TT(pcb), t->text);
+				named = dt_btf_scoped_typedef(pcb->dtp, t->name);
+				if (named == NULL)
+					named = dt_type_lookup(TT(pcb), t->text);
 				dt_lex_next(pcb);
 			}
 			continue;
@@ -1167,8 +1176,7 @@ void parse_declaration(dt_pcb_t *pcb)
 	}
 	/* "register x;": a class and a name, which DTrace refuses for the
 	 * class before it looks for a type */
-	if (ds.c_class && t->kind == T_IDENT &&
-	    !dt_type_is_typedef_name(TT(pcb), t->name))
+	if (ds.c_class && t->kind == T_IDENT && !is_typedef_ident(pcb, t))
 		bad_class(pcb, t->line);
 	ds.base = parse_specifiers(pcb);
 	if (accept(pcb, T_SEMI))

@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "dt_btf.h"
+#include "dt_ksyms.h"
 #include "dt_type.h"
 
 #define DT_BTF_DEPTH	32	/* nesting of types followed at most */
@@ -423,6 +424,18 @@ dt_type_t *dt_btf_type(dtrace_hdl_t *dtp, const char *name)
 	return dt_btf_kernel(dtp) != NULL ? btf_named(dtp, name) : NULL;
 }
 
+dt_type_t *dt_btf_scoped_typedef(dtrace_hdl_t *dtp, const char *ref)
+{
+	static const char mod[] = "vmlinux`";
+	const char *name = ref + sizeof(mod) - 1;
+
+	if (strncmp(ref, mod, sizeof(mod) - 1) != 0 || *name == '\0' ||
+	    strpbrk(name, "` *") != NULL || dt_btf_kernel(dtp) == NULL ||
+	    btf_find(dtp, name, BTF_KIND_TYPEDEF) == 0)
+		return NULL;
+	return btf_named(dtp, name);
+}
+
 void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 {
 	if (!(prp->attr & DTRACE_PROBE_KERNEL) || dt_btf_kernel(dtp) == NULL)
@@ -440,6 +453,50 @@ void dt_btf_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 		if (t != NULL)
 			prp->argtypes[i] = t;
 	}
+}
+
+/* The section of the kernel's per-CPU variables, or NULL */
+static const struct btf_type *btf_percpu_sec(const struct btf *btf)
+{
+	int id = btf__find_by_name_kind(btf, ".data..percpu", BTF_KIND_DATASEC);
+
+	return id > 0 ? btf__type_by_id(btf, (uint32_t)id) : NULL;
+}
+
+/* The per-CPU variable name: its D type and place in the per-CPU area */
+static bool btf_percpu_var(dtrace_hdl_t *dtp, const char *name,
+			   dt_type_t **type, uint32_t *off)
+{
+	const struct btf *btf = dt_btf_kernel(dtp);
+	const struct btf_type *sec = btf ? btf_percpu_sec(btf) : NULL;
+
+	if (sec == NULL)
+		return false;
+	const struct btf_var_secinfo *v = btf_var_secinfos(sec);
+	for (int i = 0; i < btf_vlen(sec); i++, v++) {
+		const struct btf_type *var = btf__type_by_id(btf, v->type);
+		if (var == NULL || !btf_is_var(var) ||
+		    strcmp(btf__name_by_offset(btf, var->name_off), name) != 0)
+			continue;
+		*type = btf_import(dtp, var->type, 0);
+		*off = v->offset;
+		return *type != NULL;
+	}
+	return false;
+}
+
+dt_ksym_kind_t dt_btf_kernel_symbol(dtrace_hdl_t *dtp, const char *name,
+				    dt_type_t **type, int64_t *from_rq)
+{
+	dt_type_t *rqt;
+	uint32_t off, rq;
+
+	if (btf_percpu_var(dtp, name, type, &off) &&
+	    btf_percpu_var(dtp, "runqueues", &rqt, &rq)) {
+		*from_rq = (int64_t)off - (int64_t)rq;
+		return DT_KSYM_PERCPU;
+	}
+	return dt_ksym_exists(name) ? DT_KSYM_UNTYPED : DT_KSYM_UNKNOWN;
 }
 
 bool dt_btf_complete(dtrace_hdl_t *dtp, dt_type_t *t)

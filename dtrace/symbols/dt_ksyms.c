@@ -106,6 +106,23 @@ static struct dt_ksyms *ksyms_load(dtrace_hdl_t *dtp)
 	return ks;
 }
 
+bool dt_ksym_exists(const char *name)
+{
+	char *line = NULL, sym[512];
+	size_t cap = 0;
+	bool found = false;
+	FILE *fp = fopen("/proc/kallsyms", "re");
+
+	if (fp == NULL)
+		return false;
+	while (!found && getline(&line, &cap, fp) > 0)
+		found = sscanf(line, "%*x %*c %511s", sym) == 1 &&
+			strcmp(sym, name) == 0 && strchr(line, '[') == NULL;
+	free(line);
+	fclose(fp);
+	return found;
+}
+
 bool dt_ksym_is_kernel(uint64_t pc)
 {
 	return pc >= 0xffff800000000000ULL;

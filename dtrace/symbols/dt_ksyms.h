@@ -35,6 +35,12 @@ bool dt_ksym_lookup(dtrace_hdl_t *dtp, uint64_t pc, dt_ksym_t *ks);
  * "+0x0" at a function's start), or "0x..." when unknown. */
 void dt_ksym_format(dtrace_hdl_t *dtp, uint64_t pc, char *buf, size_t len);
 
+/* Whether /proc/kallsyms names a symbol of the kernel itself (not a
+ * module's) called name, of any kind (text or, on a kernel built with
+ * CONFIG_KALLSYMS_ALL, data); read anew at each call, which only a
+ * compile error makes. */
+bool dt_ksym_exists(const char *name);
+
 /* Free the table (dtp->ksyms). */
 void dt_ksyms_fini(dtrace_hdl_t *dtp);
 

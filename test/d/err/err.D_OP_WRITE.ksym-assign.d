@@ -1,0 +1,6 @@
+/* SPDX-License-Identifier: MIT */
+/* A kernel variable is not written. */
+BEGIN
+{
+	`cpu_number = 1;
+}
