@@ -41,7 +41,7 @@ static void session_open(dtrace_hdl_t *dtp, dtrace_probe_t *prp)
 	prp->mod = mod;
 	prp->fun = fun;
 	prp->prb = prb;
-	prp->nargs = 2;
+	dt_probe_args_alloc(prp, 2);
 	prp->argtypes[0] = dt_type_int(dtp->types, 4, true);
 	prp->argtypes[1] = dt_type_ptr(dtp->types,
 				       dt_type_int(dtp->types, 1, true));
@@ -96,6 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	dt_pcb_fini(&pcb);
 	session_close(&hdl, ccs, ncc);
+	dt_probe_args_alloc(&probe, 0);
 	free(src);
 	return 0;
 }
