@@ -254,7 +254,8 @@ dt_type_t *dt_type_stack(dt_typetab_t *tt, bool usym)
 
 bool dt_type_is_action_value(const dt_type_t *t)
 {
-	return t->kind == DT_TK_VOID && t->name[0] != 'v';
+	return t->kind == DT_TK_VOID && (strcmp(t->name, "stack") == 0 ||
+					 strcmp(t->name, "_usymaddr") == 0);
 }
 
 dt_type_t *dt_type_string(dt_typetab_t *tt)
