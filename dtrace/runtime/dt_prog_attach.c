@@ -338,49 +338,6 @@ static int attach_pass(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late,
 	return rc;
 }
 
-/* Take process pid out of u's processes, when it was last asked for
- * before generation before, marking the request that linked u for it in
- * marked[].  Returns whether it was. */
-static bool site_drop_pid(dt_uprobe_ent_t *u, pid_t pid, uint32_t before,
-			  bool *marked)
-{
-	for (uint32_t k = 0; k < u->npids; k++) {
-		if (u->pids[k].pid != pid || u->pids[k].image >= before)
-			continue;
-		if (u->pids[k].attached && u->pids[k].group >= 0)
-			marked[u->pids[k].group] = true;
-		u->pids[k] = u->pids[--u->npids];
-		return true;
-	}
-	return false;
-}
-
-/*
- * Process pid exec'ed or exited: the underlying probes linked for it
- * alone (pid probes, a USDT site of its own) that were last asked for
- * before generation before (UINT32_MAX: all) named its old image, and
- * would still trap where the new image maps the same file (libc),
- * finding no probe.  They lose the process, and the requests that linked
- * them for it close: each request is one process's (one per program,
- * file, process and return flag), so no other process loses a link.  A
- * site the new image is given again gets a link of its own.  How many
- * sites lost the process.
- */
-uint32_t dt_links_retire_pid(dtrace_hdl_t *dtp, struct dt_progset *ps,
-			     pid_t pid, uint32_t before)
-{
-	bool *marked = dt_zalloc((size_t)ps->ngroups + 1);
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < ps->nups; i++)
-		n += site_drop_pid(&ps->ups[i], pid, before, marked);
-	for (int g = 0; n > 0 && g < ps->ngroups; g++)
-		if (marked[g])
-			dt_bpf_links_close(dtp, &ps->groups[g]);
-	free(marked);
-	return n;
-}
-
 /* Mark the requests that hold u's links in marked[].  Returns whether
  * u has any. */
 static bool link_groups_mark(const dt_uprobe_ent_t *u, bool *marked)
@@ -418,6 +375,58 @@ static void groups_unlink(struct dt_progset *ps, const bool *marked)
 			ps->links_pending |= !u->all;
 		}
 	}
+}
+
+/* Take process pid out of u's processes, when it was last asked for
+ * before generation before, marking the request that linked u for it in
+ * marked[].  Returns whether it was. */
+static bool site_drop_pid(dt_uprobe_ent_t *u, pid_t pid, uint32_t before,
+			  bool *marked)
+{
+	for (uint32_t k = 0; k < u->npids; k++) {
+		if (u->pids[k].pid != pid || u->pids[k].image >= before)
+			continue;
+		if (u->pids[k].attached && u->pids[k].group >= 0)
+			marked[u->pids[k].group] = true;
+		u->pids[k] = u->pids[--u->npids];
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Process pid exec'ed or exited: the underlying probes linked for it
+ * alone (pid probes, a USDT site of its own) that were last asked for
+ * before generation before (UINT32_MAX: all) named its old image, and
+ * would still trap where the new image maps the same file (libc),
+ * finding no probe.  They lose the process, and the requests that linked
+ * them for it are marked in marked[] (ps->ngroups entries) to close:
+ * each request is one process's (one per program, file, process and
+ * return flag), so no other process loses a link.  A site of the process
+ * that such a request also links (one its new image asked for again) is
+ * unlinked, to be linked again by the next attach pass, before the
+ * caller closes the requests (dt_links_close_marked()), as
+ * dt_attach_pending() does for the requests it retires.  How many sites
+ * lost the process.
+ */
+uint32_t dt_links_drop_pid(struct dt_progset *ps, pid_t pid, uint32_t before,
+			   bool *marked)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < ps->nups; i++)
+		n += site_drop_pid(&ps->ups[i], pid, before, marked);
+	if (n > 0)
+		groups_unlink(ps, marked);
+	return n;
+}
+
+void dt_links_close_marked(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			   const bool *marked, int ngroups)
+{
+	for (int g = 0; g < ngroups; g++)
+		if (marked[g])
+			dt_bpf_links_close(dtp, &ps->groups[g]);
 }
 
 /*

@@ -385,8 +385,10 @@ int dt_site_program(dtrace_hdl_t *dtp, struct dt_progset *ps,
 
 /* dt_prog_attach.c */
 int dt_attach_pending(dtrace_hdl_t *dtp, struct dt_progset *ps, bool late);
-uint32_t dt_links_retire_pid(dtrace_hdl_t *dtp, struct dt_progset *ps,
-			     pid_t pid, uint32_t before);
+uint32_t dt_links_drop_pid(struct dt_progset *ps, pid_t pid, uint32_t before,
+			   bool *marked);
+void dt_links_close_marked(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			   const bool *marked, int ngroups);
 bool dt_refused_due(dtrace_hdl_t *dtp);
 
 /* dt_prog_sites.c: the record */

@@ -114,22 +114,45 @@ uint32_t dt_prog_image_next(dtrace_hdl_t *dtp)
 	return ps == NULL ? 0 : ++ps->image;
 }
 
+/* What was recorded for process pid before generation before, taken
+ * out: the probes of its overlays, and its own sites, whose requests
+ * close once the kernel matches the record (so that a site the process
+ * kept, which a closing request also linked, has its new link first).
+ * Never called in a batch, which would leave the links for its end.
+ * How many overlays and sites, in *novls and *nsites; 0 or what
+ * dt_reconcile() returned. */
+static int retire_process(dtrace_hdl_t *dtp, struct dt_progset *ps,
+			  pid_t pid, uint32_t before, uint32_t *novls,
+			  uint32_t *nsites)
+{
+	int ngroups = ps->ngroups, rc = 0;
+	bool *closing = dt_zalloc((size_t)ngroups + 1);
+
+	*novls = dt_overlays_retire(ps, (uint32_t)pid, before);
+	*nsites = dt_links_drop_pid(ps, pid, before, closing);
+	if (*novls + *nsites > 0)
+		rc = dt_reconcile(dtp, false);
+	dt_links_close_marked(dtp, ps, closing, ngroups);
+	free(closing);
+	return rc;
+}
+
 int dt_prog_retire_pid(dtrace_hdl_t *dtp, pid_t pid, uint32_t before)
 {
 	struct dt_progset *ps = dtp->progs;
+	uint32_t novls, nsites;
 
 	if (ps == NULL || !ps->reconciled || pid <= 0)
 		return 0;
 	uint64_t t0 = dt_now_ns();
-	uint32_t novls = dt_overlays_retire(ps, (uint32_t)pid, before);
-	uint32_t nsites = dt_links_retire_pid(dtp, ps, pid, before);
+	int rc = retire_process(dtp, ps, pid, before, &novls, &nsites);
 
 	if (novls + nsites > 0)
 		dt_debug(dtp, "process %d exec'ed: its overlays (%u) retired, "
 			 "its own sites (%u) unlinked in %llu us", (int)pid,
 			 novls, nsites,
 			 (unsigned long long)(dt_now_ns() - t0) / 1000);
-	return novls == 0 ? 0 : dt_reconcile(dtp, false);
+	return rc;
 }
 
 /* Whether process pid is still there (a zombie still is). */
@@ -143,11 +166,9 @@ static bool process_exists(uint32_t pid)
 static void retire_gone(dtrace_hdl_t *dtp, struct dt_progset *ps,
 			uint32_t pid)
 {
-	uint32_t novls = dt_overlays_retire(ps, pid, UINT32_MAX);
-	uint32_t nsites = dt_links_retire_pid(dtp, ps, (pid_t)pid, UINT32_MAX);
+	uint32_t novls, nsites;
 
-	if (novls > 0)
-		dt_reconcile(dtp, false);
+	retire_process(dtp, ps, (pid_t)pid, UINT32_MAX, &novls, &nsites);
 	uint32_t left = dt_overlays_free_pid(ps, pid);
 	uint32_t nprobes = dt_probe_remove_pid(dtp, (pid_t)pid);
 	dt_debug(dtp, "process %u exited: its overlays (%u) and probes (%u) "
