@@ -1073,6 +1073,11 @@ bool dt_lex_at_decl(dt_pcb_t *pcb)
 		return false;
 	memcpy(name, lx->p, n);
 	name[n] = '\0';
+	return dt_lex_is_typedef_name(pcb, name);
+}
+
+bool dt_lex_is_typedef_name(dt_pcb_t *pcb, const char *name)
+{
 	return dt_type_is_typedef_name(pcb->dtp->types, name) ||
 	       dt_btf_scoped_typedef(pcb->dtp, name) != NULL;
 }

@@ -72,6 +72,9 @@ int dt_lex_peek_char(dt_pcb_t *pcb);
 void dt_lex_skip_char(dt_pcb_t *pcb);
 /* At the top level: does a declaration (rather than a clause) start? */
 bool dt_lex_at_decl(dt_pcb_t *pcb);
+/* Whether name names a type: a typedef, or a kernel's by its module's
+ * name (vmlinux`pid_t). */
+bool dt_lex_is_typedef_name(dt_pcb_t *pcb, const char *name);
 /* Read one probe description (macros expanded in its fields). */
 dt_pdesc_t *dt_lex_pdesc(dt_pcb_t *pcb);
 /* Inside a predicate a '/' at parenthesis depth 0 that ends it is T_EPRED. */

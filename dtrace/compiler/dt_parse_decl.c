@@ -36,14 +36,6 @@ static dt_type_t *parse_c_declarator(dt_pcb_t *pcb, dt_type_t *t,
 
 /* ---- types ---- */
 
-/* Whether identifier t names a type: a typedef, or a kernel's by its
- * module's name. */
-static bool is_typedef_ident(dt_pcb_t *pcb, const dt_token_t *t)
-{
-	return dt_type_is_typedef_name(TT(pcb), t->name) ||
-	       dt_btf_scoped_typedef(pcb->dtp, t->name) != NULL;
-}
-
 bool is_type_start(dt_pcb_t *pcb, const dt_token_t *t)
 {
 	switch (t->kind) {
@@ -54,7 +46,7 @@ bool is_type_start(dt_pcb_t *pcb, const dt_token_t *t)
 	case T_USERLAND:
 		return true;
 	case T_IDENT:
-		return is_typedef_ident(pcb, t);
+		return dt_lex_is_typedef_name(pcb, t->name);
 	default:
 		return false;
 	}
@@ -321,10 +313,6 @@ static dt_enumval_t *parse_enumerators(dt_pcb_t *pcb)
 	return head;
 }
 
-/* struct a.out`point: a type of the $target's module (the executable,
- * "a.out", or a library by its name), from its DWARF; struct
- * vmlinux`task_struct: the kernel's, from its BTF.  tag is the first
- * word; the rest of a dotted module name follows as tokens. */
 /* struct vmlinux`tag: the kernel's type of that tag, from its BTF. */
 static dt_type_t *kernel_type(dt_pcb_t *pcb, const char *kw, const char *tag,
 			      int line)
@@ -345,6 +333,10 @@ static dt_type_t *kernel_type(dt_pcb_t *pcb, const char *kw, const char *tag,
 	return t;
 }
 
+/* struct a.out`point: a type of the $target's module (the executable,
+ * "a.out", or a library by its name), from its DWARF; struct
+ * vmlinux`task_struct: the kernel's, from its BTF.  tag is the first
+ * word; the rest of a dotted module name follows as tokens. */
 static dt_type_t *module_type(dt_pcb_t *pcb, dt_typekind_t kind,
 			      const char *tag, int line)
 {
@@ -544,7 +536,8 @@ static dt_type_t *parse_specifiers(dt_pcb_t *pcb)
 		case T_IDENT:
 			/* after a base type, a name is the declarator's */
 			if (named != NULL || w.nchar + w.nint + w.nvoid > 0 ||
-			    (t->kind == T_IDENT && !is_typedef_ident(pcb, t)))
+			    (t->kind == T_IDENT &&
+			     !dt_lex_is_typedef_name(pcb, t->name)))
 				break;
 			/* t points into the lookahead: done with it first */
 			if (t->kind == T_STRUCT || t->kind == T_UNION ||
@@ -1176,7 +1169,8 @@ void parse_declaration(dt_pcb_t *pcb)
 	}
 	/* "register x;": a class and a name, which DTrace refuses for the
 	 * class before it looks for a type */
-	if (ds.c_class && t->kind == T_IDENT && !is_typedef_ident(pcb, t))
+	if (ds.c_class && t->kind == T_IDENT &&
+	    !dt_lex_is_typedef_name(pcb, t->name))
 		bad_class(pcb, t->line);
 	ds.base = parse_specifiers(pcb);
 	if (accept(pcb, T_SEMI))
