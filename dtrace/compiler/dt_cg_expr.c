@@ -132,16 +132,39 @@ static void load_user_bitfield(dt_cg_t *cx, int reg, const dt_node_t *n)
 static int cg_addr(dt_cg_t *cx, dt_node_t *n);
 static int cg_helper_value(dt_cg_t *cx, int helper);
 
-/* reg = the kernel's 8 bytes at reg + off (a fault reports reg + off) */
-static void load_kernel_word(dt_cg_t *cx, int reg, int32_t off)
+/* bpf_probe_read_kernel() of size bytes at src_reg + off into the
+ * mstate's scratch word, whose offset it returns (r0: the helper's
+ * result). */
+static uint32_t read_kernel_scratch(dt_cg_t *cx, int src_reg, int32_t off,
+				    int size)
 {
 	uint32_t scr = cx->st->off_scratch + 16;
 
-	EMIT(DT_ALU64_IMM(BPF_ADD, reg, off));
 	dt_cg_mst_ptr(cx, DT_R1, scr);
-	EMIT(DT_MOV64_IMM(DT_R2, 8));
-	EMIT(DT_MOV64_REG(DT_R3, reg));
+	EMIT(DT_MOV64_IMM(DT_R2, size));
+	EMIT(DT_MOV64_REG(DT_R3, src_reg));
+	if (off != 0)
+		EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, off));
 	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	return scr;
+}
+
+/* Read size bytes of kernel memory at src_reg + off into reg (0 when
+ * they cannot be read). */
+static void load_kernel(dt_cg_t *cx, int reg, int src_reg, int32_t off,
+			int size)
+{
+	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)(cx->st->off_scratch + 16),
+			  0));
+	uint32_t scr = read_kernel_scratch(cx, src_reg, off, size);
+	EMIT(DT_LOAD(size == 8 ? BPF_DW : BPF_W, reg, DT_R9, (int16_t)scr));
+}
+
+/* reg = the kernel's 8 bytes at reg + off (a fault reports reg + off) */
+static void load_kernel_word(dt_cg_t *cx, int reg, int32_t off)
+{
+	EMIT(DT_ALU64_IMM(BPF_ADD, reg, off));
+	uint32_t scr = read_kernel_scratch(cx, reg, 0, 8);
 	dt_cg_fault_if(cx, BPF_JNE, DT_R0, 0, DT_FAULT_BADADDR, reg);
 	EMIT(DT_LOAD(BPF_DW, reg, DT_R9, (int16_t)scr));
 }
@@ -251,21 +274,6 @@ static int cg_helper_value(dt_cg_t *cx, int helper)
 	int reg = dt_regs_take(cx);
 	EMIT(DT_MOV64_REG(reg, DT_R0));
 	return reg;
-}
-
-/* Read size bytes of kernel memory at src_reg + off into reg. */
-static void load_kernel(dt_cg_t *cx, int reg, int src_reg, int32_t off,
-			int size)
-{
-	uint32_t scr = cx->st->off_scratch + 16;
-
-	EMIT(DT_STORE_IMM(BPF_DW, DT_R9, (int16_t)scr, 0));
-	dt_cg_mst_ptr(cx, DT_R1, scr);
-	EMIT(DT_MOV64_IMM(DT_R2, size));
-	EMIT(DT_MOV64_REG(DT_R3, src_reg));
-	EMIT(DT_ALU64_IMM(BPF_ADD, DT_R3, off));
-	EMIT(DT_CALL_HELPER(BPF_FUNC_probe_read_kernel));
-	EMIT(DT_LOAD(size == 8 ? BPF_DW : BPF_W, reg, DT_R9, (int16_t)scr));
 }
 
 static int32_t btf_off(dt_cg_t *cx, const char *sou, const char *member)
