@@ -28,7 +28,6 @@ static const char *decl_str(const usdt_decl_t *d, uint32_t off, uint32_t size)
 	return d->strtab + off;
 }
 
-/* A type name through the types table: index idx of ntypes. */
 /* Word idx of types[] in *w; false past its end. */
 static bool decl_word(const unsigned char *img, const dtpv_msg_t *h,
 		      uint64_t idx, uint32_t *w)
@@ -39,6 +38,7 @@ static bool decl_word(const unsigned char *img, const dtpv_msg_t *h,
 	return true;
 }
 
+/* A type name through the types table: index idx of ntypes. */
 static const char *decl_type(const usdt_decl_t *d, const unsigned char *img,
 			     const dtpv_msg_t *h, uint64_t idx)
 {

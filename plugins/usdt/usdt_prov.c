@@ -836,8 +836,9 @@ static void warn_args(dtrace_provider_t *dtp, usdt_probe_t *pr,
 		      const dtrace_probe_t *prp, const usdt_note_t *note)
 {
 	char name[512];
-	if (pr->warned)
-		return;
+	if (pr->warned ||
+	    (note->bad_arg < 0 && note->nargs <= DTRACE_ARGS_MAX))
+		return;		/* nothing to say: no name made */
 	probe_fullname(prp, name, sizeof(name));
 	if (note->bad_arg >= 0) {
 		char *copy = strdup(note->argstr), *save = NULL;
