@@ -368,7 +368,8 @@ size_t dt_provider_descs(dtrace_hdl_t *dtp, dt_provider_t *pv,
 /* Fill prp->args/argtypes from its provider (once). */
 int dt_probe_args(dtrace_hdl_t *dtp, dtrace_probe_t *prp);
 /* Room for n arguments in prp (args, argtypes, nativetypes zeroed), and
- * nargs set to n; what was there is freed. */
+ * nargs set to n (-1: not asked for yet, no room); what was there is
+ * freed. */
 void dt_probe_args_alloc(dtrace_probe_t *prp, int n);
 /* dt_probe_args(), then the C types of prp's arguments (once): a pid
  * probe's from its function's DWARF, a kernel probe's from the kernel's

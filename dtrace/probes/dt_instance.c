@@ -350,7 +350,6 @@ static dtrace_probe_t *inst_probe(dtrace_hdl_t *dtp, uint32_t id,
 		p->argtypes[i] = t->argtypes[i];
 		p->nativetypes[i] = t->nativetypes[i];
 	}
-	p->nargs = t->nargs;	/* -1: not asked for yet */
 	dt_cs_copy(&p->clauses, &t->clauses);
 	p->attr = t->attr & ~DTRACE_PROBE_TEMPLATE;
 	p->enabled = true;
